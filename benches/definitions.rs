@@ -1,0 +1,3 @@
+//! Benchmarks of agent discovery and parsing (being written).
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! `agentctl agents …` (being written by the definitions helper).

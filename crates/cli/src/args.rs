@@ -1,0 +1,243 @@
+//! Command-line arguments, as clap parses them. Validation into typed requests happens in the
+//! command modules.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Run specialised AI agents defined in Markdown files.
+#[derive(Debug, Parser)]
+#[command(name = "agentctl", version, about, long_about = None, propagate_version = true)]
+#[command(after_help = "Examples:\n  agentctl agents list\n  agentctl agents validate --all\n  \
+agentctl --project-dir examples/review-fix agents show code-reviewer")]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags accepted by every command.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Project root (default: walk up from the current directory to the first folder holding
+    /// `.agentctl`, `.claude`, `.gemini` or `.git`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Create, list, show, edit, delete and validate agents.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Show the resolved settings.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print JSON Schemas of agentctl's file formats.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+}
+
+/// Output format of listing commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum TableFormat {
+    /// Aligned columns for people.
+    #[default]
+    Table,
+    /// JSON for scripts.
+    Json,
+}
+
+/// Output format of single-object commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum TextFormat {
+    /// Readable text.
+    #[default]
+    Text,
+    /// JSON for scripts.
+    Json,
+}
+
+/// Which scopes a command looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum ScopeFilter {
+    /// User-wide agents.
+    Global,
+    /// The project's agents.
+    Project,
+    /// Both.
+    #[default]
+    All,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AgentsCommand {
+    /// List agents, grouped by scope.
+    #[command(after_help = "Examples:\n  agentctl agents list\n  agentctl agents list --all\n  \
+agentctl agents list --scope project --format json")]
+    List(ListArgs),
+    /// Show one agent's definition.
+    #[command(after_help = "Examples:\n  agentctl agents show code-reviewer\n  \
+agentctl agents show code-reviewer --format json")]
+    Show(ShowArgs),
+    /// Create an agent file.
+    #[command(after_help = "Examples:\n  agentctl agents create api-reviewer --template code-review\n  \
+agentctl agents create doc-writer --description 'Writes docs' --tools read_file,write_file --global")]
+    Create(CreateArgs),
+    /// Open an agent file in $VISUAL or $EDITOR, then validate it.
+    #[command(after_help = "Example:\n  EDITOR=vim agentctl agents edit code-reviewer")]
+    Edit(EditArgs),
+    /// Delete an agent file.
+    #[command(after_help = "Examples:\n  agentctl agents delete old-agent\n  \
+agentctl agents delete old-agent --scope global --yes")]
+    Delete(DeleteArgs),
+    /// Check agent files: front matter, required fields, model, tools, MCP servers, prompt.
+    #[command(after_help = "Examples:\n  agentctl agents validate code-reviewer\n  \
+agentctl agents validate --all --format json")]
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Which scopes to list.
+    #[arg(long, value_enum, default_value_t)]
+    pub scope: ScopeFilter,
+    /// Also list agents shadowed by another of the same name, and by what.
+    #[arg(long)]
+    pub all: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Agent name.
+    pub name: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+/// Templates `agents create` starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TemplateName {
+    /// Finds the cause of a bug and proposes a fix.
+    Debugging,
+    /// Reviews changes for correctness, style and risk.
+    CodeReview,
+    /// Writes and updates documentation.
+    Documentation,
+    /// Writes tests for existing code.
+    TestGenerator,
+    /// Audits code for security problems.
+    Security,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CreateArgs {
+    /// Agent name (kebab-case). Asked for on a terminal when missing.
+    pub name: Option<String>,
+    /// Title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Description.
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Model (`provider:model` or alias).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Allowed tools, comma-separated (names or patterns).
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Denied tools, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub deny: Vec<String>,
+    /// MCP servers, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub mcp: Vec<String>,
+    /// Context mode.
+    #[arg(long, value_parser = ["isolated", "shared", "run"])]
+    pub context: Option<String>,
+    /// Start from a template.
+    #[arg(long, value_enum)]
+    pub template: Option<TemplateName>,
+    /// Write to the global agents folder instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    /// Replace an existing file of the same name.
+    #[arg(long)]
+    pub force: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EditArgs {
+    /// Agent name.
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DeleteArgs {
+    /// Agent name.
+    pub name: String,
+    /// Scope to delete from when the name exists in both.
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeFilter>,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ValidateArgs {
+    /// Agent name; omit with --all.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub name: Option<String>,
+    /// Validate every agent found.
+    #[arg(long)]
+    pub all: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// Print the resolved settings.
+    #[command(after_help = "Examples:\n  agentctl config show\n  agentctl config show --origin\n  \
+agentctl config show --format json")]
+    Show(ConfigShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConfigShowArgs {
+    /// Show which layer (default, global file, project file) set each value.
+    #[arg(long)]
+    pub origin: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SchemaCommand {
+    /// JSON Schema of an agent file's front matter.
+    #[command(after_help = "Example:\n  agentctl schema agent > agent.schema.json")]
+    Agent,
+    /// JSON Schema of settings.json.
+    #[command(after_help = "Example:\n  agentctl schema settings > settings.schema.json")]
+    Settings,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  agentctl completions bash > ~/.local/share/bash-completion/completions/agentctl\n  \
+agentctl completions zsh > ~/.zfunc/_agentctl")]
+pub(crate) struct CompletionsArgs {
+    /// Shell to generate completions for.
+    pub shell: clap_complete::Shell,
+}

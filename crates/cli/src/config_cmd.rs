@@ -1,0 +1,1 @@
+//! `agentctl config show` (being written by the config helper).

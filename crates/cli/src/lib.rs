@@ -1,0 +1,38 @@
+//! The `agentctl` command line.
+//!
+//! `main` parses arguments with clap ([`args`]), builds the command's context (locations and
+//! settings), then hands over to one module per command group. Each module turns raw arguments
+//! into a typed request, calls the library crates, and renders the result as text or JSON.
+
+mod agents;
+mod args;
+mod completions;
+mod config_cmd;
+mod context;
+mod output;
+mod schema;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Runs the command line with the process arguments and returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            output::print_error(&error);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Agents(command) => agents::run(&cli.global, command),
+        Command::Config(command) => config_cmd::run(&cli.global, command),
+        Command::Schema(command) => schema::run(command),
+        Command::Completions(command) => completions::run(command),
+    }
+}

@@ -1,0 +1,12 @@
+//! Where agentctl's files live, and its layered settings.
+//!
+//! [`Locations`] finds the agentctl home (`$AGENTCTL_HOME`, default `~/.agentctl`), the user's
+//! home (for `~/.claude` and `~/.gemini`) and the project root. [`load_settings`] layers the
+//! built-in defaults, `$AGENTCTL_HOME/settings.json` and `<project>/.agentctl/settings.json`
+//! into one [`agentctl_core::Settings`] and remembers which layer set each value.
+
+mod locations;
+mod settings;
+
+pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
+pub use settings::{ConfigError, LoadedSettings, SettingsLayer, load_settings, settings_schema};

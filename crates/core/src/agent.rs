@@ -1,0 +1,459 @@
+//! The agent definition: front matter fields, the system prompt and where the agent came from.
+
+use crate::mcp::McpServerConfig;
+use crate::serde_util::one_or_many;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, de};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+/// A loaded agent: its front matter, its system prompt and its origin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentDefinition {
+    /// The front matter, mapped onto the native format whatever the source format was.
+    #[serde(flatten)]
+    pub spec: AgentSpec,
+    /// The Markdown body: the agent's system prompt.
+    pub system_prompt: String,
+    /// Where the definition was read from.
+    pub source: AgentSource,
+    /// Front-matter fields that have no native meaning (kept, never dropped).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl AgentDefinition {
+    /// The agent's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}
+
+/// The native front matter of an agent file.
+///
+/// This is the format `agentctl schema agent` describes; Claude Code and Gemini CLI files are
+/// mapped onto it when loaded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(title = "agentctl agent definition front matter")]
+pub struct AgentSpec {
+    /// Document kind; `agent` for agent definitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Unique name, kebab-case (`code-reviewer`). Required.
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the agent does; routers and orchestrators read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Model reference: `provider:model`, or an alias such as `sonnet` or `inherit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Display colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// Scope the file declares for itself (the loader records where it was actually found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// Free-form version of the definition.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "string_or_number"
+    )]
+    pub version: Option<String>,
+    /// Which conversation history the agent sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_mode: Option<ContextMode>,
+    /// Tool allow and deny lists.
+    #[serde(default, skip_serializing_if = "ToolPolicy::is_unrestricted")]
+    pub tools: ToolPolicy,
+    /// MCP servers the agent uses.
+    #[serde(default, skip_serializing_if = "McpRefs::is_empty")]
+    pub mcp: McpRefs,
+    /// Upper bound on model turns in one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// When a router should pick this agent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub triggers: Vec<Trigger>,
+    /// Agents this agent may hand work to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handoffs: Vec<Handoff>,
+    /// Checks applied to the agent's input or output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guardrails: Vec<Guardrail>,
+    /// Memory the agent keeps across turns and sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemorySpec>,
+    /// Tracing of the agent's runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<TracingSpec>,
+}
+
+/// Where an agent definition lives.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The user's agents (`$AGENTCTL_HOME/agents`, `~/.claude/agents`, `~/.gemini/agents`).
+    Global,
+    /// The project's agents (`.agentctl/agents`, `.claude/agents`, `.gemini/agents`).
+    Project,
+}
+
+impl Scope {
+    /// The lowercase name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Project => "project",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which conversation history an agent sees.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextMode {
+    /// The agent has its own history.
+    #[default]
+    Isolated,
+    /// The agent sees the main session's history.
+    Shared,
+    /// Each run gets a fresh workspace; only its summary returns to the timeline.
+    Run,
+}
+
+impl ContextMode {
+    /// The lowercase name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextMode::Isolated => "isolated",
+            ContextMode::Shared => "shared",
+            ContextMode::Run => "run",
+        }
+    }
+}
+
+impl fmt::Display for ContextMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The file format an agent was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceFormat {
+    /// agentctl's own format (`.agentctl/agents/*.md`).
+    Native,
+    /// Claude Code subagent files (`.claude/agents/**/*.md`).
+    Claude,
+    /// Gemini CLI agent files (`.gemini/agents/*.md`).
+    Gemini,
+}
+
+impl SourceFormat {
+    /// The lowercase name used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceFormat::Native => "native",
+            SourceFormat::Claude => "claude",
+            SourceFormat::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for SourceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a loaded agent came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentSource {
+    /// The file format.
+    pub format: SourceFormat,
+    /// The file path.
+    pub path: PathBuf,
+    /// The scope of the folder it was found in.
+    pub scope: Scope,
+}
+
+/// Tool allow and deny lists. Entries are tool names or glob patterns (`mcp.github.*`).
+///
+/// In YAML either a mapping `{allow: [...], deny: [...]}` or, as a shorthand, a plain list that
+/// is the allow list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ToolPolicy {
+    /// Tools the agent may use; `None` means every tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+    /// Tools the agent may never use; deny wins over allow.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl ToolPolicy {
+    /// True when neither list restricts anything.
+    pub fn is_unrestricted(&self) -> bool {
+        self.allow.is_none() && self.deny.is_empty()
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolPolicy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PolicyVisitor;
+
+        impl<'de> de::Visitor<'de> for PolicyVisitor {
+            type Value = ToolPolicy;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of allowed tools or a mapping with `allow` and `deny` lists")
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<ToolPolicy, A::Error> {
+                let mut allow = Vec::new();
+                while let Some(item) = seq.next_element::<String>()? {
+                    allow.push(item);
+                }
+                Ok(ToolPolicy { allow: Some(allow), deny: Vec::new() })
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ToolPolicy, A::Error> {
+                let mut policy = ToolPolicy::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "allow" => policy.allow = Some(map.next_value::<StringList>()?.0),
+                        "deny" => policy.deny = map.next_value::<StringList>()?.0,
+                        _ => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(policy)
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<ToolPolicy, E> {
+                Ok(ToolPolicy::default())
+            }
+        }
+
+        deserializer.deserialize_any(PolicyVisitor)
+    }
+}
+
+/// A list of strings that also accepts a single string.
+struct StringList(Vec<String>);
+
+impl<'de> Deserialize<'de> for StringList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        one_or_many(deserializer).map(StringList)
+    }
+}
+
+/// MCP servers an agent uses: names of servers configured in settings, and servers defined in
+/// the agent file itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpRefs {
+    /// Names of servers from settings `mcpServers` (or from `inline`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    pub servers: Vec<String>,
+    /// Servers defined in the agent file, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inline: BTreeMap<String, McpServerConfig>,
+}
+
+impl McpRefs {
+    /// True when the agent names no server.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty() && self.inline.is_empty()
+    }
+}
+
+/// When a router should pick an agent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Trigger {
+    /// Intent label this trigger stands for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// Words that select the agent when they appear in the request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    pub keywords: Vec<String>,
+    /// Regular expressions matched against the request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    pub regex: Vec<String>,
+    /// Higher wins when several agents match.
+    #[serde(default)]
+    pub priority: i32,
+}
+
+/// An agent this agent may hand work to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Handoff {
+    /// Name of the target agent.
+    pub to: String,
+    /// Condition under which the hand-off is offered (free text or expression).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// Description shown to the model for the hand-off tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Shape of the data passed along.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<HandoffPayload>,
+}
+
+/// The payload of a hand-off.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HandoffPayload {
+    /// JSON Schema the payload must satisfy.
+    pub schema: Value,
+}
+
+/// A check on an agent's input or output.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Guardrail {
+    /// Name shown in events and errors.
+    pub name: String,
+    /// Whether the check applies to the input or the output.
+    #[serde(default)]
+    pub stage: GuardrailStage,
+    /// JSON Schema the checked text (parsed as JSON) must satisfy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+    /// Name of a built-in validator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator: Option<String>,
+    /// What happens on failure.
+    #[serde(default)]
+    pub policy: GuardrailPolicy,
+    /// Upper bound on repair attempts when `policy` is `repair`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repairs: Option<u32>,
+}
+
+/// Which side of a run a guardrail checks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GuardrailStage {
+    /// The user's input.
+    Input,
+    /// The agent's final output.
+    #[default]
+    Output,
+}
+
+/// What a failing guardrail does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GuardrailPolicy {
+    /// Fail the run.
+    #[default]
+    Reject,
+    /// Ask the model to repair its output, a bounded number of times.
+    Repair,
+}
+
+/// Memory an agent keeps.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MemorySpec {
+    /// Keys kept for the duration of a session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    pub session: Vec<String>,
+    /// Whether the agent keeps long-term memory across sessions.
+    #[serde(default, alias = "long_term")]
+    pub long_term: bool,
+}
+
+/// Tracing of an agent's runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TracingSpec {
+    /// Whether runs of this agent are traced.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Event kinds to record; empty means all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    pub events: Vec<String>,
+    /// Where traces go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<TracingBackend>,
+    /// Fraction of runs traced, from 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "sample_rate")]
+    pub sample_rate: Option<f64>,
+}
+
+/// Where traces are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TracingBackend {
+    /// Human-readable lines on stderr.
+    Console,
+    /// One JSON object per line in a file.
+    Jsonl,
+    /// OpenTelemetry export.
+    Otel,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Accepts `version: 1`, `version: 1.2` and `version: "1.2.0"` alike.
+fn string_or_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    struct Visitor;
+
+    impl de::Visitor<'_> for Visitor {
+        type Value = Option<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a version string or number")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Some(v.to_owned()))
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Some(v.to_string()))
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+
+    deserializer.deserialize_any(Visitor)
+}

@@ -1,0 +1,58 @@
+//! MCP server configuration, in the shape Claude Code and Gemini CLI users already write.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One entry of `mcpServers` (settings) or of an agent's inline servers.
+///
+/// A stdio server has `command` (and `args`, `env`, `cwd`); an HTTP server has `url` or
+/// `httpUrl` (and `headers`). Values may contain `${VAR}`, expanded from the environment when
+/// the server starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerConfig {
+    /// Transport named explicitly (`stdio`, `http`, `sse`), as Claude Code writes it.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    /// Program to start for a stdio server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Arguments of `command`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Environment of the child process.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Working directory of the child process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// URL of an HTTP (or, in Gemini CLI files, SSE) server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// URL of a streamable-HTTP server (Gemini CLI spelling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_url: Option<String>,
+    /// HTTP headers sent with every request.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Request timeout in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    /// Trusted servers skip approval prompts for their tools.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trust: bool,
+    /// Only these tools of the server are exposed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_tools: Option<Vec<String>>,
+    /// These tools of the server are never exposed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tools: Vec<String>,
+    /// What the server is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Fields of other tools' formats that agentctl does not use, kept as written.
+    #[serde(flatten, default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Value>,
+}

@@ -1,0 +1,224 @@
+//! Model references: `provider:model` strings, aliases and inference from bare model ids.
+
+use crate::settings::Settings;
+use serde::Serialize;
+use std::fmt;
+
+/// Providers agentctl knows without any settings.
+pub const KNOWN_PROVIDERS: &[&str] = &["openai", "anthropic", "gemini", "ollama", "scripted"];
+
+/// Aliases that work without settings; `settings.aliases` overrides them.
+pub const BUILTIN_ALIASES: &[(&str, &str)] = &[
+    ("sonnet", "anthropic:claude-sonnet-4-5"),
+    ("opus", "anthropic:claude-opus-4-1"),
+    ("haiku", "anthropic:claude-haiku-4-5"),
+];
+
+/// How deep alias chains may go before they are taken for a cycle.
+const MAX_ALIAS_DEPTH: usize = 8;
+
+/// A resolved model: which provider serves it and the provider's model id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct ModelRef {
+    /// Provider name: one of [`KNOWN_PROVIDERS`] or a key of `settings.providers`.
+    pub provider: String,
+    /// Model id as the provider knows it (for `scripted`, the cassette path).
+    pub model: String,
+}
+
+impl fmt::Display for ModelRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.provider, self.model)
+    }
+}
+
+/// Why a model string could not be resolved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// `inherit` with nothing to inherit from.
+    #[error(
+        "model `inherit` has nothing to inherit: pass --model or set `agents.defaultModel` in settings"
+    )]
+    NothingToInherit,
+    /// The provider prefix is neither built in nor configured.
+    #[error(
+        "unknown provider `{provider}` in model `{input}`: use one of {known} or add `providers.{provider}` to settings"
+    )]
+    UnknownProvider {
+        /// The model string as written.
+        input: String,
+        /// The provider part.
+        provider: String,
+        /// Providers that would work, comma-separated.
+        known: String,
+    },
+    /// A bare id whose provider cannot be inferred.
+    #[error(
+        "cannot tell which provider serves model `{input}`: write it as `provider:model` (e.g. `openai:{input}`) or define an alias in settings"
+    )]
+    UnknownModel {
+        /// The model string as written.
+        input: String,
+    },
+    /// Aliases that refer to each other.
+    #[error("model alias `{alias}` does not resolve: the alias chain is cyclic or deeper than {MAX_ALIAS_DEPTH}")]
+    AliasCycle {
+        /// The alias where resolution started.
+        alias: String,
+    },
+    /// `provider:` with nothing after the colon.
+    #[error("model `{input}` names no model after the provider")]
+    EmptyModel {
+        /// The model string as written.
+        input: String,
+    },
+}
+
+impl ModelRef {
+    /// Splits a `provider:model` string without resolving aliases or checking the provider.
+    pub fn split(input: &str) -> Option<(&str, &str)> {
+        input.split_once(':')
+    }
+}
+
+/// Resolves a model string from an agent file, the command line or settings.
+///
+/// `inherited` is the model of the calling context, used for `inherit`; when it is `None`,
+/// `settings.agents.defaultModel` is used.
+///
+/// ```
+/// use agentctl_core::{resolve_model, Settings};
+/// let settings = Settings::default();
+/// let model = resolve_model("sonnet", &settings, None).unwrap();
+/// assert_eq!(model.to_string(), "anthropic:claude-sonnet-4-5");
+/// let model = resolve_model("ollama:llama3.2:3b", &settings, None).unwrap();
+/// assert_eq!((model.provider.as_str(), model.model.as_str()), ("ollama", "llama3.2:3b"));
+/// ```
+pub fn resolve_model(
+    input: &str,
+    settings: &Settings,
+    inherited: Option<&str>,
+) -> Result<ModelRef, ModelError> {
+    let mut current = input.trim().to_owned();
+    for _ in 0..MAX_ALIAS_DEPTH {
+        if current == "inherit" {
+            current = inherited
+                .map(str::to_owned)
+                .or_else(|| settings.agents.default_model.clone())
+                .ok_or(ModelError::NothingToInherit)?;
+            if current == "inherit" {
+                return Err(ModelError::NothingToInherit);
+            }
+            continue;
+        }
+        if let Some(target) = lookup_alias(&current, settings) {
+            current = target.to_owned();
+            continue;
+        }
+        return parse_reference(&current, settings);
+    }
+    Err(ModelError::AliasCycle { alias: input.to_owned() })
+}
+
+fn lookup_alias<'a>(name: &str, settings: &'a Settings) -> Option<&'a str> {
+    settings.aliases.get(name).map(String::as_str).or_else(|| {
+        BUILTIN_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map(|(_, target)| *target)
+    })
+}
+
+fn parse_reference(input: &str, settings: &Settings) -> Result<ModelRef, ModelError> {
+    if let Some((provider, model)) = ModelRef::split(input) {
+        if model.is_empty() {
+            return Err(ModelError::EmptyModel { input: input.to_owned() });
+        }
+        if !KNOWN_PROVIDERS.contains(&provider) && !settings.providers.contains_key(provider) {
+            let mut known: Vec<&str> = KNOWN_PROVIDERS.to_vec();
+            known.extend(settings.providers.keys().map(String::as_str));
+            return Err(ModelError::UnknownProvider {
+                input: input.to_owned(),
+                provider: provider.to_owned(),
+                known: known.join(", "),
+            });
+        }
+        return Ok(ModelRef { provider: provider.to_owned(), model: model.to_owned() });
+    }
+    infer_provider(input)
+        .map(|provider| ModelRef { provider: provider.to_owned(), model: input.to_owned() })
+        .ok_or_else(|| ModelError::UnknownModel { input: input.to_owned() })
+}
+
+/// Infers the provider of a bare model id, as Claude Code and Gemini CLI files write them.
+fn infer_provider(model: &str) -> Option<&'static str> {
+    const PREFIXES: &[(&str, &str)] = &[
+        ("claude-", "anthropic"),
+        ("gpt-", "openai"),
+        ("chatgpt-", "openai"),
+        ("o1", "openai"),
+        ("o3", "openai"),
+        ("o4", "openai"),
+        ("gemini-", "gemini"),
+    ];
+    PREFIXES.iter().find(|(prefix, _)| model.starts_with(prefix)).map(|(_, provider)| *provider)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_settings_override_builtins_and_chain() {
+        let mut settings = Settings::default();
+        settings.aliases.insert("sonnet".into(), "fast".into());
+        settings.aliases.insert("fast".into(), "ollama:qwen3".into());
+        let model = resolve_model("sonnet", &settings, None).unwrap();
+        assert_eq!(model.to_string(), "ollama:qwen3");
+    }
+
+    #[test]
+    fn alias_cycle_is_an_error() {
+        let mut settings = Settings::default();
+        settings.aliases.insert("a".into(), "b".into());
+        settings.aliases.insert("b".into(), "a".into());
+        assert!(matches!(resolve_model("a", &settings, None), Err(ModelError::AliasCycle { .. })));
+    }
+
+    #[test]
+    fn inherit_uses_parent_then_default() {
+        let mut settings = Settings::default();
+        assert_eq!(resolve_model("inherit", &settings, None), Err(ModelError::NothingToInherit));
+        settings.agents.default_model = Some("openai:gpt-4o-mini".into());
+        assert_eq!(resolve_model("inherit", &settings, None).unwrap().model, "gpt-4o-mini");
+        let model = resolve_model("inherit", &settings, Some("haiku")).unwrap();
+        assert_eq!(model.provider, "anthropic");
+    }
+
+    #[test]
+    fn bare_ids_infer_provider() {
+        let settings = Settings::default();
+        let model = resolve_model("claude-sonnet-4-5-20250929", &settings, None).unwrap();
+        assert_eq!(model.provider, "anthropic");
+        assert_eq!(resolve_model("gemini-2.5-pro", &settings, None).unwrap().provider, "gemini");
+        assert!(matches!(
+            resolve_model("mystery", &settings, None),
+            Err(ModelError::UnknownModel { .. })
+        ));
+    }
+
+    #[test]
+    fn provider_must_be_known_or_configured() {
+        let mut settings = Settings::default();
+        assert!(matches!(
+            resolve_model("vllm:qwen", &settings, None),
+            Err(ModelError::UnknownProvider { .. })
+        ));
+        settings.providers.insert("vllm".into(), Default::default());
+        assert_eq!(resolve_model("vllm:qwen", &settings, None).unwrap().provider, "vllm");
+        assert!(matches!(
+            resolve_model("openai:", &settings, None),
+            Err(ModelError::EmptyModel { .. })
+        ));
+    }
+}

@@ -1,0 +1,1 @@
+//! Agent definition files (being written).
