@@ -1,0 +1,5 @@
+//! Model providers for agentctl (being written).
+
+mod provider;
+
+pub use provider::{DeltaSink, ModelProvider, ProviderError};
