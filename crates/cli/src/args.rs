@@ -38,6 +38,8 @@ pub(crate) enum Command {
     Schema(SchemaCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Run an agent on a prompt, or interactively.
+    Run(RunArgs),
 }
 
 /// Output format of listing commands.
@@ -240,4 +242,62 @@ agentctl completions zsh > ~/.zfunc/_agentctl")]
 pub(crate) struct CompletionsArgs {
     /// Shell to generate completions for.
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
+agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
+git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive")]
+pub(crate) struct RunArgs {
+    /// Agent name.
+    pub name: String,
+    /// The prompt. Without it: an interactive session on a terminal, else the prompt is read
+    /// from stdin.
+    #[arg(short = 'p', long)]
+    pub prompt: Option<String>,
+    /// Model (`provider:model` or alias), instead of the agent's.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Context mode, instead of the agent's.
+    #[arg(long, value_parser = ["isolated", "shared", "run"])]
+    pub context: Option<String>,
+    /// Turn limit, instead of the agent's `maxTurns` (default 25).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RunFormat,
+    /// Save the model calls as a cassette replayable with `--model scripted:PATH`.
+    #[arg(long, value_name = "PATH")]
+    pub record: Option<PathBuf>,
+    /// Ask the model for the whole answer at once instead of streaming it.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Keep talking to the agent: one prompt per line; `exit` quits, `context` shows the
+    /// conversation.
+    #[arg(long, short = 'i')]
+    pub interactive: bool,
+}
+
+/// Output format of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum RunFormat {
+    /// The answer streamed as text; tool calls as dim lines on stderr.
+    #[default]
+    Text,
+    /// One result object at the end.
+    Json,
+    /// One event per line (JSON Lines).
+    StreamJson,
+}
+
+impl RunFormat {
+    /// The name as written on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunFormat::Text => "text",
+            RunFormat::Json => "json",
+            RunFormat::StreamJson => "stream-json",
+        }
+    }
 }

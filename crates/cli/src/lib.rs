@@ -10,6 +10,7 @@ mod completions;
 mod config_cmd;
 mod context;
 mod output;
+mod run;
 mod schema;
 
 use args::{Cli, Command};
@@ -34,5 +35,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(command) => config_cmd::run(&cli.global, command),
         Command::Schema(command) => schema::run(command),
         Command::Completions(command) => completions::run(command),
+        Command::Run(args) => run::run(&cli.global, args),
     }
 }

@@ -3,10 +3,15 @@
 //! [`Locations`] finds the agentctl home (`$AGENTCTL_HOME`, default `~/.agentctl`), the user's
 //! home (for `~/.claude` and `~/.gemini`) and the project root. [`load_settings`] layers the
 //! built-in defaults, `$AGENTCTL_HOME/settings.json` and `<project>/.agentctl/settings.json`
-//! into one [`agentctl_core::Settings`] and remembers which layer set each value.
+//! into one [`agentctl_core::Settings`] and remembers which layer set each value
+//! ([`LoadedSettings::entries`]). Errors name the file, line, column and key; unknown keys are
+//! warnings, not errors.
 
 mod locations;
 mod settings;
 
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
-pub use settings::{ConfigError, LoadedSettings, SettingsLayer, load_settings, settings_schema};
+pub use settings::{
+    ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
+    settings_schema,
+};

@@ -1,14 +1,24 @@
-//! Layered settings loading.
+//! Layered settings: built-in defaults, then `$AGENTCTL_HOME/settings.json`, then
+//! `<project>/.agentctl/settings.json`, later layers winning key by key.
 //!
-//! Minimal first version: the config helper replaces it with origin tracking, located JSON
-//! errors and warnings for unknown keys, keeping this public API.
+//! Each file is checked on its own against the file format ([`raw`]), so an error names the
+//! file, the line and column and the key path; keys agentctl does not know are warnings. The
+//! checked layers are then deep-merged ([`merge`]) while the origin of every leaf is recorded,
+//! which is what `agentctl config show --origin` prints.
+
+mod merge;
+mod raw;
 
 use crate::locations::Locations;
 use agentctl_core::Settings;
-use std::path::PathBuf;
+use merge::{Origins, leaves, merge_layer};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Why settings could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// A settings file could not be read.
     #[error("{path}: cannot read settings: {source}")]
@@ -18,7 +28,7 @@ pub enum ConfigError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A settings file is not valid JSON or has a value of the wrong type.
+    /// A settings file is not valid JSON.
     #[error("{path}:{line}:{column}: {message}")]
     Parse {
         /// The file.
@@ -30,6 +40,50 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A settings file is valid JSON but a value has the wrong type or is not allowed.
+    #[error("{path}:{line}:{column}: {}{message}", key.as_deref().map(|key| format!("{key}: ")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (where the bad value ends).
+        line: usize,
+        /// 1-based column (where the bad value ends).
+        column: usize,
+        /// Dotted path of the key, e.g. `agents.sharedContextMaxMessages`; `None` when the
+        /// whole file is of the wrong type.
+        key: Option<String>,
+        /// What is wrong, e.g. `invalid type: string "many", expected u32`.
+        message: String,
+    },
+    /// The merged layers do not form valid settings (a bug in the merge, not in a file).
+    #[error("cannot combine the settings layers: {message}")]
+    Resolve {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Something in a settings file that was ignored but deserves a look.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigWarning {
+    /// A key agentctl does not know (a typo, or a key of a newer version).
+    UnknownKey {
+        /// The file.
+        path: PathBuf,
+        /// Dotted path of the key, e.g. `agents.defaultContextMod`.
+        key: String,
+    },
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigWarning::UnknownKey { path, key } => {
+                write!(f, "{}: unknown key `{key}` ignored", path.display())
+            }
+        }
+    }
 }
 
 /// One source of settings, in precedence order (later wins).
@@ -43,62 +97,183 @@ pub enum SettingsLayer {
     Project(PathBuf),
 }
 
+impl SettingsLayer {
+    /// `default`, `global` or `project`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SettingsLayer::Default => "default",
+            SettingsLayer::Global(_) => "global",
+            SettingsLayer::Project(_) => "project",
+        }
+    }
+
+    /// The file of a global or project layer.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            SettingsLayer::Default => None,
+            SettingsLayer::Global(path) | SettingsLayer::Project(path) => Some(path),
+        }
+    }
+}
+
+impl fmt::Display for SettingsLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.path() {
+            Some(path) => write!(f, "{}: {}", self.name(), path.display()),
+            None => f.write_str(self.name()),
+        }
+    }
+}
+
+/// One resolved setting: a leaf key, its value and the layer that set it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingEntry<'a> {
+    /// Dotted key path, e.g. `agents.defaultContextMode` or `mcpServers.github.command`.
+    pub key: String,
+    /// The resolved value (arrays and empty objects are single values).
+    pub value: Value,
+    /// The layer that set it; [`SettingsLayer::Default`] for built-in values.
+    pub origin: &'a SettingsLayer,
+}
+
 /// The resolved settings and where they came from.
 #[derive(Debug, Clone)]
 pub struct LoadedSettings {
     /// The merged settings.
     pub settings: Settings,
-    /// The layers that were applied, lowest precedence first.
+    /// The layers that were applied, lowest precedence first; always starts with
+    /// [`SettingsLayer::Default`].
     pub layers: Vec<SettingsLayer>,
+    /// Settings files that were looked for but do not exist.
+    pub missing: Vec<SettingsLayer>,
+    /// Ignored keys, by file.
+    pub warnings: Vec<ConfigWarning>,
+    /// Index into `layers` of the layer that set each leaf; absent means the default.
+    origins: Origins,
+}
+
+impl LoadedSettings {
+    /// Wraps settings that did not come from files: every value is attributed to the
+    /// built-in defaults. For tests and embedders.
+    pub fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            layers: vec![SettingsLayer::Default],
+            missing: Vec::new(),
+            warnings: Vec::new(),
+            origins: Origins::new(),
+        }
+    }
+
+    /// The layer that set the leaf `key` (dotted path); [`SettingsLayer::Default`] for keys
+    /// no file set, including keys that do not exist.
+    pub fn origin(&self, key: &str) -> &SettingsLayer {
+        self.origins
+            .get(key)
+            .and_then(|index| self.layers.get(*index))
+            .unwrap_or(&SettingsLayer::Default)
+    }
+
+    /// Every resolved leaf setting with its value and origin, sorted by key.
+    ///
+    /// ```
+    /// use agentctl_config::{LoadedSettings, SettingsLayer};
+    ///
+    /// let loaded = LoadedSettings::new(agentctl_core::Settings::default());
+    /// let entries = loaded.entries();
+    /// let mode = entries.iter().find(|e| e.key == "agents.defaultContextMode").unwrap();
+    /// assert_eq!(mode.value, "isolated");
+    /// assert_eq!(mode.origin, &SettingsLayer::Default);
+    /// ```
+    pub fn entries(&self) -> Vec<SettingEntry<'_>> {
+        let resolved = self.to_value();
+        let mut entries: Vec<_> = leaves(&resolved)
+            .into_iter()
+            .map(|(key, value)| SettingEntry {
+                origin: self.origin(&key),
+                value: value.clone(),
+                key,
+            })
+            .collect();
+        entries.sort_by(|a, b| a.key.cmp(&b.key));
+        entries
+    }
+
+    /// The resolved settings as JSON, in the shape of `settings.json`.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(&self.settings).unwrap_or_else(|_| Value::Object(Map::new()))
+    }
 }
 
 /// Loads and layers the settings files found at `locations`.
+///
+/// A missing file is skipped (and listed in [`LoadedSettings::missing`]); an empty file counts
+/// as `{}`. Unknown keys become [`LoadedSettings::warnings`].
+///
+/// ```
+/// let home = tempfile::tempdir().unwrap();
+/// std::fs::write(home.path().join("settings.json"), r#"{"agents": {"tracing": true}}"#).unwrap();
+/// let locations = agentctl_config::Locations {
+///     agentctl_home: home.path().to_path_buf(),
+///     user_home: None,
+///     project_root: None,
+/// };
+/// let loaded = agentctl_config::load_settings(&locations).unwrap();
+/// assert!(loaded.settings.agents.tracing);
+/// assert_eq!(loaded.origin("agents.tracing").name(), "global");
+/// ```
 pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigError> {
-    let mut merged = serde_json::to_value(Settings::default()).unwrap_or_default();
+    let global = locations.global_settings_file();
+    let mut candidates = vec![SettingsLayer::Global(global.clone())];
+    if let Some(project) = locations.project_settings_file() {
+        // `AGENTCTL_HOME` may point at the project's own `.agentctl`: read that file once.
+        if project != global {
+            candidates.push(SettingsLayer::Project(project));
+        }
+    }
+
+    let mut merged = Map::new();
+    let mut origins = Origins::new();
     let mut layers = vec![SettingsLayer::Default];
-    let candidates = std::iter::once(SettingsLayer::Global(locations.global_settings_file()))
-        .chain(locations.project_settings_file().map(SettingsLayer::Project));
+    let mut missing = Vec::new();
+    let mut warnings = Vec::new();
+    if let Ok(Value::Object(defaults)) = serde_json::to_value(Settings::default()) {
+        merge_layer(&mut merged, defaults, "", 0, &mut origins);
+    }
     for layer in candidates {
-        let (SettingsLayer::Global(path) | SettingsLayer::Project(path)) = &layer else {
-            continue;
-        };
+        let Some(path) = layer.path() else { continue };
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => return Err(ConfigError::Read { path: path.clone(), source }),
-        };
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            ConfigError::Parse {
-                path: path.clone(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(layer);
+                continue;
             }
-        })?;
-        merge(&mut merged, value);
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        let parsed = raw::parse_layer(path, &text)?;
+        warnings.extend(parsed.warnings);
+        merge_layer(&mut merged, parsed.value, "", layers.len(), &mut origins);
         layers.push(layer);
     }
-    let settings = serde_json::from_value(merged).map_err(|e| ConfigError::Parse {
-        path: PathBuf::from("settings"),
-        line: 0,
-        column: 0,
-        message: e.to_string(),
-    })?;
-    Ok(LoadedSettings { settings, layers })
+    let settings =
+        serde_json::from_value(Value::Object(merged)).map_err(|error| ConfigError::Resolve {
+            message: error.to_string(),
+        })?;
+    Ok(LoadedSettings {
+        settings,
+        layers,
+        missing,
+        warnings,
+        origins,
+    })
 }
 
 /// JSON Schema of `settings.json`.
-pub fn settings_schema() -> serde_json::Value {
+pub fn settings_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(Settings)).unwrap_or_default()
-}
-
-fn merge(base: &mut serde_json::Value, overlay: serde_json::Value) {
-    match (base, overlay) {
-        (serde_json::Value::Object(base), serde_json::Value::Object(overlay)) => {
-            for (key, value) in overlay {
-                merge(base.entry(key).or_insert(serde_json::Value::Null), value);
-            }
-        }
-        (base, overlay) => *base = overlay,
-    }
 }

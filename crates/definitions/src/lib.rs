@@ -1,1 +1,39 @@
-//! Agent definition files (being written).
+//! Agent definition files: Markdown with YAML front matter.
+//!
+//! This crate reads agent files in three formats — agentctl's own (`.agentctl/agents/*.md`),
+//! Claude Code subagents (`.claude/agents/**/*.md`) and Gemini CLI agents (`.gemini/agents/*.md`)
+//! — and maps them onto [`agentctl_core::AgentDefinition`]. Every problem is reported with
+//! `path:line:col` and the field concerned.
+//!
+//! - [`parse_str`] / [`parse_bytes`] / [`load_file`] load one file;
+//! - [`discover`] finds every agent of a project and the user, resolving precedence;
+//! - [`validate`] runs the checks behind `agentctl agents validate`;
+//! - [`Template`] and [`render_agent_file`] write new agent files;
+//! - [`agent_schema`] is the JSON Schema of the native front matter.
+
+mod claude;
+mod discover;
+mod error;
+mod foreign;
+mod frontmatter;
+mod gemini;
+mod native;
+mod parse;
+mod schema;
+mod suggest;
+mod templates;
+mod validate;
+mod value;
+mod yaml_index;
+
+pub use discover::{AgentDir, Discovery, Shadowed, agent_dirs, discover, discover_in};
+pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
+pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
+pub use schema::{SCHEMA_URL, agent_schema};
+pub use templates::{DEFAULT_PROMPT, Template, render_agent_file};
+pub use validate::{Check, ValidationReport, validate};
+
+/// Whether `name` is a valid native agent name: kebab-case, 1 to 64 characters.
+pub fn is_valid_name(name: &str) -> bool {
+    name.len() <= 64 && validate::is_kebab_case(name)
+}

@@ -1,5 +1,32 @@
-//! Model providers for agentctl (being written).
+//! Model providers for agentctl.
+//!
+//! [`build_provider`] turns a resolved [`ModelRef`](agentctl_core::ModelRef) into an
+//! `Arc<dyn` [`ModelProvider`]`>`: OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM,
+//! llama.cpp, …), the Anthropic Messages API, Gemini's `generateContent`, or a
+//! [`ScriptedProvider`] replaying a YAML cassette for offline runs and tests.
+//! [`RecordingProvider`] wraps any provider and writes such a cassette from a real run.
+//!
+//! HTTP providers share one behaviour: retries with exponential backoff and jitter on 429, 5xx,
+//! connection errors and timeouts (honouring `Retry-After`), a request timeout and an
+//! idle-stream timeout, and one-line errors that name provider, model, status and what to
+//! check. API keys are read through [`Env`] and never appear in errors or recordings.
 
+mod anthropic;
+mod assemble;
+mod cassette;
+mod factory;
+mod gemini;
+mod http;
+mod openai;
+mod options;
 mod provider;
+mod recording;
+mod retry;
+mod scripted;
+mod sse;
 
+pub use factory::build_provider;
+pub use options::{Env, ProviderOptions, RetryPolicy};
 pub use provider::{DeltaSink, ModelProvider, ProviderError};
+pub use recording::RecordingProvider;
+pub use scripted::ScriptedProvider;

@@ -51,7 +51,7 @@ pub enum ProviderError {
         status: u16,
         /// The API's own error message, shortened.
         message: String,
-        /// What to do about it (e.g. ` (check OPENAI_API_KEY)`), possibly empty.
+        /// What to do about it (e.g. ` — check OPENAI_API_KEY`), possibly empty.
         hint: String,
         /// `Retry-After`, when the server sent one.
         retry_after: Option<Duration>,

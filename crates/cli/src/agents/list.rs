@@ -1,0 +1,166 @@
+//! `agents list`.
+
+use super::{discover_agents, display_path, report_load_errors};
+use crate::args::{ListArgs, ScopeFilter, TableFormat};
+use crate::context::CommandContext;
+use crate::output::print_json;
+use agentctl_core::Scope;
+use agentctl_definitions::LoadedAgent;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// One row of the listing, as JSON shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Row<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    model: Option<&'a str>,
+    scope: Scope,
+    format: &'static str,
+    path: &'a Path,
+    context_mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadowed_by: Option<&'a PathBuf>,
+    #[serde(skip_serializing_if = "is_zero")]
+    warnings: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+pub(super) fn run(context: &CommandContext, args: &ListArgs) -> anyhow::Result<ExitCode> {
+    let discovery = discover_agents(context);
+    report_load_errors(&discovery, &context.locations)?;
+    let settings = &context.settings.settings;
+    let wanted = |scope: Scope| match args.scope {
+        ScopeFilter::All => true,
+        ScopeFilter::Global => scope == Scope::Global,
+        ScopeFilter::Project => scope == Scope::Project,
+    };
+    let row = |agent: &'_ LoadedAgent, shadowed_by: Option<&'_ PathBuf>| {
+        let spec = &agent.definition.spec;
+        let source = &agent.definition.source;
+        // Rows borrow from `agent`; the closure only builds them.
+        (
+            source.scope,
+            RowData {
+                name: spec.name.clone(),
+                title: spec.title.clone(),
+                description: spec.description.clone(),
+                model: spec.model.clone(),
+                format: source.format.as_str(),
+                path: source.path.clone(),
+                context_mode: spec.context_mode.unwrap_or(settings.agents.default_context_mode).as_str(),
+                shadowed_by: shadowed_by.cloned(),
+                warnings: agent.warnings.len(),
+            },
+        )
+    };
+    let mut rows: Vec<(Scope, RowData)> = discovery.agents.iter().map(|a| row(a, None)).collect();
+    if args.all {
+        rows.extend(discovery.shadowed.iter().map(|s| row(&s.agent, Some(&s.shadowed_by))));
+        rows.sort_by(|a, b| a.1.name.cmp(&b.1.name).then(a.1.shadowed_by.is_some().cmp(&b.1.shadowed_by.is_some())));
+    }
+    rows.retain(|(scope, _)| wanted(*scope));
+    match args.format {
+        TableFormat::Json => {
+            let json: Vec<Row<'_>> = rows.iter().map(|(scope, data)| data.as_row(*scope)).collect();
+            print_json(&json)?;
+        }
+        TableFormat::Table => print_table(context, &rows, args),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug)]
+struct RowData {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    model: Option<String>,
+    format: &'static str,
+    path: PathBuf,
+    context_mode: &'static str,
+    shadowed_by: Option<PathBuf>,
+    warnings: usize,
+}
+
+impl RowData {
+    fn as_row(&self, scope: Scope) -> Row<'_> {
+        Row {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            model: self.model.as_deref(),
+            scope,
+            format: self.format,
+            path: &self.path,
+            context_mode: self.context_mode,
+            shadowed_by: self.shadowed_by.as_ref(),
+            warnings: self.warnings,
+        }
+    }
+}
+
+#[expect(clippy::print_stdout, reason = "the listing is the command's output")]
+fn print_table(context: &CommandContext, rows: &[(Scope, RowData)], args: &ListArgs) {
+    let locations = &context.locations;
+    if rows.is_empty() {
+        println!("No agents found. Create one with `agentctl agents create NAME --description '…'`.");
+        return;
+    }
+    for scope in [Scope::Project, Scope::Global] {
+        let group: Vec<&RowData> = rows.iter().filter(|(s, _)| *s == scope).map(|(_, r)| r).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let heading = match scope {
+            Scope::Project => "Project agents",
+            Scope::Global => "Global agents",
+        };
+        println!("{heading}:");
+        let table: Vec<[String; 4]> = group
+            .iter()
+            .map(|r| {
+                let mut source = format!("{} {}", r.format, display_path(&r.path, locations));
+                if let Some(by) = &r.shadowed_by {
+                    source.push_str(&format!(" (shadowed by {})", display_path(by, locations)));
+                }
+                [
+                    r.name.clone(),
+                    r.title.clone().unwrap_or_else(|| "-".to_owned()),
+                    r.model.clone().unwrap_or_else(|| "(default)".to_owned()),
+                    source,
+                ]
+            })
+            .collect();
+        let headers = ["NAME", "TITLE", "MODEL", "SOURCE"];
+        let widths: Vec<usize> = (0..3)
+            .map(|i| table.iter().map(|row| row[i].chars().count()).chain([headers[i].len()]).max().unwrap_or(0))
+            .collect();
+        let line = |cells: [&str; 4]| {
+            let mut out = String::from("  ");
+            for (i, cell) in cells.iter().enumerate().take(3) {
+                out.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            }
+            out.push_str(cells[3]);
+            out
+        };
+        println!("{}", line(headers));
+        for row in &table {
+            println!("{}", line([&row[0], &row[1], &row[2], &row[3]]));
+        }
+        println!();
+    }
+    let shadowed = rows.iter().filter(|(_, r)| r.shadowed_by.is_some()).count();
+    let effective = rows.len() - shadowed;
+    if args.all {
+        println!("{effective} agent(s), {shadowed} shadowed");
+    } else {
+        println!("{effective} agent(s)");
+    }
+}

@@ -1,0 +1,173 @@
+//! `agentctl run NAME -p PROMPT`: runs an agent and renders its events.
+//!
+//! The raw flags are validated into a [`RunRequest`] (which prompt source, which format), the
+//! agent is found with the definitions crate, and the runtime does the work. Rendering lives in
+//! [`render`], the interactive session in [`repl`].
+
+mod render;
+mod repl;
+
+use crate::args::{GlobalArgs, RunArgs, RunFormat};
+use crate::context::CommandContext;
+use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
+use agentctl_definitions::{Discovery, discover};
+use agentctl_providers::{
+    ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
+};
+use agentctl_runtime::{RunError, RunOptions, Runtime, ToolRegistry, builtin_readonly};
+use anyhow::Context as _;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Exit status of a run cancelled with Ctrl-C (128 + SIGINT).
+const EXIT_CANCELLED: u8 = 130;
+
+/// Where the prompt comes from.
+enum PromptSource {
+    /// One run with this prompt.
+    Once(String),
+    /// An interactive session, optionally starting with a prompt.
+    Interactive(Option<String>),
+}
+
+/// `agentctl run`, validated.
+struct RunRequest {
+    agent: String,
+    prompt: PromptSource,
+    format: RunFormat,
+    options: RunOptions,
+    record: Option<PathBuf>,
+}
+
+impl RunRequest {
+    fn from_args(args: RunArgs) -> anyhow::Result<Self> {
+        let stdin_terminal = std::io::stdin().is_terminal();
+        let prompt = match (args.prompt, args.interactive) {
+            (prompt, true) => PromptSource::Interactive(prompt),
+            (Some(prompt), false) => PromptSource::Once(prompt),
+            (None, false) if stdin_terminal => PromptSource::Interactive(None),
+            (None, false) => PromptSource::Once(read_stdin_prompt()?),
+        };
+        if matches!(prompt, PromptSource::Interactive(_)) && args.format != RunFormat::Text {
+            anyhow::bail!("--format {} needs a prompt: pass -p PROMPT", args.format.name());
+        }
+        let context_mode = args
+            .context
+            .as_deref()
+            .map(|mode| match mode {
+                "shared" => ContextMode::Shared,
+                "run" => ContextMode::Run,
+                _ => ContextMode::Isolated,
+            });
+        let options = RunOptions {
+            stream: !args.no_stream,
+            max_turns: args.max_turns,
+            context_mode,
+            model: args.model,
+            ..RunOptions::default()
+        };
+        Ok(Self { agent: args.name, prompt, format: args.format, options, record: args.record })
+    }
+}
+
+/// Reads a piped prompt; an empty one is an error naming `-p`.
+fn read_stdin_prompt() -> anyhow::Result<String> {
+    let mut prompt = String::new();
+    std::io::stdin().read_to_string(&mut prompt).context("cannot read the prompt from stdin")?;
+    let prompt = prompt.trim();
+    anyhow::ensure!(
+        !prompt.is_empty(),
+        "no prompt: pass -p PROMPT, pipe the prompt on stdin, or use --interactive on a terminal"
+    );
+    Ok(prompt.to_owned())
+}
+
+/// Runs `agentctl run`.
+pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
+    let request = RunRequest::from_args(args)?;
+    let context = CommandContext::load(global)?;
+    let agent = find_agent(&discover(&context.locations), &request.agent)?;
+    let root = match &context.locations.project_root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let recorder = Arc::new(Mutex::new(None));
+    let runtime = build_runtime(context.settings.settings.clone(), &root, request.record.is_some(), &recorder)?;
+    let mut options = request.options;
+    options.working_dir = Some(root);
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = tokio.block_on(async {
+        match request.prompt {
+            PromptSource::Once(prompt) => {
+                render::run_once(&runtime, &agent, &prompt, options, request.format).await
+            }
+            PromptSource::Interactive(first) => repl::run(&runtime, &agent, first, options).await,
+        }
+    });
+    if let Some(path) = &request.record {
+        save_recording(&recorder, path)?;
+    }
+    match outcome {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(RunError::Cancelled) => {
+            crate::output::print_error(&anyhow::anyhow!("run cancelled"));
+            Ok(ExitCode::from(EXIT_CANCELLED))
+        }
+        // The message already names the cause: one line, without a `caused by` chain.
+        Err(error) => Err(anyhow::anyhow!(error.to_string())),
+    }
+}
+
+/// The effective agent called `name`, or an error naming close matches.
+fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefinition> {
+    if let Some(agent) = discovery.get(name) {
+        return Ok(agent.definition.clone());
+    }
+    let similar = discovery.similar_names(name);
+    if similar.is_empty() {
+        anyhow::bail!("no agent named `{name}`: run `agentctl agents list` to see the agents found");
+    }
+    let similar: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
+    anyhow::bail!("no agent named `{name}`; did you mean {}?", similar.join(", "))
+}
+
+type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;
+
+/// The runtime with the providers crate's factory (wrapped in a recorder for `--record`) and the
+/// provisional read-only tools, confined to the project root.
+fn build_runtime(
+    settings: Settings,
+    root: &Path,
+    record: bool,
+    recorder: &RecorderSlot,
+) -> anyhow::Result<Runtime> {
+    let mut tools = ToolRegistry::new();
+    builtin_readonly::register(&mut tools, root)
+        .with_context(|| format!("cannot open the project root {}", root.display()))?;
+    let options = ProviderOptions { working_dir: Some(root.to_path_buf()), ..ProviderOptions::default() };
+    let recorder = Arc::clone(recorder);
+    let factory = move |model: &ModelRef, settings: &Settings| -> Result<Arc<dyn ModelProvider>, ProviderError> {
+        let provider = build_provider(model, settings, &options)?;
+        if !record {
+            return Ok(provider);
+        }
+        let recording = Arc::new(RecordingProvider::new(provider));
+        *recorder.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
+        Ok(recording)
+    };
+    Ok(Runtime::new(settings, factory, tools))
+}
+
+fn save_recording(recorder: &RecorderSlot, path: &Path) -> anyhow::Result<()> {
+    let recording = recorder.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let Some(recording) = recording else {
+        anyhow::bail!("--record {}: no model call was made, nothing to save", path.display());
+    };
+    recording.save(path).with_context(|| format!("cannot save the cassette {}", path.display()))
+}

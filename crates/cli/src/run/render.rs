@@ -1,0 +1,185 @@
+//! Renders a run's events as text (deltas on stdout, dim tool lines on stderr), one JSON result
+//! object, or JSON lines.
+
+use crate::args::RunFormat;
+use agentctl_core::AgentDefinition;
+use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime};
+use futures_util::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+/// Longest tool-argument or tool-error excerpt shown on a tool line.
+const EXCERPT_CHARS: usize = 120;
+
+/// One run with `format`; in `json` the result object is printed at the end.
+pub(super) async fn run_once(
+    runtime: &Runtime,
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: RunOptions,
+    format: RunFormat,
+) -> Result<(), RunError> {
+    let result = run_turn(runtime, agent, prompt, options, format).await?;
+    if format == RunFormat::Json {
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (e.g. `| head`) is not the run's failure.
+        let _ = serde_json::to_writer_pretty(&mut out, &result);
+        let _ = writeln!(out);
+    }
+    Ok(())
+}
+
+/// Runs one prompt, rendering events as they come; Ctrl-C cancels the run.
+pub(super) async fn run_turn(
+    runtime: &Runtime,
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: RunOptions,
+    format: RunFormat,
+) -> Result<RunResult, RunError> {
+    let mut handle = runtime.run(agent, prompt, options);
+    let mut renderer = Renderer::new(format);
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            event = handle.next() => match event {
+                Some(event) => renderer.event(&event),
+                None => break,
+            },
+            _ = &mut ctrl_c, if !interrupted => {
+                interrupted = true;
+                handle.cancel();
+            }
+        }
+    }
+    renderer.finish();
+    handle.result().await
+}
+
+/// Turns events into output.
+struct Renderer {
+    format: RunFormat,
+    /// True when stdout's last text did not end a line.
+    mid_line: bool,
+    /// Dim styling for tool lines, when stderr is a terminal.
+    dim: bool,
+    spinner: Option<ProgressBar>,
+    spinner_enabled: bool,
+}
+
+impl Renderer {
+    fn new(format: RunFormat) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        Self { format, mid_line: false, dim: terminal, spinner: None, spinner_enabled: terminal }
+    }
+
+    fn event(&mut self, event: &RunEvent) {
+        match self.format {
+            RunFormat::Json => {}
+            RunFormat::StreamJson => {
+                let mut out = std::io::stdout().lock();
+                let _ = serde_json::to_writer(&mut out, event);
+                let _ = writeln!(out);
+                let _ = out.flush();
+            }
+            RunFormat::Text => self.text_event(event),
+        }
+    }
+
+    fn text_event(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::ModelRequest { .. } => self.start_spinner(),
+            RunEvent::TextDelta { text } => {
+                self.stop_spinner();
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+                if !text.is_empty() {
+                    self.mid_line = !text.ends_with('\n');
+                }
+            }
+            RunEvent::ToolCall { name, arguments, .. } => {
+                self.stop_spinner();
+                self.end_line();
+                self.tool_line(&format!("⏺ {name} {}", excerpt(&arguments.to_string())));
+            }
+            RunEvent::ToolResult { name, content, is_error, duration_ms, .. } => {
+                let line = if *is_error {
+                    format!("  ↳ {name} failed: {}", excerpt(content))
+                } else {
+                    let lines = content.lines().count();
+                    format!("  ↳ {name}: {lines} line{} ({duration_ms} ms)", if lines == 1 { "" } else { "s" })
+                };
+                self.tool_line(&line);
+            }
+            RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. } => self.finish(),
+            _ => {}
+        }
+    }
+
+    fn tool_line(&self, line: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = if self.dim { writeln!(err, "\x1b[2m{line}\x1b[0m") } else { writeln!(err, "{line}") };
+    }
+
+    /// Ends a half-written line of answer text, so the next output starts on its own line.
+    fn end_line(&mut self) {
+        if self.mid_line {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out);
+            let _ = out.flush();
+            self.mid_line = false;
+        }
+    }
+
+    fn start_spinner(&mut self) {
+        if !self.spinner_enabled || self.spinner.is_some() {
+            return;
+        }
+        let spinner = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+            spinner.set_style(style);
+        }
+        spinner.set_message("thinking…");
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        self.spinner = Some(spinner);
+    }
+
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+
+    fn finish(&mut self) {
+        self.stop_spinner();
+        if self.format == RunFormat::Text {
+            self.end_line();
+        }
+    }
+}
+
+/// The first line of `text`, cut to [`EXCERPT_CHARS`].
+fn excerpt(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None if text.lines().nth(1).is_some() => format!("{line} …"),
+        None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_one_short_line() {
+        assert_eq!(excerpt("{\"path\":\"a\"}"), "{\"path\":\"a\"}");
+        assert_eq!(excerpt("first\nsecond"), "first …");
+        assert_eq!(excerpt(&"é".repeat(200)).chars().count(), EXCERPT_CHARS + 1);
+    }
+}

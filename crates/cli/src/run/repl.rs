@@ -1,0 +1,126 @@
+//! The interactive session: one prompt per line, the agent keeping its own conversation across
+//! turns. `exit` quits, `context` prints the conversation so far.
+
+use super::render::run_turn;
+use crate::args::RunFormat;
+use agentctl_core::{AgentDefinition, Message};
+use agentctl_runtime::{RunError, RunOptions, Runtime};
+use std::io::Write;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Longest message excerpt `context` prints.
+const CONTEXT_EXCERPT: usize = 200;
+
+/// Runs the session until `exit`, end of input or Ctrl-C at the prompt.
+pub(super) async fn run(
+    runtime: &Runtime,
+    agent: &AgentDefinition,
+    first: Option<String>,
+    options: RunOptions,
+) -> Result<(), RunError> {
+    let mut history: Vec<Message> = options.history.clone();
+    say(&format!(
+        "Talking to `{}`. Type `exit` to quit, `context` to show the conversation.",
+        agent.name()
+    ));
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut pending = first;
+    loop {
+        let line = match pending.take() {
+            Some(line) => line,
+            None => {
+                prompt();
+                tokio::select! {
+                    line = lines.next_line() => match line {
+                        Ok(Some(line)) => line,
+                        _ => break,
+                    },
+                    _ = tokio::signal::ctrl_c() => return Err(RunError::Cancelled),
+                }
+            }
+        };
+        match line.trim() {
+            "" => {}
+            "exit" | "quit" => break,
+            "context" => print_context(&history),
+            text => {
+                let mut turn = options.clone();
+                turn.history = history.clone();
+                match run_turn(runtime, agent, text, turn, RunFormat::Text).await {
+                    Ok(result) => history = result.messages,
+                    Err(RunError::Cancelled) => say("(cancelled; the conversation is unchanged)"),
+                    Err(error) => say(&format!("error: {error}")),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+fn prompt() {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "> ");
+    let _ = err.flush();
+}
+
+/// One line per message: role, then an excerpt.
+fn print_context(history: &[Message]) {
+    let mut out = std::io::stdout().lock();
+    if history.is_empty() {
+        let _ = writeln!(out, "(no messages yet)");
+        return;
+    }
+    for message in history {
+        let _ = writeln!(out, "{}", context_line(message));
+    }
+}
+
+fn context_line(message: &Message) -> String {
+    match message {
+        Message::User { content } => format!("user: {}", cut(content)),
+        Message::Assistant { content, tool_calls } => {
+            let mut line = format!("assistant: {}", cut(content.as_deref().unwrap_or_default()));
+            for call in tool_calls {
+                line.push_str(&format!(" [calls {} {}]", call.name, cut(&call.arguments.to_string())));
+            }
+            line
+        }
+        Message::Tool { name, content, is_error, .. } => {
+            let status = if *is_error { " (error)" } else { "" };
+            format!("tool {name}{status}: {}", cut(content))
+        }
+    }
+}
+
+fn cut(text: &str) -> String {
+    let flat = text.replace('\n', " ⏎ ");
+    match flat.char_indices().nth(CONTEXT_EXCERPT) {
+        Some((end, _)) => format!("{}…", &flat[..end]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_lines_summarise_messages() {
+        assert_eq!(context_line(&Message::user("hi\nthere")), "user: hi ⏎ there");
+        let call = Message::Assistant {
+            content: None,
+            tool_calls: vec![agentctl_core::ToolCall {
+                id: "c".into(),
+                name: "grep".into(),
+                arguments: serde_json::json!({"pattern": "x"}),
+            }],
+        };
+        assert_eq!(context_line(&call), "assistant:  [calls grep {\"pattern\":\"x\"}]");
+        let tool = Message::Tool { call_id: "c".into(), name: "grep".into(), content: "no".into(), is_error: true };
+        assert_eq!(context_line(&tool), "tool grep (error): no");
+    }
+}

@@ -1,0 +1,299 @@
+//! The file format of one `settings.json`, kept apart from the resolved [`Settings`].
+//!
+//! Every key is optional so that a layer says only what it sets: a key that is absent (or
+//! `null`) leaves the lower layers' value in place. Each file is deserialised on its own into
+//! [`RawSettings`], which is what gives errors their file, line, column and key path.
+//!
+//! [`Settings`]: agentctl_core::Settings
+
+use super::{ConfigError, ConfigWarning};
+use agentctl_core::{ContextMode, McpServerConfig, ProviderKind, Scope};
+use serde::{Deserialize, Deserializer, Serialize, de};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// One settings file as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSettings {
+    /// Editors' schema hint; accepted without a warning, not used.
+    #[serde(default, rename = "$schema", skip_serializing)]
+    _schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agents: Option<Object<RawAgents>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mcp_servers: Option<BTreeMap<String, McpServerConfig>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    providers: Option<BTreeMap<String, Object<RawProvider>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    aliases: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tools: Option<Object<RawTools>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    approvals: Option<Object<RawApprovals>>,
+}
+
+/// `agents.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAgents {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default_context_mode: Option<ContextMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allow_shared_context: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shared_context_max_messages: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    auto_route: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default_scope: Option<Scope>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context_persistence: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tracing: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default_model: Option<String>,
+}
+
+/// `providers.<name>` as written: fields merge one by one across layers.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawProvider {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kind: Option<ProviderKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api_key_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    headers: Option<BTreeMap<String, String>>,
+}
+
+/// `tools.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawTools {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    risk: Option<BTreeMap<String, String>>,
+}
+
+/// `approvals.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawApprovals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    auto_approve: Option<Vec<String>>,
+}
+
+/// A struct that must be written as a JSON object.
+///
+/// Derived struct deserialisers also accept a JSON array, matching its items to the fields by
+/// position, so `"agents": ["shared"]` would quietly set `agents.defaultContextMode`. Going
+/// through `deserialize_map` refuses anything but an object, with a located error.
+#[derive(Debug, Default, Serialize)]
+#[serde(transparent)]
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> de::Visitor<'de> for ObjectVisitor<T> {
+            type Value = Object<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Object)
+            }
+        }
+
+        deserializer.deserialize_map(ObjectVisitor(PhantomData))
+    }
+}
+
+/// A settings file checked against the file format.
+#[derive(Debug)]
+pub(super) struct ParsedLayer {
+    /// The keys the file sets, unknown keys and `null`s removed.
+    pub value: Map<String, Value>,
+    /// Keys agentctl does not know, which were ignored.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Checks the text of the settings file at `path` and returns the keys it sets.
+///
+/// Empty or whitespace-only text counts as `{}`.
+pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    let mut unknown = Vec::new();
+    let mut json = serde_json::Deserializer::from_str(text);
+    let mut note_unknown = |key: serde_ignored::Path<'_>| unknown.push(dotted(&key));
+    let tracked = serde_ignored::Deserializer::new(&mut json, &mut note_unknown);
+    let raw: Object<RawSettings> =
+        serde_path_to_error::deserialize(tracked).map_err(|error| located(path, error))?;
+    json.end().map_err(|error| parse_error(path, &error))?;
+    let value = match serde_json::to_value(&raw) {
+        Ok(Value::Object(map)) => map,
+        // Serialising these types cannot fail (every map key is a string) and always gives
+        // an object; fall back to "sets nothing" rather than panic.
+        _ => Map::new(),
+    };
+    let warnings = unknown
+        .into_iter()
+        .map(|key| ConfigWarning::UnknownKey {
+            path: path.to_path_buf(),
+            key,
+        })
+        .collect();
+    Ok(ParsedLayer { value, warnings })
+}
+
+/// `agents.colour` for serde_ignored's path (whose own rendering shows `Option`s as `?`).
+fn dotted(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    let (parent, segment) = match path {
+        Path::Root => return String::new(),
+        Path::Seq { parent, index } => (parent, index.to_string()),
+        Path::Map { parent, key } => (parent, key.clone()),
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => return dotted(parent),
+    };
+    let parent = dotted(parent);
+    if parent.is_empty() {
+        segment
+    } else {
+        format!("{parent}.{segment}")
+    }
+}
+
+fn located(path: &Path, error: serde_path_to_error::Error<serde_json::Error>) -> ConfigError {
+    let key = error.path().to_string();
+    let inner = error.into_inner();
+    if !inner.is_data() {
+        return parse_error(path, &inner);
+    }
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line: inner.line(),
+        column: inner.column(),
+        key: (key != ".").then_some(key),
+        message: bare_message(&inner),
+    }
+}
+
+fn parse_error(path: &Path, error: &serde_json::Error) -> ConfigError {
+    ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: error.line(),
+        column: error.column(),
+        message: bare_message(error),
+    }
+}
+
+/// serde_json's message without the ` at line L column C` it appends; the error carries the
+/// position in its own fields.
+fn bare_message(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    match message.strip_suffix(&suffix) {
+        Some(bare) => bare.to_owned(),
+        None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(text: &str) -> Result<ParsedLayer, ConfigError> {
+        parse_layer(Path::new("/p/settings.json"), text)
+    }
+
+    #[test]
+    fn empty_text_sets_nothing() {
+        for text in ["", "  \n\t", "\u{feff}", "{}"] {
+            let layer = parse(text).unwrap();
+            assert!(layer.value.is_empty(), "{text:?}");
+            assert!(layer.warnings.is_empty());
+        }
+    }
+
+    #[test]
+    fn only_written_keys_are_kept() {
+        let layer = parse(
+            r#"{"$schema": "x", "agents": {"tracing": true, "defaultModel": null},
+                "providers": {"local": {"baseUrl": "http://localhost:11434/v1"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(layer.value),
+            json!({"agents": {"tracing": true},
+                   "providers": {"local": {"baseUrl": "http://localhost:11434/v1"}}})
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings_with_their_path() {
+        let layer = parse(r#"{"agents": {"tracing": true, "colour": "red"}, "theme": 1}"#).unwrap();
+        let keys: Vec<_> = layer
+            .warnings
+            .iter()
+            .map(|warning| match warning {
+                ConfigWarning::UnknownKey { key, .. } => key.as_str(),
+            })
+            .collect();
+        assert_eq!(keys, ["agents.colour", "theme"]);
+        assert_eq!(
+            Value::Object(layer.value),
+            json!({"agents": {"tracing": true}})
+        );
+    }
+
+    #[test]
+    fn trailing_text_is_a_syntax_error() {
+        let error = parse("{} x").unwrap_err();
+        assert!(
+            matches!(
+                error,
+                ConfigError::Parse {
+                    line: 1,
+                    column: 4,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_non_object_file_is_a_type_error_without_key() {
+        let error = parse("[1]").unwrap_err();
+        assert!(
+            matches!(error, ConfigError::Invalid { key: None, .. }),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("invalid type: sequence, expected an object")
+        );
+    }
+
+    #[test]
+    fn a_section_written_as_an_array_is_refused() {
+        let error = parse("{\n  \"agents\": [\"shared\"]\n}").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/p/settings.json:2:12: agents: invalid type: sequence, expected an object"
+        );
+    }
+}

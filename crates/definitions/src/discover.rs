@@ -1,0 +1,261 @@
+//! Finding agent files in the project and global folders, and resolving which one wins.
+//!
+//! Precedence, highest first: project `.agentctl/agents` (native), project `.claude/agents/**`,
+//! project `.gemini/agents`, then global `$AGENTCTL_HOME/agents`, `~/.claude/agents/**`,
+//! `~/.gemini/agents`. The first agent of a name wins; later ones are reported as shadowed.
+
+use crate::error::{DefinitionError, ErrorKind};
+use crate::parse::{LoadedAgent, parse_bytes, read_capped};
+use crate::suggest;
+use agentctl_config::Locations;
+use agentctl_core::{Scope, SourceFormat};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A folder agents are read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDir {
+    /// The folder.
+    pub path: PathBuf,
+    /// The format of the files in it.
+    pub format: SourceFormat,
+    /// The scope it belongs to.
+    pub scope: Scope,
+    /// Whether sub-folders are searched too (Claude Code collections group agents in folders).
+    pub recursive: bool,
+}
+
+/// The folders [`discover`] reads, highest precedence first. Folders that do not exist are
+/// listed too.
+pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
+    let mut dirs = Vec::with_capacity(6);
+    let mut push = |path: PathBuf, format, scope| {
+        let recursive = format == SourceFormat::Claude;
+        if !dirs.iter().any(|d: &AgentDir| d.path == path) {
+            dirs.push(AgentDir { path, format, scope, recursive });
+        }
+    };
+    if let Some(root) = &locations.project_root {
+        push(root.join(".agentctl").join("agents"), SourceFormat::Native, Scope::Project);
+        push(root.join(".claude").join("agents"), SourceFormat::Claude, Scope::Project);
+        push(root.join(".gemini").join("agents"), SourceFormat::Gemini, Scope::Project);
+    }
+    push(locations.global_agents_dir(), SourceFormat::Native, Scope::Global);
+    if let Some(home) = &locations.user_home {
+        push(home.join(".claude").join("agents"), SourceFormat::Claude, Scope::Global);
+        push(home.join(".gemini").join("agents"), SourceFormat::Gemini, Scope::Global);
+    }
+    dirs
+}
+
+/// An agent hidden by another of the same name with higher precedence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shadowed {
+    /// The hidden agent.
+    pub agent: LoadedAgent,
+    /// The file of the agent that wins.
+    pub shadowed_by: PathBuf,
+}
+
+/// Everything [`discover`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Discovery {
+    /// The effective agents, one per name, sorted by name.
+    pub agents: Vec<LoadedAgent>,
+    /// Agents hidden by an effective one, sorted by name then precedence.
+    pub shadowed: Vec<Shadowed>,
+    /// Files that could not be loaded, in discovery order.
+    pub errors: Vec<DefinitionError>,
+    /// Markdown files without front matter in Claude Code or Gemini CLI folders (such
+    /// collections often hold a README): not agents, not errors.
+    pub skipped: Vec<PathBuf>,
+}
+
+impl Discovery {
+    /// The effective agent of that name.
+    pub fn get(&self, name: &str) -> Option<&LoadedAgent> {
+        self.agents.iter().find(|agent| agent.name() == name)
+    }
+
+    /// Every agent of that name, effective one first, then the shadowed ones.
+    pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
+        self.get(name)
+            .into_iter()
+            .chain(self.shadowed.iter().map(|s| &s.agent).filter(move |a| a.name() == name))
+    }
+
+    /// Names of effective agents close to `name`, closest first (for "did you mean").
+    pub fn similar_names(&self, name: &str) -> Vec<&str> {
+        suggest::similar(name, self.agents.iter().map(LoadedAgent::name))
+    }
+}
+
+/// Finds and loads every agent visible from `locations`.
+///
+/// A broken file never hides the others: its error is collected in [`Discovery::errors`].
+///
+/// ```
+/// use agentctl_config::Locations;
+/// let project = tempfile::tempdir()?;
+/// let dir = project.path().join(".agentctl/agents");
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("reviewer.md"), "---\nname: reviewer\ndescription: Reviews\n---\nReview.\n")?;
+/// std::fs::write(dir.join("broken.md"), "---\nname: [\n---\nx\n")?;
+/// let home = tempfile::tempdir()?;
+/// let locations = Locations {
+///     agentctl_home: home.path().join(".agentctl"),
+///     user_home: Some(home.path().to_path_buf()),
+///     project_root: Some(project.path().to_path_buf()),
+/// };
+/// let found = agentctl_definitions::discover(&locations);
+/// assert_eq!(found.agents.len(), 1);
+/// assert_eq!(found.errors.len(), 1);
+/// assert!(found.errors[0].to_string().contains("broken.md:2:"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn discover(locations: &Locations) -> Discovery {
+    discover_in(&agent_dirs(locations))
+}
+
+/// Like [`discover`], over an explicit list of folders in precedence order.
+pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
+    let mut found = Discovery::default();
+    let mut ordered: Vec<LoadedAgent> = Vec::new();
+    for dir in dirs {
+        for path in markdown_files(dir, &mut found.errors) {
+            let bytes = match read_capped(&path) {
+                Ok(bytes) => bytes,
+                Err(error) => {
+                    found.errors.push(error);
+                    continue;
+                }
+            };
+            match parse_bytes(&bytes, &path, dir.format, dir.scope) {
+                Ok(agent) => ordered.push(agent),
+                Err(error)
+                    if error.kind == ErrorKind::MissingFrontMatter && dir.format != SourceFormat::Native =>
+                {
+                    found.skipped.push(path);
+                }
+                Err(error) => found.errors.push(error),
+            }
+        }
+    }
+    let mut winners: HashMap<String, PathBuf> = HashMap::with_capacity(ordered.len());
+    for agent in ordered {
+        match winners.get(agent.name()) {
+            Some(winner) => {
+                let shadowed_by = winner.clone();
+                found.shadowed.push(Shadowed { agent, shadowed_by });
+            }
+            None => {
+                winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
+                found.agents.push(agent);
+            }
+        }
+    }
+    found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+    // Stable sort: agents of the same name stay in precedence order.
+    found.shadowed.sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
+    found
+}
+
+fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<PathBuf> {
+    if !dir.path.is_dir() {
+        return Vec::new();
+    }
+    let walker = walkdir::WalkDir::new(&dir.path)
+        .min_depth(1)
+        .max_depth(if dir.recursive { 8 } else { 1 })
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| !is_hidden(entry.file_name()));
+    let mut files = Vec::new();
+    for entry in walker {
+        match entry {
+            Ok(entry) if entry.file_type().is_file() && is_markdown(entry.path()) => {
+                files.push(entry.into_path());
+            }
+            Ok(_) => {}
+            Err(error) => {
+                let path = error.path().unwrap_or(&dir.path).to_path_buf();
+                errors.push(DefinitionError::new(&path, ErrorKind::Io, 0, 0, format!("cannot read: {error}")));
+            }
+        }
+    }
+    files
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_str().is_some_and(|name| name.starts_with('.'))
+}
+
+fn is_markdown(path: &Path) -> bool {
+    path.extension().is_some_and(|ext| ext == "md")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn agent(name: &str) -> String {
+        format!("---\nname: {name}\ndescription: d\n---\nPrompt\n")
+    }
+
+    #[test]
+    fn precedence_shadowing_and_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        let home = tmp.path().join("h");
+        write(&project.join(".agentctl/agents/a.md"), &agent("a"));
+        write(&project.join(".claude/agents/sub/a.md"), &agent("a"));
+        write(&project.join(".claude/agents/README.md"), "# Agents\n");
+        write(&project.join(".claude/agents/b.md"), &agent("b"));
+        write(&project.join(".gemini/agents/c.md"), &agent("c"));
+        write(&project.join(".gemini/agents/notes.txt"), "x");
+        write(&home.join(".agentctl/agents/b.md"), &agent("b"));
+        write(&home.join(".agentctl/agents/bad.md"), "no front matter\n");
+        write(&home.join(".claude/agents/d.md"), &agent("d"));
+        write(&home.join(".gemini/agents/.hidden.md"), &agent("e"));
+        let locations = Locations {
+            agentctl_home: home.join(".agentctl"),
+            user_home: Some(home.clone()),
+            project_root: Some(project.clone()),
+        };
+        let found = discover(&locations);
+        let names: Vec<(&str, SourceFormat, Scope)> = found
+            .agents
+            .iter()
+            .map(|a| (a.name(), a.definition.source.format, a.definition.source.scope))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("a", SourceFormat::Native, Scope::Project),
+                ("b", SourceFormat::Claude, Scope::Project),
+                ("c", SourceFormat::Gemini, Scope::Project),
+                ("d", SourceFormat::Claude, Scope::Global),
+            ]
+        );
+        let shadowed: Vec<(&Path, &Path)> =
+            found.shadowed.iter().map(|s| (s.agent.path(), s.shadowed_by.as_path())).collect();
+        assert_eq!(
+            shadowed,
+            [
+                (project.join(".claude/agents/sub/a.md").as_path(), project.join(".agentctl/agents/a.md").as_path()),
+                (home.join(".agentctl/agents/b.md").as_path(), project.join(".claude/agents/b.md").as_path()),
+            ]
+        );
+        assert_eq!(found.errors.len(), 1);
+        assert_eq!(found.errors[0].kind, ErrorKind::MissingFrontMatter);
+        assert_eq!(found.skipped, [project.join(".claude/agents/README.md")]);
+        assert_eq!(found.similar_names("bb"), ["b"]);
+        assert_eq!(found.all_named("a").count(), 2);
+    }
+}

@@ -1,0 +1,131 @@
+//! agentctl's own format: front matter is an [`AgentSpec`]; unknown fields warn and are kept.
+
+use crate::parse::{Mapped, Source};
+use crate::{error::Result, schema, suggest, value};
+use agentctl_core::AgentSpec;
+use std::collections::BTreeMap;
+
+pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
+    let spec: AgentSpec = source.deserialize(source.split.yaml)?;
+    let mut warnings = Vec::new();
+    let mut extra = BTreeMap::new();
+    let unknown = schema::unknown_fields(&source.index);
+    let mut top_level_unknown = Vec::new();
+    for (entry, known) in &unknown {
+        let key = entry.path.rsplit(['.', ']']).next().unwrap_or(&entry.path);
+        let hint = suggest::similar(key, known.iter().map(String::as_str))
+            .first()
+            .map(|best| format!(" (did you mean `{best}`?)"))
+            .unwrap_or_default();
+        let top_level = entry.segments.len() == 1;
+        let fate = if top_level { "kept in `extra`" } else { "ignored" };
+        warnings.push(source.warning(&entry.path, format!("unknown field{hint}: {fate}")));
+        if top_level {
+            top_level_unknown.push(entry.path.as_str());
+        }
+    }
+    if !top_level_unknown.is_empty() {
+        for (key, value) in value::top_level(source.split.yaml) {
+            if top_level_unknown.contains(&key.as_str()) {
+                extra.insert(key, value);
+            }
+        }
+    }
+    Ok(Mapped { spec, extra, warnings, allow_empty_body: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_str;
+    use agentctl_core::{ContextMode, Scope, SourceFormat};
+    use std::path::Path;
+
+    #[test]
+    fn unknown_fields_warn_and_top_level_ones_are_kept() {
+        let text = "---\nname: a\nmodle: x\ntools:\n  allows: [b]\n---\nPrompt\n";
+        let agent = parse_str(text, Path::new("a.md"), SourceFormat::Native, Scope::Project).unwrap();
+        assert_eq!(agent.definition.extra["modle"], "x");
+        let warnings: Vec<String> = agent.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "a.md:3:1: field `modle`: unknown field (did you mean `model`?): kept in `extra`",
+                "a.md:5:3: field `tools.allows`: unknown field (did you mean `allow`?): ignored",
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_every_native_field() {
+        let text = r#"---
+# yaml-language-server: $schema=../schema.json
+kind: agent
+name: full
+title: Full Agent
+description: Uses every field
+model: anthropic:claude-sonnet-4-5
+color: blue
+scope: project
+version: 1.2
+contextMode: shared
+tools:
+  allow: [read_file, "mcp.github.*"]
+  deny: bash
+mcp:
+  servers: [github]
+  inline:
+    local:
+      command: npx
+      args: [-y, server]
+maxTurns: 12
+temperature: 0.3
+triggers:
+  - intent: review
+    keywords: [review, diff]
+    regex: 'review (this|the) (pr|diff)'
+    priority: 5
+handoffs:
+  - to: fixer
+    when: issues found
+    payload:
+      schema: {type: object}
+guardrails:
+  - name: json-out
+    stage: output
+    schema: {type: object}
+    policy: repair
+    maxRepairs: 2
+memory:
+  session: [files]
+  longTerm: true
+tracing:
+  enabled: true
+  events: [tool_call]
+  backend: jsonl
+  sampleRate: 0.5
+---
+Prompt body.
+"#;
+        let agent = parse_str(text, Path::new("full.md"), SourceFormat::Native, Scope::Project).unwrap();
+        assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+        let spec = &agent.definition.spec;
+        assert_eq!(spec.kind.as_deref(), Some("agent"));
+        assert_eq!(spec.title.as_deref(), Some("Full Agent"));
+        assert_eq!(spec.version.as_deref(), Some("1.2"));
+        assert_eq!(spec.context_mode, Some(ContextMode::Shared));
+        assert_eq!(spec.tools.allow.as_deref(), Some(&["read_file".to_owned(), "mcp.github.*".to_owned()][..]));
+        assert_eq!(spec.tools.deny, ["bash"]);
+        assert_eq!(spec.mcp.servers, ["github"]);
+        assert_eq!(spec.mcp.inline["local"].args, ["-y", "server"]);
+        assert_eq!(spec.max_turns, Some(12));
+        assert_eq!(spec.triggers[0].regex, ["review (this|the) (pr|diff)"]);
+        assert_eq!(spec.triggers[0].priority, 5);
+        assert_eq!(spec.handoffs[0].to, "fixer");
+        assert_eq!(spec.guardrails[0].max_repairs, Some(2));
+        assert!(spec.memory.as_ref().unwrap().long_term);
+        assert_eq!(spec.tracing.as_ref().unwrap().sample_rate, Some(0.5));
+        assert_eq!(agent.locate("tools.allow[1]"), (13, 22));
+        assert_eq!(agent.locate("triggers[0].regex[0]"), (26, 5));
+        assert_eq!(agent.definition.system_prompt, "Prompt body.");
+    }
+}

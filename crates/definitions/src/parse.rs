@@ -1,0 +1,303 @@
+//! Loading one agent file: bytes → front matter + body → [`LoadedAgent`].
+
+use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_yaml, line_col};
+use crate::frontmatter::{self, MAX_FILE_BYTES, Split};
+use crate::yaml_index::YamlIndex;
+use crate::{claude, gemini, native};
+use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::Path;
+
+/// An agent definition as loaded from a file, with the warnings found while loading it
+/// (unknown fields, lenient readings of foreign formats).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedAgent {
+    /// The definition, mapped onto the native format.
+    pub definition: AgentDefinition,
+    /// Problems that did not stop the file from loading.
+    pub warnings: Vec<Diagnostic>,
+    positions: Positions,
+}
+
+impl LoadedAgent {
+    /// The agent's name.
+    pub fn name(&self) -> &str {
+        &self.definition.spec.name
+    }
+
+    /// The file the agent was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.definition.source.path
+    }
+
+    /// File line and column of a front-matter field given by its native path (`model`,
+    /// `tools.allow[2]`, `triggers[0].regex[0]`).
+    ///
+    /// Foreign files are searched under their own spelling (`disallowedTools`, `display_name`);
+    /// a field that is not written in the file falls back to its parent, then to the start of
+    /// the front matter.
+    pub fn locate(&self, field: &str) -> (usize, usize) {
+        self.positions.locate(field)
+    }
+
+    /// A diagnostic about `field`, located in this agent's file.
+    pub fn diagnostic(&self, severity: Severity, field: &str, message: impl Into<String>) -> Diagnostic {
+        let (line, col) = self.locate(field);
+        Diagnostic {
+            severity,
+            path: self.path().to_path_buf(),
+            line,
+            col,
+            field: Some(field.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    /// The first of `fields` written in the file (for fields with several spellings), else the
+    /// first one.
+    pub(crate) fn exact_field<'a>(&self, fields: &[&'a str]) -> &'a str {
+        fields.iter().copied().find(|f| self.positions.map.contains_key(*f)).or(fields.first().copied()).unwrap_or("")
+    }
+
+    /// True for agents agentctl cannot run (Gemini CLI `kind: remote` agents).
+    pub fn is_remote(&self) -> bool {
+        self.definition.source.format == SourceFormat::Gemini
+            && self.definition.extra.get("kind").and_then(Value::as_str) == Some("remote")
+    }
+}
+
+/// Field positions of one file, in file coordinates.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Positions {
+    map: HashMap<String, (usize, usize)>,
+    format: Option<SourceFormat>,
+    fallback: (usize, usize),
+}
+
+impl Positions {
+    fn locate(&self, field: &str) -> (usize, usize) {
+        let mut candidates = Vec::with_capacity(2);
+        if let Some(format) = self.format {
+            if let Some(translated) = translate(format, field) {
+                candidates.push(translated);
+            }
+        }
+        candidates.push(field.to_owned());
+        if let Some(pos) = candidates.iter().find_map(|c| self.map.get(c.as_str())) {
+            return *pos;
+        }
+        for candidate in candidates.iter().rev() {
+            let mut current = candidate.as_str();
+            loop {
+                if let Some(pos) = self.map.get(current) {
+                    return *pos;
+                }
+                let cut = if current.ends_with(']') { current.rfind('[') } else { current.rfind('.') };
+                match cut {
+                    Some(i) if i > 0 => current = &current[..i],
+                    _ => break,
+                }
+            }
+        }
+        self.fallback
+    }
+}
+
+/// Native field paths spelt the way a foreign format writes them.
+fn translate(format: SourceFormat, field: &str) -> Option<String> {
+    let table: &[(&str, &str)] = match format {
+        SourceFormat::Native => &[("tools.allow", "tools")],
+        SourceFormat::Claude => &[
+            ("tools.allow", "tools"),
+            ("tools.deny", "disallowedTools"),
+            ("mcp.servers", "mcpServers"),
+            ("mcp.inline", "mcpServers"),
+        ],
+        SourceFormat::Gemini => &[
+            ("tools.allow", "tools"),
+            ("mcp.inline", "mcp_servers"),
+            ("mcp.servers", "mcp_servers"),
+            ("title", "display_name"),
+            ("maxTurns", "max_turns"),
+        ],
+    };
+    table.iter().find_map(|(native, foreign)| {
+        let rest = field.strip_prefix(native)?;
+        (rest.is_empty() || rest.starts_with(['.', '['])).then(|| format!("{foreign}{rest}"))
+    })
+}
+
+/// A file being parsed: its split text and YAML index, handed to the format readers.
+pub(crate) struct Source<'a> {
+    pub path: &'a Path,
+    pub split: Split<'a>,
+    pub index: YamlIndex,
+}
+
+impl Source<'_> {
+    /// File position of a field path as written in the file.
+    pub fn position(&self, field: &str) -> (usize, usize) {
+        match self.index.positions.get(field) {
+            Some(&(line, col)) => (self.split.yaml_line + line - 1, col),
+            None => (self.split.yaml_line, 1),
+        }
+    }
+
+    /// A warning about a field, at its position in the file.
+    pub fn warning(&self, field: &str, message: impl Into<String>) -> Diagnostic {
+        let (line, col) = self.position(field);
+        Diagnostic {
+            severity: Severity::Warning,
+            path: self.path.to_path_buf(),
+            line,
+            col,
+            field: Some(field.to_owned()),
+            message: message.into(),
+        }
+    }
+
+    /// Deserialises the front matter into `T`, with located errors.
+    pub fn deserialize<T: serde::de::DeserializeOwned>(&self, yaml: &str) -> Result<T> {
+        serde_norway::from_str(yaml).map_err(|error| {
+            let mut error = from_yaml(&error, self.path, self.split.yaml_line);
+            if error.message.contains("expected struct") {
+                error.message = "the front matter must be a mapping of fields (`name: …`)".to_owned();
+            }
+            error
+        })
+    }
+
+    /// The file stem, used as the name of foreign agents that have none.
+    pub fn stem(&self) -> String {
+        self.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+}
+
+/// What a format reader produces.
+pub(crate) struct Mapped {
+    pub spec: AgentSpec,
+    pub extra: BTreeMap<String, Value>,
+    pub warnings: Vec<Diagnostic>,
+    /// Whether an empty body is acceptable (remote agents have no prompt).
+    pub allow_empty_body: bool,
+}
+
+/// Parses an agent file held in memory.
+///
+/// `path` is used for messages and recorded as the agent's source; nothing is read from it.
+///
+/// ```
+/// use agentctl_core::{Scope, SourceFormat};
+/// use std::path::Path;
+///
+/// let text = "---\nname: reviewer\ndescription: Reviews diffs\ntools: [read_file, grep]\n---\nYou review code.\n";
+/// let agent = agentctl_definitions::parse_str(text, Path::new("reviewer.md"), SourceFormat::Native, Scope::Project)?;
+/// assert_eq!(agent.name(), "reviewer");
+/// assert_eq!(agent.definition.system_prompt, "You review code.");
+///
+/// let broken = "---\nname: reviewer\nmaxTurns: ten\n---\nYou review code.\n";
+/// let error = agentctl_definitions::parse_str(broken, Path::new("reviewer.md"), SourceFormat::Native, Scope::Project).unwrap_err();
+/// assert_eq!(error.to_string(), "reviewer.md:3:11: field `maxTurns`: invalid type: string \"ten\", expected u32");
+/// # Ok::<(), agentctl_definitions::DefinitionError>(())
+/// ```
+pub fn parse_str(text: &str, path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
+    let split = frontmatter::split(text, path)?;
+    let index = YamlIndex::build(split.yaml);
+    let mut source = Source { path, split, index };
+    if source.index.keys.is_empty() && !source.index.root_is_mapping && is_blank_yaml(split.yaml) {
+        return Err(DefinitionError::new(
+            path,
+            ErrorKind::Yaml,
+            split.yaml_line.saturating_sub(1).max(1),
+            1,
+            "the front matter is empty: add at least `name: …` and `description: …`".to_owned(),
+        )
+        .with_field("name"));
+    }
+    let mapped = match format {
+        SourceFormat::Native => native::read(&source)?,
+        SourceFormat::Claude => claude::read(&mut source)?,
+        SourceFormat::Gemini => gemini::read(&mut source)?,
+    };
+    let prompt = split.body.trim();
+    if prompt.is_empty() && !mapped.allow_empty_body {
+        return Err(DefinitionError::new(
+            path,
+            ErrorKind::EmptyPrompt,
+            split.body_line.saturating_sub(1),
+            1,
+            "the system prompt is empty: write the agent's instructions below the closing `---`"
+                .to_owned(),
+        ));
+    }
+    let map = source
+        .index
+        .positions
+        .iter()
+        .map(|(k, &(line, col))| (k.clone(), (split.yaml_line + line - 1, col)))
+        .collect();
+    Ok(LoadedAgent {
+        definition: AgentDefinition {
+            spec: mapped.spec,
+            system_prompt: prompt.to_owned(),
+            source: AgentSource { format, path: path.to_path_buf(), scope },
+            extra: mapped.extra,
+        },
+        warnings: mapped.warnings,
+        positions: Positions { map, format: Some(format), fallback: (split.yaml_line, 1) },
+    })
+}
+
+fn is_blank_yaml(yaml: &str) -> bool {
+    yaml.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with('#')
+    })
+}
+
+/// Parses an agent file from raw bytes: like [`parse_str`], after checking the bytes are UTF-8
+/// (a located error says where they are not).
+pub fn parse_bytes(bytes: &[u8], path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_str(text, path, format, scope),
+        Err(error) => {
+            let offset = error.valid_up_to();
+            let (line, col) = line_col(bytes, offset);
+            Err(DefinitionError::new(
+                path,
+                ErrorKind::NotUtf8,
+                line,
+                col,
+                format!("the file is not valid UTF-8 (byte offset {offset}): save it as UTF-8"),
+            ))
+        }
+    }
+}
+
+/// Reads and parses an agent file. Files over 1 MiB are refused without being read.
+pub fn load_file(path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
+    let bytes = read_capped(path)?;
+    parse_bytes(&bytes, path, format, scope)
+}
+
+/// Reads a file, refusing those over [`MAX_FILE_BYTES`].
+pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
+    let io_error = |error: std::io::Error| {
+        DefinitionError::new(path, ErrorKind::Io, 0, 0, format!("cannot read the file: {error}"))
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(io_error)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(DefinitionError::new(
+            path,
+            ErrorKind::FileTooLarge,
+            0,
+            0,
+            format!("the file is larger than {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
+        ));
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,375 @@
+//! `agents validate`: named checks over a loaded agent, each with located diagnostics.
+
+use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
+use crate::parse::LoadedAgent;
+use crate::suggest;
+use agentctl_core::{
+    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, is_known_tool, resolve_model,
+};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The result of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// What was checked, e.g. `model resolvable`.
+    pub name: &'static str,
+    /// False when any diagnostic is an error.
+    pub passed: bool,
+    /// A short explanation of a pass (`anthropic:claude-sonnet-4-5`, `no model: uses the default`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// What was found, errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Check {
+    fn new(name: &'static str, diagnostics: Vec<Diagnostic>, note: Option<String>) -> Self {
+        let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
+        Self { name, passed, note, diagnostics }
+    }
+
+    /// True when the check passed but left warnings.
+    pub fn has_warnings(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Warning)
+    }
+}
+
+/// Every check run on one agent file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationReport {
+    /// The agent's name (the file stem when the file did not load).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The file's format, if it loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<SourceFormat>,
+    /// The scope it was found in, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// Whether every check passed.
+    pub valid: bool,
+    /// The checks, in order.
+    pub checks: Vec<Check>,
+}
+
+impl ValidationReport {
+    /// The report for a file that did not load: one failed check with the error.
+    pub fn load_failed(error: &DefinitionError) -> Self {
+        let name = error.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let check_name = if error.kind == ErrorKind::EmptyPrompt { "prompt not empty" } else { "front matter parses" };
+        Self {
+            name,
+            path: error.path.clone(),
+            format: None,
+            scope: None,
+            valid: false,
+            checks: vec![Check::new(check_name, vec![error.to_diagnostic()], None)],
+        }
+    }
+
+    /// How many checks passed.
+    pub fn passed(&self) -> usize {
+        self.checks.iter().filter(|c| c.passed).count()
+    }
+
+    /// Every diagnostic of every check.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.checks.iter().flat_map(|c| &c.diagnostics)
+    }
+}
+
+/// Runs every check on `agent` against `settings` (model aliases, providers, MCP servers).
+///
+/// ```
+/// use agentctl_core::{Scope, Settings, SourceFormat};
+/// use std::path::Path;
+///
+/// let text = "---\nname: helper\ndescription: Helps\nmodel: vllm:qwen\ntools: [read_file, web_search]\n---\nHelp.\n";
+/// let agent = agentctl_definitions::parse_str(text, Path::new("helper.md"), SourceFormat::Native, Scope::Project)?;
+/// let report = agentctl_definitions::validate(&agent, &Settings::default());
+/// assert!(!report.valid);
+/// let model = report.checks.iter().find(|c| c.name == "model resolvable").unwrap();
+/// assert!(model.diagnostics[0].to_string().starts_with("helper.md:4:1: field `model`: unknown provider `vllm`"));
+/// let tools = report.checks.iter().find(|c| c.name == "tools exist").unwrap();
+/// assert!(tools.passed && tools.has_warnings());
+/// # Ok::<(), agentctl_definitions::DefinitionError>(())
+/// ```
+pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
+    let checks = vec![
+        Check::new("front matter parses", agent.warnings.clone(), None),
+        required_fields(agent),
+        field_values(agent),
+        model_resolvable(agent, settings),
+        tools_exist(agent, settings),
+        mcp_configured(agent, settings),
+        prompt_not_empty(agent),
+    ];
+    let source = &agent.definition.source;
+    ValidationReport {
+        name: agent.name().to_owned(),
+        path: source.path.clone(),
+        format: Some(source.format),
+        scope: Some(source.scope),
+        valid: checks.iter().all(|c| c.passed),
+        checks,
+    }
+}
+
+/// `code-reviewer`: lowercase letters and digits in words joined by single hyphens.
+pub(crate) fn is_kebab_case(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('-').all(|word| !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+}
+
+fn required_fields(agent: &LoadedAgent) -> Check {
+    let spec = &agent.definition.spec;
+    let format = agent.definition.source.format;
+    let mut out = Vec::new();
+    let name = spec.name.as_str();
+    // Gemini CLI names may contain underscores (`codebase_investigator`).
+    let slug = if format == SourceFormat::Gemini { name.replace('_', "-") } else { name.to_owned() };
+    if !is_kebab_case(&slug) || name.len() > 64 {
+        let severity = if format == SourceFormat::Native { Severity::Error } else { Severity::Warning };
+        out.push(agent.diagnostic(
+            severity,
+            "name",
+            format!("`{name}` is not a valid name: use kebab-case (lowercase letters, digits and hyphens, up to 64 characters)"),
+        ));
+    }
+    if spec.description.as_deref().is_none_or(|d| d.trim().is_empty()) {
+        out.push(agent.diagnostic(
+            Severity::Warning,
+            "description",
+            "no description: routers and other agents cannot tell when to use this one",
+        ));
+    }
+    Check::new("required fields", out, None)
+}
+
+fn field_values(agent: &LoadedAgent) -> Check {
+    let spec = &agent.definition.spec;
+    let mut out = Vec::new();
+    for (i, trigger) in spec.triggers.iter().enumerate() {
+        for (j, pattern) in trigger.regex.iter().enumerate() {
+            if let Err(error) = regex::Regex::new(pattern) {
+                let reason = error.to_string();
+                let reason = reason.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("invalid");
+                out.push(agent.diagnostic(
+                    Severity::Error,
+                    &format!("triggers[{i}].regex[{j}]"),
+                    format!("invalid regular expression `{pattern}`: {}", reason.trim_start_matches("error: ")),
+                ));
+            }
+        }
+    }
+    for (i, guardrail) in spec.guardrails.iter().enumerate() {
+        let field = format!("guardrails[{i}]");
+        match (&guardrail.schema, &guardrail.validator) {
+            (Some(_), Some(_)) => out.push(agent.diagnostic(
+                Severity::Error,
+                &field,
+                format!("guardrail `{}` has both `schema` and `validator`: keep one", guardrail.name),
+            )),
+            (None, None) => out.push(agent.diagnostic(
+                Severity::Error,
+                &field,
+                format!("guardrail `{}` has neither `schema` nor `validator`: add one", guardrail.name),
+            )),
+            _ => {}
+        }
+    }
+    for (i, handoff) in spec.handoffs.iter().enumerate() {
+        if handoff.to.trim().is_empty() {
+            out.push(agent.diagnostic(
+                Severity::Error,
+                &format!("handoffs[{i}].to"),
+                "hand-off target is empty: name the agent to hand over to",
+            ));
+        } else if handoff.to == spec.name {
+            out.push(agent.diagnostic(Severity::Warning, &format!("handoffs[{i}].to"), "the agent hands off to itself"));
+        }
+    }
+    if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate) {
+        if !(0.0..=1.0).contains(&rate) {
+            let field = agent.exact_field(&["tracing.sampleRate", "tracing.sample_rate"]);
+            out.push(agent.diagnostic(Severity::Error, field, format!("sample rate {rate} is outside 0..=1")));
+        }
+    }
+    if let Some(temperature) = spec.temperature {
+        if !(0.0..=2.0).contains(&temperature) {
+            out.push(agent.diagnostic(
+                Severity::Error,
+                "temperature",
+                format!("temperature {temperature} is outside 0..=2"),
+            ));
+        }
+    }
+    if spec.max_turns == Some(0) {
+        out.push(agent.diagnostic(Severity::Error, "maxTurns", "maxTurns is 0: the agent could never answer"));
+    }
+    Check::new("field values", out, None)
+}
+
+fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
+    let Some(model) = agent.definition.spec.model.as_deref() else {
+        let note = match &settings.agents.default_model {
+            Some(default) => format!("no model: uses the default `{default}`"),
+            None => "no model: uses the caller's or the default model".to_owned(),
+        };
+        return Check::new("model resolvable", Vec::new(), Some(note));
+    };
+    match resolve_model(model, settings, None) {
+        Ok(resolved) => Check::new("model resolvable", Vec::new(), Some(resolved.to_string())),
+        Err(ModelError::NothingToInherit) => Check::new(
+            "model resolvable",
+            Vec::new(),
+            Some("`inherit`: uses the caller's model".to_owned()),
+        ),
+        Err(error) => {
+            Check::new("model resolvable", vec![agent.diagnostic(Severity::Error, "model", error.to_string())], None)
+        }
+    }
+}
+
+fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
+    let spec = &agent.definition.spec;
+    let lists = [("tools.allow", spec.tools.allow.as_deref().unwrap_or_default()), ("tools.deny", &spec.tools.deny[..])];
+    let mut out = Vec::new();
+    for (list, tools) in lists {
+        for (i, tool) in tools.iter().enumerate() {
+            let field = format!("{list}[{i}]");
+            match is_known_tool(tool) {
+                KnownTool::Builtin | KnownTool::Pattern => {}
+                KnownTool::Mcp { server } => {
+                    let known = settings.mcp_servers.contains_key(&server)
+                        || spec.mcp.inline.contains_key(&server)
+                        || spec.mcp.servers.contains(&server);
+                    if !known {
+                        out.push(agent.diagnostic(
+                            Severity::Warning,
+                            &field,
+                            format!("tool `{tool}` belongs to MCP server `{server}`, which is neither in settings `mcpServers` nor defined in the agent"),
+                        ));
+                    }
+                }
+                KnownTool::Unknown => {
+                    let hint = suggest::similar(tool, BUILTIN_TOOLS.iter().copied())
+                        .first()
+                        .map(|best| format!(" (did you mean `{best}`?)"))
+                        .unwrap_or_default();
+                    out.push(agent.diagnostic(
+                        Severity::Warning,
+                        &field,
+                        format!("unknown tool `{tool}`{hint}: no built-in tool has this name; it will be unavailable"),
+                    ));
+                }
+            }
+        }
+    }
+    Check::new("tools exist", out, None)
+}
+
+fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {
+    let mcp = &agent.definition.spec.mcp;
+    let mut out = Vec::new();
+    for (i, server) in mcp.servers.iter().enumerate() {
+        if !settings.mcp_servers.contains_key(server) && !mcp.inline.contains_key(server) {
+            let mut configured: Vec<&str> = settings.mcp_servers.keys().map(String::as_str).collect();
+            configured.extend(mcp.inline.keys().map(String::as_str));
+            let known = if configured.is_empty() { "none is configured".to_owned() } else { format!("configured: {}", configured.join(", ")) };
+            out.push(agent.diagnostic(
+                Severity::Error,
+                &format!("mcp.servers[{i}]"),
+                format!("MCP server `{server}` is not configured: add it to settings `mcpServers` or define it inline ({known})"),
+            ));
+        }
+    }
+    for (name, config) in &mcp.inline {
+        if config.command.is_none() && config.url.is_none() && config.http_url.is_none() {
+            out.push(agent.diagnostic(
+                Severity::Error,
+                &format!("mcp.inline.{name}"),
+                format!("inline MCP server `{name}` has no `command`, `url` or `httpUrl`"),
+            ));
+        }
+    }
+    let note = (!mcp.is_empty()).then(|| format!("{} server(s)", mcp.servers.len() + mcp.inline.len()));
+    Check::new("MCP servers configured", out, note)
+}
+
+fn prompt_not_empty(agent: &LoadedAgent) -> Check {
+    if !agent.definition.system_prompt.trim().is_empty() {
+        return Check::new("prompt not empty", Vec::new(), None);
+    }
+    let severity = if agent.is_remote() { Severity::Warning } else { Severity::Error };
+    let mut diagnostic = agent.diagnostic(severity, "", "the system prompt is empty");
+    diagnostic.field = None;
+    Check::new("prompt not empty", vec![diagnostic], None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_str;
+    use std::path::Path;
+
+    fn report(front: &str) -> ValidationReport {
+        let text = format!("---\n{front}---\nPrompt\n");
+        let agent = parse_str(&text, Path::new("a.md"), SourceFormat::Native, Scope::Project).unwrap();
+        validate(&agent, &Settings::default())
+    }
+
+    fn messages(report: &ValidationReport) -> Vec<String> {
+        report.diagnostics().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_good_agent_passes_every_check() {
+        let r = report("name: good-agent\ndescription: d\nmodel: sonnet\ntools: [read_file, 'mcp.gh.*']\nmcp:\n  inline:\n    gh: {command: gh-mcp}\n");
+        assert!(r.valid, "{:?}", messages(&r));
+        assert_eq!(r.passed(), 7);
+        assert_eq!(messages(&r), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_check_reports_located_problems() {
+        let r = report(
+            "name: Bad_Name\nmodel: nope:x\ntools: [read_file, web_serch, mcp.ghost.x]\nmcp:\n  servers: [missing]\n\
+             triggers:\n  - regex: ['ok', '(unclosed']\nguardrails:\n  - name: g\n  - name: h\n    validator: v\n    schema: {}\n\
+             handoffs:\n  - to: ''\ntracing:\n  sample_rate: 1.5\ntemperature: 3\nmaxTurns: 0\n",
+        );
+        assert!(!r.valid);
+        let m = messages(&r);
+        let expected_prefixes = [
+            "a.md:2:1: field `name`: `Bad_Name` is not a valid name",
+            "a.md:2:1: field `description`: no description",
+            "a.md:8:19: field `triggers[0].regex[1]`: invalid regular expression `(unclosed`: unclosed group",
+            "a.md:10:5: field `guardrails[0]`: guardrail `g` has neither",
+            "a.md:11:5: field `guardrails[1]`: guardrail `h` has both",
+            "a.md:15:5: field `handoffs[0].to`: hand-off target is empty",
+            "a.md:17:3: field `tracing.sample_rate`: sample rate 1.5 is outside 0..=1",
+            "a.md:18:1: field `temperature`: temperature 3 is outside 0..=2",
+            "a.md:19:1: field `maxTurns`: maxTurns is 0",
+            "a.md:3:1: field `model`: unknown provider `nope`",
+            "a.md:4:20: field `tools.allow[1]`: unknown tool `web_serch`",
+            "a.md:4:31: field `tools.allow[2]`: tool `mcp.ghost.x` belongs to MCP server `ghost`",
+            "a.md:6:13: field `mcp.servers[0]`: MCP server `missing` is not configured",
+        ];
+        assert_eq!(m.len(), expected_prefixes.len(), "{m:#?}");
+        for (message, prefix) in m.iter().zip(expected_prefixes) {
+            assert!(message.starts_with(prefix), "{message}\n  does not start with\n{prefix}");
+        }
+        assert_eq!(r.passed(), 3);
+    }
+
+    #[test]
+    fn kebab_case() {
+        assert!(is_kebab_case("code-reviewer2"));
+        assert!(!is_kebab_case("Code"));
+        assert!(!is_kebab_case("a--b"));
+        assert!(!is_kebab_case("-a"));
+    }
+}

@@ -1,0 +1,161 @@
+//! Positions of front-matter fields, from span-aware YAML events.
+//!
+//! serde gives positions only for errors it raises itself. Checks that run after
+//! deserialisation (unknown fields, bad regexes, unknown tools …) look the field's position up
+//! here by its path: `model`, `tools.allow[1]`, `triggers[0].regex[0]`.
+
+use saphyr_parser::{Event, Parser};
+use std::collections::HashMap;
+
+/// One segment of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Segment {
+    /// A mapping key.
+    Key(String),
+    /// A sequence index.
+    Index(usize),
+}
+
+/// A mapping key found in the YAML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeyEntry {
+    /// Path of the key, segment by segment.
+    pub segments: Vec<Segment>,
+    /// Dotted path, e.g. `tools.allow`.
+    pub path: String,
+    /// 1-based line and column of the key, relative to the YAML text.
+    pub pos: (usize, usize),
+}
+
+/// Positions of every key and sequence item of a YAML document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct YamlIndex {
+    /// Position by dotted path: keys for mapping entries, items for sequence entries.
+    pub positions: HashMap<String, (usize, usize)>,
+    /// Every mapping key, in document order.
+    pub keys: Vec<KeyEntry>,
+    /// Whether the document's root is a mapping.
+    pub root_is_mapping: bool,
+}
+
+enum Frame {
+    Map { segments: Vec<Segment>, key: Option<Vec<Segment>> },
+    Seq { segments: Vec<Segment>, next: usize },
+    /// A complex key (a mapping or sequence used as a key): its contents are not indexed.
+    Skip,
+}
+
+/// Renders segments as `a.b[0].c`.
+pub(crate) fn join(segments: &[Segment]) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Index(index) => {
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+        }
+    }
+    out
+}
+
+impl YamlIndex {
+    /// Indexes `yaml`. Best effort: on a syntax error, what was seen so far is kept (the YAML
+    /// deserialiser reports the error itself).
+    pub(crate) fn build(yaml: &str) -> Self {
+        let mut index = YamlIndex::default();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut parser = Parser::new_from_str(yaml);
+        while let Some(Ok((event, span))) = parser.next_event() {
+            let pos = (span.start.line(), span.start.col() + 1);
+            let is_node = matches!(
+                event,
+                Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) | Event::Alias(_)
+            );
+            if is_node {
+                let opens = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+                let child = match stack.last_mut() {
+                    None => {
+                        index.root_is_mapping = matches!(event, Event::MappingStart(..));
+                        Some(Vec::new())
+                    }
+                    Some(Frame::Skip) => None,
+                    Some(Frame::Map { segments, key }) => match key.take() {
+                        Some(path) => Some(path),
+                        None => {
+                            if let Event::Scalar(value, ..) = &event {
+                                let mut path = segments.clone();
+                                path.push(Segment::Key(value.to_string()));
+                                let dotted = join(&path);
+                                index.positions.entry(dotted.clone()).or_insert(pos);
+                                index.keys.push(KeyEntry { segments: path.clone(), path: dotted, pos });
+                                *key = Some(path);
+                            } else {
+                                *key = Some(segments.clone());
+                                if opens {
+                                    stack.push(Frame::Skip);
+                                }
+                            }
+                            continue;
+                        }
+                    },
+                    Some(Frame::Seq { segments, next }) => {
+                        let mut path = segments.clone();
+                        path.push(Segment::Index(*next));
+                        *next += 1;
+                        index.positions.entry(join(&path)).or_insert(pos);
+                        Some(path)
+                    }
+                };
+                if opens {
+                    stack.push(match (child, &event) {
+                        (None, _) => Frame::Skip,
+                        (Some(segments), Event::MappingStart(..)) => Frame::Map { segments, key: None },
+                        (Some(segments), _) => Frame::Seq { segments, next: 0 },
+                    });
+                }
+            } else if matches!(event, Event::SequenceEnd | Event::MappingEnd) {
+                stack.pop();
+            }
+        }
+        index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indexes_keys_and_items() {
+        let yaml = "name: a\ntools:\n  allow: [read_file, grep]\ntriggers:\n  - regex:\n      - 'x('\n";
+        let index = YamlIndex::build(yaml);
+        assert!(index.root_is_mapping);
+        assert_eq!(index.positions["name"], (1, 1));
+        assert_eq!(index.positions["tools.allow"], (3, 3));
+        assert_eq!(index.positions["tools.allow[1]"], (3, 22));
+        assert_eq!(index.positions["triggers[0]"], (5, 5));
+        assert_eq!(index.positions["triggers[0].regex"], (5, 5));
+        assert_eq!(index.positions["triggers[0].regex[0]"], (6, 9));
+        let paths: Vec<&str> = index.keys.iter().map(|k| k.path.as_str()).collect();
+        assert_eq!(paths, ["name", "tools", "tools.allow", "triggers", "triggers[0].regex"]);
+    }
+
+    #[test]
+    fn survives_complex_keys_aliases_and_errors() {
+        let index = YamlIndex::build("? [a, b]\n: 1\nx: &a {y: 1}\nz: *a\n");
+        assert!(index.positions.contains_key("x.y"));
+        assert!(index.positions.contains_key("z"));
+        let index = YamlIndex::build("a: [1, 2\nb: : :");
+        assert!(index.positions.contains_key("a"));
+        let index = YamlIndex::build("- 1\n- 2\n");
+        assert!(!index.root_is_mapping);
+    }
+}

@@ -1,0 +1,196 @@
+//! The cassette file format shared by [`ScriptedProvider`](crate::ScriptedProvider) (replay) and
+//! [`RecordingProvider`](crate::RecordingProvider) (record).
+//!
+//! ```yaml
+//! version: 1
+//! model: openai:gpt-4o-mini        # informative only
+//! turns:
+//!   - expect: { lastUserContains: review, toolsInclude: [read_file] }
+//!     response:
+//!       text: I'll read it.
+//!       toolCalls: [{ name: read_file, arguments: { path: src/main.rs } }]
+//!       usage: { inputTokens: 12, outputTokens: 7 }
+//!   - expect: { lastToolResultContains: "fn main" }
+//!     response: { text: Looks fine. }
+//!   - error: { status: 429, message: slow down }
+//! ```
+
+use crate::provider::ProviderError;
+use agentctl_core::{Message, ModelRequest, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A whole cassette.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Cassette {
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub turns: Vec<Turn>,
+}
+
+/// One model call: what the request must look like, and the answer (or failure) to give.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Turn {
+    #[serde(default, skip_serializing_if = "Expect::is_empty")]
+    pub expect: Expect,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<ScriptedResponse>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ScriptedError>,
+}
+
+/// Conditions on the request; all that are set must hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Expect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_user_contains: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_tool_result_contains: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools_include: Vec<String>,
+}
+
+/// A scripted answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ScriptedResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ScriptedCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+/// A scripted tool call; `id` defaults to `call_{turn}_{index}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ScriptedCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    #[serde(default = "empty_object")]
+    pub arguments: Value,
+}
+
+/// A scripted failure, reported as an HTTP status error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ScriptedError {
+    pub status: u16,
+    #[serde(default)]
+    pub message: String,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+impl Expect {
+    fn is_empty(&self) -> bool {
+        self == &Expect::default()
+    }
+
+    /// `Err` says what was expected and what the request had.
+    pub fn check(&self, request: &ModelRequest) -> Result<(), String> {
+        if let Some(wanted) = &self.last_user_contains {
+            check_contains("the last user message", wanted, last_user(request))?;
+        }
+        if let Some(wanted) = &self.last_tool_result_contains {
+            check_contains("the last tool result", wanted, last_tool_result(request))?;
+        }
+        for tool in &self.tools_include {
+            if !request.tools.iter().any(|spec| &spec.name == tool) {
+                let offered: Vec<&str> = request
+                    .tools
+                    .iter()
+                    .map(|spec| spec.name.as_str())
+                    .collect();
+                return Err(format!(
+                    "expected tool `{tool}` to be offered, but the request offers [{}]",
+                    offered.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_contains(what: &str, wanted: &str, actual: Option<&str>) -> Result<(), String> {
+    match actual {
+        Some(actual) if actual.contains(wanted) => Ok(()),
+        Some(actual) => Err(format!(
+            "expected {what} to contain {wanted:?}, but it is {:?}",
+            crate::http::one_line(actual, 120)
+        )),
+        None => Err(format!(
+            "expected {what} to contain {wanted:?}, but the request has none"
+        )),
+    }
+}
+
+/// Text of the last user message.
+pub(crate) fn last_user(request: &ModelRequest) -> Option<&str> {
+    request
+        .messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            Message::User { content } => Some(content.as_str()),
+            _ => None,
+        })
+}
+
+/// Text of the last tool result.
+pub(crate) fn last_tool_result(request: &ModelRequest) -> Option<&str> {
+    request
+        .messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            Message::Tool { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+}
+
+impl Cassette {
+    /// Parses and checks a cassette; errors name `origin` and the line and column.
+    pub fn parse(yaml: &str, origin: &str) -> Result<Self, ProviderError> {
+        let cassette: Cassette = serde_norway::from_str(yaml).map_err(|error| {
+            let at = error
+                .location()
+                .map(|at| format!(":{}:{}", at.line(), at.column()))
+                .unwrap_or_default();
+            ProviderError::Script(format!(
+                "{origin}{at}: invalid cassette: {}",
+                crate::http::one_line(&error.to_string(), 300)
+            ))
+        })?;
+        if cassette.version != 1 {
+            return Err(ProviderError::Script(format!(
+                "{origin}: unsupported cassette version {} (expected 1)",
+                cassette.version
+            )));
+        }
+        for (index, turn) in cassette.turns.iter().enumerate() {
+            if turn.response.is_some() == turn.error.is_some() {
+                return Err(ProviderError::Script(format!(
+                    "{origin}: turn {} must have exactly one of `response` and `error`",
+                    index + 1
+                )));
+            }
+        }
+        Ok(cassette)
+    }
+
+    /// Serialises to YAML.
+    pub fn to_yaml(&self) -> Result<String, ProviderError> {
+        serde_norway::to_string(self)
+            .map_err(|error| ProviderError::Script(format!("cannot write cassette: {error}")))
+    }
+}

@@ -1,0 +1,357 @@
+//! Gemini native API: `POST {base}/v1beta/models/{model}:generateContent` and
+//! `:streamGenerateContent?alt=sse`.
+//!
+//! Gemini has no tool-call ids: calls get ids `call_{n}`, `n` counting every call of the
+//! conversation so ids stay unique and stable across turns, and results go back as
+//! `functionResponse` parts matched by tool name. JSON-Schema keywords Gemini rejects are
+//! stripped from tool parameters.
+
+use crate::assemble;
+use crate::http::{HttpClient, Target};
+use crate::provider::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{
+    Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
+};
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+/// Schema keywords the Gemini API refuses.
+const UNSUPPORTED_SCHEMA_KEYS: &[&str] = &["$schema", "$id", "additionalProperties"];
+
+/// A Gemini endpoint.
+#[derive(Debug)]
+pub(crate) struct GeminiProvider {
+    http: HttpClient,
+    base_url: String,
+}
+
+impl GeminiProvider {
+    pub fn new(http: HttpClient, base_url: &str) -> Self {
+        Self {
+            http,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+        }
+    }
+}
+
+#[async_trait]
+impl ModelProvider for GeminiProvider {
+    fn name(&self) -> &str {
+        self.http.provider()
+    }
+
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: DeltaSink<'_>,
+    ) -> Result<ModelResponse, ProviderError> {
+        let model = request
+            .model
+            .strip_prefix("models/")
+            .unwrap_or(&request.model);
+        let method = if request.stream {
+            "streamGenerateContent?alt=sse"
+        } else {
+            "generateContent"
+        };
+        let url = format!("{}/v1beta/models/{model}:{method}", self.base_url);
+        let target = Target {
+            model: &request.model,
+            url,
+        };
+        let body = request_body(request);
+        let first_id = previous_calls(request);
+        let mut answer = Answer {
+            next_id: first_id,
+            ..Answer::default()
+        };
+        if !request.stream {
+            let value = self.http.post_json(&target, &body).await?;
+            answer.apply(&value, &|_| {});
+        } else {
+            self.http
+                .post_sse(&target, &body, |event| {
+                    let value: Value = serde_json::from_str(&event.data).map_err(|error| {
+                        self.http.malformed(
+                            &target,
+                            format!("bad stream event ({error}): {}", event.data),
+                        )
+                    })?;
+                    if let Some(error) = value.get("error") {
+                        return Err(self
+                            .http
+                            .malformed(&target, format!("stream error: {error}")));
+                    }
+                    answer.apply(&value, on_delta);
+                    Ok(false)
+                })
+                .await?;
+        }
+        if !answer.saw_candidate {
+            return Err(self
+                .http
+                .malformed(&target, "no candidates in the answer".to_owned()));
+        }
+        Ok(assemble::response(
+            answer.text,
+            answer.tool_calls,
+            answer.usage,
+            answer.stop,
+        ))
+    }
+}
+
+/// The answer so far (a non-streamed answer is one chunk).
+#[derive(Debug)]
+struct Answer {
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    usage: Usage,
+    stop: StopReason,
+    next_id: usize,
+    saw_candidate: bool,
+}
+
+impl Default for Answer {
+    fn default() -> Self {
+        Self {
+            text: String::new(),
+            tool_calls: Vec::new(),
+            usage: Usage::default(),
+            stop: StopReason::EndTurn,
+            next_id: 0,
+            saw_candidate: false,
+        }
+    }
+}
+
+impl Answer {
+    fn apply(&mut self, chunk: &Value, on_delta: DeltaSink<'_>) {
+        if let Some(usage) = chunk.get("usageMetadata") {
+            let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Usage {
+                input_tokens: count("promptTokenCount"),
+                output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+            };
+        }
+        let Some(candidate) = chunk.pointer("/candidates/0") else {
+            return;
+        };
+        self.saw_candidate = true;
+        let parts = candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array);
+        for part in parts.into_iter().flatten() {
+            // Thought summaries are not part of the answer.
+            if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            if let Some(text) = part.get("text").and_then(Value::as_str)
+                && !text.is_empty()
+            {
+                self.text.push_str(text);
+                on_delta(ModelDelta::Text {
+                    text: text.to_owned(),
+                });
+            }
+            if let Some(call) = part.get("functionCall") {
+                let index = self.tool_calls.len();
+                let id = format!("call_{}", self.next_id);
+                self.next_id += 1;
+                let name = call
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let arguments = call.get("args").cloned().unwrap_or_else(|| json!({}));
+                on_delta(ModelDelta::ToolCallStart {
+                    index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                on_delta(ModelDelta::ToolCallArguments {
+                    index,
+                    fragment: arguments.to_string(),
+                });
+                self.tool_calls.push(ToolCall {
+                    id,
+                    name,
+                    arguments,
+                });
+            }
+        }
+        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+            self.stop = match reason {
+                "STOP" => StopReason::EndTurn,
+                "MAX_TOKENS" => StopReason::MaxTokens,
+                other => StopReason::Other(other.to_lowercase()),
+            };
+        }
+    }
+}
+
+/// Number of tool calls already in the history: the first new call's id number.
+fn previous_calls(request: &ModelRequest) -> usize {
+    request
+        .messages
+        .iter()
+        .map(|message| match message {
+            Message::Assistant { tool_calls, .. } => tool_calls.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Builds the `generateContent` request body.
+pub(crate) fn request_body(request: &ModelRequest) -> Value {
+    let mut contents: Vec<Value> = Vec::new();
+    for message in &request.messages {
+        let (role, parts) = match message {
+            Message::User { content } => ("user", vec![json!({"text": content})]),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut parts = Vec::new();
+                if let Some(text) = content.as_deref().filter(|text| !text.is_empty()) {
+                    parts.push(json!({"text": text}));
+                }
+                parts.extend(tool_calls.iter().map(
+                    |call| json!({"functionCall": {"name": call.name, "args": call.arguments}}),
+                ));
+                ("model", parts)
+            }
+            Message::Tool {
+                name,
+                content,
+                is_error,
+                ..
+            } => {
+                // `response` must be an object: JSON object results go as they are.
+                let response = match serde_json::from_str::<Value>(content) {
+                    Ok(Value::Object(object)) if !is_error => Value::Object(object),
+                    _ if *is_error => json!({"error": content}),
+                    _ => json!({"result": content}),
+                };
+                (
+                    "user",
+                    vec![json!({"functionResponse": {"name": name, "response": response}})],
+                )
+            }
+        };
+        match contents.last_mut() {
+            Some(last) if last["role"] == role => {
+                if let Some(existing) = last["parts"].as_array_mut() {
+                    existing.extend(parts);
+                }
+            }
+            _ => contents.push(json!({"role": role, "parts": parts})),
+        }
+    }
+    let mut body = json!({"contents": contents});
+    if let Some(system) = &request.system {
+        body["systemInstruction"] = json!({"parts": [{"text": system}]});
+    }
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                let mut parameters = tool.parameters.clone();
+                strip_unsupported(&mut parameters);
+                json!({"name": tool.name, "description": tool.description, "parameters": parameters})
+            })
+            .collect();
+        body["tools"] = json!([{"functionDeclarations": declarations}]);
+    }
+    let mut config = serde_json::Map::new();
+    if let Some(temperature) = request.temperature {
+        config.insert("temperature".into(), json!(temperature));
+    }
+    if let Some(max_tokens) = request.max_tokens {
+        config.insert("maxOutputTokens".into(), json!(max_tokens));
+    }
+    if !config.is_empty() {
+        body["generationConfig"] = Value::Object(config);
+    }
+    body
+}
+
+/// Removes schema keywords Gemini rejects, at every depth (property names are left alone).
+fn strip_unsupported(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            for key in UNSUPPORTED_SCHEMA_KEYS {
+                object.remove(*key);
+            }
+            for (key, value) in object.iter_mut() {
+                if key == "properties" {
+                    if let Value::Object(properties) = value {
+                        properties.values_mut().for_each(strip_unsupported);
+                    }
+                } else {
+                    strip_unsupported(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_unsupported),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_keywords_are_stripped_but_property_names_kept() {
+        let mut schema = json!({
+            "$schema": "x", "type": "object", "additionalProperties": false,
+            "properties": {"additionalProperties": {"type": "string"},
+                           "nested": {"type": "object", "additionalProperties": true}},
+        });
+        strip_unsupported(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {
+                "additionalProperties": {"type": "string"}, "nested": {"type": "object"}}})
+        );
+    }
+
+    #[test]
+    fn tool_results_become_function_responses() {
+        let request = ModelRequest {
+            model: "gemini-2.5-flash".into(),
+            system: None,
+            messages: vec![
+                Message::user("go"),
+                Message::Assistant {
+                    content: None,
+                    tool_calls: vec![ToolCall {
+                        id: "call_0".into(),
+                        name: "ls".into(),
+                        arguments: json!({}),
+                    }],
+                },
+                Message::Tool {
+                    call_id: "call_0".into(),
+                    name: "ls".into(),
+                    content: "a\nb".into(),
+                    is_error: false,
+                },
+            ],
+            tools: vec![],
+            temperature: Some(0.5),
+            max_tokens: None,
+            stream: false,
+        };
+        let body = request_body(&request);
+        assert_eq!(body["contents"][1]["role"], "model");
+        assert_eq!(
+            body["contents"][2]["parts"][0],
+            json!({"functionResponse": {"name": "ls", "response": {"result": "a\nb"}}})
+        );
+        assert_eq!(body["generationConfig"], json!({"temperature": 0.5}));
+        assert_eq!(previous_calls(&request), 1);
+    }
+}

@@ -1,0 +1,347 @@
+//! The HTTP behaviour every wire format shares: one `reqwest::Client` per provider, retries on
+//! 429/5xx/connection errors/timeouts, the request and idle-stream time limits, and turning error
+//! answers into one-line [`ProviderError`]s that say what to check. API keys travel only in
+//! default headers marked sensitive; no error text is built from headers.
+
+use crate::options::{ProviderOptions, RetryPolicy};
+use crate::provider::ProviderError;
+use crate::retry;
+use crate::sse::{SseEvent, SseParser};
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Once;
+use std::time::{Duration, SystemTime};
+
+/// A provider's connection to its API.
+#[derive(Debug)]
+pub(crate) struct HttpClient {
+    client: reqwest::Client,
+    provider: String,
+    /// Variable the key comes from, for the 401/403 hint.
+    key_env: String,
+    retry: RetryPolicy,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+/// Where a call goes: kept together so every error can name provider, model and URL.
+pub(crate) struct Target<'a> {
+    pub model: &'a str,
+    pub url: String,
+}
+
+impl HttpClient {
+    /// Builds the client; `headers` are sent with every request (auth headers are marked
+    /// sensitive so they never show in debug output).
+    pub fn new(
+        provider: &str,
+        key_env: &str,
+        auth: Vec<(&'static str, String)>,
+        extra: &BTreeMap<String, String>,
+        options: &ProviderOptions,
+    ) -> Result<Self, ProviderError> {
+        install_crypto_provider();
+        let config_error = |what: String| {
+            ProviderError::Config(format!(
+                "{provider}: invalid provider configuration: {what}"
+            ))
+        };
+        let mut headers = HeaderMap::new();
+        for (name, value) in auth {
+            let mut value = HeaderValue::from_str(&value).map_err(|_| {
+                config_error(format!("the value of {key_env} is not a valid header"))
+            })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static(name), value);
+        }
+        for (name, value) in extra {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| config_error(format!("bad header name `{name}`")))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| config_error(format!("bad value for header `{name}`")))?;
+            value.set_sensitive(true);
+            headers.insert(header, value);
+        }
+        let client = reqwest::Client::builder()
+            .default_headers(headers)
+            .connect_timeout(options.request_timeout)
+            .user_agent(concat!("agentctl/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| config_error(error_chain(&error)))?;
+        Ok(Self {
+            client,
+            provider: provider.to_owned(),
+            key_env: key_env.to_owned(),
+            retry: options.retry,
+            request_timeout: options.request_timeout,
+            idle_timeout: options.idle_timeout,
+        })
+    }
+
+    /// Provider name used in errors.
+    pub fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    /// Posts `body` and parses the whole answer as JSON, retrying transient failures.
+    pub async fn post_json(
+        &self,
+        target: &Target<'_>,
+        body: &Value,
+    ) -> Result<Value, ProviderError> {
+        self.with_retries(|| async {
+            let attempt = async {
+                let response = self.send(target, body).await?;
+                response
+                    .bytes()
+                    .await
+                    .map_err(|error| self.connection(target, &error))
+            };
+            let bytes = tokio::time::timeout(self.request_timeout, attempt)
+                .await
+                .map_err(|_| self.timeout(target, self.request_timeout, "request"))??;
+            serde_json::from_slice(&bytes).map_err(|error| {
+                self.malformed(
+                    target,
+                    format!("expected JSON ({error}); body: {}", excerpt(&bytes)),
+                )
+            })
+        })
+        .await
+    }
+
+    /// Posts `body` and returns the answer's byte stream once its headers are in.
+    async fn post_stream(
+        &self,
+        target: &Target<'_>,
+        body: &Value,
+    ) -> Result<ByteStream, ProviderError> {
+        let response = self
+            .with_retries(|| async {
+                tokio::time::timeout(self.request_timeout, self.send(target, body))
+                    .await
+                    .map_err(|_| self.timeout(target, self.request_timeout, "request"))?
+            })
+            .await?;
+        Ok(ByteStream {
+            response,
+            idle_timeout: self.idle_timeout,
+        })
+    }
+
+    async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> Result<T, ProviderError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, ProviderError>>,
+    {
+        let max_attempts = self.retry.max_attempts.max(1);
+        let mut number = 1;
+        loop {
+            match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(error) if error.is_retryable() && number < max_attempts => {
+                    let retry_after = match &error {
+                        ProviderError::Status { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    tokio::time::sleep(retry::delay(&self.retry, number, retry_after)).await;
+                    number += 1;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// One attempt up to the response headers; error statuses become [`ProviderError::Status`].
+    async fn send(
+        &self,
+        target: &Target<'_>,
+        body: &Value,
+    ) -> Result<reqwest::Response, ProviderError> {
+        let response = self
+            .client
+            .post(&target.url)
+            .json(body)
+            .send()
+            .await
+            .map_err(|error| self.connection(target, &error))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| retry::parse_retry_after(value, SystemTime::now()));
+        let bytes = response.bytes().await.unwrap_or_default();
+        let status = status.as_u16();
+        let hint = match status {
+            401 | 403 => format!(" — check {}", self.key_env),
+            404 => " — check the model name and base URL".to_owned(),
+            _ => String::new(),
+        };
+        Err(ProviderError::Status {
+            provider: self.provider.clone(),
+            model: target.model.to_owned(),
+            status,
+            message: error_message(&bytes),
+            hint,
+            retry_after,
+        })
+    }
+
+    fn connection(&self, target: &Target<'_>, error: &reqwest::Error) -> ProviderError {
+        ProviderError::Connection {
+            provider: self.provider.clone(),
+            model: target.model.to_owned(),
+            url: target.url.clone(),
+            message: error_chain(error),
+        }
+    }
+
+    fn timeout(&self, target: &Target<'_>, after: Duration, what: &'static str) -> ProviderError {
+        ProviderError::Timeout {
+            provider: self.provider.clone(),
+            model: target.model.to_owned(),
+            after,
+            what,
+        }
+    }
+
+    /// A [`ProviderError::Malformed`] for this provider and model.
+    pub fn malformed(&self, target: &Target<'_>, message: String) -> ProviderError {
+        ProviderError::Malformed {
+            provider: self.provider.clone(),
+            model: target.model.to_owned(),
+            message,
+        }
+    }
+
+    /// Reads the next chunk of a stream, enforcing the idle limit.
+    async fn next_chunk(
+        &self,
+        target: &Target<'_>,
+        stream: &mut ByteStream,
+    ) -> Result<Option<Bytes>, ProviderError> {
+        match tokio::time::timeout(stream.idle_timeout, stream.response.chunk()).await {
+            Err(_) => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
+            Ok(Err(error)) => Err(self.connection(target, &error)),
+            Ok(Ok(chunk)) => Ok(chunk),
+        }
+    }
+}
+
+impl HttpClient {
+    /// Posts `body` expecting an SSE answer and hands each event to `handle` until the stream
+    /// ends or `handle` returns `Ok(true)` (done).
+    pub async fn post_sse(
+        &self,
+        target: &Target<'_>,
+        body: &Value,
+        mut handle: impl FnMut(SseEvent) -> Result<bool, ProviderError>,
+    ) -> Result<(), ProviderError> {
+        let mut stream = self.post_stream(target, body).await?;
+        let mut parser = SseParser::default();
+        loop {
+            let chunk = self.next_chunk(target, &mut stream).await?;
+            let events = match &chunk {
+                Some(bytes) => parser.push(bytes),
+                None => parser.finish().into_iter().collect(),
+            };
+            for event in events {
+                if handle(event)? {
+                    return Ok(());
+                }
+            }
+            if chunk.is_none() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// An answer being streamed.
+pub(crate) struct ByteStream {
+    response: reqwest::Response,
+    idle_timeout: Duration,
+}
+
+/// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used
+/// because aws-lc-rs (reqwest's default) compiles a large C library, slow on small CI machines.
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Err means another thread installed one first: fine either way.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+}
+
+/// A transport error with its causes, on one line, without the URL (the caller adds it).
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    if let Some(url) = error.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    one_line(&text, 300)
+}
+
+/// The API's own error message (`{"error": {"message": …}}` in all three formats), else the body.
+fn error_message(body: &[u8]) -> String {
+    if let Ok(value) = serde_json::from_slice::<Value>(body) {
+        let error = value.get("error").unwrap_or(&value);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .or_else(|| error.as_str());
+        if let Some(message) = message {
+            return one_line(message, 300);
+        }
+    }
+    if body.is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        excerpt(body)
+    }
+}
+
+/// The start of a body, on one line.
+pub(crate) fn excerpt(body: &[u8]) -> String {
+    one_line(&String::from_utf8_lossy(body), 200)
+}
+
+/// Collapses whitespace runs (newlines included) and shortens to `max` characters.
+pub(crate) fn one_line(text: &str, max: usize) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match collapsed.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &collapsed[..cut]),
+        None => collapsed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_messages_come_from_the_json_body() {
+        let body = br#"{"error":{"message":"Incorrect API key\nprovided","type":"auth"}}"#;
+        assert_eq!(error_message(body), "Incorrect API key provided");
+        assert_eq!(error_message(b"<html>\n oops</html>"), "<html> oops</html>");
+        assert_eq!(error_message(b""), "(empty body)");
+        assert_eq!(one_line("aé b", 2), "aé…");
+    }
+}

@@ -1,0 +1,10 @@
+//! Integration tests of agentctl-providers: every provider over real HTTP against the fake
+//! servers of agentctl-test-support on 127.0.0.1, plus scripted and recorded runs.
+
+mod suite {
+    mod anthropic;
+    mod common;
+    mod gemini;
+    mod openai;
+    mod scripted;
+}

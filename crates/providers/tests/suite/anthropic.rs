@@ -1,0 +1,185 @@
+//! Anthropic Messages API over HTTP.
+
+use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use agentctl_core::{Message, ModelDelta, ProviderKind, StopReason, ToolCall};
+use agentctl_providers::ProviderError;
+use agentctl_test_support::{FakeServer, anthropic, sse_event};
+use serde_json::json;
+
+#[tokio::test]
+async fn non_streaming_text_and_tool_call() {
+    let server = FakeServer::anthropic().await;
+    let provider = provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    );
+    server.push_json(anthropic::response(
+        Some("Let me look."),
+        &[("toolu_1", "read_file", json!({"path": "a.rs"}))],
+    ));
+    let response = provider
+        .complete(&request("read a.rs", false), &|_| {})
+        .await
+        .unwrap();
+    assert_eq!(response.text.as_deref(), Some("Let me look."));
+    assert_eq!(response.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        response.tool_calls,
+        [ToolCall {
+            id: "toolu_1".into(),
+            name: "read_file".into(),
+            arguments: json!({"path": "a.rs"})
+        }]
+    );
+    assert_eq!(
+        (response.usage.input_tokens, response.usage.output_tokens),
+        (10, 5)
+    );
+    let sent = server.single_request();
+    assert_eq!(sent.path, "/v1/messages");
+    assert_eq!(sent.header("x-api-key"), Some(KEY));
+    assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
+    assert!(sent.header("authorization").is_none());
+    assert_eq!(sent.body["system"], "You are terse.");
+    assert_eq!(sent.body["max_tokens"], 4096);
+    assert_eq!(
+        sent.body["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "read a.rs"}]}])
+    );
+    assert_eq!(sent.body["tools"][0]["input_schema"]["type"], "object");
+}
+
+#[tokio::test]
+async fn streaming_text_and_tool_call() {
+    let server = FakeServer::anthropic().await;
+    let provider = provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    );
+    server.push_sse(anthropic::stream(
+        &["Let ", "me look."],
+        &[("toolu_1", "read_file", "{\"path\": \"a.rs\"}")],
+    ));
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&request("read a.rs", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(deltas.texts(), ["Let ", "me look."]);
+    assert!(deltas.all().contains(&ModelDelta::ToolCallStart {
+        index: 0,
+        id: "toolu_1".into(),
+        name: "read_file".into()
+    }));
+    assert_eq!(response.text.as_deref(), Some("Let me look."));
+    assert_eq!(response.tool_calls[0].arguments, json!({"path": "a.rs"}));
+    assert_eq!(response.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        (response.usage.input_tokens, response.usage.output_tokens),
+        (10, 5)
+    );
+    assert_eq!(server.single_request().body["stream"], true);
+}
+
+#[tokio::test]
+async fn tool_results_round_trip() {
+    let server = FakeServer::anthropic().await;
+    let provider = provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    );
+    server.push_sse(anthropic::stream(&["Fine."], &[]));
+    let mut request = request("read both", true);
+    request.messages.push(Message::Assistant {
+        content: None,
+        tool_calls: vec![
+            ToolCall {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "a"}),
+            },
+            ToolCall {
+                id: "toolu_2".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "b"}),
+            },
+        ],
+    });
+    request.messages.push(Message::Tool {
+        call_id: "toolu_1".into(),
+        name: "read_file".into(),
+        content: "A".into(),
+        is_error: false,
+    });
+    request.messages.push(Message::Tool {
+        call_id: "toolu_2".into(),
+        name: "read_file".into(),
+        content: "gone".into(),
+        is_error: true,
+    });
+    let response = provider.complete(&request, &|_| {}).await.unwrap();
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    let messages = server.single_request().body["messages"].clone();
+    assert_eq!(messages.as_array().unwrap().len(), 3);
+    assert_eq!(
+        messages[1]["content"][1],
+        json!({"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {"path": "b"}})
+    );
+    assert_eq!(
+        messages[2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "A"},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "gone", "is_error": true},
+        ]})
+    );
+}
+
+#[tokio::test]
+async fn stream_error_event_is_reported() {
+    let server = FakeServer::anthropic().await;
+    let provider = provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    );
+    server.push_sse([sse_event(
+        "error",
+        &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    )]);
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Status { status: 529, .. }),
+        "{error:?}"
+    );
+    assert!(check_display(&error).contains("Overloaded"));
+}
+
+#[tokio::test]
+async fn unauthorized_names_the_key_variable() {
+    let server = FakeServer::anthropic().await;
+    let provider = provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    );
+    server.push_status(403, None);
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        check_display(&error).ends_with("HTTP 403: fake status 403 — check ANTHROPIC_API_KEY"),
+        "{error}"
+    );
+}

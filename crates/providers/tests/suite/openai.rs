@@ -1,0 +1,424 @@
+//! OpenAI-compatible Chat Completions over HTTP.
+
+use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use agentctl_core::{Message, ModelDelta, ModelRef, ProviderKind, Settings, StopReason, ToolCall};
+use agentctl_providers::{Env, ProviderError, ProviderOptions, RetryPolicy, build_provider};
+use agentctl_test_support::{FakeServer, Reply, openai};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+async fn setup(
+    options: &ProviderOptions,
+) -> (
+    FakeServer,
+    std::sync::Arc<dyn agentctl_providers::ModelProvider>,
+) {
+    let server = FakeServer::openai().await;
+    let provider = provider_at("openai", ProviderKind::Openai, &server.base_url(), options);
+    (server, provider)
+}
+
+#[tokio::test]
+async fn non_streaming_text() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("Hi there"));
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&request("hello", false), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.text.as_deref(), Some("Hi there"));
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        (response.usage.input_tokens, response.usage.output_tokens),
+        (10, 5)
+    );
+    assert!(deltas.all().is_empty());
+    let sent = server.single_request();
+    assert_eq!(
+        (sent.method.as_str(), sent.path.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
+    assert_eq!(
+        sent.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert_eq!(sent.body["model"], "test-model");
+    assert_eq!(
+        sent.body["messages"][0],
+        json!({"role": "system", "content": "You are terse."})
+    );
+    assert_eq!(
+        sent.body["messages"][1],
+        json!({"role": "user", "content": "hello"})
+    );
+    assert_eq!(sent.body["tools"][0]["function"]["name"], "read_file");
+    assert!(sent.body.get("stream").is_none());
+}
+
+#[tokio::test]
+async fn streaming_text_deltas_arrive_in_order() {
+    let (server, provider) = setup(&options()).await;
+    server.push_sse([
+        openai::text_chunk("Hel"),
+        openai::text_chunk("lo, "),
+        openai::text_chunk("wörld"),
+        openai::finish_chunk("stop"),
+        openai::usage_chunk(7, 3),
+        openai::done(),
+    ]);
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&request("hello", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(deltas.texts(), ["Hel", "lo, ", "wörld"]);
+    assert_eq!(response.text.as_deref(), Some("Hello, wörld"));
+    assert_eq!(
+        (response.usage.input_tokens, response.usage.output_tokens),
+        (7, 3)
+    );
+    let sent = server.single_request();
+    assert_eq!(sent.body["stream"], true);
+    assert_eq!(sent.body["stream_options"], json!({"include_usage": true}));
+}
+
+#[tokio::test]
+async fn several_tool_calls_streamed_in_pieces() {
+    let (server, provider) = setup(&options()).await;
+    server.push_sse([
+        openai::text_chunk("Reading both."),
+        openai::tool_call_chunk(0, Some("call_a"), Some("read_file"), ""),
+        openai::tool_call_chunk(0, None, None, "{\"pa"),
+        openai::tool_call_chunk(1, Some("call_b"), Some("read_file"), "{\"path\":"),
+        openai::tool_call_chunk(0, None, None, "th\":\"a.rs\"}"),
+        openai::tool_call_chunk(1, None, None, "\"b.rs\"}"),
+        openai::finish_chunk("tool_calls"),
+        openai::done(),
+    ]);
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&request("read", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        response.tool_calls,
+        vec![
+            ToolCall {
+                id: "call_a".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "a.rs"})
+            },
+            ToolCall {
+                id: "call_b".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "b.rs"})
+            },
+        ]
+    );
+    let starts: Vec<usize> = deltas
+        .all()
+        .iter()
+        .filter_map(|delta| match delta {
+            ModelDelta::ToolCallStart { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, [0, 1]);
+    let fragments: String = deltas
+        .all()
+        .iter()
+        .filter_map(|delta| match delta {
+            ModelDelta::ToolCallArguments { index: 0, fragment } => Some(fragment.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fragments, "{\"path\":\"a.rs\"}");
+}
+
+#[tokio::test]
+async fn malformed_streamed_arguments_name_the_tool() {
+    let (server, provider) = setup(&options()).await;
+    server.push_sse([
+        openai::tool_call_chunk(0, Some("c"), Some("grep"), "{\"q\": "),
+        openai::done(),
+    ]);
+    let error = provider
+        .complete(&request("x", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Malformed { .. }),
+        "{error:?}"
+    );
+    assert!(check_display(&error).contains("`grep`"));
+}
+
+#[tokio::test]
+async fn tool_results_are_sent_back() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("Both files are fine."));
+    let mut request = request("read", false);
+    request.messages.push(Message::Assistant {
+        content: Some("Reading.".into()),
+        tool_calls: vec![
+            ToolCall {
+                id: "call_a".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "a.rs"}),
+            },
+            ToolCall {
+                id: "call_b".into(),
+                name: "read_file".into(),
+                arguments: json!({"path": "b.rs"}),
+            },
+        ],
+    });
+    for (id, content) in [("call_a", "fn a() {}"), ("call_b", "no such file")] {
+        let is_error = id == "call_b";
+        request.messages.push(Message::Tool {
+            call_id: id.into(),
+            name: "read_file".into(),
+            content: content.into(),
+            is_error,
+        });
+    }
+    provider.complete(&request, &|_| {}).await.unwrap();
+    let messages = server.single_request().body["messages"].clone();
+    assert_eq!(messages[2]["role"], "assistant");
+    assert_eq!(messages[2]["content"], "Reading.");
+    assert_eq!(
+        messages[2]["tool_calls"][1],
+        json!({"id": "call_b", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"b.rs\"}"}})
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_a", "content": "fn a() {}"})
+    );
+    assert_eq!(
+        messages[4],
+        json!({"role": "tool", "tool_call_id": "call_b", "content": "no such file"})
+    );
+}
+
+#[tokio::test]
+async fn rate_limit_is_retried_after_retry_after() {
+    let mut options = options();
+    options.retry.max_delay = Duration::from_secs(3);
+    let (server, provider) = setup(&options).await;
+    server.push_status(429, Some(1));
+    server.push_json(openai::text_response("ok"));
+    let started = Instant::now();
+    let response = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap();
+    assert_eq!(response.text.as_deref(), Some("ok"));
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_until_attempts_run_out() {
+    let (server, provider) = setup(&options()).await;
+    for _ in 0..3 {
+        server.push_status(500, None);
+    }
+    server.push_json(openai::text_response("never reached"));
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ProviderError::Status { status: 500, .. }));
+    assert!(error.is_retryable());
+    assert_eq!(
+        check_display(&error),
+        "openai: model `test-model` request failed with HTTP 500: fake status 500"
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn request_timeout() {
+    let mut options = options();
+    options.request_timeout = Duration::from_millis(200);
+    options.retry = RetryPolicy::none();
+    let (server, provider) = setup(&options).await;
+    server.push_delay(Duration::from_secs(5));
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                what: "request",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        check_display(&error),
+        "openai: model `test-model` timed out after 200ms (request)"
+    );
+}
+
+#[tokio::test]
+async fn idle_stream_timeout() {
+    let mut options = options();
+    options.idle_timeout = Duration::from_millis(200);
+    let (server, provider) = setup(&options).await;
+    server.push(
+        Reply::sse([openai::text_chunk("partial")])
+            .then_pause(Duration::from_secs(5), [openai::done()]),
+    );
+    let deltas = Deltas::default();
+    let error = provider
+        .complete(&request("hi", true), &deltas.sink())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                what: "idle stream",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(deltas.texts(), ["partial"]);
+    // Once the stream has begun nothing is retried: deltas were already shown.
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn malformed_json_body() {
+    let (server, provider) = setup(&options()).await;
+    server.push_raw(200, "application/json", "{\"choices\": [oops");
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Malformed { .. }),
+        "{error:?}"
+    );
+    let text = check_display(&error);
+    assert!(
+        text.starts_with("openai: model `test-model` sent a malformed response: expected JSON"),
+        "{text}"
+    );
+    assert!(text.contains("[oops"), "{text}");
+}
+
+#[tokio::test]
+async fn unauthorized_names_the_key_variable() {
+    let (server, provider) = setup(&options()).await;
+    server.push_status(401, None);
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(!error.is_retryable());
+    assert_eq!(
+        check_display(&error),
+        "openai: model `test-model` request failed with HTTP 401: fake status 401 — check OPENAI_API_KEY"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn not_found_suggests_model_and_base_url() {
+    let (server, provider) = setup(&options()).await;
+    server.push_status(404, None);
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(check_display(&error).ends_with("— check the model name and base URL"));
+}
+
+#[tokio::test]
+async fn missing_key_is_reported_before_any_request() {
+    let server = FakeServer::openai().await;
+    let options = ProviderOptions {
+        env: Env::from_pairs::<&str, &str>([]),
+        ..options()
+    };
+    let mut settings = Settings::default();
+    settings.providers.insert(
+        "openai".into(),
+        agentctl_core::ProviderConfig {
+            base_url: Some(server.base_url()),
+            ..Default::default()
+        },
+    );
+    let model = ModelRef {
+        provider: "openai".into(),
+        model: "gpt-test".into(),
+    };
+    let error = build_provider(&model, &settings, &options).err().unwrap();
+    assert_eq!(
+        check_display(&error),
+        "openai: no API key for model `gpt-test`: set OPENAI_API_KEY"
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn ollama_and_custom_endpoints_need_no_key() {
+    let server = FakeServer::openai().await;
+    let options = ProviderOptions {
+        env: Env::from_pairs([("OPENAI_API_KEY", KEY)]),
+        ..options()
+    };
+    for name in ["ollama", "vllm"] {
+        server.push_json(openai::text_response("local"));
+        let provider = provider_at(name, ProviderKind::Openai, &server.base_url(), &options);
+        assert_eq!(provider.name(), name);
+        provider
+            .complete(&request("hi", false), &|_| {})
+            .await
+            .unwrap();
+    }
+    // The OpenAI key is not sent to other endpoints.
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|sent| sent.header("authorization").is_none())
+    );
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connection_error() {
+    let base = {
+        let server = FakeServer::openai().await;
+        server.base_url()
+    };
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let options = ProviderOptions {
+        retry: RetryPolicy::none(),
+        ..options()
+    };
+    let provider = provider_at("openai", ProviderKind::Openai, &base, &options);
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Connection { .. }),
+        "{error:?}"
+    );
+    let text = check_display(&error);
+    println!("{text}");
+    assert!(text.contains(&base), "{text}");
+}

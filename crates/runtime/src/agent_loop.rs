@@ -1,0 +1,382 @@
+//! The agent loop, as small steps: **sample** the model, **dispatch** the tools it asked for,
+//! **apply** their results to the conversation, **decide** whether to go on.
+//!
+//! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
+//! costs no copy of the history; tool specs and the system prompt are built once per run.
+
+use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
+use crate::error::RunError;
+use crate::event::{RunEvent, RunMetadata, RunResult, TokensUsed};
+use crate::registry::{ToolDecision, ToolFilter};
+use crate::tool::{Tool, ToolContext};
+use agentctl_core::{
+    ContextMode, Message, ModelDelta, ModelRef, ModelRequest, ModelResponse, ToolCall, Usage,
+};
+use agentctl_providers::{ModelProvider, ProviderError};
+use futures_util::future::join_all;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Everything a run needs, resolved before the first turn.
+pub(crate) struct Prepared {
+    pub run_id: Arc<str>,
+    pub agent: Arc<str>,
+    pub model: ModelRef,
+    pub model_label: String,
+    pub provider: Arc<dyn ModelProvider>,
+    pub context_mode: ContextMode,
+    pub max_turns: u32,
+    /// Tools the agent may use, sorted by name.
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub filter: ToolFilter,
+    pub request: ModelRequest,
+    pub working_dir: Arc<Path>,
+    pub cancel: CancellationToken,
+}
+
+/// Where events go; building an event is skipped entirely when nobody listens.
+pub(crate) struct EventSink {
+    sender: Option<mpsc::UnboundedSender<RunEvent>>,
+}
+
+impl EventSink {
+    pub(crate) fn channel(sender: mpsc::UnboundedSender<RunEvent>) -> Self {
+        Self {
+            sender: Some(sender),
+        }
+    }
+
+    pub(crate) fn disabled() -> Self {
+        Self { sender: None }
+    }
+
+    fn emit(&self, make: impl FnOnce() -> RunEvent) {
+        if let Some(sender) = &self.sender {
+            // A dropped receiver only means nobody watches any more.
+            let _ = sender.send(make());
+        }
+    }
+}
+
+/// Runs a prepared run and reports its start and end.
+pub(crate) async fn execute(
+    prepared: Result<Prepared, RunError>,
+    events: &EventSink,
+) -> Result<RunResult, RunError> {
+    let outcome = match prepared {
+        Ok(run) => {
+            events.emit(|| RunEvent::RunStarted {
+                run_id: run.run_id.to_string(),
+                agent: run.agent.to_string(),
+                model: run.model_label.clone(),
+                context_mode: run.context_mode,
+            });
+            drive(run, events).await
+        }
+        Err(error) => Err(error),
+    };
+    match &outcome {
+        Ok(result) => events.emit(|| RunEvent::RunFinished {
+            result: RunResult {
+                text: result.text.clone(),
+                metadata: result.metadata.clone(),
+                messages: Vec::new(),
+            },
+        }),
+        Err(error) => events.emit(|| RunEvent::RunFailed {
+            error: error.to_string(),
+        }),
+    }
+    outcome
+}
+
+/// Counters of one run.
+struct LoopState {
+    started: Instant,
+    turn: u32,
+    usage: Usage,
+    estimator: TokenEstimator,
+    window: u64,
+    /// Index of the first message this run added (the prompt).
+    first_new: usize,
+}
+
+/// What to do after a turn.
+enum Next {
+    Continue,
+    Finish(String),
+}
+
+async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunError> {
+    let mut estimator = TokenEstimator::new(run.request.system.as_deref(), &run.request.tools);
+    for message in &run.request.messages {
+        estimator.add(message);
+    }
+    let mut state = LoopState {
+        started: Instant::now(),
+        turn: 0,
+        usage: Usage::default(),
+        estimator,
+        window: model_context_window(&run.model.model),
+        first_new: run.request.messages.len().saturating_sub(1),
+    };
+    loop {
+        if run.cancel.is_cancelled() {
+            return Err(RunError::Cancelled);
+        }
+        if state.turn >= run.max_turns {
+            return Err(max_turns(&run, &state));
+        }
+        let response = sample(&run, &mut state, events).await?;
+        match apply_response(&mut run, &mut state, response, events).await? {
+            Next::Continue => {}
+            Next::Finish(text) => return Ok(finish(run, &state, text)),
+        }
+    }
+}
+
+/// Step 1: one model call, streamed into `text_delta` events.
+async fn sample(
+    run: &Prepared,
+    state: &mut LoopState,
+    events: &EventSink,
+) -> Result<ModelResponse, RunError> {
+    state.turn += 1;
+    events.emit(|| RunEvent::ModelRequest {
+        turn: state.turn,
+        message_count: run.request.messages.len(),
+        tool_count: run.request.tools.len(),
+        prompt_token_budget: prompt_token_budget(state.window, run.request.max_tokens),
+        estimated_prompt_tokens: state.estimator.estimate(),
+        model_context_window: state.window,
+    });
+    let streamed_text = AtomicBool::new(false);
+    let on_delta = |delta: ModelDelta| {
+        if let ModelDelta::Text { text } = delta {
+            streamed_text.store(true, Ordering::Relaxed);
+            events.emit(|| RunEvent::TextDelta { text });
+        }
+    };
+    let response = tokio::select! {
+        biased;
+        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+        response = run.provider.complete(&run.request, &on_delta) => response,
+    };
+    let response = match response {
+        Ok(response) => response,
+        Err(ProviderError::Cancelled) => return Err(RunError::Cancelled),
+        Err(error) => return Err(error.into()),
+    };
+    // Providers that do not stream report no deltas: the text still reaches listeners once.
+    if !streamed_text.load(Ordering::Relaxed)
+        && let Some(text) = response.text.as_ref().filter(|text| !text.is_empty())
+    {
+        events.emit(|| RunEvent::TextDelta { text: text.clone() });
+    }
+    state.usage.add(response.usage);
+    state.estimator.calibrate(response.usage.input_tokens);
+    events.emit(|| RunEvent::Usage {
+        input_tokens: response.usage.input_tokens,
+        output_tokens: response.usage.output_tokens,
+    });
+    Ok(response)
+}
+
+/// Steps 2–4: record the answer, run the tools it asks for, append their results, decide.
+async fn apply_response(
+    run: &mut Prepared,
+    state: &mut LoopState,
+    response: ModelResponse,
+    events: &EventSink,
+) -> Result<Next, RunError> {
+    let ModelResponse {
+        text, tool_calls, ..
+    } = response;
+    if tool_calls.is_empty() {
+        let text = text.unwrap_or_default();
+        let message = Message::Assistant {
+            content: Some(text.clone()),
+            tool_calls,
+        };
+        state.estimator.add(&message);
+        run.request.messages.push(message);
+        return Ok(Next::Finish(text));
+    }
+    let message = Message::Assistant {
+        content: text,
+        tool_calls,
+    };
+    state.estimator.add(&message);
+    run.request.messages.push(message);
+    if state.turn >= run.max_turns {
+        // The model wants more turns than it may have: running the tools would be wasted.
+        return Err(max_turns(run, state));
+    }
+    let results = {
+        let Some(Message::Assistant { tool_calls, .. }) = run.request.messages.last() else {
+            return Err(RunError::Aborted(
+                "the assistant message was not recorded".into(),
+            ));
+        };
+        tokio::select! {
+            biased;
+            () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+            results = dispatch(run, tool_calls, events) => results,
+        }
+    };
+    for message in results {
+        state.estimator.add(&message);
+        run.request.messages.push(message);
+    }
+    Ok(Next::Continue)
+}
+
+/// Step 2: run the calls, concurrently when none of them mutates, and return the tool
+/// messages in call order.
+async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec<Message> {
+    for call in calls {
+        events.emit(|| RunEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+    }
+    let sequential = calls.len() == 1
+        || calls
+            .iter()
+            .any(|call| find_tool(run, &call.name).is_some_and(|tool| tool.is_mutating()));
+    let outcomes = if sequential {
+        let mut outcomes = Vec::with_capacity(calls.len());
+        for call in calls {
+            outcomes.push(call_tool(run, call).await);
+        }
+        outcomes
+    } else {
+        join_all(calls.iter().map(|call| call_tool(run, call))).await
+    };
+    calls
+        .iter()
+        .zip(outcomes)
+        .map(|(call, outcome)| {
+            events.emit(|| RunEvent::ToolResult {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                content: outcome.content.clone(),
+                is_error: outcome.is_error,
+                duration_ms: outcome.duration_ms,
+            });
+            Message::Tool {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: outcome.content,
+                is_error: outcome.is_error,
+            }
+        })
+        .collect()
+}
+
+fn find_tool<'a>(run: &'a Prepared, name: &str) -> Option<&'a Arc<dyn Tool>> {
+    run.tools.iter().find(|tool| tool.name() == name)
+}
+
+struct Outcome {
+    content: String,
+    is_error: bool,
+    duration_ms: u64,
+}
+
+/// Step 3 for one call: refuse, report unknown, or run it. Failures become error results the
+/// model reads; they never end the run.
+async fn call_tool(run: &Prepared, call: &ToolCall) -> Outcome {
+    let started = Instant::now();
+    let result = match run.filter.decide(&call.name) {
+        ToolDecision::Deny(reason) => Err(reason),
+        ToolDecision::Allow => match find_tool(run, &call.name) {
+            None => Err(unknown_tool(run, &call.name)),
+            Some(tool) => {
+                let ctx = ToolContext::new(
+                    Arc::clone(&run.run_id),
+                    Arc::clone(&run.agent),
+                    call.id.clone(),
+                    Arc::clone(&run.working_dir),
+                    run.cancel.clone(),
+                );
+                tool.call(call.arguments.clone(), &ctx)
+                    .await
+                    .map_err(|error| error.to_string())
+            }
+        },
+    };
+    let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
+    match result {
+        Ok(output) => Outcome {
+            content: output.content,
+            is_error: false,
+            duration_ms,
+        },
+        Err(message) => Outcome {
+            content: message,
+            is_error: true,
+            duration_ms,
+        },
+    }
+}
+
+fn unknown_tool(run: &Prepared, name: &str) -> String {
+    if run.tools.is_empty() {
+        return format!("Unknown tool: {name}. This agent has no tools.");
+    }
+    let names: Vec<&str> = run.tools.iter().map(|tool| tool.name()).collect();
+    format!(
+        "Unknown tool: {name}. Available tools: {}",
+        names.join(", ")
+    )
+}
+
+fn max_turns(run: &Prepared, state: &LoopState) -> RunError {
+    let partial_text = run.request.messages[state.first_new..]
+        .iter()
+        .filter_map(|message| match message {
+            Message::Assistant {
+                content: Some(text),
+                ..
+            } if !text.is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    RunError::MaxTurns {
+        agent: run.agent.to_string(),
+        turns: run.max_turns,
+        partial_text,
+    }
+}
+
+/// Step 4, the end: the result with the conversation.
+fn finish(run: Prepared, state: &LoopState, text: String) -> RunResult {
+    RunResult {
+        text,
+        metadata: RunMetadata {
+            run_id: run.run_id.to_string(),
+            agent: run.agent.to_string(),
+            model: run.model_label,
+            tokens_used: TokensUsed {
+                input: state.usage.input_tokens,
+                output: state.usage.output_tokens,
+            },
+            duration_ms: state
+                .started
+                .elapsed()
+                .as_millis()
+                .try_into()
+                .unwrap_or(u64::MAX),
+            iterations: state.turn,
+            context_mode: run.context_mode,
+        },
+        messages: run.request.messages,
+    }
+}

@@ -1,0 +1,67 @@
+//! Why a run failed.
+
+use crate::registry::ToolPatternError;
+use agentctl_core::ModelError;
+use agentctl_providers::ProviderError;
+
+/// Why a run did not produce a result. Messages are one line and say what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// No model anywhere: not in the options, the agent file or the settings.
+    #[error(
+        "agent `{agent}` has no model: pass --model, set `model:` in the agent file or `agents.defaultModel` in settings"
+    )]
+    NoModel {
+        /// Agent name.
+        agent: String,
+    },
+    /// The model string does not resolve.
+    #[error("agent `{agent}`: {source}")]
+    Model {
+        /// Agent name.
+        agent: String,
+        /// What was wrong with the model string.
+        #[source]
+        source: ModelError,
+    },
+    /// The provider could not be built or the model call failed.
+    #[error("{0}")]
+    Provider(#[from] ProviderError),
+    /// The agent's tool allow or deny list does not compile.
+    #[error("agent `{agent}`: {source}")]
+    ToolPolicy {
+        /// Agent name.
+        agent: String,
+        /// The bad pattern.
+        #[source]
+        source: ToolPatternError,
+    },
+    /// The model kept asking for tools until the turn limit.
+    #[error(
+        "agent `{agent}` reached the limit of {turns} turns without finishing: raise --max-turns or `maxTurns` in the agent file"
+    )]
+    MaxTurns {
+        /// Agent name.
+        agent: String,
+        /// The limit.
+        turns: u32,
+        /// Text the model wrote before the limit, turns joined by blank lines.
+        partial_text: String,
+    },
+    /// The run was cancelled.
+    #[error("run cancelled")]
+    Cancelled,
+    /// The run's task ended abnormally (a panic in a tool or provider).
+    #[error("run aborted: {0}")]
+    Aborted(String),
+}
+
+impl RunError {
+    /// True when running again unchanged may succeed (rate limits, server errors, timeouts).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, RunError::Provider(error) if error.is_retryable())
+    }
+}
+
+/// Result of a run.
+pub type Result<T, E = RunError> = std::result::Result<T, E>;

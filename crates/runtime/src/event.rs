@@ -1,0 +1,210 @@
+//! The typed events a run emits and its final result.
+//!
+//! A front end renders these: the CLI prints text deltas and dim tool lines, `--format
+//! stream-json` prints one event per line. Event field names are snake_case (`run_id`), the
+//! result object camelCase (`tokensUsed`), matching the JSON output of the other commands.
+
+use crate::tool::RiskLevel;
+use agentctl_core::{ContextMode, Message};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One thing that happened during a run, in order.
+///
+/// A run emits `run_started`, then per model turn `model_request`, any `text_delta`s, `usage`,
+/// and for each requested tool `tool_call` followed (after the calls ran) by `tool_result`s in
+/// call order; it ends with exactly one `run_finished` or `run_failed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    /// The run began: the model is resolved and the provider built.
+    RunStarted {
+        /// Unique id of the run.
+        run_id: String,
+        /// Agent name.
+        agent: String,
+        /// Resolved model, `provider:model`.
+        model: String,
+        /// Context mode in effect.
+        context_mode: ContextMode,
+    },
+    /// A request is about to be sent to the model.
+    ModelRequest {
+        /// 1-based turn number.
+        turn: u32,
+        /// Messages in the request (history, prompt, tool results).
+        message_count: usize,
+        /// Tools offered.
+        tool_count: usize,
+        /// Tokens the prompt may use: the context window minus the output reserve.
+        prompt_token_budget: u64,
+        /// Estimated prompt tokens (system, messages and tool specs), calibrated by the usage
+        /// the provider reported for earlier turns.
+        estimated_prompt_tokens: u64,
+        /// The model's context window, from a table by model-name prefix.
+        model_context_window: u64,
+    },
+    /// More answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments as JSON.
+        arguments: Value,
+    },
+    /// A tool call finished (or was refused); the content is what the model reads.
+    ToolResult {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Result or error text.
+        content: String,
+        /// True when the tool failed, was unknown or was not allowed.
+        is_error: bool,
+        /// How long the call took.
+        duration_ms: u64,
+    },
+    /// A tool call waits for the user's approval. Reserved: emitted once the approval policy
+    /// (tools issue) exists; the runtime does not emit it yet.
+    ApprovalRequested {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Risk of the call.
+        risk: RiskLevel,
+        /// Why approval is needed.
+        reason: String,
+    },
+    /// The agent handed work to another agent. Reserved for the orchestration issue; not
+    /// emitted yet.
+    Handoff {
+        /// Agent handing off.
+        from: String,
+        /// Agent receiving the work.
+        to: String,
+        /// Why, as the model or the router said.
+        reason: String,
+    },
+    /// A guardrail checked the input or output. Reserved for the guardrails issue; not
+    /// emitted yet.
+    Guardrail {
+        /// Guardrail name.
+        name: String,
+        /// `input` or `output`.
+        stage: String,
+        /// `pass`, `warn` or `block`.
+        outcome: String,
+        /// Explanation.
+        message: String,
+    },
+    /// Token usage of one model call.
+    Usage {
+        /// Prompt tokens.
+        input_tokens: u64,
+        /// Completion tokens.
+        output_tokens: u64,
+    },
+    /// The run finished.
+    RunFinished {
+        /// The result.
+        result: RunResult,
+    },
+    /// The run failed or was cancelled.
+    RunFailed {
+        /// One-line error message.
+        error: String,
+    },
+}
+
+/// Tokens used over a whole run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokensUsed {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Completion tokens.
+    pub output: u64,
+}
+
+/// Facts about a finished run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunMetadata {
+    /// Unique id of the run.
+    pub run_id: String,
+    /// Agent name.
+    pub agent: String,
+    /// Resolved model, `provider:model`.
+    pub model: String,
+    /// Tokens used over all model calls.
+    pub tokens_used: TokensUsed,
+    /// Wall time of the run.
+    pub duration_ms: u64,
+    /// Model calls made.
+    pub iterations: u32,
+    /// Context mode in effect.
+    pub context_mode: ContextMode,
+}
+
+/// The result of a finished run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The final answer: the text of the model's last turn.
+    pub text: String,
+    /// Model, tokens, duration, iterations and context mode.
+    pub metadata: RunMetadata,
+    /// The agent's conversation after the run (history, prompt, answers and tool results);
+    /// pass it as [`RunOptions::history`](crate::RunOptions::history) to continue. Not
+    /// serialised.
+    #[serde(skip)]
+    pub messages: Vec<Message>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_tagged_snake_case_and_result_is_camel_case() {
+        let event = RunEvent::ToolResult {
+            id: "c1".into(),
+            name: "grep".into(),
+            content: "x".into(),
+            is_error: false,
+            duration_ms: 3,
+        };
+        assert_eq!(
+            serde_json::to_string(&event).unwrap(),
+            r#"{"type":"tool_result","id":"c1","name":"grep","content":"x","is_error":false,"duration_ms":3}"#
+        );
+        let result = RunResult {
+            text: "ok".into(),
+            metadata: RunMetadata {
+                run_id: "r".into(),
+                agent: "a".into(),
+                model: "openai:gpt-4o".into(),
+                tokens_used: TokensUsed {
+                    input: 1,
+                    output: 2,
+                },
+                duration_ms: 5,
+                iterations: 1,
+                context_mode: ContextMode::Isolated,
+            },
+            messages: vec![Message::user("hi")],
+        };
+        let json = serde_json::to_value(RunEvent::RunFinished { result }).unwrap();
+        assert_eq!(json["type"], "run_finished");
+        assert_eq!(json["result"]["metadata"]["tokensUsed"]["output"], 2);
+        assert_eq!(json["result"]["metadata"]["contextMode"], "isolated");
+        assert!(json["result"].get("messages").is_none());
+    }
+}

@@ -1,0 +1,71 @@
+//! Per-run options: everything a caller can override for one run.
+
+use agentctl_core::{ContextMode, Message};
+use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
+
+/// Turn limit when neither the options nor the agent file set one.
+pub const DEFAULT_MAX_TURNS: u32 = 25;
+
+/// Options of one run. `Default` gives a non-streamed run with the agent's own settings.
+///
+/// Precedence: a field set here wins over the agent file, which wins over the settings.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Ask the provider to stream (text deltas arrive as the model writes).
+    pub stream: bool,
+    /// Upper bound on output tokens per model call.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature (else the agent's `temperature`).
+    pub temperature: Option<f32>,
+    /// Turn limit (else the agent's `maxTurns`, else [`DEFAULT_MAX_TURNS`]).
+    pub max_turns: Option<u32>,
+    /// Context mode (else the agent's `contextMode`, else `agents.defaultContextMode`).
+    pub context_mode: Option<ContextMode>,
+    /// Model string (else the agent's `model`, else `agents.defaultModel`).
+    pub model: Option<String>,
+    /// Prior messages, e.g. the previous turns of a REPL. Ignored in `run` context mode, where
+    /// every run starts fresh.
+    pub history: Vec<Message>,
+    /// Cancels the run when fired; the run's handle can also cancel it.
+    pub cancel: Option<CancellationToken>,
+    /// Directory tools resolve relative paths against (default: the current directory).
+    pub working_dir: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// Default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`RunOptions::stream`].
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Sets [`RunOptions::model`].
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Sets [`RunOptions::max_turns`].
+    pub fn max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = Some(turns);
+        self
+    }
+
+    /// Sets [`RunOptions::history`].
+    pub fn history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Sets [`RunOptions::cancel`].
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+}

@@ -1,0 +1,344 @@
+//! The [`Runtime`]: settings, a provider factory and the tool registry; it starts runs and hands
+//! back a [`RunHandle`] (a stream of [`RunEvent`]s that can be cancelled).
+
+use crate::agent_loop::{self, EventSink, Prepared};
+use crate::error::RunError;
+use crate::event::{RunEvent, RunResult};
+use crate::options::{DEFAULT_MAX_TURNS, RunOptions};
+use crate::registry::{ToolFilter, ToolRegistry, spec_of};
+use agentctl_core::{
+    AgentDefinition, ContextMode, Message, ModelRef, ModelRequest, Settings, resolve_model,
+};
+use agentctl_providers::{ModelProvider, ProviderError, ProviderOptions, build_provider};
+use futures_util::Stream;
+use std::collections::HashMap;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{SystemTime, UNIX_EPOCH};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Builds the provider serving a resolved model.
+///
+/// Any `Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError>` is a
+/// factory, so tests and embedders can inject providers with a closure. The runtime builds
+/// each model's provider once and reuses it.
+pub trait ProviderFactory: Send + Sync {
+    /// The provider for `model`.
+    fn build(
+        &self,
+        model: &ModelRef,
+        settings: &Settings,
+    ) -> Result<Arc<dyn ModelProvider>, ProviderError>;
+}
+
+impl<F> ProviderFactory for F
+where
+    F: Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError> + Send + Sync,
+{
+    fn build(
+        &self,
+        model: &ModelRef,
+        settings: &Settings,
+    ) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+        self(model, settings)
+    }
+}
+
+/// Runs agents: resolves their model, offers them the registry's tools (filtered by the
+/// agent's allow and deny lists) and drives the agent loop.
+///
+/// Cheap to clone; clones share the provider cache.
+///
+/// ```
+/// use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, ModelResponse, Settings, StopReason};
+/// use agentctl_providers::{DeltaSink, ModelProvider, ProviderError};
+/// use agentctl_runtime::{RunOptions, Runtime, ToolRegistry};
+/// use std::sync::Arc;
+///
+/// struct Hello;
+/// #[async_trait::async_trait]
+/// impl ModelProvider for Hello {
+///     fn name(&self) -> &str { "hello" }
+///     async fn complete(&self, _: &agentctl_core::ModelRequest, _: DeltaSink<'_>)
+///         -> Result<ModelResponse, ProviderError> {
+///         Ok(ModelResponse { text: Some("Hello!".into()), tool_calls: vec![],
+///             usage: Default::default(), stop_reason: StopReason::EndTurn })
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let runtime = Runtime::new(
+///     Settings::default(),
+///     |_: &_, _: &_| Ok(Arc::new(Hello) as Arc<dyn ModelProvider>),
+///     ToolRegistry::new(),
+/// );
+/// let agent = AgentDefinition {
+///     spec: AgentSpec { name: "greeter".into(), model: Some("openai:gpt-4o-mini".into()), ..Default::default() },
+///     system_prompt: "Greet the user.".into(),
+///     source: AgentSource { format: agentctl_core::SourceFormat::Native, path: "greeter.md".into(),
+///         scope: agentctl_core::Scope::Project },
+///     extra: Default::default(),
+/// };
+/// let result = runtime.run_to_completion(&agent, "hi", RunOptions::new()).await.unwrap();
+/// assert_eq!(result.text, "Hello!");
+/// assert_eq!(result.metadata.model, "openai:gpt-4o-mini");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: Settings,
+    factory: Box<dyn ProviderFactory>,
+    providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
+    tools: ToolRegistry,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("tools", &self.inner.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A runtime with these settings, provider factory and tools.
+    pub fn new(
+        settings: Settings,
+        providers: impl ProviderFactory + 'static,
+        tools: ToolRegistry,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                settings,
+                factory: Box::new(providers),
+                providers: Mutex::new(HashMap::new()),
+                tools,
+            }),
+        }
+    }
+
+    /// A runtime whose providers are built by [`agentctl_providers::build_provider`]: the
+    /// OpenAI-compatible, Anthropic, Gemini and scripted (`scripted:PATH`) providers.
+    pub fn with_providers(settings: Settings, options: ProviderOptions, tools: ToolRegistry) -> Self {
+        Self::new(
+            settings,
+            move |model: &ModelRef, settings: &Settings| build_provider(model, settings, &options),
+            tools,
+        )
+    }
+
+    /// The settings runs resolve models and defaults from.
+    pub fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+
+    /// Every registered tool.
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.inner.tools
+    }
+
+    /// Resolves the model a run of `agent` would use: `options.model`, else the agent's
+    /// `model`, else `agents.defaultModel`.
+    pub fn resolve_model(
+        &self,
+        agent: &AgentDefinition,
+        options: &RunOptions,
+    ) -> Result<ModelRef, RunError> {
+        let settings = &self.inner.settings;
+        let input = options
+            .model
+            .as_deref()
+            .or(agent.spec.model.as_deref())
+            .or(settings.agents.default_model.as_deref())
+            .ok_or_else(|| RunError::NoModel {
+                agent: agent.name().to_owned(),
+            })?;
+        resolve_model(input, settings, None).map_err(|source| RunError::Model {
+            agent: agent.name().to_owned(),
+            source,
+        })
+    }
+
+    /// Starts a run on the current tokio runtime and returns its event stream.
+    ///
+    /// Dropping the handle cancels the run. Must be called within a tokio runtime.
+    pub fn run(&self, agent: &AgentDefinition, prompt: &str, options: RunOptions) -> RunHandle {
+        let cancel = options
+            .cancel
+            .as_ref()
+            .map_or_else(CancellationToken::new, |parent| parent.child_token());
+        let run_id = new_run_id();
+        let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
+        let (sender, events) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            agent_loop::execute(prepared, &EventSink::channel(sender)).await
+        });
+        RunHandle {
+            run_id,
+            events,
+            cancel,
+            task,
+        }
+    }
+
+    /// Runs to the end on the caller's task (no spawned task, no event channel) and returns
+    /// the result.
+    pub async fn run_to_completion(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        options: RunOptions,
+    ) -> Result<RunResult, RunError> {
+        let cancel = options.cancel.clone().unwrap_or_default();
+        let prepared = self.prepare(agent, prompt, options, new_run_id(), cancel);
+        agent_loop::execute(prepared, &EventSink::disabled()).await
+    }
+
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, RunError> {
+        // The lock is never held across an await.
+        if let Some(provider) = self.cached_provider(model) {
+            return Ok(provider);
+        }
+        let provider = self.inner.factory.build(model, &self.inner.settings)?;
+        if let Ok(mut cache) = self.inner.providers.lock() {
+            cache.insert(model.clone(), Arc::clone(&provider));
+        }
+        Ok(provider)
+    }
+
+    fn cached_provider(&self, model: &ModelRef) -> Option<Arc<dyn ModelProvider>> {
+        self.inner.providers.lock().ok()?.get(model).cloned()
+    }
+
+    fn prepare(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        options: RunOptions,
+        run_id: String,
+        cancel: CancellationToken,
+    ) -> Result<Prepared, RunError> {
+        let name = agent.name();
+        let model = self.resolve_model(agent, &options)?;
+        let filter = ToolFilter::new(&agent.spec.tools).map_err(|source| RunError::ToolPolicy {
+            agent: name.to_owned(),
+            source,
+        })?;
+        let provider = self.provider(&model)?;
+        let tools = self.inner.tools.filtered(&filter);
+        let context_mode = options
+            .context_mode
+            .or(agent.spec.context_mode)
+            .unwrap_or(self.inner.settings.agents.default_context_mode);
+        let mut messages = if context_mode == ContextMode::Run {
+            Vec::new()
+        } else {
+            options.history
+        };
+        messages.push(Message::user(prompt));
+        let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
+        let request = ModelRequest {
+            model: model.model.clone(),
+            system,
+            messages,
+            tools: tools.iter().map(|tool| spec_of(tool.as_ref())).collect(),
+            temperature: options.temperature.or(agent.spec.temperature),
+            max_tokens: options.max_tokens,
+            stream: options.stream,
+        };
+        let working_dir = match options.working_dir {
+            Some(dir) => Arc::from(dir.as_path()),
+            None => Arc::from(Path::new(".")),
+        };
+        Ok(Prepared {
+            run_id: Arc::from(run_id),
+            agent: Arc::from(name),
+            model_label: model.to_string(),
+            model,
+            provider,
+            context_mode,
+            max_turns: options
+                .max_turns
+                .or(agent.spec.max_turns)
+                .unwrap_or(DEFAULT_MAX_TURNS),
+            tools,
+            filter,
+            request,
+            working_dir,
+            cancel,
+        })
+    }
+}
+
+fn new_run_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("run-{millis:x}-{n}")
+}
+
+/// A running agent: a [`Stream`] of [`RunEvent`]s ending after `run_finished` or `run_failed`.
+///
+/// Dropping the handle cancels the run.
+#[derive(Debug)]
+pub struct RunHandle {
+    run_id: String,
+    events: mpsc::UnboundedReceiver<RunEvent>,
+    cancel: CancellationToken,
+    task: JoinHandle<Result<RunResult, RunError>>,
+}
+
+impl RunHandle {
+    /// Id of the run (also in `run_started`).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Cancels the run; it ends with `run_failed` and [`RunError::Cancelled`].
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A token that cancels this run (e.g. for a Ctrl-C handler).
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Waits for the end of the run and returns its result, including the conversation
+    /// ([`RunResult::messages`], which the `run_finished` event leaves empty). Events not read
+    /// yet are discarded.
+    pub async fn result(mut self) -> Result<RunResult, RunError> {
+        self.events.close();
+        match (&mut self.task).await {
+            Ok(result) => result,
+            Err(error) => Err(RunError::Aborted(error.to_string())),
+        }
+    }
+}
+
+impl Stream for RunHandle {
+    type Item = RunEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+        self.events.poll_recv(cx)
+    }
+}
+
+impl Drop for RunHandle {
+    fn drop(&mut self) {
+        if !self.task.is_finished() {
+            self.cancel.cancel();
+        }
+    }
+}

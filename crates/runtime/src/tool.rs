@@ -1,0 +1,366 @@
+//! The tool trait every tool implements, built-in and MCP alike, and a typed variant whose JSON
+//! Schema comes from the argument type.
+//!
+//! The agent loop only sees `Arc<dyn Tool>` (type-erased in the [`ToolRegistry`](crate::ToolRegistry)):
+//! it asks a tool for its spec, whether it mutates anything (mutating calls never run
+//! concurrently) and its risk (used by the approval policy of a later issue), then calls it with
+//! the model's JSON arguments.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// How much harm a tool call can do; approval policies compare it with a threshold.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RiskLevel {
+    /// Reads nothing sensitive and changes nothing.
+    #[default]
+    Safe,
+    /// Reads project files.
+    Low,
+    /// Changes project files in a reversible way.
+    Medium,
+    /// Runs commands or changes things outside the project.
+    High,
+    /// Can destroy data or leak secrets.
+    Critical,
+}
+
+impl RiskLevel {
+    /// The lowercase name used in files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskLevel::Safe => "safe",
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+            RiskLevel::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for RiskLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a tool call knows about the run it belongs to.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    run_id: Arc<str>,
+    agent: Arc<str>,
+    call_id: String,
+    working_dir: Arc<Path>,
+    cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for calling a tool outside a run (tests, other front ends).
+    pub fn new(
+        run_id: impl Into<Arc<str>>,
+        agent: impl Into<Arc<str>>,
+        call_id: impl Into<String>,
+        working_dir: impl Into<Arc<Path>>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            agent: agent.into(),
+            call_id: call_id.into(),
+            working_dir: working_dir.into(),
+            cancel,
+        }
+    }
+
+    /// Id of the run.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Name of the agent calling the tool.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// Id of this call, as the model assigned it.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Directory relative paths are resolved against (the project root for the CLI).
+    pub fn working_dir(&self) -> &Path {
+        &self.working_dir
+    }
+
+    /// Cancelled when the run is; long-running tools should stop when it fires.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+}
+
+/// The result of a successful tool call, as text for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// The text the model reads.
+    pub content: String,
+}
+
+impl ToolOutput {
+    /// Plain text output.
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+        }
+    }
+
+    /// JSON output, serialised compactly.
+    pub fn json(value: &Value) -> Self {
+        Self {
+            content: value.to_string(),
+        }
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(content: String) -> Self {
+        Self { content }
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(content: &str) -> Self {
+        Self {
+            content: content.to_owned(),
+        }
+    }
+}
+
+/// Why a tool call failed. The message is fed back to the model as an error result, so it
+/// should say what to do differently.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not match the tool's schema.
+    #[error("invalid arguments for `{tool}`: {message}")]
+    InvalidArguments {
+        /// Tool name.
+        tool: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+    /// The run was cancelled while the tool ran.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl ToolError {
+    /// A failure with a message for the model.
+    pub fn failed(message: impl Into<String>) -> Self {
+        ToolError::Failed(message.into())
+    }
+}
+
+/// A tool the model can call.
+///
+/// Implement it directly when the arguments are dynamic (MCP tools); otherwise implement
+/// [`TypedTool`] and register it with
+/// [`ToolRegistry::register_typed`](crate::ToolRegistry::register_typed).
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Name the model calls the tool by; unique within a registry.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> Value;
+    /// How much harm a call can do.
+    fn risk(&self) -> RiskLevel;
+    /// True when a call changes anything (files, processes, remote state). Mutating calls run
+    /// one at a time, in the order the model asked for them.
+    fn is_mutating(&self) -> bool;
+    /// Runs the tool with the model's arguments.
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool with typed arguments: the JSON Schema is derived from `Args` by schemars and the
+/// model's arguments are deserialised before [`TypedTool::call`] runs.
+///
+/// ```
+/// use agentctl_runtime::{ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+/// use async_trait::async_trait;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct LookupArgs {
+///     /// The key to look up.
+///     key: String,
+/// }
+///
+/// struct Lookup;
+///
+/// #[async_trait]
+/// impl TypedTool for Lookup {
+///     type Args = LookupArgs;
+///     fn name(&self) -> &str { "lookup" }
+///     fn description(&self) -> &str { "Looks a key up in the table." }
+///     async fn call(&self, args: LookupArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///         Ok(ToolOutput::text(format!("value of {}", args.key)))
+///     }
+/// }
+///
+/// let mut tools = ToolRegistry::new();
+/// tools.register_typed(Lookup);
+/// assert_eq!(tools.specs()[0].parameters["required"][0], "key");
+/// ```
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    /// The arguments object.
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// Name the model calls the tool by.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+    /// How much harm a call can do (default: safe).
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+    /// True when a call changes anything (default: false).
+    fn is_mutating(&self) -> bool {
+        false
+    }
+    /// Runs the tool.
+    async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// Adapts a [`TypedTool`] to [`Tool`], computing the schema once.
+pub(crate) struct TypedAdapter<T> {
+    tool: T,
+    schema: Value,
+}
+
+impl<T: TypedTool> TypedAdapter<T> {
+    pub(crate) fn new(tool: T) -> Self {
+        let schema = schema_of::<T::Args>();
+        Self { tool, schema }
+    }
+}
+
+/// JSON Schema of an arguments type, without the keys model APIs reject or ignore.
+pub(crate) fn schema_of<A: JsonSchema>() -> Value {
+    let mut schema = schemars::schema_for!(A).to_value();
+    if let Value::Object(map) = &mut schema {
+        map.remove("$schema");
+        map.remove("title");
+    }
+    schema
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for TypedAdapter<T> {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn parameters(&self) -> Value {
+        self.schema.clone()
+    }
+
+    fn risk(&self) -> RiskLevel {
+        self.tool.risk()
+    }
+
+    fn is_mutating(&self) -> bool {
+        self.tool.is_mutating()
+    }
+
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        // Models sometimes send `null` for "no arguments".
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
+        let args = serde_json::from_value::<T::Args>(args).map_err(|error| {
+            ToolError::InvalidArguments {
+                tool: self.tool.name().to_owned(),
+                message: error.to_string(),
+            }
+        })?;
+        self.tool.call(args, ctx).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    struct EchoArgs {
+        /// Text to echo.
+        text: String,
+    }
+
+    struct Echo;
+
+    #[async_trait]
+    impl TypedTool for Echo {
+        type Args = EchoArgs;
+        fn name(&self) -> &str {
+            "echo"
+        }
+        fn description(&self) -> &str {
+            "Echoes."
+        }
+        async fn call(&self, args: EchoArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(args.text))
+        }
+    }
+
+    fn ctx() -> ToolContext {
+        ToolContext::new("r", "a", "c", Path::new("."), CancellationToken::new())
+    }
+
+    #[test]
+    fn risk_levels_are_ordered_and_lowercase() {
+        assert!(RiskLevel::Safe < RiskLevel::Low && RiskLevel::High < RiskLevel::Critical);
+        assert_eq!(serde_json::to_value(RiskLevel::Medium).unwrap(), "medium");
+    }
+
+    #[tokio::test]
+    async fn typed_tool_gets_schema_and_checks_arguments() {
+        let tool = TypedAdapter::new(Echo);
+        let schema = tool.parameters();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"]["text"]["type"], "string");
+        assert!(schema.get("$schema").is_none());
+        let out = tool
+            .call(serde_json::json!({"text": "hi"}), &ctx())
+            .await
+            .unwrap();
+        assert_eq!(out.content, "hi");
+        let error = tool
+            .call(serde_json::json!({"txt": 1}), &ctx())
+            .await
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("invalid arguments for `echo`: missing field")
+        );
+    }
+}

@@ -1,0 +1,6 @@
+mod cancel;
+mod events;
+mod http;
+mod resolution;
+mod support;
+mod tools;

@@ -1,0 +1,193 @@
+//! Tool dispatch: concurrency, ordering, the allow/deny filter.
+
+use super::support::{Queue, agent, calls, collect, runtime, text};
+use agentctl_core::{Message, ToolPolicy};
+use agentctl_runtime::{
+    RiskLevel, RunEvent, RunOptions, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A tool that logs when calls enter and leave, optionally waiting on a barrier in between.
+struct Probe {
+    name: &'static str,
+    mutating: bool,
+    barrier: Option<Arc<tokio::sync::Barrier>>,
+    log: Arc<Mutex<Vec<String>>>,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+}
+
+#[async_trait::async_trait]
+impl Tool for Probe {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "probe"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+    fn is_mutating(&self) -> bool {
+        self.mutating
+    }
+    async fn call(&self, _args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("enter {}", ctx.call_id()));
+        if let Some(barrier) = &self.barrier {
+            // Both calls must be in flight at once to pass the barrier.
+            tokio::time::timeout(Duration::from_secs(5), barrier.wait())
+                .await
+                .map_err(|_| ToolError::failed("calls did not overlap"))?;
+        }
+        for _ in 0..5 {
+            tokio::task::yield_now().await;
+        }
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("exit {}", ctx.call_id()));
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        Ok(ToolOutput::text(format!("done {}", ctx.call_id())))
+    }
+}
+
+fn probes(
+    mutating_second: bool,
+    barrier: bool,
+) -> (ToolRegistry, Arc<Mutex<Vec<String>>>, Arc<AtomicUsize>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let max = Arc::new(AtomicUsize::new(0));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let barrier = barrier.then(|| Arc::new(tokio::sync::Barrier::new(2)));
+    let mut tools = ToolRegistry::new();
+    for (name, mutating) in [("read_a", false), ("read_b", mutating_second)] {
+        tools.register(Probe {
+            name,
+            mutating,
+            barrier: barrier.clone(),
+            log: log.clone(),
+            in_flight: in_flight.clone(),
+            max_in_flight: max.clone(),
+        });
+    }
+    (tools, log, max)
+}
+
+fn tool_results(events: &[RunEvent]) -> Vec<(String, String, bool)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::ToolResult {
+                id,
+                content,
+                is_error,
+                ..
+            } => Some((id.clone(), content.clone(), *is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn non_mutating_calls_overlap_and_results_keep_call_order() {
+    let provider = Queue::new(vec![
+        calls(&[("c1", "read_a", json!({})), ("c2", "read_b", json!({}))]),
+        text("done"),
+    ]);
+    let (tools, _log, max) = probes(false, true);
+    let events =
+        collect(runtime(provider.clone(), tools).run(&agent("a"), "go", RunOptions::new())).await;
+    assert_eq!(
+        tool_results(&events),
+        [
+            ("c1".to_owned(), "done c1".to_owned(), false),
+            ("c2".to_owned(), "done c2".to_owned(), false)
+        ]
+    );
+    assert_eq!(max.load(Ordering::SeqCst), 2);
+    let messages = &provider.requests()[1].messages;
+    assert!(matches!(&messages[2], Message::Tool { call_id, .. } if call_id == "c1"));
+    assert!(matches!(&messages[3], Message::Tool { call_id, .. } if call_id == "c2"));
+}
+
+#[tokio::test]
+async fn a_mutating_call_makes_the_batch_sequential() {
+    let provider = Queue::new(vec![
+        calls(&[("c1", "read_a", json!({})), ("c2", "read_b", json!({}))]),
+        text("done"),
+    ]);
+    let (tools, log, max) = probes(true, false);
+    let events = collect(runtime(provider, tools).run(&agent("a"), "go", RunOptions::new())).await;
+    assert_eq!(tool_results(&events).len(), 2);
+    assert_eq!(max.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["enter c1", "exit c1", "enter c2", "exit c2"]
+    );
+}
+
+#[tokio::test]
+async fn denied_tool_is_hidden_and_refused_as_a_tool_result() {
+    let provider = Queue::new(vec![
+        calls(&[("c1", "read_b", json!({})), ("c2", "read_a", json!({}))]),
+        text("ok"),
+    ]);
+    let (tools, log, _) = probes(false, false);
+    let mut definition = agent("restricted");
+    definition.spec.tools = ToolPolicy {
+        allow: Some(vec!["read_*".into()]),
+        deny: vec!["read_b".into()],
+    };
+    let events =
+        collect(runtime(provider.clone(), tools).run(&definition, "go", RunOptions::new())).await;
+    assert_eq!(
+        tool_results(&events),
+        [
+            (
+                "c1".to_owned(),
+                "Tool not allowed for this agent: read_b".to_owned(),
+                true
+            ),
+            ("c2".to_owned(), "done c2".to_owned(), false)
+        ]
+    );
+    assert_eq!(*log.lock().unwrap(), ["enter c2", "exit c2"]);
+    let offered: Vec<String> = provider.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(offered, ["read_a"]);
+    assert!(matches!(events.last(), Some(RunEvent::RunFinished { .. })));
+}
+
+#[tokio::test]
+async fn invalid_tool_pattern_fails_the_run() {
+    let provider = Queue::new(vec![text("never")]);
+    let mut definition = agent("bad");
+    definition.spec.tools = ToolPolicy {
+        allow: Some(vec!["read_[".into()]),
+        deny: vec![],
+    };
+    let error = runtime(provider, ToolRegistry::new())
+        .run_to_completion(&definition, "go", RunOptions::new())
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("agent `bad`: invalid tool pattern `read_[` in tools.allow"),
+        "{error}"
+    );
+}

@@ -1,0 +1,229 @@
+//! Test helpers for agentctl: fake model servers speaking the OpenAI, Anthropic and Gemini wire
+//! formats on `127.0.0.1:0`, and builders for their JSON and SSE answers.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use agentctl_test_support::{FakeServer, openai};
+//! let server = FakeServer::openai().await;
+//! server.push_sse([openai::text_chunk("Hel"), openai::text_chunk("lo"), openai::finish_chunk("stop"), openai::done()]);
+//! // … point a provider at server.base_url(), make the call …
+//! let request = server.single_request();
+//! assert_eq!(request.path, "/v1/chat/completions");
+//! # }
+//! ```
+
+mod server;
+
+pub use server::{BodyPart, FakeServer, RecordedRequest, Reply, WireFormat};
+
+use serde_json::Value;
+
+/// An SSE event with only data: `data: {json}\n\n`.
+pub fn sse_data(data: &Value) -> String {
+    format!("data: {data}\n\n")
+}
+
+/// An SSE event with a name: `event: {name}\ndata: {json}\n\n`.
+pub fn sse_event(name: &str, data: &Value) -> String {
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+/// OpenAI Chat Completions answers.
+pub mod openai {
+    use super::sse_data;
+    use serde_json::{Value, json};
+
+    /// A non-streamed answer with text.
+    pub fn text_response(text: &str) -> Value {
+        json!({
+            "id": "chatcmpl-1", "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        })
+    }
+
+    /// A non-streamed answer calling tools: `(id, name, arguments JSON text)`.
+    pub fn tool_calls_response(calls: &[(&str, &str, &str)]) -> Value {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|(id, name, arguments)| {
+                json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+            })
+            .collect();
+        json!({
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls},
+                         "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        })
+    }
+
+    /// A stream chunk with text.
+    pub fn text_chunk(text: &str) -> String {
+        sse_data(
+            &json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}),
+        )
+    }
+
+    /// A stream chunk with a piece of tool call `index`; `id` and `name` come with the first piece.
+    pub fn tool_call_chunk(
+        index: usize,
+        id: Option<&str>,
+        name: Option<&str>,
+        arguments: &str,
+    ) -> String {
+        let mut call = json!({"index": index, "function": {"arguments": arguments}});
+        if let Some(id) = id {
+            call["id"] = json!(id);
+            call["type"] = json!("function");
+        }
+        if let Some(name) = name {
+            call["function"]["name"] = json!(name);
+        }
+        sse_data(
+            &json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": null}]}),
+        )
+    }
+
+    /// The chunk carrying `finish_reason`.
+    pub fn finish_chunk(reason: &str) -> String {
+        sse_data(&json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}))
+    }
+
+    /// The usage chunk sent with `stream_options.include_usage`.
+    pub fn usage_chunk(input: u64, output: u64) -> String {
+        sse_data(
+            &json!({"choices": [], "usage": {"prompt_tokens": input, "completion_tokens": output}}),
+        )
+    }
+
+    /// `data: [DONE]`.
+    pub fn done() -> String {
+        "data: [DONE]\n\n".to_owned()
+    }
+}
+
+/// Anthropic Messages answers.
+pub mod anthropic {
+    use super::sse_event;
+    use serde_json::{Value, json};
+
+    /// A non-streamed answer: optional text, then `(id, name, input)` tool calls.
+    pub fn response(text: Option<&str>, calls: &[(&str, &str, Value)]) -> Value {
+        let mut content = Vec::new();
+        if let Some(text) = text {
+            content.push(json!({"type": "text", "text": text}));
+        }
+        for (id, name, input) in calls {
+            content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+        }
+        let stop = if calls.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
+        };
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "content": content,
+               "stop_reason": stop, "usage": {"input_tokens": 10, "output_tokens": 5}})
+    }
+
+    /// A streamed answer: text in `pieces`, then tool calls with their input JSON split in two.
+    pub fn stream(pieces: &[&str], calls: &[(&str, &str, &str)]) -> Vec<String> {
+        let mut events = vec![sse_event(
+            "message_start",
+            &json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [],
+                    "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        )];
+        let mut index = 0;
+        if !pieces.is_empty() {
+            events.push(block_start(index, json!({"type": "text", "text": ""})));
+            for piece in pieces {
+                events.push(block_delta(
+                    index,
+                    json!({"type": "text_delta", "text": piece}),
+                ));
+            }
+            events.push(block_stop(index));
+            index += 1;
+        }
+        for (id, name, input) in calls {
+            events.push(block_start(
+                index,
+                json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+            ));
+            let middle = input.len() / 2;
+            let middle = (middle..=input.len())
+                .find(|at| input.is_char_boundary(*at))
+                .unwrap_or(input.len());
+            for part in [&input[..middle], &input[middle..]] {
+                events.push(block_delta(
+                    index,
+                    json!({"type": "input_json_delta", "partial_json": part}),
+                ));
+            }
+            events.push(block_stop(index));
+            index += 1;
+        }
+        let stop = if calls.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
+        };
+        events.push(sse_event(
+            "message_delta",
+            &json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}}),
+        ));
+        events.push(sse_event("message_stop", &json!({"type": "message_stop"})));
+        events
+    }
+
+    fn block_start(index: usize, block: Value) -> String {
+        sse_event(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": block}),
+        )
+    }
+
+    fn block_delta(index: usize, delta: Value) -> String {
+        sse_event(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+        )
+    }
+
+    fn block_stop(index: usize) -> String {
+        sse_event(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        )
+    }
+}
+
+/// Gemini `generateContent` answers.
+pub mod gemini {
+    use super::sse_data;
+    use serde_json::{Value, json};
+
+    /// One answer (or stream chunk): optional text, then `(name, args)` function calls; with
+    /// `finish`, the `finishReason` and usage.
+    pub fn chunk(text: Option<&str>, calls: &[(&str, Value)], finish: bool) -> Value {
+        let mut parts = Vec::new();
+        if let Some(text) = text {
+            parts.push(json!({"text": text}));
+        }
+        for (name, args) in calls {
+            parts.push(json!({"functionCall": {"name": name, "args": args}}));
+        }
+        let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+        let mut value = json!({"candidates": [candidate.clone()]});
+        if finish {
+            candidate["finishReason"] = json!("STOP");
+            value = json!({"candidates": [candidate],
+                           "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}});
+        }
+        value
+    }
+
+    /// A chunk as an SSE event.
+    pub fn sse(chunk: &Value) -> String {
+        sse_data(chunk)
+    }
+}

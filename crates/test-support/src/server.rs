@@ -1,0 +1,364 @@
+//! A fake model server: a minimal HTTP/1.1 responder on `127.0.0.1:0` that answers requests
+//! from a queue of canned replies and records every request.
+
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// Which API the server imitates: only changes [`FakeServer::base_url`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireFormat {
+    /// OpenAI Chat Completions: base URL ends in `/v1`.
+    OpenAi,
+    /// Anthropic Messages: the client appends `/v1/messages` itself.
+    Anthropic,
+    /// Gemini: the client appends `/v1beta/models/…` itself.
+    Gemini,
+}
+
+/// One request as the server received it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// HTTP method.
+    pub method: String,
+    /// Path with query string.
+    pub path: String,
+    /// Headers, names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON (`Null` when it is not JSON).
+    pub body: Value,
+    /// The body as text.
+    pub raw_body: String,
+}
+
+impl RecordedRequest {
+    /// The value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// A canned reply.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// Wait before sending anything (for request timeouts).
+    pub delay: Duration,
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// Body parts, written one by one.
+    pub body: Vec<BodyPart>,
+}
+
+/// A piece of a reply body.
+#[derive(Debug, Clone)]
+pub enum BodyPart {
+    /// Bytes, written and flushed as one chunk.
+    Bytes(Vec<u8>),
+    /// Silence (for idle-stream timeouts).
+    Pause(Duration),
+}
+
+impl Reply {
+    /// A JSON reply.
+    pub fn json(status: u16, body: &Value) -> Self {
+        Self::raw(status, "application/json", body.to_string())
+    }
+
+    /// A reply with any body.
+    pub fn raw(status: u16, content_type: &str, body: impl Into<String>) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: vec![BodyPart::Bytes(body.into().into_bytes())],
+        }
+    }
+
+    /// An SSE reply; each event string (see [`crate::sse_data`]) is sent as its own chunk.
+    pub fn sse(events: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            delay: Duration::ZERO,
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body: events
+                .into_iter()
+                .map(|event| BodyPart::Bytes(event.into_bytes()))
+                .collect(),
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Waits before answering.
+    pub fn delayed(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    /// Goes silent for `pause` after the body sent so far, then sends `rest`.
+    pub fn then_pause(mut self, pause: Duration, rest: impl IntoIterator<Item = String>) -> Self {
+        self.body.push(BodyPart::Pause(pause));
+        self.body.extend(
+            rest.into_iter()
+                .map(|event| BodyPart::Bytes(event.into_bytes())),
+        );
+        self
+    }
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Reply>,
+    requests: Vec<RecordedRequest>,
+}
+
+/// A fake model API on `127.0.0.1`; stops when dropped.
+///
+/// Replies are used in order, one per request; a request with no reply queued gets a 500 whose
+/// body explains that, e.g. `fake server: no response queued for request #3 POST /v1/chat/completions`.
+pub struct FakeServer {
+    format: WireFormat,
+    address: std::net::SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: JoinHandle<()>,
+}
+
+impl FakeServer {
+    /// Starts a server imitating `format`.
+    pub async fn start(format: WireFormat) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|error| {
+                panic!("fake server: cannot bind 127.0.0.1:0: {error}");
+            });
+        let address = listener
+            .local_addr()
+            .unwrap_or_else(|error| panic!("fake server: {error}"));
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = Arc::clone(&state);
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve(stream, Arc::clone(&shared)));
+            }
+        });
+        Self {
+            format,
+            address,
+            state,
+            task,
+        }
+    }
+
+    /// An OpenAI Chat Completions server.
+    pub async fn openai() -> Self {
+        Self::start(WireFormat::OpenAi).await
+    }
+
+    /// An Anthropic Messages server.
+    pub async fn anthropic() -> Self {
+        Self::start(WireFormat::Anthropic).await
+    }
+
+    /// A Gemini server.
+    pub async fn gemini() -> Self {
+        Self::start(WireFormat::Gemini).await
+    }
+
+    /// The base URL to configure a provider with (`http://127.0.0.1:PORT`, plus `/v1` for OpenAI).
+    pub fn base_url(&self) -> String {
+        match self.format {
+            WireFormat::OpenAi => format!("http://{}/v1", self.address),
+            WireFormat::Anthropic | WireFormat::Gemini => format!("http://{}", self.address),
+        }
+    }
+
+    /// Queues a reply.
+    pub fn push(&self, reply: Reply) {
+        self.lock().queue.push_back(reply);
+    }
+
+    /// Queues a 200 JSON reply.
+    pub fn push_json(&self, body: Value) {
+        self.push(Reply::json(200, &body));
+    }
+
+    /// Queues a 200 SSE reply, one chunk per event.
+    pub fn push_sse(&self, events: impl IntoIterator<Item = String>) {
+        self.push(Reply::sse(events));
+    }
+
+    /// Queues an error status with a JSON error body and an optional `Retry-After` in seconds.
+    pub fn push_status(&self, status: u16, retry_after: Option<u64>) {
+        let body = serde_json::json!({"error": {"message": format!("fake status {status}"), "type": "fake"}});
+        let mut reply = Reply::json(status, &body);
+        if let Some(seconds) = retry_after {
+            reply = reply.header("retry-after", &seconds.to_string());
+        }
+        self.push(reply);
+    }
+
+    /// Queues a reply that waits `delay` before answering `{}`.
+    pub fn push_delay(&self, delay: Duration) {
+        self.push(Reply::json(200, &serde_json::json!({})).delayed(delay));
+    }
+
+    /// Queues a reply with any status, content type and body (e.g. malformed JSON).
+    pub fn push_raw(&self, status: u16, content_type: &str, body: &str) {
+        self.push(Reply::raw(status, content_type, body));
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The only request received; panics when there were none or several.
+    pub fn single_request(&self) -> RecordedRequest {
+        let requests = self.requests();
+        assert_eq!(
+            requests.len(),
+            1,
+            "fake server: expected exactly one request, got {}",
+            requests.len()
+        );
+        requests
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| unreachable!())
+    }
+
+    /// Replies not used yet.
+    pub fn pending(&self) -> usize {
+        self.lock().queue.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Reads one request, records it, and writes the next queued reply (then closes).
+async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
+    let reply = {
+        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.requests.push(request.clone());
+        let number = state.requests.len();
+        state.queue.pop_front().unwrap_or_else(|| {
+            let message = format!(
+                "fake server: no response queued for request #{number} {} {}",
+                request.method, request.path
+            );
+            Reply::json(500, &serde_json::json!({"error": {"message": message}}))
+        })
+    };
+    tokio::time::sleep(reply.delay).await;
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\nconnection: close\r\n",
+        reply.status,
+        reason(reply.status)
+    );
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    // Without content-length the body runs to the end of the connection, which suits streams.
+    head.push_str("\r\n");
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    for part in reply.body {
+        match part {
+            BodyPart::Bytes(bytes) => {
+                if stream.write_all(&bytes).await.is_err() || stream.flush().await.is_err() {
+                    return;
+                }
+                // Let the client see each part as its own chunk.
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            BodyPart::Pause(pause) => tokio::time::sleep(pause).await,
+        }
+    }
+    let _ = stream.shutdown().await;
+}
+
+async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+            break end;
+        }
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next()?.split(' ');
+    let method = request_line.next()?.to_owned();
+    let path = request_line.next()?.to_owned();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let length = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = buffer[head_end + 4..].to_vec();
+    while body.len() < length {
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..read]);
+    }
+    let raw_body = String::from_utf8_lossy(&body).into_owned();
+    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        body,
+        raw_body,
+    })
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
