@@ -30,7 +30,11 @@ impl Env {
         let home = tmp.path().join("home");
         std::fs::create_dir_all(project.join(".git")).unwrap();
         std::fs::create_dir_all(&home).unwrap();
-        Self { project: project.canonicalize().unwrap(), home: home.canonicalize().unwrap(), _tmp: tmp }
+        Self {
+            project: project.canonicalize().unwrap(),
+            home: home.canonicalize().unwrap(),
+            _tmp: tmp,
+        }
     }
 
     fn mixed() -> Self {
@@ -67,7 +71,8 @@ impl Env {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        text.replace(&self.project.display().to_string(), "[PROJECT]").replace(&self.home.display().to_string(), "[HOME]")
+        text.replace(&self.project.display().to_string(), "[PROJECT]")
+            .replace(&self.home.display().to_string(), "[HOME]")
     }
 }
 
@@ -84,7 +89,13 @@ fn list_json_lists_each_agent_once_with_its_format() {
     let agents: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
     let names: Vec<(&str, &str, &str)> = agents
         .iter()
-        .map(|a| (a["name"].as_str().unwrap(), a["format"].as_str().unwrap(), a["scope"].as_str().unwrap()))
+        .map(|a| {
+            (
+                a["name"].as_str().unwrap(),
+                a["format"].as_str().unwrap(),
+                a["scope"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         names,
@@ -115,10 +126,17 @@ fn list_json_lists_each_agent_once_with_its_format() {
     ] {
         assert!(stderr.contains(expected), "{expected}\nnot in\n{stderr}");
     }
-    let shadowed = env.run(&["agents", "list", "--all", "--scope", "global", "--format", "json"]);
+    let shadowed = env.run(&[
+        "agents", "list", "--all", "--scope", "global", "--format", "json",
+    ]);
     let shadowed: Vec<serde_json::Value> = serde_json::from_slice(&shadowed.stdout).unwrap();
     let fixer = shadowed.iter().find(|a| a["name"] == "fixer").unwrap();
-    assert!(fixer["shadowedBy"].as_str().unwrap().ends_with(".agentctl/agents/fixer.md"));
+    assert!(
+        fixer["shadowedBy"]
+            .as_str()
+            .unwrap()
+            .ends_with(".agentctl/agents/fixer.md")
+    );
 }
 
 #[test]
@@ -151,15 +169,37 @@ fn validate_one_json() {
 #[test]
 fn create_validate_delete_round_trip() {
     let env = Env::empty();
-    insta::assert_snapshot!("create", env.transcript(&["agents", "create", "x", "--description", "d", "--tools", "read_file,grep"]));
+    insta::assert_snapshot!(
+        "create",
+        env.transcript(&[
+            "agents",
+            "create",
+            "x",
+            "--description",
+            "d",
+            "--tools",
+            "read_file,grep"
+        ])
+    );
     let file = env.project.join(".agentctl/agents/x.md");
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.starts_with("---\n# yaml-language-server: $schema="), "{text}");
+    assert!(
+        text.starts_with("---\n# yaml-language-server: $schema="),
+        "{text}"
+    );
     let again = env.run(&["agents", "create", "x", "--description", "d"]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("already exists: pass --force"));
-    assert!(env.run(&["agents", "create", "x", "--description", "d2", "--force"]).status.success());
+    assert!(
+        env.run(&["agents", "create", "x", "--description", "d2", "--force"])
+            .status
+            .success()
+    );
     let validate = env.run(&["agents", "validate", "x"]);
-    assert!(validate.status.success(), "{}", String::from_utf8_lossy(&validate.stdout));
+    assert!(
+        validate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validate.stdout)
+    );
     assert!(String::from_utf8_lossy(&validate.stdout).contains("Validation: 7/7 passed"));
     let refused = env.run(&["agents", "delete", "x"]);
     assert!(!refused.status.success());
@@ -172,10 +212,26 @@ fn create_validate_delete_round_trip() {
 #[test]
 fn create_from_template_globally() {
     let env = Env::empty();
-    let output = env.run(&["agents", "create", "sec", "--template", "security", "--global", "--model", "sonnet"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = env.run(&[
+        "agents",
+        "create",
+        "sec",
+        "--template",
+        "security",
+        "--global",
+        "--model",
+        "sonnet",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = std::fs::read_to_string(env.home.join(".agentctl/agents/sec.md")).unwrap();
-    assert!(text.contains("title: Security Auditor") && text.contains("model: sonnet"), "{text}");
+    assert!(
+        text.contains("title: Security Auditor") && text.contains("model: sonnet"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -184,7 +240,9 @@ fn non_interactive_create_names_the_missing_flag() {
     let output = env.run(&["agents", "create"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("missing agent name: pass NAME"));
     let output = env.run(&["agents", "create", "y"]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("missing description: pass --description"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("missing description: pass --description")
+    );
     let output = env.run(&["agents", "create", "Bad_Name", "--description", "d"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a valid agent name"));
 }
@@ -193,7 +251,10 @@ fn non_interactive_create_names_the_missing_flag() {
 fn edit_needs_an_editor_and_revalidates() {
     let env = Env::mixed();
     let output = env.run(&["agents", "edit", "fixer"]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no editor configured: set $VISUAL or $EDITOR"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("no editor configured: set $VISUAL or $EDITOR")
+    );
     let output = Command::new(env!("CARGO_BIN_EXE_agentctl"))
         .args(["--project-dir"])
         .arg(&env.project)
@@ -205,7 +266,11 @@ fn edit_needs_an_editor_and_revalidates() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(String::from_utf8_lossy(&output.stdout).contains("Validation: 7/7 passed"));
 }
 

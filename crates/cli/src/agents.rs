@@ -42,21 +42,38 @@ fn find<'a>(discovery: &'a Discovery, name: &str) -> anyhow::Result<&'a LoadedAg
     }
     let similar = discovery.similar_names(name);
     if similar.is_empty() {
-        anyhow::bail!("no agent named `{name}`: run `agentctl agents list` to see the agents found");
+        anyhow::bail!(
+            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
+        );
     }
-    anyhow::bail!("no agent named `{name}`; did you mean {}?", quoted_list(&similar));
+    anyhow::bail!(
+        "no agent named `{name}`; did you mean {}?",
+        quoted_list(&similar)
+    );
 }
 
 fn quoted_list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A path relative to the project root, or to the home folder as `~/…`.
 fn display_path(path: &Path, locations: &Locations) -> String {
-    if let Some(rest) = locations.project_root.as_deref().and_then(|root| path.strip_prefix(root).ok()) {
+    if let Some(rest) = locations
+        .project_root
+        .as_deref()
+        .and_then(|root| path.strip_prefix(root).ok())
+    {
         return rest.display().to_string();
     }
-    if let Some(rest) = locations.user_home.as_deref().and_then(|home| path.strip_prefix(home).ok()) {
+    if let Some(rest) = locations
+        .user_home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
         return format!("~/{}", rest.display());
     }
     path.display().to_string()
@@ -80,7 +97,11 @@ fn located(diagnostic: &Diagnostic, locations: &Locations) -> String {
 fn report_load_errors(discovery: &Discovery, locations: &Locations) -> anyhow::Result<()> {
     let mut err = std::io::stderr().lock();
     for error in &discovery.errors {
-        writeln!(err, "warning: {}", located(&error.to_diagnostic(), locations))?;
+        writeln!(
+            err,
+            "warning: {}",
+            located(&error.to_diagnostic(), locations)
+        )?;
     }
     Ok(())
 }
@@ -107,8 +128,14 @@ mod tests {
             user_home: Some(PathBuf::from("/h")),
             project_root: Some(PathBuf::from("/p")),
         };
-        assert_eq!(display_path(Path::new("/p/.claude/agents/a.md"), &locations), ".claude/agents/a.md");
-        assert_eq!(display_path(Path::new("/h/.agentctl/agents/a.md"), &locations), "~/.agentctl/agents/a.md");
+        assert_eq!(
+            display_path(Path::new("/p/.claude/agents/a.md"), &locations),
+            ".claude/agents/a.md"
+        );
+        assert_eq!(
+            display_path(Path::new("/h/.agentctl/agents/a.md"), &locations),
+            "~/.agentctl/agents/a.md"
+        );
         assert_eq!(display_path(Path::new("/x/a.md"), &locations), "/x/a.md");
     }
 }

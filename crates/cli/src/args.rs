@@ -7,8 +7,10 @@ use std::path::PathBuf;
 /// Run specialised AI agents defined in Markdown files.
 #[derive(Debug, Parser)]
 #[command(name = "agentctl", version, about, long_about = None, propagate_version = true)]
-#[command(after_help = "Examples:\n  agentctl agents list\n  agentctl agents validate --all\n  \
-agentctl --project-dir examples/review-fix agents show code-reviewer")]
+#[command(
+    after_help = "Examples:\n  agentctl agents list\n  agentctl agents validate --all\n  \
+agentctl --project-dir examples/review-fix agents show code-reviewer"
+)]
 pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -77,16 +79,20 @@ pub(crate) enum ScopeFilter {
 #[derive(Debug, Subcommand)]
 pub(crate) enum AgentsCommand {
     /// List agents, grouped by scope.
-    #[command(after_help = "Examples:\n  agentctl agents list\n  agentctl agents list --all\n  \
-agentctl agents list --scope project --format json")]
+    #[command(
+        after_help = "Examples:\n  agentctl agents list\n  agentctl agents list --all\n  \
+agentctl agents list --scope project --format json"
+    )]
     List(ListArgs),
     /// Show one agent's definition.
     #[command(after_help = "Examples:\n  agentctl agents show code-reviewer\n  \
 agentctl agents show code-reviewer --format json")]
     Show(ShowArgs),
     /// Create an agent file.
-    #[command(after_help = "Examples:\n  agentctl agents create api-reviewer --template code-review\n  \
-agentctl agents create doc-writer --description 'Writes docs' --tools read_file,write_file --global")]
+    #[command(
+        after_help = "Examples:\n  agentctl agents create api-reviewer --template code-review\n  \
+agentctl agents create doc-writer --description 'Writes docs' --tools read_file,write_file --global"
+    )]
     Create(CreateArgs),
     /// Open an agent file in $VISUAL or $EDITOR, then validate it.
     #[command(after_help = "Example:\n  EDITOR=vim agentctl agents edit code-reviewer")]
@@ -211,8 +217,10 @@ pub(crate) struct ValidateArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ConfigCommand {
     /// Print the resolved settings.
-    #[command(after_help = "Examples:\n  agentctl config show\n  agentctl config show --origin\n  \
-agentctl config show --format json")]
+    #[command(
+        after_help = "Examples:\n  agentctl config show\n  agentctl config show --origin\n  \
+agentctl config show --format json"
+    )]
     Show(ConfigShowArgs),
 }
 
@@ -237,17 +245,21 @@ pub(crate) enum SchemaCommand {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  agentctl completions bash > ~/.local/share/bash-completion/completions/agentctl\n  \
-agentctl completions zsh > ~/.zfunc/_agentctl")]
+#[command(
+    after_help = "Examples:\n  agentctl completions bash > ~/.local/share/bash-completion/completions/agentctl\n  \
+agentctl completions zsh > ~/.zfunc/_agentctl"
+)]
 pub(crate) struct CompletionsArgs {
     /// Shell to generate completions for.
     pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
+#[command(
+    after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
-git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive")]
+git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive"
+)]
 pub(crate) struct RunArgs {
     /// Agent name.
     pub name: String,

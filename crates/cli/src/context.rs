@@ -23,6 +23,9 @@ impl CommandContext {
         }
         let locations = Locations::discover(global.project_dir.as_deref(), &cwd);
         let settings = load_settings(&locations)?;
-        Ok(Self { locations, settings })
+        Ok(Self {
+            locations,
+            settings,
+        })
     }
 }

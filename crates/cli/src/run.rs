@@ -51,16 +51,16 @@ impl RunRequest {
             (None, false) => PromptSource::Once(read_stdin_prompt()?),
         };
         if matches!(prompt, PromptSource::Interactive(_)) && args.format != RunFormat::Text {
-            anyhow::bail!("--format {} needs a prompt: pass -p PROMPT", args.format.name());
+            anyhow::bail!(
+                "--format {} needs a prompt: pass -p PROMPT",
+                args.format.name()
+            );
         }
-        let context_mode = args
-            .context
-            .as_deref()
-            .map(|mode| match mode {
-                "shared" => ContextMode::Shared,
-                "run" => ContextMode::Run,
-                _ => ContextMode::Isolated,
-            });
+        let context_mode = args.context.as_deref().map(|mode| match mode {
+            "shared" => ContextMode::Shared,
+            "run" => ContextMode::Run,
+            _ => ContextMode::Isolated,
+        });
         let options = RunOptions {
             stream: !args.no_stream,
             max_turns: args.max_turns,
@@ -68,14 +68,22 @@ impl RunRequest {
             model: args.model,
             ..RunOptions::default()
         };
-        Ok(Self { agent: args.name, prompt, format: args.format, options, record: args.record })
+        Ok(Self {
+            agent: args.name,
+            prompt,
+            format: args.format,
+            options,
+            record: args.record,
+        })
     }
 }
 
 /// Reads a piped prompt; an empty one is an error naming `-p`.
 fn read_stdin_prompt() -> anyhow::Result<String> {
     let mut prompt = String::new();
-    std::io::stdin().read_to_string(&mut prompt).context("cannot read the prompt from stdin")?;
+    std::io::stdin()
+        .read_to_string(&mut prompt)
+        .context("cannot read the prompt from stdin")?;
     let prompt = prompt.trim();
     anyhow::ensure!(
         !prompt.is_empty(),
@@ -94,7 +102,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let recorder = Arc::new(Mutex::new(None));
-    let runtime = build_runtime(context.settings.settings.clone(), &root, request.record.is_some(), &recorder)?;
+    let runtime = build_runtime(
+        context.settings.settings.clone(),
+        &root,
+        request.record.is_some(),
+        &recorder,
+    )?;
     let mut options = request.options;
     options.working_dir = Some(root);
     let tokio = tokio::runtime::Builder::new_multi_thread()
@@ -131,10 +144,15 @@ fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefiniti
     }
     let similar = discovery.similar_names(name);
     if similar.is_empty() {
-        anyhow::bail!("no agent named `{name}`: run `agentctl agents list` to see the agents found");
+        anyhow::bail!(
+            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
+        );
     }
     let similar: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
-    anyhow::bail!("no agent named `{name}`; did you mean {}?", similar.join(", "))
+    anyhow::bail!(
+        "no agent named `{name}`; did you mean {}?",
+        similar.join(", ")
+    )
 }
 
 type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;
@@ -150,9 +168,14 @@ fn build_runtime(
     let mut tools = ToolRegistry::new();
     builtin_readonly::register(&mut tools, root)
         .with_context(|| format!("cannot open the project root {}", root.display()))?;
-    let options = ProviderOptions { working_dir: Some(root.to_path_buf()), ..ProviderOptions::default() };
+    let options = ProviderOptions {
+        working_dir: Some(root.to_path_buf()),
+        ..ProviderOptions::default()
+    };
     let recorder = Arc::clone(recorder);
-    let factory = move |model: &ModelRef, settings: &Settings| -> Result<Arc<dyn ModelProvider>, ProviderError> {
+    let factory = move |model: &ModelRef,
+                        settings: &Settings|
+          -> Result<Arc<dyn ModelProvider>, ProviderError> {
         let provider = build_provider(model, settings, &options)?;
         if !record {
             return Ok(provider);
@@ -165,9 +188,17 @@ fn build_runtime(
 }
 
 fn save_recording(recorder: &RecorderSlot, path: &Path) -> anyhow::Result<()> {
-    let recording = recorder.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let recording = recorder
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
     let Some(recording) = recording else {
-        anyhow::bail!("--record {}: no model call was made, nothing to save", path.display());
+        anyhow::bail!(
+            "--record {}: no model call was made, nothing to save",
+            path.display()
+        );
     };
-    recording.save(path).with_context(|| format!("cannot save the cassette {}", path.display()))
+    recording
+        .save(path)
+        .with_context(|| format!("cannot save the cassette {}", path.display()))
 }

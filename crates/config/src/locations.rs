@@ -36,7 +36,11 @@ impl Locations {
             Some(dir) => Some(absolute(dir, cwd)),
             None => find_project_root(cwd, user_home.as_deref()),
         };
-        Self { agentctl_home, user_home, project_root }
+        Self {
+            agentctl_home,
+            user_home,
+            project_root,
+        }
     }
 
     /// The global agents folder, `$AGENTCTL_HOME/agents`.
@@ -46,7 +50,9 @@ impl Locations {
 
     /// The project agents folder, `<project>/.agentctl/agents`, if there is a project.
     pub fn project_agents_dir(&self) -> Option<PathBuf> {
-        self.project_root.as_ref().map(|root| root.join(".agentctl").join("agents"))
+        self.project_root
+            .as_ref()
+            .map(|root| root.join(".agentctl").join("agents"))
     }
 
     /// The global settings file, `$AGENTCTL_HOME/settings.json`.
@@ -56,19 +62,29 @@ impl Locations {
 
     /// The project settings file, `<project>/.agentctl/settings.json`, if there is a project.
     pub fn project_settings_file(&self) -> Option<PathBuf> {
-        self.project_root.as_ref().map(|root| root.join(".agentctl").join("settings.json"))
+        self.project_root
+            .as_ref()
+            .map(|root| root.join(".agentctl").join("settings.json"))
     }
 }
 
 fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
-    let joined = if dir.is_absolute() { dir.to_path_buf() } else { cwd.join(dir) };
+    let joined = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        cwd.join(dir)
+    };
     joined.canonicalize().unwrap_or(joined)
 }
 
 fn find_project_root(cwd: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
     cwd.ancestors()
         .take_while(|dir| Some(*dir) != user_home)
-        .find(|dir| PROJECT_MARKERS.iter().any(|marker| dir.join(marker).exists()))
+        .find(|dir| {
+            PROJECT_MARKERS
+                .iter()
+                .any(|marker| dir.join(marker).exists())
+        })
         .map(Path::to_path_buf)
 }
 

@@ -128,9 +128,7 @@ impl fmt::Display for Scope {
 }
 
 /// Which conversation history an agent sees.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextMode {
     /// The agent has its own history.
@@ -236,7 +234,10 @@ impl<'de> Deserialize<'de> for ToolPolicy {
                 while let Some(item) = seq.next_element::<String>()? {
                     allow.push(item);
                 }
-                Ok(ToolPolicy { allow: Some(allow), deny: Vec::new() })
+                Ok(ToolPolicy {
+                    allow: Some(allow),
+                    deny: Vec::new(),
+                })
             }
 
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ToolPolicy, A::Error> {
@@ -276,7 +277,11 @@ impl<'de> Deserialize<'de> for StringList {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct McpRefs {
     /// Names of servers from settings `mcpServers` (or from `inline`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub servers: Vec<String>,
     /// Servers defined in the agent file, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -298,10 +303,18 @@ pub struct Trigger {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<String>,
     /// Words that select the agent when they appear in the request.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub keywords: Vec<String>,
     /// Regular expressions matched against the request.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub regex: Vec<String>,
     /// Higher wins when several agents match.
     #[serde(default)]
@@ -382,7 +395,11 @@ pub enum GuardrailPolicy {
 #[serde(rename_all = "camelCase")]
 pub struct MemorySpec {
     /// Keys kept for the duration of a session.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub session: Vec<String>,
     /// Whether the agent keeps long-term memory across sessions.
     #[serde(default, alias = "long_term")]
@@ -397,13 +414,21 @@ pub struct TracingSpec {
     #[serde(default = "default_true")]
     pub enabled: bool,
     /// Event kinds to record; empty means all.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "one_or_many")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub events: Vec<String>,
     /// Where traces go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<TracingBackend>,
     /// Fraction of runs traced, from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "sample_rate")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "sample_rate"
+    )]
     pub sample_rate: Option<f64>,
 }
 
@@ -424,7 +449,9 @@ fn default_true() -> bool {
 }
 
 /// Accepts `version: 1`, `version: 1.2` and `version: "1.2.0"` alike.
-fn string_or_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+fn string_or_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
     struct Visitor;
 
     impl de::Visitor<'_> for Visitor {

@@ -40,12 +40,17 @@ pub enum Message {
 impl Message {
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Message::User { content: content.into() }
+        Message::User {
+            content: content.into(),
+        }
     }
 
     /// An assistant message with text only.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message::Assistant { content: Some(content.into()), tool_calls: Vec::new() }
+        Message::Assistant {
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+        }
     }
 }
 
@@ -146,7 +151,10 @@ pub struct ModelResponse {
 impl ModelResponse {
     /// The answer as an assistant message for the history.
     pub fn to_message(&self) -> Message {
-        Message::Assistant { content: self.text.clone(), tool_calls: self.tool_calls.clone() }
+        Message::Assistant {
+            content: self.text.clone(),
+            tool_calls: self.tool_calls.clone(),
+        }
     }
 }
 

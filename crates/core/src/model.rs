@@ -61,7 +61,9 @@ pub enum ModelError {
         input: String,
     },
     /// Aliases that refer to each other.
-    #[error("model alias `{alias}` does not resolve: the alias chain is cyclic or deeper than {MAX_ALIAS_DEPTH}")]
+    #[error(
+        "model alias `{alias}` does not resolve: the alias chain is cyclic or deeper than {MAX_ALIAS_DEPTH}"
+    )]
     AliasCycle {
         /// The alias where resolution started.
         alias: String,
@@ -117,7 +119,9 @@ pub fn resolve_model(
         }
         return parse_reference(&current, settings);
     }
-    Err(ModelError::AliasCycle { alias: input.to_owned() })
+    Err(ModelError::AliasCycle {
+        alias: input.to_owned(),
+    })
 }
 
 fn lookup_alias<'a>(name: &str, settings: &'a Settings) -> Option<&'a str> {
@@ -132,7 +136,9 @@ fn lookup_alias<'a>(name: &str, settings: &'a Settings) -> Option<&'a str> {
 fn parse_reference(input: &str, settings: &Settings) -> Result<ModelRef, ModelError> {
     if let Some((provider, model)) = ModelRef::split(input) {
         if model.is_empty() {
-            return Err(ModelError::EmptyModel { input: input.to_owned() });
+            return Err(ModelError::EmptyModel {
+                input: input.to_owned(),
+            });
         }
         if !KNOWN_PROVIDERS.contains(&provider) && !settings.providers.contains_key(provider) {
             let mut known: Vec<&str> = KNOWN_PROVIDERS.to_vec();
@@ -143,11 +149,19 @@ fn parse_reference(input: &str, settings: &Settings) -> Result<ModelRef, ModelEr
                 known: known.join(", "),
             });
         }
-        return Ok(ModelRef { provider: provider.to_owned(), model: model.to_owned() });
+        return Ok(ModelRef {
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+        });
     }
     infer_provider(input)
-        .map(|provider| ModelRef { provider: provider.to_owned(), model: input.to_owned() })
-        .ok_or_else(|| ModelError::UnknownModel { input: input.to_owned() })
+        .map(|provider| ModelRef {
+            provider: provider.to_owned(),
+            model: input.to_owned(),
+        })
+        .ok_or_else(|| ModelError::UnknownModel {
+            input: input.to_owned(),
+        })
 }
 
 /// Infers the provider of a bare model id, as Claude Code and Gemini CLI files write them.
@@ -161,7 +175,10 @@ fn infer_provider(model: &str) -> Option<&'static str> {
         ("o4", "openai"),
         ("gemini-", "gemini"),
     ];
-    PREFIXES.iter().find(|(prefix, _)| model.starts_with(prefix)).map(|(_, provider)| *provider)
+    PREFIXES
+        .iter()
+        .find(|(prefix, _)| model.starts_with(prefix))
+        .map(|(_, provider)| *provider)
 }
 
 #[cfg(test)]
@@ -172,7 +189,9 @@ mod tests {
     fn aliases_settings_override_builtins_and_chain() {
         let mut settings = Settings::default();
         settings.aliases.insert("sonnet".into(), "fast".into());
-        settings.aliases.insert("fast".into(), "ollama:qwen3".into());
+        settings
+            .aliases
+            .insert("fast".into(), "ollama:qwen3".into());
         let model = resolve_model("sonnet", &settings, None).unwrap();
         assert_eq!(model.to_string(), "ollama:qwen3");
     }
@@ -182,15 +201,24 @@ mod tests {
         let mut settings = Settings::default();
         settings.aliases.insert("a".into(), "b".into());
         settings.aliases.insert("b".into(), "a".into());
-        assert!(matches!(resolve_model("a", &settings, None), Err(ModelError::AliasCycle { .. })));
+        assert!(matches!(
+            resolve_model("a", &settings, None),
+            Err(ModelError::AliasCycle { .. })
+        ));
     }
 
     #[test]
     fn inherit_uses_parent_then_default() {
         let mut settings = Settings::default();
-        assert_eq!(resolve_model("inherit", &settings, None), Err(ModelError::NothingToInherit));
+        assert_eq!(
+            resolve_model("inherit", &settings, None),
+            Err(ModelError::NothingToInherit)
+        );
         settings.agents.default_model = Some("openai:gpt-4o-mini".into());
-        assert_eq!(resolve_model("inherit", &settings, None).unwrap().model, "gpt-4o-mini");
+        assert_eq!(
+            resolve_model("inherit", &settings, None).unwrap().model,
+            "gpt-4o-mini"
+        );
         let model = resolve_model("inherit", &settings, Some("haiku")).unwrap();
         assert_eq!(model.provider, "anthropic");
     }
@@ -200,7 +228,12 @@ mod tests {
         let settings = Settings::default();
         let model = resolve_model("claude-sonnet-4-5-20250929", &settings, None).unwrap();
         assert_eq!(model.provider, "anthropic");
-        assert_eq!(resolve_model("gemini-2.5-pro", &settings, None).unwrap().provider, "gemini");
+        assert_eq!(
+            resolve_model("gemini-2.5-pro", &settings, None)
+                .unwrap()
+                .provider,
+            "gemini"
+        );
         assert!(matches!(
             resolve_model("mystery", &settings, None),
             Err(ModelError::UnknownModel { .. })
@@ -215,7 +248,12 @@ mod tests {
             Err(ModelError::UnknownProvider { .. })
         ));
         settings.providers.insert("vllm".into(), Default::default());
-        assert_eq!(resolve_model("vllm:qwen", &settings, None).unwrap().provider, "vllm");
+        assert_eq!(
+            resolve_model("vllm:qwen", &settings, None)
+                .unwrap()
+                .provider,
+            "vllm"
+        );
         assert!(matches!(
             resolve_model("openai:", &settings, None),
             Err(ModelError::EmptyModel { .. })

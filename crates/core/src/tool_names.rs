@@ -42,7 +42,9 @@ pub fn is_known_tool(name: &str) -> KnownTool {
         if server.is_empty() || server.contains(['*', '?', '[']) {
             return KnownTool::Pattern;
         }
-        return KnownTool::Mcp { server: server.to_owned() };
+        return KnownTool::Mcp {
+            server: server.to_owned(),
+        };
     }
     if BUILTIN_TOOLS.contains(&name) {
         KnownTool::Builtin

@@ -14,8 +14,16 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// Fields mapped onto the native spec.
-const MAPPED: &[&str] =
-    &["name", "description", "tools", "disallowedTools", "model", "color", "maxTurns", "mcpServers"];
+const MAPPED: &[&str] = &[
+    "name",
+    "description",
+    "tools",
+    "disallowedTools",
+    "model",
+    "color",
+    "maxTurns",
+    "mcpServers",
+];
 
 /// Fields Claude Code defines that agentctl keeps without using.
 const KNOWN: &[&str] = &[
@@ -51,7 +59,8 @@ struct ClaudeFrontMatter {
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, yaml, mut warnings) = deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
+    let (front, yaml, mut warnings) =
+        deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {
@@ -73,30 +82,48 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         max_turns: front.max_turns,
         tools: ToolPolicy {
             allow: front.tools.map(|tools| map_tools(&tools, claude_tool_name)),
-            deny: front.disallowed_tools.map(|tools| map_tools(&tools, claude_tool_name)).unwrap_or_default(),
+            deny: front
+                .disallowed_tools
+                .map(|tools| map_tools(&tools, claude_tool_name))
+                .unwrap_or_default(),
         },
         mcp: front.mcp_servers,
         ..AgentSpec::default()
     };
-    Ok(Mapped { spec, extra, warnings, allow_empty_body: false })
+    Ok(Mapped {
+        spec,
+        extra,
+        warnings,
+        allow_empty_body: false,
+    })
 }
 
 /// `mcpServers`: a list of server names and `{name: config}` objects, or a map of configs.
-fn mcp_servers<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<McpRefs, D::Error> {
+fn mcp_servers<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<McpRefs, D::Error> {
     struct Visitor;
 
     impl<'de> de::Visitor<'de> for Visitor {
         type Value = McpRefs;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a list of MCP server names or `{name: config}` objects, or a map of configs")
+            f.write_str(
+                "a list of MCP server names or `{name: config}` objects, or a map of configs",
+            )
         }
 
         fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<McpRefs, E> {
-            Ok(McpRefs { servers: vec![v.to_owned()], inline: BTreeMap::new() })
+            Ok(McpRefs {
+                servers: vec![v.to_owned()],
+                inline: BTreeMap::new(),
+            })
         }
 
-        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<McpRefs, A::Error> {
+        fn visit_seq<A: de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<McpRefs, A::Error> {
             let mut refs = McpRefs::default();
             while let Some(item) = seq.next_element::<ServerItem>()? {
                 match item {
@@ -107,9 +134,16 @@ fn mcp_servers<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Resul
             Ok(refs)
         }
 
-        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> std::result::Result<McpRefs, A::Error> {
-            let inline = BTreeMap::<String, McpServerConfig>::deserialize(MapAccessDeserializer::new(map))?;
-            Ok(McpRefs { servers: Vec::new(), inline })
+        fn visit_map<A: de::MapAccess<'de>>(
+            self,
+            map: A,
+        ) -> std::result::Result<McpRefs, A::Error> {
+            let inline =
+                BTreeMap::<String, McpServerConfig>::deserialize(MapAccessDeserializer::new(map))?;
+            Ok(McpRefs {
+                servers: Vec::new(),
+                inline,
+            })
         }
 
         fn visit_unit<E: de::Error>(self) -> std::result::Result<McpRefs, E> {
@@ -140,7 +174,10 @@ impl<'de> Deserialize<'de> for ServerItem {
                 Ok(ServerItem::Name(v.to_owned()))
             }
 
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> std::result::Result<ServerItem, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<ServerItem, A::Error> {
                 BTreeMap::deserialize(MapAccessDeserializer::new(map)).map(ServerItem::Inline)
             }
         }
@@ -156,7 +193,13 @@ mod tests {
     use std::path::Path;
 
     fn claude(text: &str) -> crate::LoadedAgent {
-        parse_str(text, Path::new(".claude/agents/x.md"), SourceFormat::Claude, Scope::Project).unwrap()
+        parse_str(
+            text,
+            Path::new(".claude/agents/x.md"),
+            SourceFormat::Claude,
+            Scope::Project,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -171,7 +214,15 @@ mod tests {
         assert_eq!(spec.name, "code-reviewer");
         assert_eq!(
             spec.tools.allow.as_deref().unwrap(),
-            ["read_file", "write_file", "edit_file", "bash", "glob", "grep", "mcp.github.create_issue"]
+            [
+                "read_file",
+                "write_file",
+                "edit_file",
+                "bash",
+                "glob",
+                "grep",
+                "mcp.github.create_issue"
+            ]
         );
         assert_eq!(spec.tools.deny, ["web_search"]);
         assert_eq!(spec.model.as_deref(), Some("sonnet"));
@@ -193,10 +244,20 @@ mod tests {
              tools: Read\nfoo: bar\n---\nPrompt\n",
         );
         assert_eq!(agent.name(), "x");
-        assert!(agent.definition.spec.description.as_deref().unwrap().contains("Context: x"));
+        assert!(
+            agent
+                .definition
+                .spec
+                .description
+                .as_deref()
+                .unwrap()
+                .contains("Context: x")
+        );
         let warnings: Vec<String> = agent.warnings.iter().map(ToString::to_string).collect();
         assert_eq!(warnings.len(), 3, "{warnings:?}");
-        assert!(warnings[0].starts_with(".claude/agents/x.md:2:1: field `description`: the value is not valid YAML"));
+        assert!(warnings[0].starts_with(
+            ".claude/agents/x.md:2:1: field `description`: the value is not valid YAML"
+        ));
         assert!(warnings[1].contains("field `name`: Claude Code requires `name`"));
         assert!(warnings[2].contains(":4:1: field `foo`: unknown Claude Code field"));
         assert_eq!(agent.definition.extra["foo"], "bar");
@@ -205,6 +266,9 @@ mod tests {
     #[test]
     fn map_form_of_mcp_servers() {
         let agent = claude("---\nname: a\nmcpServers:\n  srv:\n    url: https://x\n---\nP\n");
-        assert_eq!(agent.definition.spec.mcp.inline["srv"].url.as_deref(), Some("https://x"));
+        assert_eq!(
+            agent.definition.spec.mcp.inline["srv"].url.as_deref(),
+            Some("https://x")
+        );
     }
 }

@@ -32,18 +32,47 @@ pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
     let mut push = |path: PathBuf, format, scope| {
         let recursive = format == SourceFormat::Claude;
         if !dirs.iter().any(|d: &AgentDir| d.path == path) {
-            dirs.push(AgentDir { path, format, scope, recursive });
+            dirs.push(AgentDir {
+                path,
+                format,
+                scope,
+                recursive,
+            });
         }
     };
     if let Some(root) = &locations.project_root {
-        push(root.join(".agentctl").join("agents"), SourceFormat::Native, Scope::Project);
-        push(root.join(".claude").join("agents"), SourceFormat::Claude, Scope::Project);
-        push(root.join(".gemini").join("agents"), SourceFormat::Gemini, Scope::Project);
+        push(
+            root.join(".agentctl").join("agents"),
+            SourceFormat::Native,
+            Scope::Project,
+        );
+        push(
+            root.join(".claude").join("agents"),
+            SourceFormat::Claude,
+            Scope::Project,
+        );
+        push(
+            root.join(".gemini").join("agents"),
+            SourceFormat::Gemini,
+            Scope::Project,
+        );
     }
-    push(locations.global_agents_dir(), SourceFormat::Native, Scope::Global);
+    push(
+        locations.global_agents_dir(),
+        SourceFormat::Native,
+        Scope::Global,
+    );
     if let Some(home) = &locations.user_home {
-        push(home.join(".claude").join("agents"), SourceFormat::Claude, Scope::Global);
-        push(home.join(".gemini").join("agents"), SourceFormat::Gemini, Scope::Global);
+        push(
+            home.join(".claude").join("agents"),
+            SourceFormat::Claude,
+            Scope::Global,
+        );
+        push(
+            home.join(".gemini").join("agents"),
+            SourceFormat::Gemini,
+            Scope::Global,
+        );
     }
     dirs
 }
@@ -79,9 +108,12 @@ impl Discovery {
 
     /// Every agent of that name, effective one first, then the shadowed ones.
     pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
-        self.get(name)
-            .into_iter()
-            .chain(self.shadowed.iter().map(|s| &s.agent).filter(move |a| a.name() == name))
+        self.get(name).into_iter().chain(
+            self.shadowed
+                .iter()
+                .map(|s| &s.agent)
+                .filter(move |a| a.name() == name),
+        )
     }
 
     /// Names of effective agents close to `name`, closest first (for "did you mean").
@@ -133,7 +165,8 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
             match parse_bytes(&bytes, &path, dir.format, dir.scope) {
                 Ok(agent) => ordered.push(agent),
                 Err(error)
-                    if error.kind == ErrorKind::MissingFrontMatter && dir.format != SourceFormat::Native =>
+                    if error.kind == ErrorKind::MissingFrontMatter
+                        && dir.format != SourceFormat::Native =>
                 {
                     found.skipped.push(path);
                 }
@@ -156,7 +189,9 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
     }
     found.agents.sort_by(|a, b| a.name().cmp(b.name()));
     // Stable sort: agents of the same name stay in precedence order.
-    found.shadowed.sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
+    found
+        .shadowed
+        .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
     found
 }
 
@@ -180,7 +215,13 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<Path
             Ok(_) => {}
             Err(error) => {
                 let path = error.path().unwrap_or(&dir.path).to_path_buf();
-                errors.push(DefinitionError::new(&path, ErrorKind::Io, 0, 0, format!("cannot read: {error}")));
+                errors.push(DefinitionError::new(
+                    &path,
+                    ErrorKind::Io,
+                    0,
+                    0,
+                    format!("cannot read: {error}"),
+                ));
             }
         }
     }
@@ -232,7 +273,13 @@ mod tests {
         let names: Vec<(&str, SourceFormat, Scope)> = found
             .agents
             .iter()
-            .map(|a| (a.name(), a.definition.source.format, a.definition.source.scope))
+            .map(|a| {
+                (
+                    a.name(),
+                    a.definition.source.format,
+                    a.definition.source.scope,
+                )
+            })
             .collect();
         assert_eq!(
             names,
@@ -243,13 +290,22 @@ mod tests {
                 ("d", SourceFormat::Claude, Scope::Global),
             ]
         );
-        let shadowed: Vec<(&Path, &Path)> =
-            found.shadowed.iter().map(|s| (s.agent.path(), s.shadowed_by.as_path())).collect();
+        let shadowed: Vec<(&Path, &Path)> = found
+            .shadowed
+            .iter()
+            .map(|s| (s.agent.path(), s.shadowed_by.as_path()))
+            .collect();
         assert_eq!(
             shadowed,
             [
-                (project.join(".claude/agents/sub/a.md").as_path(), project.join(".agentctl/agents/a.md").as_path()),
-                (home.join(".agentctl/agents/b.md").as_path(), project.join(".claude/agents/b.md").as_path()),
+                (
+                    project.join(".claude/agents/sub/a.md").as_path(),
+                    project.join(".agentctl/agents/a.md").as_path()
+                ),
+                (
+                    home.join(".agentctl/agents/b.md").as_path(),
+                    project.join(".claude/agents/b.md").as_path()
+                ),
             ]
         );
         assert_eq!(found.errors.len(), 1);

@@ -56,8 +56,21 @@ pub struct DefinitionError {
 }
 
 impl DefinitionError {
-    pub(crate) fn new(path: &Path, kind: ErrorKind, line: usize, col: usize, message: String) -> Self {
-        Self { path: path.to_path_buf(), line, col, field: None, kind, message }
+    pub(crate) fn new(
+        path: &Path,
+        kind: ErrorKind,
+        line: usize,
+        col: usize,
+        message: String,
+    ) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+            col,
+            field: None,
+            kind,
+            message,
+        }
     }
 
     pub(crate) fn with_field(mut self, field: impl Into<String>) -> Self {
@@ -80,7 +93,14 @@ impl DefinitionError {
 
 impl fmt::Display for DefinitionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_located(f, &self.path, self.line, self.col, self.field.as_deref(), &self.message)
+        write_located(
+            f,
+            &self.path,
+            self.line,
+            self.col,
+            self.field.as_deref(),
+            &self.message,
+        )
     }
 }
 
@@ -127,7 +147,14 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_located(f, &self.path, self.line, self.col, self.field.as_deref(), &self.message)
+        write_located(
+            f,
+            &self.path,
+            self.line,
+            self.col,
+            self.field.as_deref(),
+            &self.message,
+        )
     }
 }
 
@@ -154,21 +181,37 @@ fn write_located(
 pub(crate) fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let col = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
     (line, col)
 }
 
 static MARK: LazyLock<regex::Regex> = LazyLock::new(|| {
-    #[expect(clippy::expect_used, reason = "the pattern is a constant and covered by tests")]
+    #[expect(
+        clippy::expect_used,
+        reason = "the pattern is a constant and covered by tests"
+    )]
     regex::Regex::new(r" at (line \d+ column \d+|position \d+)").expect("valid regex")
 });
 
 /// Turns a serde_norway error into a located error. `first_line` is the file line on which the
 /// front matter starts, so that positions are relative to the file rather than the YAML text.
-pub(crate) fn from_yaml(error: &serde_norway::Error, path: &Path, first_line: usize) -> DefinitionError {
+pub(crate) fn from_yaml(
+    error: &serde_norway::Error,
+    path: &Path,
+    first_line: usize,
+) -> DefinitionError {
     let (line, col) = match error.location() {
-        Some(location) => (first_line + location.line().saturating_sub(1), location.column().max(1)),
+        Some(location) => (
+            first_line + location.line().saturating_sub(1),
+            location.column().max(1),
+        ),
         None => (first_line, 1),
     };
     let text = error.to_string();
@@ -184,7 +227,9 @@ pub(crate) fn from_yaml(error: &serde_norway::Error, path: &Path, first_line: us
 fn split_field(text: &str) -> (Option<String>, &str) {
     if let Some((head, rest)) = text.split_once(": ") {
         let path_like = !head.is_empty()
-            && head.chars().all(|c| c.is_alphanumeric() || "_-.[]?".contains(c));
+            && head
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-.[]?".contains(c));
         if path_like {
             return (Some(head.to_owned()), rest);
         }

@@ -63,7 +63,8 @@ fn quote_plain_values(yaml: &str) -> Option<(String, Vec<String>)> {
         };
         let value = value.trim_end_matches('\r').trim();
         let suspicious = value.contains(": ") || value.contains(" #") || value.ends_with(':');
-        let structured = value.is_empty() || value.starts_with(['\'', '"', '[', '{', '|', '>', '&', '*', '!', '#']);
+        let structured = value.is_empty()
+            || value.starts_with(['\'', '"', '[', '{', '|', '>', '&', '*', '!', '#']);
         if !suspicious || structured {
             out.push(line.to_owned());
             i += 1;
@@ -94,8 +95,13 @@ fn quote_plain_values(yaml: &str) -> Option<(String, Vec<String>)> {
 
 fn top_level_entry(line: &str) -> Option<(&str, &str)> {
     let (key, value) = line.split_once(':')?;
-    let valid = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let valid = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     (valid && (value.starts_with([' ', '\t']))).then_some((key, value))
 }
 
@@ -131,7 +137,9 @@ pub(crate) fn extras(
 }
 
 /// A tool list written as a list or as one comma-separated string (`Read, Grep, Bash(git *)`).
-pub(crate) fn tool_list<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Vec<String>>, D::Error> {
+pub(crate) fn tool_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<Vec<String>>, D::Error> {
     struct Visitor;
 
     impl<'de> de::Visitor<'de> for Visitor {
@@ -145,7 +153,10 @@ pub(crate) fn tool_list<'de, D: Deserializer<'de>>(deserializer: D) -> std::resu
             Ok(Some(split_tools(v)))
         }
 
-        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
+        fn visit_seq<A: de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
             let mut tools = Vec::new();
             while let Some(item) = seq.next_element::<String>()? {
                 tools.extend(split_tools(&item));
@@ -200,14 +211,20 @@ mod tests {
 
     #[test]
     fn splits_tool_strings_outside_parentheses() {
-        assert_eq!(split_tools("Read, Grep,Bash(git add, git commit) ,"), ["Read", "Grep", "Bash(git add, git commit)"]);
+        assert_eq!(
+            split_tools("Read, Grep,Bash(git add, git commit) ,"),
+            ["Read", "Grep", "Bash(git add, git commit)"]
+        );
     }
 
     #[test]
     fn quotes_values_strict_yaml_rejects() {
         let yaml = "name: x\ndescription: Use when: it's needed\n  and more: here\nmodel: sonnet\n";
         let (text, keys) = quote_plain_values(yaml).unwrap();
-        assert_eq!(text, "name: x\ndescription: 'Use when: it''s needed\n  and more: here'\nmodel: sonnet\n");
+        assert_eq!(
+            text,
+            "name: x\ndescription: 'Use when: it''s needed\n  and more: here'\nmodel: sonnet\n"
+        );
         assert_eq!(keys, ["description"]);
         assert!(quote_plain_values("name: x\n").is_none());
     }

@@ -12,10 +12,24 @@ use agentctl_core::{AgentSpec, McpRefs, McpServerConfig, ToolPolicy, gemini_tool
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-const MAPPED: &[&str] =
-    &["name", "description", "display_name", "tools", "mcp_servers", "model", "temperature", "max_turns"];
+const MAPPED: &[&str] = &[
+    "name",
+    "description",
+    "display_name",
+    "tools",
+    "mcp_servers",
+    "model",
+    "temperature",
+    "max_turns",
+];
 
-const KNOWN: &[&str] = &["kind", "timeout_mins", "agent_card_url", "agent_card_json", "auth"];
+const KNOWN: &[&str] = &[
+    "kind",
+    "timeout_mins",
+    "agent_card_url",
+    "agent_card_json",
+    "auth",
+];
 
 #[derive(Debug, Default, Deserialize)]
 struct GeminiFrontMatter {
@@ -42,13 +56,16 @@ struct GeminiFrontMatter {
 /// Gemini CLI writes MCP tools as `server__tool`; agentctl as `mcp.server.tool`.
 fn tool_name(name: &str) -> String {
     match name.trim().split_once("__") {
-        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => format!("mcp.{server}.{tool}"),
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+            format!("mcp.{server}.{tool}")
+        }
         _ => gemini_tool_name(name),
     }
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, yaml, mut warnings) = deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
+    let (front, yaml, mut warnings) =
+        deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {
@@ -70,7 +87,10 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
             true
         }
         Some(other) => {
-            warnings.push(source.warning("kind", format!("unknown kind `{other}`: expected `local` or `remote`")));
+            warnings.push(source.warning(
+                "kind",
+                format!("unknown kind `{other}`: expected `local` or `remote`"),
+            ));
             false
         }
     };
@@ -83,11 +103,22 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         model: front.model,
         temperature: front.temperature,
         max_turns: front.max_turns,
-        tools: ToolPolicy { allow: front.tools.map(|tools| map_tools(&tools, tool_name)), deny: Vec::new() },
-        mcp: McpRefs { servers: Vec::new(), inline: front.mcp_servers },
+        tools: ToolPolicy {
+            allow: front.tools.map(|tools| map_tools(&tools, tool_name)),
+            deny: Vec::new(),
+        },
+        mcp: McpRefs {
+            servers: Vec::new(),
+            inline: front.mcp_servers,
+        },
         ..AgentSpec::default()
     };
-    Ok(Mapped { spec, extra, warnings, allow_empty_body: remote })
+    Ok(Mapped {
+        spec,
+        extra,
+        warnings,
+        allow_empty_body: remote,
+    })
 }
 
 #[cfg(test)]
@@ -97,7 +128,12 @@ mod tests {
     use std::path::Path;
 
     fn gemini(text: &str) -> crate::Result<crate::LoadedAgent> {
-        parse_str(text, Path::new(".gemini/agents/x.md"), SourceFormat::Gemini, Scope::Global)
+        parse_str(
+            text,
+            Path::new(".gemini/agents/x.md"),
+            SourceFormat::Gemini,
+            Scope::Global,
+        )
     }
 
     #[test]
@@ -113,9 +149,18 @@ mod tests {
         assert_eq!(spec.title.as_deref(), Some("Security Auditor"));
         assert_eq!(
             spec.tools.allow.as_deref().unwrap(),
-            ["read_file", "grep", "bash", "read_*", "mcp.github.get_issue"]
+            [
+                "read_file",
+                "grep",
+                "bash",
+                "read_*",
+                "mcp.github.get_issue"
+            ]
         );
-        assert_eq!(spec.mcp.inline["github"].http_url.as_deref(), Some("https://api.example/mcp"));
+        assert_eq!(
+            spec.mcp.inline["github"].http_url.as_deref(),
+            Some("https://api.example/mcp")
+        );
         assert_eq!(spec.temperature, Some(0.2));
         assert_eq!(spec.max_turns, Some(10));
         assert_eq!(agent.definition.extra["timeout_mins"], 5);

@@ -18,7 +18,11 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             .map(|best| format!(" (did you mean `{best}`?)"))
             .unwrap_or_default();
         let top_level = entry.segments.len() == 1;
-        let fate = if top_level { "kept in `extra`" } else { "ignored" };
+        let fate = if top_level {
+            "kept in `extra`"
+        } else {
+            "ignored"
+        };
         warnings.push(source.warning(&entry.path, format!("unknown field{hint}: {fate}")));
         if top_level {
             top_level_unknown.push(entry.path.as_str());
@@ -31,7 +35,12 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             }
         }
     }
-    Ok(Mapped { spec, extra, warnings, allow_empty_body: false })
+    Ok(Mapped {
+        spec,
+        extra,
+        warnings,
+        allow_empty_body: false,
+    })
 }
 
 #[cfg(test)]
@@ -43,7 +52,13 @@ mod tests {
     #[test]
     fn unknown_fields_warn_and_top_level_ones_are_kept() {
         let text = "---\nname: a\nmodle: x\ntools:\n  allows: [b]\n---\nPrompt\n";
-        let agent = parse_str(text, Path::new("a.md"), SourceFormat::Native, Scope::Project).unwrap();
+        let agent = parse_str(
+            text,
+            Path::new("a.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
         assert_eq!(agent.definition.extra["modle"], "x");
         let warnings: Vec<String> = agent.warnings.iter().map(ToString::to_string).collect();
         assert_eq!(
@@ -106,14 +121,23 @@ tracing:
 ---
 Prompt body.
 "#;
-        let agent = parse_str(text, Path::new("full.md"), SourceFormat::Native, Scope::Project).unwrap();
+        let agent = parse_str(
+            text,
+            Path::new("full.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
         assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
         let spec = &agent.definition.spec;
         assert_eq!(spec.kind.as_deref(), Some("agent"));
         assert_eq!(spec.title.as_deref(), Some("Full Agent"));
         assert_eq!(spec.version.as_deref(), Some("1.2"));
         assert_eq!(spec.context_mode, Some(ContextMode::Shared));
-        assert_eq!(spec.tools.allow.as_deref(), Some(&["read_file".to_owned(), "mcp.github.*".to_owned()][..]));
+        assert_eq!(
+            spec.tools.allow.as_deref(),
+            Some(&["read_file".to_owned(), "mcp.github.*".to_owned()][..])
+        );
         assert_eq!(spec.tools.deny, ["bash"]);
         assert_eq!(spec.mcp.servers, ["github"]);
         assert_eq!(spec.mcp.inline["local"].args, ["-y", "server"]);

@@ -43,7 +43,12 @@ impl LoadedAgent {
     }
 
     /// A diagnostic about `field`, located in this agent's file.
-    pub fn diagnostic(&self, severity: Severity, field: &str, message: impl Into<String>) -> Diagnostic {
+    pub fn diagnostic(
+        &self,
+        severity: Severity,
+        field: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         let (line, col) = self.locate(field);
         Diagnostic {
             severity,
@@ -58,7 +63,12 @@ impl LoadedAgent {
     /// The first of `fields` written in the file (for fields with several spellings), else the
     /// first one.
     pub(crate) fn exact_field<'a>(&self, fields: &[&'a str]) -> &'a str {
-        fields.iter().copied().find(|f| self.positions.map.contains_key(*f)).or(fields.first().copied()).unwrap_or("")
+        fields
+            .iter()
+            .copied()
+            .find(|f| self.positions.map.contains_key(*f))
+            .or(fields.first().copied())
+            .unwrap_or("")
     }
 
     /// True for agents agentctl cannot run (Gemini CLI `kind: remote` agents).
@@ -94,7 +104,11 @@ impl Positions {
                 if let Some(pos) = self.map.get(current) {
                     return *pos;
                 }
-                let cut = if current.ends_with(']') { current.rfind('[') } else { current.rfind('.') };
+                let cut = if current.ends_with(']') {
+                    current.rfind('[')
+                } else {
+                    current.rfind('.')
+                };
                 match cut {
                     Some(i) if i > 0 => current = &current[..i],
                     _ => break,
@@ -162,8 +176,25 @@ impl Source<'_> {
     pub fn deserialize<T: serde::de::DeserializeOwned>(&self, yaml: &str) -> Result<T> {
         serde_norway::from_str(yaml).map_err(|error| {
             let mut error = from_yaml(&error, self.path, self.split.yaml_line);
+            if let Some(key) = error
+                .message
+                .strip_prefix("duplicate field `")
+                .and_then(|r| r.split('`').next())
+            {
+                // serde points at the mapping; point at the repeated key instead.
+                let mut seen = std::collections::HashSet::new();
+                let repeated = self.index.keys.iter().find(|entry| {
+                    entry.segments.last() == Some(&crate::yaml_index::Segment::Key(key.to_owned()))
+                        && !seen.insert(entry.path.as_str())
+                });
+                if let Some(entry) = repeated {
+                    (error.line, error.col) = (self.split.yaml_line + entry.pos.0 - 1, entry.pos.1);
+                    error.field = Some(entry.path.clone());
+                }
+            }
             if error.message.contains("expected struct") {
-                error.message = "the front matter must be a mapping of fields (`name: …`)".to_owned();
+                error.message =
+                    "the front matter must be a mapping of fields (`name: …`)".to_owned();
             }
             error
         })
@@ -171,7 +202,10 @@ impl Source<'_> {
 
     /// The file stem, used as the name of foreign agents that have none.
     pub fn stem(&self) -> String {
-        self.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 }
 
@@ -202,7 +236,12 @@ pub(crate) struct Mapped {
 /// assert_eq!(error.to_string(), "reviewer.md:3:11: field `maxTurns`: invalid type: string \"ten\", expected u32");
 /// # Ok::<(), agentctl_definitions::DefinitionError>(())
 /// ```
-pub fn parse_str(text: &str, path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
+pub fn parse_str(
+    text: &str,
+    path: &Path,
+    format: SourceFormat,
+    scope: Scope,
+) -> Result<LoadedAgent> {
     let split = frontmatter::split(text, path)?;
     let index = YamlIndex::build(split.yaml);
     let mut source = Source { path, split, index };
@@ -242,11 +281,19 @@ pub fn parse_str(text: &str, path: &Path, format: SourceFormat, scope: Scope) ->
         definition: AgentDefinition {
             spec: mapped.spec,
             system_prompt: prompt.to_owned(),
-            source: AgentSource { format, path: path.to_path_buf(), scope },
+            source: AgentSource {
+                format,
+                path: path.to_path_buf(),
+                scope,
+            },
             extra: mapped.extra,
         },
         warnings: mapped.warnings,
-        positions: Positions { map, format: Some(format), fallback: (split.yaml_line, 1) },
+        positions: Positions {
+            map,
+            format: Some(format),
+            fallback: (split.yaml_line, 1),
+        },
     })
 }
 
@@ -259,7 +306,12 @@ fn is_blank_yaml(yaml: &str) -> bool {
 
 /// Parses an agent file from raw bytes: like [`parse_str`], after checking the bytes are UTF-8
 /// (a located error says where they are not).
-pub fn parse_bytes(bytes: &[u8], path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
+pub fn parse_bytes(
+    bytes: &[u8],
+    path: &Path,
+    format: SourceFormat,
+    scope: Scope,
+) -> Result<LoadedAgent> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_str(text, path, format, scope),
         Err(error) => {
@@ -285,18 +337,29 @@ pub fn load_file(path: &Path, format: SourceFormat, scope: Scope) -> Result<Load
 /// Reads a file, refusing those over [`MAX_FILE_BYTES`].
 pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
     let io_error = |error: std::io::Error| {
-        DefinitionError::new(path, ErrorKind::Io, 0, 0, format!("cannot read the file: {error}"))
+        DefinitionError::new(
+            path,
+            ErrorKind::Io,
+            0,
+            0,
+            format!("cannot read the file: {error}"),
+        )
     };
     let file = std::fs::File::open(path).map_err(io_error)?;
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(io_error)?;
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
     if bytes.len() > MAX_FILE_BYTES {
         return Err(DefinitionError::new(
             path,
             ErrorKind::FileTooLarge,
             0,
             0,
-            format!("the file is larger than {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
+            format!(
+                "the file is larger than {} MiB",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
         ));
     }
     Ok(bytes)

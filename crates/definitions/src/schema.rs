@@ -9,8 +9,7 @@ use serde_json::{Value, json};
 use std::sync::LazyLock;
 
 /// Where editors can fetch the schema; written into the `yaml-language-server` comment.
-pub const SCHEMA_URL: &str =
-    "https://raw.githubusercontent.com/agentctl/agentctl/main/crates/definitions/tests/golden/agent.schema.json";
+pub const SCHEMA_URL: &str = "https://raw.githubusercontent.com/agentctl/agentctl/main/crates/definitions/tests/golden/agent.schema.json";
 
 /// Field spellings serde accepts besides the schema's (`#[serde(alias)]`).
 const ALIASES: &[&str] = &["long_term", "sample_rate"];
@@ -153,7 +152,10 @@ mod tests {
 
     fn unknown(yaml: &str) -> Vec<String> {
         let index = YamlIndex::build(yaml);
-        unknown_fields(&index).into_iter().map(|(entry, _)| entry.path.clone()).collect()
+        unknown_fields(&index)
+            .into_iter()
+            .map(|(entry, _)| entry.path.clone())
+            .collect()
     }
 
     #[test]
@@ -161,7 +163,10 @@ mod tests {
         let yaml = "name: a\nmodle: x\ntools:\n  allow: [a]\n  allows: [b]\ntriggers:\n  - regexp: x\n    regex: y\n\
                     mcp:\n  inline:\n    srv:\n      command: x\n      whatever: 1\nguardrails:\n  - name: g\n    schema: {foo: 1}\n\
                     memory:\n  long_term: true\ntracing:\n  sample_rate: 0.5\n";
-        assert_eq!(unknown(yaml), ["modle", "tools.allows", "triggers[0].regexp"]);
+        assert_eq!(
+            unknown(yaml),
+            ["modle", "tools.allows", "triggers[0].regexp"]
+        );
     }
 
     #[test]

@@ -25,7 +25,10 @@ pub(crate) fn distance(a: &str, b: &str) -> usize {
 
 /// Candidates close to `word`, closest first: within a third of the word's length (at least
 /// 1 edit), or containing it / contained in it.
-pub(crate) fn similar<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+pub(crate) fn similar<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     let lower = word.to_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
@@ -50,7 +53,10 @@ mod tests {
     fn finds_close_names() {
         assert_eq!(distance("maxturns", "maxTurns"), 0);
         assert_eq!(distance("modle", "model"), 1);
-        assert_eq!(similar("code-reviwer", ["code-reviewer", "debugger"]), ["code-reviewer"]);
+        assert_eq!(
+            similar("code-reviwer", ["code-reviewer", "debugger"]),
+            ["code-reviewer"]
+        );
         assert_eq!(similar("review", ["code-reviewer", "x"]), ["code-reviewer"]);
         assert!(similar("zzz", ["model"]).is_empty());
     }

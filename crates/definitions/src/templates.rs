@@ -20,8 +20,13 @@ pub enum Template {
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 5] =
-        [Template::Debugging, Template::CodeReview, Template::Documentation, Template::TestGenerator, Template::Security];
+    pub const ALL: [Template; 5] = [
+        Template::Debugging,
+        Template::CodeReview,
+        Template::Documentation,
+        Template::TestGenerator,
+        Template::Security,
+    ];
 
     /// The template's name, as `--template` takes it.
     pub fn name(self) -> &'static str {
@@ -74,10 +79,34 @@ impl Template {
     /// Tools agents made from the template are allowed.
     pub fn tools(self) -> &'static [&'static str] {
         match self {
-            Template::Debugging => &["read_file", "read_many_files", "grep", "glob", "bash", "edit_file"],
-            Template::CodeReview | Template::Security => &["read_file", "read_many_files", "grep", "glob", "bash"],
-            Template::Documentation => &["read_file", "read_many_files", "grep", "glob", "write_file", "edit_file"],
-            Template::TestGenerator => &["read_file", "read_many_files", "grep", "glob", "write_file", "edit_file", "bash"],
+            Template::Debugging => &[
+                "read_file",
+                "read_many_files",
+                "grep",
+                "glob",
+                "bash",
+                "edit_file",
+            ],
+            Template::CodeReview | Template::Security => {
+                &["read_file", "read_many_files", "grep", "glob", "bash"]
+            }
+            Template::Documentation => &[
+                "read_file",
+                "read_many_files",
+                "grep",
+                "glob",
+                "write_file",
+                "edit_file",
+            ],
+            Template::TestGenerator => &[
+                "read_file",
+                "read_many_files",
+                "grep",
+                "glob",
+                "write_file",
+                "edit_file",
+                "bash",
+            ],
         }
     }
 
@@ -125,9 +154,16 @@ pub const DEFAULT_PROMPT: &str = "You are a focused assistant.\n\nDescribe here 
 /// # Ok::<(), agentctl_definitions::DefinitionError>(())
 /// ```
 pub fn render_agent_file(spec: &AgentSpec, body: &str) -> String {
-    let yaml = serde_norway::to_string(spec)
-        .unwrap_or_else(|error| format!("# could not write every field: {error}\nname: {}\n", spec.name));
-    format!("---\n# yaml-language-server: $schema={SCHEMA_URL}\n{yaml}---\n\n{}\n", body.trim())
+    let yaml = serde_norway::to_string(spec).unwrap_or_else(|error| {
+        format!(
+            "# could not write every field: {error}\nname: {}\n",
+            spec.name
+        )
+    });
+    format!(
+        "---\n# yaml-language-server: $schema={SCHEMA_URL}\n{yaml}---\n\n{}\n",
+        body.trim()
+    )
 }
 
 #[cfg(test)]
@@ -146,11 +182,23 @@ mod tests {
             spec.temperature = Some(0.3);
             spec.max_turns = Some(20);
             let text = render_agent_file(&spec, template.system_prompt());
-            let agent = parse_str(&text, Path::new("a.md"), SourceFormat::Native, Scope::Project).unwrap();
+            let agent = parse_str(
+                &text,
+                Path::new("a.md"),
+                SourceFormat::Native,
+                Scope::Project,
+            )
+            .unwrap();
             assert_eq!(agent.definition.spec, spec, "{text}");
-            assert_eq!(agent.definition.system_prompt, template.system_prompt().trim());
+            assert_eq!(
+                agent.definition.system_prompt,
+                template.system_prompt().trim()
+            );
             let report = validate(&agent, &Settings::default());
-            assert!(report.valid && report.diagnostics().count() == 0, "{report:?}");
+            assert!(
+                report.valid && report.diagnostics().count() == 0,
+                "{report:?}"
+            );
         }
     }
 }

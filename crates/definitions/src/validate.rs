@@ -4,7 +4,8 @@ use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
 use crate::parse::LoadedAgent;
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, is_known_tool, resolve_model,
+    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, is_known_tool,
+    resolve_model,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -26,12 +27,19 @@ pub struct Check {
 impl Check {
     fn new(name: &'static str, diagnostics: Vec<Diagnostic>, note: Option<String>) -> Self {
         let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
-        Self { name, passed, note, diagnostics }
+        Self {
+            name,
+            passed,
+            note,
+            diagnostics,
+        }
     }
 
     /// True when the check passed but left warnings.
     pub fn has_warnings(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Warning)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning)
     }
 }
 
@@ -58,8 +66,16 @@ pub struct ValidationReport {
 impl ValidationReport {
     /// The report for a file that did not load: one failed check with the error.
     pub fn load_failed(error: &DefinitionError) -> Self {
-        let name = error.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let check_name = if error.kind == ErrorKind::EmptyPrompt { "prompt not empty" } else { "front matter parses" };
+        let name = error
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let check_name = if error.kind == ErrorKind::EmptyPrompt {
+            "prompt not empty"
+        } else {
+            "front matter parses"
+        };
         Self {
             name,
             path: error.path.clone(),
@@ -121,7 +137,12 @@ pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
 /// `code-reviewer`: lowercase letters and digits in words joined by single hyphens.
 pub(crate) fn is_kebab_case(name: &str) -> bool {
     !name.is_empty()
-        && name.split('-').all(|word| !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+        && name.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
 }
 
 fn required_fields(agent: &LoadedAgent) -> Check {
@@ -130,16 +151,28 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     let mut out = Vec::new();
     let name = spec.name.as_str();
     // Gemini CLI names may contain underscores (`codebase_investigator`).
-    let slug = if format == SourceFormat::Gemini { name.replace('_', "-") } else { name.to_owned() };
+    let slug = if format == SourceFormat::Gemini {
+        name.replace('_', "-")
+    } else {
+        name.to_owned()
+    };
     if !is_kebab_case(&slug) || name.len() > 64 {
-        let severity = if format == SourceFormat::Native { Severity::Error } else { Severity::Warning };
+        let severity = if format == SourceFormat::Native {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
         out.push(agent.diagnostic(
             severity,
             "name",
             format!("`{name}` is not a valid name: use kebab-case (lowercase letters, digits and hyphens, up to 64 characters)"),
         ));
     }
-    if spec.description.as_deref().is_none_or(|d| d.trim().is_empty()) {
+    if spec
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
         out.push(agent.diagnostic(
             Severity::Warning,
             "description",
@@ -156,11 +189,18 @@ fn field_values(agent: &LoadedAgent) -> Check {
         for (j, pattern) in trigger.regex.iter().enumerate() {
             if let Err(error) = regex::Regex::new(pattern) {
                 let reason = error.to_string();
-                let reason = reason.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("invalid");
+                let reason = reason
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("invalid");
                 out.push(agent.diagnostic(
                     Severity::Error,
                     &format!("triggers[{i}].regex[{j}]"),
-                    format!("invalid regular expression `{pattern}`: {}", reason.trim_start_matches("error: ")),
+                    format!(
+                        "invalid regular expression `{pattern}`: {}",
+                        reason.trim_start_matches("error: ")
+                    ),
                 ));
             }
         }
@@ -171,12 +211,18 @@ fn field_values(agent: &LoadedAgent) -> Check {
             (Some(_), Some(_)) => out.push(agent.diagnostic(
                 Severity::Error,
                 &field,
-                format!("guardrail `{}` has both `schema` and `validator`: keep one", guardrail.name),
+                format!(
+                    "guardrail `{}` has both `schema` and `validator`: keep one",
+                    guardrail.name
+                ),
             )),
             (None, None) => out.push(agent.diagnostic(
                 Severity::Error,
                 &field,
-                format!("guardrail `{}` has neither `schema` nor `validator`: add one", guardrail.name),
+                format!(
+                    "guardrail `{}` has neither `schema` nor `validator`: add one",
+                    guardrail.name
+                ),
             )),
             _ => {}
         }
@@ -189,13 +235,21 @@ fn field_values(agent: &LoadedAgent) -> Check {
                 "hand-off target is empty: name the agent to hand over to",
             ));
         } else if handoff.to == spec.name {
-            out.push(agent.diagnostic(Severity::Warning, &format!("handoffs[{i}].to"), "the agent hands off to itself"));
+            out.push(agent.diagnostic(
+                Severity::Warning,
+                &format!("handoffs[{i}].to"),
+                "the agent hands off to itself",
+            ));
         }
     }
     if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate) {
         if !(0.0..=1.0).contains(&rate) {
             let field = agent.exact_field(&["tracing.sampleRate", "tracing.sample_rate"]);
-            out.push(agent.diagnostic(Severity::Error, field, format!("sample rate {rate} is outside 0..=1")));
+            out.push(agent.diagnostic(
+                Severity::Error,
+                field,
+                format!("sample rate {rate} is outside 0..=1"),
+            ));
         }
     }
     if let Some(temperature) = spec.temperature {
@@ -208,7 +262,11 @@ fn field_values(agent: &LoadedAgent) -> Check {
         }
     }
     if spec.max_turns == Some(0) {
-        out.push(agent.diagnostic(Severity::Error, "maxTurns", "maxTurns is 0: the agent could never answer"));
+        out.push(agent.diagnostic(
+            Severity::Error,
+            "maxTurns",
+            "maxTurns is 0: the agent could never answer",
+        ));
     }
     Check::new("field values", out, None)
 }
@@ -228,15 +286,23 @@ fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
             Vec::new(),
             Some("`inherit`: uses the caller's model".to_owned()),
         ),
-        Err(error) => {
-            Check::new("model resolvable", vec![agent.diagnostic(Severity::Error, "model", error.to_string())], None)
-        }
+        Err(error) => Check::new(
+            "model resolvable",
+            vec![agent.diagnostic(Severity::Error, "model", error.to_string())],
+            None,
+        ),
     }
 }
 
 fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
     let spec = &agent.definition.spec;
-    let lists = [("tools.allow", spec.tools.allow.as_deref().unwrap_or_default()), ("tools.deny", &spec.tools.deny[..])];
+    let lists = [
+        (
+            "tools.allow",
+            spec.tools.allow.as_deref().unwrap_or_default(),
+        ),
+        ("tools.deny", &spec.tools.deny[..]),
+    ];
     let mut out = Vec::new();
     for (list, tools) in lists {
         for (i, tool) in tools.iter().enumerate() {
@@ -277,9 +343,14 @@ fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {
     let mut out = Vec::new();
     for (i, server) in mcp.servers.iter().enumerate() {
         if !settings.mcp_servers.contains_key(server) && !mcp.inline.contains_key(server) {
-            let mut configured: Vec<&str> = settings.mcp_servers.keys().map(String::as_str).collect();
+            let mut configured: Vec<&str> =
+                settings.mcp_servers.keys().map(String::as_str).collect();
             configured.extend(mcp.inline.keys().map(String::as_str));
-            let known = if configured.is_empty() { "none is configured".to_owned() } else { format!("configured: {}", configured.join(", ")) };
+            let known = if configured.is_empty() {
+                "none is configured".to_owned()
+            } else {
+                format!("configured: {}", configured.join(", "))
+            };
             out.push(agent.diagnostic(
                 Severity::Error,
                 &format!("mcp.servers[{i}]"),
@@ -296,7 +367,8 @@ fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {
             ));
         }
     }
-    let note = (!mcp.is_empty()).then(|| format!("{} server(s)", mcp.servers.len() + mcp.inline.len()));
+    let note =
+        (!mcp.is_empty()).then(|| format!("{} server(s)", mcp.servers.len() + mcp.inline.len()));
     Check::new("MCP servers configured", out, note)
 }
 
@@ -304,7 +376,11 @@ fn prompt_not_empty(agent: &LoadedAgent) -> Check {
     if !agent.definition.system_prompt.trim().is_empty() {
         return Check::new("prompt not empty", Vec::new(), None);
     }
-    let severity = if agent.is_remote() { Severity::Warning } else { Severity::Error };
+    let severity = if agent.is_remote() {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
     let mut diagnostic = agent.diagnostic(severity, "", "the system prompt is empty");
     diagnostic.field = None;
     Check::new("prompt not empty", vec![diagnostic], None)
@@ -318,7 +394,13 @@ mod tests {
 
     fn report(front: &str) -> ValidationReport {
         let text = format!("---\n{front}---\nPrompt\n");
-        let agent = parse_str(&text, Path::new("a.md"), SourceFormat::Native, Scope::Project).unwrap();
+        let agent = parse_str(
+            &text,
+            Path::new("a.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
         validate(&agent, &Settings::default())
     }
 
@@ -328,7 +410,9 @@ mod tests {
 
     #[test]
     fn a_good_agent_passes_every_check() {
-        let r = report("name: good-agent\ndescription: d\nmodel: sonnet\ntools: [read_file, 'mcp.gh.*']\nmcp:\n  inline:\n    gh: {command: gh-mcp}\n");
+        let r = report(
+            "name: good-agent\ndescription: d\nmodel: sonnet\ntools: [read_file, 'mcp.gh.*']\nmcp:\n  inline:\n    gh: {command: gh-mcp}\n",
+        );
         assert!(r.valid, "{:?}", messages(&r));
         assert_eq!(r.passed(), 7);
         assert_eq!(messages(&r), Vec::<String>::new());
@@ -360,7 +444,10 @@ mod tests {
         ];
         assert_eq!(m.len(), expected_prefixes.len(), "{m:#?}");
         for (message, prefix) in m.iter().zip(expected_prefixes) {
-            assert!(message.starts_with(prefix), "{message}\n  does not start with\n{prefix}");
+            assert!(
+                message.starts_with(prefix),
+                "{message}\n  does not start with\n{prefix}"
+            );
         }
         assert_eq!(r.passed(), 3);
     }

@@ -39,14 +39,19 @@ pub(crate) fn key_string(key: &Yaml) -> String {
         Yaml::Null => "null".to_owned(),
         Yaml::Bool(b) => b.to_string(),
         Yaml::Number(n) => n.to_string(),
-        other => serde_norway::to_string(other).map(|s| s.trim_end().to_owned()).unwrap_or_default(),
+        other => serde_norway::to_string(other)
+            .map(|s| s.trim_end().to_owned())
+            .unwrap_or_default(),
     }
 }
 
 /// Top-level entries of a YAML mapping, as JSON, keyed by their key string.
 pub(crate) fn top_level(yaml: &str) -> Vec<(String, Value)> {
     match serde_norway::from_str::<Yaml>(yaml) {
-        Ok(Yaml::Mapping(map)) => map.iter().map(|(k, v)| (key_string(k), to_json(v))).collect(),
+        Ok(Yaml::Mapping(map)) => map
+            .iter()
+            .map(|(k, v)| (key_string(k), to_json(v)))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -59,6 +64,9 @@ mod tests {
     fn converts_nested_values() {
         let entries = top_level("a: 1\nb: [x, 2.5, null]\n3: {c: true}\nd: !tag v\n");
         let json = Value::Object(entries.into_iter().collect());
-        assert_eq!(json, serde_json::json!({"a": 1, "b": ["x", 2.5, null], "3": {"c": true}, "d": "v"}));
+        assert_eq!(
+            json,
+            serde_json::json!({"a": 1, "b": ["x", 2.5, null], "3": {"c": true}, "d": "v"})
+        );
     }
 }

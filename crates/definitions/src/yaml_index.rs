@@ -39,8 +39,14 @@ pub(crate) struct YamlIndex {
 }
 
 enum Frame {
-    Map { segments: Vec<Segment>, key: Option<Vec<Segment>> },
-    Seq { segments: Vec<Segment>, next: usize },
+    Map {
+        segments: Vec<Segment>,
+        key: Option<Vec<Segment>>,
+    },
+    Seq {
+        segments: Vec<Segment>,
+        next: usize,
+    },
     /// A complex key (a mapping or sequence used as a key): its contents are not indexed.
     Skip,
 }
@@ -77,7 +83,10 @@ impl YamlIndex {
             let pos = (span.start.line(), span.start.col() + 1);
             let is_node = matches!(
                 event,
-                Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) | Event::Alias(_)
+                Event::Scalar(..)
+                    | Event::SequenceStart(..)
+                    | Event::MappingStart(..)
+                    | Event::Alias(_)
             );
             if is_node {
                 let opens = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
@@ -95,7 +104,11 @@ impl YamlIndex {
                                 path.push(Segment::Key(value.to_string()));
                                 let dotted = join(&path);
                                 index.positions.entry(dotted.clone()).or_insert(pos);
-                                index.keys.push(KeyEntry { segments: path.clone(), path: dotted, pos });
+                                index.keys.push(KeyEntry {
+                                    segments: path.clone(),
+                                    path: dotted,
+                                    pos,
+                                });
                                 *key = Some(path);
                             } else {
                                 *key = Some(segments.clone());
@@ -117,7 +130,10 @@ impl YamlIndex {
                 if opens {
                     stack.push(match (child, &event) {
                         (None, _) => Frame::Skip,
-                        (Some(segments), Event::MappingStart(..)) => Frame::Map { segments, key: None },
+                        (Some(segments), Event::MappingStart(..)) => Frame::Map {
+                            segments,
+                            key: None,
+                        },
                         (Some(segments), _) => Frame::Seq { segments, next: 0 },
                     });
                 }
@@ -135,7 +151,8 @@ mod tests {
 
     #[test]
     fn indexes_keys_and_items() {
-        let yaml = "name: a\ntools:\n  allow: [read_file, grep]\ntriggers:\n  - regex:\n      - 'x('\n";
+        let yaml =
+            "name: a\ntools:\n  allow: [read_file, grep]\ntriggers:\n  - regex:\n      - 'x('\n";
         let index = YamlIndex::build(yaml);
         assert!(index.root_is_mapping);
         assert_eq!(index.positions["name"], (1, 1));
@@ -145,7 +162,16 @@ mod tests {
         assert_eq!(index.positions["triggers[0].regex"], (5, 5));
         assert_eq!(index.positions["triggers[0].regex[0]"], (6, 9));
         let paths: Vec<&str> = index.keys.iter().map(|k| k.path.as_str()).collect();
-        assert_eq!(paths, ["name", "tools", "tools.allow", "triggers", "triggers[0].regex"]);
+        assert_eq!(
+            paths,
+            [
+                "name",
+                "tools",
+                "tools.allow",
+                "triggers",
+                "triggers[0].regex"
+            ]
+        );
     }
 
     #[test]

@@ -128,7 +128,11 @@ impl Runtime {
 
     /// A runtime whose providers are built by [`agentctl_providers::build_provider`]: the
     /// OpenAI-compatible, Anthropic, Gemini and scripted (`scripted:PATH`) providers.
-    pub fn with_providers(settings: Settings, options: ProviderOptions, tools: ToolRegistry) -> Self {
+    pub fn with_providers(
+        settings: Settings,
+        options: ProviderOptions,
+        tools: ToolRegistry,
+    ) -> Self {
         Self::new(
             settings,
             move |model: &ModelRef, settings: &Settings| build_provider(model, settings, &options),

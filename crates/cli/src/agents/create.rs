@@ -5,7 +5,9 @@ use crate::args::{CreateArgs, TemplateName, TextFormat};
 use crate::context::CommandContext;
 use crate::output::{print_json, stdin_is_terminal};
 use agentctl_core::{AgentSpec, ContextMode, Scope, SourceFormat};
-use agentctl_definitions::{DEFAULT_PROMPT, Template, is_valid_name, load_file, render_agent_file, validate};
+use agentctl_definitions::{
+    DEFAULT_PROMPT, Template, is_valid_name, load_file, render_agent_file, validate,
+};
 use anyhow::Context as _;
 use std::process::ExitCode;
 
@@ -32,14 +34,22 @@ fn request(context: &CommandContext, args: CreateArgs) -> anyhow::Result<CreateR
     let name = match args.name {
         Some(name) => name,
         None if interactive => prompt("Agent name (kebab-case): ")?,
-        None => anyhow::bail!("missing agent name: pass NAME (e.g. `agentctl agents create code-reviewer`)"),
+        None => anyhow::bail!(
+            "missing agent name: pass NAME (e.g. `agentctl agents create code-reviewer`)"
+        ),
     };
     anyhow::ensure!(
         is_valid_name(&name),
         "`{name}` is not a valid agent name: use kebab-case (lowercase letters, digits and hyphens), e.g. `code-reviewer`"
     );
     let template = args.template.map(template);
-    let mut spec = template.map_or_else(|| AgentSpec { name: name.clone(), ..AgentSpec::default() }, |t| t.spec(&name));
+    let mut spec = template.map_or_else(
+        || AgentSpec {
+            name: name.clone(),
+            ..AgentSpec::default()
+        },
+        |t| t.spec(&name),
+    );
     if args.description.is_some() {
         spec.description = args.description;
     }
@@ -73,7 +83,11 @@ fn request(context: &CommandContext, args: CreateArgs) -> anyhow::Result<CreateR
         Some("isolated") => Some(ContextMode::Isolated),
         _ => None,
     };
-    let scope = if args.global { Scope::Global } else { context.settings.settings.agents.default_scope };
+    let scope = if args.global {
+        Scope::Global
+    } else {
+        context.settings.settings.agents.default_scope
+    };
     Ok(CreateRequest {
         spec,
         body: template.map_or(DEFAULT_PROMPT, Template::system_prompt),
@@ -113,7 +127,11 @@ pub(super) fn run(context: &CommandContext, args: CreateArgs) -> anyhow::Result<
             print_created(&display_path(&path, locations), &text);
         }
     }
-    Ok(if report.valid { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]

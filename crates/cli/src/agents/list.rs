@@ -54,7 +54,10 @@ pub(super) fn run(context: &CommandContext, args: &ListArgs) -> anyhow::Result<E
                 model: spec.model.clone(),
                 format: source.format.as_str(),
                 path: source.path.clone(),
-                context_mode: spec.context_mode.unwrap_or(settings.agents.default_context_mode).as_str(),
+                context_mode: spec
+                    .context_mode
+                    .unwrap_or(settings.agents.default_context_mode)
+                    .as_str(),
                 shadowed_by: shadowed_by.cloned(),
                 warnings: agent.warnings.len(),
             },
@@ -62,13 +65,25 @@ pub(super) fn run(context: &CommandContext, args: &ListArgs) -> anyhow::Result<E
     };
     let mut rows: Vec<(Scope, RowData)> = discovery.agents.iter().map(|a| row(a, None)).collect();
     if args.all {
-        rows.extend(discovery.shadowed.iter().map(|s| row(&s.agent, Some(&s.shadowed_by))));
-        rows.sort_by(|a, b| a.1.name.cmp(&b.1.name).then(a.1.shadowed_by.is_some().cmp(&b.1.shadowed_by.is_some())));
+        rows.extend(
+            discovery
+                .shadowed
+                .iter()
+                .map(|s| row(&s.agent, Some(&s.shadowed_by))),
+        );
+        rows.sort_by(|a, b| {
+            a.1.name
+                .cmp(&b.1.name)
+                .then(a.1.shadowed_by.is_some().cmp(&b.1.shadowed_by.is_some()))
+        });
     }
     rows.retain(|(scope, _)| wanted(*scope));
     match args.format {
         TableFormat::Json => {
-            let json: Vec<Row<'_>> = rows.iter().map(|(scope, data)| data.as_row(*scope)).collect();
+            let json: Vec<Row<'_>> = rows
+                .iter()
+                .map(|(scope, data)| data.as_row(*scope))
+                .collect();
             print_json(&json)?;
         }
         TableFormat::Table => print_table(context, &rows, args),
@@ -110,11 +125,17 @@ impl RowData {
 fn print_table(context: &CommandContext, rows: &[(Scope, RowData)], args: &ListArgs) {
     let locations = &context.locations;
     if rows.is_empty() {
-        println!("No agents found. Create one with `agentctl agents create NAME --description '…'`.");
+        println!(
+            "No agents found. Create one with `agentctl agents create NAME --description '…'`."
+        );
         return;
     }
     for scope in [Scope::Project, Scope::Global] {
-        let group: Vec<&RowData> = rows.iter().filter(|(s, _)| *s == scope).map(|(_, r)| r).collect();
+        let group: Vec<&RowData> = rows
+            .iter()
+            .filter(|(s, _)| *s == scope)
+            .map(|(_, r)| r)
+            .collect();
         if group.is_empty() {
             continue;
         }
@@ -140,7 +161,14 @@ fn print_table(context: &CommandContext, rows: &[(Scope, RowData)], args: &ListA
             .collect();
         let headers = ["NAME", "TITLE", "MODEL", "SOURCE"];
         let widths: Vec<usize> = (0..3)
-            .map(|i| table.iter().map(|row| row[i].chars().count()).chain([headers[i].len()]).max().unwrap_or(0))
+            .map(|i| {
+                table
+                    .iter()
+                    .map(|row| row[i].chars().count())
+                    .chain([headers[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let line = |cells: [&str; 4]| {
             let mut out = String::from("  ");

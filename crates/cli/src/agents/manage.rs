@@ -14,20 +14,29 @@ use std::process::ExitCode;
 fn editor_command() -> anyhow::Result<Vec<String>> {
     for variable in ["VISUAL", "EDITOR"] {
         if let Some(value) = std::env::var_os(variable) {
-            let words: Vec<String> = value.to_string_lossy().split_whitespace().map(str::to_owned).collect();
+            let words: Vec<String> = value
+                .to_string_lossy()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
             if !words.is_empty() {
                 return Ok(words);
             }
         }
     }
-    anyhow::bail!("no editor configured: set $VISUAL or $EDITOR (e.g. `EDITOR=vim agentctl agents edit NAME`)")
+    anyhow::bail!(
+        "no editor configured: set $VISUAL or $EDITOR (e.g. `EDITOR=vim agentctl agents edit NAME`)"
+    )
 }
 
 pub(super) fn edit(context: &CommandContext, args: &EditArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let agent = find(&discovery, &args.name)?;
     let path = agent.path().to_path_buf();
-    let (format, scope) = (agent.definition.source.format, agent.definition.source.scope);
+    let (format, scope) = (
+        agent.definition.source.format,
+        agent.definition.source.scope,
+    );
     let editor = editor_command()?;
     let (program, editor_args) = editor.split_first().context("empty editor command")?;
     let status = std::process::Command::new(program)
@@ -35,13 +44,21 @@ pub(super) fn edit(context: &CommandContext, args: &EditArgs) -> anyhow::Result<
         .arg(&path)
         .status()
         .with_context(|| format!("cannot start the editor `{}`", editor.join(" ")))?;
-    anyhow::ensure!(status.success(), "the editor `{}` exited with {status}", editor.join(" "));
+    anyhow::ensure!(
+        status.success(),
+        "the editor `{}` exited with {status}",
+        editor.join(" ")
+    );
     let report = match load_file(&path, format, scope) {
         Ok(agent) => validate(&agent, &context.settings.settings),
         Err(error) => ValidationReport::load_failed(&error),
     };
     print_text(&render(context, std::slice::from_ref(&report), false)?);
-    Ok(if report.valid { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]
@@ -59,11 +76,18 @@ pub(super) fn delete(context: &CommandContext, args: &DeleteArgs) -> anyhow::Res
     };
     let candidates: Vec<&LoadedAgent> = discovery.all_named(&args.name).filter(in_scope).collect();
     let agent = match candidates.as_slice() {
-        [] => anyhow::bail!("no agent named `{}` in the {} scope", args.name, scope_name(args.scope)),
+        [] => anyhow::bail!(
+            "no agent named `{}` in the {} scope",
+            args.name,
+            scope_name(args.scope)
+        ),
         [one] => *one,
         [first, ..] if args.scope.is_some_and(|s| s != ScopeFilter::All) => *first,
         many => {
-            let paths: Vec<String> = many.iter().map(|a| display_path(a.path(), &context.locations)).collect();
+            let paths: Vec<String> = many
+                .iter()
+                .map(|a| display_path(a.path(), &context.locations))
+                .collect();
             anyhow::bail!(
                 "`{}` is defined in several files ({}): pass --scope project or --scope global",
                 args.name,

@@ -12,8 +12,12 @@ use std::process::ExitCode;
 pub(super) fn run(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let agent = find(&discovery, &args.name)?;
-    let shadowed: Vec<&std::path::Path> =
-        discovery.shadowed.iter().filter(|s| s.agent.name() == args.name).map(|s| s.agent.path()).collect();
+    let shadowed: Vec<&std::path::Path> = discovery
+        .shadowed
+        .iter()
+        .filter(|s| s.agent.name() == args.name)
+        .map(|s| s.agent.path())
+        .collect();
     match args.format {
         TextFormat::Json => {
             let mut value = serde_json::to_value(&agent.definition)?;
@@ -26,7 +30,11 @@ pub(super) fn run(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<E
         TextFormat::Text => {
             let mut out = render(context, agent)?;
             for path in shadowed {
-                writeln!(out, "shadows:     {}", display_path(path, &context.locations))?;
+                writeln!(
+                    out,
+                    "shadows:     {}",
+                    display_path(path, &context.locations)
+                )?;
             }
             for warning in &agent.warnings {
                 writeln!(out, "warning:     {}", located(warning, &context.locations))?;
@@ -38,7 +46,10 @@ pub(super) fn run(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<E
     Ok(ExitCode::SUCCESS)
 }
 
-#[expect(clippy::print_stdout, reason = "the definition is the command's output")]
+#[expect(
+    clippy::print_stdout,
+    reason = "the definition is the command's output"
+)]
 fn print_text(text: &str) {
     print!("{text}");
 }
@@ -58,7 +69,12 @@ fn render(context: &CommandContext, agent: &LoadedAgent) -> anyhow::Result<Strin
     }
     field(
         "source",
-        &format!("{} {} ({})", source.format, display_path(&source.path, &context.locations), source.scope),
+        &format!(
+            "{} {} ({})",
+            source.format,
+            display_path(&source.path, &context.locations),
+            source.scope
+        ),
     )?;
     let model = match spec.model.as_deref() {
         None => "(default)".to_owned(),
@@ -69,9 +85,15 @@ fn render(context: &CommandContext, agent: &LoadedAgent) -> anyhow::Result<Strin
         },
     };
     field("model", &model)?;
-    let context_mode = spec.context_mode.unwrap_or(settings.agents.default_context_mode);
+    let context_mode = spec
+        .context_mode
+        .unwrap_or(settings.agents.default_context_mode);
     field("context", context_mode.as_str())?;
-    let allow = spec.tools.allow.as_ref().map_or_else(|| "(all)".to_owned(), |tools| tools.join(", "));
+    let allow = spec
+        .tools
+        .allow
+        .as_ref()
+        .map_or_else(|| "(all)".to_owned(), |tools| tools.join(", "));
     field("tools", &allow)?;
     if !spec.tools.deny.is_empty() {
         field("deny", &spec.tools.deny.join(", "))?;

@@ -45,7 +45,11 @@ pub(super) fn run(context: &CommandContext, args: &ValidateArgs) -> anyhow::Resu
         TextFormat::Json => print_json(&reports)?,
         TextFormat::Text => print_text(&render(context, &reports, args.name.is_none())?),
     }
-    Ok(if valid { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 #[expect(clippy::print_stdout, reason = "the report is the command's output")]
@@ -54,11 +58,20 @@ fn print_text(text: &str) {
 }
 
 /// The checks of each report as `✓`/`!`/`✗` lines with located diagnostics.
-pub(super) fn render(context: &CommandContext, reports: &[ValidationReport], summary: bool) -> anyhow::Result<String> {
+pub(super) fn render(
+    context: &CommandContext,
+    reports: &[ValidationReport],
+    summary: bool,
+) -> anyhow::Result<String> {
     let locations = &context.locations;
     let mut out = String::new();
     for report in reports {
-        writeln!(out, "{} ({})", report.name, display_path(&report.path, locations))?;
+        writeln!(
+            out,
+            "{} ({})",
+            report.name,
+            display_path(&report.path, locations)
+        )?;
         for check in &report.checks {
             let mark = if !check.passed {
                 '✗'
@@ -79,11 +92,19 @@ pub(super) fn render(context: &CommandContext, reports: &[ValidationReport], sum
                 writeln!(out, "      {level}: {}", located(diagnostic, locations))?;
             }
         }
-        writeln!(out, "  Validation: {}/{} passed\n", report.passed(), report.checks.len())?;
+        writeln!(
+            out,
+            "  Validation: {}/{} passed\n",
+            report.passed(),
+            report.checks.len()
+        )?;
     }
     if summary {
         let invalid = reports.iter().filter(|r| !r.valid).count();
-        let warnings = reports.iter().filter(|r| r.valid && r.diagnostics().next().is_some()).count();
+        let warnings = reports
+            .iter()
+            .filter(|r| r.valid && r.diagnostics().next().is_some())
+            .count();
         writeln!(
             out,
             "Summary: {} agent file(s), {} valid ({} with warnings), {} invalid",

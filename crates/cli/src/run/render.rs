@@ -73,7 +73,13 @@ struct Renderer {
 impl Renderer {
     fn new(format: RunFormat) -> Self {
         let terminal = std::io::stderr().is_terminal();
-        Self { format, mid_line: false, dim: terminal, spinner: None, spinner_enabled: terminal }
+        Self {
+            format,
+            mid_line: false,
+            dim: terminal,
+            spinner: None,
+            spinner_enabled: terminal,
+        }
     }
 
     fn event(&mut self, event: &RunEvent) {
@@ -101,17 +107,28 @@ impl Renderer {
                     self.mid_line = !text.ends_with('\n');
                 }
             }
-            RunEvent::ToolCall { name, arguments, .. } => {
+            RunEvent::ToolCall {
+                name, arguments, ..
+            } => {
                 self.stop_spinner();
                 self.end_line();
                 self.tool_line(&format!("⏺ {name} {}", excerpt(&arguments.to_string())));
             }
-            RunEvent::ToolResult { name, content, is_error, duration_ms, .. } => {
+            RunEvent::ToolResult {
+                name,
+                content,
+                is_error,
+                duration_ms,
+                ..
+            } => {
                 let line = if *is_error {
                     format!("  ↳ {name} failed: {}", excerpt(content))
                 } else {
                     let lines = content.lines().count();
-                    format!("  ↳ {name}: {lines} line{} ({duration_ms} ms)", if lines == 1 { "" } else { "s" })
+                    format!(
+                        "  ↳ {name}: {lines} line{} ({duration_ms} ms)",
+                        if lines == 1 { "" } else { "s" }
+                    )
                 };
                 self.tool_line(&line);
             }
@@ -122,7 +139,11 @@ impl Renderer {
 
     fn tool_line(&self, line: &str) {
         let mut err = std::io::stderr().lock();
-        let _ = if self.dim { writeln!(err, "\x1b[2m{line}\x1b[0m") } else { writeln!(err, "{line}") };
+        let _ = if self.dim {
+            writeln!(err, "\x1b[2m{line}\x1b[0m")
+        } else {
+            writeln!(err, "{line}")
+        };
     }
 
     /// Ends a half-written line of answer text, so the next output starts on its own line.

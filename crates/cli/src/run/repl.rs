@@ -82,14 +82,26 @@ fn print_context(history: &[Message]) {
 fn context_line(message: &Message) -> String {
     match message {
         Message::User { content } => format!("user: {}", cut(content)),
-        Message::Assistant { content, tool_calls } => {
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
             let mut line = format!("assistant: {}", cut(content.as_deref().unwrap_or_default()));
             for call in tool_calls {
-                line.push_str(&format!(" [calls {} {}]", call.name, cut(&call.arguments.to_string())));
+                line.push_str(&format!(
+                    " [calls {} {}]",
+                    call.name,
+                    cut(&call.arguments.to_string())
+                ));
             }
             line
         }
-        Message::Tool { name, content, is_error, .. } => {
+        Message::Tool {
+            name,
+            content,
+            is_error,
+            ..
+        } => {
             let status = if *is_error { " (error)" } else { "" };
             format!("tool {name}{status}: {}", cut(content))
         }
@@ -110,7 +122,10 @@ mod tests {
 
     #[test]
     fn context_lines_summarise_messages() {
-        assert_eq!(context_line(&Message::user("hi\nthere")), "user: hi ⏎ there");
+        assert_eq!(
+            context_line(&Message::user("hi\nthere")),
+            "user: hi ⏎ there"
+        );
         let call = Message::Assistant {
             content: None,
             tool_calls: vec![agentctl_core::ToolCall {
@@ -119,8 +134,16 @@ mod tests {
                 arguments: serde_json::json!({"pattern": "x"}),
             }],
         };
-        assert_eq!(context_line(&call), "assistant:  [calls grep {\"pattern\":\"x\"}]");
-        let tool = Message::Tool { call_id: "c".into(), name: "grep".into(), content: "no".into(), is_error: true };
+        assert_eq!(
+            context_line(&call),
+            "assistant:  [calls grep {\"pattern\":\"x\"}]"
+        );
+        let tool = Message::Tool {
+            call_id: "c".into(),
+            name: "grep".into(),
+            content: "no".into(),
+            is_error: true,
+        };
         assert_eq!(context_line(&tool), "tool grep (error): no");
     }
 }

@@ -5,39 +5,94 @@ use agentctl_definitions::{ErrorKind, load_file, parse_bytes, parse_str};
 use std::path::Path;
 
 fn error(text: &str) -> String {
-    parse_str(text, Path::new("agents/x.md"), SourceFormat::Native, Scope::Project).unwrap_err().to_string()
+    parse_str(
+        text,
+        Path::new("agents/x.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    )
+    .unwrap_err()
+    .to_string()
 }
 
 #[test]
 fn each_broken_file_has_a_located_error() {
     let cases = [
-        ("---\nname: x\ndescription: [a\n---\nP\n", "agents/x.md:3:14: field `description`: invalid type: sequence, expected a string"),
-        ("---\nname: x\ndescription: \"unclosed\n---\nP\n", "agents/x.md:4:1: found unexpected end of stream, while scanning a quoted scalar"),
-        ("---\nname: x\n  - bad: [\n---\nP\n", "agents/x.md:3:8: mapping values are not allowed in this context"),
-        ("---\nname: x\nmaxTurns: ten\n---\nP\n", "agents/x.md:3:11: field `maxTurns`: invalid type: string \"ten\", expected u32"),
-        ("---\ndescription: d\n---\nP\n", "agents/x.md:2:1: field `name`: missing field `name`"),
-        ("---\nname: x\n---\n\n  \n", "agents/x.md:3:1: the system prompt is empty"),
-        ("---\nname: x\n", "agents/x.md:1:1: the front matter opened here is never closed"),
+        (
+            "---\nname: x\ndescription: [a\n---\nP\n",
+            "agents/x.md:3:14: field `description`: invalid type: sequence, expected a string",
+        ),
+        (
+            "---\nname: x\ndescription: \"unclosed\n---\nP\n",
+            "agents/x.md:4:1: found unexpected end of stream, while scanning a quoted scalar",
+        ),
+        (
+            "---\nname: x\n  - bad: [\n---\nP\n",
+            "agents/x.md:3:8: mapping values are not allowed in this context",
+        ),
+        (
+            "---\nname: x\nmaxTurns: ten\n---\nP\n",
+            "agents/x.md:3:11: field `maxTurns`: invalid type: string \"ten\", expected u32",
+        ),
+        (
+            "---\ndescription: d\n---\nP\n",
+            "agents/x.md:2:1: field `name`: missing field `name`",
+        ),
+        (
+            "---\nname: x\n---\n\n  \n",
+            "agents/x.md:3:1: the system prompt is empty",
+        ),
+        (
+            "---\nname: x\n",
+            "agents/x.md:1:1: the front matter opened here is never closed",
+        ),
         ("Just markdown\n", "agents/x.md:1:1: no front matter"),
-        ("---\n---\nP\n", "agents/x.md:1:1: field `name`: the front matter is empty"),
-        ("---\n- a\n- b\n---\nP\n", "agents/x.md:2:1: the front matter must be a mapping"),
-        ("---\nname: x\ntools:\n  allow: [1, {a: b}]\n---\nP\n", "agents/x.md:4:14: field `tools.allow[1]`: invalid type: map, expected a string"),
-        ("---\nname: x\ncontextMode: sometimes\n---\nP\n", "agents/x.md:3:14: field `contextMode`: unknown variant `sometimes`, expected one of `isolated`, `shared`, `run`"),
-        ("---\nname: x\nname: y\n---\nP\n", "agents/x.md:3:1: duplicate field `name`"),
+        (
+            "---\n---\nP\n",
+            "agents/x.md:1:1: field `name`: the front matter is empty",
+        ),
+        (
+            "---\n- a\n- b\n---\nP\n",
+            "agents/x.md:2:1: the front matter must be a mapping",
+        ),
+        (
+            "---\nname: x\ntools:\n  allow: [1, {a: b}]\n---\nP\n",
+            "agents/x.md:4:14: field `tools.allow[1]`: invalid type: map, expected a string",
+        ),
+        (
+            "---\nname: x\ncontextMode: sometimes\n---\nP\n",
+            "agents/x.md:3:14: field `contextMode`: unknown variant `sometimes`, expected one of `isolated`, `shared`, `run`",
+        ),
+        (
+            "---\nname: x\nname: y\n---\nP\n",
+            "agents/x.md:3:1: field `name`: duplicate field `name`",
+        ),
     ];
     for (text, expected) in cases {
         let message = error(text);
-        assert!(message.starts_with(expected), "{message}\n  expected to start with\n{expected}");
+        assert!(
+            message.starts_with(expected),
+            "{message}\n  expected to start with\n{expected}"
+        );
     }
 }
 
 #[test]
 fn non_utf8_is_located() {
-    let error = parse_bytes(b"---\nname: x\ndescription: caf\xe9\n---\nP\n", Path::new("x.md"), SourceFormat::Native, Scope::Project)
-        .unwrap_err();
+    let error = parse_bytes(
+        b"---\nname: x\ndescription: caf\xe9\n---\nP\n",
+        Path::new("x.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    )
+    .unwrap_err();
     assert_eq!(error.kind, ErrorKind::NotUtf8);
     assert_eq!((error.line, error.col), (3, 17));
-    assert!(error.to_string().starts_with("x.md:3:17: the file is not valid UTF-8"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("x.md:3:17: the file is not valid UTF-8")
+    );
 }
 
 #[test]
@@ -49,7 +104,12 @@ fn huge_inputs_fail_fast() {
     text.push_str("\n---\nP\n");
     std::fs::write(&big, &text).unwrap();
     let start = std::time::Instant::now();
-    assert_eq!(load_file(&big, SourceFormat::Native, Scope::Project).unwrap_err().kind, ErrorKind::FileTooLarge);
+    assert_eq!(
+        load_file(&big, SourceFormat::Native, Scope::Project)
+            .unwrap_err()
+            .kind,
+        ErrorKind::FileTooLarge
+    );
     let error = parse_str(&text, &big, SourceFormat::Native, Scope::Project).unwrap_err();
     assert_eq!(error.kind, ErrorKind::FrontMatterTooLarge);
     assert!(start.elapsed() < std::time::Duration::from_secs(1));
@@ -64,9 +124,31 @@ fn yaml_bombs_are_refused() {
     }
     yaml.push_str("---\nP\n");
     let start = std::time::Instant::now();
-    let _ = parse_str(&yaml, Path::new("bomb.md"), SourceFormat::Native, Scope::Project);
-    let _ = parse_str(&yaml, Path::new("bomb.md"), SourceFormat::Claude, Scope::Project);
+    let _ = parse_str(
+        &yaml,
+        Path::new("bomb.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    );
+    let _ = parse_str(
+        &yaml,
+        Path::new("bomb.md"),
+        SourceFormat::Claude,
+        Scope::Project,
+    );
     assert!(start.elapsed() < std::time::Duration::from_secs(2));
-    let deep = format!("---\nname: x\ndescription: {}{}\n---\nP\n", "[".repeat(5000), "]".repeat(5000));
-    assert!(parse_str(&deep, Path::new("deep.md"), SourceFormat::Native, Scope::Project).is_err());
+    let deep = format!(
+        "---\nname: x\ndescription: {}{}\n---\nP\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    assert!(
+        parse_str(
+            &deep,
+            Path::new("deep.md"),
+            SourceFormat::Native,
+            Scope::Project
+        )
+        .is_err()
+    );
 }

@@ -8,7 +8,9 @@ use agentctl_definitions::{parse_str, validate};
 use std::path::{Path, PathBuf};
 
 fn load_folder(folder: &str, format: SourceFormat) -> usize {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(folder);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(folder);
     let mut count = 0;
     for entry in walk(&dir) {
         let text = std::fs::read_to_string(&entry).unwrap();
@@ -26,7 +28,9 @@ fn load_folder(folder: &str, format: SourceFormat) -> usize {
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -61,28 +65,68 @@ fn published_claude_styles_load() {
     ];
     for (i, text) in files.iter().enumerate() {
         let path = PathBuf::from(format!(".claude/agents/{i}.md"));
-        let agent = parse_str(text, &path, SourceFormat::Claude, Scope::Project).unwrap_or_else(|e| panic!("{e}"));
-        let unknown: Vec<String> =
-            agent.warnings.iter().filter(|w| w.message.contains("unknown")).map(ToString::to_string).collect();
+        let agent = parse_str(text, &path, SourceFormat::Claude, Scope::Project)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let unknown: Vec<String> = agent
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("unknown"))
+            .map(ToString::to_string)
+            .collect();
         assert!(unknown.is_empty(), "{unknown:?}");
         assert_eq!(agent.definition.source.format, SourceFormat::Claude);
         assert!(!agent.definition.system_prompt.is_empty());
     }
-    let planner = parse_str(files[4], Path::new("p.md"), SourceFormat::Claude, Scope::Project).unwrap();
-    assert_eq!(planner.definition.spec.tools.allow.as_deref().unwrap(), ["read_file", "grep", "task"]);
-    assert_eq!(planner.definition.spec.tools.deny, ["write_file", "edit_file"]);
+    let planner = parse_str(
+        files[4],
+        Path::new("p.md"),
+        SourceFormat::Claude,
+        Scope::Project,
+    )
+    .unwrap();
+    assert_eq!(
+        planner.definition.spec.tools.allow.as_deref().unwrap(),
+        ["read_file", "grep", "task"]
+    );
+    assert_eq!(
+        planner.definition.spec.tools.deny,
+        ["write_file", "edit_file"]
+    );
     assert_eq!(planner.definition.extra["effort"], "high");
-    let generated = parse_str(files[1], Path::new("g.md"), SourceFormat::Claude, Scope::Project).unwrap();
+    let generated = parse_str(
+        files[1],
+        Path::new("g.md"),
+        SourceFormat::Claude,
+        Scope::Project,
+    )
+    .unwrap();
     assert_eq!(generated.warnings.len(), 1, "{:?}", generated.warnings);
-    assert!(generated.definition.spec.description.as_deref().unwrap().contains("<example>"));
+    assert!(
+        generated
+            .definition
+            .spec
+            .description
+            .as_deref()
+            .unwrap()
+            .contains("<example>")
+    );
 }
 
 #[test]
 fn published_gemini_styles_load() {
     let text = "---\nname: codebase_investigator\ndescription: Analyses the codebase.\nkind: local\ntools:\n  - read_file\n  - list_directory\n  - glob\n  - search_file_content\n  - 'mcp_*'\nmodel: gemini-2.5-flash\ntemperature: 0.1\nmax_turns: 15\ntimeout_mins: 10\n---\nInvestigate.\n";
-    let agent = parse_str(text, Path::new(".gemini/agents/ci.md"), SourceFormat::Gemini, Scope::Project).unwrap();
+    let agent = parse_str(
+        text,
+        Path::new(".gemini/agents/ci.md"),
+        SourceFormat::Gemini,
+        Scope::Project,
+    )
+    .unwrap();
     assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
-    assert_eq!(agent.definition.spec.tools.allow.as_deref().unwrap(), ["read_file", "glob", "grep", "mcp_*"]);
+    assert_eq!(
+        agent.definition.spec.tools.allow.as_deref().unwrap(),
+        ["read_file", "glob", "grep", "mcp_*"]
+    );
     let report = validate(&agent, &Settings::default());
     assert!(report.valid, "{report:?}");
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 #[test]
 fn agent_schema_matches_golden_file() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/agent.schema.json");
-    let actual = serde_json::to_string_pretty(&agentctl_definitions::agent_schema()).unwrap() + "\n";
+    let actual =
+        serde_json::to_string_pretty(&agentctl_definitions::agent_schema()).unwrap() + "\n";
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).unwrap();
         return;

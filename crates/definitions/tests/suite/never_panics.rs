@@ -5,7 +5,11 @@ use agentctl_definitions::{parse_bytes, parse_str, validate};
 use proptest::prelude::*;
 use std::path::Path;
 
-const FORMATS: [SourceFormat; 3] = [SourceFormat::Native, SourceFormat::Claude, SourceFormat::Gemini];
+const FORMATS: [SourceFormat; 3] = [
+    SourceFormat::Native,
+    SourceFormat::Claude,
+    SourceFormat::Gemini,
+];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]

@@ -3,7 +3,9 @@
 use super::support::{agent, collect, kinds};
 use agentctl_core::Settings;
 use agentctl_providers::{Env, ProviderOptions, RetryPolicy};
-use agentctl_runtime::{RunEvent, RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+use agentctl_runtime::{
+    RunEvent, RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
+};
 use agentctl_test_support::{FakeServer, openai};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -24,14 +26,21 @@ impl TypedTool for Lookup {
         "Looks a key up in the table."
     }
     async fn call(&self, args: LookupArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(if args.key == "capital" { "Paris" } else { "unknown" }))
+        Ok(ToolOutput::text(if args.key == "capital" {
+            "Paris"
+        } else {
+            "unknown"
+        }))
     }
 }
 
 fn runtime(server: &FakeServer) -> Runtime {
     let options = ProviderOptions {
         retry: RetryPolicy::none(),
-        env: Env::from_pairs([("OPENAI_API_KEY", "sk-test"), ("OPENAI_BASE_URL", server.base_url().as_str())]),
+        env: Env::from_pairs([
+            ("OPENAI_API_KEY", "sk-test"),
+            ("OPENAI_BASE_URL", server.base_url().as_str()),
+        ]),
         ..ProviderOptions::default()
     };
     let mut tools = ToolRegistry::new();
@@ -42,9 +51,15 @@ fn runtime(server: &FakeServer) -> Runtime {
 #[tokio::test]
 async fn agent_calls_lookup_over_http_and_answers() {
     let server = FakeServer::openai().await;
-    server.push_json(openai::tool_calls_response(&[("call_1", "lookup", r#"{"key":"capital"}"#)]));
+    server.push_json(openai::tool_calls_response(&[(
+        "call_1",
+        "lookup",
+        r#"{"key":"capital"}"#,
+    )]));
     server.push_json(openai::text_response("The capital is Paris."));
-    let events = collect(runtime(&server).run(&agent("geo"), "What is the capital?", RunOptions::new())).await;
+    let events =
+        collect(runtime(&server).run(&agent("geo"), "What is the capital?", RunOptions::new()))
+            .await;
     assert_eq!(
         kinds(&events),
         [
@@ -59,8 +74,12 @@ async fn agent_calls_lookup_over_http_and_answers() {
             "run_finished"
         ]
     );
-    assert!(matches!(&events[4], RunEvent::ToolResult { content, is_error: false, .. } if content == "Paris"));
-    let RunEvent::RunFinished { result } = &events[8] else { panic!() };
+    assert!(
+        matches!(&events[4], RunEvent::ToolResult { content, is_error: false, .. } if content == "Paris")
+    );
+    let RunEvent::RunFinished { result } = &events[8] else {
+        panic!()
+    };
     assert_eq!(result.text, "The capital is Paris.");
     assert_eq!(result.metadata.iterations, 2);
     let requests = server.requests();
@@ -69,7 +88,10 @@ async fn agent_calls_lookup_over_http_and_answers() {
     assert_eq!(requests[0].body["tools"][0]["function"]["name"], "lookup");
     let messages = requests[1].body["messages"].as_array().unwrap();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
-    assert_eq!((tool["tool_call_id"].as_str(), tool["content"].as_str()), (Some("call_1"), Some("Paris")));
+    assert_eq!(
+        (tool["tool_call_id"].as_str(), tool["content"].as_str()),
+        (Some("call_1"), Some("Paris"))
+    );
 }
 
 #[tokio::test]
@@ -82,7 +104,8 @@ async fn streamed_text_arrives_as_deltas() {
         openai::usage_chunk(12, 2),
         openai::done(),
     ]);
-    let events = collect(runtime(&server).run(&agent("a"), "hi", RunOptions::new().stream(true))).await;
+    let events =
+        collect(runtime(&server).run(&agent("a"), "hi", RunOptions::new().stream(true))).await;
     let deltas: Vec<&str> = events
         .iter()
         .filter_map(|event| match event {
@@ -91,7 +114,9 @@ async fn streamed_text_arrives_as_deltas() {
         })
         .collect();
     assert_eq!(deltas, ["Hel", "lo"]);
-    let RunEvent::RunFinished { result } = events.last().unwrap() else { panic!("{events:?}") };
+    let RunEvent::RunFinished { result } = events.last().unwrap() else {
+        panic!("{events:?}")
+    };
     assert_eq!(result.text, "Hello");
     assert_eq!(result.metadata.tokens_used.input, 12);
     assert_eq!(server.single_request().body["stream"], true);
@@ -102,8 +127,13 @@ async fn unauthorized_is_a_one_line_error() {
     let server = FakeServer::openai().await;
     server.push_status(401, None);
     let events = collect(runtime(&server).run(&agent("a"), "hi", RunOptions::new())).await;
-    let RunEvent::RunFailed { error } = events.last().unwrap() else { panic!("{events:?}") };
+    let RunEvent::RunFailed { error } = events.last().unwrap() else {
+        panic!("{events:?}")
+    };
     assert!(!error.contains('\n'), "{error}");
-    assert!(error.contains("401") && error.contains("gpt-4o-mini"), "{error}");
+    assert!(
+        error.contains("401") && error.contains("gpt-4o-mini"),
+        "{error}"
+    );
     println!("{error}");
 }

@@ -1,0 +1,221 @@
+//! The mutating file tools: `write_file`, `edit_file` and `delete_file`.
+
+use crate::paths::{PathError, ProjectRoot};
+use crate::util::{blocking, root_of};
+use agentctl_runtime::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+fn non_empty(path: &str) -> Result<(), PathError> {
+    if path.trim().is_empty() {
+        Err(PathError::Empty)
+    } else {
+        Ok(())
+    }
+}
+
+/// Arguments of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct WriteFileArgs {
+    /// File path, relative to the project root; missing folders are created.
+    path: String,
+    /// The complete new content of the file.
+    content: String,
+}
+
+/// `write_file`: creates or overwrites a file.
+pub(crate) struct WriteFile;
+
+#[async_trait]
+impl TypedTool for WriteFile {
+    type Args = WriteFileArgs;
+
+    fn name(&self) -> &str {
+        "write_file"
+    }
+
+    fn description(&self) -> &str {
+        "Create or overwrite a file of the project with the given content (path relative to the \
+         project root; missing folders are created)."
+    }
+
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Low
+    }
+
+    fn is_mutating(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let root = root_of(ctx)?;
+        blocking(move || write_file(&root, &args)).await
+    }
+}
+
+fn write_file(root: &ProjectRoot, args: &WriteFileArgs) -> Result<ToolOutput, ToolError> {
+    non_empty(&args.path)?;
+    let path = root.resolve(&args.path)?;
+    let shown = root.display(&path);
+    if path.is_dir() {
+        return Err(ToolError::failed(format!("{shown} is a directory")));
+    }
+    let existed = path.exists();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| {
+            ToolError::failed(format!("cannot create the folders of {shown}: {error}"))
+        })?;
+    }
+    std::fs::write(&path, &args.content)
+        .map_err(|error| ToolError::failed(format!("cannot write {shown}: {error}")))?;
+    let verb = if existed { "overwrote" } else { "created" };
+    Ok(ToolOutput::text(format!(
+        "{verb} {shown} ({} bytes)",
+        args.content.len()
+    )))
+}
+
+/// Arguments of `edit_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct EditFileArgs {
+    /// File path, relative to the project root.
+    path: String,
+    /// Exact text to replace, including whitespace; must occur exactly once unless
+    /// `replace_all` is set.
+    old_string: String,
+    /// Replacement text.
+    new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    replace_all: bool,
+}
+
+/// `edit_file`: replaces an exact string in a file.
+pub(crate) struct EditFile;
+
+#[async_trait]
+impl TypedTool for EditFile {
+    type Args = EditFileArgs;
+
+    fn name(&self) -> &str {
+        "edit_file"
+    }
+
+    fn description(&self) -> &str {
+        "Replace an exact string in a file. old_string must match exactly once (copy it from the \
+         file with its whitespace and enough context to be unique), unless replace_all is true."
+    }
+
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Low
+    }
+
+    fn is_mutating(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: EditFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let root = root_of(ctx)?;
+        blocking(move || edit_file(&root, &args)).await
+    }
+}
+
+fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, ToolError> {
+    non_empty(&args.path)?;
+    let path = root.resolve(&args.path)?;
+    let shown = root.display(&path);
+    if args.old_string.is_empty() {
+        return Err(ToolError::failed(
+            "old_string is empty; to create a file use write_file",
+        ));
+    }
+    if args.old_string == args.new_string {
+        return Err(ToolError::failed(
+            "old_string and new_string are the same; nothing to change",
+        ));
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
+    let count = text.matches(args.old_string.as_str()).count();
+    match count {
+        0 => {
+            return Err(ToolError::failed(format!(
+                "old_string not found in {shown}; read the file again and copy the exact text, \
+                 including whitespace and indentation"
+            )));
+        }
+        1 => {}
+        n if !args.replace_all => {
+            return Err(ToolError::failed(format!(
+                "old_string occurs {n} times in {shown}; include more surrounding lines to make \
+                 it unique, or set replace_all to replace every occurrence"
+            )));
+        }
+        _ => {}
+    }
+    let updated = text.replace(args.old_string.as_str(), &args.new_string);
+    std::fs::write(&path, updated)
+        .map_err(|error| ToolError::failed(format!("cannot write {shown}: {error}")))?;
+    let noun = if count == 1 {
+        "occurrence"
+    } else {
+        "occurrences"
+    };
+    Ok(ToolOutput::text(format!(
+        "replaced {count} {noun} in {shown}"
+    )))
+}
+
+/// Arguments of `delete_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DeleteFileArgs {
+    /// File path, relative to the project root. Folders are refused.
+    path: String,
+}
+
+/// `delete_file`: deletes one file (or symlink), never a folder.
+pub(crate) struct DeleteFile;
+
+#[async_trait]
+impl TypedTool for DeleteFile {
+    type Args = DeleteFileArgs;
+
+    fn name(&self) -> &str {
+        "delete_file"
+    }
+
+    fn description(&self) -> &str {
+        "Delete one file of the project (path relative to the project root). Folders are refused."
+    }
+
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::High
+    }
+
+    fn is_mutating(&self) -> bool {
+        true
+    }
+
+    async fn call(&self, args: DeleteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let root = root_of(ctx)?;
+        blocking(move || delete_file(&root, &args)).await
+    }
+}
+
+fn delete_file(root: &ProjectRoot, args: &DeleteFileArgs) -> Result<ToolOutput, ToolError> {
+    non_empty(&args.path)?;
+    // The link itself is deleted, never what it points to.
+    let path = root.resolve_entry(&args.path)?;
+    let shown = root.display(&path);
+    let meta = std::fs::symlink_metadata(&path)
+        .map_err(|error| ToolError::failed(format!("cannot delete {shown}: {error}")))?;
+    if meta.is_dir() {
+        return Err(ToolError::failed(format!(
+            "{shown} is a directory; delete_file only deletes files"
+        )));
+    }
+    std::fs::remove_file(&path)
+        .map_err(|error| ToolError::failed(format!("cannot delete {shown}: {error}")))?;
+    Ok(ToolOutput::text(format!("deleted {shown}")))
+}

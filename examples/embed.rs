@@ -1,0 +1,256 @@
+//! Embedding agentctl: an agent defined in code, a custom Rust tool, and runs against any
+//! OpenAI-compatible endpoint.
+//!
+//! ```sh
+//! cargo run --release --example embed -- --base-url http://127.0.0.1:8080/v1 --model gpt-4o-mini -n 20 -c 8
+//! ```
+//!
+//! Runs `-n` scenarios one after another, then `-c` at once, and prints runs per second and
+//! milliseconds per model call for each phase. The last line is machine-readable:
+//! `RESULT {"scenarios":…,"seconds":…,"model_calls":…}`. The API key, if the endpoint needs one,
+//! is read from `OPENAI_API_KEY`.
+
+use agentctl::core::{
+    AgentDefinition, AgentSource, AgentSpec, ModelRequest, ModelResponse, ProviderConfig,
+    ProviderKind, Scope, Settings, SourceFormat, ToolPolicy,
+};
+use agentctl_providers::{
+    DeltaSink, ModelProvider, ProviderError, ProviderOptions, build_provider,
+};
+use agentctl_runtime::{
+    RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
+};
+use anyhow::{Context as _, bail};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Arguments of the `lookup` tool.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct LookupArgs {
+    /// The key to look up, e.g. `capital-of-france`.
+    key: String,
+}
+
+/// A custom tool: an in-memory key → value table.
+struct Lookup {
+    table: BTreeMap<&'static str, &'static str>,
+}
+
+#[async_trait::async_trait]
+impl TypedTool for Lookup {
+    type Args = LookupArgs;
+
+    fn name(&self) -> &str {
+        "lookup"
+    }
+
+    fn description(&self) -> &str {
+        "Look a key up in the reference table and return its value."
+    }
+
+    async fn call(&self, args: LookupArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        match self.table.get(args.key.as_str()) {
+            Some(value) => Ok(ToolOutput::text(*value)),
+            None => Err(ToolError::failed(format!(
+                "no key `{}`; known keys: {}",
+                args.key,
+                self.table.keys().copied().collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+}
+
+/// Counts model calls on the client side.
+struct Counting {
+    inner: Arc<dyn ModelProvider>,
+    calls: Arc<AtomicU64>,
+}
+
+#[async_trait::async_trait]
+impl ModelProvider for Counting {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: DeltaSink<'_>,
+    ) -> Result<ModelResponse, ProviderError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.complete(request, on_delta).await
+    }
+}
+
+struct Args {
+    base_url: String,
+    model: String,
+    sequential: usize,
+    concurrent: usize,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
+    let mut args = Args {
+        base_url: String::new(),
+        model: "gpt-4o-mini".into(),
+        sequential: 20,
+        concurrent: 8,
+    };
+    let mut raw = std::env::args().skip(1);
+    while let Some(flag) = raw.next() {
+        let mut value = || raw.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--base-url" => args.base_url = value()?,
+            "--model" => args.model = value()?,
+            "-n" => args.sequential = value()?.parse().context("-n takes a number")?,
+            "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
+            other => bail!(
+                "unknown argument `{other}`; usage: embed --base-url URL [--model M] [-n N] [-c C]"
+            ),
+        }
+    }
+    if args.base_url.is_empty() {
+        bail!("--base-url is required, e.g. --base-url http://127.0.0.1:8080/v1");
+    }
+    Ok(args)
+}
+
+/// The agent, defined in code rather than in a Markdown file.
+fn agent(model: &str) -> AgentDefinition {
+    AgentDefinition {
+        spec: AgentSpec {
+            name: "table-clerk".into(),
+            description: Some("Answers questions from the reference table.".into()),
+            model: Some(format!("local:{model}")),
+            max_turns: Some(6),
+            tools: ToolPolicy {
+                allow: Some(vec!["lookup".into()]),
+                deny: vec![],
+            },
+            ..AgentSpec::default()
+        },
+        system_prompt:
+            "You answer questions using only the reference table. Call `lookup` with the \
+                        key, then answer in one short sentence."
+                .into(),
+        source: AgentSource {
+            format: SourceFormat::Native,
+            path: "embed.rs".into(),
+            scope: Scope::Project,
+        },
+        extra: BTreeMap::new(),
+    }
+}
+
+fn runtime(base_url: &str, calls: &Arc<AtomicU64>) -> Runtime {
+    let mut settings = Settings::default();
+    settings.providers.insert(
+        "local".into(),
+        ProviderConfig {
+            kind: ProviderKind::Openai,
+            base_url: Some(base_url.to_owned()),
+            api_key_env: std::env::var_os("OPENAI_API_KEY").map(|_| "OPENAI_API_KEY".into()),
+            ..ProviderConfig::default()
+        },
+    );
+    let mut tools = ToolRegistry::new();
+    tools.register_typed(Lookup {
+        table: BTreeMap::from([
+            ("capital-of-france", "Paris"),
+            ("capital-of-japan", "Tokyo"),
+            ("boiling-point-of-water", "100 °C at sea level"),
+            ("speed-of-light", "299,792,458 m/s"),
+        ]),
+    });
+    let calls = Arc::clone(calls);
+    let options = ProviderOptions::default();
+    Runtime::new(
+        settings,
+        move |model: &agentctl::core::ModelRef, settings: &Settings| {
+            let inner = build_provider(model, settings, &options)?;
+            Ok(Arc::new(Counting {
+                inner,
+                calls: Arc::clone(&calls),
+            }) as Arc<dyn ModelProvider>)
+        },
+        tools,
+    )
+}
+
+const QUESTIONS: &[&str] = &[
+    "What is the capital of France?",
+    "What is the capital of Japan?",
+    "At what temperature does water boil?",
+    "How fast is light?",
+];
+
+fn report(phase: &str, runs: usize, seconds: f64, calls: u64) {
+    println!(
+        "{phase:<10} {runs:>4} runs in {seconds:>7.3} s: {:>8.1} runs/s, {:>7.3} ms per model call ({calls} calls)",
+        runs as f64 / seconds,
+        seconds * 1000.0 / calls.max(1) as f64,
+    );
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = parse_args()?;
+    let calls = Arc::new(AtomicU64::new(0));
+    let runtime = runtime(&args.base_url, &calls);
+    let agent = agent(&args.model);
+    let started = Instant::now();
+
+    for index in 0..args.sequential {
+        let question = QUESTIONS[index % QUESTIONS.len()];
+        let result = runtime
+            .run_to_completion(&agent, question, RunOptions::new())
+            .await?;
+        if index == 0 {
+            println!("Q: {question}\nA: {}", result.text.trim());
+        }
+    }
+    let sequential_seconds = started.elapsed().as_secs_f64();
+    let sequential_calls = calls.load(Ordering::Relaxed);
+    report(
+        "sequential",
+        args.sequential,
+        sequential_seconds,
+        sequential_calls,
+    );
+
+    let concurrent_started = Instant::now();
+    let tasks: Vec<_> = (0..args.concurrent)
+        .map(|index| {
+            let runtime = runtime.clone();
+            let agent = agent.clone();
+            tokio::spawn(async move {
+                let question = QUESTIONS[index % QUESTIONS.len()];
+                runtime
+                    .run_to_completion(&agent, question, RunOptions::new())
+                    .await
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await??;
+    }
+    let concurrent_seconds = concurrent_started.elapsed().as_secs_f64();
+    report(
+        "concurrent",
+        args.concurrent,
+        concurrent_seconds,
+        calls.load(Ordering::Relaxed) - sequential_calls,
+    );
+
+    println!(
+        "RESULT {}",
+        serde_json::json!({
+            "scenarios": args.sequential + args.concurrent,
+            "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+            "model_calls": calls.load(Ordering::Relaxed),
+        })
+    );
+    Ok(())
+}
