@@ -4,6 +4,11 @@
 //! Run with `cargo bench --bench runtime`. The difference between `agent_loop_text` (one model
 //! call per run) and `bare_reqwest` is what the runtime adds per call: model resolution, request
 //! building, the provider's wire conversion, events and bookkeeping.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark: failures should abort"
+)]
 
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, ProviderConfig, ProviderKind, Scope, Settings,

@@ -1,4 +1,9 @@
 //! End-to-end tests of `agentctl run` against the offline review-fix example.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] functions"
+)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

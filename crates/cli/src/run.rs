@@ -103,7 +103,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     };
     let recorder = Arc::new(Mutex::new(None));
     let runtime = build_runtime(
-        context.settings.settings.clone(),
+        context.settings.settings,
         &root,
         request.record.is_some(),
         &recorder,
@@ -123,6 +123,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
             PromptSource::Interactive(first) => repl::run(&runtime, &agent, first, options).await,
         }
     });
+    // A REPL left at its prompt still has a blocking stdin read in flight: do not wait for it.
+    tokio.shutdown_background();
     if let Some(path) = &request.record {
         save_recording(&recorder, path)?;
     }

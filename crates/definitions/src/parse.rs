@@ -89,10 +89,8 @@ struct Positions {
 impl Positions {
     fn locate(&self, field: &str) -> (usize, usize) {
         let mut candidates = Vec::with_capacity(2);
-        if let Some(format) = self.format {
-            if let Some(translated) = translate(format, field) {
-                candidates.push(translated);
-            }
+        if let Some(translated) = self.format.and_then(|format| translate(format, field)) {
+            candidates.push(translated);
         }
         candidates.push(field.to_owned());
         if let Some(pos) = candidates.iter().find_map(|c| self.map.get(c.as_str())) {

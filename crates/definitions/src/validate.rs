@@ -242,24 +242,24 @@ fn field_values(agent: &LoadedAgent) -> Check {
             ));
         }
     }
-    if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate) {
-        if !(0.0..=1.0).contains(&rate) {
-            let field = agent.exact_field(&["tracing.sampleRate", "tracing.sample_rate"]);
-            out.push(agent.diagnostic(
-                Severity::Error,
-                field,
-                format!("sample rate {rate} is outside 0..=1"),
-            ));
-        }
+    if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate)
+        && !(0.0..=1.0).contains(&rate)
+    {
+        let field = agent.exact_field(&["tracing.sampleRate", "tracing.sample_rate"]);
+        out.push(agent.diagnostic(
+            Severity::Error,
+            field,
+            format!("sample rate {rate} is outside 0..=1"),
+        ));
     }
-    if let Some(temperature) = spec.temperature {
-        if !(0.0..=2.0).contains(&temperature) {
-            out.push(agent.diagnostic(
-                Severity::Error,
-                "temperature",
-                format!("temperature {temperature} is outside 0..=2"),
-            ));
-        }
+    if let Some(temperature) = spec.temperature
+        && !(0.0..=2.0).contains(&temperature)
+    {
+        out.push(agent.diagnostic(
+            Severity::Error,
+            "temperature",
+            format!("temperature {temperature} is outside 0..=2"),
+        ));
     }
     if spec.max_turns == Some(0) {
         out.push(agent.diagnostic(

@@ -83,8 +83,14 @@ impl TypedTool for Bash {
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));
         let readers = [
-            child.stdout.take().map(|pipe| pump(pipe, Arc::clone(&stdout))),
-            child.stderr.take().map(|pipe| pump(pipe, Arc::clone(&stderr))),
+            child
+                .stdout
+                .take()
+                .map(|pipe| pump(pipe, Arc::clone(&stdout))),
+            child
+                .stderr
+                .take()
+                .map(|pipe| pump(pipe, Arc::clone(&stderr))),
         ];
         let pid = child.id();
         let end = tokio::select! {
@@ -122,7 +128,9 @@ impl TypedTool for Bash {
         render_stream(&mut out, "stdout", &stdout);
         render_stream(&mut out, "stderr", &stderr);
         if pipes_open {
-            out.push_str("[background processes still hold the output open; not waiting for them]\n");
+            out.push_str(
+                "[background processes still hold the output open; not waiting for them]\n",
+            );
         }
         match end {
             End::TimedOut => Err(ToolError::failed(out.trim_end().to_owned())),

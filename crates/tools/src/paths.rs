@@ -89,7 +89,11 @@ impl ProjectRoot {
     pub fn display(&self, path: &Path) -> String {
         let relative = path.strip_prefix(&self.root).unwrap_or(path);
         let shown = relative.to_string_lossy().replace('\\', "/");
-        if shown.is_empty() { ".".to_owned() } else { shown }
+        if shown.is_empty() {
+            ".".to_owned()
+        } else {
+            shown
+        }
     }
 
     /// Checks the characters and removes `.` and `..` lexically, refusing to climb above the
@@ -148,8 +152,7 @@ impl ProjectRoot {
                     return Ok(resolved);
                 }
                 Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                    let (Some(parent), Some(name)) = (current.parent(), current.file_name())
-                    else {
+                    let (Some(parent), Some(name)) = (current.parent(), current.file_name()) else {
                         return Err(PathError::Escapes(given.to_owned()));
                     };
                     missing.push(name.to_owned());
@@ -185,9 +188,11 @@ fn odd_character(ch: char) -> Option<&'static str> {
     match ch {
         '\0' => Some("a NUL byte"),
         c if c.is_control() => Some("a control character"),
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}' => {
-            Some("a bidirectional text control")
-        }
+        '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}' => Some("a bidirectional text control"),
         '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' => {
             Some("an invisible character")
         }
@@ -224,7 +229,13 @@ mod tests {
     fn odd_characters_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = ProjectRoot::new(dir.path()).unwrap();
-        for bad in ["a\0b", "a\nb", "evil\u{202E}txt.rs", "zero\u{200B}width", "\u{E000}"] {
+        for bad in [
+            "a\0b",
+            "a\nb",
+            "evil\u{202E}txt.rs",
+            "zero\u{200B}width",
+            "\u{E000}",
+        ] {
             assert!(
                 matches!(root.resolve(bad), Err(PathError::OddCharacter { .. })),
                 "{bad:?}"

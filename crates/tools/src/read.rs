@@ -77,7 +77,10 @@ fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> Result<ToolOutput, Tool
         return Err(ToolError::failed(format!("{shown} is a binary file")));
     }
     let first = args.offset.unwrap_or(1).max(1);
-    let limit = args.limit.unwrap_or(MAX_READ_LINES).clamp(1, MAX_READ_LINES);
+    let limit = args
+        .limit
+        .unwrap_or(MAX_READ_LINES)
+        .clamp(1, MAX_READ_LINES);
     let mut out = String::new();
     let (mut number, mut last, mut cut_by_size) = (0usize, 0usize, false);
     let mut buf = Vec::new();

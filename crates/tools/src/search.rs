@@ -119,7 +119,9 @@ fn grep(root: &ProjectRoot, args: &GrepArgs) -> Result<ToolOutput, ToolError> {
         .map_err(|error| ToolError::failed(format!("invalid regex: {error}")))?;
     let base = root.resolve(args.path.as_deref().unwrap_or(""))?;
     let filter = match args.glob.as_deref().map(str::trim) {
-        Some(glob) if !glob.is_empty() => Some((GlobMatcher::new(&[glob.to_owned()])?, glob.contains('/'))),
+        Some(glob) if !glob.is_empty() => {
+            Some((GlobMatcher::new(&[glob.to_owned()])?, glob.contains('/')))
+        }
         _ => None,
     };
     let max = args
@@ -152,7 +154,10 @@ fn grep(root: &ProjectRoot, args: &GrepArgs) -> Result<ToolOutput, ToolError> {
         let shown = root.display(path);
         let mut buf = Vec::new();
         let mut number = 0;
-        while reader.read_until(b'\n', &mut buf).is_ok_and(|read| read > 0) {
+        while reader
+            .read_until(b'\n', &mut buf)
+            .is_ok_and(|read| read > 0)
+        {
             number += 1;
             let line = String::from_utf8_lossy(&buf);
             let line = line.trim_end_matches(['\n', '\r']);

@@ -7,6 +7,8 @@
 //! level of the whole line is the highest of its parts. This is a risk estimate for the approval
 //! prompt, not a sandbox: anything it does not recognise is rated `medium`.
 
+mod files;
+mod git;
 mod parse;
 mod rules;
 

@@ -335,7 +335,8 @@ mod tests {
 
     #[test]
     fn splits_chains_pipes_quotes_and_redirects() {
-        let parsed = parse(r#"FOO=1 git log --format="%h %s" | head -n 5 && echo 'a b' > out.txt 2>&1; ls"#);
+        let parsed =
+            parse(r#"FOO=1 git log --format="%h %s" | head -n 5 && echo 'a b' > out.txt 2>&1; ls"#);
         assert_eq!(
             words(&parsed),
             vec![
@@ -347,7 +348,10 @@ mod tests {
                 vec![vec!["ls"]],
             ]
             .into_iter()
-            .map(|p| p.into_iter().map(|c| c.into_iter().map(String::from).collect()).collect())
+            .map(|p| p
+                .into_iter()
+                .map(|c| c.into_iter().map(String::from).collect())
+                .collect())
             .collect::<Vec<Vec<Vec<String>>>>()
         );
         assert_eq!(

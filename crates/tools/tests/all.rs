@@ -1,0 +1,14 @@
+//! Integration tests of agentctl-tools (one binary; modules in `suite/`).
+
+// Test helpers outside `#[test]` functions may unwrap too: a panic is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite {
+    pub mod support;
+
+    mod approval;
+    mod bash;
+    mod files;
+    mod search;
+    mod shell;
+}

@@ -1,0 +1,29 @@
+use agentctl_runtime::{Tool, ToolContext, ToolError};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+pub fn tool(name: &str) -> Arc<dyn Tool> {
+    agentctl_tools::builtin_tools()
+        .into_iter()
+        .find(|tool| tool.name() == name)
+        .unwrap()
+}
+
+pub fn ctx(root: &Path) -> ToolContext {
+    ToolContext::new("run", "agent", "call", root, CancellationToken::new())
+}
+
+pub async fn call(root: &Path, name: &str, args: Value) -> Result<String, ToolError> {
+    tool(name)
+        .call(args, &ctx(root))
+        .await
+        .map(|out| out.content)
+}
+
+pub fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
