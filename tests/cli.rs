@@ -5,4 +5,5 @@
 
 mod cli {
     mod agents;
+    mod tools;
 }

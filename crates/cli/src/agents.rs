@@ -7,6 +7,7 @@ mod create;
 mod list;
 mod manage;
 mod show;
+mod tools;
 mod validate;
 
 use crate::args::{AgentsCommand, GlobalArgs};
@@ -26,6 +27,7 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
         AgentsCommand::Create(args) => create::run(&context, args),
         AgentsCommand::Edit(args) => manage::edit(&context, &args),
         AgentsCommand::Delete(args) => manage::delete(&context, &args),
+        AgentsCommand::Tools(args) => tools::run(&context, &args),
         AgentsCommand::Validate(args) => validate::run(&context, &args),
     }
 }

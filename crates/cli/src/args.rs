@@ -101,6 +101,10 @@ agentctl agents create doc-writer --description 'Writes docs' --tools read_file,
     #[command(after_help = "Examples:\n  agentctl agents delete old-agent\n  \
 agentctl agents delete old-agent --scope global --yes")]
     Delete(DeleteArgs),
+    /// Show the tools an agent may use, with risk levels and approval decisions.
+    #[command(after_help = "Examples:\n  agentctl agents tools code-reviewer\n  \
+agentctl agents tools bug-fixer --all --format json\n  agentctl agents tools bug-fixer --yes")]
+    Tools(ToolsArgs),
     /// Check agent files: front matter, required fields, model, tools, MCP servers, prompt.
     #[command(after_help = "Examples:\n  agentctl agents validate code-reviewer\n  \
 agentctl agents validate --all --format json")]
@@ -202,6 +206,32 @@ pub(crate) struct DeleteArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct ToolsArgs {
+    /// Agent name.
+    pub name: String,
+    /// Also list the tools the agent's allow and deny lists refuse.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub approvals: ApprovalArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+/// Which tool calls run without asking.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct ApprovalArgs {
+    /// Risk levels that run without asking, comma-separated (safe, low, medium, high,
+    /// critical); replaces the settings' `approvals.autoApprove`.
+    #[arg(long, value_name = "LEVELS")]
+    pub approve: Option<String>,
+    /// Run calls up to high risk without asking (critical still needs `--approve critical`).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
     /// Agent name; omit with --all.
     #[arg(required_unless_present = "all", conflicts_with = "all")]
@@ -258,7 +288,10 @@ pub(crate) struct CompletionsArgs {
 #[command(
     after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
-git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive"
+git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive\n  \
+agentctl run bug-fixer -p 'Fix the failing test' --approve safe,low,medium\n\n\
+Tool calls whose risk is not auto-approved are asked on a terminal (yes / no / always);\n\
+without a terminal they are refused at once and the model is told why."
 )]
 pub(crate) struct RunArgs {
     /// Agent name.
@@ -289,6 +322,8 @@ pub(crate) struct RunArgs {
     /// conversation.
     #[arg(long, short = 'i')]
     pub interactive: bool,
+    #[command(flatten)]
+    pub approvals: ApprovalArgs,
 }
 
 /// Output format of `run`.

@@ -5,6 +5,7 @@
 //! into a typed request, calls the library crates, and renders the result as text or JSON.
 
 mod agents;
+mod approvals;
 mod args;
 mod completions;
 mod config_cmd;
@@ -22,6 +23,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // A reader that went away (`| head`) is not a failure worth a message.
+        Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             output::print_error(&error);
             ExitCode::FAILURE

@@ -12,6 +12,19 @@ pub(crate) fn print_error(error: &anyhow::Error) {
     }
 }
 
+/// True when the error is a write to a closed pipe.
+pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Prints a value as pretty JSON on stdout, followed by a newline.
 pub(crate) fn print_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();

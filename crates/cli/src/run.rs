@@ -7,15 +7,18 @@
 mod render;
 mod repl;
 
-use crate::args::{GlobalArgs, RunArgs, RunFormat};
+use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use crate::context::CommandContext;
 use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_providers::{
     ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
 };
-use agentctl_runtime::{RunError, RunOptions, Runtime, ToolRegistry, builtin_readonly};
+use agentctl_runtime::{RunError, RunOptions, Runtime};
+use agentctl_tools::{Approver, Gate, default_approver};
 use anyhow::Context as _;
+use async_trait::async_trait;
+use render::Spinner;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +42,7 @@ struct RunRequest {
     format: RunFormat,
     options: RunOptions,
     record: Option<PathBuf>,
+    approvals: ApprovalArgs,
 }
 
 impl RunRequest {
@@ -74,6 +78,7 @@ impl RunRequest {
             format: args.format,
             options,
             record: args.record,
+            approvals: args.approvals,
         })
     }
 }
@@ -102,11 +107,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let recorder = Arc::new(Mutex::new(None));
+    let spinner = Spinner::default();
     let runtime = build_runtime(
         context.settings.settings,
+        &request,
         &root,
-        request.record.is_some(),
         &recorder,
+        &spinner,
     )?;
     let mut options = request.options;
     options.working_dir = Some(root);
@@ -118,9 +125,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     let outcome = tokio.block_on(async {
         match request.prompt {
             PromptSource::Once(prompt) => {
-                render::run_once(&runtime, &agent, &prompt, options, request.format).await
+                render::run_once(&runtime, &agent, &prompt, options, request.format, &spinner).await
             }
-            PromptSource::Interactive(first) => repl::run(&runtime, &agent, first, options).await,
+            PromptSource::Interactive(first) => {
+                repl::run(&runtime, &agent, first, options, &spinner).await
+            }
         }
     });
     // A REPL left at its prompt still has a blocking stdin read in flight: do not wait for it.
@@ -159,21 +168,28 @@ fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefiniti
 
 type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;
 
-/// The runtime with the providers crate's factory (wrapped in a recorder for `--record`) and the
-/// provisional read-only tools, confined to the project root.
+/// The runtime with the providers crate's factory (wrapped in a recorder for `--record`), the
+/// built-in tools (confined to the project root through the run's working directory) and the
+/// approval gate of the settings and flags.
 fn build_runtime(
     settings: Settings,
+    request: &RunRequest,
     root: &Path,
-    record: bool,
     recorder: &RecorderSlot,
+    spinner: &Spinner,
 ) -> anyhow::Result<Runtime> {
-    let mut tools = ToolRegistry::new();
-    builtin_readonly::register(&mut tools, root)
-        .with_context(|| format!("cannot open the project root {}", root.display()))?;
+    let policy = crate::approvals::policy(&settings, &request.approvals)?;
+    let classifier = crate::approvals::classifier(&settings)?;
+    let approver = Arc::new(QuietApprover {
+        inner: default_approver(),
+        spinner: spinner.clone(),
+    });
+    let gate = Gate::new(policy, approver).with_classifier(classifier);
     let options = ProviderOptions {
         working_dir: Some(root.to_path_buf()),
         ..ProviderOptions::default()
     };
+    let record = request.record.is_some();
     let recorder = Arc::clone(recorder);
     let factory = move |model: &ModelRef,
                         settings: &Settings|
@@ -186,7 +202,29 @@ fn build_runtime(
         *recorder.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
         Ok(recording)
     };
-    Ok(Runtime::new(settings, factory, tools))
+    let tools = crate::approvals::builtin_registry();
+    Ok(Runtime::new(settings, factory, tools).with_gate(Arc::new(gate)))
+}
+
+/// Clears the spinner before asking, so a redraw never overwrites the question.
+struct QuietApprover {
+    inner: Arc<dyn Approver>,
+    spinner: Spinner,
+}
+
+#[async_trait]
+impl Approver for QuietApprover {
+    async fn ask(
+        &self,
+        request: &agentctl_tools::ApprovalRequest,
+    ) -> agentctl_tools::ApprovalAnswer {
+        self.spinner.stop();
+        self.inner.ask(request).await
+    }
+
+    fn is_interactive(&self) -> bool {
+        self.inner.is_interactive()
+    }
 }
 
 fn save_recording(recorder: &RecorderSlot, path: &Path) -> anyhow::Result<()> {

@@ -4,11 +4,12 @@
 //! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
+use crate::approval::{Assessment, CallGate, DecisionRecord, PendingCall, Verdict};
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use crate::error::RunError;
 use crate::event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-use crate::registry::{ToolDecision, ToolFilter};
-use crate::tool::{Tool, ToolContext};
+use crate::registry::{ToolDecision, ToolFilter, ToolRegistry};
+use crate::tool::{RiskLevel, Tool, ToolContext};
 use agentctl_core::{
     ContextMode, Message, ModelDelta, ModelRef, ModelRequest, ModelResponse, ToolCall, Usage,
 };
@@ -32,7 +33,11 @@ pub(crate) struct Prepared {
     pub max_turns: u32,
     /// Tools the agent may use, sorted by name.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Every registered tool, for rating calls the filter refuses.
+    pub registry: Arc<ToolRegistry>,
     pub filter: ToolFilter,
+    /// Approval policy; `None` runs every call the filter lets through.
+    pub gate: Option<Arc<dyn CallGate>>,
     pub request: ModelRequest,
     pub working_dir: Arc<Path>,
     pub cancel: CancellationToken,
@@ -252,11 +257,11 @@ async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec
     let outcomes = if sequential {
         let mut outcomes = Vec::with_capacity(calls.len());
         for call in calls {
-            outcomes.push(call_tool(run, call).await);
+            outcomes.push(call_tool(run, call, events).await);
         }
         outcomes
     } else {
-        join_all(calls.iter().map(|call| call_tool(run, call))).await
+        join_all(calls.iter().map(|call| call_tool(run, call, events))).await
     };
     calls
         .iter()
@@ -289,26 +294,38 @@ struct Outcome {
     duration_ms: u64,
 }
 
-/// Step 3 for one call: refuse, report unknown, or run it. Failures become error results the
-/// model reads; they never end the run.
-async fn call_tool(run: &Prepared, call: &ToolCall) -> Outcome {
+/// Step 3 for one call: refuse, report unknown, or (once the gate allows it) run it.
+/// Failures become error results the model reads; they never end the run.
+async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outcome {
     let started = Instant::now();
     let result = match run.filter.decide(&call.name) {
-        ToolDecision::Deny(reason) => Err(reason),
+        ToolDecision::Deny(reason) => {
+            // Unregistered tools are rated like unknown ones: medium.
+            let risk = run
+                .registry
+                .get(&call.name)
+                .map_or(RiskLevel::Medium, |tool| tool.risk());
+            let record = DecisionRecord::by_policy(&call.name, risk, Verdict::Deny, &reason);
+            emit_decision(events, call, &record);
+            Err(reason)
+        }
         ToolDecision::Allow => match find_tool(run, &call.name) {
             None => Err(unknown_tool(run, &call.name)),
-            Some(tool) => {
-                let ctx = ToolContext::new(
-                    Arc::clone(&run.run_id),
-                    Arc::clone(&run.agent),
-                    call.id.clone(),
-                    Arc::clone(&run.working_dir),
-                    run.cancel.clone(),
-                );
-                tool.call(call.arguments.clone(), &ctx)
-                    .await
-                    .map_err(|error| error.to_string())
-            }
+            Some(tool) => match approve(run, call, tool.as_ref(), events).await {
+                Some(denial) => Err(denial),
+                None => {
+                    let ctx = ToolContext::new(
+                        Arc::clone(&run.run_id),
+                        Arc::clone(&run.agent),
+                        call.id.clone(),
+                        Arc::clone(&run.working_dir),
+                        run.cancel.clone(),
+                    );
+                    tool.call(call.arguments.clone(), &ctx)
+                        .await
+                        .map_err(|error| error.to_string())
+                }
+            },
         },
     };
     let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
@@ -324,6 +341,46 @@ async fn call_tool(run: &Prepared, call: &ToolCall) -> Outcome {
             duration_ms,
         },
     }
+}
+
+/// Passes a call through the gate (if any); returns the denial the model should read.
+async fn approve(
+    run: &Prepared,
+    call: &ToolCall,
+    tool: &dyn Tool,
+    events: &EventSink,
+) -> Option<String> {
+    let gate = run.gate.as_ref()?;
+    let pending = PendingCall {
+        agent: &run.agent,
+        call,
+        tool,
+    };
+    let record = match gate.assess(&pending) {
+        Assessment::Decided(record) => record,
+        Assessment::Ask { risk, reason } => {
+            events.emit(|| RunEvent::ApprovalRequested {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                risk,
+                reason: reason.clone(),
+            });
+            gate.ask(&pending, risk, &reason).await
+        }
+    };
+    emit_decision(events, call, &record);
+    record.denial().map(str::to_owned)
+}
+
+fn emit_decision(events: &EventSink, call: &ToolCall, record: &DecisionRecord) {
+    events.emit(|| RunEvent::ToolDecision {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        risk: record.risk,
+        decision: record.decision,
+        reason: record.reason.clone(),
+        by: record.by,
+    });
 }
 
 fn unknown_tool(run: &Prepared, name: &str) -> String {

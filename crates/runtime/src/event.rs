@@ -4,6 +4,7 @@
 //! stream-json` prints one event per line. Event field names are snake_case (`run_id`), the
 //! result object camelCase (`tokensUsed`), matching the JSON output of the other commands.
 
+use crate::approval::{DecidedBy, Verdict};
 use crate::tool::RiskLevel;
 use agentctl_core::{ContextMode, Message};
 use serde::{Deserialize, Serialize};
@@ -12,8 +13,8 @@ use serde_json::Value;
 /// One thing that happened during a run, in order.
 ///
 /// A run emits `run_started`, then per model turn `model_request`, any `text_delta`s, `usage`,
-/// and for each requested tool `tool_call` followed (after the calls ran) by `tool_result`s in
-/// call order; it ends with exactly one `run_finished` or `run_failed`.
+/// and for each requested tool `tool_call`, then per call `tool_decision` (preceded by
+/// `approval_requested` when a person is asked) and `tool_result`; it ends with exactly one `run_finished` or `run_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunEvent {
@@ -71,8 +72,7 @@ pub enum RunEvent {
         /// How long the call took.
         duration_ms: u64,
     },
-    /// A tool call waits for the user's approval. Reserved: emitted once the approval policy
-    /// (tools issue) exists; the runtime does not emit it yet.
+    /// A tool call waits for the user's approval (emitted before the question is asked).
     ApprovalRequested {
         /// Call id.
         id: String,
@@ -82,6 +82,22 @@ pub enum RunEvent {
         risk: RiskLevel,
         /// Why approval is needed.
         reason: String,
+    },
+    /// The approval gate decided a call (every call that reached a known tool gets one,
+    /// before its `tool_result`).
+    ToolDecision {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Risk of the call.
+        risk: RiskLevel,
+        /// `allow` or `deny`.
+        decision: Verdict,
+        /// Why; for a denial, what the model receives.
+        reason: String,
+        /// `policy`, `user` or `non_terminal`.
+        by: DecidedBy,
     },
     /// The agent handed work to another agent. Reserved for the orchestration issue; not
     /// emitted yet.

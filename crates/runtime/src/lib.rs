@@ -10,8 +10,8 @@
 //! render; [`Runtime::run_to_completion`] just returns the [`RunResult`].
 
 mod agent_loop;
+mod approval;
 mod budget;
-pub mod builtin_readonly;
 mod error;
 mod event;
 mod options;
@@ -19,6 +19,7 @@ mod registry;
 mod runtime;
 mod tool;
 
+pub use approval::{Assessment, CallGate, DecidedBy, DecisionRecord, PendingCall, Verdict};
 pub use budget::{DEFAULT_CONTEXT_WINDOW, model_context_window};
 pub use error::{Result, RunError};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};

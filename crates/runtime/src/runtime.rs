@@ -2,6 +2,7 @@
 //! back a [`RunHandle`] (a stream of [`RunEvent`]s that can be cancelled).
 
 use crate::agent_loop::{self, EventSink, Prepared};
+use crate::approval::CallGate;
 use crate::error::RunError;
 use crate::event::{RunEvent, RunResult};
 use crate::options::{DEFAULT_MAX_TURNS, RunOptions};
@@ -96,9 +97,10 @@ pub struct Runtime {
 
 struct Inner {
     settings: Settings,
-    factory: Box<dyn ProviderFactory>,
+    factory: Arc<dyn ProviderFactory>,
     providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
-    tools: ToolRegistry,
+    tools: Arc<ToolRegistry>,
+    gate: Option<Arc<dyn CallGate>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -119,11 +121,40 @@ impl Runtime {
         Self {
             inner: Arc::new(Inner {
                 settings,
-                factory: Box::new(providers),
+                factory: Arc::new(providers),
                 providers: Mutex::new(HashMap::new()),
-                tools,
+                tools: Arc::new(tools),
+                gate: None,
             }),
         }
+    }
+
+    /// Puts every tool call of this runtime's runs through `gate` (risk levels, approvals).
+    /// Without a gate, every call the agent's allow and deny lists permit runs.
+    ///
+    /// Call it while building the runtime: clones made earlier keep their own settings.
+    pub fn with_gate(self, gate: Arc<dyn CallGate>) -> Self {
+        let inner = match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.gate = Some(gate);
+                inner
+            }
+            Err(shared) => Inner {
+                settings: shared.settings.clone(),
+                factory: Arc::clone(&shared.factory),
+                providers: Mutex::new(HashMap::new()),
+                tools: Arc::clone(&shared.tools),
+                gate: Some(gate),
+            },
+        };
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The approval gate, if any.
+    pub fn gate(&self) -> Option<&Arc<dyn CallGate>> {
+        self.inner.gate.as_ref()
     }
 
     /// A runtime whose providers are built by [`agentctl_providers::build_provider`]: the
@@ -275,7 +306,9 @@ impl Runtime {
                 .or(agent.spec.max_turns)
                 .unwrap_or(DEFAULT_MAX_TURNS),
             tools,
+            registry: Arc::clone(&self.inner.tools),
             filter,
+            gate: self.inner.gate.clone(),
             request,
             working_dir,
             cancel,

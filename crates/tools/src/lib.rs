@@ -38,6 +38,7 @@ mod shell;
 mod util;
 mod write;
 
+pub use agentctl_runtime::{DecidedBy, DecisionRecord, Verdict};
 pub use approval::{ApprovalPolicy, Decision, YES_LEVELS, not_allowed};
 pub use approver::{
     ApprovalAnswer, ApprovalRequest, Approver, NonTerminalApprover, TerminalApprover,
@@ -45,7 +46,7 @@ pub use approver::{
 };
 pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
 pub use effective::{EffectiveDecision, EffectiveTool, effective_tools};
-pub use gate::{DecidedBy, DecisionRecord, Gate, Verdict};
+pub use gate::Gate;
 pub use paths::{PathError, ProjectRoot, check_characters};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{DEFAULT_RISKS, RiskClassifier, RiskLevelError, from_annotations, parse_risk_level};

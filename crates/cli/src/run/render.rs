@@ -3,10 +3,12 @@
 
 use crate::args::RunFormat;
 use agentctl_core::AgentDefinition;
-use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime};
+use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime, Verdict};
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Longest tool-argument or tool-error excerpt shown on a tool line.
@@ -19,8 +21,9 @@ pub(super) async fn run_once(
     prompt: &str,
     options: RunOptions,
     format: RunFormat,
+    spinner: &Spinner,
 ) -> Result<(), RunError> {
-    let result = run_turn(runtime, agent, prompt, options, format).await?;
+    let result = run_turn(runtime, agent, prompt, options, format, spinner).await?;
     if format == RunFormat::Json {
         let mut out = std::io::stdout().lock();
         // A closed stdout (e.g. `| head`) is not the run's failure.
@@ -37,9 +40,10 @@ pub(super) async fn run_turn(
     prompt: &str,
     options: RunOptions,
     format: RunFormat,
+    spinner: &Spinner,
 ) -> Result<RunResult, RunError> {
     let mut handle = runtime.run(agent, prompt, options);
-    let mut renderer = Renderer::new(format);
+    let mut renderer = Renderer::new(format, spinner.clone());
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     let mut interrupted = false;
@@ -59,6 +63,35 @@ pub(super) async fn run_turn(
     handle.result().await
 }
 
+/// The "thinking…" spinner on stderr, shared with the approver: a question must never race
+/// a redraw.
+#[derive(Clone, Default)]
+pub(super) struct Spinner(Arc<Mutex<Option<ProgressBar>>>);
+
+impl Spinner {
+    fn start(&self) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_some() {
+            return;
+        }
+        let spinner = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+            spinner.set_style(style);
+        }
+        spinner.set_message("thinking…");
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        *slot = Some(spinner);
+    }
+
+    /// Clears the spinner, if one is shown.
+    pub(super) fn stop(&self) {
+        let spinner = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(spinner) = spinner {
+            spinner.finish_and_clear();
+        }
+    }
+}
+
 /// Turns events into output.
 struct Renderer {
     format: RunFormat,
@@ -66,19 +99,22 @@ struct Renderer {
     mid_line: bool,
     /// Dim styling for tool lines, when stderr is a terminal.
     dim: bool,
-    spinner: Option<ProgressBar>,
+    spinner: Spinner,
     spinner_enabled: bool,
+    /// Calls refused by the gate: their warning line replaces the result line.
+    denied: HashSet<String>,
 }
 
 impl Renderer {
-    fn new(format: RunFormat) -> Self {
+    fn new(format: RunFormat, spinner: Spinner) -> Self {
         let terminal = std::io::stderr().is_terminal();
         Self {
             format,
             mid_line: false,
             dim: terminal,
-            spinner: None,
+            spinner,
             spinner_enabled: terminal,
+            denied: HashSet::new(),
         }
     }
 
@@ -114,6 +150,20 @@ impl Renderer {
                 self.end_line();
                 self.tool_line(&format!("⏺ {name} {}", excerpt(&arguments.to_string())));
             }
+            RunEvent::ApprovalRequested { .. } => self.stop_spinner(),
+            RunEvent::ToolDecision {
+                id,
+                name,
+                decision: Verdict::Deny,
+                reason,
+                ..
+            } => {
+                self.stop_spinner();
+                self.denied.insert(id.clone());
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "warning: {name} refused: {reason}");
+            }
+            RunEvent::ToolResult { id, .. } if self.denied.contains(id) => {}
             RunEvent::ToolResult {
                 name,
                 content,
@@ -157,22 +207,13 @@ impl Renderer {
     }
 
     fn start_spinner(&mut self) {
-        if !self.spinner_enabled || self.spinner.is_some() {
-            return;
+        if self.spinner_enabled {
+            self.spinner.start();
         }
-        let spinner = ProgressBar::new_spinner();
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
-            spinner.set_style(style);
-        }
-        spinner.set_message("thinking…");
-        spinner.enable_steady_tick(Duration::from_millis(100));
-        self.spinner = Some(spinner);
     }
 
     fn stop_spinner(&mut self) {
-        if let Some(spinner) = self.spinner.take() {
-            spinner.finish_and_clear();
-        }
+        self.spinner.stop();
     }
 
     fn finish(&mut self) {

@@ -1,7 +1,7 @@
 //! The interactive session: one prompt per line, the agent keeping its own conversation across
 //! turns. `exit` quits, `context` prints the conversation so far.
 
-use super::render::run_turn;
+use super::render::{Spinner, run_turn};
 use crate::args::RunFormat;
 use agentctl_core::{AgentDefinition, Message};
 use agentctl_runtime::{RunError, RunOptions, Runtime};
@@ -17,6 +17,7 @@ pub(super) async fn run(
     agent: &AgentDefinition,
     first: Option<String>,
     options: RunOptions,
+    spinner: &Spinner,
 ) -> Result<(), RunError> {
     let mut history: Vec<Message> = options.history.clone();
     say(&format!(
@@ -46,7 +47,7 @@ pub(super) async fn run(
             text => {
                 let mut turn = options.clone();
                 turn.history = history.clone();
-                match run_turn(runtime, agent, text, turn, RunFormat::Text).await {
+                match run_turn(runtime, agent, text, turn, RunFormat::Text, spinner).await {
                     Ok(result) => history = result.messages,
                     Err(RunError::Cancelled) => say("(cancelled; the conversation is unchanged)"),
                     Err(error) => say(&format!("error: {error}")),

@@ -3,7 +3,8 @@
 use super::support::{Queue, agent, calls, collect, runtime, text};
 use agentctl_core::{Message, ToolPolicy};
 use agentctl_runtime::{
-    RiskLevel, RunEvent, RunOptions, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    Assessment, CallGate, DecidedBy, DecisionRecord, PendingCall, RiskLevel, RunEvent, RunOptions,
+    Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, Verdict,
 };
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -190,4 +191,77 @@ async fn invalid_tool_pattern_fails_the_run() {
             .starts_with("agent `bad`: invalid tool pattern `read_[` in tools.allow"),
         "{error}"
     );
+}
+
+/// A gate that allows `read_a`, asks about `read_b` and then refuses it.
+struct AskingGate {
+    asked: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl CallGate for AskingGate {
+    fn assess(&self, call: &PendingCall<'_>) -> Assessment {
+        if call.call.name == "read_a" {
+            Assessment::Decided(DecisionRecord::by_policy(
+                "read_a",
+                RiskLevel::Safe,
+                Verdict::Allow,
+                "fine",
+            ))
+        } else {
+            Assessment::Ask {
+                risk: RiskLevel::High,
+                reason: "looks dangerous".into(),
+            }
+        }
+    }
+
+    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> DecisionRecord {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        DecisionRecord {
+            tool: call.call.name.clone(),
+            risk,
+            decision: Verdict::Deny,
+            reason: format!("denied: {reason}"),
+            by: DecidedBy::User,
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_gate_decides_every_call_and_a_refusal_reaches_the_model() {
+    let (tools, log, _) = probes(false, false);
+    let provider = Queue::new(vec![
+        calls(&[("c1", "read_a", json!({})), ("c2", "read_b", json!({}))]),
+        text("ok"),
+    ]);
+    let gate = Arc::new(AskingGate {
+        asked: AtomicUsize::new(0),
+    });
+    let runtime = runtime(provider.clone(), tools).with_gate(gate.clone());
+    let events = collect(runtime.run(&agent("a"), "go", RunOptions::new())).await;
+    assert_eq!(gate.asked.load(Ordering::SeqCst), 1);
+    // read_b never ran.
+    assert_eq!(*log.lock().unwrap(), ["enter c1", "exit c1"]);
+    let approval = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::ApprovalRequested { id, risk: RiskLevel::High, .. } if id == "c2"))
+        .unwrap();
+    let decision = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::ToolDecision { id, decision: Verdict::Deny, by: DecidedBy::User, .. } if id == "c2"))
+        .unwrap();
+    let result = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::ToolResult { id, is_error: true, .. } if id == "c2"))
+        .unwrap();
+    assert!(approval < decision && decision < result);
+    let second = &provider.requests()[1];
+    let refused = second.messages.iter().find_map(|m| match m {
+        Message::Tool {
+            call_id, content, ..
+        } if call_id == "c2" => Some(content.clone()),
+        _ => None,
+    });
+    assert_eq!(refused.as_deref(), Some("denied: looks dangerous"));
 }
