@@ -5,5 +5,6 @@
 
 mod cli {
     mod agents;
+    mod mcp;
     mod tools;
 }

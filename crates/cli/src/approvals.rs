@@ -1,16 +1,51 @@
-//! Tool policy shared by `run` and `agents tools`: the built-in tools, the risk classifier
-//! with the settings' overrides, and the approval policy from settings and flags.
+//! Tool set and policy shared by `run`, `agents tools` and `mcp serve`: the built-in tools plus
+//! an agent's MCP tools, the risk classifier with the settings' overrides, and the approval
+//! policy from settings and flags.
 
 use crate::args::ApprovalArgs;
-use agentctl_core::Settings;
+use agentctl_core::{AgentDefinition, Settings};
+use agentctl_mcp::McpManager;
 use agentctl_runtime::ToolRegistry;
 use agentctl_tools::{ApprovalPolicy, RiskClassifier, register_builtin_tools};
+use std::io::Write as _;
 
 /// The registry of built-in tools.
 pub(crate) fn builtin_registry() -> ToolRegistry {
     let mut tools = ToolRegistry::new();
     register_builtin_tools(&mut tools);
     tools
+}
+
+/// Which MCP tools [`agent_registry`] adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum McpTools {
+    /// Those the agent's allow and deny lists let through.
+    Allowed,
+    /// Every tool of the servers the agent names (for listings of refused tools too).
+    Candidates,
+}
+
+/// The built-in tools plus the MCP tools of the servers `agent` names, starting those servers.
+/// A server that cannot start is a warning on stderr (naming it and the cause); its tools are
+/// missing and everything else works.
+pub(crate) async fn agent_registry(
+    manager: &McpManager,
+    agent: &AgentDefinition,
+    which: McpTools,
+) -> ToolRegistry {
+    let mut registry = builtin_registry();
+    let (tools, warnings) = match which {
+        McpTools::Allowed => manager.tools_for_agent(agent).await,
+        McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,
+    };
+    let mut err = std::io::stderr().lock();
+    for warning in warnings {
+        let _ = writeln!(err, "warning: {warning}");
+    }
+    for tool in tools {
+        registry.register_arc(tool);
+    }
+    registry
 }
 
 /// The classifier with `tools.risk` overrides from the settings.

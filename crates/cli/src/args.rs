@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// Run specialised AI agents defined in Markdown files.
 #[derive(Debug, Parser)]
-#[command(name = "agentctl", version, about, long_about = None, propagate_version = true)]
+#[command(name = "agentctl", version, long_about = None, propagate_version = true)]
 #[command(
     after_help = "Examples:\n  agentctl agents list\n  agentctl agents validate --all\n  \
 agentctl --project-dir examples/review-fix agents show code-reviewer"
@@ -42,6 +42,14 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
     /// Run an agent on a prompt, or interactively.
     Run(RunArgs),
+    /// Inspect and call MCP servers; serve agents over MCP.
+    #[command(subcommand)]
+    Mcp(crate::mcp_cmd::McpCommand),
+    /// List, show, delete and compact persisted sessions.
+    #[command(subcommand)]
+    Sessions(crate::sessions_cmd::SessionsCommand),
+    /// Show or override an agent's context mode for a session.
+    Context(crate::context_cmd::ContextArgs),
 }
 
 /// Output format of listing commands.

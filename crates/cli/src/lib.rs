@@ -10,9 +10,12 @@ mod args;
 mod completions;
 mod config_cmd;
 mod context;
+mod context_cmd;
+mod mcp_cmd;
 mod output;
 mod run;
 mod schema;
+mod sessions_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -39,5 +42,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schema(command) => schema::run(command),
         Command::Completions(command) => completions::run(command),
         Command::Run(args) => run::run(&cli.global, args),
+        Command::Mcp(command) => mcp_cmd::run(&cli.global, command),
+        Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
+        Command::Context(args) => context_cmd::run(&cli.global, args),
     }
 }

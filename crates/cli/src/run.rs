@@ -7,14 +7,16 @@
 mod render;
 mod repl;
 
+use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use crate::context::CommandContext;
 use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
 use agentctl_definitions::{Discovery, discover};
+use agentctl_mcp::McpManager;
 use agentctl_providers::{
     ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
 };
-use agentctl_runtime::{RunError, RunOptions, Runtime};
+use agentctl_runtime::{RunError, RunOptions, Runtime, ToolRegistry};
 use agentctl_tools::{Approver, Gate, default_approver};
 use anyhow::Context as _;
 use async_trait::async_trait;
@@ -108,36 +110,47 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     };
     let recorder = Arc::new(Mutex::new(None));
     let spinner = Spinner::default();
-    let runtime = build_runtime(
-        context.settings.settings,
-        &request,
-        &root,
-        &recorder,
-        &spinner,
-    )?;
-    let mut options = request.options;
-    options.working_dir = Some(root);
+    let settings = context.settings.settings;
+    let mcp = McpManager::from_settings(&settings, &root);
+    let RunRequest {
+        prompt,
+        format,
+        mut options,
+        record,
+        approvals,
+        ..
+    } = request;
+    options.working_dir = Some(root.clone());
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let outcome = tokio.block_on(async {
-        match request.prompt {
-            PromptSource::Once(prompt) => {
-                render::run_once(&runtime, &agent, &prompt, options, request.format, &spinner).await
-            }
-            PromptSource::Interactive(first) => {
-                repl::run(&runtime, &agent, first, options, &spinner).await
-            }
-        }
+        let tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
+        let recording = record.is_some().then_some(&recorder);
+        let runtime = build_runtime(settings, &approvals, &root, recording, &spinner, tools);
+        let outcome = match runtime {
+            Err(error) => Err(error),
+            Ok(runtime) => Ok(match prompt {
+                PromptSource::Once(prompt) => {
+                    render::run_once(&runtime, &agent, &prompt, options, format, &spinner).await
+                }
+                PromptSource::Interactive(first) => {
+                    repl::run(&runtime, &agent, first, options, &spinner).await
+                }
+            }),
+        };
+        // Stop the MCP servers (and their process groups) whatever happened.
+        mcp.shutdown().await;
+        outcome
     });
     // A REPL left at its prompt still has a blocking stdin read in flight: do not wait for it.
     tokio.shutdown_background();
-    if let Some(path) = &request.record {
+    if let Some(path) = &record {
         save_recording(&recorder, path)?;
     }
-    match outcome {
+    match outcome? {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(RunError::Cancelled) => {
             crate::output::print_error(&anyhow::anyhow!("run cancelled"));
@@ -169,16 +182,17 @@ fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefiniti
 type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;
 
 /// The runtime with the providers crate's factory (wrapped in a recorder for `--record`), the
-/// built-in tools (confined to the project root through the run's working directory) and the
-/// approval gate of the settings and flags.
+/// agent's tools (built-in ones are confined to the project root through the run's working
+/// directory) and the approval gate of the settings and flags.
 fn build_runtime(
     settings: Settings,
-    request: &RunRequest,
+    approvals: &ApprovalArgs,
     root: &Path,
-    recorder: &RecorderSlot,
+    recorder: Option<&RecorderSlot>,
     spinner: &Spinner,
+    tools: ToolRegistry,
 ) -> anyhow::Result<Runtime> {
-    let policy = crate::approvals::policy(&settings, &request.approvals)?;
+    let policy = crate::approvals::policy(&settings, approvals)?;
     let classifier = crate::approvals::classifier(&settings)?;
     let approver = Arc::new(QuietApprover {
         inner: default_approver(),
@@ -189,20 +203,18 @@ fn build_runtime(
         working_dir: Some(root.to_path_buf()),
         ..ProviderOptions::default()
     };
-    let record = request.record.is_some();
-    let recorder = Arc::clone(recorder);
+    let recorder = recorder.map(Arc::clone);
     let factory = move |model: &ModelRef,
                         settings: &Settings|
           -> Result<Arc<dyn ModelProvider>, ProviderError> {
         let provider = build_provider(model, settings, &options)?;
-        if !record {
+        let Some(recorder) = &recorder else {
             return Ok(provider);
-        }
+        };
         let recording = Arc::new(RecordingProvider::new(provider));
         *recorder.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
         Ok(recording)
     };
-    let tools = crate::approvals::builtin_registry();
     Ok(Runtime::new(settings, factory, tools).with_gate(Arc::new(gate)))
 }
 

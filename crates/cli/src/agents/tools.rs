@@ -1,9 +1,11 @@
 //! `agents tools NAME`: the effective tool set of an agent, with risk and approval decisions.
 
 use super::{discover_agents, find, report_load_errors};
+use crate::approvals::{McpTools, agent_registry};
 use crate::args::{TableFormat, ToolsArgs};
 use crate::context::CommandContext;
 use crate::output::print_json;
+use agentctl_mcp::McpManager;
 use agentctl_runtime::RiskLevel;
 use agentctl_tools::{EffectiveDecision, EffectiveTool, effective_tools};
 use serde::Serialize;
@@ -26,7 +28,25 @@ pub(super) fn run(context: &CommandContext, args: &ToolsArgs) -> anyhow::Result<
     let settings = &context.settings.settings;
     let policy = crate::approvals::policy(settings, &args.approvals)?;
     let classifier = crate::approvals::classifier(settings)?;
-    let registry = crate::approvals::builtin_registry();
+    let root = context
+        .locations
+        .project_root
+        .clone()
+        .map_or_else(std::env::current_dir, Ok)?;
+    let mcp = McpManager::from_settings(settings, &root);
+    let which = if args.all {
+        McpTools::Candidates
+    } else {
+        McpTools::Allowed
+    };
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let registry = tokio.block_on(async {
+        let registry = agent_registry(&mcp, agent, which).await;
+        mcp.shutdown().await;
+        registry
+    });
     let all: Vec<_> = registry
         .names()
         .filter_map(|name| registry.get(name).cloned())

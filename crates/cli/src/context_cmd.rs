@@ -1,0 +1,284 @@
+//! `agentctl context NAME [--mode …] [--session ID]` and `agentctl context --all`: show or
+//! override the context mode of agents for a session.
+//!
+//! Not to be confused with [`crate::context`], the per-invocation command context.
+
+use crate::args::{GlobalArgs, TextFormat};
+use crate::context::CommandContext;
+use crate::output::print_json;
+use crate::sessions_cmd::open_store;
+use agentctl_context::{
+    ModeInputs, ResolvedMode, SessionInfo, SessionLog, SqliteStore, resolve_mode,
+};
+use agentctl_core::{AgentsSettings, ContextMode};
+use agentctl_definitions::{Discovery, discover};
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+/// `agentctl context …`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  agentctl context code-reviewer\n  \
+agentctl context code-reviewer --mode shared\n  \
+agentctl context code-reviewer --clear --session 20260101-120000-ab12\n  \
+agentctl context --all --format json")]
+pub(crate) struct ContextArgs {
+    /// Agent name.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub name: Option<String>,
+    /// Show every agent.
+    #[arg(long)]
+    pub all: bool,
+    /// Override the agent's context mode for the session.
+    #[arg(long, value_enum, conflicts_with_all = ["all", "clear"])]
+    pub mode: Option<ModeArg>,
+    /// Remove the agent's override for the session.
+    #[arg(long, conflicts_with = "all")]
+    pub clear: bool,
+    /// Session id (default: the latest session; `--mode` starts one when there is none).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+/// A context mode on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModeArg {
+    /// The agent keeps its own history.
+    Isolated,
+    /// The agent sees the main session history.
+    Shared,
+    /// A fresh workspace for every run.
+    Run,
+}
+
+impl From<ModeArg> for ContextMode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Isolated => ContextMode::Isolated,
+            ModeArg::Shared => ContextMode::Shared,
+            ModeArg::Run => ContextMode::Run,
+        }
+    }
+}
+
+/// One agent's mode, as printed.
+#[derive(Debug, Serialize)]
+struct ModeReport {
+    agent: String,
+    session: Option<String>,
+    #[serde(flatten)]
+    resolved: Option<ResolvedMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[expect(clippy::print_stdout, reason = "the result is the command's output")]
+fn print_text(text: &str) {
+    print!("{text}");
+}
+
+/// Runs `agentctl context …`.
+pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<ExitCode> {
+    let context = CommandContext::load(global)?;
+    let settings = &context.settings.settings.agents;
+    let discovery = discover(&context.locations);
+    let changing = args.mode.is_some() || args.clear;
+    let store = open_store(&context, changing)?;
+    let session = pick_session(store.as_ref(), args.session.as_deref(), args.mode.is_some())?;
+    let Some(name) = args.name.as_deref() else {
+        let overrides = overrides(store.as_ref(), session.as_ref())?;
+        let reports: Vec<ModeReport> = discovery
+            .agents
+            .iter()
+            .map(|agent| {
+                report(
+                    agent.name(),
+                    agent.definition.spec.context_mode,
+                    &overrides,
+                    session.as_ref(),
+                    settings,
+                )
+            })
+            .collect();
+        match args.format {
+            TextFormat::Json => print_json(&reports)?,
+            TextFormat::Text => print_text(&render_table(&reports, session.as_ref())),
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let file_mode = find_agent(&discovery, name)?;
+    if changing {
+        let (Some(store), Some(session)) = (store.as_ref(), session.as_ref()) else {
+            anyhow::bail!("no session to change: pass --session ID or run an agent first");
+        };
+        let mode = args.mode.map(ContextMode::from);
+        if let Some(mode) = mode {
+            // Refuse what the run would refuse (agents.allowSharedContext).
+            resolve_mode(
+                name,
+                ModeInputs {
+                    session_override: Some(mode),
+                    agent_file: file_mode,
+                    ..ModeInputs::default()
+                },
+                settings,
+            )?;
+        }
+        store.set_mode_override(&session.id, name, mode)?;
+    }
+    let overrides = overrides(store.as_ref(), session.as_ref())?;
+    let report = report(name, file_mode, &overrides, session.as_ref(), settings);
+    match args.format {
+        TextFormat::Json => print_json(&report)?,
+        TextFormat::Text => print_text(&render_one(&report)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The session named, else the latest; with `create`, a new one when there is none.
+fn pick_session(
+    store: Option<&SqliteStore>,
+    id: Option<&str>,
+    create: bool,
+) -> anyhow::Result<Option<SessionInfo>> {
+    let Some(store) = store else {
+        if let Some(id) = id {
+            anyhow::bail!("no session `{id}`: no session has been recorded here yet");
+        }
+        return Ok(None);
+    };
+    Ok(match id {
+        Some(id) => Some(store.session(id)?),
+        None => match store.latest_session()? {
+            Some(session) => Some(session),
+            None if create => Some(store.create_session(None)?),
+            None => None,
+        },
+    })
+}
+
+fn overrides(
+    store: Option<&SqliteStore>,
+    session: Option<&SessionInfo>,
+) -> anyhow::Result<BTreeMap<String, ContextMode>> {
+    match (store, session) {
+        (Some(store), Some(session)) => Ok(store.mode_overrides(&session.id)?),
+        _ => Ok(BTreeMap::new()),
+    }
+}
+
+fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<Option<ContextMode>> {
+    if let Some(agent) = discovery.get(name) {
+        return Ok(agent.definition.spec.context_mode);
+    }
+    let similar = discovery.similar_names(name);
+    if similar.is_empty() {
+        anyhow::bail!(
+            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
+        );
+    }
+    Err(anyhow::anyhow!("no agent named `{name}`"))
+        .with_context(|| format!("did you mean {}?", similar.join(", ")))
+}
+
+fn report(
+    name: &str,
+    file_mode: Option<ContextMode>,
+    overrides: &BTreeMap<String, ContextMode>,
+    session: Option<&SessionInfo>,
+    settings: &AgentsSettings,
+) -> ModeReport {
+    let inputs = ModeInputs {
+        session_override: overrides.get(name).copied(),
+        agent_file: file_mode,
+        ..ModeInputs::default()
+    };
+    let (resolved, error) = match resolve_mode(name, inputs, settings) {
+        Ok(resolved) => (Some(resolved), None),
+        Err(error) => (None, Some(error.to_string())),
+    };
+    ModeReport {
+        agent: name.to_owned(),
+        session: session.map(|session| session.id.clone()),
+        resolved,
+        error,
+    }
+}
+
+fn render_one(report: &ModeReport) -> String {
+    let mut out = format!("Agent: {}\n", report.agent);
+    let _ = writeln!(
+        out,
+        "Session: {}",
+        report.session.as_deref().unwrap_or("(none yet)")
+    );
+    match (&report.resolved, &report.error) {
+        (Some(resolved), _) => {
+            let _ = writeln!(out, "Context Mode: {} ({})", resolved.mode, resolved.source);
+            if resolved.source != resolved.original_source {
+                let _ = writeln!(
+                    out,
+                    "Original Mode: {} ({})",
+                    resolved.original, resolved.original_source
+                );
+            }
+        }
+        (None, Some(error)) => {
+            let _ = writeln!(out, "Context Mode: refused: {error}");
+        }
+        (None, None) => {}
+    }
+    out
+}
+
+fn render_table(reports: &[ModeReport], session: Option<&SessionInfo>) -> String {
+    let mut out = format!(
+        "Session: {}\n",
+        session.map_or("(none yet)", |session| session.id.as_str())
+    );
+    if reports.is_empty() {
+        out.push_str("No agents.\n");
+        return out;
+    }
+    let width = reports
+        .iter()
+        .map(|r| r.agent.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<8}  {:<16}  ORIGINAL",
+        "AGENT", "MODE", "SOURCE"
+    );
+    for report in reports {
+        match &report.resolved {
+            Some(resolved) => {
+                let _ = writeln!(
+                    out,
+                    "{:<width$}  {:<8}  {:<16}  {} ({})",
+                    report.agent,
+                    resolved.mode.as_str(),
+                    resolved.source.label(),
+                    resolved.original,
+                    resolved.original_source
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{:<width$}  refused: {}",
+                    report.agent,
+                    report.error.as_deref().unwrap_or_default()
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,178 @@
+//! `agentctl mcp`: inspect and call the configured MCP servers, and serve agents over MCP.
+//!
+//! Every subcommand builds an [`McpManager`] from the settings' `mcpServers`, does its work on
+//! a small async runtime and shuts the servers down before returning, so no server process
+//! outlives the command.
+
+mod inspect;
+mod serve;
+
+use crate::args::{GlobalArgs, TableFormat, TextFormat};
+use crate::context::CommandContext;
+use agentctl_mcp::McpManager;
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use std::future::Future;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `agentctl mcp …`
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// List the configured servers: transport, status, tool count and error (starts them all).
+    #[command(after_help = "Examples:\n  agentctl mcp list\n  agentctl mcp list --format json")]
+    List(ListArgs),
+    /// List the tools of one server, or of every server, by their `mcp.<server>.<tool>` names.
+    #[command(
+        after_help = "Examples:\n  agentctl mcp tools\n  agentctl mcp tools github --format json"
+    )]
+    Tools(ToolsArgs),
+    /// Call a tool of a server with JSON arguments and print its result.
+    #[command(after_help = "Example:\n  agentctl mcp call everything echo '{\"message\": \"hi\"}'")]
+    Call(CallArgs),
+    /// List a server's resources, or read one with --read URI.
+    #[command(after_help = "Examples:\n  agentctl mcp resources everything\n  \
+agentctl mcp resources files --read file:///tmp/notes.txt")]
+    Resources(ResourcesArgs),
+    /// List a server's prompts, or render one with --get NAME [--arg KEY=VALUE]...
+    #[command(after_help = "Examples:\n  agentctl mcp prompts everything\n  \
+agentctl mcp prompts everything --get args-prompt --arg city=Paris")]
+    Prompts(PromptsArgs),
+    /// Serve agents as MCP tools on stdin/stdout, for Claude Code, Gemini CLI or any MCP client.
+    #[command(
+        after_help = "Examples:\n  agentctl mcp serve\n  agentctl mcp serve --agents code-reviewer,test-runner\n\n\
+Claude Code: claude mcp add agentctl -- agentctl --project-dir $PWD mcp serve\n\
+Tool calls that need approval are denied at once: nobody can answer a prompt in this mode."
+    )]
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ToolsArgs {
+    /// Server name (default: every server).
+    pub server: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// Server name.
+    pub server: String,
+    /// Tool name as the server spells it (`echo`), or qualified (`mcp.everything.echo`).
+    pub tool: String,
+    /// Arguments as a JSON object.
+    #[arg(default_value = "{}")]
+    pub args: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ResourcesArgs {
+    /// Server name.
+    pub server: String,
+    /// Read this resource instead of listing.
+    #[arg(long, value_name = "URI")]
+    pub read: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PromptsArgs {
+    /// Server name.
+    pub server: String,
+    /// Render this prompt instead of listing.
+    #[arg(long, value_name = "NAME")]
+    pub get: Option<String>,
+    /// A prompt argument (with --get), repeatable.
+    #[arg(long = "arg", value_name = "KEY=VALUE", requires = "get")]
+    pub args: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Agents to expose, comma-separated (default: every agent found).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub agents: Vec<String>,
+}
+
+/// Runs `agentctl mcp …`.
+pub(crate) fn run(global: &GlobalArgs, command: McpCommand) -> anyhow::Result<ExitCode> {
+    let context = CommandContext::load(global)?;
+    let root = project_root(&context)?;
+    let manager = McpManager::from_settings(&context.settings.settings, &root);
+    match command {
+        McpCommand::List(args) => block_on(&manager, inspect::list(&manager, &args)),
+        McpCommand::Tools(args) => block_on(&manager, inspect::tools(&manager, &args)),
+        McpCommand::Call(args) => block_on(&manager, inspect::call(&manager, &args)),
+        McpCommand::Resources(args) => block_on(&manager, inspect::resources(&manager, &args)),
+        McpCommand::Prompts(args) => block_on(&manager, inspect::prompts(&manager, &args)),
+        McpCommand::Serve(args) => {
+            block_on(&manager, serve::serve(&context, &manager, root, &args))
+        }
+    }
+}
+
+/// The project root, or the current directory outside a project.
+fn project_root(context: &CommandContext) -> anyhow::Result<PathBuf> {
+    match &context.locations.project_root {
+        Some(root) => Ok(root.clone()),
+        None => std::env::current_dir().context("cannot read the current directory"),
+    }
+}
+
+/// Runs a command's future, then stops every MCP server, also on Ctrl-C or SIGTERM (which is
+/// how MCP clients stop `mcp serve`): the servers run in process groups of their own, so
+/// nobody else would stop them.
+fn block_on(
+    manager: &McpManager,
+    work: impl Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = tokio.block_on(async {
+        let outcome = tokio::select! {
+            outcome = work => outcome,
+            () = interrupted() => Err(anyhow::anyhow!("interrupted")),
+        };
+        manager.shutdown().await;
+        outcome
+    });
+    // `mcp serve` may leave a blocking stdin read in flight: do not wait for it.
+    tokio.shutdown_background();
+    outcome
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM on Unix.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,371 @@
+//! `agentctl sessions list|show|delete|compact`: the persisted sessions of the project.
+//!
+//! The database is `<project>/.agentctl/sessions.db` inside a project, else
+//! `$AGENTCTL_HOME/sessions.db` ([`SqliteStore::default_path`]). Reading commands do not
+//! create it.
+
+use crate::args::{GlobalArgs, TableFormat, TextFormat};
+use crate::context::CommandContext;
+use crate::output::{print_json, stdin_is_terminal};
+use agentctl_context::{
+    CompactionPolicy, ContextScope, ContextSummary, MessageLog, MessageQuery, ProviderSummarizer,
+    RunLog, RunRecord, SessionInfo, SessionLog, SqliteStore, StoredMessage, compact_session,
+    utc_timestamp,
+};
+use agentctl_core::{Message, resolve_model};
+use agentctl_providers::{ProviderOptions, build_provider};
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// `agentctl sessions …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SessionsCommand {
+    /// List sessions, most recent first.
+    #[command(
+        after_help = "Examples:\n  agentctl sessions list\n  agentctl sessions list --format json"
+    )]
+    List(ListArgs),
+    /// Show a session's timeline, one workspace (--scope) or every message (--all), and its runs.
+    #[command(
+        after_help = "Examples:\n  agentctl sessions show 20260101-120000-ab12\n  \
+agentctl sessions show 20260101-120000-ab12 --scope agent:code-reviewer\n  \
+agentctl sessions show 20260101-120000-ab12 --all --format json"
+    )]
+    Show(ShowArgs),
+    /// Delete a session with its messages, runs and summaries.
+    #[command(
+        after_help = "Examples:\n  agentctl sessions delete 20260101-120000-ab12\n  \
+agentctl sessions delete 20260101-120000-ab12 --yes"
+    )]
+    Delete(DeleteArgs),
+    /// Summarise the older messages of every workspace of a session with a model.
+    #[command(
+        after_help = "Examples:\n  agentctl sessions compact 20260101-120000-ab12\n  \
+agentctl sessions compact 20260101-120000-ab12 --model sonnet"
+    )]
+    Compact(CompactArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Session id.
+    pub id: String,
+    /// Only this workspace: main, agent:NAME, run:ID or sub:AGENT:RUN (hidden steps included).
+    #[arg(long, value_name = "SCOPE", conflicts_with = "all")]
+    pub scope: Option<String>,
+    /// Every message of every workspace, hidden sub-agent steps included.
+    #[arg(long)]
+    pub all: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DeleteArgs {
+    /// Session id.
+    pub id: String,
+    /// Do not ask for confirmation.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompactArgs {
+    /// Session id.
+    pub id: String,
+    /// Model that writes the summaries (default: agents.defaultModel).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+/// Runs `agentctl sessions …`.
+pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Result<ExitCode> {
+    let context = CommandContext::load(global)?;
+    match command {
+        SessionsCommand::List(args) => list(&context, &args),
+        SessionsCommand::Show(args) => show(&context, &args),
+        SessionsCommand::Delete(args) => delete(&context, &args),
+        SessionsCommand::Compact(args) => compact(&context, &args),
+    }
+}
+
+/// The session store of this project (or of the user outside projects); `None` if it does not
+/// exist yet and `create` is false.
+pub(crate) fn open_store(
+    context: &CommandContext,
+    create: bool,
+) -> anyhow::Result<Option<SqliteStore>> {
+    let path = SqliteStore::default_path(
+        context.locations.project_root.as_deref(),
+        &context.locations.agentctl_home,
+    );
+    if !create && !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(SqliteStore::open(&path)?))
+}
+
+fn require_store(context: &CommandContext, id: &str) -> anyhow::Result<SqliteStore> {
+    open_store(context, false)?.with_context(|| {
+        format!("no session `{id}`: no session has been recorded here yet (agentctl sessions list)")
+    })
+}
+
+#[expect(clippy::print_stdout, reason = "the result is the command's output")]
+fn print_text(text: &str) {
+    print!("{text}");
+}
+
+fn list(context: &CommandContext, args: &ListArgs) -> anyhow::Result<ExitCode> {
+    let sessions = match open_store(context, false)? {
+        Some(store) => store.list_sessions()?,
+        None => Vec::new(),
+    };
+    match args.format {
+        TableFormat::Json => print_json(&sessions)?,
+        TableFormat::Table => print_text(&render_list(&sessions)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_list(sessions: &[SessionInfo]) -> String {
+    if sessions.is_empty() {
+        return "No sessions.\n".into();
+    }
+    let mut out = format!(
+        "{:<22} {:<20} {:>8} {:>5}  {}\n",
+        "ID", "UPDATED", "MESSAGES", "RUNS", "TITLE"
+    );
+    for session in sessions {
+        let _ = writeln!(
+            out,
+            "{:<22} {:<20} {:>8} {:>5}  {}",
+            session.id,
+            utc_timestamp(session.updated_at),
+            session.message_count,
+            session.run_count,
+            session.title.as_deref().unwrap_or("-")
+        );
+    }
+    out
+}
+
+/// What `sessions show --format json` prints.
+#[derive(Serialize)]
+struct SessionView {
+    session: SessionInfo,
+    /// `timeline`, `all` or the scope shown.
+    view: String,
+    messages: Vec<StoredMessage>,
+    runs: Vec<RunRecord>,
+    summaries: Vec<ContextSummary>,
+}
+
+fn show(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let store = require_store(context, &args.id)?;
+    let session = store.session(&args.id)?;
+    let (view, query) = match (&args.scope, args.all) {
+        (Some(scope), _) => {
+            let scope: ContextScope = scope.parse()?;
+            (scope.to_string(), MessageQuery::scope(scope))
+        }
+        (None, true) => ("all".to_owned(), MessageQuery::default()),
+        (None, false) => ("timeline".to_owned(), MessageQuery::timeline()),
+    };
+    let messages = store.messages(&session.id, &query)?;
+    let runs = store.runs(&session.id)?;
+    let mut summaries = Vec::new();
+    for scope in store.scopes(&session.id)? {
+        summaries.extend(store.latest_summary(&session.id, &scope)?);
+    }
+    let shown = SessionView {
+        session,
+        view,
+        messages,
+        runs,
+        summaries,
+    };
+    match args.format {
+        TextFormat::Json => print_json(&shown)?,
+        TextFormat::Text => print_text(&render_show(&shown)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_show(shown: &SessionView) -> String {
+    let session = &shown.session;
+    let mut out = format!("Session {}", session.id);
+    if let Some(title) = &session.title {
+        let _ = write!(out, " — {title}");
+    }
+    let _ = writeln!(
+        out,
+        "\nCreated {}, updated {}; {} messages, {} runs",
+        utc_timestamp(session.created_at),
+        utc_timestamp(session.updated_at),
+        session.message_count,
+        session.run_count
+    );
+    if !shown.runs.is_empty() {
+        out.push_str("\nRuns:\n");
+        for run in &shown.runs {
+            let _ = write!(
+                out,
+                "  #{} {} [{}] {}",
+                run.id, run.agent, run.context_scope, run.status
+            );
+            if let Some(parent) = run.parent_run_id {
+                let _ = write!(out, ", parent #{parent}");
+            }
+            if let Some(model) = &run.model {
+                let _ = write!(out, ", {model}");
+            }
+            out.push('\n');
+        }
+    }
+    if !shown.summaries.is_empty() {
+        out.push_str("\nSummaries:\n");
+        for summary in &shown.summaries {
+            let _ = writeln!(
+                out,
+                "  [{}] up to message {}: {}",
+                summary.scope,
+                summary.until_message_id,
+                one_line(&summary.summary_text, 100)
+            );
+        }
+    }
+    let _ = writeln!(out, "\nMessages ({}):", shown.view);
+    if shown.messages.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for message in &shown.messages {
+        let who = message.agent.as_deref().unwrap_or("user");
+        let hidden = if message.visible { "" } else { " (hidden)" };
+        let _ = writeln!(
+            out,
+            "  {:>4} {:<24} {:<10} {}{hidden}: {}",
+            message.id,
+            message.context_scope.to_string(),
+            message.role,
+            who,
+            one_line(&describe(&message.message), 100)
+        );
+    }
+    out
+}
+
+fn describe(message: &Message) -> String {
+    match message {
+        Message::User { content } => content.clone(),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let mut text = content.clone().unwrap_or_default();
+            for call in tool_calls {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                let _ = write!(text, "→ {}({})", call.name, call.arguments);
+            }
+            text
+        }
+        Message::Tool {
+            name,
+            content,
+            is_error,
+            ..
+        } => {
+            let status = if *is_error { " failed" } else { "" };
+            format!("{name}{status}: {content}")
+        }
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+fn delete(context: &CommandContext, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
+    let store = require_store(context, &args.id)?;
+    let session = store.session(&args.id)?;
+    if !args.yes {
+        anyhow::ensure!(
+            stdin_is_terminal(),
+            "refusing to delete session {} without confirmation: pass --yes",
+            session.id
+        );
+        let mut stdout = std::io::stdout().lock();
+        write!(
+            stdout,
+            "Delete session {} ({} messages, {} runs)? [y/N] ",
+            session.id, session.message_count, session.run_count
+        )?;
+        stdout.flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            print_text("Not deleted.\n");
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    store.delete_session(&session.id)?;
+    print_text(&format!("Deleted session {}\n", session.id));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn compact(context: &CommandContext, args: &CompactArgs) -> anyhow::Result<ExitCode> {
+    let store = require_store(context, &args.id)?;
+    let session = store.session(&args.id)?;
+    let settings = &context.settings.settings;
+    let model_name = args
+        .model
+        .clone()
+        .or_else(|| settings.agents.default_model.clone())
+        .context("no model to summarise with: pass --model or set agents.defaultModel")?;
+    let model = resolve_model(&model_name, settings, None)?;
+    let options = ProviderOptions {
+        working_dir: context.locations.project_root.clone(),
+        ..ProviderOptions::default()
+    };
+    let provider = build_provider(&model, settings, &options)?;
+    let summarizer = ProviderSummarizer::new(Arc::clone(&provider), model.model.clone());
+    let policy = CompactionPolicy {
+        force: true,
+        ..CompactionPolicy::for_context_window(agentctl_runtime::model_context_window(&model.model))
+    };
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let written = tokio.block_on(compact_session(&store, &summarizer, &session.id, &policy))?;
+    if written.is_empty() {
+        print_text(&format!("Session {}: nothing to compact.\n", session.id));
+    }
+    for summary in &written {
+        print_text(&format!(
+            "Compacted {} up to message {}\n",
+            summary.scope, summary.until_message_id
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}

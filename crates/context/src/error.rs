@@ -1,0 +1,102 @@
+//! The crate's error type.
+
+use agentctl_core::ContextMode;
+use std::path::PathBuf;
+
+/// Result of the context crate.
+pub type Result<T, E = ContextError> = std::result::Result<T, E>;
+
+/// What went wrong while scoping, storing or compacting context.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    /// An agent asked for the shared context but the settings forbid it.
+    #[error(
+        "agent `{agent}` asks for the shared context ({source_layer}) but agents.allowSharedContext \
+         is false: use the isolated or run mode, or set agents.allowSharedContext to true"
+    )]
+    SharedContextDisabled {
+        /// The agent.
+        agent: String,
+        /// Which layer asked for shared mode (`--context flag`, `agent file`, …).
+        source_layer: String,
+    },
+    /// A context scope string could not be parsed.
+    #[error("invalid context scope `{0}`: expected main, agent:NAME, run:ID or sub:AGENT:RUN")]
+    InvalidScope(String),
+    /// A context mode string could not be parsed.
+    #[error("invalid context mode `{0}`: expected isolated, shared or run")]
+    InvalidMode(String),
+    /// No session has this id.
+    #[error("no session `{0}` in the session store")]
+    SessionNotFound(String),
+    /// No run has this id.
+    #[error("no agent run {0} in the session store")]
+    RunNotFound(i64),
+    /// The database failed.
+    #[error("session store {path}: {source}")]
+    Database {
+        /// The database file (`:memory:` for in-memory stores).
+        path: String,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer agentctl.
+    #[error(
+        "session store {path} has schema version {found}, newer than this agentctl supports \
+         ({supported}): upgrade agentctl"
+    )]
+    SchemaTooNew {
+        /// The database file.
+        path: String,
+        /// `PRAGMA user_version` of the file.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A stored row could not be decoded.
+    #[error("session store {path}: corrupt row in {table}: {detail}")]
+    CorruptRow {
+        /// The database file.
+        path: String,
+        /// The table.
+        table: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The folder of the database could not be created.
+    #[error("cannot create {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The summariser failed.
+    #[error("summarising scope {scope} failed: {message}")]
+    Summarizer {
+        /// The scope being compacted.
+        scope: String,
+        /// The model's or provider's error.
+        message: String,
+    },
+    /// A mode that the operation does not accept.
+    #[error("context mode {0} is not valid here")]
+    UnexpectedMode(ContextMode),
+}
+
+impl ContextError {
+    /// True for failures that may succeed when tried again (a busy or locked database, a
+    /// provider error while summarising).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ContextError::Database { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
+            ContextError::Summarizer { .. } => true,
+            _ => false,
+        }
+    }
+}

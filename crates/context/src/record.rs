@@ -1,0 +1,322 @@
+//! The rows of the session store, as plain data.
+
+use crate::scope::ContextScope;
+use agentctl_core::{ContextMode, Message, Usage};
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+/// Id of an agent run (`agent_runs.id`).
+pub type RunId = i64;
+
+/// Id of a stored message (`chat_messages.id`); ids only grow, so they double as a cursor.
+pub type MessageId = i64;
+
+/// The timeline every message belongs to: one per session, whatever the front end.
+pub const MAIN_TIMELINE: &str = "main";
+
+/// One session, with counts for listings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    /// Session id.
+    pub id: String,
+    /// Optional title (the first prompt, shortened, when the caller sets one).
+    pub title: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Time of the last write, milliseconds since the Unix epoch.
+    pub updated_at: i64,
+    /// Messages in all scopes.
+    pub message_count: u64,
+    /// Agent runs.
+    pub run_count: u64,
+}
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    /// The workspace it belongs to.
+    pub scope: ContextScope,
+    /// The agent that produced it; `None` for the user.
+    pub agent: Option<String>,
+    /// The message.
+    pub message: Message,
+    /// Whether the timeline shows it. Always false in sub-agent scopes, whatever is set here.
+    pub visible: bool,
+}
+
+impl NewMessage {
+    /// A message of `scope`, visible in the timeline unless the scope is a sub-agent's.
+    ///
+    /// ```
+    /// use agentctl_context::{ContextScope, NewMessage};
+    /// use agentctl_core::Message;
+    /// let step = NewMessage::new(ContextScope::sub("tester", 3), Some("tester"), Message::user("go"));
+    /// assert!(!step.visible);
+    /// ```
+    pub fn new(scope: ContextScope, agent: Option<&str>, message: Message) -> Self {
+        Self {
+            visible: !scope.is_sub(),
+            scope,
+            agent: agent.map(str::to_owned),
+            message,
+        }
+    }
+
+    /// The same message, hidden from the timeline (kept in its workspace).
+    pub fn hidden(mut self) -> Self {
+        self.visible = false;
+        self
+    }
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredMessage {
+    /// Row id; grows with every append.
+    pub id: MessageId,
+    /// The run that wrote it, if any.
+    pub run_id: Option<RunId>,
+    /// The timeline ([`MAIN_TIMELINE`]).
+    pub timeline_scope: String,
+    /// The workspace.
+    #[serde(serialize_with = "crate::record::display")]
+    pub context_scope: ContextScope,
+    /// The agent that produced it; `None` for the user.
+    pub agent: Option<String>,
+    /// `user`, `assistant` or `tool`.
+    pub role: &'static str,
+    /// Whether the timeline shows it.
+    pub visible: bool,
+    /// Estimated tokens.
+    pub token_estimate: u32,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// The message (serialised as `content`, the stored JSON).
+    #[serde(rename = "content")]
+    pub message: Message,
+}
+
+/// The role name of a message, as stored.
+pub(crate) fn role_of(message: &Message) -> &'static str {
+    match message {
+        Message::User { .. } => "user",
+        Message::Assistant { .. } => "assistant",
+        Message::Tool { .. } => "tool",
+    }
+}
+
+pub(crate) fn display<T: fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// Which messages to read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageQuery {
+    /// Only this workspace; `None` for all.
+    pub scope: Option<ContextScope>,
+    /// Only messages the timeline shows.
+    pub visible_only: bool,
+    /// Only messages with a larger id (a compaction cursor).
+    pub after_id: Option<MessageId>,
+    /// Only the last `n` matching messages (still returned oldest first).
+    pub last: Option<usize>,
+}
+
+impl MessageQuery {
+    /// The session's timeline: visible messages of every scope.
+    pub fn timeline() -> Self {
+        Self {
+            visible_only: true,
+            ..Self::default()
+        }
+    }
+
+    /// Every message of one workspace.
+    pub fn scope(scope: ContextScope) -> Self {
+        Self {
+            scope: Some(scope),
+            ..Self::default()
+        }
+    }
+}
+
+/// An agent run to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRun {
+    /// The agent.
+    pub agent: String,
+    /// The resolved context mode; decides the run's workspace (see [`RunRecord::context_scope`]).
+    pub mode: ContextMode,
+    /// The run that started this one, for sub-agents.
+    pub parent_run_id: Option<RunId>,
+    /// `provider:model`, when known.
+    pub model: Option<String>,
+}
+
+/// How a run ended (or that it has not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going (or the process died: see [`Interrupted`](Self::Interrupted)).
+    Running,
+    /// Finished normally.
+    Completed,
+    /// Failed with an error.
+    Failed,
+    /// Cancelled by the user.
+    Cancelled,
+    /// Found `running` when its session was resumed: the process was killed.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for RunStatus {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "running" => RunStatus::Running,
+            "completed" => RunStatus::Completed,
+            "failed" => RunStatus::Failed,
+            "cancelled" => RunStatus::Cancelled,
+            "interrupted" => RunStatus::Interrupted,
+            other => return Err(format!("unknown run status `{other}`")),
+        })
+    }
+}
+
+/// A stored agent run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunRecord {
+    /// Run id.
+    pub id: RunId,
+    /// Its session.
+    pub session_id: String,
+    /// The agent.
+    pub agent: String,
+    /// The run that started it, for sub-agents.
+    pub parent_run_id: Option<RunId>,
+    /// Its workspace: `main` (shared), `agent:{name}` (isolated), `run:{id}` (run) or
+    /// `sub:{agent}:{id}` for a run with a parent, where `id` is this run's own id.
+    #[serde(serialize_with = "crate::record::display")]
+    pub context_scope: ContextScope,
+    /// Status.
+    pub status: RunStatus,
+    /// `provider:model`, when known.
+    pub model: Option<String>,
+    /// Token usage reported when it finished.
+    pub usage: Usage,
+    /// Milliseconds since the Unix epoch.
+    pub started_at: i64,
+    /// Milliseconds since the Unix epoch; `None` while running.
+    pub finished_at: Option<i64>,
+}
+
+/// One step of a run to record (a model call, a tool call, a handoff…).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewStep {
+    /// What kind of step (`model_call`, `tool_call`, `handoff`, …).
+    pub kind: String,
+    /// Its details as JSON.
+    pub content: serde_json::Value,
+}
+
+/// A stored run step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepRecord {
+    /// Row id.
+    pub id: i64,
+    /// Its run.
+    pub run_id: RunId,
+    /// Position in the run, from 0.
+    pub step_index: i64,
+    /// Kind of step.
+    pub kind: String,
+    /// Details.
+    pub content: serde_json::Value,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// A compaction summary: the text that stands for a scope's messages up to a cursor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextSummary {
+    /// Row id.
+    pub id: i64,
+    /// The workspace summarised.
+    #[serde(serialize_with = "crate::record::display")]
+    pub scope: ContextScope,
+    /// Messages of the scope up to and including this id are summarised.
+    pub until_message_id: MessageId,
+    /// The summary.
+    pub summary_text: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// The structured result a run hands back to the main timeline when it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandoffSummary {
+    /// What was done, in a few sentences.
+    pub summary: String,
+    /// Files the run changed, if it knows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files_changed: Vec<String>,
+    /// What is still open.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub open_items: Vec<String>,
+}
+
+/// A store timestamp (milliseconds since the Unix epoch) as ISO 8601 UTC, to the second.
+///
+/// ```
+/// assert_eq!(agentctl_context::utc_timestamp(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(agentctl_context::utc_timestamp(1_704_067_200_000), "2024-01-01T00:00:00Z");
+/// ```
+pub fn utc_timestamp(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}

@@ -1,0 +1,47 @@
+//! Choosing the session a command works in: new, by id, or the latest.
+
+use crate::error::Result;
+use crate::record::SessionInfo;
+use crate::store::SessionStore;
+
+/// Which session `agentctl run` uses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SessionChoice {
+    /// A new session (the default of every `run`), titled when a title is given.
+    #[default]
+    New,
+    /// A new session with a title (e.g. the first prompt, shortened).
+    NewTitled(String),
+    /// `--session ID`.
+    Resume(String),
+    /// `--continue`: the latest session, or a new one when there is none.
+    Continue,
+}
+
+/// Opens the chosen session. A resumed session's runs left `running` by a killed process are
+/// marked `interrupted` first, so the session is consistent before anything is appended.
+///
+/// ```
+/// use agentctl_context::{open_session, SessionChoice, SqliteStore};
+/// let store = SqliteStore::open_in_memory()?;
+/// let first = open_session(&store, &SessionChoice::Continue)?;
+/// let again = open_session(&store, &SessionChoice::Continue)?;
+/// assert_eq!(first.id, again.id);
+/// let resumed = open_session(&store, &SessionChoice::Resume(first.id.clone()))?;
+/// assert_eq!(resumed.id, first.id);
+/// assert!(open_session(&store, &SessionChoice::Resume("nope".into())).is_err());
+/// # Ok::<(), agentctl_context::ContextError>(())
+/// ```
+pub fn open_session(store: &dyn SessionStore, choice: &SessionChoice) -> Result<SessionInfo> {
+    let existing = match choice {
+        SessionChoice::New => return store.create_session(None),
+        SessionChoice::NewTitled(title) => return store.create_session(Some(title)),
+        SessionChoice::Resume(id) => store.session(id)?,
+        SessionChoice::Continue => match store.latest_session()? {
+            Some(session) => session,
+            None => return store.create_session(None),
+        },
+    };
+    store.interrupt_stale_runs(&existing.id)?;
+    store.session(&existing.id)
+}

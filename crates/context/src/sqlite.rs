@@ -1,0 +1,207 @@
+//! The embedded SQLite session store.
+//!
+//! One file per project (`<project>/.agentctl/sessions.db`) or, outside any project, per user
+//! (`$AGENTCTL_HOME/sessions.db`); see [`SqliteStore::default_path`]. WAL journal, foreign keys
+//! on, a busy timeout so two agentctl processes can share the file, and versioned migrations
+//! (`PRAGMA user_version`). Every write that belongs together runs in one transaction, so a
+//! killed process leaves the file as it was before or after the write, never in between.
+
+mod messages;
+mod runs;
+mod schema;
+mod sessions;
+
+use crate::error::{ContextError, Result};
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Latest schema version this build writes.
+pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
+
+/// A [`SessionStore`](crate::SessionStore) in a SQLite file.
+///
+/// ```
+/// use agentctl_context::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog, SqliteStore};
+/// use agentctl_core::Message;
+///
+/// let store = SqliteStore::open_in_memory()?;
+/// let session = store.create_session(Some("demo"))?;
+/// store.append_messages(&session.id, None, &[
+///     NewMessage::new(ContextScope::Main, None, Message::user("hello")),
+///     NewMessage::new(ContextScope::Main, Some("helper"), Message::assistant("hi")),
+/// ])?;
+/// let timeline = store.messages(&session.id, &MessageQuery::timeline())?;
+/// assert_eq!(timeline.len(), 2);
+/// assert_eq!(timeline[1].agent.as_deref(), Some("helper"));
+/// # Ok::<(), agentctl_context::ContextError>(())
+/// ```
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    path: String,
+}
+
+/// Errors inside a store operation, before the file path is attached.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    Sql(rusqlite::Error),
+    Context(ContextError),
+    Corrupt(&'static str, String),
+}
+
+impl From<rusqlite::Error> for Fault {
+    fn from(error: rusqlite::Error) -> Self {
+        Fault::Sql(error)
+    }
+}
+
+impl From<ContextError> for Fault {
+    fn from(error: ContextError) -> Self {
+        Fault::Context(error)
+    }
+}
+
+pub(crate) type FaultResult<T> = std::result::Result<T, Fault>;
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| ContextError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let label = path.display().to_string();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| ContextError::Database {
+            path: label.clone(),
+            source,
+        })?;
+        Self::init(conn, label)
+    }
+
+    /// An in-memory store, for tests and throwaway sessions.
+    pub fn open_in_memory() -> Result<Self> {
+        let conn = Connection::open_in_memory().map_err(|source| ContextError::Database {
+            path: ":memory:".into(),
+            source,
+        })?;
+        Self::init(conn, ":memory:".into())
+    }
+
+    /// Where the sessions database lives: `<project>/.agentctl/sessions.db` inside a project,
+    /// else `<agentctl home>/sessions.db`.
+    ///
+    /// ```
+    /// use agentctl_context::SqliteStore;
+    /// use std::path::Path;
+    /// let home = Path::new("/home/me/.agentctl");
+    /// assert_eq!(
+    ///     SqliteStore::default_path(Some(Path::new("/work/app")), home),
+    ///     Path::new("/work/app/.agentctl/sessions.db"),
+    /// );
+    /// assert_eq!(SqliteStore::default_path(None, home), home.join("sessions.db"));
+    /// ```
+    pub fn default_path(project_root: Option<&Path>, agentctl_home: &Path) -> PathBuf {
+        match project_root {
+            Some(root) => root.join(".agentctl").join("sessions.db"),
+            None => agentctl_home.join("sessions.db"),
+        }
+    }
+
+    /// The database file (`:memory:` for in-memory stores).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The schema version of the open file (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<i64> {
+        self.with(|conn| Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?))
+    }
+
+    /// Checks the database with `PRAGMA integrity_check`; returns SQLite's report, `ok` when
+    /// the file is sound.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.with(|conn| Ok(conn.query_row("PRAGMA integrity_check", [], |row| row.get(0))?))
+    }
+
+    fn init(mut conn: Connection, path: String) -> Result<Self> {
+        let setup = |conn: &mut Connection| -> FaultResult<()> {
+            conn.busy_timeout(Duration::from_secs(5))?;
+            // `journal_mode` answers with the mode set; in-memory databases stay `memory`.
+            let _mode: String =
+                conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+            // NORMAL is durable against process crashes in WAL mode; only a power loss can
+            // drop the last transactions, never corrupt the file.
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn.pragma_update(None, "foreign_keys", "ON")?;
+            migrate(conn, &path)
+        };
+        setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    /// Runs `f` on the connection and attaches the file path to its errors.
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> FaultResult<T>) -> Result<T> {
+        // A panic inside `f` drops its transaction (rolled back), so the connection is sound.
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut conn).map_err(|fault| into_error(fault, &self.path))
+    }
+}
+
+fn into_error(fault: Fault, path: &str) -> ContextError {
+    match fault {
+        Fault::Sql(source) => ContextError::Database {
+            path: path.to_owned(),
+            source,
+        },
+        Fault::Context(error) => error,
+        Fault::Corrupt(table, detail) => ContextError::CorruptRow {
+            path: path.to_owned(),
+            table,
+            detail,
+        },
+    }
+}
+
+fn migrate(conn: &mut Connection, path: &str) -> FaultResult<()> {
+    let found: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(Fault::Context(ContextError::SchemaTooNew {
+            path: path.to_owned(),
+            found,
+            supported: SCHEMA_VERSION,
+        }));
+    }
+    for (index, sql) in schema::MIGRATIONS.iter().enumerate() {
+        let version = index as i64 + 1;
+        if version <= found {
+            continue;
+        }
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}

@@ -1,0 +1,222 @@
+//! [`MessageLog`] for [`SqliteStore`].
+
+use super::sessions::require_session;
+use super::{Fault, FaultResult, SqliteStore, now_ms};
+use crate::error::Result;
+use crate::record::{
+    ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, RunId, StoredMessage,
+    role_of,
+};
+use crate::scope::ContextScope;
+use crate::store::MessageLog;
+use crate::tokens::estimate_tokens;
+use agentctl_core::Message;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+/// Inserts messages inside the caller's transaction and touches the session.
+pub(crate) fn insert_messages(
+    conn: &Connection,
+    session: &str,
+    run: Option<RunId>,
+    messages: &[NewMessage],
+) -> FaultResult<Vec<MessageId>> {
+    let now = now_ms();
+    let mut statement = conn.prepare_cached(
+        "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
+             role, content, visible, token_estimate, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    let mut ids = Vec::with_capacity(messages.len());
+    for new in messages {
+        let content = serde_json::to_string(&new.message)
+            .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
+        // Sub-agent steps never reach the timeline, whatever the caller asked.
+        let visible = new.visible && !new.scope.is_sub();
+        statement.execute(params![
+            session,
+            run,
+            MAIN_TIMELINE,
+            new.scope.to_string(),
+            new.agent,
+            role_of(&new.message),
+            content,
+            visible,
+            estimate_tokens(&new.message),
+            now,
+        ])?;
+        ids.push(conn.last_insert_rowid());
+    }
+    conn.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?
+        .execute(params![session, now])?;
+    Ok(ids)
+}
+
+const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
+     token_estimate, created_at, content";
+
+fn message_row(row: &Row<'_>) -> rusqlite::Result<FaultResult<StoredMessage>> {
+    let scope: String = row.get(3)?;
+    let content: String = row.get(8)?;
+    let id: i64 = row.get(0)?;
+    let decoded = (|| -> FaultResult<StoredMessage> {
+        let context_scope: ContextScope = scope.parse().map_err(|_| {
+            Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`"))
+        })?;
+        let message: Message = serde_json::from_str(&content)
+            .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
+        Ok(StoredMessage {
+            id,
+            run_id: row.get(1)?,
+            timeline_scope: row.get(2)?,
+            context_scope,
+            agent: row.get(4)?,
+            role: role_of(&message),
+            visible: row.get(5)?,
+            token_estimate: row.get(6)?,
+            created_at: row.get(7)?,
+            message,
+        })
+    })();
+    Ok(decoded)
+}
+
+fn summary_row(row: &Row<'_>) -> rusqlite::Result<(i64, String, i64, String, i64)> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+impl MessageLog for SqliteStore {
+    fn append_messages(
+        &self,
+        session: &str,
+        run: Option<RunId>,
+        messages: &[NewMessage],
+    ) -> Result<Vec<MessageId>> {
+        self.with(|conn| {
+            let tx = conn.transaction()?;
+            require_session(&tx, session)?;
+            let ids = insert_messages(&tx, session, run, messages)?;
+            tx.commit()?;
+            Ok(ids)
+        })
+    }
+
+    fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut sql =
+                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
+            let mut values = vec![Value::Text(session.to_owned())];
+            if query.visible_only {
+                sql.push_str(" AND timeline_scope = ? AND visible = 1");
+                values.push(Value::Text(MAIN_TIMELINE.to_owned()));
+            }
+            if let Some(scope) = &query.scope {
+                sql.push_str(" AND context_scope = ?");
+                values.push(Value::Text(scope.to_string()));
+            }
+            if let Some(after) = query.after_id {
+                sql.push_str(" AND id > ?");
+                values.push(Value::Integer(after));
+            }
+            match query.last {
+                Some(last) => {
+                    sql.push_str(" ORDER BY id DESC LIMIT ?");
+                    values.push(Value::Integer(i64::try_from(last).unwrap_or(i64::MAX)));
+                }
+                None => sql.push_str(" ORDER BY id"),
+            }
+            let mut statement = conn.prepare_cached(&sql)?;
+            let rows = statement.query_map(params_from_iter(values), message_row)?;
+            let mut messages = Vec::new();
+            for row in rows {
+                messages.push(row??);
+            }
+            if query.last.is_some() {
+                messages.reverse();
+            }
+            Ok(messages)
+        })
+    }
+
+    fn scopes(&self, session: &str) -> Result<Vec<ContextScope>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare(
+                "SELECT context_scope FROM chat_messages WHERE session_id = ?1
+                 GROUP BY context_scope ORDER BY MIN(id)",
+            )?;
+            let rows = statement.query_map([session], |row| row.get::<_, String>(0))?;
+            let mut scopes = Vec::new();
+            for row in rows {
+                let text = row?;
+                scopes.push(
+                    text.parse()
+                        .map_err(|_| Fault::Corrupt("chat_messages", format!("scope `{text}`")))?,
+                );
+            }
+            Ok(scopes)
+        })
+    }
+
+    fn save_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        until_message_id: MessageId,
+        summary_text: &str,
+    ) -> Result<ContextSummary> {
+        self.with(|conn| {
+            let tx = conn.transaction()?;
+            require_session(&tx, session)?;
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO chat_context_summaries (session_id, scope, until_message_id, summary_text, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![session, scope.to_string(), until_message_id, summary_text, now],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
+            tx.commit()?;
+            Ok(ContextSummary {
+                id,
+                scope: scope.clone(),
+                until_message_id,
+                summary_text: summary_text.to_owned(),
+                created_at: now,
+            })
+        })
+    }
+
+    fn latest_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+    ) -> Result<Option<ContextSummary>> {
+        self.with(|conn| {
+            let row = conn
+                .prepare_cached(
+                    "SELECT id, scope, until_message_id, summary_text, created_at
+                     FROM chat_context_summaries WHERE session_id = ?1 AND scope = ?2
+                     ORDER BY until_message_id DESC, id DESC LIMIT 1",
+                )?
+                .query_row(params![session, scope.to_string()], summary_row)
+                .optional()?;
+            Ok(row.map(
+                |(id, _, until_message_id, summary_text, created_at)| ContextSummary {
+                    id,
+                    scope: scope.clone(),
+                    until_message_id,
+                    summary_text,
+                    created_at,
+                },
+            ))
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! Versioned migrations, applied in order and counted in `PRAGMA user_version`.
+//!
+//! A migration is never edited once released: add a new one instead. Each runs in its own
+//! transaction together with the version bump, so a killed process leaves the old version.
+
+/// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
+pub(crate) const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = r#"
+CREATE TABLE sessions (
+    id          TEXT PRIMARY KEY,
+    title       TEXT,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+CREATE INDEX idx_sessions_updated ON sessions(updated_at);
+
+CREATE TABLE agent_runs (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id     TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    agent_id       TEXT NOT NULL,
+    parent_run_id  INTEGER REFERENCES agent_runs(id) ON DELETE CASCADE,
+    context_scope  TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    model          TEXT,
+    usage          TEXT,
+    started_at     INTEGER NOT NULL,
+    finished_at    INTEGER
+);
+CREATE INDEX idx_agent_runs_session ON agent_runs(session_id, id);
+CREATE INDEX idx_agent_runs_parent ON agent_runs(parent_run_id);
+CREATE INDEX idx_agent_runs_status ON agent_runs(session_id, status);
+
+CREATE TABLE chat_messages (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id      TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    run_id          INTEGER REFERENCES agent_runs(id) ON DELETE SET NULL,
+    timeline_scope  TEXT NOT NULL,
+    context_scope   TEXT NOT NULL,
+    agent_id        TEXT,
+    role            TEXT NOT NULL,
+    content         TEXT NOT NULL,
+    visible         INTEGER NOT NULL,
+    token_estimate  INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL
+);
+CREATE INDEX idx_chat_messages_timeline ON chat_messages(session_id, timeline_scope, visible, id);
+CREATE INDEX idx_chat_messages_context ON chat_messages(session_id, context_scope, id);
+CREATE INDEX idx_chat_messages_run ON chat_messages(run_id);
+
+CREATE TABLE chat_context_summaries (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    scope             TEXT NOT NULL,
+    until_message_id  INTEGER NOT NULL,
+    summary_text      TEXT NOT NULL,
+    created_at        INTEGER NOT NULL
+);
+CREATE INDEX idx_summaries_scope ON chat_context_summaries(session_id, scope, until_message_id);
+
+CREATE TABLE agent_run_steps (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      INTEGER NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+    step_index  INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    content     TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    UNIQUE (run_id, step_index)
+);
+
+CREATE TABLE session_mode_overrides (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    agent_id    TEXT NOT NULL,
+    mode        TEXT NOT NULL,
+    PRIMARY KEY (session_id, agent_id)
+);
+"#;

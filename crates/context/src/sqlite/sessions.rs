@@ -1,0 +1,186 @@
+//! [`SessionLog`] for [`SqliteStore`].
+
+use super::{Fault, FaultResult, SqliteStore, now_ms};
+use crate::error::{ContextError, Result};
+use crate::mode::parse_mode;
+use crate::record::{SessionInfo, civil_from_days};
+use crate::store::SessionLog;
+use agentctl_core::ContextMode;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use std::collections::BTreeMap;
+
+const SESSION_COLUMNS: &str = "s.id, s.title, s.created_at, s.updated_at,
+    (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.id),
+    (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = s.id)";
+
+fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
+    Ok(SessionInfo {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        updated_at: row.get(3)?,
+        message_count: row.get::<_, i64>(4)?.max(0) as u64,
+        run_count: row.get::<_, i64>(5)?.max(0) as u64,
+    })
+}
+
+/// Fails with [`ContextError::SessionNotFound`] unless the session exists.
+pub(crate) fn require_session(conn: &Connection, id: &str) -> FaultResult<()> {
+    let found: Option<i64> = conn
+        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    match found {
+        Some(_) => Ok(()),
+        None => Err(Fault::Context(ContextError::SessionNotFound(id.to_owned()))),
+    }
+}
+
+/// A sortable, readable id: `YYYYMMDD-HHMMSS-xxxx` (UTC, then 16 random bits).
+fn new_session_id(now_ms: i64) -> String {
+    let secs = now_ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:04x}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        fastrand::u16(..)
+    )
+}
+
+impl SessionLog for SqliteStore {
+    fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
+        self.with(|conn| {
+            let now = now_ms();
+            // A clash needs two sessions in the same second with the same 16 random bits.
+            let mut id = new_session_id(now);
+            while conn
+                .query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |_| Ok(()))
+                .optional()?
+                .is_some()
+            {
+                id = new_session_id(now);
+            }
+            conn.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+                params![id, title, now],
+            )?;
+            Ok(SessionInfo {
+                id,
+                title: title.map(str::to_owned),
+                created_at: now,
+                updated_at: now,
+                message_count: 0,
+                run_count: 0,
+            })
+        })
+    }
+
+    fn session(&self, id: &str) -> Result<SessionInfo> {
+        self.with(|conn| {
+            let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
+            conn.query_row(&sql, [id], session_row)
+                .optional()?
+                .ok_or_else(|| Fault::Context(ContextError::SessionNotFound(id.to_owned())))
+        })
+    }
+
+    fn latest_session(&self) -> Result<Option<SessionInfo>> {
+        self.with(|conn| {
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1"
+            );
+            Ok(conn.query_row(&sql, [], session_row).optional()?)
+        })
+    }
+
+    fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
+        self.with(|conn| {
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC"
+            );
+            let mut statement = conn.prepare(&sql)?;
+            let rows = statement.query_map([], session_row)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+    }
+
+    fn delete_session(&self, id: &str) -> Result<bool> {
+        self.with(|conn| {
+            let tx = conn.transaction()?;
+            // Children first: runs reference each other, messages reference runs.
+            tx.execute("DELETE FROM chat_messages WHERE session_id = ?1", [id])?;
+            tx.execute(
+                "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = ?1)",
+                [id],
+            )?;
+            tx.execute(
+                "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = ?1",
+                [id],
+            )?;
+            tx.execute("DELETE FROM agent_runs WHERE session_id = ?1", [id])?;
+            let deleted = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+            tx.commit()?;
+            Ok(deleted > 0)
+        })
+    }
+
+    fn set_mode_override(
+        &self,
+        session: &str,
+        agent: &str,
+        mode: Option<ContextMode>,
+    ) -> Result<()> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            match mode {
+                Some(mode) => conn.execute(
+                    "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (session_id, agent_id) DO UPDATE SET mode = excluded.mode",
+                    params![session, agent, mode.as_str()],
+                )?,
+                None => conn.execute(
+                    "DELETE FROM session_mode_overrides WHERE session_id = ?1 AND agent_id = ?2",
+                    params![session, agent],
+                )?,
+            };
+            Ok(())
+        })
+    }
+
+    fn mode_overrides(&self, session: &str) -> Result<BTreeMap<String, ContextMode>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare(
+                "SELECT agent_id, mode FROM session_mode_overrides WHERE session_id = ?1",
+            )?;
+            let rows = statement.query_map([session], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })?;
+            let mut overrides = BTreeMap::new();
+            for row in rows {
+                let (agent, mode) = row?;
+                let mode = parse_mode(&mode)
+                    .map_err(|error| Fault::Corrupt("session_mode_overrides", error.to_string()))?;
+                overrides.insert(agent, mode);
+            }
+            Ok(overrides)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert!(new_session_id(0).starts_with("19700101-000000-"));
+    }
+}

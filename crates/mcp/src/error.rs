@@ -1,0 +1,113 @@
+//! Errors of the MCP bridge. Each names the server (and tool) it is about.
+
+/// Result of the MCP bridge.
+pub type Result<T, E = McpError> = std::result::Result<T, E>;
+
+/// Why an MCP operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// No server of that name is configured (in settings `mcpServers` or the agent file).
+    #[error("unknown MCP server `{server}`; configured servers: {known}")]
+    UnknownServer {
+        /// The name asked for.
+        server: String,
+        /// The configured names, comma-separated (or `none`).
+        known: String,
+    },
+    /// A `${VAR}` in the server's configuration names an unset environment variable.
+    #[error(
+        "MCP server `{server}`: environment variable `{variable}` used in `{field}` is not set; \
+         set it or give a default with `${{{variable}:-default}}`"
+    )]
+    MissingVariable {
+        /// Server name.
+        server: String,
+        /// Configuration field holding the reference (`env.TOKEN`, `args[1]`, …).
+        field: String,
+        /// The variable's name.
+        variable: String,
+    },
+    /// The configuration cannot describe a server (no command and no URL, bad header, …).
+    #[error("MCP server `{server}`: invalid configuration: {message}")]
+    InvalidConfig {
+        /// Server name.
+        server: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The server could not be started or did not complete the MCP handshake.
+    #[error("MCP server `{server}` failed to start: {message}")]
+    Start {
+        /// Server name.
+        server: String,
+        /// The cause, with the last lines the server wrote on stderr if any.
+        message: String,
+    },
+    /// The server did not answer in time.
+    #[error("MCP server `{server}` did not answer {operation} within {millis} ms")]
+    Timeout {
+        /// Server name.
+        server: String,
+        /// What was asked (`tools/call echo`, `initialize`, …).
+        operation: String,
+        /// The timeout in milliseconds.
+        millis: u64,
+    },
+    /// The connection to the server broke (process exited, HTTP session lost).
+    #[error("MCP server `{server}` disconnected during {operation}: {message}")]
+    Disconnected {
+        /// Server name.
+        server: String,
+        /// What was asked.
+        operation: String,
+        /// The cause.
+        message: String,
+    },
+    /// The server answered a request with an error.
+    #[error("MCP server `{server}` rejected {operation}: {message}")]
+    Protocol {
+        /// Server name.
+        server: String,
+        /// What was asked.
+        operation: String,
+        /// The server's error message.
+        message: String,
+    },
+    /// The server has no tool of that name (or it is excluded by `includeTools`/`excludeTools`).
+    #[error("MCP server `{server}` has no tool `{tool}`")]
+    UnknownTool {
+        /// Server name.
+        server: String,
+        /// Tool name as asked for.
+        tool: String,
+    },
+    /// Serving agents over MCP failed.
+    #[error("MCP serve failed: {0}")]
+    Serve(String),
+}
+
+impl McpError {
+    /// True when trying again later may succeed (the server died, timed out or did not start);
+    /// the connection manager reconnects on the next use after such an error.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            McpError::Start { .. } | McpError::Timeout { .. } | McpError::Disconnected { .. }
+        )
+    }
+
+    /// Name of the server the error is about, if any.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            McpError::UnknownServer { server, .. }
+            | McpError::MissingVariable { server, .. }
+            | McpError::InvalidConfig { server, .. }
+            | McpError::Start { server, .. }
+            | McpError::Timeout { server, .. }
+            | McpError::Disconnected { server, .. }
+            | McpError::Protocol { server, .. }
+            | McpError::UnknownTool { server, .. } => Some(server),
+            McpError::Serve(_) => None,
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! MCP bridging for agentctl, on the official Rust SDK (`rmcp`).
+//!
+//! - **Client.** An [`McpManager`] owns one connection per server configured in settings
+//!   `mcpServers` (or inline in an agent file): stdio child processes and streamable-HTTP
+//!   endpoints, in the shape Claude Code and Gemini CLI users already write, with `${VAR}`
+//!   expansion ([`resolve_server`]). Servers start lazily and concurrently; a server's tools
+//!   become [`McpTool`]s named `mcp.<server>.<tool>` that implement the runtime's
+//!   [`Tool`](agentctl_runtime::Tool) trait, with a risk derived from their annotations.
+//!   Resources and prompts can be listed and read.
+//! - **Server.** [`serve_agents`] exposes agents as MCP tools (input: a prompt; output: the
+//!   agent's final text) over any transport, e.g. stdio for `agentctl mcp serve`.
+//!
+//! No rmcp type appears in the public API: results are converted to this crate's types.
+
+mod config;
+mod connection;
+mod error;
+mod manager;
+mod names;
+mod process;
+mod render;
+mod serve;
+mod tool;
+
+pub use config::{DEFAULT_TIMEOUT, MIN_STARTUP_TIMEOUT, ServerSpec, TransportSpec, resolve_server};
+pub use error::{McpError, Result};
+pub use manager::{McpManager, ServerStatus};
+pub use names::{qualified_name, sanitize_name};
+pub use render::{
+    CallOutcome, PromptArgumentInfo, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo,
+};
+pub use serve::{AgentInvoker, ServedAgent, serve_agents, serve_agents_stdio};
+/// The cancellation token [`AgentInvoker::invoke`] receives (re-exported so callers need not
+/// depend on tokio-util).
+pub use tokio_util::sync::CancellationToken;
+pub use tool::{McpTool, McpToolInfo};

@@ -1,0 +1,9 @@
+//! Integration tests of agentctl-mcp: real reference servers over stdio, misbehaving servers,
+//! and agents served over MCP.
+
+mod suite {
+    mod everything;
+    mod failures;
+    mod serve;
+    mod support;
+}

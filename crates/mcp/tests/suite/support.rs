@@ -1,0 +1,119 @@
+//! Shared helpers: where the npm-installed reference servers are, and agents for tests.
+
+use agentctl_core::{
+    AgentDefinition, AgentSource, AgentSpec, McpServerConfig, Scope, SourceFormat, ToolPolicy,
+};
+use std::path::{Path, PathBuf};
+
+pub fn servers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
+}
+
+/// Path of an npm-installed server binary. Missing binaries fail the test under CI (which
+/// installs them) and skip it elsewhere.
+pub fn npm_server(bin: &str) -> Option<PathBuf> {
+    let path = servers_dir().join("node_modules/.bin").join(bin);
+    if path.exists() {
+        return Some(path);
+    }
+    let hint =
+        "run `npm ci --prefix crates/mcp/tests/servers` to install the MCP reference servers";
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: {hint}",
+        path.display()
+    );
+    eprintln!("skipped: {} is missing; {hint}", path.display());
+    None
+}
+
+/// `node` on PATH, for the misbehaving server (required under CI, else the test is skipped).
+pub fn node() -> Option<&'static str> {
+    let found = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Some("node");
+    }
+    assert!(std::env::var_os("CI").is_none(), "node is not installed");
+    eprintln!("skipped: node is not installed");
+    None
+}
+
+pub fn stdio(command: &Path, args: &[&str]) -> McpServerConfig {
+    McpServerConfig {
+        command: Some(command.display().to_string()),
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+pub fn misbehave(extra: &[&str]) -> Option<McpServerConfig> {
+    let node = node()?;
+    let script = servers_dir().join("misbehave.mjs");
+    let mut args = vec![script.display().to_string()];
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    Some(McpServerConfig {
+        command: Some(node.into()),
+        args,
+        timeout: Some(3_000),
+        ..Default::default()
+    })
+}
+
+pub fn agent(name: &str, servers: &[&str], allow: Option<&[&str]>) -> AgentDefinition {
+    AgentDefinition {
+        spec: AgentSpec {
+            name: name.into(),
+            tools: ToolPolicy {
+                allow: allow.map(|list| list.iter().map(|s| (*s).to_owned()).collect()),
+                deny: Vec::new(),
+            },
+            mcp: agentctl_core::McpRefs {
+                servers: servers.iter().map(|s| (*s).to_owned()).collect(),
+                inline: Default::default(),
+            },
+            ..Default::default()
+        },
+        system_prompt: "Test agent.".into(),
+        source: AgentSource {
+            format: SourceFormat::Native,
+            path: format!("{name}.md").into(),
+            scope: Scope::Project,
+        },
+        extra: Default::default(),
+    }
+}
+
+pub fn ctx() -> agentctl_runtime::ToolContext {
+    agentctl_runtime::ToolContext::new(
+        "run",
+        "agent",
+        "call",
+        Path::new("."),
+        tokio_util::sync::CancellationToken::new(),
+    )
+}
+
+/// True while a process exists (and is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to two seconds for a process to go.
+pub async fn gone(pid: u32) -> bool {
+    for _ in 0..40 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
