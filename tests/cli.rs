@@ -4,7 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli {
+    mod support;
+
     mod agents;
     mod mcp;
+    mod run;
+    mod sessions;
+    mod sessions_run;
     mod tools;
 }

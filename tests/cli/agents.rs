@@ -10,19 +10,6 @@ struct Env {
     home: PathBuf,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 impl Env {
     fn empty() -> Self {
         let tmp = tempfile::tempdir().unwrap();
@@ -41,8 +28,8 @@ impl Env {
         let env = Self::empty();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/fixtures/mixed");
         for dir in [".agentctl", ".claude", ".gemini"] {
-            copy_dir(&fixture.join(dir), &env.project.join(dir));
-            copy_dir(&fixture.join("home").join(dir), &env.home.join(dir));
+            super::support::copy_dir(&fixture.join(dir), &env.project.join(dir));
+            super::support::copy_dir(&fixture.join("home").join(dir), &env.home.join(dir));
         }
         env
     }

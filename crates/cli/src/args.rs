@@ -297,7 +297,11 @@ pub(crate) struct CompletionsArgs {
     after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
 git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive\n  \
-agentctl run bug-fixer -p 'Fix the failing test' --approve safe,low,medium\n\n\
+agentctl run bug-fixer -p 'Fix the failing test' --approve safe,low,medium\n  \
+agentctl run bug-fixer --continue -p 'Fix what the review found'\n  \
+agentctl run code-reviewer -p 'Review @file:stats.py'\n\n\
+Each run is recorded in a session (`.agentctl/sessions.db`); `--continue` resumes the latest,\n\
+`--session ID` a given one. `@file:NAME` attaches matching project files to the prompt.\n\
 Tool calls whose risk is not auto-approved are asked on a terminal (yes / no / always);\n\
 without a terminal they are refused at once and the model is told why."
 )]
@@ -330,6 +334,12 @@ pub(crate) struct RunArgs {
     /// conversation.
     #[arg(long, short = 'i')]
     pub interactive: bool,
+    /// Record into (and resume) this session; see `agentctl sessions list`.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_session")]
+    pub session: Option<String>,
+    /// Resume the latest session of this project (or start one).
+    #[arg(long = "continue", short = 'c')]
+    pub continue_session: bool,
     #[command(flatten)]
     pub approvals: ApprovalArgs,
 }

@@ -4,12 +4,15 @@
 //! agent is found with the definitions crate, and the runtime does the work. Rendering lives in
 //! [`render`], the interactive session in [`repl`].
 
+mod conversation;
 mod render;
 mod repl;
+mod session;
 
 use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use crate::context::CommandContext;
+use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::McpManager;
@@ -20,7 +23,9 @@ use agentctl_runtime::{RunError, RunOptions, Runtime, ToolRegistry};
 use agentctl_tools::{Approver, Gate, default_approver};
 use anyhow::Context as _;
 use async_trait::async_trait;
+use conversation::Conversation;
 use render::Spinner;
+use session::RunSession;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,6 +50,7 @@ struct RunRequest {
     options: RunOptions,
     record: Option<PathBuf>,
     approvals: ApprovalArgs,
+    session: SessionChoice,
 }
 
 impl RunRequest {
@@ -81,6 +87,11 @@ impl RunRequest {
             options,
             record: args.record,
             approvals: args.approvals,
+            session: match (args.session, args.continue_session) {
+                (Some(id), _) => SessionChoice::Resume(id),
+                (None, true) => SessionChoice::Continue,
+                (None, false) => SessionChoice::New,
+            },
         })
     }
 }
@@ -110,7 +121,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     };
     let recorder = Arc::new(Mutex::new(None));
     let spinner = Spinner::default();
-    let settings = context.settings.settings;
+    let settings = context.settings.settings.clone();
     let mcp = McpManager::from_settings(&settings, &root);
     let RunRequest {
         prompt,
@@ -118,9 +129,15 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         mut options,
         record,
         approvals,
+        session,
         ..
     } = request;
     options.working_dir = Some(root.clone());
+    let first_prompt = match &prompt {
+        PromptSource::Once(prompt) => Some(prompt.as_str()),
+        PromptSource::Interactive(first) => first.as_deref(),
+    };
+    let session = RunSession::open(&context, session, first_prompt)?;
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -129,17 +146,14 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     let outcome = tokio.block_on(async {
         let tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
         let recording = record.is_some().then_some(&recorder);
-        let runtime = build_runtime(settings, &approvals, &root, recording, &spinner, tools);
-        let outcome = match runtime {
+        let outcome = match build_runtime(settings, &approvals, &root, recording, &spinner, tools) {
             Err(error) => Err(error),
-            Ok(runtime) => Ok(match prompt {
-                PromptSource::Once(prompt) => {
-                    render::run_once(&runtime, &agent, &prompt, options, format, &spinner).await
-                }
-                PromptSource::Interactive(first) => {
-                    repl::run(&runtime, &agent, first, options, &spinner).await
-                }
-            }),
+            Ok(runtime) => {
+                converse(
+                    &runtime, &agent, options, session, root, spinner, prompt, format,
+                )
+                .await
+            }
         };
         // Stop the MCP servers (and their process groups) whatever happened.
         mcp.shutdown().await;
@@ -158,6 +172,28 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         }
         // The message already names the cause: one line, without a `caused by` chain.
         Err(error) => Err(anyhow::anyhow!(error.to_string())),
+    }
+}
+
+/// Runs the prompt, or the interactive session, in the agent's conversation.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one invocation, used once"
+)]
+async fn converse(
+    runtime: &Runtime,
+    agent: &AgentDefinition,
+    options: RunOptions,
+    session: Option<RunSession>,
+    root: PathBuf,
+    spinner: Spinner,
+    prompt: PromptSource,
+    format: RunFormat,
+) -> anyhow::Result<Result<(), RunError>> {
+    let mut conversation = Conversation::new(runtime, agent, options, session, root, spinner)?;
+    match prompt {
+        PromptSource::Once(prompt) => render::run_once(&mut conversation, &prompt, format).await,
+        PromptSource::Interactive(first) => repl::run(&mut conversation, agent.name(), first).await,
     }
 }
 

@@ -115,7 +115,21 @@ pub(crate) fn open_store(
     if !create && !path.exists() {
         return Ok(None);
     }
-    Ok(Some(SqliteStore::open(&path)?))
+    let store = SqliteStore::open(&path)?;
+    keep_out_of_git(&path);
+    Ok(Some(store))
+}
+
+/// Sessions are personal: a project's `.agentctl/.gitignore` keeps the database out of commits
+/// (written once, never overwritten; failing to write it is harmless).
+fn keep_out_of_git(database: &std::path::Path) {
+    let Some(dir) = database.parent() else {
+        return;
+    };
+    let ignore = dir.join(".gitignore");
+    if dir.file_name().is_some_and(|name| name == ".agentctl") && !ignore.exists() {
+        let _ = std::fs::write(ignore, "# agentctl sessions are personal\nsessions.db*\n");
+    }
 }
 
 fn require_store(context: &CommandContext, id: &str) -> anyhow::Result<SqliteStore> {

@@ -12,6 +12,8 @@
 //!       usage: { inputTokens: 12, outputTokens: 7 }
 //!   - expect: { lastToolResultContains: "fn main" }
 //!     response: { text: Looks fine. }
+//!   - expect: { historyContains: "Handoff from code-reviewer", historyExcludes: "I'll read" }
+//!     response: { text: The reviewer's findings are in the history. }
 //!   - error: { status: 429, message: slow down }
 //! ```
 
@@ -53,6 +55,12 @@ pub(crate) struct Expect {
     pub last_tool_result_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools_include: Vec<String>,
+    /// Some message of the request (system prompt included) contains this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_contains: Option<String>,
+    /// No message of the request (system prompt included) contains this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_excludes: Option<String>,
 }
 
 /// A scripted answer.
@@ -104,6 +112,22 @@ impl Expect {
         if let Some(wanted) = &self.last_tool_result_contains {
             check_contains("the last tool result", wanted, last_tool_result(request))?;
         }
+        if let Some(wanted) = &self.history_contains
+            && !history_texts(request).any(|text| text.contains(wanted.as_str()))
+        {
+            return Err(format!(
+                "expected a message of the request to contain {wanted:?}, but none does ({} messages)",
+                request.messages.len()
+            ));
+        }
+        if let Some(unwanted) = &self.history_excludes
+            && let Some(text) = history_texts(request).find(|text| text.contains(unwanted.as_str()))
+        {
+            return Err(format!(
+                "expected no message of the request to contain {unwanted:?}, but one is {:?}",
+                crate::http::one_line(text, 120)
+            ));
+        }
         for tool in &self.tools_include {
             if !request.tools.iter().any(|spec| &spec.name == tool) {
                 let offered: Vec<&str> = request
@@ -132,6 +156,15 @@ fn check_contains(what: &str, wanted: &str, actual: Option<&str>) -> Result<(), 
             "expected {what} to contain {wanted:?}, but the request has none"
         )),
     }
+}
+
+/// Every text of a request: the system prompt, message texts and tool results.
+fn history_texts(request: &ModelRequest) -> impl Iterator<Item = &str> {
+    let messages = request.messages.iter().filter_map(|message| match message {
+        Message::User { content } | Message::Tool { content, .. } => Some(content.as_str()),
+        Message::Assistant { content, .. } => content.as_deref(),
+    });
+    request.system.as_deref().into_iter().chain(messages)
 }
 
 /// Text of the last user message.

@@ -79,6 +79,7 @@ impl ModelProvider for RecordingProvider {
             last_user_contains,
             last_tool_result_contains,
             tools_include: Vec::new(),
+            ..Expect::default()
         };
         let turn = match &result {
             Ok(response) => Turn {

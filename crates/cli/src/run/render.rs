@@ -1,6 +1,8 @@
 //! Renders a run's events as text (deltas on stdout, dim tool lines on stderr), one JSON result
 //! object, or JSON lines.
 
+use super::conversation::Conversation;
+use super::session::TurnRecorder;
 use crate::args::RunFormat;
 use agentctl_core::AgentDefinition;
 use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime, Verdict};
@@ -14,26 +16,31 @@ use std::time::Duration;
 /// Longest tool-argument or tool-error excerpt shown on a tool line.
 const EXCERPT_CHARS: usize = 120;
 
-/// One run with `format`; in `json` the result object is printed at the end.
+/// One run with `format`; in `json` the result object (with the session id) is printed at the
+/// end.
 pub(super) async fn run_once(
-    runtime: &Runtime,
-    agent: &AgentDefinition,
+    conversation: &mut Conversation<'_>,
     prompt: &str,
-    options: RunOptions,
     format: RunFormat,
-    spinner: &Spinner,
-) -> Result<(), RunError> {
-    let result = run_turn(runtime, agent, prompt, options, format, spinner).await?;
+) -> anyhow::Result<Result<(), RunError>> {
+    let result = match conversation.turn(prompt, format).await? {
+        Ok(result) => result,
+        Err(error) => return Ok(Err(error)),
+    };
     if format == RunFormat::Json {
+        let mut value = serde_json::to_value(&result)?;
+        if let (Some(object), Some(id)) = (value.as_object_mut(), conversation.session_id()) {
+            object.insert("sessionId".into(), id.into());
+        }
         let mut out = std::io::stdout().lock();
         // A closed stdout (e.g. `| head`) is not the run's failure.
-        let _ = serde_json::to_writer_pretty(&mut out, &result);
+        let _ = serde_json::to_writer_pretty(&mut out, &value);
         let _ = writeln!(out);
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
-/// Runs one prompt, rendering events as they come; Ctrl-C cancels the run.
+/// Runs one prompt, rendering (and recording) events as they come; Ctrl-C cancels the run.
 pub(super) async fn run_turn(
     runtime: &Runtime,
     agent: &AgentDefinition,
@@ -41,6 +48,7 @@ pub(super) async fn run_turn(
     options: RunOptions,
     format: RunFormat,
     spinner: &Spinner,
+    mut recorder: Option<&mut TurnRecorder>,
 ) -> Result<RunResult, RunError> {
     let mut handle = runtime.run(agent, prompt, options);
     let mut renderer = Renderer::new(format, spinner.clone());
@@ -50,7 +58,12 @@ pub(super) async fn run_turn(
     loop {
         tokio::select! {
             event = handle.next() => match event {
-                Some(event) => renderer.event(&event),
+                Some(event) => {
+                    if let Some(recorder) = recorder.as_deref_mut() {
+                        recorder.event(&event);
+                    }
+                    renderer.event(&event);
+                }
                 None => break,
             },
             _ = &mut ctrl_c, if !interrupted => {

@@ -1,10 +1,10 @@
 //! The interactive session: one prompt per line, the agent keeping its own conversation across
 //! turns. `exit` quits, `context` prints the conversation so far.
 
-use super::render::{Spinner, run_turn};
+use super::conversation::Conversation;
 use crate::args::RunFormat;
-use agentctl_core::{AgentDefinition, Message};
-use agentctl_runtime::{RunError, RunOptions, Runtime};
+use agentctl_core::Message;
+use agentctl_runtime::RunError;
 use std::io::Write;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -13,17 +13,16 @@ const CONTEXT_EXCERPT: usize = 200;
 
 /// Runs the session until `exit`, end of input or Ctrl-C at the prompt.
 pub(super) async fn run(
-    runtime: &Runtime,
-    agent: &AgentDefinition,
+    conversation: &mut Conversation<'_>,
+    agent: &str,
     first: Option<String>,
-    options: RunOptions,
-    spinner: &Spinner,
-) -> Result<(), RunError> {
-    let mut history: Vec<Message> = options.history.clone();
-    say(&format!(
-        "Talking to `{}`. Type `exit` to quit, `context` to show the conversation.",
-        agent.name()
-    ));
+) -> anyhow::Result<Result<(), RunError>> {
+    let mut greeting =
+        format!("Talking to `{agent}`. Type `exit` to quit, `context` to show the conversation.");
+    if let Some(id) = conversation.session_id() {
+        greeting.push_str(&format!(" Session {id}."));
+    }
+    say(&greeting);
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut pending = first;
     loop {
@@ -36,26 +35,22 @@ pub(super) async fn run(
                         Ok(Some(line)) => line,
                         _ => break,
                     },
-                    _ = tokio::signal::ctrl_c() => return Err(RunError::Cancelled),
+                    _ = tokio::signal::ctrl_c() => return Ok(Err(RunError::Cancelled)),
                 }
             }
         };
         match line.trim() {
             "" => {}
             "exit" | "quit" => break,
-            "context" => print_context(&history),
-            text => {
-                let mut turn = options.clone();
-                turn.history = history.clone();
-                match run_turn(runtime, agent, text, turn, RunFormat::Text, spinner).await {
-                    Ok(result) => history = result.messages,
-                    Err(RunError::Cancelled) => say("(cancelled; the conversation is unchanged)"),
-                    Err(error) => say(&format!("error: {error}")),
-                }
-            }
+            "context" => print_context(&conversation.history()?),
+            text => match conversation.turn(text, RunFormat::Text).await? {
+                Ok(_) => {}
+                Err(RunError::Cancelled) => say("(cancelled)"),
+                Err(error) => say(&format!("error: {error}")),
+            },
         }
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
 fn say(text: &str) {

@@ -1,23 +1,19 @@
 //! End-to-end tests of `agentctl run` against the offline review-fix example.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test helpers outside #[test] functions"
-)]
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn example_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/review-fix")
-}
-
-/// Runs `agentctl --project-dir examples/review-fix ARGS` with an empty home and stdin.
+/// Runs `agentctl --project-dir COPY ARGS` on a copy of examples/review-fix inside `home`
+/// (runs record sessions in their project), with `home` as the home folder and empty stdin.
 fn agentctl(args: &[&str], home: &Path) -> Output {
+    let project = home.join("review-fix");
+    if !project.exists() {
+        super::support::copy_example(&project);
+    }
     Command::new(env!("CARGO_BIN_EXE_agentctl"))
         .arg("--project-dir")
-        .arg(example_dir())
+        .arg(&project)
         .args(args)
         .env("AGENTCTL_HOME", home)
         .env("HOME", home)

@@ -1,9 +1,6 @@
 //! `agentctl sessions …` and `agentctl context …` against a session store written through the
 //! library, in a temporary project and home.
 
-// Test helpers outside `#[test]` functions may unwrap too: a panic is a test failure.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use agentctl_context::{
     ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, RunLog, RunStatus,
     SessionLog, SqliteStore,
@@ -297,4 +294,36 @@ fn context_shared_refused_by_settings() {
     let session = env.seed();
     snapshot!(env.transcript(&["context", "reviewer", "--mode", "shared"], &session));
     snapshot!(env.transcript(&["context", "--all"], &session));
+}
+
+#[test]
+fn sessions_compact_with_a_scripted_model() {
+    let env = Env::new(None);
+    let session = env.seed();
+    std::fs::write(
+        env.project.join("summary.yaml"),
+        "version: 1\nturns:\n  - expect: { lastUserContains: review the parser }\n    response: { text: The user asked for a parser review. }\n  - response: { text: The reviewer read src/parser.rs. }\n",
+    )
+    .unwrap();
+    snapshot!(env.transcript(
+        &[
+            "sessions",
+            "compact",
+            &session,
+            "--model",
+            "scripted:summary.yaml"
+        ],
+        &session
+    ));
+    let shown = env.run(&["sessions", "show", &session]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("[main] up to message 2: The user asked for a parser review."),
+        "{text}"
+    );
+    assert!(
+        text.contains("[agent:reviewer] up to message 4: The reviewer read src/parser.rs."),
+        "{text}"
+    );
+    snapshot!(env.transcript(&["sessions", "compact", &session], &session));
 }

@@ -1,0 +1,122 @@
+//! One agent talking in one session, turn after turn: the context mode is resolved once, each
+//! turn's prompt gets its `@file:` references expanded, its history comes from the session
+//! (or from memory when nothing is persisted), and its events are rendered and recorded.
+
+use super::render::{Spinner, run_turn};
+use super::session::RunSession;
+use crate::args::RunFormat;
+use agentctl_context::{ModeInputs, expand_file_references, resolve_mode};
+use agentctl_core::{AgentDefinition, ContextMode, Message};
+use agentctl_runtime::{RunError, RunOptions, RunResult, Runtime};
+use std::io::Write as _;
+use std::path::PathBuf;
+
+/// An agent, its session and its context mode.
+pub(super) struct Conversation<'a> {
+    runtime: &'a Runtime,
+    agent: &'a AgentDefinition,
+    /// Options every turn starts from (model, turn limit, working directory…).
+    options: RunOptions,
+    session: Option<RunSession>,
+    mode: ContextMode,
+    /// The conversation so far when no session records it.
+    memory: Vec<Message>,
+    root: PathBuf,
+    spinner: Spinner,
+}
+
+impl<'a> Conversation<'a> {
+    /// Resolves the agent's context mode: `--context` > session override > agent file >
+    /// settings > isolated (shared refused when the settings forbid it).
+    pub(super) fn new(
+        runtime: &'a Runtime,
+        agent: &'a AgentDefinition,
+        options: RunOptions,
+        session: Option<RunSession>,
+        root: PathBuf,
+        spinner: Spinner,
+    ) -> anyhow::Result<Self> {
+        let flag = options.context_mode;
+        let mode = match &session {
+            Some(session) => session.mode(agent, flag)?.mode,
+            None => {
+                let inputs = ModeInputs {
+                    flag,
+                    session_override: None,
+                    agent_file: agent.spec.context_mode,
+                };
+                resolve_mode(agent.name(), inputs, &runtime.settings().agents)?.mode
+            }
+        };
+        Ok(Self {
+            runtime,
+            agent,
+            options,
+            session,
+            mode,
+            memory: Vec::new(),
+            root,
+            spinner,
+        })
+    }
+
+    /// The session's id, when the conversation is recorded.
+    pub(super) fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().map(RunSession::id)
+    }
+
+    /// What the agent would see before the next prompt.
+    pub(super) fn history(&self) -> anyhow::Result<Vec<Message>> {
+        match &self.session {
+            Some(session) => session.history(self.agent.name(), self.mode),
+            None if self.mode == ContextMode::Run => Ok(Vec::new()),
+            None => Ok(self.memory.clone()),
+        }
+    }
+
+    /// Runs one prompt. The outer error is a session problem before the run started; the
+    /// inner one is the run's own outcome (already recorded).
+    pub(super) async fn turn(
+        &mut self,
+        prompt: &str,
+        format: RunFormat,
+    ) -> anyhow::Result<Result<RunResult, RunError>> {
+        let expansion = expand_file_references(&self.root, prompt);
+        for warning in &expansion.warnings {
+            let _ = writeln!(std::io::stderr(), "warning: {warning}");
+        }
+        let mut options = self.options.clone();
+        options.context_mode = Some(self.mode);
+        options.history = self.history()?;
+        let mut recorder = match &self.session {
+            Some(session) => {
+                let model = self
+                    .runtime
+                    .resolve_model(self.agent, &options)
+                    .ok()
+                    .map(|model| model.to_string());
+                Some(session.start(self.agent.name(), self.mode, model, &expansion.text)?)
+            }
+            None => None,
+        };
+        let outcome = run_turn(
+            self.runtime,
+            self.agent,
+            &expansion.text,
+            options,
+            format,
+            &self.spinner,
+            recorder.as_mut(),
+        )
+        .await;
+        if let Some(recorder) = recorder {
+            recorder.finish(&outcome);
+        }
+        if let Ok(result) = &outcome
+            && self.session.is_none()
+        {
+            self.memory.clone_from(&result.messages);
+        }
+        Ok(outcome)
+    }
+}

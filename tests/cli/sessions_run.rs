@@ -1,0 +1,262 @@
+//! `agentctl run` recording into sessions: the review-then-fix workflow across two runs,
+//! `--session` / `--continue`, persistence turned off, and a run killed mid-way.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A copy of the review-fix example (the fixer edits its files) with an empty home.
+struct Example {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Example {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("review-fix");
+        super::support::copy_example(&root);
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        Self {
+            root: root.canonicalize().unwrap(),
+            home: home.canonicalize().unwrap(),
+            _tmp: tmp,
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_agentctl"));
+        command
+            .arg("--project-dir")
+            .arg(&self.root)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("AGENTCTL_HOME", self.home.join(".agentctl"))
+            .current_dir(&self.root)
+            .stdin(Stdio::null());
+        command
+    }
+
+    fn agentctl(&self, args: &[&str]) -> Output {
+        let output = self.command(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "agentctl {args:?}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_slice(&self.agentctl(args).stdout).unwrap()
+    }
+}
+
+const REVIEW: &[&str] = &[
+    "run",
+    "code-reviewer",
+    "-p",
+    "Review src/stats.py",
+    "--format",
+    "json",
+];
+const FIX: &[&str] = &[
+    "run",
+    "bug-fixer",
+    "--continue",
+    "--model",
+    "scripted:.agentctl/cassettes/bug-fixer.yaml",
+    "--approve",
+    "safe,low,medium",
+    "-p",
+    "Fix what the review found",
+    "--format",
+    "json",
+];
+
+#[test]
+fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
+    let example = Example::new();
+    let review = example.json(REVIEW);
+    let session = review["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(review["metadata"]["contextMode"], "isolated");
+    // The fixer's cassette checks its request: the handoff is there, the reviewer's own turns
+    // are not (historyContains / historyExcludes).
+    let fix = example.json(FIX);
+    assert_eq!(fix["sessionId"], session.as_str());
+    assert_eq!(fix["metadata"]["contextMode"], "shared");
+    let stats = std::fs::read_to_string(example.root.join("src/stats.py")).unwrap();
+    assert!(
+        stats.contains("return sum(values) / len(values)"),
+        "{stats}"
+    );
+    assert!(
+        stats.contains("ordered[middle - 1] + ordered[middle]"),
+        "{stats}"
+    );
+
+    let shown = example.json(&["sessions", "show", &session, "--format", "json"]);
+    let timeline: Vec<(String, String, String)> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["context_scope"].as_str().unwrap().to_owned(),
+                m["role"].as_str().unwrap().to_owned(),
+                m["agent"].as_str().unwrap_or("user").to_owned(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("agent:code-reviewer", "user", "user"),
+        ("main", "assistant", "code-reviewer"),
+        ("main", "user", "user"),
+        ("main", "assistant", "bug-fixer"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), (*c).to_owned()))
+        .collect();
+    assert_eq!(timeline, expected, "{shown:#}");
+    // Everything, tool steps included, is kept.
+    let all = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
+    let hidden = all["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["visible"] == false)
+        .count();
+    assert!(hidden >= 8, "{all:#}");
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|run| run["status"] == "completed"));
+}
+
+#[test]
+fn each_run_starts_a_session_unless_told_to_resume() {
+    let example = Example::new();
+    let first = example.json(REVIEW)["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = example.json(REVIEW)["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(first, second);
+    let mut resume = REVIEW.to_vec();
+    resume.extend(["--session", &first]);
+    assert_eq!(example.json(&resume)["sessionId"], first.as_str());
+    let sessions = example.json(&["sessions", "list", "--format", "json"]);
+    assert_eq!(sessions.as_array().unwrap().len(), 2);
+    let unknown = example
+        .command(&["run", "code-reviewer", "-p", "x", "--session", "nope"])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("nope"));
+}
+
+#[test]
+fn persistence_off_writes_no_session() {
+    let example = Example::new();
+    let settings = example.root.join(".agentctl/settings.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    value["agents"]["contextPersistence"] = Value::Bool(false);
+    std::fs::write(&settings, value.to_string()).unwrap();
+    let review = example.json(REVIEW);
+    assert!(review.get("sessionId").is_none());
+    assert!(!example.root.join(".agentctl/sessions.db").exists());
+}
+
+#[test]
+fn shared_context_refused_by_settings_is_a_clear_error() {
+    let example = Example::new();
+    let settings = example.root.join(".agentctl/settings.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    value["agents"]["allowSharedContext"] = Value::Bool(false);
+    std::fs::write(&settings, value.to_string()).unwrap();
+    let output = example
+        .command(&["run", "code-reviewer", "-p", "x", "--context", "shared"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("allowSharedContext"), "{stderr}");
+}
+
+#[test]
+fn a_killed_run_leaves_a_readable_resumable_session() {
+    let example = Example::new();
+    std::fs::write(
+        example.root.join(".agentctl/cassettes/slow.yaml"),
+        "version: 1\nturns:\n  - response:\n      text: Reading first.\n      toolCalls:\n        - { id: r1, name: read_file, arguments: { path: src/stats.py } }\n  - response:\n      toolCalls:\n        - { id: s1, name: bash, arguments: { command: sleep 30 } }\n  - response: { text: never }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        example.root.join(".agentctl/agents/sleeper.md"),
+        "---\nname: sleeper\ndescription: Sleeps.\nmodel: scripted:.agentctl/cassettes/slow.yaml\ncontextMode: shared\n---\n\nSleep.\n",
+    )
+    .unwrap();
+    let mut child = example
+        .command(&["run", "sleeper", "-p", "take a nap", "--yes"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first turn (read_file and its result) is in the store.
+    let db = example.root.join(".agentctl/sessions.db");
+    let started = Instant::now();
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the run never got going"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        if !db.exists() {
+            continue;
+        }
+        let output = example
+            .command(&["sessions", "list", "--format", "json"])
+            .output()
+            .unwrap();
+        let list: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        if list[0]["message_count"].as_u64().unwrap_or(0) >= 3 {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let sessions = example.json(&["sessions", "list", "--format", "json"]);
+    let session = sessions[0]["id"].as_str().unwrap().to_owned();
+    // Resuming marks the killed run interrupted and appends a new run.
+    let resumed = example.json(&[
+        "run",
+        "code-reviewer",
+        "--continue",
+        "-p",
+        "Review src/stats.py",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(resumed["sessionId"], session.as_str());
+    let shown = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
+    let statuses: Vec<&str> = shown["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["interrupted", "completed"]);
+    // The killed run's first turn is intact: the call and its result.
+    let messages = shown["messages"].as_array().unwrap();
+    assert!(messages.iter().any(|m| m["role"] == "tool"), "{shown:#}");
+}
