@@ -5,9 +5,14 @@
 use super::render::{Spinner, run_turn};
 use super::session::RunSession;
 use crate::args::RunFormat;
-use agentctl_context::{ModeInputs, expand_file_references, resolve_mode};
-use agentctl_core::{AgentDefinition, ContextMode, Message};
-use agentctl_runtime::{RunError, RunOptions, RunResult, Runtime};
+use agentctl_context::{
+    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
+    expand_file_references, resolve_mode,
+};
+use agentctl_providers::{ProviderOptions, build_provider};
+use agentctl_core::{AgentDefinition, ContextMode, Message, ModelRef, Settings};
+use async_trait::async_trait;
+use agentctl_runtime::{RunError, RunOptions, RunResult, Runtime, model_context_window};
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -74,6 +79,37 @@ impl<'a> Conversation<'a> {
         }
     }
 
+    /// Compacts the agent's workspace with its own model when it outgrew the context window.
+    async fn compact(&self, options: &RunOptions) -> anyhow::Result<()> {
+        let Some(session) = &self.session else {
+            return Ok(());
+        };
+        // Without a resolvable model the run itself reports the problem.
+        let Ok(model) = self.runtime.resolve_model(self.agent, options) else {
+            return Ok(());
+        };
+        let summarizer = ModelSummarizer {
+            model: model.clone(),
+            settings: self.runtime.settings().clone(),
+            options: ProviderOptions {
+                working_dir: Some(self.root.clone()),
+                ..ProviderOptions::default()
+            },
+        };
+        let window = model_context_window(&model.model);
+        if session
+            .compact(self.agent.name(), self.mode, &summarizer, window)
+            .await?
+        {
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: older messages of `{}` were summarised to fit the context window",
+                self.agent.name()
+            );
+        }
+        Ok(())
+    }
+
     /// Runs one prompt. The outer error is a session problem before the run started; the
     /// inner one is the run's own outcome (already recorded).
     pub(super) async fn turn(
@@ -87,6 +123,7 @@ impl<'a> Conversation<'a> {
         }
         let mut options = self.options.clone();
         options.context_mode = Some(self.mode);
+        self.compact(&options).await?;
         options.history = self.history()?;
         let mut recorder = match &self.session {
             Some(session) => {
@@ -118,5 +155,28 @@ impl<'a> Conversation<'a> {
             self.memory.clone_from(&result.messages);
         }
         Ok(outcome)
+    }
+}
+
+/// Summarises with the agent's own model; the provider is only built when a scope actually
+/// needs compacting.
+struct ModelSummarizer {
+    model: ModelRef,
+    settings: Settings,
+    options: ProviderOptions,
+}
+
+#[async_trait]
+impl Summarizer for ModelSummarizer {
+    async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+        let provider = build_provider(&self.model, &self.settings, &self.options).map_err(|error| {
+            ContextError::Summarizer {
+                scope: request.scope.to_string(),
+                message: error.to_string(),
+            }
+        })?;
+        ProviderSummarizer::new(provider, self.model.model.clone())
+            .summarize(request)
+            .await
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::context::CommandContext;
 use agentctl_context::{
-    ContextScope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep, ResolvedMode,
+    CompactionPolicy, ContextScope, Summarizer, compact_scope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep, ResolvedMode,
     RunLog as _, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionLog as _, SqliteStore,
     load_history, open_session, resolve_mode,
 };
@@ -88,6 +88,27 @@ impl RunSession {
             self.agents.shared_context_max_messages,
         )?;
         Ok(view.to_messages())
+    }
+
+    /// Summarises the oldest messages of the agent's workspace when it no longer fits the
+    /// model's context window (`main` for shared agents, `agent:{name}` for isolated ones;
+    /// run mode starts empty). Returns true when a summary was written.
+    pub(crate) async fn compact(
+        &self,
+        agent: &str,
+        mode: ContextMode,
+        summarizer: &dyn Summarizer,
+        context_window: u64,
+    ) -> anyhow::Result<bool> {
+        let scope = match mode {
+            ContextMode::Shared => ContextScope::Main,
+            ContextMode::Isolated => ContextScope::agent(agent),
+            ContextMode::Run => return Ok(false),
+        };
+        let policy = CompactionPolicy::for_context_window(context_window);
+        let summary =
+            compact_scope(self.store.as_ref(), summarizer, &self.info.id, &scope, &policy).await?;
+        Ok(summary.is_some())
     }
 
     /// Starts a run of `agent` and records its prompt.
