@@ -9,10 +9,10 @@ use agentctl_context::{
     ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
     expand_file_references, resolve_mode,
 };
-use agentctl_providers::{ProviderOptions, build_provider};
 use agentctl_core::{AgentDefinition, ContextMode, Message, ModelRef, Settings};
-use async_trait::async_trait;
+use agentctl_providers::{ProviderOptions, build_provider};
 use agentctl_runtime::{RunError, RunOptions, RunResult, Runtime, model_context_window};
+use async_trait::async_trait;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -169,12 +169,13 @@ struct ModelSummarizer {
 #[async_trait]
 impl Summarizer for ModelSummarizer {
     async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_context::Result<String> {
-        let provider = build_provider(&self.model, &self.settings, &self.options).map_err(|error| {
-            ContextError::Summarizer {
-                scope: request.scope.to_string(),
-                message: error.to_string(),
-            }
-        })?;
+        let provider =
+            build_provider(&self.model, &self.settings, &self.options).map_err(|error| {
+                ContextError::Summarizer {
+                    scope: request.scope.to_string(),
+                    message: error.to_string(),
+                }
+            })?;
         ProviderSummarizer::new(provider, self.model.model.clone())
             .summarize(request)
             .await

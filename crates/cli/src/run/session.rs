@@ -10,9 +10,9 @@
 
 use crate::context::CommandContext;
 use agentctl_context::{
-    CompactionPolicy, ContextScope, Summarizer, compact_scope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep, ResolvedMode,
-    RunLog as _, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionLog as _, SqliteStore,
-    load_history, open_session, resolve_mode,
+    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep,
+    ResolvedMode, RunLog as _, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionLog as _,
+    SqliteStore, Summarizer, compact_scope, load_history, open_session, resolve_mode,
 };
 use agentctl_core::{AgentDefinition, AgentsSettings, ContextMode, Message, ToolCall, Usage};
 use agentctl_runtime::{RunError, RunEvent, RunResult};
@@ -106,8 +106,14 @@ impl RunSession {
             ContextMode::Run => return Ok(false),
         };
         let policy = CompactionPolicy::for_context_window(context_window);
-        let summary =
-            compact_scope(self.store.as_ref(), summarizer, &self.info.id, &scope, &policy).await?;
+        let summary = compact_scope(
+            self.store.as_ref(),
+            summarizer,
+            &self.info.id,
+            &scope,
+            &policy,
+        )
+        .await?;
         Ok(summary.is_some())
     }
 
