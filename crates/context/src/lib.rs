@@ -1,11 +1,55 @@
 //! Context scoping and persistence for agentctl.
 //!
 //! * [`ContextScope`]: the workspaces of a session — `main`, `agent:{name}`, `run:{id}`,
-//!   `sub:{agent}:{run}` — apart from the timeline, which is what the user sees.
+//!   `sub:{agent}:{run}` — apart from the timeline (the session's visible messages, what the
+//!   user sees). Sub-agent messages are never visible; a run hands one
+//!   [`HandoffSummary`] back to `main` ([`RunLog::write_handoff`]).
 //! * [`resolve_mode`]: which [`ContextMode`](agentctl_core::ContextMode) an agent runs in, with
-//!   the precedence flag > session override > agent file > settings > `isolated`.
-//! * [`SessionStore`] and its SQLite implementation [`SqliteStore`]: sessions, messages, runs,
-//!   steps, summaries and per-session mode overrides.
+//!   the precedence flag > session override > agent file > settings > `isolated`, refusing
+//!   `shared` when `agents.allowSharedContext` is false.
+//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`]) and its SQLite
+//!   implementation [`SqliteStore`]: sessions, messages, runs, steps, summaries and per-session
+//!   mode overrides, one transaction per turn. [`open_session`] picks new / `--session` /
+//!   `--continue`.
+//! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
+//!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
+//! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
+//!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
+//! * [`expand_file_references`]: `@file:keyword` references appended as a `<Context>` block.
+//! * [`ResourcePool`]: capability context for orchestrators, with [`StopReport`]s.
+//! * [`TaskTool`]: the `task` tool — sub-agent tasks in `sub:` workspaces, run concurrently
+//!   under a depth limit and a per-task budget, handing one summary back to `main`.
+//!
+//! Wiring a run into a session:
+//!
+//! ```
+//! use agentctl_context::*;
+//! use agentctl_core::{AgentsSettings, ContextMode, Message, Usage};
+//!
+//! let store = SqliteStore::open_in_memory()?; // SqliteStore::open(&SqliteStore::default_path(..))
+//! let session = open_session(&store, &SessionChoice::Continue)?;
+//! let overrides = store.mode_overrides(&session.id)?;
+//! let inputs = ModeInputs {
+//!     flag: None,
+//!     session_override: overrides.get("reviewer").copied(),
+//!     agent_file: Some(ContextMode::Isolated),
+//! };
+//! let settings = AgentsSettings::default();
+//! let mode = resolve_mode("reviewer", inputs, &settings)?.mode;
+//! let history = load_history(&store, &session.id, "reviewer", mode,
+//!     settings.shared_context_max_messages)?.to_messages(); // RunOptions::history
+//! let run = store.start_run(&session.id, &NewRun {
+//!     agent: "reviewer".into(), mode, parent_run_id: None, model: None,
+//! })?;
+//! store.record_turn(run.id, &[
+//!     NewMessage::new(run.context_scope.clone(), None, Message::user("review it")),
+//!     NewMessage::new(run.context_scope.clone(), Some("reviewer"), Message::assistant("done")),
+//! ], &[])?;
+//! store.finish_run(run.id, RunStatus::Completed, Usage::default())?;
+//! assert!(history.is_empty());
+//! assert_eq!(load_history(&store, &session.id, "reviewer", mode, 100)?.len(), 2);
+//! # Ok::<(), ContextError>(())
+//! ```
 
 mod capability;
 mod compaction;
@@ -17,6 +61,7 @@ mod scope;
 mod session;
 mod sqlite;
 mod store;
+mod task;
 mod tokens;
 mod view;
 
@@ -41,5 +86,6 @@ pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{MessageLog, RunLog, SessionLog, SessionStore};
+pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use tokens::estimate_tokens;
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};

@@ -12,5 +12,6 @@ mod suite {
     mod kill;
     mod mode;
     mod store;
+    mod task;
     mod views;
 }

@@ -9,6 +9,7 @@ use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use crate::error::RunError;
 use crate::event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 use crate::registry::{ToolDecision, ToolFilter, ToolRegistry};
+use crate::runtime::Runtime;
 use crate::tool::{RiskLevel, Tool, ToolContext};
 use agentctl_core::{
     ContextMode, Message, ModelDelta, ModelRef, ModelRequest, ModelResponse, ToolCall, Usage,
@@ -41,6 +42,10 @@ pub(crate) struct Prepared {
     pub request: ModelRequest,
     pub working_dir: Arc<Path>,
     pub cancel: CancellationToken,
+    /// The runtime running this run (a cheap clone), handed to tools that start sub-runs.
+    pub runtime: Runtime,
+    /// Nesting depth ([`RunOptions::depth`](crate::RunOptions::depth)).
+    pub depth: u32,
 }
 
 /// Where events go; building an event is skipped entirely when nobody listens.
@@ -320,7 +325,8 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
                         call.id.clone(),
                         Arc::clone(&run.working_dir),
                         run.cancel.clone(),
-                    );
+                    )
+                    .with_runtime(run.runtime.clone(), run.depth);
                     tool.call(call.arguments.clone(), &ctx)
                         .await
                         .map_err(|error| error.to_string())

@@ -31,6 +31,13 @@ pub struct RunOptions {
     pub cancel: Option<CancellationToken>,
     /// Directory tools resolve relative paths against (default: the current directory).
     pub working_dir: Option<PathBuf>,
+    /// Nesting depth of the run: 0 for a top-level run, the parent's depth + 1 for a sub-agent
+    /// run started by a tool. Tools read it from [`ToolContext::depth`](crate::ToolContext::depth)
+    /// to refuse nesting beyond a limit.
+    pub depth: u32,
+    /// Id for the run instead of a generated one (`run-…`); it must be unique among the
+    /// runtime's runs. Lets a caller key state by the id before the run's first tool call.
+    pub run_id: Option<String>,
 }
 
 impl RunOptions {
@@ -66,6 +73,30 @@ impl RunOptions {
     /// Sets [`RunOptions::cancel`].
     pub fn cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    /// Sets [`RunOptions::depth`].
+    pub fn depth(mut self, depth: u32) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// Sets [`RunOptions::run_id`].
+    pub fn run_id(mut self, id: impl Into<String>) -> Self {
+        self.run_id = Some(id.into());
+        self
+    }
+
+    /// Sets [`RunOptions::context_mode`].
+    pub fn context_mode(mut self, mode: ContextMode) -> Self {
+        self.context_mode = Some(mode);
+        self
+    }
+
+    /// Sets [`RunOptions::working_dir`].
+    pub fn working_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.working_dir = Some(dir.into());
         self
     }
 }

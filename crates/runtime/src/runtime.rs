@@ -211,7 +211,7 @@ impl Runtime {
             .cancel
             .as_ref()
             .map_or_else(CancellationToken::new, |parent| parent.child_token());
-        let run_id = new_run_id();
+        let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
         let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
         let (sender, events) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
@@ -234,7 +234,8 @@ impl Runtime {
         options: RunOptions,
     ) -> Result<RunResult, RunError> {
         let cancel = options.cancel.clone().unwrap_or_default();
-        let prepared = self.prepare(agent, prompt, options, new_run_id(), cancel);
+        let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
+        let prepared = self.prepare(agent, prompt, options, run_id, cancel);
         agent_loop::execute(prepared, &EventSink::disabled()).await
     }
 
@@ -312,6 +313,8 @@ impl Runtime {
             request,
             working_dir,
             cancel,
+            runtime: self.clone(),
+            depth: options.depth,
         })
     }
 }

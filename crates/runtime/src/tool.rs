@@ -16,6 +16,8 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use crate::runtime::Runtime;
+
 /// How much harm a tool call can do; approval policies compare it with a threshold.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -55,6 +57,11 @@ impl fmt::Display for RiskLevel {
 }
 
 /// What a tool call knows about the run it belongs to.
+///
+/// Inside a run it also carries the [`Runtime`] that runs it and the run's nesting depth, so a
+/// tool can start sub-agent runs (which share the runtime's tools, providers and approval
+/// gate) without the tool holding the runtime itself (which would be a reference cycle: the
+/// runtime owns its tools).
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     run_id: Arc<str>,
@@ -62,6 +69,8 @@ pub struct ToolContext {
     call_id: String,
     working_dir: Arc<Path>,
     cancel: CancellationToken,
+    runtime: Option<Runtime>,
+    depth: u32,
 }
 
 impl ToolContext {
@@ -79,7 +88,32 @@ impl ToolContext {
             call_id: call_id.into(),
             working_dir: working_dir.into(),
             cancel,
+            runtime: None,
+            depth: 0,
         }
+    }
+
+    /// The same context, inside a run of `runtime` at nesting `depth` (0 for a top-level run).
+    /// The agent loop sets both; tests set them to call sub-agent tools directly.
+    ///
+    /// ```
+    /// use agentctl_runtime::{Runtime, ToolContext, ToolRegistry};
+    /// use std::path::Path;
+    ///
+    /// let runtime = Runtime::new(
+    ///     Default::default(),
+    ///     |_: &_, _: &_| Err(agentctl_providers::ProviderError::Script("no model".into())),
+    ///     ToolRegistry::new(),
+    /// );
+    /// let ctx = ToolContext::new("run-1", "main", "call-1", Path::new("."), Default::default())
+    ///     .with_runtime(runtime, 2);
+    /// assert!(ctx.runtime().is_some());
+    /// assert_eq!(ctx.depth(), 2);
+    /// ```
+    pub fn with_runtime(mut self, runtime: Runtime, depth: u32) -> Self {
+        self.runtime = Some(runtime);
+        self.depth = depth;
+        self
     }
 
     /// Id of the run.
@@ -105,6 +139,18 @@ impl ToolContext {
     /// Cancelled when the run is; long-running tools should stop when it fires.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancel
+    }
+
+    /// The runtime running this call's run, for tools that start sub-agent runs; `None` for a
+    /// context built with [`ToolContext::new`] alone.
+    pub fn runtime(&self) -> Option<&Runtime> {
+        self.runtime.as_ref()
+    }
+
+    /// Nesting depth of the run: 0 for a top-level run, 1 for a sub-agent it started, and so on
+    /// (from [`RunOptions::depth`](crate::RunOptions::depth)).
+    pub fn depth(&self) -> u32 {
+        self.depth
     }
 }
 

@@ -1,6 +1,7 @@
 mod cancel;
 mod events;
 mod http;
+mod nesting;
 mod resolution;
 mod support;
 mod tools;

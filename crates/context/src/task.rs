@@ -1,0 +1,354 @@
+//! The `task` tool: an agent hands a goal to a sub-agent and reads back its result.
+//!
+//! A call starts a child run on the calling run's own [`Runtime`](agentctl_runtime::Runtime)
+//! (taken from [`ToolContext::runtime`]), so the child shares the tools, the providers and the
+//! approval gate: a call of the child that needs approval reaches the same gate, which asks the
+//! user or, without a terminal, refuses at once — a child never waits on a question nobody sees.
+//!
+//! * **Scope.** The child's store run has `parent_run_id` = the caller's store run, so it works
+//!   in its own `sub:{agent}:{run}` workspace, never shown in the timeline; every turn of it
+//!   (assistant messages, tool results, model-call and tool-decision steps) is recorded there,
+//!   one transaction per turn. When it ends, one handoff summary is written to `main`.
+//! * **First message.** The goal, a short `context_summary` of the caller's recent turns (read
+//!   from the store), the hints, the expected JSON Schema if any, and the resources rendered
+//!   through the `@file:` mechanism ([`expand_file_references`](crate::expand_file_references)).
+//! * **Depth.** A call from a run at depth ≥ [`TaskConfig::max_depth`] is refused.
+//! * **Concurrency.** `task` is not mutating, so several calls of one turn run at once, at most
+//!   [`TaskConfig::max_concurrent`] per nesting level (one semaphore per level: a task's own
+//!   sub-tasks never wait for a permit their parent holds).
+//! * **Budget.** Max turns, max tokens (input + output over all of the child's model calls) and a
+//!   timeout, enforced (the child is cancelled) and reported in the result; the caller's
+//!   cancellation reaches the child.
+//! * **Result.** The child's answer, or with a `schema` the JSON value it answered, checked with
+//!   the `jsonschema` crate; a mismatch gets one repair turn, then an error listing the
+//!   violations. A budget report line follows.
+//!
+//! ```
+//! use agentctl_context::{SessionLog as _, SqliteStore, TaskConfig, TaskTool};
+//! use agentctl_runtime::ToolRegistry;
+//! use std::sync::Arc;
+//!
+//! let store = Arc::new(SqliteStore::open_in_memory()?);
+//! let session = store.create_session(None)?;
+//! // The agents a call may name; the caller's own definition is the default sub-agent.
+//! let tasks = TaskTool::new(store, &session.id, Vec::new()).with_config(TaskConfig {
+//!     max_concurrent: 2,
+//!     ..TaskConfig::default()
+//! });
+//! let mut tools = ToolRegistry::new();
+//! tools.register_typed(tasks.clone());
+//! assert!(tools.contains("task"));
+//! // Before each top-level run: tasks.set_parent_run(run.id) with the run's store record.
+//! # Ok::<(), agentctl_context::ContextError>(())
+//! ```
+
+mod child;
+mod prompt;
+mod recorder;
+mod report;
+mod schema;
+
+use crate::record::RunId;
+use crate::store::SessionStore;
+use agentctl_core::AgentDefinition;
+use agentctl_runtime::{ToolContext, ToolError, ToolOutput, TypedTool};
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+pub use report::{TaskReport, TaskStatus};
+
+/// Limits of the `task` tool. `Default` gives the documented defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// Nesting limit: a run at this depth or deeper cannot start tasks (default 3: the main
+    /// agent's children, grandchildren and great-grandchildren may run, no deeper).
+    pub max_depth: u32,
+    /// Tasks running at once per nesting level (default 4); more wait for a permit.
+    pub max_concurrent: usize,
+    /// Model turns per task (default 10).
+    pub max_turns: u32,
+    /// Tokens (input + output over all model calls) per task (default 200,000); the child is
+    /// stopped once it has used more.
+    pub max_tokens: u64,
+    /// Wall time per task, waiting for a permit excluded (default 300 s).
+    pub timeout: Duration,
+    /// Messages of the caller's workspace summarised into the child's first message (default 6).
+    pub summary_messages: usize,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: 3,
+            max_concurrent: 4,
+            max_turns: 10,
+            max_tokens: 200_000,
+            timeout: Duration::from_secs(300),
+            summary_messages: 6,
+        }
+    }
+}
+
+/// Arguments of a `task` call.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct TaskArgs {
+    /// What the sub-agent must achieve, stated so it can work without asking back.
+    pub goal: String,
+    /// Files, directories or file-name keywords the sub-agent needs; their contents are
+    /// attached to its first message.
+    #[serde(default)]
+    pub resources: Vec<String>,
+    /// Hints: what you already know, where to look, what to avoid.
+    #[serde(default)]
+    pub hints: Vec<String>,
+    /// Name of the agent to run; by default a copy of yourself.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// JSON Schema the result must match; the sub-agent then answers with JSON only.
+    #[serde(default)]
+    pub schema: Option<Value>,
+}
+
+/// The `task` tool. Cheap to clone: clones share the store, the permits and the parent run.
+///
+/// Register a clone with [`ToolRegistry::register_typed`](agentctl_runtime::ToolRegistry::register_typed)
+/// and keep one to call [`TaskTool::set_parent_run`] before each top-level run.
+#[derive(Clone)]
+pub struct TaskTool {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) session: String,
+    pub(crate) agents: Vec<AgentDefinition>,
+    pub(crate) default_agent: AgentDefinition,
+    pub(crate) config: TaskConfig,
+    /// One semaphore per nesting level.
+    permits: Vec<Arc<Semaphore>>,
+    /// The store run of the top-level run the next calls come from.
+    parent: Mutex<Option<RunId>>,
+    /// Store runs of the children in flight, by their runtime run id, so a child's own task
+    /// calls find their parent.
+    pub(crate) children: Mutex<HashMap<String, RunId>>,
+}
+
+impl std::fmt::Debug for TaskTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskTool")
+            .field("session", &self.inner.session)
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskTool {
+    /// The tool name.
+    pub const NAME: &'static str = "task";
+
+    /// A task tool recording into `session` of `store`, whose calls may name any of `agents`.
+    ///
+    /// Without an `agent` argument the child is the calling agent's own definition when it is
+    /// among `agents` (so pass the main agent too), else
+    /// [`general_agent`](TaskTool::general_agent) (or the one set with
+    /// [`with_default_agent`](TaskTool::with_default_agent)).
+    pub fn new(
+        store: Arc<dyn SessionStore>,
+        session: impl Into<String>,
+        agents: Vec<AgentDefinition>,
+    ) -> Self {
+        Self::build(
+            store,
+            session.into(),
+            agents,
+            prompt::general_agent(),
+            TaskConfig::default(),
+        )
+    }
+
+    fn build(
+        store: Arc<dyn SessionStore>,
+        session: String,
+        agents: Vec<AgentDefinition>,
+        default_agent: AgentDefinition,
+        config: TaskConfig,
+    ) -> Self {
+        let levels = usize::try_from(config.max_depth.max(1)).unwrap_or(1);
+        let permits = (0..levels)
+            .map(|_| Arc::new(Semaphore::new(config.max_concurrent.max(1))))
+            .collect();
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                session,
+                agents,
+                default_agent,
+                config,
+                permits,
+                parent: Mutex::new(None),
+                children: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The same tool with other limits. Call it while building: clones made earlier keep the
+    /// old limits and do not share the parent run set later.
+    pub fn with_config(self, config: TaskConfig) -> Self {
+        let inner = &self.inner;
+        Self::build(
+            Arc::clone(&inner.store),
+            inner.session.clone(),
+            inner.agents.clone(),
+            inner.default_agent.clone(),
+            config,
+        )
+    }
+
+    /// The same tool with another default sub-agent (used when a call names none and the
+    /// caller is not among the known agents). Call it while building, like
+    /// [`with_config`](TaskTool::with_config).
+    pub fn with_default_agent(self, agent: AgentDefinition) -> Self {
+        let inner = &self.inner;
+        Self::build(
+            Arc::clone(&inner.store),
+            inner.session.clone(),
+            inner.agents.clone(),
+            agent,
+            inner.config.clone(),
+        )
+    }
+
+    /// The built-in general-purpose sub-agent `general`: a short system prompt, no model of
+    /// its own (the settings' `agents.defaultModel`), every tool.
+    pub fn general_agent() -> AgentDefinition {
+        prompt::general_agent()
+    }
+
+    /// The limits in effect.
+    pub fn config(&self) -> &TaskConfig {
+        &self.inner.config
+    }
+
+    /// Sets the store run that top-level calls come from (the run the front end started for
+    /// the main agent); children record it as their `parent_run_id`. Calls from a child find
+    /// their parent themselves.
+    pub fn set_parent_run(&self, run: RunId) {
+        if let Ok(mut parent) = self.inner.parent.lock() {
+            *parent = Some(run);
+        }
+    }
+
+    /// The store run a call from runtime run `run_id` belongs to.
+    fn parent_of(&self, run_id: &str) -> Option<RunId> {
+        let child = self
+            .inner
+            .children
+            .lock()
+            .ok()
+            .and_then(|children| children.get(run_id).copied());
+        child.or_else(|| self.inner.parent.lock().ok().and_then(|parent| *parent))
+    }
+
+    /// The definition a call runs.
+    fn child_agent(
+        &self,
+        requested: Option<&str>,
+        caller: &str,
+    ) -> Result<AgentDefinition, ToolError> {
+        let agents = &self.inner.agents;
+        match requested {
+            Some(name) => agents
+                .iter()
+                .find(|agent| agent.name() == name)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = agents.iter().map(AgentDefinition::name).collect();
+                    ToolError::failed(format!(
+                        "no agent named `{name}`; available: {}",
+                        if names.is_empty() {
+                            "none (omit `agent` to use the default)".to_owned()
+                        } else {
+                            names.join(", ")
+                        }
+                    ))
+                }),
+            None => Ok(agents
+                .iter()
+                .find(|agent| agent.name() == caller)
+                .unwrap_or(&self.inner.default_agent)
+                .clone()),
+        }
+    }
+}
+
+#[async_trait]
+impl TypedTool for TaskTool {
+    type Args = TaskArgs;
+
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn description(&self) -> &str {
+        "Hands a self-contained goal to a sub-agent that works in its own context and returns \
+         its result (text, or JSON matching `schema`). Give it the resources (files, \
+         directories) and hints it needs: it does not see this conversation, only a short \
+         summary. Several task calls in one turn run at the same time."
+    }
+
+    async fn call(&self, args: TaskArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let config = &self.inner.config;
+        if ctx.depth() >= config.max_depth {
+            return Err(ToolError::failed(format!(
+                "task refused: this agent runs at sub-agent depth {} and the limit is {}; do the \
+                 work yourself instead of delegating it",
+                ctx.depth(),
+                config.max_depth
+            )));
+        }
+        if args.goal.trim().is_empty() {
+            return Err(ToolError::InvalidArguments {
+                tool: Self::NAME.into(),
+                message: "`goal` is empty: say what the sub-agent must achieve".into(),
+            });
+        }
+        let runtime = ctx.runtime().ok_or_else(|| {
+            ToolError::failed("the task tool runs only inside an agent run (no runtime)")
+        })?;
+        let parent = self.parent_of(ctx.run_id()).ok_or_else(|| {
+            ToolError::failed(
+                "the task tool has no parent run to record into (the front end must call \
+                 TaskTool::set_parent_run)",
+            )
+        })?;
+        let validator = match &args.schema {
+            Some(schema) => Some(schema::compile(schema)?),
+            None => None,
+        };
+        let agent = self.child_agent(args.agent.as_deref(), ctx.agent())?;
+        let level = usize::try_from(ctx.depth()).unwrap_or(usize::MAX);
+        let semaphore = self
+            .inner
+            .permits
+            .get(level)
+            .ok_or_else(|| ToolError::failed("task refused: nesting too deep"))?;
+        let _permit = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),
+            permit = semaphore.acquire() => permit.map_err(|_| ToolError::Cancelled)?,
+        };
+        let request = child::ChildRequest {
+            args: &args,
+            validator: validator.as_ref(),
+            agent: &agent,
+            parent,
+        };
+        child::run(&self.inner, runtime, ctx, request).await
+    }
+}

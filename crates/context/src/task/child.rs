@@ -1,0 +1,365 @@
+//! One task: start the child run, watch its events against the budget, check the result
+//! (with one repair turn), record everything and build the caller's tool result.
+
+use super::prompt::{self, Brief};
+use super::recorder::{ChildRecorder, ChildStart};
+use super::report::{TaskReport, TaskStatus, human};
+use super::{Inner, TaskArgs, schema};
+use crate::record::{HandoffSummary, RunId};
+use agentctl_core::{AgentDefinition, ContextMode, Message};
+use agentctl_runtime::{
+    RunError, RunEvent, RunOptions, RunResult, Runtime, ToolContext, ToolError, ToolOutput,
+};
+use futures_util::StreamExt;
+use jsonschema::Validator;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Characters of a failed child's answer quoted back to the caller.
+const QUOTED_ANSWER_CHARS: usize = 2_000;
+
+/// What one call asks for, checked.
+pub(crate) struct ChildRequest<'a> {
+    pub args: &'a TaskArgs,
+    pub validator: Option<&'a Validator>,
+    pub agent: &'a AgentDefinition,
+    pub parent: RunId,
+}
+
+/// Runs one task to its end and returns what the caller's model reads.
+pub(crate) async fn run(
+    inner: &Inner,
+    runtime: &Runtime,
+    ctx: &ToolContext,
+    request: ChildRequest<'_>,
+) -> Result<ToolOutput, ToolError> {
+    let config = &inner.config;
+    let started = Instant::now();
+    let agent = request.agent;
+    let model = runtime
+        .resolve_model(agent, &RunOptions::new())
+        .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
+    let brief = Brief {
+        goal: request.args.goal.clone(),
+        caller: ctx.agent().to_owned(),
+        context_summary: prompt::context_summary(
+            inner.store.as_ref(),
+            &inner.session,
+            request.parent,
+            config.summary_messages,
+        ),
+        hints: request.args.hints.clone(),
+        schema: request.args.schema.clone(),
+        resources: request.args.resources.clone(),
+    };
+    let root = ctx.working_dir().to_path_buf();
+    // Reading the resources is file I/O: keep it off the async workers.
+    let expansion = tokio::task::spawn_blocking(move || prompt::first_message(&brief, &root))
+        .await
+        .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
+    let task_step = json!({
+        "goal": request.args.goal,
+        "caller": ctx.agent(),
+        "depth": ctx.depth() + 1,
+        "hints": request.args.hints,
+        "resources": request.args.resources,
+        "files": expansion.files,
+        "warnings": expansion.warnings,
+        "schema": request.args.schema,
+        "budget": {
+            "max_turns": config.max_turns,
+            "max_tokens": config.max_tokens,
+            "timeout_ms": millis(config.timeout),
+        },
+    });
+    let recorder = ChildRecorder::start(
+        Arc::clone(&inner.store),
+        ChildStart {
+            session: &inner.session,
+            agent: agent.name(),
+            parent: request.parent,
+            model: model.to_string(),
+            prompt: &expansion.text,
+            task: task_step,
+        },
+    )
+    .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
+    let mut child = Supervisor {
+        inner,
+        runtime,
+        ctx,
+        agent,
+        recorder,
+        deadline: tokio::time::Instant::now() + config.timeout,
+        stop: None,
+    };
+    let first = child
+        .drive(&expansion.text, Vec::new(), config.max_turns)
+        .await;
+    let mut ending = child.ending(first);
+    let mut repaired = false;
+    if let (Ending::Answer(result), Some(validator)) = (&ending, request.validator)
+        && let Err(violations) = schema::check(validator, &result.text)
+    {
+        let repair = repair_prompt(&violations);
+        let history = result.messages.clone();
+        child.recorder.user(&repair);
+        repaired = true;
+        let second = child.drive(&repair, history, 1).await;
+        ending = match child.ending(second) {
+            Ending::Answer(result) => match schema::check(validator, &result.text) {
+                Ok(_) => Ending::Answer(result),
+                Err(violations) => Ending::Invalid {
+                    answer: result.text,
+                    violations,
+                },
+            },
+            other => other,
+        };
+    }
+    let report_for = |status: TaskStatus, recorder: &ChildRecorder| TaskReport {
+        agent: agent.name().to_owned(),
+        run_id: recorder.run().id,
+        status,
+        turns: recorder.turns,
+        max_turns: config.max_turns,
+        input_tokens: recorder.usage.input_tokens,
+        output_tokens: recorder.usage.output_tokens,
+        max_tokens: config.max_tokens,
+        duration_ms: millis(started.elapsed()),
+        timeout_ms: millis(config.timeout),
+        repaired,
+    };
+    let (status, body, handoff) = conclude(&ending, request.validator, &child.recorder);
+    let report = report_for(status, &child.recorder);
+    let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
+    let store_error = child
+        .recorder
+        .finish(status.run_status(), report_json, handoff.as_ref());
+    let mut content = format!("{body}\n\n{report}");
+    if let Some(error) = store_error {
+        content.push_str(&format!(
+            "\n(the sub-agent's steps could not all be saved: {error})"
+        ));
+    }
+    match status {
+        TaskStatus::Completed => Ok(ToolOutput::text(content)),
+        TaskStatus::Cancelled => Err(ToolError::Cancelled),
+        _ => Err(ToolError::Failed(content)),
+    }
+}
+
+/// How the child's run(s) ended.
+enum Ending {
+    /// It answered (not yet checked against a schema).
+    Answer(RunResult),
+    /// It answered twice, and the last answer does not match the schema.
+    Invalid {
+        answer: String,
+        violations: Vec<String>,
+    },
+    /// It was stopped or failed.
+    Stopped { status: TaskStatus, detail: String },
+}
+
+/// The child's status, the caller's text and the handoff for `main`.
+fn conclude(
+    ending: &Ending,
+    validator: Option<&Validator>,
+    recorder: &ChildRecorder,
+) -> (TaskStatus, String, Option<HandoffSummary>) {
+    match ending {
+        Ending::Answer(result) => {
+            // Checked already; a schema answer goes back as compact JSON.
+            let body = match validator.map(|v| schema::check(v, &result.text)) {
+                Some(Ok(value)) => value.to_string(),
+                _ => result.text.clone(),
+            };
+            let handoff = handoff(&body, Vec::new());
+            (TaskStatus::Completed, body, Some(handoff))
+        }
+        Ending::Invalid { answer, violations } => {
+            let mut body =
+                String::from("task result does not match the schema, even after one repair turn:");
+            for violation in violations {
+                body.push_str(&format!("\n- {violation}"));
+            }
+            body.push_str(&format!(
+                "\nLast answer: {}",
+                prompt::shorten_to(answer, QUOTED_ANSWER_CHARS)
+            ));
+            let open = violations.iter().map(|v| format!("schema: {v}")).collect();
+            (TaskStatus::InvalidResult, body, Some(handoff(answer, open)))
+        }
+        Ending::Stopped { status, detail } => {
+            let partial = recorder.partial_text();
+            let mut body = format!("task stopped ({status}): {detail}");
+            if !partial.trim().is_empty() {
+                body.push_str(&format!(
+                    "\nPartial answer: {}",
+                    prompt::shorten_to(&partial, QUOTED_ANSWER_CHARS)
+                ));
+            }
+            let handoff = (*status != TaskStatus::Cancelled).then(|| {
+                let summary = if partial.trim().is_empty() {
+                    "(no answer)".to_owned()
+                } else {
+                    partial
+                };
+                handoff(&summary, vec![format!("stopped ({status}): {detail}")])
+            });
+            (*status, body, handoff)
+        }
+    }
+}
+
+fn handoff(summary: &str, open_items: Vec<String>) -> HandoffSummary {
+    HandoffSummary {
+        summary: summary.to_owned(),
+        files_changed: Vec::new(),
+        open_items,
+    }
+}
+
+fn repair_prompt(violations: &[String]) -> String {
+    let mut text = String::from("Your answer does not match the required JSON Schema:\n");
+    for violation in violations {
+        text.push_str(&format!("- {violation}\n"));
+    }
+    text.push_str("Reply with only the corrected JSON value: no prose, no code fence.");
+    text
+}
+
+/// A running task: its recorder, deadline and why it was stopped, if it was.
+struct Supervisor<'a> {
+    inner: &'a Inner,
+    runtime: &'a Runtime,
+    ctx: &'a ToolContext,
+    agent: &'a AgentDefinition,
+    recorder: ChildRecorder,
+    deadline: tokio::time::Instant,
+    /// Set when the supervisor cancelled the child for its budget.
+    stop: Option<TaskStatus>,
+}
+
+impl Supervisor<'_> {
+    /// Runs the child once (`history` empty for the first run) and records its events until
+    /// it ends; stops it when its token or time budget runs out.
+    async fn drive(
+        &mut self,
+        prompt: &str,
+        history: Vec<Message>,
+        max_turns: u32,
+    ) -> Result<RunResult, RunError> {
+        if self.stop.is_some() || tokio::time::Instant::now() >= self.deadline {
+            self.stop.get_or_insert(TaskStatus::Timeout);
+            return Err(RunError::Cancelled);
+        }
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let run_id = format!(
+            "task-{}-{}",
+            self.recorder.run().id,
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        // Known before the run starts, so the child's own task calls find their parent.
+        let _mapping = ChildMapping::new(self.inner, &run_id, self.recorder.run().id);
+        let options = RunOptions::new()
+            .run_id(run_id)
+            .context_mode(ContextMode::Isolated)
+            .history(history)
+            .max_turns(max_turns)
+            .depth(self.ctx.depth() + 1)
+            .cancel(self.ctx.cancellation().clone())
+            .working_dir(self.ctx.working_dir());
+        let mut handle = self.runtime.run(self.agent, prompt, options);
+        let max_tokens = self.inner.config.max_tokens;
+        loop {
+            let event = tokio::select! {
+                biased;
+                () = tokio::time::sleep_until(self.deadline), if self.stop.is_none() => {
+                    self.stop = Some(TaskStatus::Timeout);
+                    handle.cancel();
+                    continue;
+                }
+                event = handle.next() => event,
+            };
+            let Some(event) = event else { break };
+            self.recorder.event(&event);
+            if matches!(event, RunEvent::Usage { .. }) && self.stop.is_none() {
+                let used = self.recorder.usage.input_tokens + self.recorder.usage.output_tokens;
+                if used > max_tokens {
+                    self.stop = Some(TaskStatus::TokenBudget);
+                    handle.cancel();
+                }
+            }
+        }
+        handle.result().await
+    }
+
+    /// Classifies a run's outcome.
+    fn ending(&self, outcome: Result<RunResult, RunError>) -> Ending {
+        let config = &self.inner.config;
+        match outcome {
+            // An answer that arrived while the child was being stopped still counts.
+            Ok(result) => Ending::Answer(result),
+            Err(RunError::Cancelled) => match self.stop {
+                Some(TaskStatus::TokenBudget) => Ending::Stopped {
+                    status: TaskStatus::TokenBudget,
+                    detail: format!(
+                        "used {} tokens, over the budget of {}",
+                        self.recorder.usage.input_tokens + self.recorder.usage.output_tokens,
+                        config.max_tokens
+                    ),
+                },
+                Some(TaskStatus::Timeout) => Ending::Stopped {
+                    status: TaskStatus::Timeout,
+                    detail: format!("no result within {}", human(config.timeout)),
+                },
+                _ => Ending::Stopped {
+                    status: TaskStatus::Cancelled,
+                    detail: "the calling run was cancelled".into(),
+                },
+            },
+            Err(RunError::MaxTurns { turns, .. }) => Ending::Stopped {
+                status: TaskStatus::MaxTurns,
+                detail: format!("no final answer within {turns} turns"),
+            },
+            Err(error) => Ending::Stopped {
+                status: TaskStatus::Failed,
+                detail: error.to_string(),
+            },
+        }
+    }
+}
+
+/// Maps a child's runtime run id to its store run while it runs.
+struct ChildMapping<'a> {
+    inner: &'a Inner,
+    run_id: String,
+}
+
+impl<'a> ChildMapping<'a> {
+    fn new(inner: &'a Inner, run_id: &str, store_run: RunId) -> Self {
+        if let Ok(mut children) = inner.children.lock() {
+            children.insert(run_id.to_owned(), store_run);
+        }
+        Self {
+            inner,
+            run_id: run_id.to_owned(),
+        }
+    }
+}
+
+impl Drop for ChildMapping<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut children) = self.inner.children.lock() {
+            children.remove(&self.run_id);
+        }
+    }
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    duration.as_millis().try_into().unwrap_or(u64::MAX)
+}
