@@ -260,3 +260,88 @@ fn a_killed_run_leaves_a_readable_resumable_session() {
     let messages = shown["messages"].as_array().unwrap();
     assert!(messages.iter().any(|m| m["role"] == "tool"), "{shown:#}");
 }
+
+#[test]
+fn two_tasks_in_one_turn_run_as_hidden_sub_agents_and_hand_back_summaries() {
+    let example = Example::new();
+    let agents = example.root.join(".agentctl/agents");
+    std::fs::write(
+        agents.join("lead.md"),
+        "---\nname: lead\ndescription: Splits work.\nmodel: scripted:lead.yaml\ntools:\n  allow: [task]\n---\n\nDelegate.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("helper.md"),
+        "---\nname: helper\ndescription: Summarises files.\nmodel: scripted:helper.yaml\ntools:\n  allow: [read_file]\n---\n\nSummarise.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        example.root.join("lead.yaml"),
+        r#"version: 1
+turns:
+  - expect: { toolsInclude: [task] }
+    response:
+      toolCalls:
+        - { id: t1, name: task, arguments: { goal: Summarise stats.py, resources: [src/stats.py], agent: helper } }
+        - { id: t2, name: task, arguments: { goal: Summarise the tests, resources: [src/test_stats.py], agent: helper } }
+  - expect: { historyContains: "helper says" }
+    response: { text: Both helpers reported. }
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        example.root.join("helper.yaml"),
+        "version: 1\nturns:\n  - expect: { lastUserContains: Summarise }\n    response: { text: helper says one }\n  - expect: { lastUserContains: Summarise }\n    response: { text: helper says two }\n",
+    )
+    .unwrap();
+    let run = example.json(&[
+        "run",
+        "lead",
+        "-p",
+        "Summarise the project",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run["text"], "Both helpers reported.");
+    let session = run["sessionId"].as_str().unwrap().to_owned();
+
+    let timeline = example.json(&["sessions", "show", &session, "--format", "json"]);
+    let visible: Vec<String> = timeline["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}",
+                m["context_scope"].as_str().unwrap(),
+                m["agent"].as_str().unwrap_or("user")
+            )
+        })
+        .collect();
+    assert_eq!(
+        visible,
+        ["agent:lead user", "main helper", "main helper", "main lead"],
+        "{timeline:#}"
+    );
+    let all = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{all:#}");
+    let parent = runs[0]["id"].clone();
+    for child in &runs[1..] {
+        assert_eq!(child["parent_run_id"], parent);
+        assert!(
+            child["context_scope"]
+                .as_str()
+                .unwrap()
+                .starts_with("sub:helper:")
+        );
+    }
+    let sub_steps = all["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["context_scope"].as_str().unwrap().starts_with("sub:"))
+        .inspect(|m| assert_eq!(m["visible"], false))
+        .count();
+    assert!(sub_steps >= 4, "{all:#}");
+}

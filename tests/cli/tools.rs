@@ -225,7 +225,11 @@ fn agents_tools_shows_the_effective_set() {
     insta::assert_snapshot!(table);
     let all = project.agentctl(&["agents", "tools", "reader", "--all", "--format", "json"]);
     let all: Value = serde_json::from_slice(&all.stdout).unwrap();
-    assert_eq!(all["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        all["tools"].as_array().unwrap().len(),
+        9,
+        "eight built-ins and task"
+    );
 }
 
 #[test]

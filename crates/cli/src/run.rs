@@ -12,7 +12,7 @@ mod session;
 use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use crate::context::CommandContext;
-use agentctl_context::SessionChoice;
+use agentctl_context::{SessionChoice, TaskTool};
 use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::McpManager;
@@ -114,7 +114,8 @@ fn read_stdin_prompt() -> anyhow::Result<String> {
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let request = RunRequest::from_args(args)?;
     let context = CommandContext::load(global)?;
-    let agent = find_agent(&discover(&context.locations), &request.agent)?;
+    let discovery = discover(&context.locations);
+    let agent = find_agent(&discovery, &request.agent)?;
     let root = match &context.locations.project_root {
         Some(root) => root.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -137,14 +138,25 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),
     };
-    let session = RunSession::open(&context, session, first_prompt)?;
+    let session = RunSession::open(&context, session, first_prompt)?.map(|session| {
+        let agents = discovery
+            .agents
+            .iter()
+            .map(|loaded| loaded.definition.clone())
+            .collect();
+        let tasks = session.task_tool(agents);
+        (session, tasks)
+    });
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let outcome = tokio.block_on(async {
-        let tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
+        let mut tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
+        if let Some((_, tasks)) = &session {
+            tools.register_typed(tasks.clone());
+        }
         let recording = record.is_some().then_some(&recorder);
         let outcome = match build_runtime(settings, &approvals, &root, recording, &spinner, tools) {
             Err(error) => Err(error),
@@ -184,7 +196,7 @@ async fn converse(
     runtime: &Runtime,
     agent: &AgentDefinition,
     options: RunOptions,
-    session: Option<RunSession>,
+    session: Option<(RunSession, TaskTool)>,
     root: PathBuf,
     spinner: Spinner,
     prompt: PromptSource,

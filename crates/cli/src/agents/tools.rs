@@ -5,12 +5,14 @@ use crate::approvals::{McpTools, agent_registry};
 use crate::args::{TableFormat, ToolsArgs};
 use crate::context::CommandContext;
 use crate::output::print_json;
+use agentctl_context::{SessionStore, SqliteStore, TaskTool};
 use agentctl_mcp::McpManager;
 use agentctl_runtime::RiskLevel;
 use agentctl_tools::{EffectiveDecision, EffectiveTool, effective_tools};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -42,11 +44,15 @@ pub(super) fn run(context: &CommandContext, args: &ToolsArgs) -> anyhow::Result<
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let registry = tokio.block_on(async {
+    let mut registry = tokio.block_on(async {
         let registry = agent_registry(&mcp, agent, which).await;
         mcp.shutdown().await;
         registry
     });
+    // `agentctl run` adds the session's `task` tool; its description does not depend on the
+    // session, so an empty in-memory store stands in for the listing.
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
+    registry.register_typed(TaskTool::new(store, "", Vec::new()));
     let all: Vec<_> = registry
         .names()
         .filter_map(|name| registry.get(name).cloned())

@@ -6,7 +6,7 @@ use super::render::{Spinner, run_turn};
 use super::session::RunSession;
 use crate::args::RunFormat;
 use agentctl_context::{
-    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
+    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest, TaskTool,
     expand_file_references, resolve_mode,
 };
 use agentctl_core::{AgentDefinition, ContextMode, Message, ModelRef, Settings};
@@ -23,6 +23,8 @@ pub(super) struct Conversation<'a> {
     /// Options every turn starts from (model, turn limit, working directory…).
     options: RunOptions,
     session: Option<RunSession>,
+    /// The session's `task` tool, told which run is the parent of the sub-agents it starts.
+    tasks: Option<TaskTool>,
     mode: ContextMode,
     /// The conversation so far when no session records it.
     memory: Vec<Message>,
@@ -37,10 +39,11 @@ impl<'a> Conversation<'a> {
         runtime: &'a Runtime,
         agent: &'a AgentDefinition,
         options: RunOptions,
-        session: Option<RunSession>,
+        session: Option<(RunSession, TaskTool)>,
         root: PathBuf,
         spinner: Spinner,
     ) -> anyhow::Result<Self> {
+        let (session, tasks) = session.unzip();
         let flag = options.context_mode;
         let mode = match &session {
             Some(session) => session.mode(agent, flag)?.mode,
@@ -58,6 +61,7 @@ impl<'a> Conversation<'a> {
             agent,
             options,
             session,
+            tasks,
             mode,
             memory: Vec::new(),
             root,
@@ -132,7 +136,12 @@ impl<'a> Conversation<'a> {
                     .resolve_model(self.agent, &options)
                     .ok()
                     .map(|model| model.to_string());
-                Some(session.start(self.agent.name(), self.mode, model, &expansion.text)?)
+                let recorder =
+                    session.start(self.agent.name(), self.mode, model, &expansion.text)?;
+                if let Some(tasks) = &self.tasks {
+                    tasks.set_parent_run(recorder.run().id);
+                }
+                Some(recorder)
             }
             None => None,
         };

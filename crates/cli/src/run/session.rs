@@ -12,7 +12,8 @@ use crate::context::CommandContext;
 use agentctl_context::{
     CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep,
     ResolvedMode, RunLog as _, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionLog as _,
-    SqliteStore, Summarizer, compact_scope, load_history, open_session, resolve_mode,
+    SessionStore, SqliteStore, Summarizer, TaskTool, compact_scope, load_history, open_session,
+    resolve_mode,
 };
 use agentctl_core::{AgentDefinition, AgentsSettings, ContextMode, Message, ToolCall, Usage};
 use agentctl_runtime::{RunError, RunEvent, RunResult};
@@ -60,6 +61,13 @@ impl RunSession {
     /// The session's id.
     pub(crate) fn id(&self) -> &str {
         &self.info.id
+    }
+
+    /// The `task` tool for this session: sub-agents (any of `agents`, by default the caller
+    /// itself) run in hidden `sub:` workspaces and hand their results back to `main`.
+    pub(crate) fn task_tool(&self, agents: Vec<AgentDefinition>) -> TaskTool {
+        let store: Arc<dyn SessionStore> = Arc::clone(&self.store) as Arc<dyn SessionStore>;
+        TaskTool::new(store, self.info.id.clone(), agents)
     }
 
     /// The agent's context mode: `--context` > this session's override > agent file >
@@ -180,6 +188,11 @@ pub(crate) struct TurnRecorder {
 }
 
 impl TurnRecorder {
+    /// The run in the store.
+    pub(crate) fn run(&self) -> &RunRecord {
+        &self.run
+    }
+
     /// Takes one event of the run.
     pub(crate) fn event(&mut self, event: &RunEvent) {
         match event {
