@@ -57,6 +57,7 @@ mod error;
 mod file_refs;
 mod mode;
 mod record;
+mod recorder;
 mod scope;
 mod session;
 mod sqlite;
@@ -82,6 +83,7 @@ pub use record::{
     ContextSummary, HandoffSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, NewRun,
     NewStep, RunId, RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage, utc_timestamp,
 };
+pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};

@@ -44,7 +44,6 @@
 
 mod child;
 mod prompt;
-mod recorder;
 mod report;
 mod schema;
 

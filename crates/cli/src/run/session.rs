@@ -10,14 +10,12 @@
 
 use crate::context::CommandContext;
 use agentctl_context::{
-    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewMessage, NewRun, NewStep,
-    ResolvedMode, RunLog as _, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionLog as _,
-    SessionStore, SqliteStore, Summarizer, TaskTool, compact_scope, load_history, open_session,
-    resolve_mode,
+    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode, RunEnding,
+    RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionLog as _, SessionStore,
+    SqliteStore, Summarizer, TaskTool, compact_scope, load_history, open_session, resolve_mode,
 };
-use agentctl_core::{AgentDefinition, AgentsSettings, ContextMode, Message, ToolCall, Usage};
+use agentctl_core::{AgentDefinition, AgentsSettings, ContextMode, Message};
 use agentctl_runtime::{RunError, RunEvent, RunResult};
-use serde_json::json;
 use std::io::Write as _;
 use std::sync::Arc;
 
@@ -133,29 +131,15 @@ impl RunSession {
         model: Option<String>,
         prompt: &str,
     ) -> anyhow::Result<TurnRecorder> {
-        let run = self.store.start_run(
-            &self.info.id,
-            &NewRun {
-                agent: agent.to_owned(),
-                mode,
-                parent_run_id: None,
-                model,
-            },
-        )?;
-        let prompt = NewMessage::new(run.context_scope.clone(), None, Message::user(prompt));
-        self.store.record_turn(run.id, &[prompt], &[])?;
-        Ok(TurnRecorder {
-            store: Arc::clone(&self.store),
-            run,
-            mode,
+        let run = NewRun {
             agent: agent.to_owned(),
-            text: String::new(),
-            calls: Vec::new(),
-            results: Vec::new(),
-            steps: Vec::new(),
-            usage: Usage::default(),
-            failed: false,
-        })
+            mode,
+            parent_run_id: None,
+            model,
+        };
+        let store: Arc<dyn SessionStore> = Arc::clone(&self.store) as Arc<dyn SessionStore>;
+        let recorder = RunRecorder::start(store, &self.info.id, &run, prompt, Vec::new())?;
+        Ok(TurnRecorder { recorder, mode })
     }
 }
 
@@ -170,160 +154,46 @@ fn title(prompt: &str) -> String {
 
 /// Writes a run's events to the store, one transaction per model turn.
 pub(crate) struct TurnRecorder {
-    store: Arc<SqliteStore>,
-    run: RunRecord,
+    recorder: RunRecorder,
     mode: ContextMode,
-    agent: String,
-    /// Text of the current turn.
-    text: String,
-    /// Tool calls of the current turn.
-    calls: Vec<ToolCall>,
-    /// Their results, as they arrive.
-    results: Vec<Message>,
-    /// Steps of the current turn (model call usage, tool decisions).
-    steps: Vec<NewStep>,
-    usage: Usage,
-    /// Set after the first store error: later ones are not repeated.
-    failed: bool,
 }
 
 impl TurnRecorder {
     /// The run in the store.
     pub(crate) fn run(&self) -> &RunRecord {
-        &self.run
+        self.recorder.run()
     }
 
     /// Takes one event of the run.
     pub(crate) fn event(&mut self, event: &RunEvent) {
-        match event {
-            RunEvent::ModelRequest { turn, .. } if *turn > 1 => self.flush_turn(),
-            RunEvent::TextDelta { text } => self.text.push_str(text),
-            RunEvent::ToolCall {
-                id,
-                name,
-                arguments,
-            } => self.calls.push(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                arguments: arguments.clone(),
-            }),
-            RunEvent::ToolResult {
-                id,
-                name,
-                content,
-                is_error,
-                ..
-            } => self.results.push(Message::Tool {
-                call_id: id.clone(),
-                name: name.clone(),
-                content: content.clone(),
-                is_error: *is_error,
-            }),
-            RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
-                if let Ok(content) = serde_json::to_value(event) {
-                    self.steps.push(NewStep {
-                        kind: "tool_decision".into(),
-                        content,
-                    });
-                }
-            }
-            RunEvent::Usage {
-                input_tokens,
-                output_tokens,
-            } => {
-                self.usage.input_tokens += input_tokens;
-                self.usage.output_tokens += output_tokens;
-                self.steps.push(NewStep {
-                    kind: "model_call".into(),
-                    content: json!({"input_tokens": input_tokens, "output_tokens": output_tokens}),
-                });
-            }
-            _ => {}
-        }
+        self.recorder.event(event);
     }
 
     /// Records the end of the run: the last turn, the status and usage, and for isolated and
-    /// run-mode agents the handoff summary to `main`.
-    pub(crate) fn finish(mut self, outcome: &Result<RunResult, RunError>) {
+    /// run-mode agents the handoff summary to `main`. A store error is a warning: the run's
+    /// outcome stands.
+    pub(crate) fn finish(self, outcome: &Result<RunResult, RunError>) {
         let status = match outcome {
             Ok(_) => RunStatus::Completed,
             Err(RunError::Cancelled) => RunStatus::Cancelled,
             Err(_) => RunStatus::Failed,
         };
-        match outcome {
-            Ok(result) => self.record_answer(&result.text),
-            Err(_) => self.flush_turn(),
-        }
-        let finished = self.store.finish_run(self.run.id, status, self.usage);
-        self.check(finished.map(drop));
-        if let Ok(result) = outcome
-            && self.mode != ContextMode::Shared
-        {
-            let handoff = HandoffSummary {
+        let shared = self.mode == ContextMode::Shared;
+        let handoff = match outcome {
+            Ok(result) if !shared => Some(HandoffSummary {
                 summary: result.text.clone(),
                 files_changed: Vec::new(),
                 open_items: Vec::new(),
-            };
-            let written = self.store.write_handoff(self.run.id, &handoff);
-            self.check(written.map(drop));
-        }
-    }
-
-    /// The final answer: visible in `main` for a shared agent; otherwise kept in the agent's
-    /// workspace and shown through the handoff summary.
-    fn record_answer(&mut self, text: &str) {
-        let mut message = self.message(Message::assistant(text));
-        if self.mode != ContextMode::Shared {
-            message = message.hidden();
-        }
-        let steps = std::mem::take(&mut self.steps);
-        let recorded = self.store.record_turn(self.run.id, &[message], &steps);
-        self.check(recorded.map(drop));
-    }
-
-    /// Records the turn in progress: the assistant's calls with the results that arrived.
-    /// Calls without a result (a cancelled run) are dropped so the history stays paired.
-    fn flush_turn(&mut self) {
-        let text = std::mem::take(&mut self.text);
-        let results = std::mem::take(&mut self.results);
-        let calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
-            .into_iter()
-            .filter(|call| {
-                results.iter().any(
-                    |result| matches!(result, Message::Tool { call_id, .. } if *call_id == call.id),
-                )
-            })
-            .collect();
-        let steps = std::mem::take(&mut self.steps);
-        if calls.is_empty() && text.is_empty() && steps.is_empty() {
-            return;
-        }
-        let mut messages = Vec::with_capacity(results.len() + 1);
-        if !calls.is_empty() || !text.is_empty() {
-            let assistant = Message::Assistant {
-                content: (!text.is_empty()).then_some(text),
-                tool_calls: calls,
-            };
-            messages.push(self.message(assistant).hidden());
-        }
-        for result in results {
-            messages.push(self.message(result).hidden());
-        }
-        let recorded = self.store.record_turn(self.run.id, &messages, &steps);
-        self.check(recorded.map(drop));
-    }
-
-    fn message(&self, message: Message) -> NewMessage {
-        let scope: ContextScope = self.run.context_scope.clone();
-        NewMessage::new(scope, Some(&self.agent), message)
-    }
-
-    /// Reports the first store error as a warning: the run itself goes on.
-    fn check(&mut self, result: Result<(), agentctl_context::ContextError>) {
-        if let Err(error) = result
-            && !self.failed
-        {
-            self.failed = true;
+            }),
+            _ => None,
+        };
+        let ending = RunEnding {
+            status,
+            answer_visible: shared,
+            step: None,
+            handoff,
+        };
+        if let Some(error) = self.recorder.finish(ending) {
             let _ = writeln!(
                 std::io::stderr(),
                 "warning: the session could not be saved: {error}"

@@ -2,10 +2,11 @@
 //! (with one repair turn), record everything and build the caller's tool result.
 
 use super::prompt::{self, Brief};
-use super::recorder::{ChildRecorder, ChildStart};
 use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
 use crate::record::{HandoffSummary, RunId};
+use crate::record::{NewRun, NewStep};
+use crate::recorder::{RunEnding, RunRecorder};
 use agentctl_core::{AgentDefinition, ContextMode, Message};
 use agentctl_runtime::{
     RunError, RunEvent, RunOptions, RunResult, Runtime, ToolContext, ToolError, ToolOutput,
@@ -74,16 +75,22 @@ pub(crate) async fn run(
             "timeout_ms": millis(config.timeout),
         },
     });
-    let recorder = ChildRecorder::start(
+    let run = NewRun {
+        agent: agent.name().to_owned(),
+        mode: ContextMode::Run,
+        parent_run_id: Some(request.parent),
+        model: Some(model.to_string()),
+    };
+    let step = NewStep {
+        kind: "task".into(),
+        content: task_step,
+    };
+    let recorder = RunRecorder::start(
         Arc::clone(&inner.store),
-        ChildStart {
-            session: &inner.session,
-            agent: agent.name(),
-            parent: request.parent,
-            model: model.to_string(),
-            prompt: &expansion.text,
-            task: task_step,
-        },
+        &inner.session,
+        &run,
+        &expansion.text,
+        vec![step],
     )
     .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
     let mut child = Supervisor {
@@ -119,14 +126,14 @@ pub(crate) async fn run(
             other => other,
         };
     }
-    let report_for = |status: TaskStatus, recorder: &ChildRecorder| TaskReport {
+    let report_for = |status: TaskStatus, recorder: &RunRecorder| TaskReport {
         agent: agent.name().to_owned(),
         run_id: recorder.run().id,
         status,
-        turns: recorder.turns,
+        turns: recorder.turns(),
         max_turns: config.max_turns,
-        input_tokens: recorder.usage.input_tokens,
-        output_tokens: recorder.usage.output_tokens,
+        input_tokens: recorder.usage().input_tokens,
+        output_tokens: recorder.usage().output_tokens,
         max_tokens: config.max_tokens,
         duration_ms: millis(started.elapsed()),
         timeout_ms: millis(config.timeout),
@@ -135,9 +142,15 @@ pub(crate) async fn run(
     let (status, body, handoff) = conclude(&ending, request.validator, &child.recorder);
     let report = report_for(status, &child.recorder);
     let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
-    let store_error = child
-        .recorder
-        .finish(status.run_status(), report_json, handoff.as_ref());
+    let store_error = child.recorder.finish(RunEnding {
+        status: status.run_status(),
+        answer_visible: false,
+        step: Some(NewStep {
+            kind: "task_result".into(),
+            content: report_json,
+        }),
+        handoff,
+    });
     let mut content = format!("{body}\n\n{report}");
     if let Some(error) = store_error {
         content.push_str(&format!(
@@ -168,7 +181,7 @@ enum Ending {
 fn conclude(
     ending: &Ending,
     validator: Option<&Validator>,
-    recorder: &ChildRecorder,
+    recorder: &RunRecorder,
 ) -> (TaskStatus, String, Option<HandoffSummary>) {
     match ending {
         Ending::Answer(result) => {
@@ -238,7 +251,7 @@ struct Supervisor<'a> {
     runtime: &'a Runtime,
     ctx: &'a ToolContext,
     agent: &'a AgentDefinition,
-    recorder: ChildRecorder,
+    recorder: RunRecorder,
     deadline: tokio::time::Instant,
     /// Set when the supervisor cancelled the child for its budget.
     stop: Option<TaskStatus>,
@@ -288,7 +301,7 @@ impl Supervisor<'_> {
             let Some(event) = event else { break };
             self.recorder.event(&event);
             if matches!(event, RunEvent::Usage { .. }) && self.stop.is_none() {
-                let used = self.recorder.usage.input_tokens + self.recorder.usage.output_tokens;
+                let used = self.recorder.usage().input_tokens + self.recorder.usage().output_tokens;
                 if used > max_tokens {
                     self.stop = Some(TaskStatus::TokenBudget);
                     handle.cancel();
@@ -309,7 +322,7 @@ impl Supervisor<'_> {
                     status: TaskStatus::TokenBudget,
                     detail: format!(
                         "used {} tokens, over the budget of {}",
-                        self.recorder.usage.input_tokens + self.recorder.usage.output_tokens,
+                        self.recorder.usage().input_tokens + self.recorder.usage().output_tokens,
                         config.max_tokens
                     ),
                 },

@@ -1,0 +1,279 @@
+//! [`RunRecorder`]: writes a run to the store from its event stream, one transaction per model
+//! turn, so a killed process leaves every finished turn readable. Used by front ends for the
+//! runs they start and by the `task` tool for its sub-agents.
+
+use crate::error::ContextError;
+use crate::record::{HandoffSummary, NewMessage, NewRun, NewStep, RunRecord, RunStatus};
+use crate::store::SessionStore;
+use agentctl_core::{Message, ToolCall, Usage};
+use agentctl_runtime::RunEvent;
+use serde_json::json;
+use std::sync::Arc;
+
+/// How a run ended, for [`RunRecorder::finish`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnding {
+    /// The run's final status.
+    pub status: RunStatus,
+    /// Whether the final answer (the last turn, when it called no tool) shows in the timeline.
+    /// Intermediate turns never do; sub-agent scopes never do.
+    pub answer_visible: bool,
+    /// A last step to record (e.g. the `task_result` report).
+    pub step: Option<NewStep>,
+    /// The summary handed back to `main`, written after the status.
+    pub handoff: Option<HandoffSummary>,
+}
+
+/// Records one run: its prompt at the start, then each model turn (the assistant's text and
+/// tool calls with their results, and steps for model calls and tool decisions) in one
+/// transaction as the next turn begins, and the status, usage and handoff at the end.
+///
+/// Intermediate turns are hidden from the timeline (`sessions show --all` lists them). Tool
+/// calls without a result (a cancelled run) are dropped so the history stays paired. Store
+/// errors do not stop the run: the first one is kept and returned by
+/// [`finish`](Self::finish). Dropped before `finish`, the run is closed as cancelled.
+///
+/// ```
+/// use agentctl_context::*;
+/// use agentctl_core::ContextMode;
+/// use agentctl_runtime::RunEvent;
+/// use std::sync::Arc;
+///
+/// let store = Arc::new(SqliteStore::open_in_memory()?);
+/// let session = store.create_session(None)?.id;
+/// let run = NewRun { agent: "helper".into(), mode: ContextMode::Shared, parent_run_id: None, model: None };
+/// let mut recorder = RunRecorder::start(store.clone(), &session, &run, "hello", Vec::new())?;
+/// recorder.event(&RunEvent::TextDelta { text: "Hi!".into() });
+/// let ending = RunEnding { status: RunStatus::Completed, answer_visible: true, step: None, handoff: None };
+/// assert!(recorder.finish(ending).is_none());
+/// assert_eq!(store.messages(&session, &MessageQuery::timeline())?.len(), 2);
+/// # Ok::<(), ContextError>(())
+/// ```
+pub struct RunRecorder {
+    store: Arc<dyn SessionStore>,
+    run: RunRecord,
+    /// Text of the current turn.
+    text: String,
+    /// Tool calls of the current turn.
+    calls: Vec<ToolCall>,
+    /// Their results, as they arrive.
+    results: Vec<Message>,
+    /// Steps of the current turn.
+    steps: Vec<NewStep>,
+    /// Texts of the turns recorded so far.
+    answers: Vec<String>,
+    /// Tokens over all of the run's model calls.
+    usage: Usage,
+    /// Model turns started.
+    turns: u32,
+    /// The first store error; later ones are not kept.
+    error: Option<ContextError>,
+    finished: bool,
+}
+
+impl std::fmt::Debug for RunRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunRecorder")
+            .field("run", &self.run)
+            .field("turns", &self.turns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunRecorder {
+    /// Starts the store run and records its prompt (as the user's, in the run's workspace)
+    /// with `steps` (e.g. the `task` step of a sub-agent).
+    pub fn start(
+        store: Arc<dyn SessionStore>,
+        session: &str,
+        run: &NewRun,
+        prompt: &str,
+        steps: Vec<NewStep>,
+    ) -> Result<Self, ContextError> {
+        let run = store.start_run(session, run)?;
+        let prompt = NewMessage::new(run.context_scope.clone(), None, Message::user(prompt));
+        store.record_turn(run.id, &[prompt], &steps)?;
+        Ok(Self {
+            store,
+            run,
+            text: String::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            steps: Vec::new(),
+            answers: Vec::new(),
+            usage: Usage::default(),
+            turns: 0,
+            error: None,
+            finished: false,
+        })
+    }
+
+    /// Tokens over all model calls so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// Model turns started so far.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// The run in the store.
+    pub fn run(&self) -> &RunRecord {
+        &self.run
+    }
+
+    /// Takes one event of the run.
+    pub fn event(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::ModelRequest { .. } => {
+                self.flush_turn(false);
+                self.turns += 1;
+            }
+            RunEvent::TextDelta { text } => self.text.push_str(text),
+            RunEvent::ToolCall {
+                id,
+                name,
+                arguments,
+            } => self.calls.push(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: arguments.clone(),
+            }),
+            RunEvent::ToolResult {
+                id,
+                name,
+                content,
+                is_error,
+                ..
+            } => self.results.push(Message::Tool {
+                call_id: id.clone(),
+                name: name.clone(),
+                content: content.clone(),
+                is_error: *is_error,
+            }),
+            RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
+                if let Ok(content) = serde_json::to_value(event) {
+                    self.steps.push(NewStep {
+                        kind: "tool_decision".into(),
+                        content,
+                    });
+                }
+            }
+            RunEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                self.usage.input_tokens += input_tokens;
+                self.usage.output_tokens += output_tokens;
+                self.steps.push(NewStep {
+                    kind: "model_call".into(),
+                    content: json!({"input_tokens": input_tokens, "output_tokens": output_tokens}),
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Everything the run wrote so far, turn by turn: the partial answer of a stopped run.
+    pub fn partial_text(&self) -> String {
+        let mut texts: Vec<&str> = self.answers.iter().map(String::as_str).collect();
+        if !self.text.is_empty() {
+            texts.push(&self.text);
+        }
+        texts.join("\n\n")
+    }
+
+    /// Records a further user message (e.g. a repair request).
+    pub fn user(&mut self, text: &str) {
+        self.flush_turn(false);
+        let message = self.message(None, Message::user(text), false);
+        let recorded = self.store.record_turn(self.run.id, &[message], &[]);
+        self.check(recorded.map(drop));
+    }
+
+    /// Closes the run: the last turn, the ending's step, the status and usage, then the
+    /// handoff summary. Returns the first store error of the whole run, if any.
+    pub fn finish(mut self, ending: RunEnding) -> Option<ContextError> {
+        self.flush_turn(ending.answer_visible);
+        if let Some(step) = ending.step {
+            let recorded = self.store.record_turn(self.run.id, &[], &[step]);
+            self.check(recorded.map(drop));
+        }
+        self.close(ending.status);
+        if let Some(handoff) = &ending.handoff {
+            let written = self.store.write_handoff(self.run.id, handoff);
+            self.check(written.map(drop));
+        }
+        self.error.take()
+    }
+
+    fn close(&mut self, status: RunStatus) {
+        self.finished = true;
+        let closed = self.store.finish_run(self.run.id, status, self.usage);
+        self.check(closed);
+    }
+
+    /// Records the turn in progress: the assistant's text and calls with the results that
+    /// arrived. Calls without a result (a cancelled run) are dropped so the history stays
+    /// paired. A final answer (text, no call) is visible when `answer_visible`.
+    fn flush_turn(&mut self, answer_visible: bool) {
+        let text = std::mem::take(&mut self.text);
+        let results = std::mem::take(&mut self.results);
+        let calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
+            .into_iter()
+            .filter(|call| {
+                results.iter().any(
+                    |result| matches!(result, Message::Tool { call_id, .. } if *call_id == call.id),
+                )
+            })
+            .collect();
+        let steps = std::mem::take(&mut self.steps);
+        if calls.is_empty() && text.is_empty() && steps.is_empty() {
+            return;
+        }
+        if !text.is_empty() {
+            self.answers.push(text.clone());
+        }
+        let agent = self.run.agent.clone();
+        let mut messages = Vec::with_capacity(results.len() + 1);
+        if !calls.is_empty() || !text.is_empty() {
+            let visible = answer_visible && calls.is_empty();
+            let assistant = Message::Assistant {
+                content: (!text.is_empty()).then_some(text),
+                tool_calls: calls,
+            };
+            messages.push(self.message(Some(&agent), assistant, visible));
+        }
+        for result in results {
+            messages.push(self.message(Some(&agent), result, false));
+        }
+        let recorded = self.store.record_turn(self.run.id, &messages, &steps);
+        self.check(recorded.map(drop));
+    }
+
+    /// A message of the run's workspace; sub-agent scopes never reach the timeline whatever
+    /// `visible` says.
+    fn message(&self, agent: Option<&str>, message: Message, visible: bool) -> NewMessage {
+        let message = NewMessage::new(self.run.context_scope.clone(), agent, message);
+        if visible { message } else { message.hidden() }
+    }
+
+    fn check(&mut self, result: Result<(), ContextError>) {
+        if let Err(error) = result
+            && self.error.is_none()
+        {
+            self.error = Some(error);
+        }
+    }
+}
+
+impl Drop for RunRecorder {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Dropped mid-run (e.g. a tool call future dropped because its run was cancelled).
+            self.flush_turn(false);
+            self.close(RunStatus::Cancelled);
+        }
+    }
+}
