@@ -18,49 +18,11 @@ const MESSAGE_OVERHEAD_BYTES: usize = 16;
 /// assert_eq!(agentctl_context::estimate_tokens(&Message::user("abcd".repeat(10))), 14);
 /// ```
 pub fn estimate_tokens(message: &Message) -> u32 {
-    let bytes = MESSAGE_OVERHEAD_BYTES
-        + match message {
-            Message::User { content } => content.len(),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                content.as_deref().map_or(0, str::len)
-                    + tool_calls
-                        .iter()
-                        .map(|call| call.id.len() + call.name.len() + json_len(&call.arguments))
-                        .sum::<usize>()
-            }
-            Message::Tool {
-                call_id,
-                name,
-                content,
-                ..
-            } => call_id.len() + name.len() + content.len(),
-        };
+    let bytes = MESSAGE_OVERHEAD_BYTES + message.content_bytes();
     u32::try_from(bytes.div_ceil(4)).unwrap_or(u32::MAX)
 }
 
 /// Estimated tokens of a plain text (a summary).
 pub(crate) fn estimate_text_tokens(text: &str) -> u64 {
     ((MESSAGE_OVERHEAD_BYTES + text.len()) as u64).div_ceil(4)
-}
-
-fn json_len(value: &serde_json::Value) -> usize {
-    // Serialising to a counting sink avoids allocating the string.
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => counter.0,
-        Err(_) => 0,
-    }
 }

@@ -38,6 +38,34 @@ pub enum Message {
 }
 
 impl Message {
+    /// Bytes of the message's text, tool names, ids and call arguments (as compact JSON): the
+    /// basis of the token estimates of the runtime's prompt budget and of stored messages.
+    ///
+    /// ```
+    /// assert_eq!(agentctl_core::Message::user("abcd").content_bytes(), 4);
+    /// ```
+    pub fn content_bytes(&self) -> usize {
+        match self {
+            Message::User { content } => content.len(),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                content.as_deref().map_or(0, str::len)
+                    + tool_calls
+                        .iter()
+                        .map(|call| call.id.len() + call.name.len() + json_len(&call.arguments))
+                        .sum::<usize>()
+            }
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                ..
+            } => call_id.len() + name.len() + content.len(),
+        }
+    }
+
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
         Message::User {
@@ -183,4 +211,26 @@ pub enum ModelDelta {
         /// The next piece of the arguments text.
         fragment: String,
     },
+}
+
+/// Length of a JSON value's compact serialisation, without allocating it.
+///
+/// ```
+/// assert_eq!(agentctl_core::json_len(&serde_json::json!({"a": 1})), 7);
+/// ```
+pub fn json_len(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }

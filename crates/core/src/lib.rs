@@ -20,6 +20,7 @@ pub use agent::{
 };
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
+    json_len,
 };
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};

@@ -5,8 +5,7 @@
 //! prompt tokens the provider reports: after the first turn the ratio of reported to estimated
 //! tokens scales later estimates.
 
-use agentctl_core::{Message, ToolSpec};
-use std::io;
+use agentctl_core::{Message, ToolSpec, json_len};
 
 /// Context window assumed for models missing from the table.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -76,26 +75,7 @@ impl TokenEstimator {
 
     /// Accounts for one more message.
     pub(crate) fn add(&mut self, message: &Message) {
-        self.chars += MESSAGE_OVERHEAD_CHARS
-            + match message {
-                Message::User { content } => content.len(),
-                Message::Assistant {
-                    content,
-                    tool_calls,
-                } => {
-                    content.as_deref().map_or(0, str::len)
-                        + tool_calls
-                            .iter()
-                            .map(|call| call.id.len() + call.name.len() + json_len(&call.arguments))
-                            .sum::<usize>()
-                }
-                Message::Tool {
-                    call_id,
-                    name,
-                    content,
-                    ..
-                } => call_id.len() + name.len() + content.len(),
-            };
+        self.chars += MESSAGE_OVERHEAD_CHARS + message.content_bytes();
     }
 
     fn raw(&self) -> u64 {
@@ -114,24 +94,6 @@ impl TokenEstimator {
             self.ratio = (reported_input_tokens as f64 / raw as f64).clamp(0.25, 4.0);
         }
     }
-}
-
-/// Length of a JSON value's compact serialisation, without allocating it.
-fn json_len(value: &serde_json::Value) -> usize {
-    struct Counter(usize);
-    impl io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
 }
 
 #[cfg(test)]
