@@ -8,8 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "agentctl", version, long_about = None, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agentctl agents list\n  agentctl agents validate --all\n  \
-agentctl --project-dir examples/review-fix agents show code-reviewer"
+    after_help = "Examples:\n  agentctl --project-dir examples/review-fix run code-reviewer -p 'Review src/stats.py'\n  \
+agentctl agents list\n  agentctl agents validate --all\n  agentctl sessions list\n  agentctl mcp list"
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -29,9 +29,19 @@ pub(crate) struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run an agent on a prompt, or interactively.
+    Run(RunArgs),
     /// Create, list, show, edit, delete and validate agents.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// List, show, delete and compact persisted sessions.
+    #[command(subcommand)]
+    Sessions(crate::sessions_cmd::SessionsCommand),
+    /// Show or override an agent's context mode for a session.
+    Context(crate::context_cmd::ContextArgs),
+    /// Inspect and call MCP servers; serve agents over MCP.
+    #[command(subcommand)]
+    Mcp(crate::mcp_cmd::McpCommand),
     /// Show the resolved settings.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -40,16 +50,6 @@ pub(crate) enum Command {
     Schema(SchemaCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
-    /// Run an agent on a prompt, or interactively.
-    Run(RunArgs),
-    /// Inspect and call MCP servers; serve agents over MCP.
-    #[command(subcommand)]
-    Mcp(crate::mcp_cmd::McpCommand),
-    /// List, show, delete and compact persisted sessions.
-    #[command(subcommand)]
-    Sessions(crate::sessions_cmd::SessionsCommand),
-    /// Show or override an agent's context mode for a session.
-    Context(crate::context_cmd::ContextArgs),
 }
 
 /// Output format of listing commands.
