@@ -279,7 +279,7 @@ fn two_tasks_in_one_turn_run_as_hidden_sub_agents_and_hand_back_summaries() {
         example.root.join("lead.yaml"),
         r#"version: 1
 turns:
-  - expect: { toolsInclude: [task] }
+  - expect: { toolsInclude: [task], historyContains: "| helper | available | read_code |" }
     response:
       toolCalls:
         - { id: t1, name: task, arguments: { goal: Summarise stats.py, resources: [src/stats.py], agent: helper } }

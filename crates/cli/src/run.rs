@@ -12,14 +12,14 @@ mod session;
 use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use crate::context::CommandContext;
-use agentctl_context::{SessionChoice, TaskTool};
+use agentctl_context::{Executor, ResourcePool, SessionChoice, TaskTool};
 use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::McpManager;
 use agentctl_providers::{
     ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
 };
-use agentctl_runtime::{RunError, RunOptions, Runtime, ToolRegistry};
+use agentctl_runtime::{RunError, RunOptions, Runtime, ToolDecision, ToolFilter, ToolRegistry};
 use agentctl_tools::{Approver, Gate, default_approver};
 use anyhow::Context as _;
 use async_trait::async_trait;
@@ -138,12 +138,18 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),
     };
-    let session = RunSession::open(&context, session, first_prompt)?.map(|session| {
-        let agents = discovery
-            .agents
-            .iter()
-            .map(|loaded| loaded.definition.clone())
-            .collect();
+    let agents: Vec<AgentDefinition> = discovery
+        .agents
+        .iter()
+        .map(|loaded| loaded.definition.clone())
+        .collect();
+    let session = RunSession::open(&context, session, first_prompt)?;
+    let agent = if session.is_some() {
+        with_agent_pool(agent, &agents)
+    } else {
+        agent
+    };
+    let session = session.map(|session| {
         let tasks = session.task_tool(agents);
         (session, tasks)
     });
@@ -207,6 +213,37 @@ async fn converse(
         PromptSource::Once(prompt) => render::run_once(&mut conversation, &prompt, format).await,
         PromptSource::Interactive(first) => repl::run(&mut conversation, agent.name(), first).await,
     }
+}
+
+/// An agent that may delegate with `task` gets the pool of agents it can delegate to (their
+/// status and the capabilities their tools give them) at the end of its system prompt.
+fn with_agent_pool(mut agent: AgentDefinition, agents: &[AgentDefinition]) -> AgentDefinition {
+    let delegates = ToolFilter::new(&agent.spec.tools)
+        .is_ok_and(|filter| filter.decide(TaskTool::NAME) == ToolDecision::Allow);
+    if !delegates {
+        return agent;
+    }
+    let executors = agents
+        .iter()
+        .filter(|other| other.name() != agent.name())
+        .map(|other| {
+            let tools = other
+                .spec
+                .tools
+                .allow
+                .clone()
+                .unwrap_or_else(|| vec!["*".into()]);
+            Executor::new(other.name(), tools)
+        })
+        .collect();
+    let pool = ResourcePool::new(executors).build_agent_context(None);
+    agent.system_prompt = format!(
+        "{}\n\n# Delegation\n\nThe `task` tool hands a goal to one of these agents (its `agent` argument), \
+or to a copy of yourself when none fits.\n\n{}",
+        agent.system_prompt.trim_end(),
+        pool.render_markdown()
+    );
+    agent
 }
 
 /// The effective agent called `name`, or an error naming close matches.
