@@ -8,6 +8,7 @@ mod conversation;
 mod render;
 mod repl;
 mod session;
+mod terminal;
 
 use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
@@ -20,16 +21,15 @@ use agentctl_providers::{
     ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
 };
 use agentctl_runtime::{RunError, RunOptions, Runtime, ToolDecision, ToolFilter, ToolRegistry};
-use agentctl_tools::{Approver, Gate, default_approver};
+use agentctl_tools::{Approver, Gate};
 use anyhow::Context as _;
-use async_trait::async_trait;
 use conversation::Conversation;
-use render::Spinner;
 use session::RunSession;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
+use terminal::Frontend;
 
 /// Exit status of a run cancelled with Ctrl-C (128 + SIGINT).
 const EXIT_CANCELLED: u8 = 130;
@@ -121,7 +121,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let recorder = Arc::new(Mutex::new(None));
-    let spinner = Spinner::default();
+    let (frontend, approver) = Frontend::new();
     let settings = context.settings.settings.clone();
     let mcp = McpManager::from_settings(&settings, &root);
     let RunRequest {
@@ -164,11 +164,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
             tools.register_typed(tasks.clone());
         }
         let recording = record.is_some().then_some(&recorder);
-        let outcome = match build_runtime(settings, &approvals, &root, recording, &spinner, tools) {
+        let outcome = match build_runtime(settings, &approvals, &root, recording, approver, tools) {
             Err(error) => Err(error),
             Ok(runtime) => {
                 converse(
-                    &runtime, &agent, options, session, root, spinner, prompt, format,
+                    &runtime, &agent, options, session, root, frontend, prompt, format,
                 )
                 .await
             }
@@ -204,11 +204,11 @@ async fn converse(
     options: RunOptions,
     session: Option<(RunSession, TaskTool)>,
     root: PathBuf,
-    spinner: Spinner,
+    frontend: Frontend,
     prompt: PromptSource,
     format: RunFormat,
 ) -> anyhow::Result<Result<(), RunError>> {
-    let mut conversation = Conversation::new(runtime, agent, options, session, root, spinner)?;
+    let mut conversation = Conversation::new(runtime, agent, options, session, root, frontend)?;
     match prompt {
         PromptSource::Once(prompt) => render::run_once(&mut conversation, &prompt, format).await,
         PromptSource::Interactive(first) => repl::run(&mut conversation, agent.name(), first).await,
@@ -274,15 +274,11 @@ fn build_runtime(
     approvals: &ApprovalArgs,
     root: &Path,
     recorder: Option<&RecorderSlot>,
-    spinner: &Spinner,
+    approver: Arc<dyn Approver>,
     tools: ToolRegistry,
 ) -> anyhow::Result<Runtime> {
     let policy = crate::approvals::policy(&settings, approvals)?;
     let classifier = crate::approvals::classifier(&settings)?;
-    let approver = Arc::new(QuietApprover {
-        inner: default_approver(),
-        spinner: spinner.clone(),
-    });
     let gate = Gate::new(policy, approver).with_classifier(classifier);
     let options = ProviderOptions {
         working_dir: Some(root.to_path_buf()),
@@ -301,27 +297,6 @@ fn build_runtime(
         Ok(recording)
     };
     Ok(Runtime::new(settings, factory, tools).with_gate(Arc::new(gate)))
-}
-
-/// Clears the spinner before asking, so a redraw never overwrites the question.
-struct QuietApprover {
-    inner: Arc<dyn Approver>,
-    spinner: Spinner,
-}
-
-#[async_trait]
-impl Approver for QuietApprover {
-    async fn ask(
-        &self,
-        request: &agentctl_tools::ApprovalRequest,
-    ) -> agentctl_tools::ApprovalAnswer {
-        self.spinner.stop();
-        self.inner.ask(request).await
-    }
-
-    fn is_interactive(&self) -> bool {
-        self.inner.is_interactive()
-    }
 }
 
 fn save_recording(recorder: &RecorderSlot, path: &Path) -> anyhow::Result<()> {

@@ -302,7 +302,8 @@ struct Outcome {
 /// Step 3 for one call: refuse, report unknown, or (once the gate allows it) run it.
 /// Failures become error results the model reads; they never end the run.
 async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outcome {
-    let started = Instant::now();
+    // Time spent waiting for the user's approval is not the tool's.
+    let mut started = Instant::now();
     let result = match run.filter.decide(&call.name) {
         ToolDecision::Deny(reason) => {
             // Unregistered tools are rated like unknown ones: medium.
@@ -319,6 +320,7 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
             Some(tool) => match approve(run, call, tool.as_ref(), events).await {
                 Some(denial) => Err(denial),
                 None => {
+                    started = Instant::now();
                     let ctx = ToolContext::new(
                         Arc::clone(&run.run_id),
                         Arc::clone(&run.agent),

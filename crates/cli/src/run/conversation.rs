@@ -2,8 +2,9 @@
 //! turn's prompt gets its `@file:` references expanded, its history comes from the session
 //! (or from memory when nothing is persisted), and its events are rendered and recorded.
 
-use super::render::{Spinner, run_turn};
+use super::render::run_turn;
 use super::session::RunSession;
+use super::terminal::Frontend;
 use crate::args::RunFormat;
 use agentctl_context::{
     ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest, TaskTool,
@@ -29,7 +30,7 @@ pub(super) struct Conversation<'a> {
     /// The conversation so far when no session records it.
     memory: Vec<Message>,
     root: PathBuf,
-    spinner: Spinner,
+    frontend: Frontend,
 }
 
 impl<'a> Conversation<'a> {
@@ -41,7 +42,7 @@ impl<'a> Conversation<'a> {
         options: RunOptions,
         session: Option<(RunSession, TaskTool)>,
         root: PathBuf,
-        spinner: Spinner,
+        frontend: Frontend,
     ) -> anyhow::Result<Self> {
         let (session, tasks) = session.unzip();
         let flag = options.context_mode;
@@ -65,7 +66,7 @@ impl<'a> Conversation<'a> {
             mode,
             memory: Vec::new(),
             root,
-            spinner,
+            frontend,
         })
     }
 
@@ -151,7 +152,7 @@ impl<'a> Conversation<'a> {
             &expansion.text,
             options,
             format,
-            &self.spinner,
+            &self.frontend,
             recorder.as_mut(),
         )
         .await;

@@ -3,15 +3,14 @@
 
 use super::conversation::Conversation;
 use super::session::TurnRecorder;
+use super::terminal::{Frontend, Spinner};
 use crate::args::RunFormat;
 use agentctl_core::AgentDefinition;
 use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime, Verdict};
+use agentctl_tools::ApprovalAnswer;
 use futures_util::StreamExt;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 /// Longest tool-argument or tool-error excerpt shown on a tool line.
 const EXCERPT_CHARS: usize = 120;
@@ -40,23 +39,42 @@ pub(super) async fn run_once(
     Ok(Ok(()))
 }
 
-/// Runs one prompt, rendering (and recording) events as they come; Ctrl-C cancels the run.
+/// Runs one prompt, rendering (and recording) events as they come and asking approval
+/// questions once the events before them are shown; Ctrl-C cancels the run.
 pub(super) async fn run_turn(
     runtime: &Runtime,
     agent: &AgentDefinition,
     prompt: &str,
     options: RunOptions,
     format: RunFormat,
-    spinner: &Spinner,
+    frontend: &Frontend,
     mut recorder: Option<&mut TurnRecorder>,
 ) -> Result<RunResult, RunError> {
     let mut handle = runtime.run(agent, prompt, options);
-    let mut renderer = Renderer::new(format, spinner.clone());
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
-    let mut interrupted = false;
+    let cancel = handle.cancellation_token();
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let mut renderer = Renderer::new(format, frontend.spinner.clone());
+    let mut questions = match &frontend.desk {
+        Some(desk) => Some(desk.questions().await),
+        None => None,
+    };
     loop {
+        let question = async {
+            match questions.as_mut() {
+                Some(questions) => questions.recv().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
+            // Events first: a question is asked after everything emitted before it.
+            biased;
             event = handle.next() => match event {
                 Some(event) => {
                     if let Some(recorder) = recorder.as_deref_mut() {
@@ -66,43 +84,22 @@ pub(super) async fn run_turn(
                 }
                 None => break,
             },
-            _ = &mut ctrl_c, if !interrupted => {
-                interrupted = true;
-                handle.cancel();
+            Some(question) = question => {
+                renderer.pause();
+                let answer = match &frontend.desk {
+                    Some(desk) => tokio::select! {
+                        answer = desk.ask(&question.request) => answer,
+                        () = cancel.cancelled() => ApprovalAnswer::No,
+                    },
+                    None => ApprovalAnswer::No,
+                };
+                let _ = question.reply.send(answer);
             }
         }
     }
+    ctrl_c.abort();
     renderer.finish();
     handle.result().await
-}
-
-/// The "thinking…" spinner on stderr, shared with the approver: a question must never race
-/// a redraw.
-#[derive(Clone, Default)]
-pub(super) struct Spinner(Arc<Mutex<Option<ProgressBar>>>);
-
-impl Spinner {
-    fn start(&self) {
-        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if slot.is_some() {
-            return;
-        }
-        let spinner = ProgressBar::new_spinner();
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
-            spinner.set_style(style);
-        }
-        spinner.set_message("thinking…");
-        spinner.enable_steady_tick(Duration::from_millis(100));
-        *slot = Some(spinner);
-    }
-
-    /// Clears the spinner, if one is shown.
-    pub(super) fn stop(&self) {
-        let spinner = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(spinner) = spinner {
-            spinner.finish_and_clear();
-        }
-    }
 }
 
 /// Turns events into output.
@@ -227,6 +224,12 @@ impl Renderer {
 
     fn stop_spinner(&mut self) {
         self.spinner.stop();
+    }
+
+    /// Clears the spinner and ends a half-written line, before a question.
+    fn pause(&mut self) {
+        self.stop_spinner();
+        self.end_line();
     }
 
     fn finish(&mut self) {
