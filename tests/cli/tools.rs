@@ -262,3 +262,77 @@ turns:
         assert!(!result["content"].as_str().unwrap().contains("secret"));
     }
 }
+
+/// Writes a note, then tries `rm -rf build`.
+const WRITE_THEN_RM: &str = r#"
+version: 1
+turns:
+  - response:
+      text: Writing the note.
+      toolCalls:
+        - { id: w1, name: write_file, arguments: { path: out.txt, content: "hello\n" } }
+  - response:
+      toolCalls:
+        - { id: b1, name: bash, arguments: { command: "rm -rf build" } }
+  - expect: { lastToolResultContains: "the user refused bash" }
+    response: { text: Done. }
+"#;
+
+#[test]
+fn on_a_terminal_the_user_is_asked_and_answers() {
+    use std::io::Write as _;
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed for the terminal test"
+        );
+        eprintln!("skipped: no `script` to give agentctl a terminal");
+        return;
+    }
+    let project = Project::new(&agent("[write_file, bash]"), WRITE_THEN_RM);
+    std::fs::create_dir_all(project.root.join("build")).unwrap();
+    let command = format!(
+        "{} --project-dir {} run reader -p 'write a note'",
+        env!("CARGO_BIN_EXE_agentctl"),
+        project.root.display()
+    );
+    // `script` runs agentctl on a pseudo-terminal: stdin and stderr are a terminal.
+    let mut child = Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("HOME", &project.home)
+        .env("AGENTCTL_HOME", project.home.join(".agentctl"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Yes to the write, no to `rm -rf` (typed ahead: the terminal keeps the lines).
+    stdin.write_all(b"y\nn\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    let screen = String::from_utf8_lossy(&output.stdout).replace('\r', "");
+    assert!(output.status.success(), "{screen}");
+    assert!(
+        screen.contains("Agent `reader` wants to run `write_file`"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("risk:      low (write_file changes a project file)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("risk:      high (rm -rf removes files recursively)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("warning: bash refused: denied: the user refused bash"),
+        "{screen}"
+    );
+    assert!(screen.contains("Done."), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(project.root.join("out.txt")).unwrap(),
+        "hello\n"
+    );
+    assert!(project.root.join("build").exists());
+}
