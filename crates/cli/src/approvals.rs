@@ -6,8 +6,9 @@ use crate::args::ApprovalArgs;
 use agentctl_core::{AgentDefinition, Settings};
 use agentctl_mcp::McpManager;
 use agentctl_runtime::ToolRegistry;
-use agentctl_tools::{ApprovalPolicy, RiskClassifier, register_builtin_tools};
+use agentctl_tools::{ApprovalPolicy, Approver, Gate, RiskClassifier, register_builtin_tools};
 use std::io::Write as _;
+use std::sync::Arc;
 
 /// The registry of built-in tools.
 pub(crate) fn builtin_registry() -> ToolRegistry {
@@ -51,6 +52,15 @@ pub(crate) async fn agent_registry(
 /// The classifier with `tools.risk` overrides from the settings.
 pub(crate) fn classifier(settings: &Settings) -> anyhow::Result<RiskClassifier> {
     Ok(RiskClassifier::from_settings(settings)?)
+}
+
+/// The approval gate of the settings and flags, asking `approver` when a call needs a yes.
+pub(crate) fn gate(
+    settings: &Settings,
+    args: &ApprovalArgs,
+    approver: Arc<dyn Approver>,
+) -> anyhow::Result<Gate> {
+    Ok(Gate::new(policy(settings, args)?, approver).with_classifier(classifier(settings)?))
 }
 
 /// `approvals.autoApprove`, replaced by `--approve` and widened by `--yes`.

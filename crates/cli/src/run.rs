@@ -21,7 +21,7 @@ use agentctl_providers::{
     ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
 };
 use agentctl_runtime::{RunError, RunOptions, Runtime, ToolDecision, ToolFilter, ToolRegistry};
-use agentctl_tools::{Approver, Gate};
+use agentctl_tools::Approver;
 use anyhow::Context as _;
 use conversation::Conversation;
 use session::RunSession;
@@ -277,9 +277,7 @@ fn build_runtime(
     approver: Arc<dyn Approver>,
     tools: ToolRegistry,
 ) -> anyhow::Result<Runtime> {
-    let policy = crate::approvals::policy(&settings, approvals)?;
-    let classifier = crate::approvals::classifier(&settings)?;
-    let gate = Gate::new(policy, approver).with_classifier(classifier);
+    let gate = crate::approvals::gate(&settings, approvals, approver)?;
     let options = ProviderOptions {
         working_dir: Some(root.to_path_buf()),
         ..ProviderOptions::default()

@@ -8,7 +8,7 @@ use crate::approval::{Assessment, CallGate, DecisionRecord, PendingCall, Verdict
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use crate::error::RunError;
 use crate::event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-use crate::registry::{ToolDecision, ToolFilter, ToolRegistry};
+use crate::registry::{ToolDecision, ToolFilter};
 use crate::runtime::Runtime;
 use crate::tool::{RiskLevel, Tool, ToolContext};
 use agentctl_core::{
@@ -34,8 +34,6 @@ pub(crate) struct Prepared {
     pub max_turns: u32,
     /// Tools the agent may use, sorted by name.
     pub tools: Vec<Arc<dyn Tool>>,
-    /// Every registered tool, for rating calls the filter refuses.
-    pub registry: Arc<ToolRegistry>,
     pub filter: ToolFilter,
     /// Approval policy; `None` runs every call the filter lets through.
     pub gate: Option<Arc<dyn CallGate>>,
@@ -308,7 +306,8 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
         ToolDecision::Deny(reason) => {
             // Unregistered tools are rated like unknown ones: medium.
             let risk = run
-                .registry
+                .runtime
+                .tools()
                 .get(&call.name)
                 .map_or(RiskLevel::Medium, |tool| tool.risk());
             let record = DecisionRecord::by_policy(&call.name, risk, Verdict::Deny, &reason);

@@ -307,7 +307,6 @@ impl Runtime {
                 .or(agent.spec.max_turns)
                 .unwrap_or(DEFAULT_MAX_TURNS),
             tools,
-            registry: Arc::clone(&self.inner.tools),
             filter,
             gate: self.inner.gate.clone(),
             request,

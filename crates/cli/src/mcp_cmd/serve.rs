@@ -12,7 +12,7 @@ use agentctl_core::{AgentDefinition, Settings};
 use agentctl_mcp::{AgentInvoker, CancellationToken, McpManager, ServedAgent, serve_agents_stdio};
 use agentctl_providers::ProviderOptions;
 use agentctl_runtime::{RunOptions, Runtime};
-use agentctl_tools::{Gate, NonTerminalApprover};
+use agentctl_tools::NonTerminalApprover;
 use async_trait::async_trait;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -84,9 +84,10 @@ impl CliInvoker {
         let registry =
             crate::approvals::agent_registry(&self.manager, agent, McpTools::Allowed).await;
         let error = |error: anyhow::Error| format!("{error:#}");
-        let policy = gate_policy(&self.settings).map_err(error)?;
-        let classifier = crate::approvals::classifier(&self.settings).map_err(error)?;
-        let gate = Gate::new(policy, Arc::new(NonTerminalApprover)).with_classifier(classifier);
+        // `mcp serve` takes no approval flags; nobody can answer a question on its stdin.
+        let approver = Arc::new(NonTerminalApprover);
+        let gate = crate::approvals::gate(&self.settings, &ApprovalArgs::default(), approver)
+            .map_err(error)?;
         let options = ProviderOptions {
             working_dir: Some(self.root.clone()),
             ..ProviderOptions::default()
@@ -96,11 +97,6 @@ impl CliInvoker {
                 .with_gate(Arc::new(gate)),
         )
     }
-}
-
-/// The settings' approval policy: `mcp serve` takes no approval flags.
-fn gate_policy(settings: &Settings) -> anyhow::Result<agentctl_tools::ApprovalPolicy> {
-    crate::approvals::policy(settings, &ApprovalArgs::default())
 }
 
 #[async_trait]
