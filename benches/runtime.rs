@@ -14,10 +14,9 @@ use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, ProviderConfig, ProviderKind, Scope, Settings,
     SourceFormat,
 };
-use agentctl_providers::{ProviderOptions, RetryPolicy};
-use agentctl_runtime::{
-    RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
-};
+use agentctl_core::{RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+use agentctl_providers::{BuiltinProviders, ProviderOptions, RetryPolicy};
+use agentctl_runtime::Runtime;
 use divan::Bencher;
 use std::net::SocketAddr;
 use std::sync::OnceLock;
@@ -175,7 +174,7 @@ fn agent_runtime() -> Runtime {
         retry: RetryPolicy::none(),
         ..ProviderOptions::default()
     };
-    Runtime::with_providers(settings, options, tools)
+    Runtime::new(settings, BuiltinProviders::new(options), tools)
 }
 
 fn agent(tools: bool) -> AgentDefinition {

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use agentctl_core::ToolFilter;
 use agentctl_core::ToolPolicy;
-use agentctl_runtime::{ToolDecision, ToolFilter};
 use divan::{Bencher, black_box};
 
 fn main() {
@@ -43,7 +43,7 @@ fn filter_10k_names_100_patterns(bencher: Bencher) {
     bencher.bench(|| {
         names
             .iter()
-            .filter(|name| filter.decide(black_box(name)) == ToolDecision::Allow)
+            .filter(|name| filter.allows(black_box(name)))
             .count()
     });
 }

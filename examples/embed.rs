@@ -11,15 +11,12 @@
 //! is read from `OPENAI_API_KEY`.
 
 use agentctl::core::{
-    AgentDefinition, AgentSource, AgentSpec, ModelRequest, ModelResponse, ProviderConfig,
-    ProviderKind, Scope, Settings, SourceFormat, ToolPolicy,
+    AgentDefinition, AgentSource, AgentSpec, DeltaSink, ModelProvider, ModelRequest, ModelResponse,
+    ProviderConfig, ProviderError, ProviderKind, RiskLevel, RunOptions, Scope, Settings,
+    SourceFormat, ToolContext, ToolError, ToolOutput, ToolPolicy, ToolRegistry, TypedTool,
 };
-use agentctl_providers::{
-    DeltaSink, ModelProvider, ProviderError, ProviderOptions, build_provider,
-};
-use agentctl_runtime::{
-    RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
-};
+use agentctl::providers::{ProviderOptions, build_provider};
+use agentctl::runtime::Runtime;
 use anyhow::{Context as _, bail};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -48,6 +45,16 @@ impl TypedTool for Lookup {
 
     fn description(&self) -> &str {
         "Look a key up in the reference table and return its value."
+    }
+
+    // Tools state their risk and whether they change anything; without it a tool is medium
+    // and mutating (never auto-approved, never run concurrently).
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
     }
 
     async fn call(&self, args: LookupArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -154,7 +154,7 @@ fn without_a_terminal_a_call_needing_approval_is_refused_at_once() {
     assert!(output.status.success(), "stderr: {stderr}");
     assert!(
         stderr.contains(
-            "warning: write_file refused: denied: write_file needs approval (risk low) and stdin is not a terminal; pass --approve low or --yes"
+            "warning: write_file refused: denied: write_file needs approval (risk low: write_file makes changes; it is rated low) and nobody can approve it here; pass --approve safe,low (or --yes)"
         ),
         "{stderr}"
     );
@@ -318,7 +318,7 @@ fn on_a_terminal_the_user_is_asked_and_answers() {
         "{screen}"
     );
     assert!(
-        screen.contains("risk:      low (write_file changes a project file)"),
+        screen.contains("risk:      low (write_file makes changes; it is rated low)"),
         "{screen}"
     );
     assert!(

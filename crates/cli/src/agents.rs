@@ -11,16 +11,16 @@ mod tools;
 mod validate;
 
 use crate::args::{AgentsCommand, GlobalArgs};
-use crate::context::CommandContext;
 use agentctl_config::Locations;
 use agentctl_definitions::{Diagnostic, Discovery, LoadedAgent, discover};
+use agentctl_session::Project;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs one `agents` subcommand.
 pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result<ExitCode> {
-    let context = CommandContext::load(global)?;
+    let context = crate::context::load(global)?;
     match command {
         AgentsCommand::List(args) => list::run(&context, &args),
         AgentsCommand::Show(args) => show::run(&context, &args),
@@ -33,7 +33,7 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
 }
 
 /// Discovers agents from the context's locations.
-fn discover_agents(context: &CommandContext) -> Discovery {
+fn discover_agents(context: &Project) -> Discovery {
     discover(&context.locations)
 }
 

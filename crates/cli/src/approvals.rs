@@ -1,75 +1,55 @@
-//! Tool set and policy shared by `run`, `agents tools` and `mcp serve`: the built-in tools plus
-//! an agent's MCP tools, the risk classifier with the settings' overrides, and the approval
-//! policy from settings and flags.
+//! Approval flags and how the command line words approval hints.
 
 use crate::args::ApprovalArgs;
-use agentctl_core::{AgentDefinition, Settings};
-use agentctl_mcp::McpManager;
-use agentctl_runtime::ToolRegistry;
-use agentctl_tools::{ApprovalPolicy, Approver, Gate, RiskClassifier, register_builtin_tools};
-use std::io::Write as _;
-use std::sync::Arc;
+use agentctl_core::{ApprovalHint, RiskLevel};
+use agentctl_session::ApprovalChoice;
+use agentctl_tools::AutoApprove;
 
-/// The registry of built-in tools.
-pub(crate) fn builtin_registry() -> ToolRegistry {
-    let mut tools = ToolRegistry::new();
-    register_builtin_tools(&mut tools);
-    tools
-}
-
-/// Which MCP tools [`agent_registry`] adds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum McpTools {
-    /// Those the agent's allow and deny lists let through.
-    Allowed,
-    /// Every tool of the servers the agent names (for listings of refused tools too).
-    Candidates,
-}
-
-/// The built-in tools plus the MCP tools of the servers `agent` names, starting those servers.
-/// A server that cannot start is a warning on stderr (naming it and the cause); its tools are
-/// missing and everything else works.
-pub(crate) async fn agent_registry(
-    manager: &McpManager,
-    agent: &AgentDefinition,
-    which: McpTools,
-) -> ToolRegistry {
-    let mut registry = builtin_registry();
-    let (tools, warnings) = match which {
-        McpTools::Allowed => manager.tools_for_agent(agent).await,
-        McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,
-    };
-    let mut err = std::io::stderr().lock();
-    for warning in warnings {
-        let _ = writeln!(err, "warning: {warning}");
-    }
-    for tool in tools {
-        registry.register_arc(tool);
-    }
-    registry
-}
-
-/// The classifier with `tools.risk` overrides from the settings.
-pub(crate) fn classifier(settings: &Settings) -> anyhow::Result<RiskClassifier> {
-    Ok(RiskClassifier::from_settings(settings)?)
-}
-
-/// The approval gate of the settings and flags, asking `approver` when a call needs a yes.
-pub(crate) fn gate(
-    settings: &Settings,
-    args: &ApprovalArgs,
-    approver: Arc<dyn Approver>,
-) -> anyhow::Result<Gate> {
-    Ok(Gate::new(policy(settings, args)?, approver).with_classifier(classifier(settings)?))
-}
-
-/// `approvals.autoApprove`, replaced by `--approve` and widened by `--yes`.
-pub(crate) fn policy(settings: &Settings, args: &ApprovalArgs) -> anyhow::Result<ApprovalPolicy> {
-    let policy = ApprovalPolicy::from_settings(&settings.approvals)?;
-    let levels = args
+/// `--approve LEVELS` and `--yes`, checked.
+pub(crate) fn choice(args: &ApprovalArgs) -> anyhow::Result<ApprovalChoice> {
+    let replace = args
         .approve
         .as_deref()
-        .map(ApprovalPolicy::parse_levels)
+        .map(|list| AutoApprove::parse_levels(list, "--approve"))
         .transpose()?;
-    Ok(policy.with_cli(levels.as_deref(), args.yes))
+    Ok(ApprovalChoice {
+        replace,
+        yes: args.yes,
+    })
+}
+
+/// What the user can do so that a refused call runs next time, in command-line terms.
+pub(crate) fn hint_text(hint: &ApprovalHint) -> String {
+    match hint {
+        ApprovalHint::ApproveLevels { levels } => {
+            let list: Vec<&str> = levels.iter().map(|level| level.as_str()).collect();
+            let yes = !levels.contains(&RiskLevel::Critical);
+            format!(
+                "pass --approve {}{}",
+                list.join(","),
+                if yes { " (or --yes)" } else { "" }
+            )
+        }
+        ApprovalHint::AskAPerson => {
+            "it touches a protected path: run on a terminal to be asked each time".to_owned()
+        }
+        _ => "run on a terminal to be asked".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_name_every_level_to_pass() {
+        let hint = ApprovalHint::ApproveLevels {
+            levels: vec![RiskLevel::Safe, RiskLevel::Medium],
+        };
+        assert_eq!(hint_text(&hint), "pass --approve safe,medium (or --yes)");
+        let critical = ApprovalHint::ApproveLevels {
+            levels: vec![RiskLevel::Safe, RiskLevel::Critical],
+        };
+        assert_eq!(hint_text(&critical), "pass --approve safe,critical");
+    }
 }

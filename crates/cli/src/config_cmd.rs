@@ -7,7 +7,6 @@
 //! the files are reported on stderr.
 
 use crate::args::{ConfigCommand, ConfigShowArgs, GlobalArgs, TextFormat};
-use crate::context::CommandContext;
 use crate::output::print_json;
 use agentctl_config::{LoadedSettings, Locations, SettingsLayer};
 use serde_json::{Map, Value, json};
@@ -23,7 +22,7 @@ pub(crate) fn run(global: &GlobalArgs, command: ConfigCommand) -> anyhow::Result
 }
 
 fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> {
-    let context = CommandContext::load(global)?;
+    let context = crate::context::load(global)?;
     let loaded = &context.settings;
     {
         let mut err = std::io::stderr().lock();

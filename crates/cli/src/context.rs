@@ -1,31 +1,10 @@
-//! What every command needs: where files live and the resolved settings.
+//! What every command needs: the project (locations, resolved settings, root), from the
+//! global flags.
 
 use crate::args::GlobalArgs;
-use agentctl_config::{LoadedSettings, Locations, load_settings};
-use anyhow::Context as _;
+use agentctl_session::Project;
 
-/// Locations and settings, resolved once per invocation.
-pub(crate) struct CommandContext {
-    pub locations: Locations,
-    pub settings: LoadedSettings,
-}
-
-impl CommandContext {
-    /// Resolves locations from the global flags and loads the settings layers.
-    pub fn load(global: &GlobalArgs) -> anyhow::Result<Self> {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        if let Some(dir) = &global.project_dir {
-            anyhow::ensure!(
-                dir.is_dir(),
-                "--project-dir {}: no such directory",
-                dir.display()
-            );
-        }
-        let locations = Locations::discover(global.project_dir.as_deref(), &cwd);
-        let settings = load_settings(&locations)?;
-        Ok(Self {
-            locations,
-            settings,
-        })
-    }
+/// Resolves locations from the global flags and loads the settings layers.
+pub(crate) fn load(global: &GlobalArgs) -> anyhow::Result<Project> {
+    Ok(Project::load(global.project_dir.as_deref())?)
 }

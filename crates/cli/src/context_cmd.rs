@@ -4,9 +4,7 @@
 //! Not to be confused with [`crate::context`], the per-invocation command context.
 
 use crate::args::{GlobalArgs, TextFormat};
-use crate::context::CommandContext;
 use crate::output::print_json;
-use crate::sessions_cmd::open_store;
 use agentctl_context::{
     ModeInputs, ResolvedMode, SessionInfo, SessionLog, SqliteStore, resolve_mode,
 };
@@ -85,11 +83,11 @@ fn print_text(text: &str) {
 
 /// Runs `agentctl context …`.
 pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<ExitCode> {
-    let context = CommandContext::load(global)?;
+    let context = crate::context::load(global)?;
     let settings = &context.settings.settings.agents;
     let discovery = discover(&context.locations);
     let changing = args.mode.is_some() || args.clear;
-    let store = open_store(&context, changing)?;
+    let store = context.open_store(changing)?;
     let session = pick_session(store.as_ref(), args.session.as_deref(), args.mode.is_some())?;
     let Some(name) = args.name.as_deref() else {
         let overrides = overrides(store.as_ref(), session.as_ref())?;

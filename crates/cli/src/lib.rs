@@ -1,6 +1,6 @@
 //! The `agentctl` command line.
 //!
-//! `main` parses arguments with clap ([`args`]), builds the command's context (locations and
+//! `main` parses arguments with clap (the `args` module), builds the command's context (locations and
 //! settings), then hands over to one module per command group. Each module turns raw arguments
 //! into a typed request, calls the library crates, and renders the result as text or JSON.
 

@@ -8,12 +8,10 @@ mod inspect;
 mod serve;
 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
-use crate::context::CommandContext;
 use agentctl_mcp::McpManager;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use std::future::Future;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `agentctl mcp …`
@@ -113,33 +111,23 @@ pub(crate) struct ServeArgs {
 
 /// Runs `agentctl mcp …`.
 pub(crate) fn run(global: &GlobalArgs, command: McpCommand) -> anyhow::Result<ExitCode> {
-    let context = CommandContext::load(global)?;
-    let root = project_root(&context)?;
-    let manager = McpManager::from_settings(&context.settings.settings, &root);
+    let context = crate::context::load(global)?;
+    let manager = McpManager::from_settings(context.settings(), context.root());
     match command {
         McpCommand::List(args) => block_on(&manager, inspect::list(&manager, &args)),
         McpCommand::Tools(args) => block_on(&manager, inspect::tools(&manager, &args)),
         McpCommand::Call(args) => block_on(&manager, inspect::call(&manager, &args)),
         McpCommand::Resources(args) => block_on(&manager, inspect::resources(&manager, &args)),
         McpCommand::Prompts(args) => block_on(&manager, inspect::prompts(&manager, &args)),
-        McpCommand::Serve(args) => {
-            block_on(&manager, serve::serve(&context, &manager, root, &args))
-        }
-    }
-}
-
-/// The project root, or the current directory outside a project.
-fn project_root(context: &CommandContext) -> anyhow::Result<PathBuf> {
-    match &context.locations.project_root {
-        Some(root) => Ok(root.clone()),
-        None => std::env::current_dir().context("cannot read the current directory"),
+        // Serving starts the servers of each agent it runs, through the session runner.
+        McpCommand::Serve(args) => serve::serve(&context, &args),
     }
 }
 
 /// Runs a command's future, then stops every MCP server, also on Ctrl-C or SIGTERM (which is
 /// how MCP clients stop `mcp serve`): the servers run in process groups of their own, so
 /// nobody else would stop them.
-fn block_on(
+pub(super) fn block_on(
     manager: &McpManager,
     work: impl Future<Output = anyhow::Result<ExitCode>>,
 ) -> anyhow::Result<ExitCode> {

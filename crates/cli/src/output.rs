@@ -37,3 +37,47 @@ pub(crate) fn print_json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
 pub(crate) fn stdin_is_terminal() -> bool {
     std::io::stdin().is_terminal()
 }
+
+/// Text from files, tools or the model made safe for a terminal: control characters and
+/// escape sequences (which could move the cursor, rewrite earlier lines, change the window
+/// title or hide text) are shown as `\x1b`-style escapes; line breaks and tabs stay. Raw text
+/// is only in `--format json` output.
+pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut safe = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let code = u32::from(c);
+            if code <= 0xff {
+                safe.push_str(&format!("\\x{code:02x}"));
+            } else {
+                safe.push_str(&format!("\\u{{{code:x}}}"));
+            }
+        } else {
+            safe.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(safe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_are_shown_not_obeyed() {
+        assert_eq!(terminal_safe("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            terminal_safe("\x1b[2J\x1b]0;pwned\x07x"),
+            "\\x1b[2J\\x1b]0;pwned\\x07x"
+        );
+        assert_eq!(terminal_safe("a\rb\u{9b}c"), "a\\x0db\\x9bc");
+        assert_eq!(terminal_safe("safe\u{202e}txt"), "safe\\u{202e}txt");
+    }
+}

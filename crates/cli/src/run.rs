@@ -1,38 +1,24 @@
 //! `agentctl run NAME -p PROMPT`: runs an agent and renders its events.
 //!
-//! The raw flags are validated into a [`RunRequest`] (which prompt source, which format), the
-//! agent is found with the definitions crate, and the runtime does the work. Rendering lives in
-//! [`render`], the interactive session in [`repl`].
+//! The raw flags are validated into a [`RunRequest`] (which prompt source, which format); the
+//! session runner (`agentctl-session`) finds the agent, opens the session, builds the runtime
+//! and runs each turn; this module renders ([`render`]), asks approval questions on the
+//! terminal ([`terminal`]) and runs the interactive session ([`repl`]).
 
-mod conversation;
 mod render;
 mod repl;
-mod session;
+mod signals;
 mod terminal;
 
-use crate::approvals::{McpTools, agent_registry};
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
-use crate::context::CommandContext;
-use agentctl_context::{Executor, ResourcePool, SessionChoice, TaskTool};
-use agentctl_core::{AgentDefinition, ContextMode, ModelRef, Settings};
-use agentctl_definitions::{Discovery, discover};
-use agentctl_mcp::McpManager;
-use agentctl_providers::{
-    ModelProvider, ProviderError, ProviderOptions, RecordingProvider, build_provider,
-};
-use agentctl_runtime::{RunError, RunOptions, Runtime, ToolDecision, ToolFilter, ToolRegistry};
-use agentctl_tools::Approver;
+use agentctl_context::SessionChoice;
+use agentctl_core::{ContextMode, RunError, RunOptions};
+use agentctl_session::{Conversation, Recording, RuntimeBuilder, SessionRunner};
 use anyhow::Context as _;
-use conversation::Conversation;
-use session::RunSession;
-use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::io::{IsTerminal, Read, Write as _};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex, PoisonError};
 use terminal::Frontend;
-
-/// Exit status of a run cancelled with Ctrl-C (128 + SIGINT).
-const EXIT_CANCELLED: u8 = 130;
 
 /// Where the prompt comes from.
 enum PromptSource {
@@ -110,205 +96,99 @@ fn read_stdin_prompt() -> anyhow::Result<String> {
     Ok(prompt.to_owned())
 }
 
+/// How the invocation ended.
+enum Ending {
+    /// Every turn ran (in the REPL: the user left).
+    Done,
+    /// A run failed; the error is reported.
+    Failed(RunError),
+    /// A signal stopped the run; exit with 128 + its number.
+    Signalled(i32),
+    /// A turn's result could not be saved to the session.
+    NotSaved(String),
+}
+
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
-    let request = RunRequest::from_args(args)?;
-    let context = CommandContext::load(global)?;
-    let discovery = discover(&context.locations);
-    let agent = find_agent(&discovery, &request.agent)?;
-    let root = match &context.locations.project_root {
-        Some(root) => root.clone(),
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    let recorder = Arc::new(Mutex::new(None));
-    let (frontend, approver) = Frontend::new();
-    let settings = context.settings.settings.clone();
-    let mcp = McpManager::from_settings(&settings, &root);
     let RunRequest {
+        agent,
         prompt,
         format,
-        mut options,
+        options,
         record,
         approvals,
         session,
-        ..
-    } = request;
-    options.working_dir = Some(root.clone());
+    } = RunRequest::from_args(args)?;
+    let project = crate::context::load(global)?;
+    let (frontend, approver) = Frontend::new();
+    let recording = record.as_ref().map(|_| Recording::new());
+    let mut builder = RuntimeBuilder::new(&project)
+        .approvals(crate::approvals::choice(&approvals)?)
+        .approver(approver);
+    if let Some(recording) = &recording {
+        builder = builder.record(recording.clone());
+    }
+    let runner = SessionRunner::new(&project, builder);
+    let agent = runner.require_agent(&agent)?;
     let first_prompt = match &prompt {
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),
     };
-    let agents: Vec<AgentDefinition> = discovery
-        .agents
-        .iter()
-        .map(|loaded| loaded.definition.clone())
-        .collect();
-    let session = RunSession::open(&context, session, first_prompt)?;
-    let agent = if session.is_some() {
-        with_agent_pool(agent, &agents)
-    } else {
-        agent
-    };
-    let session = session.map(|session| {
-        let tasks = session.task_tool(agents);
-        (session, tasks)
-    });
+    let session = runner.open_session(session, first_prompt)?;
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = tokio.block_on(async {
-        let mut tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
-        if let Some((_, tasks)) = &session {
-            tools.register_typed(tasks.clone());
-        }
-        let recording = record.is_some().then_some(&recorder);
-        let outcome = match build_runtime(settings, &approvals, &root, recording, approver, tools) {
-            Err(error) => Err(error),
-            Ok(runtime) => {
-                converse(
-                    &runtime, &agent, options, session, root, frontend, prompt, format,
-                )
-                .await
+    let ending = tokio.block_on(async {
+        let ending = match runner.conversation(agent, session, options).await {
+            Ok((mut conversation, warnings)) => {
+                for warning in warnings {
+                    warn(&warning.to_string());
+                }
+                converse(&mut conversation, prompt, format, &frontend).await
             }
+            Err(error) => Err(error.into()),
         };
         // Stop the MCP servers (and their process groups) whatever happened.
-        mcp.shutdown().await;
-        outcome
+        runner.shutdown().await;
+        ending
     });
     // A REPL left at its prompt still has a blocking stdin read in flight: do not wait for it.
     tokio.shutdown_background();
-    if let Some(path) = &record {
-        save_recording(&recorder, path)?;
+    if let (Some(recording), Some(path)) = (&recording, &record) {
+        recording.save(path)?;
     }
-    match outcome? {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(RunError::Cancelled) => {
+    match ending? {
+        Ending::Done => Ok(ExitCode::SUCCESS),
+        Ending::Signalled(signal) => {
             crate::output::print_error(&anyhow::anyhow!("run cancelled"));
-            Ok(ExitCode::from(EXIT_CANCELLED))
+            Ok(ExitCode::from(
+                u8::try_from(128 + signal).unwrap_or(u8::MAX),
+            ))
         }
         // The message already names the cause: one line, without a `caused by` chain.
-        Err(error) => Err(anyhow::anyhow!(error.to_string())),
+        Ending::Failed(error) => Err(anyhow::anyhow!(error.to_string())),
+        Ending::NotSaved(error) => Err(anyhow::anyhow!("the session could not be saved: {error}")),
     }
 }
 
 /// Runs the prompt, or the interactive session, in the agent's conversation.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of one invocation, used once"
-)]
 async fn converse(
-    runtime: &Runtime,
-    agent: &AgentDefinition,
-    options: RunOptions,
-    session: Option<(RunSession, TaskTool)>,
-    root: PathBuf,
-    frontend: Frontend,
+    conversation: &mut Conversation,
     prompt: PromptSource,
     format: RunFormat,
-) -> anyhow::Result<Result<(), RunError>> {
-    let mut conversation = Conversation::new(runtime, agent, options, session, root, frontend)?;
+    frontend: &Frontend,
+) -> anyhow::Result<Ending> {
     match prompt {
-        PromptSource::Once(prompt) => render::run_once(&mut conversation, &prompt, format).await,
-        PromptSource::Interactive(first) => repl::run(&mut conversation, agent.name(), first).await,
+        PromptSource::Once(prompt) => {
+            render::run_once(conversation, &prompt, format, frontend).await
+        }
+        PromptSource::Interactive(first) => repl::run(conversation, first, frontend).await,
     }
 }
 
-/// An agent that may delegate with `task` gets the pool of agents it can delegate to (their
-/// status and the capabilities their tools give them) at the end of its system prompt.
-fn with_agent_pool(mut agent: AgentDefinition, agents: &[AgentDefinition]) -> AgentDefinition {
-    let delegates = ToolFilter::new(&agent.spec.tools)
-        .is_ok_and(|filter| filter.decide(TaskTool::NAME) == ToolDecision::Allow);
-    if !delegates {
-        return agent;
-    }
-    let executors = agents
-        .iter()
-        .filter(|other| other.name() != agent.name())
-        .map(|other| {
-            let tools = other
-                .spec
-                .tools
-                .allow
-                .clone()
-                .unwrap_or_else(|| vec!["*".into()]);
-            Executor::new(other.name(), tools)
-        })
-        .collect();
-    let pool = ResourcePool::new(executors).build_agent_context(None);
-    agent.system_prompt = format!(
-        "{}\n\n# Delegation\n\nThe `task` tool hands a goal to one of these agents (its `agent` argument), \
-or to a copy of yourself when none fits.\n\n{}",
-        agent.system_prompt.trim_end(),
-        pool.render_markdown()
-    );
-    agent
-}
-
-/// The effective agent called `name`, or an error naming close matches.
-fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefinition> {
-    if let Some(agent) = discovery.get(name) {
-        return Ok(agent.definition.clone());
-    }
-    let similar = discovery.similar_names(name);
-    if similar.is_empty() {
-        anyhow::bail!(
-            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
-        );
-    }
-    let similar: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
-    anyhow::bail!(
-        "no agent named `{name}`; did you mean {}?",
-        similar.join(", ")
-    )
-}
-
-type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;
-
-/// The runtime with the providers crate's factory (wrapped in a recorder for `--record`), the
-/// agent's tools (built-in ones are confined to the project root through the run's working
-/// directory) and the approval gate of the settings and flags.
-fn build_runtime(
-    settings: Settings,
-    approvals: &ApprovalArgs,
-    root: &Path,
-    recorder: Option<&RecorderSlot>,
-    approver: Arc<dyn Approver>,
-    tools: ToolRegistry,
-) -> anyhow::Result<Runtime> {
-    let gate = crate::approvals::gate(&settings, approvals, approver)?;
-    let options = ProviderOptions {
-        working_dir: Some(root.to_path_buf()),
-        ..ProviderOptions::default()
-    };
-    let recorder = recorder.map(Arc::clone);
-    let factory = move |model: &ModelRef,
-                        settings: &Settings|
-          -> Result<Arc<dyn ModelProvider>, ProviderError> {
-        let provider = build_provider(model, settings, &options)?;
-        let Some(recorder) = &recorder else {
-            return Ok(provider);
-        };
-        let recording = Arc::new(RecordingProvider::new(provider));
-        *recorder.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
-        Ok(recording)
-    };
-    Ok(Runtime::new(settings, factory, tools).with_gate(Arc::new(gate)))
-}
-
-fn save_recording(recorder: &RecorderSlot, path: &Path) -> anyhow::Result<()> {
-    let recording = recorder
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
-    let Some(recording) = recording else {
-        anyhow::bail!(
-            "--record {}: no model call was made, nothing to save",
-            path.display()
-        );
-    };
-    recording
-        .save(path)
-        .with_context(|| format!("cannot save the cassette {}", path.display()))
+/// A warning line on stderr.
+fn warn(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
 }

@@ -5,22 +5,20 @@
 //! create it.
 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
-use crate::context::CommandContext;
 use crate::output::{print_json, stdin_is_terminal};
 use agentctl_context::{
-    CompactionPolicy, ContextScope, ContextSummary, MessageLog, MessageQuery, ProviderSummarizer,
-    RunLog, RunRecord, SessionInfo, SessionLog, SqliteStore, StoredMessage, compact_session,
-    utc_timestamp,
+    ContextScope, ContextSummary, MessageLog, MessageQuery, RunLog, RunRecord, SessionInfo,
+    SessionLog, SqliteStore, StoredMessage, utc_timestamp,
 };
-use agentctl_core::{Message, resolve_model};
-use agentctl_providers::{ProviderOptions, build_provider};
+use agentctl_core::{Message, RunError};
+use agentctl_session::Project;
+use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// `agentctl sessions …`.
 #[derive(Debug, Subcommand)]
@@ -93,7 +91,7 @@ pub(crate) struct CompactArgs {
 
 /// Runs `agentctl sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Result<ExitCode> {
-    let context = CommandContext::load(global)?;
+    let context = crate::context::load(global)?;
     match command {
         SessionsCommand::List(args) => list(&context, &args),
         SessionsCommand::Show(args) => show(&context, &args),
@@ -104,36 +102,8 @@ pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Resu
 
 /// The session store of this project (or of the user outside projects); `None` if it does not
 /// exist yet and `create` is false.
-pub(crate) fn open_store(
-    context: &CommandContext,
-    create: bool,
-) -> anyhow::Result<Option<SqliteStore>> {
-    let path = SqliteStore::default_path(
-        context.locations.project_root.as_deref(),
-        &context.locations.agentctl_home,
-    );
-    if !create && !path.exists() {
-        return Ok(None);
-    }
-    let store = SqliteStore::open(&path)?;
-    keep_out_of_git(&path);
-    Ok(Some(store))
-}
-
-/// Sessions are personal: a project's `.agentctl/.gitignore` keeps the database out of commits
-/// (written once, never overwritten; failing to write it is harmless).
-fn keep_out_of_git(database: &std::path::Path) {
-    let Some(dir) = database.parent() else {
-        return;
-    };
-    let ignore = dir.join(".gitignore");
-    if dir.file_name().is_some_and(|name| name == ".agentctl") && !ignore.exists() {
-        let _ = std::fs::write(ignore, "# agentctl sessions are personal\nsessions.db*\n");
-    }
-}
-
-fn require_store(context: &CommandContext, id: &str) -> anyhow::Result<SqliteStore> {
-    open_store(context, false)?.with_context(|| {
+fn require_store(context: &Project, id: &str) -> anyhow::Result<SqliteStore> {
+    context.open_store(false)?.with_context(|| {
         format!("no session `{id}`: no session has been recorded here yet (agentctl sessions list)")
     })
 }
@@ -143,8 +113,8 @@ fn print_text(text: &str) {
     print!("{text}");
 }
 
-fn list(context: &CommandContext, args: &ListArgs) -> anyhow::Result<ExitCode> {
-    let sessions = match open_store(context, false)? {
+fn list(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
+    let sessions = match context.open_store(false)? {
         Some(store) => store.list_sessions()?,
         None => Vec::new(),
     };
@@ -188,7 +158,7 @@ struct SessionView {
     summaries: Vec<ContextSummary>,
 }
 
-fn show(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
     let (view, query) = match (&args.scope, args.all) {
@@ -319,7 +289,7 @@ fn one_line(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-fn delete(context: &CommandContext, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
+fn delete(context: &Project, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
     if !args.yes {
@@ -347,31 +317,27 @@ fn delete(context: &CommandContext, args: &DeleteArgs) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-fn compact(context: &CommandContext, args: &CompactArgs) -> anyhow::Result<ExitCode> {
+fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
-    let settings = &context.settings.settings;
-    let model_name = args
-        .model
-        .clone()
-        .or_else(|| settings.agents.default_model.clone())
-        .context("no model to summarise with: pass --model or set agents.defaultModel")?;
-    let model = resolve_model(&model_name, settings, None)?;
-    let options = ProviderOptions {
-        working_dir: context.locations.project_root.clone(),
-        ..ProviderOptions::default()
-    };
-    let provider = build_provider(&model, settings, &options)?;
-    let summarizer = ProviderSummarizer::new(Arc::clone(&provider), model.model.clone());
-    let policy = CompactionPolicy {
-        force: true,
-        ..CompactionPolicy::for_context_window(agentctl_runtime::model_context_window(&model.model))
-    };
+    let builder = RuntimeBuilder::new(context);
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let written = tokio.block_on(compact_session(&store, &summarizer, &session.id, &policy))?;
+    let written = tokio
+        .block_on(compact_now(
+            &builder,
+            &store,
+            &session.id,
+            args.model.as_deref(),
+        ))
+        .map_err(|error| match error {
+            SessionError::Run(RunError::NoModel { .. }) => anyhow::anyhow!(
+                "no model to summarise with: pass --model or set agents.defaultModel"
+            ),
+            other => other.into(),
+        })?;
     if written.is_empty() {
         print_text(&format!("Session {}: nothing to compact.\n", session.id));
     }

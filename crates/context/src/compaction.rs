@@ -11,8 +11,8 @@ use crate::record::{ContextSummary, MessageQuery, StoredMessage};
 use crate::scope::ContextScope;
 use crate::store::SessionStore;
 use crate::tokens::estimate_text_tokens;
+use agentctl_core::ModelProvider;
 use agentctl_core::{Message, ModelRequest};
-use agentctl_providers::ModelProvider;
 use async_trait::async_trait;
 use std::sync::Arc;
 

@@ -16,9 +16,7 @@
 //! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
 //!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
 //! * [`expand_file_references`]: `@file:keyword` references appended as a `<Context>` block.
-//! * [`ResourcePool`]: capability context for orchestrators, with [`StopReport`]s.
-//! * [`TaskTool`]: the `task` tool — sub-agent tasks in `sub:` workspaces, run concurrently
-//!   under a depth limit and a per-task budget, handing one summary back to `main`.
+//! * [`RunRecorder`]: writes a run into its workspace from the turns the loop committed.
 //!
 //! Wiring a run into a session:
 //!
@@ -51,7 +49,6 @@
 //! # Ok::<(), ContextError>(())
 //! ```
 
-mod capability;
 mod compaction;
 mod error;
 mod file_refs;
@@ -62,14 +59,9 @@ mod scope;
 mod session;
 mod sqlite;
 mod store;
-mod task;
 mod tokens;
 mod view;
 
-pub use capability::{
-    AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorStatus,
-    ResourcePool, StopReport, TaskSpec,
-};
 pub use compaction::{
     CompactionPolicy, ProviderSummarizer, Summarizer, SummaryRequest, compact_scope,
     compact_session,
@@ -88,6 +80,5 @@ pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
 pub use sqlite::{SCHEMA_VERSION, SqliteStore};
 pub use store::{MessageLog, RunLog, SessionLog, SessionStore};
-pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use tokens::estimate_tokens;
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};

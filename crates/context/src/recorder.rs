@@ -1,12 +1,15 @@
 //! [`RunRecorder`]: writes a run to the store from its event stream, one transaction per model
-//! turn, so a killed process leaves every finished turn readable. Used by front ends for the
-//! runs they start and by the `task` tool for its sub-agents.
+//! turn, so a killed process leaves every finished turn readable. Used by the session runner
+//! for the runs it starts and by the `task` tool for its sub-agents.
+//!
+//! What is stored is what the loop committed (`turn_committed`: the assistant message and the
+//! tool results exactly as the next request carries them), never a reconstruction from
+//! streamed deltas.
 
 use crate::error::ContextError;
 use crate::record::{HandoffSummary, NewMessage, NewRun, NewStep, RunRecord, RunStatus};
 use crate::store::SessionStore;
-use agentctl_core::{Message, ToolCall, Usage};
-use agentctl_runtime::RunEvent;
+use agentctl_core::{Message, RunEvent, Usage};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -24,26 +27,26 @@ pub struct RunEnding {
     pub handoff: Option<HandoffSummary>,
 }
 
-/// Records one run: its prompt at the start, then each model turn (the assistant's text and
-/// tool calls with their results, and steps for model calls and tool decisions) in one
+/// Records one run: its prompt at the start, then each committed model turn (the assistant
+/// message and its tool results, with steps for model calls and tool decisions) in one
 /// transaction as the next turn begins, and the status, usage and handoff at the end.
 ///
-/// Intermediate turns are hidden from the timeline (`sessions show --all` lists them). Tool
-/// calls without a result (a cancelled run) are dropped so the history stays paired. Store
-/// errors do not stop the run: the first one is kept and returned by
+/// Intermediate turns are hidden from the timeline (`sessions show --all` lists them). A turn
+/// the loop never committed (a cancelled run) leaves only its steps, so the history stays
+/// paired. Store errors do not stop the run: the first one is kept and returned by
 /// [`finish`](Self::finish). Dropped before `finish`, the run is closed as cancelled.
 ///
 /// ```
 /// use agentctl_context::*;
-/// use agentctl_core::ContextMode;
-/// use agentctl_runtime::RunEvent;
+/// use agentctl_core::{ContextMode, Message, RunEvent};
 /// use std::sync::Arc;
 ///
 /// let store = Arc::new(SqliteStore::open_in_memory()?);
 /// let session = store.create_session(None)?.id;
 /// let run = NewRun { agent: "helper".into(), mode: ContextMode::Shared, parent_run_id: None, model: None };
 /// let mut recorder = RunRecorder::start(store.clone(), &session, &run, "hello", Vec::new())?;
-/// recorder.event(&RunEvent::TextDelta { text: "Hi!".into() });
+/// let answer = Message::Assistant { content: Some("Hi!".into()), tool_calls: vec![] };
+/// recorder.event(&RunEvent::TurnCommitted { turn: 1, messages: vec![answer] });
 /// let ending = RunEnding { status: RunStatus::Completed, answer_visible: true, step: None, handoff: None };
 /// assert!(recorder.finish(ending).is_none());
 /// assert_eq!(store.messages(&session, &MessageQuery::timeline())?.len(), 2);
@@ -52,12 +55,11 @@ pub struct RunEnding {
 pub struct RunRecorder {
     store: Arc<dyn SessionStore>,
     run: RunRecord,
-    /// Text of the current turn.
+    /// Text streamed in the current turn (for the partial answer of a stopped run).
     text: String,
-    /// Tool calls of the current turn.
-    calls: Vec<ToolCall>,
-    /// Their results, as they arrive.
-    results: Vec<Message>,
+    /// The messages of the last committed turn, written when the next turn begins or at the
+    /// end (when it is known whether the answer shows in the timeline).
+    committed: Vec<Message>,
     /// Steps of the current turn.
     steps: Vec<NewStep>,
     /// Texts of the turns recorded so far.
@@ -97,8 +99,7 @@ impl RunRecorder {
             store,
             run,
             text: String::new(),
-            calls: Vec::new(),
-            results: Vec::new(),
+            committed: Vec::new(),
             steps: Vec::new(),
             answers: Vec::new(),
             usage: Usage::default(),
@@ -131,27 +132,18 @@ impl RunRecorder {
                 self.turns += 1;
             }
             RunEvent::TextDelta { text } => self.text.push_str(text),
-            RunEvent::ToolCall {
-                id,
-                name,
-                arguments,
-            } => self.calls.push(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                arguments: arguments.clone(),
-            }),
-            RunEvent::ToolResult {
-                id,
-                name,
-                content,
-                is_error,
-                ..
-            } => self.results.push(Message::Tool {
-                call_id: id.clone(),
-                name: name.clone(),
-                content: content.clone(),
-                is_error: *is_error,
-            }),
+            RunEvent::TurnCommitted { messages, .. } => {
+                self.text.clear();
+                if let Some(Message::Assistant {
+                    content: Some(text),
+                    ..
+                }) = messages.first()
+                    && !text.is_empty()
+                {
+                    self.answers.push(text.clone());
+                }
+                self.committed.extend(messages.iter().cloned());
+            }
             RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
                 if let Ok(content) = serde_json::to_value(event) {
                     self.steps.push(NewStep {
@@ -175,7 +167,8 @@ impl RunRecorder {
         }
     }
 
-    /// Everything the run wrote so far, turn by turn: the partial answer of a stopped run.
+    /// Everything the run wrote so far, turn by turn (committed answers, then the text of the
+    /// turn in progress): the partial answer of a stopped run.
     pub fn partial_text(&self) -> String {
         let mut texts: Vec<&str> = self.answers.iter().map(String::as_str).collect();
         if !self.text.is_empty() {
@@ -214,40 +207,24 @@ impl RunRecorder {
         self.check(closed);
     }
 
-    /// Records the turn in progress: the assistant's text and calls with the results that
-    /// arrived. Calls without a result (a cancelled run) are dropped so the history stays
-    /// paired. A final answer (text, no call) is visible when `answer_visible`.
+    /// Writes the last committed turn and the steps since. A final answer (an assistant
+    /// message without tool calls) is visible when `answer_visible`; everything else of a run
+    /// is hidden from the timeline.
     fn flush_turn(&mut self, answer_visible: bool) {
-        let text = std::mem::take(&mut self.text);
-        let results = std::mem::take(&mut self.results);
-        let calls: Vec<ToolCall> = std::mem::take(&mut self.calls)
-            .into_iter()
-            .filter(|call| {
-                results.iter().any(
-                    |result| matches!(result, Message::Tool { call_id, .. } if *call_id == call.id),
-                )
-            })
-            .collect();
+        let committed = std::mem::take(&mut self.committed);
         let steps = std::mem::take(&mut self.steps);
-        if calls.is_empty() && text.is_empty() && steps.is_empty() {
+        if committed.is_empty() && steps.is_empty() {
             return;
         }
-        if !text.is_empty() {
-            self.answers.push(text.clone());
-        }
         let agent = self.run.agent.clone();
-        let mut messages = Vec::with_capacity(results.len() + 1);
-        if !calls.is_empty() || !text.is_empty() {
-            let visible = answer_visible && calls.is_empty();
-            let assistant = Message::Assistant {
-                content: (!text.is_empty()).then_some(text),
-                tool_calls: calls,
-            };
-            messages.push(self.message(Some(&agent), assistant, visible));
-        }
-        for result in results {
-            messages.push(self.message(Some(&agent), result, false));
-        }
+        let messages: Vec<NewMessage> = committed
+            .into_iter()
+            .map(|message| {
+                let visible = answer_visible
+                    && matches!(&message, Message::Assistant { tool_calls, .. } if tool_calls.is_empty());
+                self.message(Some(&agent), message, visible)
+            })
+            .collect();
         let recorded = self.store.record_turn(self.run.id, &messages, &steps);
         self.check(recorded.map(drop));
     }

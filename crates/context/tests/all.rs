@@ -6,12 +6,10 @@
 mod suite {
     pub mod support;
 
-    mod capability;
     mod compaction;
     mod file_refs;
     mod kill;
     mod mode;
     mod store;
-    mod task;
     mod views;
 }

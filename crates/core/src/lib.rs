@@ -1,30 +1,47 @@
-//! Shared data types of agentctl.
+//! The contracts of agentctl: shared data types and the traits every crate builds on.
 //!
 //! Every other crate speaks these types: the definitions loader produces an [`AgentDefinition`],
-//! the settings loader produces [`Settings`], the runtime resolves a [`ModelRef`] from them. This
-//! crate does no I/O, so routing, guardrails, context and the runtime can all depend on it without
-//! depending on each other.
+//! the settings loader produces [`Settings`], the runtime resolves a [`ModelRef`] from them and
+//! drives a [`ModelProvider`] and [`Tool`]s, emitting [`RunEvent`]s, and asks a [`CallGate`]
+//! before each call. This crate does no I/O, so tools, MCP, context, routing and guardrails can
+//! all depend on it without depending on the loop, an HTTP client or each other.
 
 mod agent;
+mod approval;
 mod conversation;
+mod event;
 mod mcp;
 mod model;
+mod provider;
+mod run;
+mod run_error;
+mod run_options;
 mod serde_util;
 mod settings;
+mod tool;
 mod tool_names;
+mod tool_registry;
 
 pub use agent::{
     AgentDefinition, AgentSource, AgentSpec, ContextMode, Guardrail, GuardrailPolicy,
     GuardrailStage, Handoff, HandoffPayload, McpRefs, MemorySpec, Scope, SourceFormat, ToolPolicy,
     TracingBackend, TracingSpec, Trigger,
 };
+pub use approval::{ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, Verdict};
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
 };
+pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};
+pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};
+pub use run::{RunStream, SubAgentRunner};
+pub use run_error::RunError;
+pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
     AgentsSettings, ApprovalSettings, ProviderConfig, ProviderKind, Settings, ToolsSettings,
 };
+pub use tool::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
+pub use tool_registry::{ToolFilter, ToolPatternError, ToolRegistry, not_allowed, spec_of};

@@ -5,7 +5,7 @@
 //!   endpoints, in the shape Claude Code and Gemini CLI users already write, with `${VAR}`
 //!   expansion ([`resolve_server`]). Servers start lazily and concurrently; a server's tools
 //!   become [`McpTool`]s named `mcp.<server>.<tool>` that implement the runtime's
-//!   [`Tool`](agentctl_runtime::Tool) trait, with a risk derived from their annotations.
+//!   [`Tool`](agentctl_core::Tool) trait, with a risk derived from their annotations.
 //!   Resources and prompts can be listed and read.
 //! - **Server.** [`serve_agents`] exposes agents as MCP tools (input: a prompt; output: the
 //!   agent's final text) over any transport, e.g. stdio for `agentctl mcp serve`.
@@ -32,5 +32,4 @@ pub use render::{
 pub use serve::{AgentInvoker, ServedAgent, serve_agents, serve_agents_stdio};
 /// The cancellation token [`AgentInvoker::invoke`] receives (re-exported so callers need not
 /// depend on tokio-util).
-pub use tokio_util::sync::CancellationToken;
-pub use tool::{McpTool, McpToolInfo};
+pub use tool::{McpTool, McpToolInfo, risk_from_annotations};

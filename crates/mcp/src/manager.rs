@@ -16,7 +16,7 @@ use crate::render::{
 };
 use crate::tool::{McpTool, McpToolInfo};
 use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Settings, is_known_tool};
-use agentctl_runtime::{Tool, ToolDecision, ToolFilter};
+use agentctl_core::{Tool, ToolFilter};
 use futures_util::future::join_all;
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use serde::Serialize;
@@ -130,7 +130,7 @@ impl McpManager {
         let filter = ToolFilter::new(&agent.spec.tools).unwrap_or_default();
         let tools = tools
             .into_iter()
-            .filter(|tool| filter.decide(tool.name()) == ToolDecision::Allow)
+            .filter(|tool| filter.allows(tool.name()))
             .collect();
         (tools, warnings)
     }

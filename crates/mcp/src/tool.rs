@@ -1,7 +1,7 @@
 //! [`McpTool`]: one tool of one MCP server, as the runtime's [`Tool`].
 
 use crate::manager::McpManager;
-use agentctl_runtime::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput};
+use agentctl_core::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput};
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
@@ -64,10 +64,46 @@ impl McpToolInfo {
             tool: tool.name.to_string(),
             description,
             input_schema,
-            risk: agentctl_tools::from_annotations(read_only_hint, destructive_hint, trusted),
+            risk: risk_from_annotations(read_only_hint, destructive_hint, trusted),
             read_only_hint,
             destructive_hint,
         }
+    }
+}
+
+/// The risk of an MCP tool from its annotations: `readOnlyHint` → safe, `destructiveHint` →
+/// high, otherwise medium; a trusted server lowers the level by one (never below safe).
+///
+/// ```
+/// use agentctl_core::RiskLevel;
+/// use agentctl_mcp::risk_from_annotations;
+///
+/// assert_eq!(risk_from_annotations(Some(true), None, false), RiskLevel::Safe);
+/// assert_eq!(risk_from_annotations(None, Some(true), false), RiskLevel::High);
+/// assert_eq!(risk_from_annotations(None, Some(true), true), RiskLevel::Medium);
+/// assert_eq!(risk_from_annotations(None, None, false), RiskLevel::Medium);
+/// ```
+pub fn risk_from_annotations(
+    read_only_hint: Option<bool>,
+    destructive_hint: Option<bool>,
+    trusted_server: bool,
+) -> RiskLevel {
+    // Per the MCP spec, destructiveHint only means something when the tool is not read-only.
+    let level = if read_only_hint == Some(true) {
+        RiskLevel::Safe
+    } else if destructive_hint == Some(true) {
+        RiskLevel::High
+    } else {
+        RiskLevel::Medium
+    };
+    if !trusted_server {
+        return level;
+    }
+    match level {
+        RiskLevel::Safe | RiskLevel::Low => RiskLevel::Safe,
+        RiskLevel::Medium => RiskLevel::Low,
+        RiskLevel::High => RiskLevel::Medium,
+        RiskLevel::Critical => RiskLevel::High,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
-use crate::provider::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
 use async_trait::async_trait;
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! index) become one [`ModelResponse`], while every piece is reported to the delta sink.
 
 use crate::http::one_line;
-use crate::provider::DeltaSink;
+use agentctl_core::DeltaSink;
 use agentctl_core::{ModelDelta, ModelResponse, StopReason, ToolCall, Usage};
 use serde_json::Value;
 

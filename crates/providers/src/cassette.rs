@@ -17,7 +17,7 @@
 //!   - error: { status: 429, message: slow down }
 //! ```
 
-use crate::provider::ProviderError;
+use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelRequest, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -5,9 +5,9 @@ use crate::gemini::GeminiProvider;
 use crate::http::HttpClient;
 use crate::openai::OpenAiProvider;
 use crate::options::ProviderOptions;
-use crate::provider::{ModelProvider, ProviderError};
 use crate::scripted::ScriptedProvider;
-use agentctl_core::{ModelRef, ProviderConfig, ProviderKind, Settings};
+use agentctl_core::{ModelProvider, ProviderError};
+use agentctl_core::{ModelRef, ProviderConfig, ProviderFactory, ProviderKind, Settings};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,6 +15,31 @@ const OPENAI_BASE: &str = "https://api.openai.com/v1";
 const OLLAMA_BASE: &str = "http://localhost:11434/v1";
 const ANTHROPIC_BASE: &str = "https://api.anthropic.com";
 const GEMINI_BASE: &str = "https://generativelanguage.googleapis.com";
+
+/// The built-in providers as a runtime's [`ProviderFactory`]: [`build_provider`] with fixed
+/// options.
+#[derive(Debug, Clone, Default)]
+pub struct BuiltinProviders {
+    options: ProviderOptions,
+}
+
+impl BuiltinProviders {
+    /// The factory building providers with `options` (keys, base URLs, retries, working
+    /// directory of cassettes).
+    pub fn new(options: ProviderOptions) -> Self {
+        Self { options }
+    }
+}
+
+impl ProviderFactory for BuiltinProviders {
+    fn build(
+        &self,
+        model: &ModelRef,
+        settings: &Settings,
+    ) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+        build_provider(model, settings, &self.options)
+    }
+}
 
 /// Builds the provider serving `model`.
 ///
@@ -31,7 +56,8 @@ const GEMINI_BASE: &str = "https://generativelanguage.googleapis.com";
 ///
 /// ```
 /// use agentctl_core::{ModelRef, Settings};
-/// use agentctl_providers::{Env, ProviderError, ProviderOptions, build_provider};
+/// use agentctl_core::ProviderError;
+/// use agentctl_providers::{Env, ProviderOptions, build_provider};
 ///
 /// let options = ProviderOptions { env: Env::from_pairs([("OPENAI_API_KEY", "sk-test")]), ..Default::default() };
 /// let model = ModelRef { provider: "openai".into(), model: "gpt-4o-mini".into() };

@@ -8,7 +8,7 @@
 
 use crate::assemble;
 use crate::http::{HttpClient, Target};
-use crate::provider::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };

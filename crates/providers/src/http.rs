@@ -4,9 +4,9 @@
 //! default headers marked sensitive; no error text is built from headers.
 
 use crate::options::{ProviderOptions, RetryPolicy};
-use crate::provider::ProviderError;
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
+use agentctl_core::ProviderError;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;

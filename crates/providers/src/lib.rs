@@ -1,7 +1,8 @@
 //! Model providers for agentctl.
 //!
 //! [`build_provider`] turns a resolved [`ModelRef`](agentctl_core::ModelRef) into an
-//! `Arc<dyn` [`ModelProvider`]`>`: OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM,
+//! `Arc<dyn` [`ModelProvider`](agentctl_core::ModelProvider)`>` ([`BuiltinProviders`] is the same as a
+//! runtime's [`ProviderFactory`](agentctl_core::ProviderFactory)): OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM,
 //! llama.cpp, …), the Anthropic Messages API, Gemini's `generateContent`, or a
 //! [`ScriptedProvider`] replaying a YAML cassette for offline runs and tests.
 //! [`RecordingProvider`] wraps any provider and writes such a cassette from a real run.
@@ -19,14 +20,12 @@ mod gemini;
 mod http;
 mod openai;
 mod options;
-mod provider;
 mod recording;
 mod retry;
 mod scripted;
 mod sse;
 
-pub use factory::build_provider;
+pub use factory::{BuiltinProviders, build_provider};
 pub use options::{Env, ProviderOptions, RetryPolicy};
-pub use provider::{DeltaSink, ModelProvider, ProviderError};
 pub use recording::RecordingProvider;
 pub use scripted::ScriptedProvider;

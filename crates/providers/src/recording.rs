@@ -4,8 +4,8 @@
 //! `expect` hint) and the answer. Headers, keys and environment never reach the recorder.
 
 use crate::cassette::{Cassette, Expect, ScriptedCall, ScriptedError, ScriptedResponse, Turn};
-use crate::provider::{DeltaSink, ModelProvider, ProviderError};
 use crate::scripted::request_hint;
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelRequest, ModelResponse};
 use async_trait::async_trait;
 use std::path::Path;

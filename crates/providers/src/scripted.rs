@@ -3,7 +3,7 @@
 
 use crate::cassette::{Cassette, Turn, last_tool_result, last_user};
 use crate::http::one_line;
-use crate::provider::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall};
 use async_trait::async_trait;
 use std::path::Path;
@@ -18,8 +18,8 @@ use std::sync::{Mutex, PoisonError};
 /// without retries.
 ///
 /// ```
-/// use agentctl_core::{Message, ModelRequest};
-/// use agentctl_providers::{ModelProvider, ScriptedProvider};
+/// use agentctl_core::{Message, ModelProvider, ModelRequest};
+/// use agentctl_providers::ScriptedProvider;
 ///
 /// let yaml = r#"
 /// version: 1

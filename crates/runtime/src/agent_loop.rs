@@ -4,17 +4,13 @@
 //! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
-use crate::approval::{Assessment, CallGate, DecisionRecord, PendingCall, Verdict};
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
-use crate::error::RunError;
-use crate::event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-use crate::registry::{ToolDecision, ToolFilter};
-use crate::runtime::Runtime;
-use crate::tool::{RiskLevel, Tool, ToolContext};
 use agentctl_core::{
-    ContextMode, Message, ModelDelta, ModelRef, ModelRequest, ModelResponse, ToolCall, Usage,
+    CallGate, ContextMode, DecidedBy, Decision, Message, ModelDelta, ModelProvider, ModelRef,
+    ModelRequest, ModelResponse, PendingCall, ProviderError, RiskLevel, RunError, RunEvent,
+    RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall, ToolContext, ToolFilter,
+    ToolRegistry, Usage, Verdict, not_allowed,
 };
-use agentctl_providers::{ModelProvider, ProviderError};
 use futures_util::future::join_all;
 use std::path::Path;
 use std::sync::Arc;
@@ -34,14 +30,17 @@ pub(crate) struct Prepared {
     pub max_turns: u32,
     /// Tools the agent may use, sorted by name.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Every tool of the runtime: a call of a tool the agent may not use still reaches the
+    /// gate, which refuses it with a `tool_decision`.
+    pub registry: Arc<ToolRegistry>,
     pub filter: ToolFilter,
     /// Approval policy; `None` runs every call the filter lets through.
     pub gate: Option<Arc<dyn CallGate>>,
     pub request: ModelRequest,
     pub working_dir: Arc<Path>,
     pub cancel: CancellationToken,
-    /// The runtime running this run (a cheap clone), handed to tools that start sub-runs.
-    pub runtime: Runtime,
+    /// Starts sub-agent runs on this run's runtime, for tools that delegate.
+    pub sub_agents: Arc<dyn SubAgentRunner>,
     /// Nesting depth ([`RunOptions::depth`](crate::RunOptions::depth)).
     pub depth: u32,
 }
@@ -212,6 +211,7 @@ async fn apply_response(
         };
         state.estimator.add(&message);
         run.request.messages.push(message);
+        commit_turn(run, state, 1, events);
         return Ok(Next::Finish(text));
     }
     let message = Message::Assistant {
@@ -236,11 +236,24 @@ async fn apply_response(
             results = dispatch(run, tool_calls, events) => results,
         }
     };
+    let added = results.len() + 1;
     for message in results {
         state.estimator.add(&message);
         run.request.messages.push(message);
     }
+    commit_turn(run, state, added, events);
     Ok(Next::Continue)
+}
+
+/// Reports the last `count` messages as the turn the loop committed.
+fn commit_turn(run: &Prepared, state: &LoopState, count: usize, events: &EventSink) {
+    events.emit(|| {
+        let messages = &run.request.messages;
+        RunEvent::TurnCommitted {
+            turn: state.turn,
+            messages: messages[messages.len().saturating_sub(count)..].to_vec(),
+        }
+    });
 }
 
 /// Step 2: run the calls, concurrently when none of them mutates, and return the tool
@@ -254,9 +267,11 @@ async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec
         });
     }
     let sequential = calls.len() == 1
-        || calls
-            .iter()
-            .any(|call| find_tool(run, &call.name).is_some_and(|tool| tool.is_mutating()));
+        || calls.iter().any(|call| {
+            run.registry
+                .get(&call.name)
+                .is_some_and(|tool| tool.is_mutating())
+        });
     let outcomes = if sequential {
         let mut outcomes = Vec::with_capacity(calls.len());
         for call in calls {
@@ -287,52 +302,41 @@ async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec
         .collect()
 }
 
-fn find_tool<'a>(run: &'a Prepared, name: &str) -> Option<&'a Arc<dyn Tool>> {
-    run.tools.iter().find(|tool| tool.name() == name)
-}
-
 struct Outcome {
     content: String,
     is_error: bool,
     duration_ms: u64,
 }
 
-/// Step 3 for one call: refuse, report unknown, or (once the gate allows it) run it.
+/// Step 3 for one call: report unknown, refuse, or (once the gate allows it) run it.
 /// Failures become error results the model reads; they never end the run.
 async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outcome {
     // Time spent waiting for the user's approval is not the tool's.
     let mut started = Instant::now();
-    let result = match run.filter.decide(&call.name) {
-        ToolDecision::Deny(reason) => {
-            // Unregistered tools are rated like unknown ones: medium.
-            let risk = run
-                .runtime
-                .tools()
-                .get(&call.name)
-                .map_or(RiskLevel::Medium, |tool| tool.risk());
-            let record = DecisionRecord::by_policy(&call.name, risk, Verdict::Deny, &reason);
-            emit_decision(events, call, &record);
-            Err(reason)
+    let result = match run.registry.get(&call.name) {
+        // A tool the agent may not use is refused as such, registered or not.
+        None if !run.filter.allows(&call.name) => {
+            let decision = Decision::deny(RiskLevel::Medium, not_allowed(&call.name));
+            emit_decision(events, call, &decision);
+            Err(not_allowed(&call.name))
         }
-        ToolDecision::Allow => match find_tool(run, &call.name) {
-            None => Err(unknown_tool(run, &call.name)),
-            Some(tool) => match approve(run, call, tool.as_ref(), events).await {
-                Some(denial) => Err(denial),
-                None => {
-                    started = Instant::now();
-                    let ctx = ToolContext::new(
-                        Arc::clone(&run.run_id),
-                        Arc::clone(&run.agent),
-                        call.id.clone(),
-                        Arc::clone(&run.working_dir),
-                        run.cancel.clone(),
-                    )
-                    .with_runtime(run.runtime.clone(), run.depth);
-                    tool.call(call.arguments.clone(), &ctx)
-                        .await
-                        .map_err(|error| error.to_string())
-                }
-            },
+        None => Err(unknown_tool(run, &call.name)),
+        Some(tool) => match approve(run, call, tool.as_ref(), events).await {
+            Some(denial) => Err(denial),
+            None => {
+                started = Instant::now();
+                let ctx = ToolContext::new(
+                    Arc::clone(&run.run_id),
+                    Arc::clone(&run.agent),
+                    call.id.clone(),
+                    Arc::clone(&run.working_dir),
+                    run.cancel.clone(),
+                )
+                .with_sub_agents(Arc::clone(&run.sub_agents), run.depth);
+                tool.call(call.arguments.clone(), &ctx)
+                    .await
+                    .map_err(|error| error.to_string())
+            }
         },
     };
     let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
@@ -350,22 +354,30 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
     }
 }
 
-/// Passes a call through the gate (if any); returns the denial the model should read.
+/// Passes a call through the gate; returns the denial the model should read. Without a gate
+/// only the agent's tool lists apply.
 async fn approve(
     run: &Prepared,
     call: &ToolCall,
     tool: &dyn Tool,
     events: &EventSink,
 ) -> Option<String> {
-    let gate = run.gate.as_ref()?;
     let pending = PendingCall {
         agent: &run.agent,
+        filter: &run.filter,
         call,
         tool,
     };
-    let record = match gate.assess(&pending) {
-        Assessment::Decided(record) => record,
-        Assessment::Ask { risk, reason } => {
+    let decision = match &run.gate {
+        Some(gate) => gate.decide(&pending),
+        None if run.filter.allows(&call.name) => Decision::allow(
+            tool.risk(),
+            "no approval gate: the agent's tool list allows it",
+        ),
+        None => Decision::deny(tool.risk(), not_allowed(&call.name)),
+    };
+    let decision = match (decision, &run.gate) {
+        (Decision::Ask { risk, reason }, Some(gate)) => {
             events.emit(|| RunEvent::ApprovalRequested {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -374,19 +386,36 @@ async fn approve(
             });
             gate.ask(&pending, risk, &reason).await
         }
+        (decision, _) => decision,
     };
-    emit_decision(events, call, &record);
-    record.denial().map(str::to_owned)
+    emit_decision(events, call, &decision);
+    match decision {
+        Decision::Allow { .. } => None,
+        Decision::Deny { reason, .. } => Some(reason),
+        // A gate that answers "ask" to its own question: refuse rather than run unasked.
+        Decision::Ask { risk, reason } => Some(format!(
+            "denied: {} needs approval (risk {risk}: {reason}) and was not approved",
+            call.name
+        )),
+    }
 }
 
-fn emit_decision(events: &EventSink, call: &ToolCall, record: &DecisionRecord) {
-    events.emit(|| RunEvent::ToolDecision {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        risk: record.risk,
-        decision: record.decision,
-        reason: record.reason.clone(),
-        by: record.by,
+fn emit_decision(events: &EventSink, call: &ToolCall, decision: &Decision) {
+    events.emit(|| {
+        let (verdict, by, hint) = match decision {
+            Decision::Allow { by, .. } => (Verdict::Allow, *by, None),
+            Decision::Deny { by, hint, .. } => (Verdict::Deny, *by, hint.clone()),
+            Decision::Ask { .. } => (Verdict::Deny, DecidedBy::Policy, None),
+        };
+        RunEvent::ToolDecision {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            risk: decision.risk(),
+            decision: verdict,
+            reason: decision.reason().to_owned(),
+            by,
+            hint,
+        }
     });
 }
 

@@ -2,16 +2,13 @@
 //! back a [`RunHandle`] (a stream of [`RunEvent`]s that can be cancelled).
 
 use crate::agent_loop::{self, EventSink, Prepared};
-use crate::approval::CallGate;
-use crate::error::RunError;
-use crate::event::{RunEvent, RunResult};
-use crate::options::{DEFAULT_MAX_TURNS, RunOptions};
-use crate::registry::{ToolFilter, ToolRegistry, spec_of};
 use agentctl_core::{
-    AgentDefinition, ContextMode, Message, ModelRef, ModelRequest, Settings, resolve_model,
+    AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, Message, ModelProvider, ModelRef,
+    ModelRequest, ProviderFactory, RunError, RunEvent, RunOptions, RunResult, RunStream, Settings,
+    SubAgentRunner, ToolFilter, ToolRegistry, resolve_model, spec_of,
 };
-use agentctl_providers::{ModelProvider, ProviderError, ProviderOptions, build_provider};
 use futures_util::Stream;
+use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::path::Path;
 use std::pin::Pin;
@@ -23,42 +20,17 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// Builds the provider serving a resolved model.
-///
-/// Any `Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError>` is a
-/// factory, so tests and embedders can inject providers with a closure. The runtime builds
-/// each model's provider once and reuses it.
-pub trait ProviderFactory: Send + Sync {
-    /// The provider for `model`.
-    fn build(
-        &self,
-        model: &ModelRef,
-        settings: &Settings,
-    ) -> Result<Arc<dyn ModelProvider>, ProviderError>;
-}
-
-impl<F> ProviderFactory for F
-where
-    F: Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError> + Send + Sync,
-{
-    fn build(
-        &self,
-        model: &ModelRef,
-        settings: &Settings,
-    ) -> Result<Arc<dyn ModelProvider>, ProviderError> {
-        self(model, settings)
-    }
-}
-
 /// Runs agents: resolves their model, offers them the registry's tools (filtered by the
 /// agent's allow and deny lists) and drives the agent loop.
 ///
 /// Cheap to clone; clones share the provider cache.
 ///
 /// ```
-/// use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, ModelResponse, Settings, StopReason};
-/// use agentctl_providers::{DeltaSink, ModelProvider, ProviderError};
-/// use agentctl_runtime::{RunOptions, Runtime, ToolRegistry};
+/// use agentctl_core::{
+///     AgentDefinition, AgentSource, AgentSpec, DeltaSink, ModelProvider, ModelResponse,
+///     ProviderError, RunOptions, Settings, StopReason, ToolRegistry,
+/// };
+/// use agentctl_runtime::Runtime;
 /// use std::sync::Arc;
 ///
 /// struct Hello;
@@ -157,20 +129,6 @@ impl Runtime {
         self.inner.gate.as_ref()
     }
 
-    /// A runtime whose providers are built by [`agentctl_providers::build_provider`]: the
-    /// OpenAI-compatible, Anthropic, Gemini and scripted (`scripted:PATH`) providers.
-    pub fn with_providers(
-        settings: Settings,
-        options: ProviderOptions,
-        tools: ToolRegistry,
-    ) -> Self {
-        Self::new(
-            settings,
-            move |model: &ModelRef, settings: &Settings| build_provider(model, settings, &options),
-            tools,
-        )
-    }
-
     /// The settings runs resolve models and defaults from.
     pub fn settings(&self) -> &Settings {
         &self.inner.settings
@@ -239,7 +197,10 @@ impl Runtime {
         agent_loop::execute(prepared, &EventSink::disabled()).await
     }
 
-    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, RunError> {
+    /// The provider serving `model`, built by the runtime's factory once and then reused: work
+    /// outside runs (compaction, guardrail checks) goes through the same providers — and the
+    /// same recording — as the runs.
+    pub fn provider_for(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, RunError> {
         // The lock is never held across an await.
         if let Some(provider) = self.cached_provider(model) {
             return Ok(provider);
@@ -269,7 +230,7 @@ impl Runtime {
             agent: name.to_owned(),
             source,
         })?;
-        let provider = self.provider(&model)?;
+        let provider = self.provider_for(&model)?;
         let tools = self.inner.tools.filtered(&filter);
         let context_mode = options
             .context_mode
@@ -307,12 +268,13 @@ impl Runtime {
                 .or(agent.spec.max_turns)
                 .unwrap_or(DEFAULT_MAX_TURNS),
             tools,
+            registry: Arc::clone(&self.inner.tools),
             filter,
             gate: self.inner.gate.clone(),
             request,
             working_dir,
             cancel,
-            runtime: self.clone(),
+            sub_agents: Arc::new(self.clone()),
             depth: options.depth,
         })
     }
@@ -363,6 +325,39 @@ impl RunHandle {
             Ok(result) => result,
             Err(error) => Err(RunError::Aborted(error.to_string())),
         }
+    }
+}
+
+impl RunStream for RunHandle {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    fn into_result(self: Box<Self>) -> BoxFuture<'static, Result<RunResult, RunError>> {
+        Box::pin((*self).result())
+    }
+}
+
+impl SubAgentRunner for Runtime {
+    fn resolve_model(
+        &self,
+        agent: &AgentDefinition,
+        options: &RunOptions,
+    ) -> Result<ModelRef, RunError> {
+        Runtime::resolve_model(self, agent, options)
+    }
+
+    fn start(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        options: RunOptions,
+    ) -> Box<dyn RunStream> {
+        Box::new(self.run(agent, prompt, options))
     }
 }
 

@@ -1,5 +1,7 @@
 //! Test helpers for agentctl: fake model servers speaking the OpenAI, Anthropic and Gemini wire
-//! formats on `127.0.0.1:0`, and builders for their JSON and SSE answers.
+//! formats on `127.0.0.1:0`, builders for their JSON and SSE answers, and in-process fakes
+//! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
+//! builders) shared by every crate's tests.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -12,8 +14,13 @@
 //! # }
 //! ```
 
+mod fakes;
 mod server;
 
+pub use fakes::{
+    Behaviour, FakeTool, HangingProvider, QueueProvider, Rendezvous, Route, RoutedProvider, agent,
+    calls, collect, first_user, kinds, text,
+};
 pub use server::{BodyPart, FakeServer, RecordedRequest, Reply, WireFormat};
 
 use serde_json::Value;

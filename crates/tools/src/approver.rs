@@ -1,7 +1,7 @@
 //! Asking the user: the [`Approver`] trait, a terminal approver and a non-terminal one that
 //! refuses at once (never a hang, never a silent yes).
 
-use agentctl_runtime::RiskLevel;
+use agentctl_core::RiskLevel;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;

@@ -6,7 +6,7 @@
 //! kept, since build logs put their errors at the end.
 
 use crate::util::root_of;
-use agentctl_runtime::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,25 +1,34 @@
-//! The gate every tool call passes: risk, policy, then (if needed) the user, with session
-//! memory.
+//! The one policy pipeline every tool call passes, and the gate that asks a person.
 //!
-//! [`Gate`] implements the runtime's [`CallGate`]: installed with
-//! [`Runtime::with_gate`](agentctl_runtime::Runtime::with_gate), it rates each call with its
-//! [`RiskClassifier`], applies the [`ApprovalPolicy`], and asks its [`Approver`] when the
-//! policy says so. Its [`DecisionRecord`]s become `tool_decision` events; a denial's reason is
-//! what the model gets as the tool result.
+//! [`Gate::evaluate`] is the ordered chain — the agent's tool list, the risk rating, the
+//! protected paths, the auto-approve levels, the answers the user gave "always" to — and
+//! answers one [`Decision`]: allow, deny (with a reason and a hint), or ask. The agent loop
+//! reaches it through the [`CallGate`] trait ([`Runtime::with_gate`]); `agents tools` lists an
+//! agent's tools through the same chain ([`Gate::list`]), so the listing shows the real policy.
+//! When a person must answer and nobody can (no terminal, an MCP client), the call is refused
+//! at once with an [`ApprovalHint`] the front end words.
+//!
+//! [`Runtime::with_gate`]: https://docs.rs/agentctl-runtime
 
-use crate::approval::{ApprovalPolicy, Decision, approve_hint};
 use crate::approver::{ApprovalAnswer, ApprovalRequest, Approver};
+use crate::levels::AutoApprove;
+use crate::protected::{Protection, protection};
 use crate::risk::RiskClassifier;
-use agentctl_runtime::{
-    Assessment, CallGate, DecidedBy, DecisionRecord, PendingCall, RiskLevel, Verdict,
+use crate::shell::RiskAssessment;
+use agentctl_core::{
+    ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, RiskLevel, Tool, ToolFilter,
+    not_allowed,
 };
 use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Classifier + policy + approver + what the user said "always" to in this session.
+/// Rating, levels, approver, and what the user said "always" to in this session.
 pub struct Gate {
-    policy: ApprovalPolicy,
+    auto: AutoApprove,
     classifier: RiskClassifier,
     approver: Arc<dyn Approver>,
     /// Tool → highest risk the user approved for the whole session.
@@ -29,144 +38,148 @@ pub struct Gate {
 impl std::fmt::Debug for Gate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gate")
-            .field("policy", &self.policy)
+            .field("auto", &self.auto)
+            .field("classifier", &self.classifier)
             .field("always", &self.always)
             .finish_non_exhaustive()
     }
 }
 
+/// One tool as an agent sees it, from [`Gate::list`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolListing {
+    /// Tool name.
+    pub name: String,
+    /// Whether it changes anything.
+    pub mutating: bool,
+    /// Whether the agent's allow and deny lists let it through.
+    pub allowed: bool,
+    /// What a call would meet (for `bash`, each command is rated again when called).
+    #[serde(flatten)]
+    pub decision: Decision,
+}
+
+/// A call, or (without arguments) a tool, as the chain sees it.
+struct Facts<'a> {
+    filter: &'a ToolFilter,
+    tool: &'a dyn Tool,
+    arguments: Option<&'a Value>,
+}
+
 impl Gate {
-    /// A gate with the default classifier and an empty session memory.
-    pub fn new(policy: ApprovalPolicy, approver: Arc<dyn Approver>) -> Self {
+    /// A gate with these auto-approved levels and rating, asking `approver` when a person
+    /// must answer.
+    ///
+    /// ```
+    /// use agentctl_core::{Decision, RiskLevel, ToolFilter, ToolPolicy};
+    /// use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier, builtin_tools};
+    /// use std::sync::Arc;
+    ///
+    /// let gate = Gate::new(AutoApprove::default(), RiskClassifier::new(), Arc::new(NonTerminalApprover));
+    /// let filter = ToolFilter::new(&ToolPolicy { allow: Some(vec!["read_*".into()]), deny: vec![] }).unwrap();
+    /// let listing = gate.list(&filter, &builtin_tools());
+    /// let read = listing.iter().find(|tool| tool.name == "read_file").unwrap();
+    /// assert!(matches!(read.decision, Decision::Allow { risk: RiskLevel::Safe, .. }));
+    /// let write = listing.iter().find(|tool| tool.name == "write_file").unwrap();
+    /// assert_eq!(write.decision.reason(), "Tool not allowed for this agent: write_file");
+    /// ```
+    pub fn new(auto: AutoApprove, classifier: RiskClassifier, approver: Arc<dyn Approver>) -> Self {
         Self {
-            policy,
-            classifier: RiskClassifier::new(),
+            auto,
+            classifier,
             approver,
             always: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// Rates calls with `classifier` (e.g. one with the settings' `tools.risk` overrides).
-    pub fn with_classifier(mut self, classifier: RiskClassifier) -> Self {
-        self.classifier = classifier;
-        self
+    /// The auto-approved levels.
+    pub fn auto_approve(&self) -> &AutoApprove {
+        &self.auto
     }
 
-    /// The policy.
-    pub fn policy(&self) -> &ApprovalPolicy {
-        &self.policy
+    /// The chain for one call, without asking anybody: `Ask` when a person must answer.
+    pub fn evaluate(&self, filter: &ToolFilter, tool: &dyn Tool, arguments: &Value) -> Decision {
+        self.chain(&Facts {
+            filter,
+            tool,
+            arguments: Some(arguments),
+        })
     }
 
-    /// Decides what can be decided without asking: refused if the agent may not use the
-    /// tool, allowed if the policy auto-approves its risk or the user said "always" to the
-    /// tool at that risk or higher, refused at once when nobody can be asked.
-    pub fn assess_request(&self, request: &ApprovalRequest, allowed_by_agent: bool) -> Assessment {
-        let assessment = crate::RiskAssessment::new(request.risk, request.reason.clone());
-        let (risk, reason) = match self
-            .policy
-            .decide(&request.tool, assessment, allowed_by_agent)
-        {
-            Decision::Allow => {
-                return Assessment::Decided(DecisionRecord::by_policy(
-                    &request.tool,
-                    request.risk,
-                    Verdict::Allow,
-                    "auto-approved by policy",
-                ));
+    /// Every tool of `tools`, sorted by name, with what the agent of `filter` may do with it
+    /// (the same chain as a call, without arguments).
+    pub fn list(&self, filter: &ToolFilter, tools: &[Arc<dyn Tool>]) -> Vec<ToolListing> {
+        let mut listing: Vec<ToolListing> = tools
+            .iter()
+            .map(|tool| ToolListing {
+                name: tool.name().to_owned(),
+                mutating: tool.is_mutating(),
+                allowed: filter.allows(tool.name()),
+                decision: self.chain(&Facts {
+                    filter,
+                    tool: tool.as_ref(),
+                    arguments: None,
+                }),
+            })
+            .collect();
+        listing.sort_by(|a, b| a.name.cmp(&b.name));
+        listing
+    }
+
+    /// The ordered chain: tool list → risk → protected paths → levels → remembered answers.
+    fn chain(&self, facts: &Facts<'_>) -> Decision {
+        let name = facts.tool.name();
+        let rating = self.classifier.rate(facts.tool, facts.arguments);
+        if !facts.filter.allows(name) {
+            return Decision::deny(rating.level, not_allowed(name));
+        }
+        let (rating, protected) = match self.protected(facts) {
+            Some((_, Protection::SessionDatabase)) => {
+                return Decision::deny(
+                    RiskLevel::Critical,
+                    format!("{name} may not change the session database"),
+                );
             }
-            Decision::Deny { reason } => {
-                return Assessment::Decided(DecisionRecord::by_policy(
-                    &request.tool,
-                    request.risk,
-                    Verdict::Deny,
-                    reason,
-                ));
-            }
-            Decision::NeedsApproval { risk, reason } => (risk, reason),
+            Some((path, Protection::Protected(dir))) => (
+                rating.max(RiskAssessment::new(
+                    RiskLevel::High,
+                    format!("changes {path} under the protected folder {dir}/"),
+                )),
+                true,
+            ),
+            None => (rating, false),
         };
-        if self.remembered(&request.tool, risk) {
-            return Assessment::Decided(record(
-                request,
-                Verdict::Allow,
-                format!("{} was approved for this session", request.tool),
-                DecidedBy::User,
-            ));
+        if protected {
+            return Decision::Ask {
+                risk: rating.level,
+                reason: rating.reason,
+            };
         }
-        if !self.approver.is_interactive() {
-            let reason = format!(
-                "denied: {} needs approval (risk {risk}) and stdin is not a terminal; {}",
-                request.tool,
-                approve_hint(risk)
-            );
-            return Assessment::Decided(record(
-                request,
-                Verdict::Deny,
-                reason,
-                DecidedBy::NonTerminal,
-            ));
+        if self.auto.contains(rating.level) {
+            return Decision::allow(rating.level, format!("{} is auto-approved", rating.level));
         }
-        Assessment::Ask { risk, reason }
-    }
-
-    /// Asks the approver about a call and remembers an "always".
-    pub async fn ask_request(&self, request: &ApprovalRequest) -> DecisionRecord {
-        let reason = &request.reason;
-        match self.approver.ask(request).await {
-            ApprovalAnswer::Yes => record(
-                request,
-                Verdict::Allow,
-                format!("approved by the user ({reason})"),
-                DecidedBy::User,
-            ),
-            ApprovalAnswer::Always => {
-                if let Ok(mut always) = self.always.lock() {
-                    let level = always.entry(request.tool.clone()).or_insert(request.risk);
-                    *level = (*level).max(request.risk);
-                }
-                record(
-                    request,
-                    Verdict::Allow,
-                    format!("approved by the user for this session ({reason})"),
-                    DecidedBy::User,
-                )
-            }
-            ApprovalAnswer::No => record(
-                request,
-                Verdict::Deny,
-                format!(
-                    "denied: the user refused {} (risk {}: {reason})",
-                    request.tool, request.risk
-                ),
-                DecidedBy::User,
-            ),
+        if self.remembered(name, rating.level) {
+            return Decision::Allow {
+                risk: rating.level,
+                reason: format!("{name} was approved for this session"),
+                by: DecidedBy::User,
+            };
+        }
+        Decision::Ask {
+            risk: rating.level,
+            reason: rating.reason,
         }
     }
 
-    /// [`assess_request`](Self::assess_request), then [`ask_request`](Self::ask_request)
-    /// when a person must answer.
-    pub async fn check(&self, request: &ApprovalRequest, allowed_by_agent: bool) -> DecisionRecord {
-        match self.assess_request(request, allowed_by_agent) {
-            Assessment::Decided(record) => record,
-            Assessment::Ask { risk, reason } => {
-                let asked = ApprovalRequest {
-                    risk,
-                    reason,
-                    ..request.clone()
-                };
-                self.ask_request(&asked).await
-            }
-        }
-    }
-
-    fn request_for(&self, call: &PendingCall<'_>) -> ApprovalRequest {
-        let risk = self.classifier.classify(call.tool, &call.call.arguments);
-        ApprovalRequest {
-            agent: call.agent.to_owned(),
-            tool: call.call.name.clone(),
-            risk: risk.level,
-            reason: risk.reason,
-            arguments: call.call.arguments.clone(),
-        }
+    /// The first path the call would change that is protected, with its protection.
+    fn protected(&self, facts: &Facts<'_>) -> Option<(String, Protection)> {
+        let arguments = facts.arguments?;
+        let root = self.classifier.root().unwrap_or(Path::new("."));
+        facts
+            .tool
+            .written_paths(arguments)
+            .into_iter()
+            .find_map(|path| protection(root, &path).map(|kind| (path.display().to_string(), kind)))
     }
 
     fn remembered(&self, tool: &str, risk: RiskLevel) -> bool {
@@ -176,36 +189,95 @@ impl Gate {
             .and_then(|always| always.get(tool).copied())
             .is_some_and(|approved| risk <= approved)
     }
-}
 
-fn record(
-    request: &ApprovalRequest,
-    decision: Verdict,
-    reason: String,
-    by: DecidedBy,
-) -> DecisionRecord {
-    DecisionRecord {
-        tool: request.tool.clone(),
-        risk: request.risk,
-        decision,
-        reason,
-        by,
+    /// What would let a refused call of `risk` run.
+    fn hint(&self, risk: RiskLevel, protected: bool) -> ApprovalHint {
+        if protected {
+            ApprovalHint::AskAPerson
+        } else {
+            ApprovalHint::ApproveLevels {
+                levels: self.auto.with_level(risk),
+            }
+        }
+    }
+
+    /// Asks the approver about a call and remembers an "always" (never for protected paths).
+    async fn ask_person(&self, request: &ApprovalRequest, protected: bool) -> Decision {
+        let reason = &request.reason;
+        let risk = request.risk;
+        match self.approver.ask(request).await {
+            ApprovalAnswer::Yes => Decision::Allow {
+                risk,
+                reason: format!("approved by the user ({reason})"),
+                by: DecidedBy::User,
+            },
+            ApprovalAnswer::Always => {
+                if !protected && let Ok(mut always) = self.always.lock() {
+                    let level = always.entry(request.tool.clone()).or_insert(risk);
+                    *level = (*level).max(risk);
+                }
+                Decision::Allow {
+                    risk,
+                    reason: format!("approved by the user for this session ({reason})"),
+                    by: DecidedBy::User,
+                }
+            }
+            ApprovalAnswer::No => Decision::Deny {
+                risk,
+                reason: format!(
+                    "denied: the user refused {} (risk {risk}: {reason})",
+                    request.tool
+                ),
+                by: DecidedBy::User,
+                hint: None,
+            },
+        }
     }
 }
 
 #[async_trait]
 impl CallGate for Gate {
-    fn assess(&self, call: &PendingCall<'_>) -> Assessment {
-        // The runtime has already applied the agent's allow and deny lists.
-        self.assess_request(&self.request_for(call), true)
+    fn decide(&self, call: &PendingCall<'_>) -> Decision {
+        let decision = self.evaluate(call.filter, call.tool, &call.call.arguments);
+        let Decision::Ask { risk, reason } = decision else {
+            return decision;
+        };
+        if self.approver.is_interactive() {
+            return Decision::Ask { risk, reason };
+        }
+        let protected = self
+            .protected(&Facts {
+                filter: call.filter,
+                tool: call.tool,
+                arguments: Some(&call.call.arguments),
+            })
+            .is_some();
+        Decision::Deny {
+            risk,
+            reason: format!(
+                "denied: {} needs approval (risk {risk}: {reason}) and nobody can approve it here",
+                call.call.name
+            ),
+            by: DecidedBy::NonTerminal,
+            hint: Some(self.hint(risk, protected)),
+        }
     }
 
-    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> DecisionRecord {
+    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        let protected = self
+            .protected(&Facts {
+                filter: call.filter,
+                tool: call.tool,
+                arguments: Some(&call.call.arguments),
+            })
+            .is_some();
         let request = ApprovalRequest {
+            agent: call.agent.to_owned(),
+            tool: call.call.name.clone(),
             risk,
             reason: reason.to_owned(),
-            ..self.request_for(call)
+            arguments: call.call.arguments.clone(),
         };
-        self.ask_request(&request).await
+        self.ask_person(&request, protected).await
     }
 }

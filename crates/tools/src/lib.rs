@@ -1,36 +1,34 @@
-//! Built-in agentctl tools, risk classification and the approval gate.
+//! Built-in agentctl tools, risk rating and the one approval policy pipeline.
 //!
 //! - The built-in tools ([`builtin_tools`]: `read_file`, `read_many_files`, `grep`, `glob`,
-//!   `write_file`, `edit_file`, `bash`, `delete_file`) implement the runtime's
-//!   [`Tool`](agentctl_runtime::Tool) trait and are confined to the call's working directory,
+//!   `write_file`, `edit_file`, `bash`, `delete_file`) implement the
+//!   `Tool` trait of `agentctl-core` and are confined to the call's working directory,
 //!   the project root ([`ProjectRoot`]).
-//! - [`RiskClassifier`] rates a call: settings overrides, built-in defaults, and for `bash` the
-//!   command line itself ([`classify_command`]).
-//! - [`ApprovalPolicy::decide`] turns tool + risk + the agent's tool list into one [`Decision`];
-//!   a [`Gate`] adds the user ([`Approver`]) and session memory and returns a
-//!   [`DecisionRecord`] for the event stream.
-//! - [`effective_tools`] lists what an agent may do with each tool.
+//! - [`RiskClassifier`] rates a call: settings overrides, for `bash` the command line itself
+//!   ([`classify_command`]), else the tool's own declared risk.
+//! - [`Gate`] is the one policy chain — agent tool list, risk, [protected paths](protection),
+//!   [auto-approved levels](AutoApprove), remembered answers — answering one
+//!   [`Decision`](agentctl_core::Decision); it asks an [`Approver`] when a person must answer,
+//!   and [`Gate::list`] shows an agent's tools through the same chain.
 //!
 //! ```
-//! use agentctl_runtime::RiskLevel;
-//! use agentctl_tools::{ApprovalPolicy, Decision, RiskClassifier};
+//! use agentctl_core::{Decision, RiskLevel, ToolFilter};
+//! use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier, builtin_tools};
 //! use serde_json::json;
+//! use std::sync::Arc;
 //!
-//! let classifier = RiskClassifier::new();
-//! let risk = classifier.classify_name("bash", RiskLevel::Medium, &json!({"command": "rm -rf target"}));
-//! let policy = ApprovalPolicy::default();
-//! assert_eq!(
-//!     policy.decide("bash", risk, true),
-//!     Decision::NeedsApproval { risk: RiskLevel::High, reason: "rm -rf removes files recursively".into() }
-//! );
+//! let gate = Gate::new(AutoApprove::default(), RiskClassifier::new(), Arc::new(NonTerminalApprover));
+//! let bash = builtin_tools().into_iter().find(|tool| tool.name() == "bash").unwrap();
+//! let decision = gate.evaluate(&ToolFilter::allow_all(), bash.as_ref(), &json!({"command": "rm -rf target"}));
+//! assert!(matches!(decision, Decision::Ask { risk: RiskLevel::High, .. }));
 //! ```
 
-mod approval;
 mod approver;
 mod bash;
-mod effective;
 mod gate;
+mod levels;
 mod paths;
+mod protected;
 mod read;
 mod risk;
 mod search;
@@ -38,22 +36,21 @@ mod shell;
 mod util;
 mod write;
 
-pub use agentctl_runtime::{DecidedBy, DecisionRecord, Verdict};
-pub use approval::{ApprovalPolicy, Decision, YES_LEVELS, not_allowed};
 pub use approver::{
     ApprovalAnswer, ApprovalRequest, Approver, NonTerminalApprover, TerminalApprover,
     default_approver, parse_answer, render_prompt,
 };
 pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
-pub use effective::{EffectiveDecision, EffectiveTool, effective_tools};
-pub use gate::Gate;
+pub use gate::{Gate, ToolListing};
+pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{PathError, ProjectRoot, check_characters};
+pub use protected::{PROTECTED_DIRS, Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
-pub use risk::{DEFAULT_RISKS, RiskClassifier, RiskLevelError, from_annotations, parse_risk_level};
+pub use risk::{RiskClassifier, RiskLevelError, parse_risk_level};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
 pub use shell::{RiskAssessment, classify_command};
 
-use agentctl_runtime::{Tool, ToolRegistry};
+use agentctl_core::{Tool, ToolRegistry};
 use std::sync::Arc;
 
 /// Registers the eight built-in tools, replacing tools of the same names.

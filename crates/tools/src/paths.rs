@@ -7,7 +7,7 @@
 //! refused before anything is read or written. Control characters, Unicode bidi overrides and
 //! other invisible code points are refused outright: they make a path look like another one.
 
-use agentctl_runtime::ToolError;
+use agentctl_core::ToolError;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 

@@ -3,7 +3,7 @@
 use crate::paths::ProjectRoot;
 use crate::search::{GlobMatcher, walk_files};
 use crate::util::{blocking, root_of};
-use agentctl_runtime::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -51,6 +51,10 @@ impl TypedTool for ReadFile {
 
     fn risk(&self) -> RiskLevel {
         RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
     }
 
     async fn call(&self, args: ReadFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -158,6 +162,10 @@ impl TypedTool for ReadManyFiles {
 
     fn risk(&self) -> RiskLevel {
         RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
     }
 
     async fn call(&self, args: ReadManyArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

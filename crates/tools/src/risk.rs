@@ -1,30 +1,15 @@
-//! Risk classification of tool calls.
+//! Risk rating of tool calls.
 //!
 //! A [`RiskClassifier`] rates a call from, in order: the `tools.risk.<name>` override in the
-//! settings, the built-in defaults (reads safe, writes low, `bash` by its command line, deletes
-//! high…), the tool's own [`Tool::risk`], and `medium` for anything unknown. MCP tools are
-//! rated from their annotations with [`from_annotations`].
+//! settings, for `bash` the command line itself ([`classify_command`]), and otherwise the
+//! tool's own [`Tool::risk`] (a tool that does not state one is `medium`). Risk is declared
+//! once, by the tool; the settings only override it.
 
 use crate::shell::{RiskAssessment, classify_command};
-use agentctl_core::Settings;
-use agentctl_runtime::{RiskLevel, Tool};
+use agentctl_core::{RiskLevel, Settings, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// Risk of tools agentctl knows by name, before settings overrides.
-pub const DEFAULT_RISKS: &[(&str, RiskLevel)] = &[
-    ("read_file", RiskLevel::Safe),
-    ("read_many_files", RiskLevel::Safe),
-    ("grep", RiskLevel::Safe),
-    ("glob", RiskLevel::Safe),
-    ("write_file", RiskLevel::Low),
-    ("edit_file", RiskLevel::Low),
-    ("bash", RiskLevel::Medium),
-    ("git_commit", RiskLevel::Medium),
-    ("delete_file", RiskLevel::High),
-    ("sudo", RiskLevel::High),
-    ("system_shutdown", RiskLevel::Critical),
-];
+use std::path::{Path, PathBuf};
 
 /// A risk level in the settings or on the command line that is not one of the five.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,10 +37,11 @@ pub fn parse_risk_level(text: &str) -> Option<RiskLevel> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RiskClassifier {
     overrides: BTreeMap<String, RiskLevel>,
+    root: Option<PathBuf>,
 }
 
 impl RiskClassifier {
-    /// A classifier with the built-in defaults only.
+    /// A classifier without overrides.
     pub fn new() -> Self {
         Self::default()
     }
@@ -80,7 +66,10 @@ impl RiskClassifier {
             })?;
             overrides.insert(name.clone(), level);
         }
-        Ok(Self { overrides })
+        Ok(Self {
+            overrides,
+            root: None,
+        })
     }
 
     /// Sets the level of a tool, as `tools.risk.<name>` does.
@@ -89,130 +78,103 @@ impl RiskClassifier {
         self
     }
 
-    /// The level of a tool by name alone (no arguments): override, built-in default, or
-    /// `fallback` (pass the tool's own [`Tool::risk`], or `medium` for an unknown tool).
-    pub fn tool_risk(&self, name: &str, fallback: RiskLevel) -> RiskAssessment {
+    /// Judges paths against the project `root` (commands reading or writing outside it rate
+    /// higher).
+    pub fn with_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.root = Some(root.into());
+        self
+    }
+
+    /// The project root, when set.
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// Rates a call of `tool`: with `args`, the call itself (for `bash`, its command line);
+    /// without, the tool as a whole (for listings). An override of `bash` replaces the rating
+    /// of ordinary commands but never lowers a command rated high or critical.
+    pub fn rate(&self, tool: &dyn Tool, args: Option<&Value>) -> RiskAssessment {
+        let name = tool.name();
+        let command = args
+            .and_then(|args| args.get("command"))
+            .and_then(Value::as_str);
+        if let ("bash", Some(command)) = (name, command) {
+            let shell = classify_command(command);
+            return match self.overrides.get(name) {
+                Some(level) if shell.level < RiskLevel::High => RiskAssessment::new(
+                    *level,
+                    format!("{}; tools.risk.bash is {level}", shell.reason),
+                ),
+                Some(level) if *level > shell.level => {
+                    RiskAssessment::new(*level, format!("tools.risk.bash is {level}"))
+                }
+                _ => shell,
+            };
+        }
         if let Some(level) = self.overrides.get(name) {
             return RiskAssessment::new(*level, format!("tools.risk.{name} is {level}"));
         }
-        if let Some((_, level)) = DEFAULT_RISKS.iter().find(|(known, _)| *known == name) {
-            return RiskAssessment::new(*level, default_reason(name));
-        }
-        RiskAssessment::new(fallback, format!("{name} is rated {fallback}"))
-    }
-
-    /// Rates one call of `tool` with its arguments. For `bash` the command line is classified;
-    /// an override of `bash` replaces the rating of ordinary commands but never lowers a
-    /// command rated high or critical.
-    pub fn classify(&self, tool: &dyn Tool, args: &Value) -> RiskAssessment {
-        self.classify_name(tool.name(), tool.risk(), args)
-    }
-
-    /// [`classify`](Self::classify) by name, for callers that have no [`Tool`] at hand;
-    /// `fallback` is the level of a tool neither overridden nor known by name.
-    pub fn classify_name(&self, name: &str, fallback: RiskLevel, args: &Value) -> RiskAssessment {
-        let command = args.get("command").and_then(Value::as_str);
-        match (name, command) {
-            ("bash", Some(command)) => {
-                let shell = classify_command(command);
-                match self.overrides.get(name) {
-                    Some(level) if shell.level < RiskLevel::High => RiskAssessment::new(
-                        *level,
-                        format!("{}; tools.risk.bash is {level}", shell.reason),
-                    ),
-                    Some(level) if *level > shell.level => {
-                        RiskAssessment::new(*level, format!("tools.risk.bash is {level}"))
-                    }
-                    _ => shell,
-                }
-            }
-            _ => self.tool_risk(name, fallback),
-        }
-    }
-}
-
-fn default_reason(name: &str) -> String {
-    match name {
-        "read_file" | "read_many_files" | "grep" | "glob" => format!("{name} only reads"),
-        "write_file" | "edit_file" => format!("{name} changes a project file"),
-        "bash" => "bash runs shell commands".to_owned(),
-        "delete_file" => "delete_file deletes a file".to_owned(),
-        "git_commit" => "git_commit records a commit".to_owned(),
-        "sudo" => "sudo runs commands as root".to_owned(),
-        "system_shutdown" => "system_shutdown stops the machine".to_owned(),
-        other => format!("{other} has a built-in rating"),
-    }
-}
-
-/// The risk of an MCP tool from its annotations: `readOnlyHint` → safe, `destructiveHint` →
-/// high, otherwise medium; a trusted server lowers the level by one (never below safe).
-///
-/// ```
-/// use agentctl_runtime::RiskLevel;
-/// use agentctl_tools::from_annotations;
-///
-/// assert_eq!(from_annotations(Some(true), None, false), RiskLevel::Safe);
-/// assert_eq!(from_annotations(None, Some(true), false), RiskLevel::High);
-/// assert_eq!(from_annotations(None, Some(true), true), RiskLevel::Medium);
-/// assert_eq!(from_annotations(None, None, false), RiskLevel::Medium);
-/// ```
-pub fn from_annotations(
-    read_only_hint: Option<bool>,
-    destructive_hint: Option<bool>,
-    trusted_server: bool,
-) -> RiskLevel {
-    // Per the MCP spec, destructiveHint only means something when the tool is not read-only.
-    let level = if read_only_hint == Some(true) {
-        RiskLevel::Safe
-    } else if destructive_hint == Some(true) {
-        RiskLevel::High
-    } else {
-        RiskLevel::Medium
-    };
-    if trusted_server { lower(level) } else { level }
-}
-
-fn lower(level: RiskLevel) -> RiskLevel {
-    match level {
-        RiskLevel::Safe | RiskLevel::Low => RiskLevel::Safe,
-        RiskLevel::Medium => RiskLevel::Low,
-        RiskLevel::High => RiskLevel::Medium,
-        RiskLevel::Critical => RiskLevel::High,
+        let level = tool.risk();
+        let does = if tool.is_mutating() {
+            "makes changes"
+        } else {
+            "only reads"
+        };
+        let reason = if name == "bash" {
+            format!("{name} runs commands; each command is rated when called")
+        } else {
+            format!("{name} {does}; it is rated {level}")
+        };
+        RiskAssessment::new(level, reason)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentctl_core::{ToolContext, ToolError, ToolOutput};
     use serde_json::json;
 
+    struct Named(&'static str, RiskLevel);
+
+    #[async_trait::async_trait]
+    impl Tool for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn description(&self) -> &str {
+            "test"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn risk(&self) -> RiskLevel {
+            self.1
+        }
+        async fn call(&self, _: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(""))
+        }
+    }
+
     #[test]
-    fn overrides_and_defaults() {
+    fn overrides_then_the_tools_own_risk() {
         let classifier = RiskClassifier::new().with_override("write_file", RiskLevel::Safe);
-        assert_eq!(
-            classifier.tool_risk("write_file", RiskLevel::Medium).level,
-            RiskLevel::Safe
-        );
-        assert_eq!(
-            classifier.tool_risk("delete_file", RiskLevel::Safe).level,
-            RiskLevel::High
-        );
-        assert_eq!(
-            classifier.tool_risk("mcp.x.y", RiskLevel::Medium).level,
-            RiskLevel::Medium
-        );
+        let write = Named("write_file", RiskLevel::Low);
+        assert_eq!(classifier.rate(&write, None).level, RiskLevel::Safe);
+        let delete = Named("delete_file", RiskLevel::High);
+        assert_eq!(classifier.rate(&delete, None).level, RiskLevel::High);
     }
 
     #[test]
     fn bash_override_never_hides_dangerous_commands() {
+        let bash = Named("bash", RiskLevel::Medium);
         let classifier = RiskClassifier::new().with_override("bash", RiskLevel::Low);
-        let ls = classifier.classify_name("bash", RiskLevel::Medium, &json!({"command": "make"}));
-        assert_eq!(ls.level, RiskLevel::Low);
-        let rm =
-            classifier.classify_name("bash", RiskLevel::Medium, &json!({"command": "rm -rf x"}));
+        let make = classifier.rate(&bash, Some(&json!({"command": "make"})));
+        assert_eq!(make.level, RiskLevel::Low);
+        let rm = classifier.rate(&bash, Some(&json!({"command": "rm -rf x"})));
         assert_eq!(rm.level, RiskLevel::High);
         let plain = RiskClassifier::new();
-        let st = plain.classify_name("bash", RiskLevel::Medium, &json!({"command": "git status"}));
-        assert_eq!(st.level, RiskLevel::Safe);
+        let status = plain.rate(&bash, Some(&json!({"command": "git status"})));
+        assert_eq!(status.level, RiskLevel::Safe);
     }
 }

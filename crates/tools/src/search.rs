@@ -6,7 +6,7 @@
 
 use crate::paths::ProjectRoot;
 use crate::util::{blocking, root_of};
-use agentctl_runtime::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
@@ -103,6 +103,10 @@ impl TypedTool for Grep {
 
     fn risk(&self) -> RiskLevel {
         RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
     }
 
     async fn call(&self, args: GrepArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -216,6 +220,10 @@ impl TypedTool for Glob {
 
     fn risk(&self) -> RiskLevel {
         RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
     }
 
     async fn call(&self, args: GlobArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -12,7 +12,7 @@ mod git;
 mod parse;
 mod rules;
 
-use agentctl_runtime::RiskLevel;
+use agentctl_core::RiskLevel;
 use serde::Serialize;
 
 /// A risk level and the reason for it (`rm -rf removes files recursively`).
@@ -55,7 +55,7 @@ const MAX_DEPTH: usize = 8;
 /// Classifies a shell command line.
 ///
 /// ```
-/// use agentctl_runtime::RiskLevel;
+/// use agentctl_core::RiskLevel;
 /// use agentctl_tools::classify_command;
 ///
 /// assert_eq!(classify_command("git status && ls -la | wc -l").level, RiskLevel::Safe);

@@ -1,7 +1,7 @@
 //! Small helpers the tools share.
 
 use crate::paths::ProjectRoot;
-use agentctl_runtime::{ToolContext, ToolError, ToolOutput};
+use agentctl_core::{ToolContext, ToolError, ToolOutput};
 
 /// The project root of a call: the context's working directory, canonicalised.
 pub(crate) fn root_of(ctx: &ToolContext) -> Result<ProjectRoot, ToolError> {

@@ -2,10 +2,11 @@
 
 use crate::paths::{PathError, ProjectRoot};
 use crate::util::{blocking, root_of};
-use agentctl_runtime::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::path::PathBuf;
 
 fn non_empty(path: &str) -> Result<(), PathError> {
     if path.trim().is_empty() {
@@ -46,6 +47,10 @@ impl TypedTool for WriteFile {
 
     fn is_mutating(&self) -> bool {
         true
+    }
+
+    fn written_paths(&self, args: &WriteFileArgs) -> Vec<PathBuf> {
+        vec![PathBuf::from(&args.path)]
     }
 
     async fn call(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -113,6 +118,10 @@ impl TypedTool for EditFile {
 
     fn is_mutating(&self) -> bool {
         true
+    }
+
+    fn written_paths(&self, args: &EditFileArgs) -> Vec<PathBuf> {
+        vec![PathBuf::from(&args.path)]
     }
 
     async fn call(&self, args: EditFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -195,6 +204,10 @@ impl TypedTool for DeleteFile {
 
     fn is_mutating(&self) -> bool {
         true
+    }
+
+    fn written_paths(&self, args: &DeleteFileArgs) -> Vec<PathBuf> {
+        vec![PathBuf::from(&args.path)]
     }
 
     async fn call(&self, args: DeleteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

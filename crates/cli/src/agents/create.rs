@@ -2,12 +2,12 @@
 
 use super::{display_path, prompt, validate::render};
 use crate::args::{CreateArgs, TemplateName, TextFormat};
-use crate::context::CommandContext;
 use crate::output::{print_json, stdin_is_terminal};
 use agentctl_core::{AgentSpec, ContextMode, Scope, SourceFormat};
 use agentctl_definitions::{
     DEFAULT_PROMPT, Template, is_valid_name, load_file, render_agent_file, validate,
 };
+use agentctl_session::Project;
 use anyhow::Context as _;
 use std::process::ExitCode;
 
@@ -29,7 +29,7 @@ fn template(name: TemplateName) -> Template {
     }
 }
 
-fn request(context: &CommandContext, args: CreateArgs) -> anyhow::Result<CreateRequest> {
+fn request(context: &Project, args: CreateArgs) -> anyhow::Result<CreateRequest> {
     let interactive = stdin_is_terminal();
     let name = match args.name {
         Some(name) => name,
@@ -96,7 +96,7 @@ fn request(context: &CommandContext, args: CreateArgs) -> anyhow::Result<CreateR
     })
 }
 
-pub(super) fn run(context: &CommandContext, args: CreateArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(context: &Project, args: CreateArgs) -> anyhow::Result<ExitCode> {
     let format = args.format;
     let request = request(context, args)?;
     let locations = &context.locations;

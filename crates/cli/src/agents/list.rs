@@ -2,10 +2,10 @@
 
 use super::{discover_agents, display_path, report_load_errors};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
-use crate::context::CommandContext;
 use crate::output::print_json;
 use agentctl_core::Scope;
 use agentctl_definitions::LoadedAgent;
+use agentctl_session::Project;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,7 +32,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-pub(super) fn run(context: &CommandContext, args: &ListArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     report_load_errors(&discovery, &context.locations)?;
     let settings = &context.settings.settings;
@@ -122,7 +122,7 @@ impl RowData {
 }
 
 #[expect(clippy::print_stdout, reason = "the listing is the command's output")]
-fn print_table(context: &CommandContext, rows: &[(Scope, RowData)], args: &ListArgs) {
+fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
     let locations = &context.locations;
     if rows.is_empty() {
         println!(

@@ -2,10 +2,10 @@
 
 use super::{discover_agents, display_path, find, prompt, validate::render};
 use crate::args::{DeleteArgs, EditArgs, ScopeFilter};
-use crate::context::CommandContext;
 use crate::output::stdin_is_terminal;
 use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{LoadedAgent, ValidationReport, load_file, validate};
+use agentctl_session::Project;
 use anyhow::Context as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -29,7 +29,7 @@ fn editor_command() -> anyhow::Result<Vec<String>> {
     )
 }
 
-pub(super) fn edit(context: &CommandContext, args: &EditArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn edit(context: &Project, args: &EditArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let agent = find(&discovery, &args.name)?;
     let path = agent.path().to_path_buf();
@@ -66,7 +66,7 @@ fn print_text(text: &str) {
     print!("{text}");
 }
 
-pub(super) fn delete(context: &CommandContext, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn delete(context: &Project, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     find(&discovery, &args.name)?;
     let in_scope = |agent: &&LoadedAgent| match args.scope {

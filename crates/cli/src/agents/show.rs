@@ -2,14 +2,14 @@
 
 use super::{discover_agents, display_path, find, located};
 use crate::args::{ShowArgs, TextFormat};
-use crate::context::CommandContext;
 use crate::output::print_json;
 use agentctl_core::resolve_model;
 use agentctl_definitions::LoadedAgent;
+use agentctl_session::Project;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-pub(super) fn run(context: &CommandContext, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let agent = find(&discovery, &args.name)?;
     let shadowed: Vec<&std::path::Path> = discovery
@@ -54,7 +54,7 @@ fn print_text(text: &str) {
     print!("{text}");
 }
 
-fn render(context: &CommandContext, agent: &LoadedAgent) -> anyhow::Result<String> {
+fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
     let settings = &context.settings.settings;
     let spec = &agent.definition.spec;
     let source = &agent.definition.source;

@@ -1,14 +1,14 @@
-//! `agents tools NAME`: the effective tool set of an agent, with risk and approval decisions.
+//! `agents tools NAME`: the effective tool set of an agent, through the same policy chain a
+//! call meets.
 
 use super::{discover_agents, find, report_load_errors};
-use crate::approvals::{McpTools, agent_registry};
 use crate::args::{TableFormat, ToolsArgs};
-use crate::context::CommandContext;
 use crate::output::print_json;
-use agentctl_context::{SessionStore, SqliteStore, TaskTool};
+use agentctl_context::{SessionStore, SqliteStore};
+use agentctl_core::{Decision, RiskLevel, ToolFilter};
 use agentctl_mcp::McpManager;
-use agentctl_runtime::RiskLevel;
-use agentctl_tools::{EffectiveDecision, EffectiveTool, effective_tools};
+use agentctl_session::{McpTools, Project, RuntimeBuilder, TaskTool, agent_tools};
+use agentctl_tools::{AutoApprove, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -20,63 +20,57 @@ use std::sync::Arc;
 struct Report<'a> {
     agent: &'a str,
     auto_approve: Vec<RiskLevel>,
-    tools: &'a [EffectiveTool],
+    tools: &'a [ToolListing],
 }
 
-pub(super) fn run(context: &CommandContext, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     report_load_errors(&discovery, &context.locations)?;
     let agent = &find(&discovery, &args.name)?.definition;
-    let settings = &context.settings.settings;
-    let policy = crate::approvals::policy(settings, &args.approvals)?;
-    let classifier = crate::approvals::classifier(settings)?;
-    let root = context
-        .locations
-        .project_root
-        .clone()
-        .map_or_else(std::env::current_dir, Ok)?;
-    let mcp = McpManager::from_settings(settings, &root);
+    let builder =
+        RuntimeBuilder::new(context).approvals(crate::approvals::choice(&args.approvals)?);
+    let gate = builder.gate()?;
+    let mcp = McpManager::from_settings(context.settings(), context.root());
     let which = if args.all {
         McpTools::Candidates
     } else {
         McpTools::Allowed
     };
-    let tokio = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let mut registry = tokio.block_on(async {
-        let registry = agent_registry(&mcp, agent, which).await;
-        mcp.shutdown().await;
-        registry
-    });
     // `agentctl run` adds the session's `task` tool; its description does not depend on the
     // session, so an empty in-memory store stands in for the listing.
     let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
-    registry.register_typed(TaskTool::new(store, "", Vec::new()));
-    let all: Vec<_> = registry
-        .names()
-        .filter_map(|name| registry.get(name).cloned())
-        .collect();
-    let mut tools = effective_tools(agent, &all, &classifier, &policy)?;
+    let task = TaskTool::new(store, "", Vec::new());
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let assembled = tokio.block_on(async {
+        let assembled = agent_tools(&mcp, agent, which, Some(task)).await;
+        mcp.shutdown().await;
+        assembled
+    });
+    for warning in &assembled.warnings {
+        let _ = writeln!(std::io::stderr().lock(), "warning: {warning}");
+    }
+    let all: Vec<_> = assembled.registry.iter().cloned().collect();
+    let filter = ToolFilter::new(&agent.spec.tools)
+        .map_err(|error| anyhow::anyhow!("agent `{}`: {error}", agent.name()))?;
+    let mut tools = gate.list(&filter, &all);
     if !args.all {
         tools.retain(|tool| tool.allowed);
     }
+    let policy = gate.auto_approve();
     match args.format {
         TableFormat::Json => print_json(&Report {
             agent: agent.name(),
             auto_approve: policy.levels().collect(),
             tools: &tools,
         })?,
-        TableFormat::Table => print_table(agent.name(), &tools, &policy)?,
+        TableFormat::Table => print_table(agent.name(), &tools, policy)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(
-    agent: &str,
-    tools: &[EffectiveTool],
-    policy: &agentctl_tools::ApprovalPolicy,
-) -> anyhow::Result<()> {
+fn print_table(agent: &str, tools: &[ToolListing], policy: &AutoApprove) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let levels: Vec<&str> = policy.levels().map(RiskLevel::as_str).collect();
     let levels = if levels.is_empty() {
@@ -97,18 +91,18 @@ fn print_table(
     )?;
     for tool in tools {
         let decision = match tool.decision {
-            EffectiveDecision::Allow => "allow",
-            EffectiveDecision::Ask => "ask",
-            EffectiveDecision::Deny => "deny",
+            Decision::Allow { .. } => "allow",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
         };
         writeln!(
             out,
             "  {:width$}  {:8}  {:7}  {:8}  {}",
             tool.name,
-            tool.risk.as_str(),
+            tool.decision.risk().as_str(),
             if tool.mutating { "yes" } else { "no" },
             decision,
-            tool.reason
+            tool.decision.reason()
         )?;
     }
     Ok(())

@@ -2,13 +2,13 @@
 
 use super::{discover_agents, display_path, find, located};
 use crate::args::{TextFormat, ValidateArgs};
-use crate::context::CommandContext;
 use crate::output::print_json;
 use agentctl_definitions::{Severity, ValidationReport, validate};
+use agentctl_session::Project;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-pub(super) fn run(context: &CommandContext, args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let settings = &context.settings.settings;
     let reports: Vec<ValidationReport> = match &args.name {
@@ -59,7 +59,7 @@ fn print_text(text: &str) {
 
 /// The checks of each report as `✓`/`!`/`✗` lines with located diagnostics.
 pub(super) fn render(
-    context: &CommandContext,
+    context: &Project,
     reports: &[ValidationReport],
     summary: bool,
 ) -> anyhow::Result<String> {

@@ -1,12 +1,13 @@
 //! Renders a run's events as text (deltas on stdout, dim tool lines on stderr), one JSON result
 //! object, or JSON lines.
 
-use super::conversation::Conversation;
-use super::session::TurnRecorder;
+use super::Ending;
+use super::signals::stop_signal;
 use super::terminal::{Frontend, Spinner};
 use crate::args::RunFormat;
-use agentctl_core::AgentDefinition;
-use agentctl_runtime::{RunError, RunEvent, RunOptions, RunResult, Runtime, Verdict};
+use crate::output::terminal_safe;
+use agentctl_core::{RunError, RunEvent, Verdict};
+use agentctl_session::{Conversation, Notice, Turn, TurnOutcome};
 use agentctl_tools::ApprovalAnswer;
 use futures_util::StreamExt;
 use std::collections::HashSet;
@@ -18,17 +19,25 @@ const EXCERPT_CHARS: usize = 120;
 /// One run with `format`; in `json` the result object (with the session id) is printed at the
 /// end.
 pub(super) async fn run_once(
-    conversation: &mut Conversation<'_>,
+    conversation: &mut Conversation,
     prompt: &str,
     format: RunFormat,
-) -> anyhow::Result<Result<(), RunError>> {
-    let result = match conversation.turn(prompt, format).await? {
+    frontend: &Frontend,
+) -> anyhow::Result<Ending> {
+    let session_id = conversation.session_id().map(str::to_owned);
+    let turn = conversation.turn(prompt).await?;
+    let (outcome, signal) = render_turn(turn, format, frontend).await;
+    if let Some(error) = outcome.save_error {
+        return Ok(Ending::NotSaved(error.to_string()));
+    }
+    let result = match outcome.result {
         Ok(result) => result,
-        Err(error) => return Ok(Err(error)),
+        Err(RunError::Cancelled) => return Ok(Ending::Signalled(signal.unwrap_or(2))),
+        Err(error) => return Ok(Ending::Failed(error)),
     };
     if format == RunFormat::Json {
         let mut value = serde_json::to_value(&result)?;
-        if let (Some(object), Some(id)) = (value.as_object_mut(), conversation.session_id()) {
+        if let (Some(object), Some(id)) = (value.as_object_mut(), session_id) {
             object.insert("sessionId".into(), id.into());
         }
         let mut out = std::io::stdout().lock();
@@ -36,35 +45,36 @@ pub(super) async fn run_once(
         let _ = serde_json::to_writer_pretty(&mut out, &value);
         let _ = writeln!(out);
     }
-    Ok(Ok(()))
+    Ok(Ending::Done)
 }
 
-/// Runs one prompt, rendering (and recording) events as they come and asking approval
-/// questions once the events before them are shown; Ctrl-C cancels the run.
-pub(super) async fn run_turn(
-    runtime: &Runtime,
-    agent: &AgentDefinition,
-    prompt: &str,
-    options: RunOptions,
+/// Renders one turn as its events come, asking approval questions once the events before them
+/// are shown; SIGINT, SIGTERM and SIGHUP cancel the run (the signal is returned). The turn is
+/// recorded by the session runner as its events pass.
+pub(super) async fn render_turn(
+    mut turn: Turn<'_>,
     format: RunFormat,
     frontend: &Frontend,
-    mut recorder: Option<&mut TurnRecorder>,
-) -> Result<RunResult, RunError> {
-    let mut handle = runtime.run(agent, prompt, options);
-    let cancel = handle.cancellation_token();
-    let ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+) -> (TurnOutcome, Option<i32>) {
+    for notice in turn.notices() {
+        let mut err = std::io::stderr().lock();
+        let _ = match notice {
+            Notice::FileReference(warning) => writeln!(err, "warning: {warning}"),
+            Notice::Compacted { agent } => writeln!(
+                err,
+                "note: older messages of `{agent}` were summarised to fit the context window"
+            ),
+            _ => Ok(()),
+        };
+    }
+    let cancel = turn.cancellation_token();
     let mut renderer = Renderer::new(format, frontend.spinner.clone());
     let mut questions = match &frontend.desk {
         Some(desk) => Some(desk.questions().await),
         None => None,
     };
+    let mut signal = None;
+    let mut stop = Box::pin(stop_signal());
     loop {
         let question = async {
             match questions.as_mut() {
@@ -75,15 +85,14 @@ pub(super) async fn run_turn(
         tokio::select! {
             // Events first: a question is asked after everything emitted before it.
             biased;
-            event = handle.next() => match event {
-                Some(event) => {
-                    if let Some(recorder) = recorder.as_deref_mut() {
-                        recorder.event(&event);
-                    }
-                    renderer.event(&event);
-                }
+            event = turn.next() => match event {
+                Some(event) => renderer.event(&event),
                 None => break,
             },
+            number = &mut stop, if signal.is_none() => {
+                signal = Some(number);
+                cancel.cancel();
+            }
             Some(question) = question => {
                 renderer.pause();
                 let answer = match &frontend.desk {
@@ -97,9 +106,8 @@ pub(super) async fn run_turn(
             }
         }
     }
-    ctrl_c.abort();
     renderer.finish();
-    handle.result().await
+    (turn.finish().await, signal)
 }
 
 /// Turns events into output.
@@ -147,7 +155,7 @@ impl Renderer {
             RunEvent::TextDelta { text } => {
                 self.stop_spinner();
                 let mut out = std::io::stdout().lock();
-                let _ = out.write_all(text.as_bytes());
+                let _ = out.write_all(terminal_safe(text).as_bytes());
                 let _ = out.flush();
                 if !text.is_empty() {
                     self.mid_line = !text.ends_with('\n');
@@ -166,12 +174,21 @@ impl Renderer {
                 name,
                 decision: Verdict::Deny,
                 reason,
+                hint,
                 ..
             } => {
                 self.stop_spinner();
                 self.denied.insert(id.clone());
+                let hint = hint
+                    .as_ref()
+                    .map(|hint| format!("; {}", crate::approvals::hint_text(hint)))
+                    .unwrap_or_default();
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "warning: {name} refused: {reason}");
+                let _ = writeln!(
+                    err,
+                    "warning: {name} refused: {}{hint}",
+                    terminal_safe(reason)
+                );
             }
             RunEvent::ToolResult { id, .. } if self.denied.contains(id) => {}
             RunEvent::ToolResult {
@@ -198,6 +215,7 @@ impl Renderer {
     }
 
     fn tool_line(&self, line: &str) {
+        let line = terminal_safe(line);
         let mut err = std::io::stderr().lock();
         let _ = if self.dim {
             writeln!(err, "\x1b[2m{line}\x1b[0m")

@@ -1,24 +1,30 @@
 //! The interactive session: one prompt per line, the agent keeping its own conversation across
 //! turns. `exit` quits, `context` prints the conversation so far.
 
-use super::conversation::Conversation;
+use super::Ending;
+use super::render::render_turn;
+use super::signals::stop_signal;
+use super::terminal::Frontend;
 use crate::args::RunFormat;
-use agentctl_core::Message;
-use agentctl_runtime::RunError;
+use agentctl_core::{Message, RunError};
+use agentctl_session::Conversation;
 use std::io::Write;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Longest message excerpt `context` prints.
 const CONTEXT_EXCERPT: usize = 200;
 
-/// Runs the session until `exit`, end of input or Ctrl-C at the prompt.
+/// Runs the session until `exit`, end of input or a signal at the prompt. Ctrl-C during a
+/// turn cancels that turn; SIGTERM and SIGHUP end the session.
 pub(super) async fn run(
-    conversation: &mut Conversation<'_>,
-    agent: &str,
+    conversation: &mut Conversation,
     first: Option<String>,
-) -> anyhow::Result<Result<(), RunError>> {
-    let mut greeting =
-        format!("Talking to `{agent}`. Type `exit` to quit, `context` to show the conversation.");
+    frontend: &Frontend,
+) -> anyhow::Result<Ending> {
+    let mut greeting = format!(
+        "Talking to `{}`. Type `exit` to quit, `context` to show the conversation.",
+        conversation.agent().name()
+    );
     if let Some(id) = conversation.session_id() {
         greeting.push_str(&format!(" Session {id}."));
     }
@@ -35,7 +41,7 @@ pub(super) async fn run(
                         Ok(Some(line)) => line,
                         _ => break,
                     },
-                    _ = tokio::signal::ctrl_c() => return Ok(Err(RunError::Cancelled)),
+                    signal = stop_signal() => return Ok(Ending::Signalled(signal)),
                 }
             }
         };
@@ -43,14 +49,22 @@ pub(super) async fn run(
             "" => {}
             "exit" | "quit" => break,
             "context" => print_context(&conversation.history()?),
-            text => match conversation.turn(text, RunFormat::Text).await? {
-                Ok(_) => {}
-                Err(RunError::Cancelled) => say("(cancelled)"),
-                Err(error) => say(&format!("error: {error}")),
-            },
+            text => {
+                let turn = conversation.turn(text).await?;
+                let (outcome, signal) = render_turn(turn, RunFormat::Text, frontend).await;
+                if let Some(error) = outcome.save_error {
+                    return Ok(Ending::NotSaved(error.to_string()));
+                }
+                match (outcome.result, signal) {
+                    (_, Some(signal)) if signal != 2 => return Ok(Ending::Signalled(signal)),
+                    (Ok(_), _) => {}
+                    (Err(RunError::Cancelled), _) => say("(cancelled)"),
+                    (Err(error), _) => say(&format!("error: {error}")),
+                }
+            }
         }
     }
-    Ok(Ok(()))
+    Ok(Ending::Done)
 }
 
 fn say(text: &str) {

@@ -164,13 +164,10 @@ fn the_cut_never_orphans_tool_results() {
 
 #[test]
 fn provider_summarizer_uses_the_model() {
-    let yaml = r#"
-version: 1
-turns:
-  - response: { text: "The user asked about cats; three facts were found." }
-"#;
-    let provider = agentctl_providers::ScriptedProvider::from_yaml(yaml, "test").unwrap();
-    let summarizer = ProviderSummarizer::new(std::sync::Arc::new(provider), "script");
+    let provider = agentctl_test_support::QueueProvider::new(vec![agentctl_test_support::text(
+        "The user asked about cats; three facts were found.",
+    )]);
+    let summarizer = ProviderSummarizer::new(provider.clone(), "script");
     let scope = ContextScope::Main;
     let messages = [
         Message::user("tell me about cats"),
@@ -183,4 +180,7 @@ turns:
     }))
     .unwrap();
     assert_eq!(text, "The user asked about cats; three facts were found.");
+    let request = &provider.requests()[0];
+    assert_eq!(request.model, "script");
+    assert!(format!("{:?}", request.messages).contains("cats sleep a lot"));
 }

@@ -33,8 +33,8 @@ async fn lists_and_calls_tools_of_the_everything_server() {
     );
     assert!(echo.info().input_schema.get("$schema").is_none());
     // readOnlyHint: true → safe, and not mutating.
-    assert_eq!(echo.info().risk, agentctl_runtime::RiskLevel::Safe);
-    use agentctl_runtime::Tool;
+    assert_eq!(echo.info().risk, agentctl_core::RiskLevel::Safe);
+    use agentctl_core::Tool;
     assert!(!echo.is_mutating());
     let out = echo
         .call(json!({"message": "hello"}), &ctx())

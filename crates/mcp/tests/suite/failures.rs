@@ -181,7 +181,9 @@ turns:
 /// error, the next call reconnects, and nothing is left running afterwards.
 #[tokio::test]
 async fn a_run_survives_its_server_dying_mid_call() {
-    use agentctl_runtime::{RunOptions, Runtime, ToolRegistry};
+    use agentctl_core::{RunOptions, ToolRegistry};
+    use agentctl_providers::{BuiltinProviders, ProviderOptions};
+    use agentctl_runtime::Runtime;
     let Some(config) = misbehave(&[]) else { return };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.yaml"), RUN_CASSETTE).unwrap();
@@ -198,9 +200,9 @@ async fn a_run_survives_its_server_dying_mid_call() {
     for tool in tools {
         registry.register_arc(tool);
     }
-    let runtime = Runtime::with_providers(
+    let runtime = Runtime::new(
         agentctl_core::Settings::default(),
-        agentctl_providers::ProviderOptions::default(),
+        BuiltinProviders::new(ProviderOptions::default()),
         registry,
     );
     let result = runtime

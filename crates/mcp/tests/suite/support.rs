@@ -86,8 +86,8 @@ pub fn agent(name: &str, servers: &[&str], allow: Option<&[&str]>) -> AgentDefin
     }
 }
 
-pub fn ctx() -> agentctl_runtime::ToolContext {
-    agentctl_runtime::ToolContext::new(
+pub fn ctx() -> agentctl_core::ToolContext {
+    agentctl_core::ToolContext::new(
         "run",
         "agent",
         "call",

@@ -1,8 +1,8 @@
 //! Anthropic Messages API over HTTP.
 
 use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelDelta, ProviderKind, StopReason, ToolCall};
-use agentctl_providers::ProviderError;
 use agentctl_test_support::{FakeServer, anthropic, sse_event};
 use serde_json::json;
 

@@ -5,10 +5,11 @@
     reason = "test helpers: a panic is a test failure"
 )]
 
+use agentctl_core::ModelProvider;
 use agentctl_core::{
     Message, ModelDelta, ModelRef, ModelRequest, ProviderConfig, ProviderKind, Settings, ToolSpec,
 };
-use agentctl_providers::{Env, ModelProvider, ProviderOptions, RetryPolicy, build_provider};
+use agentctl_providers::{Env, ProviderOptions, RetryPolicy, build_provider};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -1,18 +1,16 @@
 //! OpenAI-compatible Chat Completions over HTTP.
 
 use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelDelta, ModelRef, ProviderKind, Settings, StopReason, ToolCall};
-use agentctl_providers::{Env, ProviderError, ProviderOptions, RetryPolicy, build_provider};
+use agentctl_providers::{Env, ProviderOptions, RetryPolicy, build_provider};
 use agentctl_test_support::{FakeServer, Reply, openai};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
 async fn setup(
     options: &ProviderOptions,
-) -> (
-    FakeServer,
-    std::sync::Arc<dyn agentctl_providers::ModelProvider>,
-) {
+) -> (FakeServer, std::sync::Arc<dyn agentctl_core::ModelProvider>) {
     let server = FakeServer::openai().await;
     let provider = provider_at("openai", ProviderKind::Openai, &server.base_url(), options);
     (server, provider)

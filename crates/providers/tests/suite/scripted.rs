@@ -2,10 +2,8 @@
 
 use super::common::{KEY, check_display, options, provider_at, request};
 use agentctl_core::{Message, ModelDelta, ModelRef, ProviderKind, Settings, StopReason};
-use agentctl_providers::{
-    ModelProvider, ProviderError, ProviderOptions, RecordingProvider, ScriptedProvider,
-    build_provider,
-};
+use agentctl_core::{ModelProvider, ProviderError};
+use agentctl_providers::{ProviderOptions, RecordingProvider, ScriptedProvider, build_provider};
 use agentctl_test_support::{FakeServer, openai};
 use serde_json::json;
 use std::sync::{Arc, Mutex};

@@ -1,12 +1,13 @@
 //! Cancellation ends a run cleanly.
 
 use super::support::{Queue, agent, calls, collect, kinds, runtime};
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelRequest, ModelResponse, Settings};
-use agentctl_providers::{DeltaSink, ModelProvider, ProviderError};
-use agentctl_runtime::{
-    RiskLevel, RunError, RunEvent, RunOptions, Runtime, Tool, ToolContext, ToolError, ToolOutput,
+use agentctl_core::{
+    RiskLevel, RunError, RunEvent, RunOptions, Tool, ToolContext, ToolError, ToolOutput,
     ToolRegistry,
 };
+use agentctl_runtime::Runtime;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;

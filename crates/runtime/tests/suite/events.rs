@@ -2,7 +2,7 @@
 
 use super::support::{Queue, agent, calls, collect, kinds, runtime, text};
 use agentctl_core::{ContextMode, Message};
-use agentctl_runtime::{
+use agentctl_core::{
     RunEvent, RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
 };
 use serde_json::json;
@@ -47,6 +47,7 @@ async fn text_only_run_events_in_order() {
             "text_delta",
             "text_delta",
             "usage",
+            "turn_committed",
             "run_finished"
         ]
     );
@@ -89,7 +90,7 @@ async fn text_only_run_events_in_order() {
     assert_eq!(result.metadata.iterations, 1);
     assert_eq!(result.metadata.tokens_used.input, 10);
     let request = &provider.requests()[0];
-    assert_eq!(request.system.as_deref(), Some("You are a test agent."));
+    assert_eq!(request.system.as_deref(), Some("You are greeter."));
     assert_eq!(request.model, "gpt-4o-mini");
     assert!(request.stream);
 }
@@ -136,17 +137,23 @@ async fn tool_run_events_in_order_and_errors_fed_back() {
             "usage",
             "tool_call",
             "tool_call",
+            "tool_decision",
+            "tool_decision",
             "tool_result",
             "tool_result",
+            "turn_committed",
             "model_request",
             "usage",
             "tool_call",
             "tool_call",
+            "tool_decision",
             "tool_result",
             "tool_result",
+            "turn_committed",
             "model_request",
             "text_delta",
             "usage",
+            "turn_committed",
             "run_finished"
         ]
     );
@@ -271,7 +278,7 @@ async fn max_turns_fails_with_partial_text_and_event() {
         .unwrap_err();
     assert!(matches!(
         error,
-        agentctl_runtime::RunError::MaxTurns { turns: 0, .. }
+        agentctl_core::RunError::MaxTurns { turns: 0, .. }
     ));
 
     // The agent file's maxTurns applies when the options set none.
@@ -285,7 +292,7 @@ async fn max_turns_fails_with_partial_text_and_event() {
         .run_to_completion(&definition, "go", RunOptions::new())
         .await
         .unwrap_err();
-    let agentctl_runtime::RunError::MaxTurns {
+    let agentctl_core::RunError::MaxTurns {
         turns,
         partial_text,
         ..

@@ -2,10 +2,11 @@
 
 use super::support::{agent, collect, kinds};
 use agentctl_core::Settings;
-use agentctl_providers::{Env, ProviderOptions, RetryPolicy};
-use agentctl_runtime::{
-    RunEvent, RunOptions, Runtime, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
+use agentctl_core::{
+    RunEvent, RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
 };
+use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
+use agentctl_runtime::Runtime;
 use agentctl_test_support::{FakeServer, openai};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -45,7 +46,7 @@ fn runtime(server: &FakeServer) -> Runtime {
     };
     let mut tools = ToolRegistry::new();
     tools.register_typed(Lookup);
-    Runtime::with_providers(Settings::default(), options, tools)
+    Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
 }
 
 #[tokio::test]
@@ -67,17 +68,20 @@ async fn agent_calls_lookup_over_http_and_answers() {
             "model_request",
             "usage",
             "tool_call",
+            "tool_decision",
             "tool_result",
+            "turn_committed",
             "model_request",
             "text_delta",
             "usage",
+            "turn_committed",
             "run_finished"
         ]
     );
     assert!(
-        matches!(&events[4], RunEvent::ToolResult { content, is_error: false, .. } if content == "Paris")
+        matches!(&events[5], RunEvent::ToolResult { content, is_error: false, .. } if content == "Paris")
     );
-    let RunEvent::RunFinished { result } = &events[8] else {
+    let RunEvent::RunFinished { result } = events.last().unwrap() else {
         panic!()
     };
     assert_eq!(result.text, "The capital is Paris.");

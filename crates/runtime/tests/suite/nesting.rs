@@ -1,7 +1,7 @@
-//! Tools that start sub-runs: `ToolContext::runtime` and `ToolContext::depth`.
+//! Tools that start sub-runs: `ToolContext::sub_agents` and `ToolContext::depth`.
 
 use super::support::{Queue, agent, calls, runtime, text};
-use agentctl_runtime::{
+use agentctl_core::{
     RiskLevel, RunOptions, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use serde_json::{Value, json};
@@ -33,14 +33,15 @@ impl Tool for Nest {
     }
     async fn call(&self, _args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.depths.lock().unwrap().push(ctx.depth());
-        let runtime = ctx
-            .runtime()
-            .ok_or_else(|| ToolError::failed("no runtime"))?;
+        let runner = ctx
+            .sub_agents()
+            .ok_or_else(|| ToolError::failed("no sub-agent runner"))?;
         let options = RunOptions::new()
             .depth(ctx.depth() + 1)
             .cancel(ctx.cancellation().clone());
-        let result = runtime
-            .run_to_completion(&agent("child"), "nested", options)
+        let result = runner
+            .start(&agent("child"), "nested", options)
+            .into_result()
             .await
             .map_err(|error| ToolError::failed(error.to_string()))?;
         Ok(ToolOutput::text(result.text))
@@ -80,9 +81,9 @@ async fn tools_see_the_runtime_and_the_depth_and_can_nest_runs() {
 }
 
 #[test]
-fn a_context_built_outside_a_run_has_no_runtime_and_depth_zero() {
+fn a_context_built_outside_a_run_has_no_sub_agent_runner_and_depth_zero() {
     let ctx = ToolContext::new("r", "a", "c", Path::new("."), Default::default());
-    assert!(ctx.runtime().is_none());
+    assert!(ctx.sub_agents().is_none());
     assert_eq!(ctx.depth(), 0);
 }
 

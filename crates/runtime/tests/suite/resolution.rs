@@ -1,9 +1,10 @@
 //! Model resolution: options > agent > settings, and clear errors.
 
 use super::support::{Queue, agent, runtime_with, text};
+use agentctl_core::{ModelProvider, ProviderError};
 use agentctl_core::{ModelRef, Settings};
-use agentctl_providers::{ModelProvider, ProviderError};
-use agentctl_runtime::{RunError, RunEvent, RunOptions, Runtime, ToolRegistry};
+use agentctl_core::{RunError, RunEvent, RunOptions, ToolRegistry};
+use agentctl_runtime::Runtime;
 use futures_util::StreamExt;
 use std::sync::{Arc, Mutex};
 

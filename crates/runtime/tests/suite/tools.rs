@@ -1,11 +1,11 @@
 //! Tool dispatch: concurrency, ordering, the allow/deny filter.
 
 use super::support::{Queue, agent, calls, collect, runtime, text};
-use agentctl_core::{Message, ToolPolicy};
-use agentctl_runtime::{
-    Assessment, CallGate, DecidedBy, DecisionRecord, PendingCall, RiskLevel, RunEvent, RunOptions,
-    Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, Verdict,
+use agentctl_core::{
+    CallGate, DecidedBy, Decision, PendingCall, RiskLevel, RunEvent, RunOptions, Tool, ToolContext,
+    ToolError, ToolOutput, ToolRegistry, Verdict,
 };
+use agentctl_core::{Message, ToolPolicy};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -200,30 +200,24 @@ struct AskingGate {
 
 #[async_trait::async_trait]
 impl CallGate for AskingGate {
-    fn assess(&self, call: &PendingCall<'_>) -> Assessment {
+    fn decide(&self, call: &PendingCall<'_>) -> Decision {
         if call.call.name == "read_a" {
-            Assessment::Decided(DecisionRecord::by_policy(
-                "read_a",
-                RiskLevel::Safe,
-                Verdict::Allow,
-                "fine",
-            ))
+            Decision::allow(RiskLevel::Safe, "fine")
         } else {
-            Assessment::Ask {
+            Decision::Ask {
                 risk: RiskLevel::High,
                 reason: "looks dangerous".into(),
             }
         }
     }
 
-    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> DecisionRecord {
+    async fn ask(&self, _call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
         self.asked.fetch_add(1, Ordering::SeqCst);
-        DecisionRecord {
-            tool: call.call.name.clone(),
+        Decision::Deny {
             risk,
-            decision: Verdict::Deny,
             reason: format!("denied: {reason}"),
             by: DecidedBy::User,
+            hint: None,
         }
     }
 }

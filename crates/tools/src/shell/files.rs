@@ -3,7 +3,7 @@
 use super::RiskAssessment;
 use super::parse::Simple;
 use super::rules::{classify_simple, has_flag, operands};
-use agentctl_runtime::RiskLevel::{self, Critical, High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{self, Critical, High, Low, Medium, Safe};
 
 fn verdict(level: RiskLevel, reason: impl Into<String>) -> RiskAssessment {
     RiskAssessment::new(level, reason)

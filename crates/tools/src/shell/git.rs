@@ -1,7 +1,7 @@
 //! Rules for `git` and for build and test tools.
 
 use super::RiskAssessment;
-use agentctl_runtime::RiskLevel::{self, High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{self, High, Low, Medium, Safe};
 
 fn verdict(level: RiskLevel, reason: impl Into<String>) -> RiskAssessment {
     RiskAssessment::new(level, reason)

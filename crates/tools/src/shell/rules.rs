@@ -3,7 +3,7 @@
 use super::files::{find_risk, path_write_risk, rm_risk};
 use super::parse::Simple;
 use super::{RiskAssessment, classify_at};
-use agentctl_runtime::RiskLevel::{self, Critical, High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{self, Critical, High, Low, Medium, Safe};
 
 fn verdict(level: RiskLevel, reason: impl Into<String>) -> RiskAssessment {
     RiskAssessment::new(level, reason)

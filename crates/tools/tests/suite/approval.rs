@@ -1,13 +1,14 @@
-//! Policy, gate, approvers and the effective tool set.
+//! The policy chain, the gate, approvers and the tool listing.
 
-use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat, ToolPolicy};
-use agentctl_runtime::{RiskLevel, ToolDecision, ToolFilter};
-use agentctl_tools::{
-    ApprovalAnswer, ApprovalPolicy, ApprovalRequest, Approver, DecidedBy, Decision,
-    EffectiveDecision, Gate, NonTerminalApprover, RiskClassifier, TerminalApprover, builtin_tools,
-    effective_tools, render_prompt,
+use agentctl_core::{
+    AgentDefinition, AgentSource, AgentSpec, ApprovalHint, CallGate, DecidedBy, Decision,
+    PendingCall, RiskLevel, Scope, SourceFormat, Tool, ToolCall, ToolFilter, ToolPolicy,
 };
-use serde_json::json;
+use agentctl_tools::{
+    ApprovalAnswer, ApprovalRequest, Approver, AutoApprove, Gate, NonTerminalApprover,
+    RiskClassifier, TerminalApprover, YES_LEVELS, builtin_tools, render_prompt,
+};
+use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,83 +42,229 @@ fn request(tool: &str, risk: RiskLevel) -> ApprovalRequest {
     }
 }
 
+fn tool(name: &str) -> Arc<dyn Tool> {
+    builtin_tools()
+        .into_iter()
+        .find(|tool| tool.name() == name)
+        .unwrap()
+}
+
+fn gate(levels: AutoApprove, approver: Arc<dyn Approver>, root: &std::path::Path) -> Gate {
+    Gate::new(levels, RiskClassifier::new().with_root(root), approver)
+}
+
+/// The gate's decision, asking when it says so, as the agent loop does.
+async fn check(gate: &Gate, filter: &ToolFilter, name: &str, arguments: Value) -> Decision {
+    let tool = tool(name);
+    let call = ToolCall {
+        id: "c1".into(),
+        name: name.into(),
+        arguments,
+    };
+    let pending = PendingCall {
+        agent: "reviewer",
+        filter,
+        call: &call,
+        tool: tool.as_ref(),
+    };
+    match gate.decide(&pending) {
+        Decision::Ask { risk, reason } => gate.ask(&pending, risk, &reason).await,
+        decided => decided,
+    }
+}
+
+fn write(path: &str) -> Value {
+    json!({"path": path, "content": "x"})
+}
+
 #[test]
 fn agent_limited_to_read_file_and_grep_cannot_write() {
     let agent = agent(Some(&["read_file", "grep"]), &[]);
     let filter = ToolFilter::new(&agent.spec.tools).unwrap();
-    let allowed = filter.decide("write_file") == ToolDecision::Allow;
-    let decision = ApprovalPolicy::default().decide("write_file", RiskLevel::Low, allowed);
+    let dir = tempfile::tempdir().unwrap();
+    // Even with everything below critical auto-approved, the agent's list wins.
+    let gate = gate(
+        AutoApprove::new(YES_LEVELS),
+        Arc::new(NonTerminalApprover),
+        dir.path(),
+    );
+    let decision = gate.evaluate(&filter, tool("write_file").as_ref(), &write("a.txt"));
     assert_eq!(
+        decision.denial(),
+        Some("Tool not allowed for this agent: write_file")
+    );
+    assert!(matches!(
         decision,
         Decision::Deny {
-            reason: "Tool not allowed for this agent: write_file".into()
+            by: DecidedBy::Policy,
+            ..
         }
-    );
-    // Even auto-approved levels do not override the agent's list.
-    let yes = ApprovalPolicy::default().with_cli(None, true);
-    assert!(matches!(
-        yes.decide("write_file", RiskLevel::Low, false),
-        Decision::Deny { .. }
     ));
 }
 
 #[test]
-fn effective_tool_set_deny_beats_allow() {
+fn listing_goes_through_the_same_chain_and_deny_beats_allow() {
     let agent = agent(Some(&["read_*", "grep", "bash"]), &["read_many_files"]);
-    let tools = effective_tools(
-        &agent,
-        &builtin_tools(),
-        &RiskClassifier::new(),
-        &ApprovalPolicy::default(),
-    )
-    .unwrap();
+    let filter = ToolFilter::new(&agent.spec.tools).unwrap();
+    let gate = gate(
+        AutoApprove::default(),
+        Arc::new(NonTerminalApprover),
+        std::path::Path::new("."),
+    );
+    let tools = gate.list(&filter, &builtin_tools());
     let row = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
     assert_eq!(tools.len(), 8);
-    assert_eq!(
-        (row("read_file").decision, row("read_file").risk),
-        (EffectiveDecision::Allow, RiskLevel::Safe)
-    );
+    assert!(matches!(
+        row("read_file").decision,
+        Decision::Allow {
+            risk: RiskLevel::Safe,
+            ..
+        }
+    ));
     assert!(!row("read_many_files").allowed);
-    assert_eq!(row("read_many_files").decision, EffectiveDecision::Deny);
+    assert!(matches!(
+        row("read_many_files").decision,
+        Decision::Deny { .. }
+    ));
     assert_eq!(
-        row("write_file").reason,
+        row("write_file").decision.reason(),
         "Tool not allowed for this agent: write_file"
     );
     let bash = row("bash");
-    assert_eq!(
-        (bash.decision, bash.risk, bash.mutating),
-        (EffectiveDecision::Ask, RiskLevel::Medium, true)
-    );
+    assert!(matches!(
+        bash.decision,
+        Decision::Ask {
+            risk: RiskLevel::Medium,
+            ..
+        }
+    ));
+    assert!(bash.mutating);
+    assert!(!row("grep").mutating);
     let json = serde_json::to_value(row("grep")).unwrap();
     assert_eq!(json["decision"], "allow");
     assert_eq!(json["risk"], "safe");
 }
 
 #[tokio::test]
-async fn non_terminal_denies_at_once() {
-    let gate = Gate::new(ApprovalPolicy::default(), Arc::new(NonTerminalApprover));
-    let record = tokio::time::timeout(
+async fn nobody_to_ask_denies_at_once_with_a_hint_that_keeps_what_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let levels = AutoApprove::new([RiskLevel::Safe, RiskLevel::Low]);
+    let gate = gate(levels, Arc::new(NonTerminalApprover), dir.path());
+    let filter = ToolFilter::allow_all();
+    let decision = tokio::time::timeout(
         Duration::from_secs(2),
-        gate.check(&request("write_file", RiskLevel::Low), true),
+        check(&gate, &filter, "delete_file", json!({"path": "a.txt"})),
     )
     .await
-    .expect("the non-terminal approver must not block");
-    assert_eq!(record.by, DecidedBy::NonTerminal);
+    .expect("nobody to ask must not block");
+    let Decision::Deny {
+        by,
+        reason,
+        hint,
+        risk,
+    } = &decision
+    else {
+        panic!("{decision:?}")
+    };
+    assert_eq!((*by, *risk), (DecidedBy::NonTerminal, RiskLevel::High));
     assert_eq!(
-        record.denial(),
-        Some(
-            "denied: write_file needs approval (risk low) and stdin is not a terminal; pass --approve low or --yes"
-        )
+        reason,
+        "denied: delete_file needs approval (risk high: delete_file makes changes; it is rated high) and nobody can approve it here"
     );
-    let critical = gate
-        .check(&request("system_shutdown", RiskLevel::Critical), true)
-        .await;
-    assert!(critical.reason.ends_with("pass --approve critical"));
-    let safe = gate.check(&request("grep", RiskLevel::Safe), true).await;
-    assert!(safe.is_allowed() && safe.by == DecidedBy::Policy);
-    let json = serde_json::to_value(&record).unwrap();
+    // The hint names every level to approve, not only the new one: passed as written it lets
+    // the run go on.
+    assert_eq!(
+        hint,
+        &Some(ApprovalHint::ApproveLevels {
+            levels: vec![RiskLevel::Safe, RiskLevel::Low, RiskLevel::High]
+        })
+    );
+    assert!(
+        !reason.contains("--approve"),
+        "no front-end wording: {reason}"
+    );
+    let safe = check(&gate, &filter, "grep", json!({"pattern": "x"})).await;
+    assert!(matches!(
+        safe,
+        Decision::Allow {
+            by: DecidedBy::Policy,
+            ..
+        }
+    ));
+    let json = serde_json::to_value(&decision).unwrap();
     assert_eq!(json["decision"], "deny");
     assert_eq!(json["by"], "non_terminal");
+    assert_eq!(json["hint"]["kind"], "approve_levels");
+}
+
+#[tokio::test]
+async fn protected_paths_are_high_asked_every_time_and_never_auto_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    let filter = ToolFilter::allow_all();
+    // --yes approves up to high, yet a write under .git/ is still asked.
+    let nobody = gate(
+        AutoApprove::new(YES_LEVELS),
+        Arc::new(NonTerminalApprover),
+        dir.path(),
+    );
+    for path in [
+        ".git/config",
+        "src/../.git/hooks/pre-commit",
+        ".agentctl/settings.json",
+        ".claude/agents/x.md",
+        ".gemini/settings.json",
+    ] {
+        let decision = check(&nobody, &filter, "write_file", write(path)).await;
+        let Decision::Deny { risk, hint, .. } = &decision else {
+            panic!("{path}: {decision:?}")
+        };
+        assert!(*risk >= RiskLevel::High, "{path}");
+        assert_eq!(hint, &Some(ApprovalHint::AskAPerson), "{path}");
+    }
+    // The session database is never writable by a tool, whoever would approve it.
+    let yes_man = TerminalApprover::with_io(
+        Box::new(std::io::Cursor::new(b"a\na\na\n".to_vec())),
+        Box::new(std::io::sink()),
+    );
+    let asking = gate(AutoApprove::new(YES_LEVELS), Arc::new(yes_man), dir.path());
+    for path in [".agentctl/sessions.db", ".agentctl/sessions.db-wal"] {
+        let decision = check(&asking, &filter, "delete_file", json!({"path": path})).await;
+        assert_eq!(
+            decision.denial(),
+            Some("delete_file may not change the session database"),
+            "{path}"
+        );
+    }
+    // A person may allow a protected write, but "always" is not remembered for it.
+    let first = check(
+        &asking,
+        &filter,
+        "edit_file",
+        json!({"path": ".git/config", "old_string": "a", "new_string": "b"}),
+    )
+    .await;
+    assert!(
+        matches!(
+            first,
+            Decision::Allow {
+                by: DecidedBy::User,
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    let second = gate_decides(
+        &asking,
+        &filter,
+        "edit_file",
+        json!({"path": ".git/config", "old_string": "a", "new_string": "b"}),
+    );
+    assert!(matches!(second, Decision::Ask { .. }), "{second:?}");
+}
+
+fn gate_decides(gate: &Gate, filter: &ToolFilter, name: &str, arguments: Value) -> Decision {
+    gate.evaluate(filter, tool(name).as_ref(), &arguments)
 }
 
 #[tokio::test]
@@ -127,35 +274,47 @@ async fn terminal_approver_reads_answers_and_remembers_always() {
         Box::new(std::io::Cursor::new(input)),
         Box::new(std::io::sink()),
     );
-    let gate = Gate::new(ApprovalPolicy::default(), Arc::new(approver));
-    let first = gate
-        .check(&request("write_file", RiskLevel::Low), true)
-        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let gate = gate(AutoApprove::default(), Arc::new(approver), dir.path());
+    let filter = ToolFilter::allow_all();
+    let first = check(&gate, &filter, "write_file", write("src/main.rs")).await;
     assert!(
-        first.is_allowed() && first.by == DecidedBy::User,
+        matches!(
+            first,
+            Decision::Allow {
+                by: DecidedBy::User,
+                ..
+            }
+        ),
         "{first:?}"
     );
     // Remembered for the same or lower risk, without reading input.
-    let again = gate
-        .check(&request("write_file", RiskLevel::Low), true)
-        .await;
-    assert_eq!(again.reason, "write_file was approved for this session");
-    // A riskier call of the same tool is asked again; the user says no.
-    let riskier = gate
-        .check(&request("write_file", RiskLevel::High), true)
-        .await;
-    assert_eq!(riskier.by, DecidedBy::User);
+    let again = check(&gate, &filter, "write_file", write("src/lib.rs")).await;
+    assert_eq!(again.reason(), "write_file was approved for this session");
+    // A riskier tool is asked again; the user says no.
+    let riskier = check(&gate, &filter, "delete_file", json!({"path": "a.txt"})).await;
+    assert!(matches!(
+        riskier,
+        Decision::Deny {
+            by: DecidedBy::User,
+            ..
+        }
+    ));
     assert!(
         riskier
             .denial()
             .unwrap()
-            .starts_with("denied: the user refused write_file")
+            .starts_with("denied: the user refused delete_file")
     );
     // End of input is a no, never a yes.
-    let eof = gate
-        .check(&request("edit_file", RiskLevel::Low), true)
-        .await;
-    assert!(!eof.is_allowed());
+    let eof = check(
+        &gate,
+        &filter,
+        "edit_file",
+        json!({"path": "a", "old_string": "a", "new_string": "b"}),
+    )
+    .await;
+    assert!(eof.denial().is_some());
 }
 
 #[tokio::test]

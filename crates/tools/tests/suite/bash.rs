@@ -1,7 +1,7 @@
 //! The bash tool: exit codes, timeouts, output caps, cancellation.
 
 use super::support::{call, ctx, tool};
-use agentctl_runtime::ToolError;
+use agentctl_core::ToolError;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

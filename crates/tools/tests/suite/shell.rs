@@ -1,6 +1,6 @@
 //! The shell classification table.
 
-use agentctl_runtime::RiskLevel::{self, Critical, High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{self, Critical, High, Low, Medium, Safe};
 use agentctl_tools::classify_command;
 
 const TABLE: &[(&str, RiskLevel)] = &[

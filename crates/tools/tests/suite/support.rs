@@ -1,4 +1,4 @@
-use agentctl_runtime::{Tool, ToolContext, ToolError};
+use agentctl_core::{Tool, ToolContext, ToolError};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;

@@ -1,9 +1,7 @@
 //! The child's first message: goal, a short summary of the caller's recent turns, hints, the
 //! expected result format and the resources (through the `@file:` mechanism).
 
-use crate::file_refs::{Expansion, expand_file_references};
-use crate::record::{MessageQuery, RunId};
-use crate::store::SessionStore;
+use agentctl_context::{Expansion, MessageQuery, RunId, SessionStore, expand_file_references};
 use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Message, Scope, SourceFormat};
 use serde_json::Value;
 use std::fmt::Write as _;

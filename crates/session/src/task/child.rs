@@ -4,18 +4,15 @@
 use super::prompt::{self, Brief};
 use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
-use crate::record::{HandoffSummary, RunId};
-use crate::record::{NewRun, NewStep};
-use crate::recorder::{RunEnding, RunRecorder};
-use agentctl_core::{AgentDefinition, ContextMode, Message};
-use agentctl_runtime::{
-    RunError, RunEvent, RunOptions, RunResult, Runtime, ToolContext, ToolError, ToolOutput,
+use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunRecorder};
+use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRunner};
+use agentctl_core::{
+    RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
 };
 use futures_util::StreamExt;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Characters of a failed child's answer quoted back to the caller.
@@ -32,14 +29,14 @@ pub(crate) struct ChildRequest<'a> {
 /// Runs one task to its end and returns what the caller's model reads.
 pub(crate) async fn run(
     inner: &Inner,
-    runtime: &Runtime,
+    runner: &dyn SubAgentRunner,
     ctx: &ToolContext,
     request: ChildRequest<'_>,
 ) -> Result<ToolOutput, ToolError> {
     let config = &inner.config;
     let started = Instant::now();
     let agent = request.agent;
-    let model = runtime
+    let model = runner
         .resolve_model(agent, &RunOptions::new())
         .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
     let brief = Brief {
@@ -95,7 +92,7 @@ pub(crate) async fn run(
     .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
     let mut child = Supervisor {
         inner,
-        runtime,
+        runner,
         ctx,
         agent,
         recorder,
@@ -248,7 +245,7 @@ fn repair_prompt(violations: &[String]) -> String {
 /// A running task: its recorder, deadline and why it was stopped, if it was.
 struct Supervisor<'a> {
     inner: &'a Inner,
-    runtime: &'a Runtime,
+    runner: &'a dyn SubAgentRunner,
     ctx: &'a ToolContext,
     agent: &'a AgentDefinition,
     recorder: RunRecorder,
@@ -270,23 +267,16 @@ impl Supervisor<'_> {
             self.stop.get_or_insert(TaskStatus::Timeout);
             return Err(RunError::Cancelled);
         }
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let run_id = format!(
-            "task-{}-{}",
-            self.recorder.run().id,
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        // Known before the run starts, so the child's own task calls find their parent.
-        let _mapping = ChildMapping::new(self.inner, &run_id, self.recorder.run().id);
+        // The child runs under its store run's id, so its own task calls find their parent.
         let options = RunOptions::new()
-            .run_id(run_id)
+            .run_id(self.recorder.run().id.to_string())
             .context_mode(ContextMode::Isolated)
             .history(history)
             .max_turns(max_turns)
             .depth(self.ctx.depth() + 1)
             .cancel(self.ctx.cancellation().clone())
             .working_dir(self.ctx.working_dir());
-        let mut handle = self.runtime.run(self.agent, prompt, options);
+        let mut handle: Box<dyn RunStream> = self.runner.start(self.agent, prompt, options);
         let max_tokens = self.inner.config.max_tokens;
         loop {
             let event = tokio::select! {
@@ -308,7 +298,7 @@ impl Supervisor<'_> {
                 }
             }
         }
-        handle.result().await
+        handle.into_result().await
     }
 
     /// Classifies a run's outcome.
@@ -343,32 +333,6 @@ impl Supervisor<'_> {
                 status: TaskStatus::Failed,
                 detail: error.to_string(),
             },
-        }
-    }
-}
-
-/// Maps a child's runtime run id to its store run while it runs.
-struct ChildMapping<'a> {
-    inner: &'a Inner,
-    run_id: String,
-}
-
-impl<'a> ChildMapping<'a> {
-    fn new(inner: &'a Inner, run_id: &str, store_run: RunId) -> Self {
-        if let Ok(mut children) = inner.children.lock() {
-            children.insert(run_id.to_owned(), store_run);
-        }
-        Self {
-            inner,
-            run_id: run_id.to_owned(),
-        }
-    }
-}
-
-impl Drop for ChildMapping<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut children) = self.inner.children.lock() {
-            children.remove(&self.run_id);
         }
     }
 }

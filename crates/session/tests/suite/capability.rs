@@ -1,6 +1,6 @@
 //! Capability pool, table, Markdown and stop reports.
 
-use agentctl_context::*;
+use agentctl_session::{Executor, ExecutorStatus, ResourcePool, TaskSpec};
 
 fn pool() -> ResourcePool {
     ResourcePool::new(vec![

@@ -1,6 +1,6 @@
 //! Checking a child's answer against the `schema` of its task.
 
-use agentctl_runtime::ToolError;
+use agentctl_core::ToolError;
 use jsonschema::Validator;
 use serde_json::Value;
 

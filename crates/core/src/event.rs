@@ -4,9 +4,10 @@
 //! stream-json` prints one event per line. Event field names are snake_case (`run_id`), the
 //! result object camelCase (`tokensUsed`), matching the JSON output of the other commands.
 
-use crate::approval::{DecidedBy, Verdict};
+use crate::agent::ContextMode;
+use crate::approval::{ApprovalHint, DecidedBy, Verdict};
+use crate::conversation::Message;
 use crate::tool::RiskLevel;
-use agentctl_core::{ContextMode, Message};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -14,9 +15,11 @@ use serde_json::Value;
 ///
 /// A run emits `run_started`, then per model turn `model_request`, any `text_delta`s, `usage`,
 /// and for each requested tool `tool_call`, then per call `tool_decision` (preceded by
-/// `approval_requested` when a person is asked) and `tool_result`; it ends with exactly one `run_finished` or `run_failed`.
+/// `approval_requested` when a person is asked) and `tool_result`, then `turn_committed`; it
+/// ends with exactly one `run_finished` or `run_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunEvent {
     /// The run began: the model is resolved and the provider built.
     RunStarted {
@@ -98,6 +101,19 @@ pub enum RunEvent {
         reason: String,
         /// `policy`, `user` or `non_terminal`.
         by: DecidedBy,
+        /// For a denial: what would have let the call run, for the front end to word.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<ApprovalHint>,
+    },
+    /// The loop committed a turn to the conversation: the assistant message and, when it
+    /// called tools, every call's result, exactly as the next request will carry them. Front
+    /// ends persist these messages (never a reconstruction from deltas); a turn cut short by
+    /// cancellation is never committed, so stored history stays paired.
+    TurnCommitted {
+        /// 1-based turn number.
+        turn: u32,
+        /// The messages the turn added, in order.
+        messages: Vec<Message>,
     },
     /// The agent handed work to another agent. Reserved for the orchestration issue; not
     /// emitted yet.

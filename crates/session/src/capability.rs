@@ -178,7 +178,7 @@ impl ResourcePool {
     /// naming what is missing.
     ///
     /// ```
-    /// use agentctl_context::{Executor, ResourcePool, TaskSpec};
+    /// use agentctl_session::{Executor, ResourcePool, TaskSpec};
     /// let pool = ResourcePool::new(vec![Executor::new("reader", ["read_file", "grep"])]);
     /// let task = TaskSpec {
     ///     description: "fix the bug".into(),

@@ -1,11 +1,12 @@
 //! Why a run failed.
 
-use crate::registry::ToolPatternError;
-use agentctl_core::ModelError;
-use agentctl_providers::ProviderError;
+use crate::model::ModelError;
+use crate::provider::ProviderError;
+use crate::tool_registry::ToolPatternError;
 
 /// Why a run did not produce a result. Messages are one line and say what to change.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// No model anywhere: not in the options, the agent file or the settings.
     #[error(
@@ -62,6 +63,3 @@ impl RunError {
         matches!(self, RunError::Provider(error) if error.is_retryable())
     }
 }
-
-/// Result of a run.
-pub type Result<T, E = RunError> = std::result::Result<T, E>;

@@ -1,7 +1,10 @@
 //! The provider trait: one model call, streamed or not.
 
-use agentctl_core::{ModelDelta, ModelRequest, ModelResponse};
+use crate::conversation::{ModelDelta, ModelRequest, ModelResponse};
+use crate::model::ModelRef;
+use crate::settings::Settings;
 use async_trait::async_trait;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Receives the pieces of a streamed answer as they arrive.
@@ -27,8 +30,36 @@ pub trait ModelProvider: Send + Sync {
     ) -> Result<ModelResponse, ProviderError>;
 }
 
+/// Builds the provider serving a resolved model.
+///
+/// Any `Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError>` is a
+/// factory, so tests and embedders can inject providers with a closure. A runtime builds each
+/// model's provider once and reuses it.
+pub trait ProviderFactory: Send + Sync {
+    /// The provider for `model`.
+    fn build(
+        &self,
+        model: &ModelRef,
+        settings: &Settings,
+    ) -> Result<Arc<dyn ModelProvider>, ProviderError>;
+}
+
+impl<F> ProviderFactory for F
+where
+    F: Fn(&ModelRef, &Settings) -> Result<Arc<dyn ModelProvider>, ProviderError> + Send + Sync,
+{
+    fn build(
+        &self,
+        model: &ModelRef,
+        settings: &Settings,
+    ) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+        self(model, settings)
+    }
+}
+
 /// Why a model call failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProviderError {
     /// No API key: reported before any request is sent.
     #[error("{provider}: no API key for model `{model}`: set {env_var}")]

@@ -1,6 +1,7 @@
 //! Per-run options: everything a caller can override for one run.
 
-use agentctl_core::{ContextMode, Message};
+use crate::agent::ContextMode;
+use crate::conversation::Message;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 

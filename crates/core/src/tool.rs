@@ -3,8 +3,9 @@
 //!
 //! The agent loop only sees `Arc<dyn Tool>` (type-erased in the [`ToolRegistry`](crate::ToolRegistry)):
 //! it asks a tool for its spec, whether it mutates anything (mutating calls never run
-//! concurrently) and its risk (used by the approval policy of a later issue), then calls it with
-//! the model's JSON arguments.
+//! concurrently) and its risk (the approval policy's starting point), then calls it with the
+//! model's JSON arguments. A tool that does not state its risk is `medium` and mutating: an
+//! embedder's tool is never silently auto-approved or run concurrently.
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -12,11 +13,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use crate::runtime::Runtime;
+use crate::run::SubAgentRunner;
 
 /// How much harm a tool call can do; approval policies compare it with a threshold.
 #[derive(
@@ -58,19 +59,31 @@ impl fmt::Display for RiskLevel {
 
 /// What a tool call knows about the run it belongs to.
 ///
-/// Inside a run it also carries the [`Runtime`] that runs it and the run's nesting depth, so a
-/// tool can start sub-agent runs (which share the runtime's tools, providers and approval
-/// gate) without the tool holding the runtime itself (which would be a reference cycle: the
-/// runtime owns its tools).
-#[derive(Debug, Clone)]
+/// Inside a run it also carries a [`SubAgentRunner`] and the run's nesting depth, so a tool can
+/// start sub-agent runs (which share the runtime's tools, providers and approval gate) without
+/// the tool holding the runtime itself (which would be a reference cycle: the runtime owns its
+/// tools).
+#[derive(Clone)]
 pub struct ToolContext {
     run_id: Arc<str>,
     agent: Arc<str>,
     call_id: String,
     working_dir: Arc<Path>,
     cancel: CancellationToken,
-    runtime: Option<Runtime>,
+    sub_agents: Option<Arc<dyn SubAgentRunner>>,
     depth: u32,
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("run_id", &self.run_id)
+            .field("agent", &self.agent)
+            .field("call_id", &self.call_id)
+            .field("working_dir", &self.working_dir)
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolContext {
@@ -88,30 +101,16 @@ impl ToolContext {
             call_id: call_id.into(),
             working_dir: working_dir.into(),
             cancel,
-            runtime: None,
+            sub_agents: None,
             depth: 0,
         }
     }
 
-    /// The same context, inside a run of `runtime` at nesting `depth` (0 for a top-level run).
-    /// The agent loop sets both; tests set them to call sub-agent tools directly.
-    ///
-    /// ```
-    /// use agentctl_runtime::{Runtime, ToolContext, ToolRegistry};
-    /// use std::path::Path;
-    ///
-    /// let runtime = Runtime::new(
-    ///     Default::default(),
-    ///     |_: &_, _: &_| Err(agentctl_providers::ProviderError::Script("no model".into())),
-    ///     ToolRegistry::new(),
-    /// );
-    /// let ctx = ToolContext::new("run-1", "main", "call-1", Path::new("."), Default::default())
-    ///     .with_runtime(runtime, 2);
-    /// assert!(ctx.runtime().is_some());
-    /// assert_eq!(ctx.depth(), 2);
-    /// ```
-    pub fn with_runtime(mut self, runtime: Runtime, depth: u32) -> Self {
-        self.runtime = Some(runtime);
+    /// The same context, inside a run whose sub-agents `runner` starts, at nesting `depth` (0
+    /// for a top-level run). The agent loop sets both; tests set them to call sub-agent tools
+    /// directly.
+    pub fn with_sub_agents(mut self, runner: Arc<dyn SubAgentRunner>, depth: u32) -> Self {
+        self.sub_agents = Some(runner);
         self.depth = depth;
         self
     }
@@ -141,10 +140,10 @@ impl ToolContext {
         &self.cancel
     }
 
-    /// The runtime running this call's run, for tools that start sub-agent runs; `None` for a
-    /// context built with [`ToolContext::new`] alone.
-    pub fn runtime(&self) -> Option<&Runtime> {
-        self.runtime.as_ref()
+    /// What starts sub-agent runs for this call's run; `None` for a context built with
+    /// [`ToolContext::new`] alone.
+    pub fn sub_agents(&self) -> Option<&Arc<dyn SubAgentRunner>> {
+        self.sub_agents.as_ref()
     }
 
     /// Nesting depth of the run: 0 for a top-level run, 1 for a sub-agent it started, and so on
@@ -231,11 +230,24 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// JSON Schema of the arguments object.
     fn parameters(&self) -> Value;
-    /// How much harm a call can do.
-    fn risk(&self) -> RiskLevel;
+    /// How much harm a call can do. A tool that does not say is `medium`: never auto-approved by
+    /// the default policy.
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Medium
+    }
     /// True when a call changes anything (files, processes, remote state). Mutating calls run
-    /// one at a time, in the order the model asked for them.
-    fn is_mutating(&self) -> bool;
+    /// one at a time, in the order the model asked for them. A tool that does not say is
+    /// mutating.
+    fn is_mutating(&self) -> bool {
+        true
+    }
+    /// Paths a call with these arguments would create, change, rename or delete (relative to
+    /// the working directory, or absolute), so the approval policy can treat calls that touch
+    /// protected paths (`.git/`, `.agentctl/`, …) as such. Default: none known.
+    fn written_paths(&self, args: &Value) -> Vec<PathBuf> {
+        let _ = args;
+        Vec::new()
+    }
     /// Runs the tool with the model's arguments.
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -244,7 +256,7 @@ pub trait Tool: Send + Sync {
 /// model's arguments are deserialised before [`TypedTool::call`] runs.
 ///
 /// ```
-/// use agentctl_runtime::{ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+/// use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 /// use async_trait::async_trait;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -260,6 +272,8 @@ pub trait Tool: Send + Sync {
 ///     type Args = LookupArgs;
 ///     fn name(&self) -> &str { "lookup" }
 ///     fn description(&self) -> &str { "Looks a key up in the table." }
+///     fn risk(&self) -> RiskLevel { RiskLevel::Safe }
+///     fn is_mutating(&self) -> bool { false }
 ///     async fn call(&self, args: LookupArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
 ///         Ok(ToolOutput::text(format!("value of {}", args.key)))
 ///     }
@@ -277,13 +291,20 @@ pub trait TypedTool: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// What the tool does, for the model.
     fn description(&self) -> &str;
-    /// How much harm a call can do (default: safe).
+    /// How much harm a call can do (default: medium — state it to be auto-approved).
     fn risk(&self) -> RiskLevel {
-        RiskLevel::Safe
+        RiskLevel::Medium
     }
-    /// True when a call changes anything (default: false).
+    /// True when a call changes anything (default: true — state `false` to let calls run
+    /// concurrently).
     fn is_mutating(&self) -> bool {
-        false
+        true
+    }
+    /// Paths a call with these arguments would create, change, rename or delete (see
+    /// [`Tool::written_paths`]). Default: none.
+    fn written_paths(&self, args: &Self::Args) -> Vec<PathBuf> {
+        let _ = args;
+        Vec::new()
     }
     /// Runs the tool.
     async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
@@ -334,20 +355,30 @@ impl<T: TypedTool> Tool for TypedAdapter<T> {
         self.tool.is_mutating()
     }
 
+    fn written_paths(&self, args: &Value) -> Vec<PathBuf> {
+        // Arguments that do not parse never reach `call`: nothing would be written.
+        serde_json::from_value::<T::Args>(no_null(args.clone()))
+            .map(|args| self.tool.written_paths(&args))
+            .unwrap_or_default()
+    }
+
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        // Models sometimes send `null` for "no arguments".
-        let args = if args.is_null() {
-            Value::Object(Default::default())
-        } else {
-            args
-        };
-        let args = serde_json::from_value::<T::Args>(args).map_err(|error| {
+        let args = serde_json::from_value::<T::Args>(no_null(args)).map_err(|error| {
             ToolError::InvalidArguments {
                 tool: self.tool.name().to_owned(),
                 message: error.to_string(),
             }
         })?;
         self.tool.call(args, ctx).await
+    }
+}
+
+/// Models sometimes send `null` for "no arguments".
+fn no_null(args: Value) -> Value {
+    if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
     }
 }
 

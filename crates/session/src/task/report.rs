@@ -1,6 +1,6 @@
 //! How a task ended and what it used, as the caller reads it.
 
-use crate::record::{RunId, RunStatus};
+use agentctl_context::{RunId, RunStatus};
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;

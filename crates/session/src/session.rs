@@ -1,5 +1,5 @@
 //! Runs recorded in a session: which session (`--session`, `--continue`, else a new one), which
-//! context mode and history the agent gets, and one store transaction per model turn so a
+//! context mode and history an agent gets, and one store transaction per model turn so a
 //! killed run leaves its session readable and resumable.
 //!
 //! What goes where: the prompt and the run's turns go to the run's workspace (`main` for a
@@ -8,73 +8,79 @@
 //! run-mode agent hands its answer back to `main` as one handoff summary instead, so the main
 //! workspace sees results, never another agent's reasoning.
 
-use crate::context::CommandContext;
+use crate::error::SessionError;
 use agentctl_context::{
-    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode, RunEnding,
-    RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionLog as _, SessionStore,
-    SqliteStore, Summarizer, TaskTool, compact_scope, load_history, open_session, resolve_mode,
+    CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
+    RunEnding, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionLog as _,
+    SessionStore, SqliteStore, Summarizer, compact_scope, load_history, open_session, resolve_mode,
 };
-use agentctl_core::{AgentDefinition, AgentsSettings, ContextMode, Message};
-use agentctl_runtime::{RunError, RunEvent, RunResult};
-use std::io::Write as _;
+use agentctl_core::{
+    AgentDefinition, AgentsSettings, ContextMode, Message, RunError, RunEvent, RunResult,
+};
 use std::sync::Arc;
 
 /// Longest session title taken from the first prompt, in characters.
 const TITLE_CHARS: usize = 60;
 
-/// The session this invocation records into.
-pub(crate) struct RunSession {
+/// An open session of a store.
+#[derive(Clone)]
+pub struct SessionHandle {
     store: Arc<SqliteStore>,
     info: SessionInfo,
     agents: AgentsSettings,
 }
 
-impl RunSession {
-    /// Opens the project's session store and the chosen session; `None` when the settings turn
-    /// persistence off (`agents.contextPersistence: false`) and no session was asked for.
-    pub(crate) fn open(
-        context: &CommandContext,
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle")
+            .field("id", &self.info.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionHandle {
+    /// Opens the chosen session of `store`; a new session is titled with the first line of
+    /// `first_prompt`, shortened.
+    pub fn open(
+        store: Arc<SqliteStore>,
         choice: SessionChoice,
         first_prompt: Option<&str>,
-    ) -> anyhow::Result<Option<Self>> {
-        let agents = context.settings.settings.agents.clone();
-        if !agents.context_persistence && choice == SessionChoice::New {
-            return Ok(None);
-        }
-        let Some(store) = crate::sessions_cmd::open_store(context, true)? else {
-            return Ok(None);
-        };
+        agents: AgentsSettings,
+    ) -> Result<Self, SessionError> {
         let choice = match (choice, first_prompt) {
             (SessionChoice::New, Some(prompt)) => SessionChoice::NewTitled(title(prompt)),
             (choice, _) => choice,
         };
-        let info = open_session(&store, &choice)?;
-        Ok(Some(Self {
-            store: Arc::new(store),
+        let info = open_session(store.as_ref(), &choice)?;
+        Ok(Self {
+            store,
             info,
             agents,
-        }))
+        })
     }
 
     /// The session's id.
-    pub(crate) fn id(&self) -> &str {
+    pub fn id(&self) -> &str {
         &self.info.id
     }
 
-    /// The `task` tool for this session: sub-agents (any of `agents`, by default the caller
-    /// itself) run in hidden `sub:` workspaces and hand their results back to `main`.
-    pub(crate) fn task_tool(&self, agents: Vec<AgentDefinition>) -> TaskTool {
-        let store: Arc<dyn SessionStore> = Arc::clone(&self.store) as Arc<dyn SessionStore>;
-        TaskTool::new(store, self.info.id.clone(), agents)
+    /// The store.
+    pub fn store(&self) -> &Arc<SqliteStore> {
+        &self.store
     }
 
-    /// The agent's context mode: `--context` > this session's override > agent file >
-    /// settings > isolated; refuses shared when the settings do.
+    /// The store as the trait the tools record through.
+    pub(crate) fn dyn_store(&self) -> Arc<dyn SessionStore> {
+        Arc::clone(&self.store) as Arc<dyn SessionStore>
+    }
+
+    /// The agent's context mode: `flag` > this session's override > agent file > settings >
+    /// isolated; refuses shared when the settings do.
     pub(crate) fn mode(
         &self,
         agent: &AgentDefinition,
         flag: Option<ContextMode>,
-    ) -> anyhow::Result<ResolvedMode> {
+    ) -> Result<ResolvedMode, SessionError> {
         let overrides = self.store.mode_overrides(&self.info.id)?;
         let inputs = ModeInputs {
             flag,
@@ -85,7 +91,11 @@ impl RunSession {
     }
 
     /// What the agent sees before the prompt, in `mode`.
-    pub(crate) fn history(&self, agent: &str, mode: ContextMode) -> anyhow::Result<Vec<Message>> {
+    pub(crate) fn history(
+        &self,
+        agent: &str,
+        mode: ContextMode,
+    ) -> Result<Vec<Message>, SessionError> {
         let view = load_history(
             self.store.as_ref(),
             &self.info.id,
@@ -105,7 +115,7 @@ impl RunSession {
         mode: ContextMode,
         summarizer: &dyn Summarizer,
         context_window: u64,
-    ) -> anyhow::Result<bool> {
+    ) -> Result<bool, SessionError> {
         let scope = match mode {
             ContextMode::Shared => ContextScope::Main,
             ContextMode::Isolated => ContextScope::agent(agent),
@@ -123,22 +133,22 @@ impl RunSession {
         Ok(summary.is_some())
     }
 
-    /// Starts a run of `agent` and records its prompt.
+    /// Starts a store run of `agent` and records its prompt.
     pub(crate) fn start(
         &self,
         agent: &str,
         mode: ContextMode,
         model: Option<String>,
         prompt: &str,
-    ) -> anyhow::Result<TurnRecorder> {
+    ) -> Result<TurnRecorder, SessionError> {
         let run = NewRun {
             agent: agent.to_owned(),
             mode,
             parent_run_id: None,
             model,
         };
-        let store: Arc<dyn SessionStore> = Arc::clone(&self.store) as Arc<dyn SessionStore>;
-        let recorder = RunRecorder::start(store, &self.info.id, &run, prompt, Vec::new())?;
+        let recorder =
+            RunRecorder::start(self.dyn_store(), &self.info.id, &run, prompt, Vec::new())?;
         Ok(TurnRecorder { recorder, mode })
     }
 }
@@ -170,9 +180,9 @@ impl TurnRecorder {
     }
 
     /// Records the end of the run: the last turn, the status and usage, and for isolated and
-    /// run-mode agents the handoff summary to `main`. A store error is a warning: the run's
-    /// outcome stands.
-    pub(crate) fn finish(self, outcome: &Result<RunResult, RunError>) {
+    /// run-mode agents the handoff summary to `main`. Returns the first store error of the
+    /// run: the turn was not (completely) saved.
+    pub(crate) fn finish(self, outcome: &Result<RunResult, RunError>) -> Option<ContextError> {
         let status = match outcome {
             Ok(_) => RunStatus::Completed,
             Err(RunError::Cancelled) => RunStatus::Cancelled,
@@ -187,17 +197,11 @@ impl TurnRecorder {
             }),
             _ => None,
         };
-        let ending = RunEnding {
+        self.recorder.finish(RunEnding {
             status,
             answer_visible: shared,
             step: None,
             handoff,
-        };
-        if let Some(error) = self.recorder.finish(ending) {
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: the session could not be saved: {error}"
-            );
-        }
+        })
     }
 }

@@ -1,10 +1,13 @@
 //! The `task` tool: an agent hands a goal to a sub-agent and reads back its result.
 //!
-//! A call starts a child run on the calling run's own [`Runtime`](agentctl_runtime::Runtime)
-//! (taken from [`ToolContext::runtime`]), so the child shares the tools, the providers and the
-//! approval gate: a call of the child that needs approval reaches the same gate, which asks the
-//! user or, without a terminal, refuses at once — a child never waits on a question nobody sees.
+//! A call starts a child run through the calling run's [`SubAgentRunner`] (from
+//! [`ToolContext::sub_agents`]), so the child shares the tools, the providers and the approval
+//! gate: a call of the child that needs approval reaches the same gate, which asks the user or,
+//! without a terminal, refuses at once — a child never waits on a question nobody sees.
 //!
+//! * **Runs.** A run's id is its store run's id (the session runner starts the store run first
+//!   and runs the agent under that id), so a call knows its parent from
+//!   [`ToolContext::run_id`] alone, and a child runs under its own store run's id in turn.
 //! * **Scope.** The child's store run has `parent_run_id` = the caller's store run, so it works
 //!   in its own `sub:{agent}:{run}` workspace, never shown in the timeline; every turn of it
 //!   (assistant messages, tool results, model-call and tool-decision steps) is recorded there,
@@ -24,8 +27,9 @@
 //!   violations. A budget report line follows.
 //!
 //! ```
-//! use agentctl_context::{SessionLog as _, SqliteStore, TaskConfig, TaskTool};
-//! use agentctl_runtime::ToolRegistry;
+//! use agentctl_context::{SessionLog as _, SqliteStore};
+//! use agentctl_session::{TaskConfig, TaskTool};
+//! use agentctl_core::ToolRegistry;
 //! use std::sync::Arc;
 //!
 //! let store = Arc::new(SqliteStore::open_in_memory()?);
@@ -38,7 +42,6 @@
 //! let mut tools = ToolRegistry::new();
 //! tools.register_typed(tasks.clone());
 //! assert!(tools.contains("task"));
-//! // Before each top-level run: tasks.set_parent_run(run.id) with the run's store record.
 //! # Ok::<(), agentctl_context::ContextError>(())
 //! ```
 
@@ -47,16 +50,13 @@ mod prompt;
 mod report;
 mod schema;
 
-use crate::record::RunId;
-use crate::store::SessionStore;
-use agentctl_core::AgentDefinition;
-use agentctl_runtime::{ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_context::{RunId, SessionStore};
+use agentctl_core::{AgentDefinition, RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -116,8 +116,8 @@ pub struct TaskArgs {
 
 /// The `task` tool. Cheap to clone: clones share the store, the permits and the parent run.
 ///
-/// Register a clone with [`ToolRegistry::register_typed`](agentctl_runtime::ToolRegistry::register_typed)
-/// and keep one to call [`TaskTool::set_parent_run`] before each top-level run.
+/// Register it with [`ToolRegistry::register_typed`](agentctl_core::ToolRegistry::register_typed);
+/// the runs it is called from must run under their store run's id.
 #[derive(Clone)]
 pub struct TaskTool {
     inner: Arc<Inner>,
@@ -131,11 +131,6 @@ pub(crate) struct Inner {
     pub(crate) config: TaskConfig,
     /// One semaphore per nesting level.
     permits: Vec<Arc<Semaphore>>,
-    /// The store run of the top-level run the next calls come from.
-    parent: Mutex<Option<RunId>>,
-    /// Store runs of the children in flight, by their runtime run id, so a child's own task
-    /// calls find their parent.
-    pub(crate) children: Mutex<HashMap<String, RunId>>,
 }
 
 impl std::fmt::Debug for TaskTool {
@@ -190,14 +185,12 @@ impl TaskTool {
                 default_agent,
                 config,
                 permits,
-                parent: Mutex::new(None),
-                children: Mutex::new(HashMap::new()),
             }),
         }
     }
 
     /// The same tool with other limits. Call it while building: clones made earlier keep the
-    /// old limits and do not share the parent run set later.
+    /// old limits.
     pub fn with_config(self, config: TaskConfig) -> Self {
         let inner = &self.inner;
         Self::build(
@@ -232,26 +225,6 @@ impl TaskTool {
     /// The limits in effect.
     pub fn config(&self) -> &TaskConfig {
         &self.inner.config
-    }
-
-    /// Sets the store run that top-level calls come from (the run the front end started for
-    /// the main agent); children record it as their `parent_run_id`. Calls from a child find
-    /// their parent themselves.
-    pub fn set_parent_run(&self, run: RunId) {
-        if let Ok(mut parent) = self.inner.parent.lock() {
-            *parent = Some(run);
-        }
-    }
-
-    /// The store run a call from runtime run `run_id` belongs to.
-    fn parent_of(&self, run_id: &str) -> Option<RunId> {
-        let child = self
-            .inner
-            .children
-            .lock()
-            .ok()
-            .and_then(|children| children.get(run_id).copied());
-        child.or_else(|| self.inner.parent.lock().ok().and_then(|parent| *parent))
     }
 
     /// The definition a call runs.
@@ -294,6 +267,16 @@ impl TypedTool for TaskTool {
         Self::NAME
     }
 
+    fn risk(&self) -> RiskLevel {
+        // Starting a sub-agent changes nothing by itself: each of its calls meets the gate.
+        RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        // Several tasks of one turn run at once.
+        false
+    }
+
     fn description(&self) -> &str {
         "Hands a self-contained goal to a sub-agent that works in its own context and returns \
          its result (text, or JSON matching `schema`). Give it the resources (files, \
@@ -317,14 +300,14 @@ impl TypedTool for TaskTool {
                 message: "`goal` is empty: say what the sub-agent must achieve".into(),
             });
         }
-        let runtime = ctx.runtime().ok_or_else(|| {
-            ToolError::failed("the task tool runs only inside an agent run (no runtime)")
+        let runner = ctx.sub_agents().ok_or_else(|| {
+            ToolError::failed("the task tool runs only inside an agent run (no sub-agent runner)")
         })?;
-        let parent = self.parent_of(ctx.run_id()).ok_or_else(|| {
-            ToolError::failed(
-                "the task tool has no parent run to record into (the front end must call \
-                 TaskTool::set_parent_run)",
-            )
+        let parent: RunId = ctx.run_id().parse().map_err(|_| {
+            ToolError::failed(format!(
+                "the task tool runs only in runs recorded in a session (run `{}` has no store run)",
+                ctx.run_id()
+            ))
         })?;
         let validator = match &args.schema {
             Some(schema) => Some(schema::compile(schema)?),
@@ -348,6 +331,6 @@ impl TypedTool for TaskTool {
             agent: &agent,
             parent,
         };
-        child::run(&self.inner, runtime, ctx, request).await
+        child::run(&self.inner, runner.as_ref(), ctx, request).await
     }
 }

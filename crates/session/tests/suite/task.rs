@@ -1,22 +1,24 @@
 //! The `task` tool: concurrent sub-agents in `sub:` scopes, depth limit, schema checks,
 //! budgets, cancellation and approvals.
 
-use agentctl_context::{
-    ContextScope, MessageLog as _, MessageQuery, RunLog as _, RunStatus, TaskConfig, TaskTool,
+use agentctl_context::{ContextScope, MessageLog as _, MessageQuery, RunLog as _, RunStatus};
+use agentctl_core::{
+    CallGate, DecidedBy, Decision, Message, PendingCall, RiskLevel, RunError, RunOptions, Tool,
+    ToolContext, ToolRegistry,
 };
-use agentctl_core::Message;
-use agentctl_runtime::{
-    Assessment, CallGate, DecidedBy, DecisionRecord, PendingCall, RiskLevel, RunError, RunOptions,
-    Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, Verdict,
-};
-use serde_json::{Value, json};
+use agentctl_session::{TaskConfig, TaskTool};
+use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 mod fixtures;
+
+/// Options of the top-level run of `main`: it runs under its store run's id.
+fn top_run(fixture: &Fixture) -> RunOptions {
+    RunOptions::new().run_id(fixture.parent.id.to_string())
+}
 
 use fixtures::*;
 
@@ -27,12 +29,8 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
         vec![agent("main")],
         "plan the release",
     );
-    let (in_flight, max_in_flight) = (Arc::default(), Arc::new(AtomicUsize::new(0)));
-    let rendezvous: Arc<dyn Tool> = Arc::new(Rendezvous {
-        barrier: Arc::new(tokio::sync::Barrier::new(2)),
-        in_flight,
-        max_in_flight: Arc::clone(&max_in_flight),
-    });
+    let meeting = Rendezvous::new(2);
+    let rendezvous = FakeTool::new("rendezvous", Behaviour::Rendezvous(meeting.clone())).shared();
     let (runtime, provider) = build_runtime(
         &fixture,
         |request| {
@@ -65,15 +63,11 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
         vec![rendezvous],
     );
     let result = runtime
-        .run_to_completion(&agent("main"), "plan the release", RunOptions::new())
+        .run_to_completion(&agent("main"), "plan the release", top_run(&fixture))
         .await
         .unwrap();
     assert_eq!(result.text, "both done");
-    assert_eq!(
-        max_in_flight.load(Ordering::SeqCst),
-        2,
-        "the children overlapped"
-    );
+    assert_eq!(meeting.max_in_flight(), 2, "the children overlapped");
 
     // The parent read both results, each with its budget report.
     let tool_results: Vec<(String, bool)> = result
@@ -106,7 +100,7 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
     }
 
     // The children's first messages: goal, the parent's recent turns, hints.
-    let requests = provider.requests.lock().unwrap().clone();
+    let requests = provider.requests();
     let alpha = requests
         .iter()
         .find(|r| first_user(r).contains("check alpha"))
@@ -137,7 +131,14 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
         assert!(messages.iter().all(|m| !m.visible));
         assert_eq!(
             step_kinds(&fixture, kid),
-            ["task", "model_call", "model_call", "task_result", "handoff"]
+            [
+                "task",
+                "model_call",
+                "tool_decision",
+                "model_call",
+                "task_result",
+                "handoff"
+            ]
         );
     }
     assert_ne!(kids[0].context_scope, kids[1].context_scope);
@@ -157,19 +158,22 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
         .collect();
     assert_eq!(texts.len(), 3, "{texts:#?}");
     assert_eq!(texts[0], "plan the release");
-    let mut summaries: Vec<&String> = texts[1..].iter().collect();
-    summaries.sort();
-    assert!(summaries[0].starts_with("Handoff from main (run "));
+    // The two tasks ran at once: their summaries may come in either order.
+    let summaries = &texts[1..];
     assert!(
-        summaries[0].ends_with("completed):\nalpha result"),
-        "{}",
-        summaries[0]
+        summaries
+            .iter()
+            .all(|summary| summary.starts_with("Handoff from main (run ")),
+        "{summaries:#?}"
     );
-    assert!(
-        summaries[1].ends_with("completed):\nbeta result"),
-        "{}",
-        summaries[1]
-    );
+    for result in ["alpha result", "beta result"] {
+        assert!(
+            summaries
+                .iter()
+                .any(|summary| summary.ends_with(&format!("completed):\n{result}"))),
+            "{summaries:#?}"
+        );
+    }
     assert!(
         timeline
             .iter()
@@ -212,7 +216,7 @@ async fn nesting_stops_at_the_depth_limit_and_nested_children_find_their_parent(
         vec![],
     );
     let result = runtime
-        .run_to_completion(&agent("main"), "go deep", RunOptions::new())
+        .run_to_completion(&agent("main"), "go deep", top_run(&fixture))
         .await
         .unwrap();
     // The level-two child (depth 2) was refused a third level.
@@ -229,8 +233,14 @@ async fn nesting_stops_at_the_depth_limit_and_nested_children_find_their_parent(
     assert_eq!(kids[1].parent_run_id, Some(kids[0].id));
 
     // A direct call at the limit starts nothing.
-    let ctx = ToolContext::new("top", "main", "c", Path::new("."), CancellationToken::new())
-        .with_runtime(runtime.clone(), 2);
+    let ctx = ToolContext::new(
+        fixture.parent.id.to_string(),
+        "main",
+        "c",
+        Path::new("."),
+        CancellationToken::new(),
+    )
+    .with_sub_agents(Arc::new(runtime.clone()), 2);
     let error = runtime
         .tools()
         .get("task")
@@ -261,6 +271,7 @@ async fn a_schema_result_is_checked_and_repaired_once() {
         "required": ["count"]
     });
     let out = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "count the files", "schema": schema}),
         CancellationToken::new(),
@@ -278,7 +289,7 @@ async fn a_schema_result_is_checked_and_repaired_once() {
         "{}",
         out.content
     );
-    let requests = provider.requests.lock().unwrap().clone();
+    let requests = provider.requests();
     assert!(first_user(&requests[0]).contains("## Result format"));
     // The repair turn continues the child's conversation.
     assert_eq!(requests[1].messages.len(), 3);
@@ -303,6 +314,7 @@ async fn a_result_that_stays_invalid_is_an_error_listing_the_violations() {
         "required": ["count"]
     });
     let error = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "count", "schema": schema}),
         CancellationToken::new(),
@@ -325,6 +337,7 @@ async fn a_result_that_stays_invalid_is_an_error_listing_the_violations() {
 
     // A broken schema is refused before anything starts.
     let error = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "count", "schema": {"type": 5}}),
         CancellationToken::new(),
@@ -344,10 +357,15 @@ async fn budgets_are_enforced_and_reported() {
     };
     let fixture = setup(config, vec![agent("main")], "loop");
     let (runtime, _) = build_runtime(&fixture, |_| calls(&[("x", "nothing", json!({}))]), vec![]);
-    let error = call_task(&runtime, json!({"goal": "loop"}), CancellationToken::new())
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = call_task(
+        &fixture,
+        &runtime,
+        json!({"goal": "loop"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         error.starts_with("task stopped (max_turns): no final answer within 2 turns"),
         "{error}"
@@ -361,16 +379,21 @@ async fn budgets_are_enforced_and_reported() {
         ..TaskConfig::default()
     };
     let fixture = setup(config, vec![agent("main")], "spend");
-    let pause: Arc<dyn Tool> = Arc::new(Sleep(Duration::from_millis(100)));
+    let pause: Arc<dyn Tool> = sleep("sleep", Duration::from_millis(100));
     let (runtime, _) = build_runtime(
         &fixture,
         |_| calls(&[("x", "sleep", json!({}))]),
         vec![pause],
     );
-    let error = call_task(&runtime, json!({"goal": "spend"}), CancellationToken::new())
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = call_task(
+        &fixture,
+        &runtime,
+        json!({"goal": "spend"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         error.starts_with(
             "task stopped (budget exceeded: tokens): used 54 tokens, over the budget of 30"
@@ -386,17 +409,22 @@ async fn budgets_are_enforced_and_reported() {
         ..TaskConfig::default()
     };
     let fixture = setup(config, vec![agent("main")], "wait");
-    let sleep: Arc<dyn Tool> = Arc::new(Sleep(Duration::from_secs(10)));
+    let sleep: Arc<dyn Tool> = sleep("sleep", Duration::from_secs(10));
     let (runtime, _) = build_runtime(
         &fixture,
         |_| calls(&[("s", "sleep", json!({}))]),
         vec![sleep],
     );
     let started = Instant::now();
-    let error = call_task(&runtime, json!({"goal": "wait"}), CancellationToken::new())
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = call_task(
+        &fixture,
+        &runtime,
+        json!({"goal": "wait"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         error.starts_with("task stopped (budget exceeded: timeout): no result within 200 ms"),
@@ -420,7 +448,7 @@ async fn budgets_are_enforced_and_reported() {
 #[tokio::test]
 async fn cancelling_the_parent_cancels_the_child_and_closes_its_run() {
     let fixture = setup(TaskConfig::default(), vec![agent("main")], "wait");
-    let sleep: Arc<dyn Tool> = Arc::new(Sleep(Duration::from_secs(10)));
+    let sleep: Arc<dyn Tool> = sleep("sleep", Duration::from_secs(10));
     let (runtime, _) = build_runtime(
         &fixture,
         |request| {
@@ -440,7 +468,7 @@ async fn cancelling_the_parent_cancels_the_child_and_closes_its_run() {
     });
     let started = Instant::now();
     let outcome = runtime
-        .run_to_completion(&agent("main"), "wait", RunOptions::new().cancel(cancel))
+        .run_to_completion(&agent("main"), "wait", top_run(&fixture).cancel(cancel))
         .await;
     assert!(matches!(outcome, Err(RunError::Cancelled)), "{outcome:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -460,28 +488,22 @@ struct NonInteractive;
 
 #[async_trait::async_trait]
 impl CallGate for NonInteractive {
-    fn assess(&self, call: &PendingCall<'_>) -> Assessment {
+    fn decide(&self, call: &PendingCall<'_>) -> Decision {
         if call.call.name == "danger" {
-            Assessment::Ask {
+            Decision::Ask {
                 risk: RiskLevel::High,
                 reason: "danger is dangerous".into(),
             }
         } else {
-            Assessment::Decided(DecisionRecord::by_policy(
-                &call.call.name,
-                RiskLevel::Safe,
-                Verdict::Allow,
-                "safe",
-            ))
+            Decision::allow(RiskLevel::Safe, "safe")
         }
     }
-    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> DecisionRecord {
-        DecisionRecord {
-            tool: call.call.name.clone(),
+    async fn ask(&self, _call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        Decision::Deny {
             risk,
-            decision: Verdict::Deny,
             reason: format!("not run: {reason} and nobody can approve it"),
             by: DecidedBy::NonTerminal,
+            hint: None,
         }
     }
 }
@@ -489,30 +511,11 @@ impl CallGate for NonInteractive {
 #[tokio::test]
 async fn a_childs_call_needing_approval_reaches_the_runtime_gate() {
     let fixture = setup(TaskConfig::default(), vec![agent("main")], "risky");
-    let danger: Arc<dyn Tool> = Arc::new(Sleep(Duration::from_secs(10)));
-    // Reuse the sleep tool under a risky name: it must never run.
-    struct Danger(Arc<dyn Tool>);
-    #[async_trait::async_trait]
-    impl Tool for Danger {
-        fn name(&self) -> &str {
-            "danger"
-        }
-        fn description(&self) -> &str {
-            "Dangerous."
-        }
-        fn parameters(&self) -> Value {
-            json!({"type": "object"})
-        }
-        fn risk(&self) -> RiskLevel {
-            RiskLevel::High
-        }
-        fn is_mutating(&self) -> bool {
-            true
-        }
-        async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-            self.0.call(args, ctx).await
-        }
-    }
+    // A risky tool that must never run.
+    let danger = FakeTool::new("danger", Behaviour::Sleep(Duration::from_secs(10)))
+        .risk(RiskLevel::High)
+        .mutating()
+        .shared();
     let (runtime, _) = build_runtime(
         &fixture,
         |request| {
@@ -525,11 +528,12 @@ async fn a_childs_call_needing_approval_reaches_the_runtime_gate() {
                 text(&format!("went on after: {content}"))
             }
         },
-        vec![Arc::new(Danger(danger))],
+        vec![danger],
     );
     let runtime = runtime.with_gate(Arc::new(NonInteractive));
     let started = Instant::now();
     let out = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "do the risky thing"}),
         CancellationToken::new(),
@@ -562,7 +566,7 @@ async fn a_childs_call_needing_approval_reaches_the_runtime_gate() {
 }
 
 #[tokio::test]
-async fn an_unknown_agent_or_a_missing_parent_is_a_clear_error() {
+async fn an_unknown_agent_or_a_run_outside_a_session_is_a_clear_error() {
     let fixture = setup(
         TaskConfig::default(),
         vec![agent("main"), agent("reviewer")],
@@ -570,6 +574,7 @@ async fn an_unknown_agent_or_a_missing_parent_is_a_clear_error() {
     );
     let (runtime, _) = build_runtime(&fixture, |_| text("ok"), vec![]);
     let error = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "x", "agent": "nobody"}),
         CancellationToken::new(),
@@ -582,6 +587,7 @@ async fn an_unknown_agent_or_a_missing_parent_is_a_clear_error() {
     );
     // A named agent runs under its own name and system prompt.
     let out = call_task(
+        &fixture,
         &runtime,
         json!({"goal": "x", "agent": "reviewer"}),
         CancellationToken::new(),
@@ -602,12 +608,17 @@ async fn an_unknown_agent_or_a_missing_parent_is_a_clear_error() {
     let mut tools = ToolRegistry::new();
     tools.register_typed(orphan);
     let ctx = ToolContext::new("top", "main", "c", Path::new("."), CancellationToken::new())
-        .with_runtime(runtime.clone(), 0);
+        .with_sub_agents(Arc::new(runtime.clone()), 0);
     let error = tools
         .get("task")
         .unwrap()
         .call(json!({"goal": "x"}), &ctx)
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("set_parent_run"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("runs only in runs recorded in a session (run `top` has no store run)"),
+        "{error}"
+    );
 }

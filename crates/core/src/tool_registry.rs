@@ -1,12 +1,13 @@
 //! The tool registry (type-erased tools by name) and the per-agent tool filter.
 
+use crate::agent::ToolPolicy;
+use crate::conversation::ToolSpec;
 use crate::tool::{Tool, TypedAdapter, TypedTool};
-use agentctl_core::{ToolPolicy, ToolSpec};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Every tool a [`Runtime`](crate::Runtime) can offer, by name.
+/// Every tool a runtime can offer, by name.
 ///
 /// Which of them an agent actually sees is decided per run by a [`ToolFilter`] built from the
 /// agent's `tools.allow` / `tools.deny` lists.
@@ -79,14 +80,19 @@ impl ToolRegistry {
     pub fn filtered(&self, filter: &ToolFilter) -> Vec<Arc<dyn Tool>> {
         self.tools
             .iter()
-            .filter(|(name, _)| filter.decide(name) == ToolDecision::Allow)
+            .filter(|(name, _)| filter.allows(name))
             .map(|(_, tool)| Arc::clone(tool))
             .collect()
+    }
+
+    /// Every tool, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values()
     }
 }
 
 /// The spec a model sees for a tool.
-pub(crate) fn spec_of(tool: &dyn Tool) -> ToolSpec {
+pub fn spec_of(tool: &dyn Tool) -> ToolSpec {
     ToolSpec {
         name: tool.name().to_owned(),
         description: tool.description().to_owned(),
@@ -94,13 +100,9 @@ pub(crate) fn spec_of(tool: &dyn Tool) -> ToolSpec {
     }
 }
 
-/// Whether an agent may call a tool.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolDecision {
-    /// The call may run.
-    Allow,
-    /// The call is refused; the reason is fed back to the model.
-    Deny(String),
+/// The refusal the model reads when an agent calls a tool outside its allowed set.
+pub fn not_allowed(tool: &str) -> String {
+    format!("Tool not allowed for this agent: {tool}")
 }
 
 /// An agent's tool allow and deny lists, compiled. Entries are names or glob patterns
@@ -144,15 +146,11 @@ impl ToolFilter {
         Ok(Self { allow, deny })
     }
 
-    /// Decides whether the agent may call `name`.
-    pub fn decide(&self, name: &str) -> ToolDecision {
+    /// True when the agent may call `name`: allowed (or no allow list) and not denied.
+    pub fn allows(&self, name: &str) -> bool {
         let denied = self.deny.as_ref().is_some_and(|deny| deny.is_match(name));
         let allowed = self.allow.as_ref().is_none_or(|allow| allow.is_match(name));
-        if denied || !allowed {
-            ToolDecision::Deny(format!("Tool not allowed for this agent: {name}"))
-        } else {
-            ToolDecision::Allow
-        }
+        allowed && !denied
     }
 }
 
@@ -187,34 +185,22 @@ mod tests {
     #[test]
     fn no_allow_list_allows_everything_but_deny_wins() {
         let filter = ToolFilter::new(&policy(None, &["bash", "mcp.github.delete_*"])).unwrap();
-        assert_eq!(filter.decide("read_file"), ToolDecision::Allow);
-        assert_eq!(
-            filter.decide("mcp.github.create_issue"),
-            ToolDecision::Allow
-        );
-        assert_eq!(
-            filter.decide("bash"),
-            ToolDecision::Deny("Tool not allowed for this agent: bash".into())
-        );
-        assert!(matches!(
-            filter.decide("mcp.github.delete_repo"),
-            ToolDecision::Deny(_)
-        ));
+        assert!(filter.allows("read_file"));
+        assert!(filter.allows("mcp.github.create_issue"));
+        assert!(!filter.allows("bash"));
+        assert!(!filter.allows("mcp.github.delete_repo"));
     }
 
     #[test]
     fn allow_list_with_globs() {
         let filter =
             ToolFilter::new(&policy(Some(&["read_*", "grep"]), &["read_many_files"])).unwrap();
-        assert_eq!(filter.decide("read_file"), ToolDecision::Allow);
-        assert_eq!(filter.decide("grep"), ToolDecision::Allow);
-        assert!(matches!(
-            filter.decide("read_many_files"),
-            ToolDecision::Deny(_)
-        ));
-        assert!(matches!(filter.decide("write_file"), ToolDecision::Deny(_)));
+        assert!(filter.allows("read_file"));
+        assert!(filter.allows("grep"));
+        assert!(!filter.allows("read_many_files"));
+        assert!(!filter.allows("write_file"));
         let none = ToolFilter::new(&policy(Some(&[]), &[])).unwrap();
-        assert!(matches!(none.decide("grep"), ToolDecision::Deny(_)));
+        assert!(!none.allows("grep"));
     }
 
     #[test]

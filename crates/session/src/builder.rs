@@ -1,0 +1,181 @@
+//! The one runtime builder: the built-in providers (recorded for `--record`), the tools, and
+//! the approval gate of the settings and the front end's choices.
+
+use crate::error::SessionError;
+use crate::project::Project;
+use agentctl_core::{ModelProvider, ModelRef, ProviderError, RiskLevel, Settings, ToolRegistry};
+use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
+use agentctl_runtime::Runtime;
+use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// What the front end chose about approvals: the levels to approve instead of the settings'
+/// (`--approve`), and whether to approve everything below critical (`--yes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApprovalChoice {
+    /// Replaces `approvals.autoApprove` when set.
+    pub replace: Option<Vec<RiskLevel>>,
+    /// Adds safe up to high.
+    pub yes: bool,
+}
+
+impl ApprovalChoice {
+    /// The auto-approved levels: the settings' `approvals.autoApprove`, replaced and widened
+    /// by this choice.
+    pub fn levels(&self, settings: &Settings) -> Result<AutoApprove, SessionError> {
+        Ok(AutoApprove::from_settings(&settings.approvals)?
+            .with_overrides(self.replace.as_deref(), self.yes))
+    }
+}
+
+/// A cassette being recorded: every model call of the runtimes built with it, compaction
+/// included, goes through one [`RecordingProvider`].
+#[derive(Clone, Default)]
+pub struct Recording {
+    slot: Arc<Mutex<Option<Arc<RecordingProvider>>>>,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recording")
+    }
+}
+
+impl Recording {
+    /// An empty recording.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn wrap(&self, provider: Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider> {
+        let recording = Arc::new(RecordingProvider::new(provider));
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
+        recording
+    }
+
+    /// Writes the cassette.
+    pub fn save(&self, path: &Path) -> Result<(), SessionError> {
+        let recording = self
+            .slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(recording) = recording else {
+            return Err(SessionError::NothingRecorded(path.to_path_buf()));
+        };
+        recording
+            .save(path)
+            .map_err(|error| SessionError::Recording {
+                path: path.to_path_buf(),
+                message: error.to_string(),
+            })
+    }
+}
+
+/// Builds runtimes for a project. The one way agentctl builds a [`Runtime`].
+#[derive(Clone)]
+pub struct RuntimeBuilder {
+    settings: Settings,
+    root: PathBuf,
+    approvals: ApprovalChoice,
+    approver: Arc<dyn Approver>,
+    recording: Option<Recording>,
+    provider_options: ProviderOptions,
+}
+
+impl std::fmt::Debug for RuntimeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeBuilder")
+            .field("root", &self.root)
+            .field("approvals", &self.approvals)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeBuilder {
+    /// A builder for `project`: its settings, tools confined to its root, cassettes relative
+    /// to it, nobody to ask about approvals until [`approver`](Self::approver) says otherwise.
+    pub fn new(project: &Project) -> Self {
+        Self::with_settings(project.settings().clone(), project.root())
+    }
+
+    /// A builder from settings and a root, for embedders without a project on disk.
+    pub fn with_settings(settings: Settings, root: &Path) -> Self {
+        Self {
+            settings,
+            root: root.to_path_buf(),
+            approvals: ApprovalChoice::default(),
+            approver: Arc::new(NonTerminalApprover),
+            recording: None,
+            provider_options: ProviderOptions {
+                working_dir: Some(root.to_path_buf()),
+                ..ProviderOptions::default()
+            },
+        }
+    }
+
+    /// The front end's approval choices.
+    pub fn approvals(mut self, approvals: ApprovalChoice) -> Self {
+        self.approvals = approvals;
+        self
+    }
+
+    /// Who is asked when a call needs approval.
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = approver;
+        self
+    }
+
+    /// Records every model call into `recording`.
+    pub fn record(mut self, recording: Recording) -> Self {
+        self.recording = Some(recording);
+        self
+    }
+
+    /// Provider options (keys and base URLs from another environment, retries).
+    pub fn provider_options(mut self, options: ProviderOptions) -> Self {
+        self.provider_options = ProviderOptions {
+            working_dir: options
+                .working_dir
+                .clone()
+                .or_else(|| Some(self.root.clone())),
+            ..options
+        };
+        self
+    }
+
+    /// The settings runtimes get.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The approval gate: the chain of the settings and choices, asking the approver.
+    pub fn gate(&self) -> Result<Gate, SessionError> {
+        let levels = self.approvals.levels(&self.settings)?;
+        let classifier = RiskClassifier::from_settings(&self.settings)?.with_root(&self.root);
+        Ok(Gate::new(levels, classifier, Arc::clone(&self.approver)))
+    }
+
+    /// A runtime offering `tools`, behind the gate.
+    pub fn build(&self, tools: ToolRegistry) -> Result<Runtime, SessionError> {
+        let gate = self.gate()?;
+        let options = self.provider_options.clone();
+        let recording = self.recording.clone();
+        let factory = move |model: &ModelRef,
+                            settings: &Settings|
+              -> Result<Arc<dyn ModelProvider>, ProviderError> {
+            let provider = build_provider(model, settings, &options)?;
+            Ok(match &recording {
+                Some(recording) => recording.wrap(provider),
+                None => provider,
+            })
+        };
+        Ok(Runtime::new(self.settings.clone(), factory, tools).with_gate(Arc::new(gate)))
+    }
+}

@@ -1,0 +1,285 @@
+//! One agent talking in one session, turn after turn: the context mode is resolved once; each
+//! turn expands the prompt's `@file:` references, compacts the agent's workspace when it
+//! outgrew the model's window (through the runtime's own providers, so `--record` captures it),
+//! loads the history, starts the store run — whose id the agent run takes — and records every
+//! turn the loop commits.
+
+use crate::error::SessionError;
+use crate::session::{SessionHandle, TurnRecorder};
+use agentctl_context::{
+    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
+    expand_file_references, resolve_mode,
+};
+use agentctl_core::{
+    AgentDefinition, ContextMode, Message, RunError, RunEvent, RunOptions, RunResult,
+};
+use agentctl_runtime::{RunHandle, Runtime, model_context_window};
+use async_trait::async_trait;
+use futures_util::{Stream, StreamExt};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio_util::sync::CancellationToken;
+
+/// Something a front end should tell the user about a turn, besides its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// An `@file:` reference could not be expanded.
+    FileReference(String),
+    /// Older messages of the agent's workspace were summarised to fit the context window.
+    Compacted {
+        /// The agent.
+        agent: String,
+    },
+}
+
+/// An agent, its session (if recorded) and its context mode.
+pub struct Conversation {
+    runtime: Runtime,
+    agent: AgentDefinition,
+    /// Options every turn starts from (model, turn limit, streaming…).
+    options: RunOptions,
+    session: Option<SessionHandle>,
+    mode: ContextMode,
+    /// The conversation so far when no session records it.
+    memory: Vec<Message>,
+    root: PathBuf,
+}
+
+impl std::fmt::Debug for Conversation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conversation")
+            .field("agent", &self.agent.name())
+            .field("session", &self.session)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Conversation {
+    /// Resolves the agent's context mode: `options.context_mode` > the session's override >
+    /// agent file > settings > isolated (shared refused when the settings forbid it).
+    pub fn new(
+        runtime: Runtime,
+        agent: AgentDefinition,
+        session: Option<SessionHandle>,
+        options: RunOptions,
+        root: PathBuf,
+    ) -> Result<Self, SessionError> {
+        let flag = options.context_mode;
+        let mode = match &session {
+            Some(session) => session.mode(&agent, flag)?.mode,
+            None => {
+                let inputs = ModeInputs {
+                    flag,
+                    session_override: None,
+                    agent_file: agent.spec.context_mode,
+                };
+                resolve_mode(agent.name(), inputs, &runtime.settings().agents)
+                    .map_err(SessionError::Store)?
+                    .mode
+            }
+        };
+        Ok(Self {
+            runtime,
+            agent,
+            options,
+            session,
+            mode,
+            memory: Vec::new(),
+            root,
+        })
+    }
+
+    /// The session's id, when the conversation is recorded.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().map(SessionHandle::id)
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &AgentDefinition {
+        &self.agent
+    }
+
+    /// The context mode in effect.
+    pub fn mode(&self) -> ContextMode {
+        self.mode
+    }
+
+    /// What the agent would see before the next prompt.
+    pub fn history(&self) -> Result<Vec<Message>, SessionError> {
+        match &self.session {
+            Some(session) => session.history(self.agent.name(), self.mode),
+            None if self.mode == ContextMode::Run => Ok(Vec::new()),
+            None => Ok(self.memory.clone()),
+        }
+    }
+
+    /// Starts one turn. The error is a session problem before the run started; the run's own
+    /// outcome comes from [`Turn::finish`].
+    pub async fn turn(&mut self, prompt: &str) -> Result<Turn<'_>, SessionError> {
+        let root = self.root.clone();
+        let raw = prompt.to_owned();
+        // Reading the referenced files is file I/O: keep it off the async workers.
+        let expansion = tokio::task::spawn_blocking(move || expand_file_references(&root, &raw))
+            .await
+            .map_err(|error| SessionError::Run(RunError::Aborted(error.to_string())))?;
+        let mut notices: Vec<Notice> = expansion
+            .warnings
+            .iter()
+            .cloned()
+            .map(Notice::FileReference)
+            .collect();
+        let mut options = self.options.clone();
+        options.context_mode = Some(self.mode);
+        options.working_dir = Some(self.root.clone());
+        if self.compact(&options).await? {
+            notices.push(Notice::Compacted {
+                agent: self.agent.name().to_owned(),
+            });
+        }
+        options.history = self.history()?;
+        let recorder = match &self.session {
+            Some(session) => {
+                let model = self
+                    .runtime
+                    .resolve_model(&self.agent, &options)
+                    .ok()
+                    .map(|model| model.to_string());
+                let recorder =
+                    session.start(self.agent.name(), self.mode, model, &expansion.text)?;
+                // The agent run takes its store run's id: tools that record (`task`) find
+                // their parent from it.
+                options.run_id = Some(recorder.run().id.to_string());
+                Some(recorder)
+            }
+            None => None,
+        };
+        let handle = self.runtime.run(&self.agent, &expansion.text, options);
+        Ok(Turn {
+            conversation: self,
+            handle,
+            recorder,
+            notices,
+        })
+    }
+
+    /// Compacts the agent's workspace with its own model when it outgrew the context window.
+    async fn compact(&self, options: &RunOptions) -> Result<bool, SessionError> {
+        let Some(session) = &self.session else {
+            return Ok(false);
+        };
+        // Without a resolvable model the run itself reports the problem.
+        let Ok(model) = self.runtime.resolve_model(&self.agent, options) else {
+            return Ok(false);
+        };
+        let summarizer = RuntimeSummarizer {
+            runtime: &self.runtime,
+            model: &model,
+        };
+        let window = model_context_window(&model.model);
+        session
+            .compact(self.agent.name(), self.mode, &summarizer, window)
+            .await
+    }
+}
+
+/// Summarises with the agent's own model, through the runtime's providers; the provider is
+/// only built when a scope actually needs compacting.
+struct RuntimeSummarizer<'a> {
+    runtime: &'a Runtime,
+    model: &'a agentctl_core::ModelRef,
+}
+
+#[async_trait]
+impl Summarizer for RuntimeSummarizer<'_> {
+    async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+        let provider =
+            self.runtime
+                .provider_for(self.model)
+                .map_err(|error| ContextError::Summarizer {
+                    scope: request.scope.to_string(),
+                    message: error.to_string(),
+                })?;
+        ProviderSummarizer::new(provider, self.model.model.clone())
+            .summarize(request)
+            .await
+    }
+}
+
+/// A turn in progress: a stream of the run's events, each recorded as it passes.
+pub struct Turn<'a> {
+    conversation: &'a mut Conversation,
+    handle: RunHandle,
+    recorder: Option<TurnRecorder>,
+    notices: Vec<Notice>,
+}
+
+impl std::fmt::Debug for Turn<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Turn")
+            .field("run_id", &self.handle.run_id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug)]
+pub struct TurnOutcome {
+    /// The run's result.
+    pub result: Result<RunResult, RunError>,
+    /// Set when the turn could not be (completely) saved to the session: the run's result
+    /// stands, but a front end should report failure.
+    pub save_error: Option<ContextError>,
+}
+
+impl Turn<'_> {
+    /// What to tell the user before the events.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// The run's id (its store run's id when recorded).
+    pub fn run_id(&self) -> &str {
+        self.handle.run_id()
+    }
+
+    /// A token that cancels the turn's run (for Ctrl-C and signal handlers).
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.handle.cancellation_token()
+    }
+
+    /// Waits for the end of the run — recording the events not read yet — and records its
+    /// ending.
+    pub async fn finish(mut self) -> TurnOutcome {
+        while self.next().await.is_some() {}
+        let Turn {
+            conversation,
+            handle,
+            recorder,
+            ..
+        } = self;
+        let result = handle.result().await;
+        let save_error = recorder.and_then(|recorder| recorder.finish(&result));
+        if let Ok(result) = &result
+            && conversation.session.is_none()
+        {
+            conversation.memory.clone_from(&result.messages);
+        }
+        TurnOutcome { result, save_error }
+    }
+}
+
+impl Stream for Turn<'_> {
+    type Item = RunEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.handle).poll_next(cx);
+        if let (Poll::Ready(Some(event)), Some(recorder)) = (&polled, this.recorder.as_mut()) {
+            recorder.event(event);
+        }
+        polled
+    }
+}

@@ -1,0 +1,68 @@
+//! Why a session could not be set up or a turn not prepared.
+
+use agentctl_config::ConfigError;
+use agentctl_context::ContextError;
+use agentctl_core::{RunError, ToolPatternError};
+use agentctl_tools::RiskLevelError;
+use std::path::PathBuf;
+
+/// Why the session runner could not do what was asked. Messages name the file, the agent or
+/// the session concerned; front ends add their own advice.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The working directory could not be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    /// The project directory given does not exist.
+    #[error("project directory {}: no such directory", .0.display())]
+    NoProjectDir(PathBuf),
+    /// A settings file is unreadable or invalid.
+    #[error(transparent)]
+    Settings(#[from] ConfigError),
+    /// No agent of that name loaded.
+    #[error("no agent named `{name}`{}", did_you_mean(.similar))]
+    NoAgent {
+        /// The name asked for.
+        name: String,
+        /// Loaded agents with close names.
+        similar: Vec<String>,
+    },
+    /// The session store failed.
+    #[error(transparent)]
+    Store(#[from] ContextError),
+    /// A run could not be prepared (model, provider, tool patterns).
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// A risk level in the settings or the front end's choices is not one of the five.
+    #[error(transparent)]
+    RiskLevel(#[from] RiskLevelError),
+    /// An agent's tool allow or deny list does not compile.
+    #[error("agent `{agent}`: {source}")]
+    ToolPolicy {
+        /// Agent name.
+        agent: String,
+        /// The bad pattern.
+        #[source]
+        source: ToolPatternError,
+    },
+    /// A recording was asked for but no model call was made.
+    #[error("{}: no model call was made, nothing to record", .0.display())]
+    NothingRecorded(PathBuf),
+    /// A recording could not be written.
+    #[error("cannot save the cassette {}: {message}", .path.display())]
+    Recording {
+        /// The cassette path.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+fn did_you_mean(similar: &[String]) -> String {
+    if similar.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
+    format!("; did you mean {}?", names.join(", "))
+}

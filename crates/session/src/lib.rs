@@ -1,0 +1,48 @@
+//! The agentctl session runner: everything one turn needs between a front end and the agent
+//! loop.
+//!
+//! * [`Project`]: locations, layered settings, the root tools are confined to, the agents found
+//!   and the session store.
+//! * [`RuntimeBuilder`]: the one way a [`Runtime`](agentctl_runtime::Runtime) is built — the
+//!   built-in providers (recorded into a [`Recording`] for `--record`), the agent's tools and
+//!   the approval gate of the settings and the front end's [`ApprovalChoice`].
+//! * [`SessionRunner`]: finds agents, opens sessions ([`SessionHandle`]), assembles each
+//!   agent's tools ([`agent_tools`]: built-in, MCP, the `task` tool, the agent pool in the
+//!   prompt of agents that delegate) and hands out [`Conversation`]s.
+//! * [`Conversation::turn`]: resolves the context mode once, expands `@file:` references,
+//!   compacts through the runtime's own providers, loads the history, starts the store run
+//!   (whose id the agent run takes) and returns a [`Turn`]: a stream of the run's events,
+//!   each recorded as it passes — what the loop committed, never a reconstruction.
+//! * [`TaskTool`]: sub-agent tasks in hidden `sub:` workspaces; [`ResourcePool`]: capability
+//!   context for delegating agents.
+//! * [`ServedAgents`]: the same turns for `agentctl mcp serve`.
+//!
+//! Front ends (the CLI, `mcp serve`, an embedder) parse their input, call this crate and
+//! render the events; none of them holds session logic of its own.
+
+mod builder;
+mod capability;
+mod conversation;
+mod error;
+mod maintenance;
+mod project;
+mod runner;
+mod serve;
+mod session;
+mod task;
+mod toolset;
+
+pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
+pub use capability::{
+    AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorStatus,
+    ResourcePool, StopReport, TaskSpec,
+};
+pub use conversation::{Conversation, Notice, Turn, TurnOutcome};
+pub use error::SessionError;
+pub use maintenance::compact_now;
+pub use project::Project;
+pub use runner::SessionRunner;
+pub use serve::{ServeLog, ServedAgents};
+pub use session::SessionHandle;
+pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
+pub use toolset::{AgentTools, McpTools, agent_tools, with_agent_pool};

@@ -1,0 +1,162 @@
+//! [`SessionRunner`]: what a front end holds to run agents of a project — the agents found,
+//! the MCP servers, the runtime builder — and hands out [`Conversation`]s.
+
+use crate::builder::RuntimeBuilder;
+use crate::conversation::Conversation;
+use crate::error::SessionError;
+use crate::project::{Project, open_store_file};
+use crate::session::SessionHandle;
+use crate::task::TaskTool;
+use crate::toolset::{AgentTools, McpTools, agent_tools, with_agent_pool};
+use agentctl_context::SessionChoice;
+use agentctl_core::{AgentDefinition, AgentsSettings, RunOptions};
+use agentctl_definitions::Discovery;
+use agentctl_mcp::{McpError, McpManager};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Runs agents of one project for one front end.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), agentctl_session::SessionError> {
+/// use agentctl_context::SessionChoice;
+/// use agentctl_core::RunOptions;
+/// use agentctl_session::{Project, RuntimeBuilder, SessionRunner};
+/// use futures_util::StreamExt;
+///
+/// let project = Project::load(None)?;
+/// let runner = SessionRunner::new(&project, RuntimeBuilder::new(&project));
+/// let agent = runner.require_agent("code-reviewer")?;
+/// let session = runner.open_session(SessionChoice::New, Some("Review src/stats.py"))?;
+/// let (mut conversation, _warnings) = runner.conversation(agent, session, RunOptions::new()).await?;
+/// let mut turn = conversation.turn("Review src/stats.py").await?;
+/// while let Some(event) = turn.next().await { /* render */ }
+/// let outcome = turn.finish().await;
+/// runner.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct SessionRunner {
+    builder: RuntimeBuilder,
+    discovery: Discovery,
+    agents: Vec<AgentDefinition>,
+    mcp: McpManager,
+    store_path: PathBuf,
+    settings: AgentsSettings,
+}
+
+impl std::fmt::Debug for SessionRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRunner")
+            .field("builder", &self.builder)
+            .field("agents", &self.agents.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionRunner {
+    /// A runner for `project`, building runtimes with `builder`. Finds the agents now; starts
+    /// MCP servers only when an agent that names them runs.
+    pub fn new(project: &Project, builder: RuntimeBuilder) -> Self {
+        let discovery = project.discover();
+        let agents = discovery
+            .agents
+            .iter()
+            .map(|loaded| loaded.definition.clone())
+            .collect();
+        let mcp = McpManager::from_settings(project.settings(), project.root());
+        Self {
+            builder,
+            discovery,
+            agents,
+            mcp,
+            store_path: project.store_path(),
+            settings: project.settings().agents.clone(),
+        }
+    }
+
+    /// Every agent found, with load errors.
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    /// The effective agent called `name`, or an error naming close matches.
+    pub fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
+        match self.discovery.get(name) {
+            Some(agent) => Ok(agent.definition.clone()),
+            None => Err(SessionError::NoAgent {
+                name: name.to_owned(),
+                similar: self
+                    .discovery
+                    .similar_names(name)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+        }
+    }
+
+    /// The runtime builder.
+    pub fn builder(&self) -> &RuntimeBuilder {
+        &self.builder
+    }
+
+    /// The MCP servers of the settings.
+    pub fn mcp(&self) -> &McpManager {
+        &self.mcp
+    }
+
+    /// Opens (creating the store if needed) the chosen session; `None` when the settings turn
+    /// persistence off (`agents.contextPersistence: false`) and no session was asked for.
+    pub fn open_session(
+        &self,
+        choice: SessionChoice,
+        first_prompt: Option<&str>,
+    ) -> Result<Option<SessionHandle>, SessionError> {
+        if !self.settings.context_persistence && choice == SessionChoice::New {
+            return Ok(None);
+        }
+        let store = Arc::new(open_store_file(&self.store_path)?);
+        SessionHandle::open(store, choice, first_prompt, self.settings.clone()).map(Some)
+    }
+
+    /// The tools `agent` gets in `session`: built-in, its MCP servers' and (in a session)
+    /// `task`.
+    pub async fn tools(
+        &self,
+        agent: &AgentDefinition,
+        session: Option<&SessionHandle>,
+        which: McpTools,
+    ) -> AgentTools {
+        let task = session
+            .map(|session| TaskTool::new(session.dyn_store(), session.id(), self.agents.clone()));
+        agent_tools(&self.mcp, agent, which, task).await
+    }
+
+    /// A conversation of `agent` in `session` (or unrecorded): its tools assembled (MCP
+    /// servers started — their failures are the returned warnings), the agent pool added to
+    /// its prompt when it may delegate, its runtime built, its context mode resolved.
+    pub async fn conversation(
+        &self,
+        agent: AgentDefinition,
+        session: Option<SessionHandle>,
+        options: RunOptions,
+    ) -> Result<(Conversation, Vec<McpError>), SessionError> {
+        let AgentTools { registry, warnings } = self
+            .tools(&agent, session.as_ref(), McpTools::Allowed)
+            .await;
+        let agent = if session.is_some() {
+            with_agent_pool(agent, &self.agents)
+        } else {
+            agent
+        };
+        let runtime = self.builder.build(registry)?;
+        let root = self.builder.root().to_path_buf();
+        let conversation = Conversation::new(runtime, agent, session, options, root)?;
+        Ok((conversation, warnings))
+    }
+
+    /// Stops the MCP servers (and their process groups).
+    pub async fn shutdown(&self) {
+        self.mcp.shutdown().await;
+    }
+}

@@ -1,0 +1,82 @@
+//! The tools an agent gets: the built-in tools, the MCP tools of the servers it names, the
+//! session's `task` tool, and for agents that may delegate, the agent pool in their prompt.
+
+use crate::capability::{Executor, ResourcePool};
+use crate::task::TaskTool;
+use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
+use agentctl_mcp::{McpError, McpManager};
+use agentctl_tools::register_builtin_tools;
+
+/// Which MCP tools [`agent_tools`] adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpTools {
+    /// Those the agent's allow and deny lists let through (what a run offers).
+    Allowed,
+    /// Every tool of the servers the agent names (for listings of refused tools too).
+    Candidates,
+}
+
+/// An agent's tool set and the warnings met while assembling it.
+#[derive(Debug, Default)]
+pub struct AgentTools {
+    /// The tools.
+    pub registry: ToolRegistry,
+    /// Servers that could not start, each naming the server and the cause; their tools are
+    /// missing and everything else works.
+    pub warnings: Vec<McpError>,
+}
+
+/// The built-in tools plus the MCP tools of the servers `agent` names (starting those
+/// servers), plus `task` when given.
+pub async fn agent_tools(
+    manager: &McpManager,
+    agent: &AgentDefinition,
+    which: McpTools,
+    task: Option<TaskTool>,
+) -> AgentTools {
+    let mut registry = ToolRegistry::new();
+    register_builtin_tools(&mut registry);
+    let (tools, warnings) = match which {
+        McpTools::Allowed => manager.tools_for_agent(agent).await,
+        McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,
+    };
+    for tool in tools {
+        registry.register_arc(tool);
+    }
+    if let Some(task) = task {
+        registry.register_typed(task);
+    }
+    AgentTools { registry, warnings }
+}
+
+/// An agent that may delegate with `task` gets the pool of agents it can delegate to (their
+/// status and the capabilities their tools give them) at the end of its system prompt; other
+/// agents are returned as they are.
+pub fn with_agent_pool(mut agent: AgentDefinition, agents: &[AgentDefinition]) -> AgentDefinition {
+    let delegates =
+        ToolFilter::new(&agent.spec.tools).is_ok_and(|filter| filter.allows(TaskTool::NAME));
+    if !delegates {
+        return agent;
+    }
+    let executors = agents
+        .iter()
+        .filter(|other| other.name() != agent.name())
+        .map(|other| {
+            let tools = other
+                .spec
+                .tools
+                .allow
+                .clone()
+                .unwrap_or_else(|| vec!["*".into()]);
+            Executor::new(other.name(), tools)
+        })
+        .collect();
+    let pool = ResourcePool::new(executors).build_agent_context(None);
+    agent.system_prompt = format!(
+        "{}\n\n# Delegation\n\nThe `task` tool hands a goal to one of these agents (its `agent` argument), \
+or to a copy of yourself when none fits.\n\n{}",
+        agent.system_prompt.trim_end(),
+        pool.render_markdown()
+    );
+    agent
+}
