@@ -22,8 +22,10 @@ mod options;
 mod provider;
 mod recording;
 mod retry;
+mod schema;
 mod scripted;
 mod sse;
+mod tool_names;
 
 pub use factory::build_provider;
 pub use options::{Env, ProviderOptions, RetryPolicy};
