@@ -1,6 +1,12 @@
 //! Test helpers for agentctl: fake model servers speaking the OpenAI, Anthropic and Gemini wire
 //! formats on `127.0.0.1:0`, and builders for their JSON and SSE answers.
 //!
+//! The servers are strict: each request is checked against the real API's rules first (tool
+//! names, schemas, the pairing of tool calls and results, roles, required fields — see
+//! [`check_request`]), and one that breaks any is refused with the 400 the real API would give,
+//! whose message says what is wrong. A test whose server saw a broken request fails when the
+//! server is dropped, so every test against a fake also checks that the requests were valid.
+//!
 //! ```no_run
 //! # async fn demo() {
 //! use agentctl_test_support::{FakeServer, openai};
@@ -12,8 +18,10 @@
 //! # }
 //! ```
 
+mod rules;
 mod server;
 
+pub use rules::{Violation, check_request};
 pub use server::{BodyPart, FakeServer, RecordedRequest, Reply, WireFormat};
 
 use serde_json::Value;
