@@ -8,7 +8,7 @@ use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
 use crate::provider::{DeltaSink, ModelProvider, ProviderError};
 use crate::schema::object_schema;
-use crate::tool_names::ToolNames;
+use crate::tool_names::{ToolNames, portable_id};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -168,7 +168,8 @@ fn stream_error(http: &HttpClient, target: &Target<'_>, value: &Value) -> Provid
 /// What the API refuses is avoided here: empty text blocks and messages with nothing in them
 /// ("all messages must have non-empty content"), two messages of one role in a row, text before
 /// the `tool_result` blocks of a user message (they must come first), a `tool_use` input that is
-/// not an object, and an empty system prompt.
+/// not an object, call ids with characters it refuses (from another provider earlier in the
+/// session), and an empty system prompt.
 pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     let mut messages: Vec<Value> = Vec::new();
     for message in &request.messages {
@@ -184,7 +185,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
                     .into_iter()
                     .collect();
                 blocks.extend(tool_calls.iter().map(|call| {
-                    json!({"type": "tool_use", "id": call.id, "name": names.wire(&call.name),
+                    json!({"type": "tool_use", "id": portable_id(&call.id), "name": names.wire(&call.name),
                            "input": assemble::arguments_object(&call.arguments)})
                 }));
                 ("assistant", blocks)
@@ -195,8 +196,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
                 is_error,
                 ..
             } => {
-                let mut block =
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                let mut block = json!({"type": "tool_result", "tool_use_id": portable_id(call_id), "content": content});
                 if *is_error {
                     block["is_error"] = json!(true);
                 }

@@ -9,7 +9,7 @@
 use crate::assemble;
 use crate::http::{HttpClient, Target};
 use crate::provider::{DeltaSink, ModelProvider, ProviderError};
-use crate::schema::gemini_schema;
+use crate::schema::{GeminiParameters, gemini_schema};
 use crate::tool_names::ToolNames;
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
@@ -259,8 +259,12 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
             .map(|tool| {
                 let mut declaration =
                     json!({"name": names.wire(&tool.name), "description": tool.description});
-                if let Some(parameters) = gemini_schema(&tool.parameters) {
-                    declaration["parameters"] = parameters;
+                match gemini_schema(&tool.parameters) {
+                    GeminiParameters::None => {}
+                    GeminiParameters::Subset(schema) => declaration["parameters"] = schema,
+                    GeminiParameters::JsonSchema(schema) => {
+                        declaration["parametersJsonSchema"] = schema;
+                    }
                 }
                 declaration
             })

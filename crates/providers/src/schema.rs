@@ -11,7 +11,9 @@
 //! minimum, maximum) and refuses any other key ("Unknown name …: Cannot find field"), a `type`
 //! that is a list, and an `OBJECT` without properties ("should be non-empty for OBJECT type").
 //! [`gemini_schema`] rewrites what has an equivalent (`["string", "null"]` → `nullable`, `oneOf`
-//! → `anyOf`, `const` → `enum`, `$ref` → the definition inlined) and drops the rest.
+//! → `anyOf`, `const` → `enum`, `$ref` → the definition inlined) and drops the rest. A schema
+//! the subset cannot say (a free-form object inside, such as a map of strings) goes as JSON
+//! Schema in `parametersJsonSchema` instead, which v1beta documents as the alternative.
 
 use serde_json::{Map, Value, json};
 
@@ -62,19 +64,63 @@ pub(crate) fn object_schema(parameters: &Value) -> Value {
     }
 }
 
-/// `parameters` in Gemini's schema subset, or `None` when the tool takes no arguments (Gemini
-/// refuses an object schema without properties, and `parameters` may be left out).
-pub(crate) fn gemini_schema(parameters: &Value) -> Option<Value> {
+/// How a tool's parameters go to Gemini.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum GeminiParameters {
+    /// No arguments: `parameters` is left out (Gemini refuses an object without properties).
+    None,
+    /// `parameters`, in Gemini's OpenAPI subset.
+    Subset(Value),
+    /// `parametersJsonSchema`: JSON Schema, for what the subset cannot say.
+    JsonSchema(Value),
+}
+
+/// `parameters` for Gemini: see [`GeminiParameters`].
+pub(crate) fn gemini_schema(parameters: &Value) -> GeminiParameters {
     let root = object_schema(parameters);
     let converted = Converter { root: &root }.convert(&root, 0);
-    let no_properties = converted
+    if is_object(&converted) && !has_properties(&converted) {
+        return GeminiParameters::None;
+    }
+    if has_free_form_object(&converted) {
+        let mut schema = root;
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+        }
+        return GeminiParameters::JsonSchema(schema);
+    }
+    GeminiParameters::Subset(converted)
+}
+
+fn is_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+fn has_properties(schema: &Value) -> bool {
+    schema
         .get("properties")
         .and_then(Value::as_object)
-        .is_none_or(Map::is_empty);
-    if converted.get("type").and_then(Value::as_str) == Some("object") && no_properties {
-        return None;
-    }
-    Some(converted)
+        .is_some_and(|properties| !Map::is_empty(properties))
+}
+
+/// True when an object schema below the root has no properties.
+fn has_free_form_object(schema: &Value) -> bool {
+    let children = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.values())
+        .chain(schema.get("items"))
+        .chain(
+            schema
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        );
+    children
+        .into_iter()
+        .any(|child| (is_object(child) && !has_properties(child)) || has_free_form_object(child))
 }
 
 struct Converter<'a> {
@@ -205,6 +251,34 @@ fn set_type(out: &mut Map<String, Value>, value: &Value) {
 mod tests {
     use super::*;
 
+    fn subset(schema: &Value) -> Value {
+        match gemini_schema(schema) {
+            GeminiParameters::Subset(converted) => converted,
+            other => panic!("expected the subset, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn free_form_objects_go_as_json_schema() {
+        // schemars' `HashMap<String, String>`, and an object the tool takes as it comes.
+        for free in [
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            json!({"type": "array", "items": {"type": "object"}}),
+        ] {
+            let schema = json!({
+                "$schema": "x",
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "free": free},
+            });
+            let mut expected = schema.clone();
+            expected.as_object_mut().unwrap().remove("$schema");
+            assert_eq!(
+                gemini_schema(&schema),
+                GeminiParameters::JsonSchema(expected)
+            );
+        }
+    }
+
     #[test]
     fn no_arguments_is_an_empty_object_schema() {
         assert_eq!(
@@ -223,10 +297,10 @@ mod tests {
             object_schema(&json!({"type": "string"})),
             json!({"type": "string"})
         );
-        assert_eq!(gemini_schema(&json!({})), None);
+        assert_eq!(gemini_schema(&json!({})), GeminiParameters::None);
         assert_eq!(
             gemini_schema(&json!({"type": "object", "properties": {}})),
-            None
+            GeminiParameters::None
         );
     }
 
@@ -240,7 +314,7 @@ mod tests {
             "required": ["nested", "gone"],
         });
         assert_eq!(
-            gemini_schema(&schema).unwrap(),
+            subset(&schema),
             json!({"type": "object", "properties": {
                 "additionalProperties": {"type": "string"},
                 "nested": {"type": "object", "properties": {"x": {"type": "integer"}}}},
@@ -268,7 +342,7 @@ mod tests {
         let mut documented = inner.clone();
         documented["description"] = json!("The inner part.");
         assert_eq!(
-            gemini_schema(&schema).unwrap(),
+            subset(&schema),
             json!({"type": "object", "properties": {
                 "timeout": {"nullable": true, "type": "integer", "format": "uint64", "minimum": 0},
                 "mode": {"anyOf": [{"enum": ["fast"], "type": "string"}, {"enum": ["slow"], "type": "string"}]},
@@ -286,7 +360,7 @@ mod tests {
             "properties": {"node": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
         });
-        let converted = gemini_schema(&schema).unwrap();
+        let converted = subset(&schema);
         let mut depth = 0;
         let mut node = &converted["properties"]["node"];
         while let Some(next) = node.pointer("/properties/next") {
@@ -294,6 +368,9 @@ mod tests {
             depth += 1;
         }
         assert!(depth <= MAX_REF_DEPTH + 1, "{depth}");
-        assert_eq!(gemini_schema(&json!({"$ref": "#/nowhere"})), None);
+        assert_eq!(
+            gemini_schema(&json!({"$ref": "#/nowhere"})),
+            GeminiParameters::None
+        );
     }
 }

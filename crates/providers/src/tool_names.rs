@@ -19,6 +19,7 @@
 //! history, so calls and results in past turns are sent under the same wire names as the tools.
 
 use agentctl_core::{Message, ModelRequest};
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 /// Longest name the grammar allows.
@@ -147,6 +148,31 @@ fn hashed(name: &str, candidate: &str, taken: &BTreeSet<String>) -> String {
     }
 }
 
+/// A tool-call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): ids from other providers in a
+/// session's history (`functions.read:0`) get the refused characters replaced and a hash of the
+/// original appended, the same for the call and its result, so the pair still matches.
+pub(crate) fn portable_id(id: &str) -> Cow<'_, str> {
+    if !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Cow::Borrowed(id);
+    }
+    let clean: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let hash = fnv1a(id.as_bytes()) & 0xffff_ffff;
+    Cow::Owned(format!("{clean}_{hash:0width$x}", width = HASH_DIGITS))
+}
+
 /// 64-bit FNV-1a: tiny, and the same everywhere.
 fn fnv1a(bytes: &[u8]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -233,6 +259,16 @@ mod tests {
             .map(|name| order_a.wire(name))
             .collect();
         assert_eq!(wires.len(), 5, "{wires:?}");
+    }
+
+    #[test]
+    fn ids_other_apis_refuse_are_made_portable() {
+        assert_eq!(portable_id("toolu_01A-b"), "toolu_01A-b");
+        let id = portable_id("functions.read_file:0");
+        assert!(id.starts_with("functions_read_file_0_"), "{id}");
+        assert_eq!(id, portable_id("functions.read_file:0"));
+        assert_ne!(portable_id("a.b"), portable_id("a:b"));
+        assert!(portable_id("").starts_with('_'));
     }
 
     #[test]

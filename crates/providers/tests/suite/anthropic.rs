@@ -290,14 +290,15 @@ async fn empty_turns_and_text_are_left_out() {
 }
 
 #[tokio::test]
-async fn a_user_message_before_tool_results_goes_after_them() {
+async fn a_user_message_before_tool_results_goes_after_them_and_foreign_ids_are_fixed() {
     let server = FakeServer::anthropic().await;
     server.push_json(anthropic::response(Some("ok"), &[]));
     let mut request = request("read", false);
     request.messages.push(Message::Assistant {
         content: None,
         tool_calls: vec![ToolCall {
-            id: "toolu_1".into(),
+            // An id from another provider earlier in the session.
+            id: "functions.read_file:0".into(),
             name: "read_file".into(),
             arguments: json!(null),
         }],
@@ -306,7 +307,7 @@ async fn a_user_message_before_tool_results_goes_after_them() {
         .messages
         .push(Message::user("(the user typed while the tool ran)"));
     request.messages.push(Message::Tool {
-        call_id: "toolu_1".into(),
+        call_id: "functions.read_file:0".into(),
         name: "read_file".into(),
         content: "A".into(),
         is_error: false,
@@ -316,6 +317,9 @@ async fn a_user_message_before_tool_results_goes_after_them() {
     assert_eq!(messages[1]["content"][0]["input"], json!({}));
     assert_eq!(messages[2]["content"][0]["type"], "tool_result");
     assert_eq!(messages[2]["content"][1]["type"], "text");
+    let id = messages[1]["content"][0]["id"].as_str().unwrap();
+    assert!(id.starts_with("functions_read_file_0_"), "{id}");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], id);
 }
 
 #[tokio::test]

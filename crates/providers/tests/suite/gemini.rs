@@ -245,6 +245,23 @@ async fn tool_schemas_are_sent_in_geminis_subset() {
 }
 
 #[tokio::test]
+async fn a_free_form_object_argument_goes_as_json_schema() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(Some("ok"), &[], true));
+    let mut request = request("run it", false);
+    // schemars' `HashMap<String, String>`: Gemini's subset has no way to say it.
+    let schema = json!({
+        "type": "object",
+        "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}},
+    });
+    request.tools[0].parameters = schema.clone();
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let declaration = server.single_request().body["tools"][0]["functionDeclarations"][0].clone();
+    assert_eq!(declaration["parametersJsonSchema"], schema);
+    assert!(declaration.get("parameters").is_none());
+}
+
+#[tokio::test]
 async fn empty_turns_are_left_out() {
     let server = FakeServer::gemini().await;
     server.push_json(gemini::chunk(Some("ok"), &[], true));

@@ -11,6 +11,8 @@
 //! - `Please use a valid role: user, model.`, `contents.parts must not be empty`, and a part
 //!   carries exactly one kind of data (`required oneof field 'data' must have one initialized
 //!   field`; an empty `text` counts as none);
+//! - `parametersJsonSchema` (JSON Schema, "must describe an object") is the alternative to
+//!   `parameters`: "This field is mutually exclusive with parameters";
 //! - `Please ensure that function call turn comes immediately after a user turn or after a
 //!   function response turn.`, `Please ensure that function response turn comes immediately
 //!   after a function call turn.`, `Please ensure that the number of function response parts
@@ -144,6 +146,14 @@ fn check_tools(tools: &Value, checker: &mut Checker) {
                     checker.fail(&at, format!("* GenerateContentRequest.{at}.type: parameters must be an OBJECT schema (got {})", parameters.get("type").map_or("nothing".into(), Value::to_string)));
                 }
                 check_schema(&at, parameters, checker);
+            }
+            if let Some(schema) = declaration.get("parametersJsonSchema") {
+                if declaration.get("parameters").is_some() {
+                    checker.fail(format!("{at}.parametersJsonSchema"), format!("* GenerateContentRequest.{at}: parameters and parameters_json_schema are mutually exclusive"));
+                }
+                if str_at(schema, "type") != Some("object") {
+                    checker.fail(format!("{at}.parametersJsonSchema"), format!("* GenerateContentRequest.{at}.parameters_json_schema: the schema must describe an object (got type {})", schema.get("type").map_or("nothing".into(), Value::to_string)));
+                }
             }
         }
     }

@@ -237,3 +237,27 @@ fn the_path_and_generation_config_are_checked() {
         "must be between 0 and 2",
     );
 }
+
+#[test]
+fn json_schema_parameters_describe_an_object_and_come_alone() {
+    let schema = json!({"type": "object", "properties": {"env": {"type": "object",
+                        "additionalProperties": {"type": "string"}}}});
+    accepted(|body| {
+        let declaration = &mut body["tools"][0]["functionDeclarations"][0];
+        declaration.as_object_mut().unwrap().remove("parameters");
+        declaration["parametersJsonSchema"] = schema.clone();
+    });
+    refused(
+        |body| body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"] = schema.clone(),
+        &format!("{DECLARATION}.parametersJsonSchema"),
+        "parameters and parameters_json_schema are mutually exclusive",
+    );
+    refused(
+        |body| {
+            body["tools"][0]["functionDeclarations"][1]["parametersJsonSchema"] =
+                json!({"type": "string"})
+        },
+        "tools[0].function_declarations[1].parametersJsonSchema",
+        "the schema must describe an object",
+    );
+}
