@@ -12,7 +12,10 @@
 //! - `messages.N.content.M: unexpected `tool_use_id` found in `tool_result` blocks: X. Each
 //!   `tool_result` block must have a corresponding `tool_use` block in the previous message.`;
 //! - `messages: roles must alternate between "user" and "assistant"`, the first message is the
-//!   user's, roles are only `user`/`assistant` (the system prompt is the top-level `system`);
+//!   user's, roles are only `user`/`assistant` (the system prompt is the top-level `system`).
+//!   Today's API combines consecutive turns of one role instead of refusing them, but a
+//!   `tool_result` after text in such a combined turn is still refused, so the fake holds
+//!   providers to the strict form, which is what they send;
 //! - `messages.N: all messages must have non-empty content except for the optional final
 //!   assistant message`, `text content blocks must contain non-whitespace text`;
 //! - `max_tokens: Field required`, and the `anthropic-version` header is required.
