@@ -6,6 +6,8 @@
 
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
+use crate::schema::object_schema;
+use crate::tool_names::{ToolNames, portable_id};
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
 use async_trait::async_trait;
@@ -45,10 +47,12 @@ impl ModelProvider for AnthropicProvider {
             model: &request.model,
             url: format!("{}/v1/messages", self.base_url),
         };
-        let body = request_body(request);
+        let names = ToolNames::for_request(request);
+        let body = request_body(request, &names);
         if !request.stream {
             let value = self.http.post_json(&target, &body).await?;
-            return parse_response(&value).map_err(|message| self.http.malformed(&target, message));
+            return parse_response(&value, &names)
+                .map_err(|message| self.http.malformed(&target, message));
         }
         let mut answer = Assembler::default();
         let mut stop: Option<String> = None;
@@ -74,7 +78,10 @@ impl ModelProvider for AnthropicProvider {
                         match block.get("type").and_then(Value::as_str) {
                             Some("tool_use") => {
                                 let id = block.get("id").and_then(Value::as_str);
-                                let name = block.get("name").and_then(Value::as_str);
+                                let name = block
+                                    .get("name")
+                                    .and_then(Value::as_str)
+                                    .map(|name| names.original(name));
                                 answer.call_piece(index, id, name, "", on_delta);
                             }
                             Some("text") => {
@@ -156,22 +163,30 @@ fn stream_error(http: &HttpClient, target: &Target<'_>, value: &Value) -> Provid
     }
 }
 
-/// Builds the Messages request body.
-pub(crate) fn request_body(request: &ModelRequest) -> Value {
+/// Builds the Messages request body, tools under their wire names.
+///
+/// What the API refuses is avoided here: empty text blocks and messages with nothing in them
+/// ("all messages must have non-empty content"), two messages of one role in a row, text before
+/// the `tool_result` blocks of a user message (they must come first), a `tool_use` input that is
+/// not an object, call ids with characters it refuses (from another provider earlier in the
+/// session), and an empty system prompt.
+pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     let mut messages: Vec<Value> = Vec::new();
     for message in &request.messages {
         let (role, blocks) = match message {
-            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
+            Message::User { content } => ("user", text_block(content).into_iter().collect()),
             Message::Assistant {
                 content,
                 tool_calls,
             } => {
-                let mut blocks = Vec::new();
-                if let Some(text) = content.as_deref().filter(|text| !text.is_empty()) {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
+                let mut blocks: Vec<Value> = content
+                    .as_deref()
+                    .and_then(text_block)
+                    .into_iter()
+                    .collect();
                 blocks.extend(tool_calls.iter().map(|call| {
-                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                    json!({"type": "tool_use", "id": portable_id(&call.id), "name": names.wire(&call.name),
+                           "input": assemble::arguments_object(&call.arguments)})
                 }));
                 ("assistant", blocks)
             }
@@ -181,18 +196,22 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
                 is_error,
                 ..
             } => {
-                let mut block =
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                let mut block = json!({"type": "tool_result", "tool_use_id": portable_id(call_id), "content": content});
                 if *is_error {
                     block["is_error"] = json!(true);
                 }
                 ("user", vec![block])
             }
         };
+        if blocks.is_empty() {
+            continue;
+        }
         match messages.last_mut() {
             Some(last) if last["role"] == role => {
                 if let Some(content) = last["content"].as_array_mut() {
                     content.extend(blocks);
+                    // Results first, in their order; then the rest, in theirs.
+                    content.sort_by_key(|block| block["type"] != "tool_result");
                 }
             }
             _ => messages.push(json!({"role": role, "content": blocks})),
@@ -203,7 +222,11 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         "messages": messages,
     });
-    if let Some(system) = &request.system {
+    if let Some(system) = request
+        .system
+        .as_deref()
+        .filter(|text| !text.trim().is_empty())
+    {
         body["system"] = json!(system);
     }
     if !request.tools.is_empty() {
@@ -211,7 +234,8 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
             .tools
             .iter()
             .map(|tool| {
-                json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+                json!({"name": names.wire(&tool.name), "description": tool.description,
+                       "input_schema": object_schema(&tool.parameters)})
             })
             .collect();
     }
@@ -224,7 +248,12 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
     body
 }
 
-fn parse_response(value: &Value) -> Result<ModelResponse, String> {
+/// A text block, unless the text is blank ("text content blocks must contain non-whitespace text").
+fn text_block(text: &str) -> Option<Value> {
+    (!text.trim().is_empty()).then(|| json!({"type": "text", "text": text}))
+}
+
+fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, String> {
     let content = value
         .get("content")
         .and_then(Value::as_array)
@@ -250,10 +279,13 @@ fn parse_response(value: &Value) -> Result<ModelResponse, String> {
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned(),
-                name: block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
+                name: names
+                    .original(
+                        block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default(),
+                    )
                     .to_owned(),
                 arguments: block.get("input").cloned().unwrap_or_else(|| json!({})),
             }),
@@ -326,7 +358,7 @@ mod tests {
             max_tokens: None,
             stream: false,
         };
-        let body = request_body(&request);
+        let body = request_body(&request, &ToolNames::for_request(&request));
         assert_eq!(body["max_tokens"], 4096);
         assert_eq!(body["system"], "sys");
         let messages = body["messages"].as_array().unwrap();

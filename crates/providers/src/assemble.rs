@@ -124,6 +124,16 @@ pub(crate) fn parse_arguments(tool: &str, text: &str) -> Result<Value, String> {
     })
 }
 
+/// Tool-call arguments as the JSON object the APIs want in history: `null` is `{}`, and
+/// anything else that is not an object (a model's mistake) is kept under `"value"`.
+pub(crate) fn arguments_object(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(_) => arguments.clone(),
+        Value::Null => Value::Object(Default::default()),
+        other => serde_json::json!({"value": other}),
+    }
+}
+
 /// Builds a response; a model that called tools is waiting for them whatever it said.
 pub(crate) fn response(
     text: String,

@@ -3,20 +3,19 @@
 //!
 //! Gemini has no tool-call ids: calls get ids `call_{n}`, `n` counting every call of the
 //! conversation so ids stay unique and stable across turns, and results go back as
-//! `functionResponse` parts matched by tool name. JSON-Schema keywords Gemini rejects are
-//! stripped from tool parameters.
+//! `functionResponse` parts matched by tool name. Tool parameters are rewritten into Gemini's
+//! OpenAPI subset (see [`crate::schema::gemini_schema`]).
 
 use crate::assemble;
 use crate::http::{HttpClient, Target};
+use crate::schema::{GeminiParameters, gemini_schema};
+use crate::tool_names::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };
 use async_trait::async_trait;
 use serde_json::{Value, json};
-
-/// Schema keywords the Gemini API refuses.
-const UNSUPPORTED_SCHEMA_KEYS: &[&str] = &["$schema", "$id", "additionalProperties"];
 
 /// A Gemini endpoint.
 #[derive(Debug)]
@@ -59,7 +58,8 @@ impl ModelProvider for GeminiProvider {
             model: &request.model,
             url,
         };
-        let body = request_body(request);
+        let names = ToolNames::for_request(request);
+        let body = request_body(request, &names);
         let first_id = previous_calls(request);
         let mut answer = Answer {
             next_id: first_id,
@@ -67,7 +67,7 @@ impl ModelProvider for GeminiProvider {
         };
         if !request.stream {
             let value = self.http.post_json(&target, &body).await?;
-            answer.apply(&value, &|_| {});
+            answer.apply(&value, &names, &|_| {});
         } else {
             self.http
                 .post_sse(&target, &body, |event| {
@@ -82,7 +82,7 @@ impl ModelProvider for GeminiProvider {
                             .http
                             .malformed(&target, format!("stream error: {error}")));
                     }
-                    answer.apply(&value, on_delta);
+                    answer.apply(&value, &names, on_delta);
                     Ok(false)
                 })
                 .await?;
@@ -126,7 +126,7 @@ impl Default for Answer {
 }
 
 impl Answer {
-    fn apply(&mut self, chunk: &Value, on_delta: DeltaSink<'_>) {
+    fn apply(&mut self, chunk: &Value, names: &ToolNames, on_delta: DeltaSink<'_>) {
         if let Some(usage) = chunk.get("usageMetadata") {
             let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
             self.usage = Usage {
@@ -158,10 +158,8 @@ impl Answer {
                 let index = self.tool_calls.len();
                 let id = format!("call_{}", self.next_id);
                 self.next_id += 1;
-                let name = call
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
+                let name = names
+                    .original(call.get("name").and_then(Value::as_str).unwrap_or_default())
                     .to_owned();
                 let arguments = call.get("args").cloned().unwrap_or_else(|| json!({}));
                 on_delta(ModelDelta::ToolCallStart {
@@ -202,23 +200,23 @@ fn previous_calls(request: &ModelRequest) -> usize {
         .sum()
 }
 
-/// Builds the `generateContent` request body.
-pub(crate) fn request_body(request: &ModelRequest) -> Value {
+/// Builds the `generateContent` request body, tools under their wire names. Messages with
+/// nothing in them are left out ("contents.parts must not be empty").
+pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     let mut contents: Vec<Value> = Vec::new();
     for message in &request.messages {
         let (role, parts) = match message {
-            Message::User { content } => ("user", vec![json!({"text": content})]),
+            Message::User { content } => ("user", text_part(content).into_iter().collect()),
             Message::Assistant {
                 content,
                 tool_calls,
             } => {
-                let mut parts = Vec::new();
-                if let Some(text) = content.as_deref().filter(|text| !text.is_empty()) {
-                    parts.push(json!({"text": text}));
-                }
-                parts.extend(tool_calls.iter().map(
-                    |call| json!({"functionCall": {"name": call.name, "args": call.arguments}}),
-                ));
+                let mut parts: Vec<Value> =
+                    content.as_deref().and_then(text_part).into_iter().collect();
+                parts.extend(tool_calls.iter().map(|call| {
+                    json!({"functionCall": {"name": names.wire(&call.name),
+                                            "args": assemble::arguments_object(&call.arguments)}})
+                }));
                 ("model", parts)
             }
             Message::Tool {
@@ -233,12 +231,14 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
                     _ if *is_error => json!({"error": content}),
                     _ => json!({"result": content}),
                 };
-                (
-                    "user",
-                    vec![json!({"functionResponse": {"name": name, "response": response}})],
-                )
+                let part =
+                    json!({"functionResponse": {"name": names.wire(name), "response": response}});
+                ("user", vec![part])
             }
         };
+        if parts.is_empty() {
+            continue;
+        }
         match contents.last_mut() {
             Some(last) if last["role"] == role => {
                 if let Some(existing) = last["parts"].as_array_mut() {
@@ -249,17 +249,24 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         }
     }
     let mut body = json!({"contents": contents});
-    if let Some(system) = &request.system {
-        body["systemInstruction"] = json!({"parts": [{"text": system}]});
+    if let Some(system) = request.system.as_deref().and_then(text_part) {
+        body["systemInstruction"] = json!({"parts": [system]});
     }
     if !request.tools.is_empty() {
         let declarations: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
-                let mut parameters = tool.parameters.clone();
-                strip_unsupported(&mut parameters);
-                json!({"name": tool.name, "description": tool.description, "parameters": parameters})
+                let mut declaration =
+                    json!({"name": names.wire(&tool.name), "description": tool.description});
+                match gemini_schema(&tool.parameters) {
+                    GeminiParameters::None => {}
+                    GeminiParameters::Subset(schema) => declaration["parameters"] = schema,
+                    GeminiParameters::JsonSchema(schema) => {
+                        declaration["parametersJsonSchema"] = schema;
+                    }
+                }
+                declaration
             })
             .collect();
         body["tools"] = json!([{"functionDeclarations": declarations}]);
@@ -277,46 +284,14 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
     body
 }
 
-/// Removes schema keywords Gemini rejects, at every depth (property names are left alone).
-fn strip_unsupported(schema: &mut Value) {
-    match schema {
-        Value::Object(object) => {
-            for key in UNSUPPORTED_SCHEMA_KEYS {
-                object.remove(*key);
-            }
-            for (key, value) in object.iter_mut() {
-                if key == "properties" {
-                    if let Value::Object(properties) = value {
-                        properties.values_mut().for_each(strip_unsupported);
-                    }
-                } else {
-                    strip_unsupported(value);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_unsupported),
-        _ => {}
-    }
+/// A text part, unless the text is empty.
+fn text_part(text: &str) -> Option<Value> {
+    (!text.is_empty()).then(|| json!({"text": text}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schema_keywords_are_stripped_but_property_names_kept() {
-        let mut schema = json!({
-            "$schema": "x", "type": "object", "additionalProperties": false,
-            "properties": {"additionalProperties": {"type": "string"},
-                           "nested": {"type": "object", "additionalProperties": true}},
-        });
-        strip_unsupported(&mut schema);
-        assert_eq!(
-            schema,
-            json!({"type": "object", "properties": {
-                "additionalProperties": {"type": "string"}, "nested": {"type": "object"}}})
-        );
-    }
 
     #[test]
     fn tool_results_become_function_responses() {
@@ -345,7 +320,7 @@ mod tests {
             max_tokens: None,
             stream: false,
         };
-        let body = request_body(&request);
+        let body = request_body(&request, &ToolNames::for_request(&request));
         assert_eq!(body["contents"][1]["role"], "model");
         assert_eq!(
             body["contents"][2]["parts"][0],

@@ -11,6 +11,11 @@
 //! connection errors and timeouts (honouring `Retry-After`), a request timeout and an
 //! idle-stream timeout, and one-line errors that name provider, model, status and what to
 //! check. API keys are read through [`Env`] and never appear in errors or recordings.
+//!
+//! Requests are shaped to pass the APIs' own checks: tool names are sent under names all three
+//! accept (`mcp.github.search` as `mcp__github__search`, long names cut with a stable hash) and
+//! mapped back in answers, so the rest of agentctl only sees its own names; tool schemas become
+//! object schemas (and Gemini's OpenAPI subset), and empty turns are left out.
 
 mod anthropic;
 mod assemble;
@@ -22,8 +27,10 @@ mod openai;
 mod options;
 mod recording;
 mod retry;
+mod schema;
 mod scripted;
 mod sse;
+mod tool_names;
 
 pub use factory::{BuiltinProviders, build_provider};
 pub use options::{Env, ProviderOptions, RetryPolicy};

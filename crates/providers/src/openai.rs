@@ -6,6 +6,8 @@
 
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
+use crate::schema::object_schema;
+use crate::tool_names::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
 use async_trait::async_trait;
@@ -42,10 +44,12 @@ impl ModelProvider for OpenAiProvider {
             model: &request.model,
             url: format!("{}/chat/completions", self.base_url),
         };
-        let body = request_body(request);
+        let names = ToolNames::for_request(request);
+        let body = request_body(request, &names);
         if !request.stream {
             let value = self.http.post_json(&target, &body).await?;
-            return parse_response(&value).map_err(|message| self.http.malformed(&target, message));
+            return parse_response(&value, &names)
+                .map_err(|message| self.http.malformed(&target, message));
         }
         let mut answer = Assembler::default();
         let mut finish_reason: Option<String> = None;
@@ -65,7 +69,7 @@ impl ModelProvider for OpenAiProvider {
                         .http
                         .malformed(&target, format!("stream error: {error}")));
                 }
-                apply_chunk(&value, &mut answer, &mut finish_reason, on_delta);
+                apply_chunk(&value, &names, &mut answer, &mut finish_reason, on_delta);
                 Ok(false)
             })
             .await?;
@@ -75,8 +79,8 @@ impl ModelProvider for OpenAiProvider {
     }
 }
 
-/// Builds the Chat Completions request body.
-pub(crate) fn request_body(request: &ModelRequest) -> Value {
+/// Builds the Chat Completions request body, tools under their wire names.
+pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = &request.system {
         messages.push(json!({"role": "system", "content": system}));
@@ -88,9 +92,17 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
                 content,
                 tool_calls,
             } => {
+                // `content` may be null only beside tool calls ("expected a string, got null").
+                let content = match content {
+                    None if tool_calls.is_empty() => Some(""),
+                    content => content.as_deref(),
+                };
                 let mut entry = json!({"role": "assistant", "content": content});
                 if !tool_calls.is_empty() {
-                    entry["tool_calls"] = tool_calls.iter().map(wire_call).collect();
+                    entry["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|call| wire_call(call, names))
+                        .collect();
                 }
                 entry
             }
@@ -108,7 +120,9 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
             .iter()
             .map(|tool| {
                 json!({"type": "function", "function": {
-                    "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+                    "name": names.wire(&tool.name),
+                    "description": tool.description,
+                    "parameters": object_schema(&tool.parameters),
                 }})
             })
             .collect();
@@ -126,15 +140,15 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
     body
 }
 
-fn wire_call(call: &ToolCall) -> Value {
+fn wire_call(call: &ToolCall, names: &ToolNames) -> Value {
     // The API wants the arguments as a JSON string, not an object.
     json!({"id": call.id, "type": "function", "function": {
-        "name": call.name, "arguments": call.arguments.to_string(),
+        "name": names.wire(&call.name), "arguments": call.arguments.to_string(),
     }})
 }
 
-/// Parses a non-streamed answer.
-fn parse_response(value: &Value) -> Result<ModelResponse, String> {
+/// Parses a non-streamed answer, tool names back to agentctl's.
+fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, String> {
     let choice = value.pointer("/choices/0").ok_or_else(|| {
         format!(
             "no `choices[0]` in {}",
@@ -155,7 +169,7 @@ fn parse_response(value: &Value) -> Result<ModelResponse, String> {
         .flatten()
         .enumerate()
     {
-        let name = str_at(call, "/function/name").to_owned();
+        let name = names.original(str_at(call, "/function/name")).to_owned();
         let arguments = match call.pointer("/function/arguments") {
             Some(Value::String(text)) => assemble::parse_arguments(&name, text)?,
             Some(other) => other.clone(),
@@ -178,6 +192,7 @@ fn parse_response(value: &Value) -> Result<ModelResponse, String> {
 /// Applies one streamed chunk.
 fn apply_chunk(
     value: &Value,
+    names: &ToolNames,
     answer: &mut Assembler,
     finish_reason: &mut Option<String>,
     on_delta: DeltaSink<'_>,
@@ -206,7 +221,9 @@ fn apply_chunk(
             answer.call_piece(
                 key,
                 call.get("id").and_then(Value::as_str),
-                call.pointer("/function/name").and_then(Value::as_str),
+                call.pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .map(|name| names.original(name)),
                 call.pointer("/function/arguments")
                     .and_then(Value::as_str)
                     .unwrap_or_default(),
@@ -279,7 +296,7 @@ mod tests {
             max_tokens: Some(5),
             stream: true,
         };
-        let body = request_body(&request);
+        let body = request_body(&request, &ToolNames::for_request(&request));
         assert_eq!(
             body["messages"][0],
             json!({"role": "system", "content": "be brief"})

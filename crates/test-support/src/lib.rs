@@ -3,6 +3,12 @@
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
 //! builders) shared by every crate's tests.
 //!
+//! The servers are strict: each request is checked against the real API's rules first (tool
+//! names, schemas, the pairing of tool calls and results, roles, required fields — see
+//! [`check_request`]), and one that breaks any is refused with the 400 the real API would give,
+//! whose message says what is wrong. A test whose server saw a broken request fails when the
+//! server is dropped, so every test against a fake also checks that the requests were valid.
+//!
 //! ```no_run
 //! # async fn demo() {
 //! use agentctl_test_support::{FakeServer, openai};
@@ -15,12 +21,14 @@
 //! ```
 
 mod fakes;
+mod rules;
 mod server;
 
 pub use fakes::{
     Behaviour, FakeTool, HangingProvider, QueueProvider, Rendezvous, Route, RoutedProvider, agent,
     calls, collect, first_user, kinds, text,
 };
+pub use rules::{Violation, check_request};
 pub use server::{BodyPart, FakeServer, RecordedRequest, Reply, WireFormat};
 
 use serde_json::Value;

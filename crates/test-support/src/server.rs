@@ -1,6 +1,8 @@
-//! A fake model server: a minimal HTTP/1.1 responder on `127.0.0.1:0` that answers requests
-//! from a queue of canned replies and records every request.
+//! A fake model server: a minimal HTTP/1.1 responder on `127.0.0.1:0` that checks each request
+//! against the real API's rules, answers from a queue of canned replies, and records every
+//! request and every broken rule.
 
+use crate::rules::{self, Violation};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,7 +11,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-/// Which API the server imitates: only changes [`FakeServer::base_url`].
+/// Which API the server imitates: its base URL, the rules requests are checked against and the
+/// format of its error answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireFormat {
     /// OpenAI Chat Completions: base URL ends in `/v1`.
@@ -18,6 +21,17 @@ pub enum WireFormat {
     Anthropic,
     /// Gemini: the client appends `/v1beta/models/…` itself.
     Gemini,
+}
+
+impl WireFormat {
+    /// `OpenAI`, `Anthropic` or `Gemini`.
+    pub fn label(self) -> &'static str {
+        match self {
+            WireFormat::OpenAi => "OpenAI",
+            WireFormat::Anthropic => "Anthropic",
+            WireFormat::Gemini => "Gemini",
+        }
+    }
 }
 
 /// One request as the server received it.
@@ -36,6 +50,21 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// A `POST` of `body` to `path` with an `anthropic-version` header, as a provider would
+    /// send it (for checking bodies with [`crate::check_request`]).
+    pub fn post(path: &str, body: Value) -> Self {
+        Self {
+            method: "POST".into(),
+            path: path.into(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("anthropic-version".into(), "2023-06-01".into()),
+            ],
+            raw_body: body.to_string(),
+            body,
+        }
+    }
+
     /// The value of header `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
@@ -120,16 +149,26 @@ impl Reply {
     }
 }
 
-#[derive(Default)]
 struct State {
+    format: WireFormat,
     queue: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
+    violations: Vec<Violation>,
+    /// Why broken requests get queued replies instead of a 400, when a test said so.
+    lenient: Option<String>,
 }
 
 /// A fake model API on `127.0.0.1`; stops when dropped.
 ///
-/// Replies are used in order, one per request; a request with no reply queued gets a 500 whose
-/// body explains that, e.g. `fake server: no response queued for request #3 POST /v1/chat/completions`.
+/// Each request is first checked against the rules of the real API (see [`crate::check_request`]):
+/// one that breaks any gets the 400 the real API would give, in its error format, with a message
+/// saying what is wrong, and leaves the reply queue alone. Every broken rule is recorded
+/// ([`FakeServer::violations`]); dropping a server that recorded some fails the test, unless
+/// they were taken with [`FakeServer::take_violations`] (a test about refusals) or the test is
+/// already failing.
+///
+/// Replies are used in order, one per accepted request; a request with no reply queued gets a
+/// 500 whose body explains that, e.g. `fake server: no response queued for request #3 POST /v1/chat/completions`.
 pub struct FakeServer {
     format: WireFormat,
     address: std::net::SocketAddr,
@@ -148,7 +187,13 @@ impl FakeServer {
         let address = listener
             .local_addr()
             .unwrap_or_else(|error| panic!("fake server: {error}"));
-        let state = Arc::new(Mutex::new(State::default()));
+        let state = Arc::new(Mutex::new(State {
+            format,
+            queue: VecDeque::new(),
+            requests: Vec::new(),
+            violations: Vec::new(),
+            lenient: None,
+        }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
@@ -246,6 +291,34 @@ impl FakeServer {
         self.lock().queue.len()
     }
 
+    /// Every rule of the real API broken so far, in order.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.lock().violations.clone()
+    }
+
+    /// Every rule broken so far, which the server then forgets: for tests that send broken
+    /// requests on purpose and check what they got.
+    pub fn take_violations(&self) -> Vec<Violation> {
+        std::mem::take(&mut self.lock().violations)
+    }
+
+    /// Panics, listing them, when any request broke a rule of the real API.
+    pub fn assert_no_violations(&self) {
+        let violations = self.violations();
+        assert!(
+            violations.is_empty(),
+            "{}",
+            describe(self.format, &violations)
+        );
+    }
+
+    /// Answers requests that break the real API's rules from the queue like any other, instead
+    /// of with a 400; they are still recorded. Only for a test that must get a broken request
+    /// past the server on purpose: `why` says which and why (it shows in failure messages).
+    pub fn accept_invalid_requests(&self, why: &str) {
+        self.lock().lenient = Some(why.to_owned());
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -254,7 +327,34 @@ impl FakeServer {
 impl Drop for FakeServer {
     fn drop(&mut self) {
         self.task.abort();
+        let violations = self.violations();
+        if !violations.is_empty() && !std::thread::panicking() {
+            let lenient = match &self.lock().lenient {
+                Some(why) => format!(" (invalid requests were accepted: {why})"),
+                None => String::new(),
+            };
+            panic!(
+                "{}{lenient}; call take_violations() in a test that breaks rules on purpose",
+                describe(self.format, &violations)
+            );
+        }
     }
+}
+
+/// The violations as one message, one per line.
+fn describe(format: WireFormat, violations: &[Violation]) -> String {
+    let mut text = format!(
+        "strict fake {} server: {} request rule(s) broken:",
+        format.label(),
+        violations.len()
+    );
+    for violation in violations {
+        text.push_str(&format!(
+            "\n  request #{} at {}: {}",
+            violation.request, violation.at, violation.message
+        ));
+    }
+    text
 }
 
 /// Reads one request, records it, and writes the next queued reply (then closes).
@@ -266,13 +366,22 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
         state.requests.push(request.clone());
         let number = state.requests.len();
-        state.queue.pop_front().unwrap_or_else(|| {
-            let message = format!(
-                "fake server: no response queued for request #{number} {} {}",
-                request.method, request.path
-            );
-            Reply::json(500, &serde_json::json!({"error": {"message": message}}))
-        })
+        let mut violations = rules::check_request(state.format, &request);
+        for violation in &mut violations {
+            violation.request = number;
+        }
+        state.violations.extend(violations.iter().cloned());
+        if !violations.is_empty() && state.lenient.is_none() {
+            rules::refusal(state.format, &violations)
+        } else {
+            state.queue.pop_front().unwrap_or_else(|| {
+                let message = format!(
+                    "fake server: no response queued for request #{number} {} {}",
+                    request.method, request.path
+                );
+                Reply::json(500, &serde_json::json!({"error": {"message": message}}))
+            })
+        }
     };
     tokio::time::sleep(reply.delay).await;
     let mut head = format!(

@@ -1,6 +1,9 @@
 //! Anthropic Messages API over HTTP.
 
-use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use super::common::{
+    CLASHING_WIRE, Deltas, KEY, LONG_NAME, LONG_WIRE, check_display, check_wire_names, mcp_request,
+    options, provider_at, request,
+};
 use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelDelta, ProviderKind, StopReason, ToolCall};
 use agentctl_test_support::{FakeServer, anthropic, sse_event};
@@ -182,4 +185,157 @@ async fn unauthorized_names_the_key_variable() {
         check_display(&error).ends_with("HTTP 403: fake status 403 — check ANTHROPIC_API_KEY"),
         "{error}"
     );
+}
+
+fn provider(server: &FakeServer) -> std::sync::Arc<dyn agentctl_core::ModelProvider> {
+    provider_at(
+        "anthropic",
+        ProviderKind::Anthropic,
+        &server.base_url(),
+        &options(),
+    )
+}
+
+#[tokio::test]
+async fn mcp_tool_names_go_out_portable_and_come_back_as_they_were() {
+    let server = FakeServer::anthropic().await;
+    server.push_json(anthropic::response(
+        None,
+        &[
+            ("toolu_2", "mcp__everything__echo", json!({"text": "again"})),
+            ("toolu_3", LONG_WIRE, json!({})),
+            ("toolu_4", CLASHING_WIRE, json!({})),
+            ("toolu_5", "mcp__not__offered", json!({})),
+        ],
+    ));
+    let response = provider(&server)
+        .complete(&mcp_request("toolu_1", false), &|_| {})
+        .await
+        .unwrap();
+    let names: Vec<&str> = response
+        .tool_calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["mcp.everything.echo", LONG_NAME, "a.b", "mcp__not__offered"]
+    );
+    let sent = server.single_request();
+    check_wire_names(
+        sent.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect(),
+    );
+    assert_eq!(
+        sent.body["messages"][1]["content"][0],
+        json!({"type": "tool_use", "id": "toolu_1", "name": "mcp__everything__echo", "input": {"text": "hi"}})
+    );
+    // The result and the next user text share one user message, results first.
+    assert_eq!(
+        sent.body["messages"][2]["content"][0]["type"],
+        "tool_result"
+    );
+    assert_eq!(sent.body["messages"][2]["content"][1]["type"], "text");
+}
+
+#[tokio::test]
+async fn streamed_mcp_tool_calls_are_announced_under_their_own_names() {
+    let server = FakeServer::anthropic().await;
+    server.push_sse(anthropic::stream(
+        &[],
+        &[("toolu_2", LONG_WIRE, "{\"text\": \"x\"}")],
+    ));
+    let deltas = Deltas::default();
+    let response = provider(&server)
+        .complete(&mcp_request("toolu_1", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.tool_calls[0].name, LONG_NAME);
+    assert!(deltas.all().contains(&ModelDelta::ToolCallStart {
+        index: 0,
+        id: "toolu_2".into(),
+        name: LONG_NAME.into()
+    }));
+}
+
+#[tokio::test]
+async fn empty_turns_and_text_are_left_out() {
+    let server = FakeServer::anthropic().await;
+    server.push_json(anthropic::response(Some("ok"), &[]));
+    let mut request = request("first", false);
+    request.system = Some(" ".into());
+    request.messages.push(Message::Assistant {
+        content: Some(String::new()),
+        tool_calls: vec![],
+    });
+    request.messages.push(Message::user("second"));
+    request.messages.push(Message::user(""));
+    request.tools[0].parameters = json!({});
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let sent = server.single_request();
+    assert_eq!(
+        sent.body["messages"],
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "first"}, {"type": "text", "text": "second"}]}])
+    );
+    assert!(sent.body.get("system").is_none());
+    assert_eq!(
+        sent.body["tools"][0]["input_schema"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[tokio::test]
+async fn a_user_message_before_tool_results_goes_after_them_and_foreign_ids_are_fixed() {
+    let server = FakeServer::anthropic().await;
+    server.push_json(anthropic::response(Some("ok"), &[]));
+    let mut request = request("read", false);
+    request.messages.push(Message::Assistant {
+        content: None,
+        tool_calls: vec![ToolCall {
+            // An id from another provider earlier in the session.
+            id: "functions.read_file:0".into(),
+            name: "read_file".into(),
+            arguments: json!(null),
+        }],
+    });
+    request
+        .messages
+        .push(Message::user("(the user typed while the tool ran)"));
+    request.messages.push(Message::Tool {
+        call_id: "functions.read_file:0".into(),
+        name: "read_file".into(),
+        content: "A".into(),
+        is_error: false,
+    });
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let messages = server.single_request().body["messages"].clone();
+    assert_eq!(messages[1]["content"][0]["input"], json!({}));
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+    assert_eq!(messages[2]["content"][1]["type"], "text");
+    let id = messages[1]["content"][0]["id"].as_str().unwrap();
+    assert!(id.starts_with("functions_read_file_0_"), "{id}");
+    assert_eq!(messages[2]["content"][0]["tool_use_id"], id);
+}
+
+#[tokio::test]
+async fn a_request_the_api_would_refuse_fails_with_its_reason() {
+    let server = FakeServer::anthropic().await;
+    let mut request = request("hi", false);
+    request.temperature = Some(1.5);
+    let error = provider(&server)
+        .complete(&request, &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        check_display(&error).ends_with(
+            "HTTP 400: strict fake Anthropic server refused request #1: temperature: range: 0..1 (got 1.5)"
+        ),
+        "{error}"
+    );
+    assert_eq!(server.take_violations()[0].at, "temperature");
 }

@@ -108,3 +108,96 @@ pub fn check_display(error: &impl std::fmt::Display) -> String {
     assert!(!text.contains(KEY), "error shows the key: {text}");
     text
 }
+
+/// An MCP tool name longer than the APIs' 64 characters.
+pub const LONG_NAME: &str =
+    "mcp.a_server_with_a_rather_long_name.a_tool_whose_name_goes_on_and_on_and_on";
+
+/// Two names that clash once rewritten: `a.b` would become `a__b`, which is taken.
+pub const CLASHING: [&str; 2] = ["a.b", "a__b"];
+
+/// A tool taking one string argument.
+pub fn tool(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: format!("The {name} tool"),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        }),
+    }
+}
+
+/// A request offering MCP tools with names no API accepts as they are, whose history already
+/// holds a call of `mcp.everything.echo` and its result.
+pub fn mcp_request(call_id: &str, stream: bool) -> ModelRequest {
+    let mut tools = vec![
+        tool("read_file"),
+        tool("mcp.everything.echo"),
+        tool(LONG_NAME),
+    ];
+    tools.extend(CLASHING.map(tool));
+    ModelRequest {
+        model: "test-model".into(),
+        system: Some("You are terse.".into()),
+        messages: vec![
+            Message::user("echo hi"),
+            Message::Assistant {
+                content: None,
+                tool_calls: vec![agentctl_core::ToolCall {
+                    id: call_id.into(),
+                    name: "mcp.everything.echo".into(),
+                    arguments: serde_json::json!({"text": "hi"}),
+                }],
+            },
+            Message::Tool {
+                call_id: call_id.into(),
+                name: "mcp.everything.echo".into(),
+                content: "Echo: hi".into(),
+                is_error: false,
+            },
+            Message::user("now the long one and both a's"),
+        ],
+        tools,
+        temperature: None,
+        max_tokens: None,
+        stream,
+    }
+}
+
+/// True when every API accepts `name` (the intersection of their rules).
+pub fn portable(name: &str) -> bool {
+    name.len() <= 64
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Asserts the wire names of the offered tools: portable, distinct, `mcp.everything.echo` as
+/// `mcp__everything__echo`, and returns them in the order offered.
+pub fn check_wire_names(names: Vec<String>) -> Vec<String> {
+    assert_eq!(names.len(), 5, "{names:?}");
+    for name in &names {
+        assert!(portable(name), "`{name}` is not a portable tool name");
+    }
+    let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+    assert_eq!(distinct.len(), names.len(), "{names:?}");
+    assert_eq!(names[0], "read_file");
+    assert_eq!(names[1], "mcp__everything__echo");
+    assert_eq!(names[2], LONG_WIRE);
+    assert_eq!(names[3], CLASHING_WIRE);
+    assert_eq!(names[4], "a__b");
+    names
+}
+
+/// The wire name of [`LONG_NAME`]: cut, with a hash suffix pinned here because it must be the
+/// same on every run and platform (a conversation's history is re-sent under it).
+pub const LONG_WIRE: &str = "mcp__a_server_with_a_rather_long_name__a_tool_whose_nam_294f5619";
+
+/// The wire name of `a.b`, whose plain rewrite `a__b` is taken by the other tool.
+pub const CLASHING_WIRE: &str = "a__b_0466522c";

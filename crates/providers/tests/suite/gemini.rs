@@ -1,6 +1,9 @@
 //! Gemini native API over HTTP.
 
-use super::common::{Deltas, KEY, options, provider_at, request};
+use super::common::{
+    CLASHING_WIRE, Deltas, KEY, LONG_NAME, LONG_WIRE, check_display, check_wire_names, mcp_request,
+    options, provider_at, request,
+};
 use agentctl_core::{Message, ModelDelta, ProviderKind, StopReason};
 use agentctl_test_support::{FakeServer, gemini};
 use serde_json::json;
@@ -105,4 +108,199 @@ async fn streaming_text_and_function_call() {
         server.single_request().path,
         "/v1beta/models/test-model:streamGenerateContent?alt=sse"
     );
+}
+
+fn provider(server: &FakeServer) -> std::sync::Arc<dyn agentctl_core::ModelProvider> {
+    provider_at(
+        "gemini",
+        ProviderKind::Gemini,
+        &server.base_url(),
+        &options(),
+    )
+}
+
+#[tokio::test]
+async fn mcp_tool_names_go_out_portable_and_come_back_as_they_were() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(
+        None,
+        &[
+            ("mcp__everything__echo", json!({"text": "again"})),
+            (LONG_WIRE, json!({})),
+            (CLASHING_WIRE, json!({})),
+            ("a__b", json!({})),
+            ("mcp__not__offered", json!({})),
+        ],
+        true,
+    ));
+    let response = provider(&server)
+        .complete(&mcp_request("call_0", false), &|_| {})
+        .await
+        .unwrap();
+    let names: Vec<&str> = response
+        .tool_calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp.everything.echo",
+            LONG_NAME,
+            "a.b",
+            "a__b",
+            "mcp__not__offered"
+        ]
+    );
+    let sent = server.single_request();
+    check_wire_names(
+        sent.body["tools"][0]["functionDeclarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect(),
+    );
+    let contents = &sent.body["contents"];
+    assert_eq!(
+        contents[1]["parts"][0]["functionCall"]["name"],
+        "mcp__everything__echo"
+    );
+    assert_eq!(
+        contents[2]["parts"][0],
+        json!({"functionResponse": {"name": "mcp__everything__echo", "response": {"result": "Echo: hi"}}})
+    );
+    // The next user text joins the function responses' turn.
+    assert_eq!(
+        contents[2]["parts"][1],
+        json!({"text": "now the long one and both a's"})
+    );
+}
+
+#[tokio::test]
+async fn streamed_mcp_tool_calls_are_announced_under_their_own_names() {
+    let server = FakeServer::gemini().await;
+    server.push_sse([gemini::sse(&gemini::chunk(
+        None,
+        &[(LONG_WIRE, json!({"text": "x"}))],
+        true,
+    ))]);
+    let deltas = Deltas::default();
+    let response = provider(&server)
+        .complete(&mcp_request("call_0", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.tool_calls[0].name, LONG_NAME);
+    assert!(deltas.all().contains(&ModelDelta::ToolCallStart {
+        index: 0,
+        id: "call_1".into(),
+        name: LONG_NAME.into()
+    }));
+}
+
+#[tokio::test]
+async fn tool_schemas_are_sent_in_geminis_subset() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(Some("ok"), &[], true));
+    let mut request = request("run it", false);
+    // What schemars writes for a struct with an optional field and a nested enum, and a tool
+    // without arguments.
+    request.tools[0].parameters = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "BashArgs",
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command."},
+            "timeout_secs": {"type": ["integer", "null"], "format": "uint64", "minimum": 0},
+            "mode": {"$ref": "#/$defs/Mode"},
+        },
+        "required": ["command"],
+        "additionalProperties": false,
+        "$defs": {"Mode": {"oneOf": [{"type": "string", "const": "fast"}, {"type": "string", "const": "slow"}]}},
+    });
+    request.tools.push(agentctl_core::ToolSpec {
+        name: "now".into(),
+        description: "The time".into(),
+        parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    });
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let declarations = server.single_request().body["tools"][0]["functionDeclarations"].clone();
+    assert_eq!(
+        declarations[0]["parameters"],
+        json!({
+            "title": "BashArgs",
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command."},
+                "timeout_secs": {"nullable": true, "type": "integer", "format": "uint64", "minimum": 0},
+                "mode": {"anyOf": [{"type": "string", "enum": ["fast"]}, {"type": "string", "enum": ["slow"]}]},
+            },
+            "required": ["command"],
+        })
+    );
+    assert_eq!(
+        declarations[1],
+        json!({"name": "now", "description": "The time"})
+    );
+}
+
+#[tokio::test]
+async fn a_free_form_object_argument_goes_as_json_schema() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(Some("ok"), &[], true));
+    let mut request = request("run it", false);
+    // schemars' `HashMap<String, String>`: Gemini's subset has no way to say it.
+    let schema = json!({
+        "type": "object",
+        "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}},
+    });
+    request.tools[0].parameters = schema.clone();
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let declaration = server.single_request().body["tools"][0]["functionDeclarations"][0].clone();
+    assert_eq!(declaration["parametersJsonSchema"], schema);
+    assert!(declaration.get("parameters").is_none());
+}
+
+#[tokio::test]
+async fn empty_turns_are_left_out() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(Some("ok"), &[], true));
+    let mut request = request("first", false);
+    request.system = Some(String::new());
+    request.messages.push(Message::Assistant {
+        content: None,
+        tool_calls: vec![],
+    });
+    request.messages.push(Message::user("second"));
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let sent = server.single_request();
+    assert_eq!(
+        sent.body["contents"],
+        json!([{"role": "user", "parts": [{"text": "first"}, {"text": "second"}]}])
+    );
+    assert!(sent.body.get("systemInstruction").is_none());
+}
+
+#[tokio::test]
+async fn a_request_the_api_would_refuse_fails_with_its_reason() {
+    let server = FakeServer::gemini().await;
+    let mut request = request("hi", false);
+    // A result with no call before it.
+    request.messages.push(Message::Tool {
+        call_id: "call_0".into(),
+        name: "read_file".into(),
+        content: "x".into(),
+        is_error: false,
+    });
+    let error = provider(&server)
+        .complete(&request, &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        check_display(&error).contains(
+            "HTTP 400: strict fake Gemini server refused request #1: Please ensure that function response turn comes immediately after a function call turn."
+        ),
+        "{error}"
+    );
+    assert_eq!(server.take_violations()[0].at, "contents[0]");
 }

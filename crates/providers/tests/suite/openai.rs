@@ -1,6 +1,9 @@
 //! OpenAI-compatible Chat Completions over HTTP.
 
-use super::common::{Deltas, KEY, check_display, options, provider_at, request};
+use super::common::{
+    CLASHING_WIRE, Deltas, KEY, LONG_NAME, LONG_WIRE, check_display, check_wire_names, mcp_request,
+    options, provider_at, request,
+};
 use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelDelta, ModelRef, ProviderKind, Settings, StopReason, ToolCall};
 use agentctl_providers::{Env, ProviderOptions, RetryPolicy, build_provider};
@@ -419,4 +422,133 @@ async fn connection_refused_is_a_connection_error() {
     let text = check_display(&error);
     println!("{text}");
     assert!(text.contains(&base), "{text}");
+}
+
+#[tokio::test]
+async fn mcp_tool_names_go_out_portable_and_come_back_as_they_were() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::tool_calls_response(&[
+        ("call_2", "mcp__everything__echo", r#"{"text":"again"}"#),
+        ("call_3", LONG_WIRE, r#"{"text":"long"}"#),
+        ("call_4", CLASHING_WIRE, "{}"),
+        ("call_5", "a__b", "{}"),
+        ("call_6", "mcp__not__offered", "{}"),
+    ]));
+    let response = provider
+        .complete(&mcp_request("call_1", false), &|_| {})
+        .await
+        .unwrap();
+    let names: Vec<&str> = response
+        .tool_calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect();
+    // What the model invents stays as it said it, for an "unknown tool" error naming it.
+    assert_eq!(
+        names,
+        [
+            "mcp.everything.echo",
+            LONG_NAME,
+            "a.b",
+            "a__b",
+            "mcp__not__offered"
+        ]
+    );
+    let sent = server.single_request();
+    check_wire_names(
+        sent.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+            .collect(),
+    );
+    assert_eq!(
+        sent.body["messages"][2]["tool_calls"][0]["function"]["name"],
+        "mcp__everything__echo"
+    );
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn streamed_mcp_tool_calls_are_announced_under_their_own_names() {
+    let (server, provider) = setup(&options()).await;
+    server.push_sse([
+        openai::tool_call_chunk(0, Some("call_2"), Some(LONG_WIRE), "{\"text\":"),
+        openai::tool_call_chunk(0, None, None, "\"x\"}"),
+        openai::tool_call_chunk(1, Some("call_3"), Some("mcp__everything__echo"), "{}"),
+        openai::finish_chunk("tool_calls"),
+        openai::done(),
+    ]);
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&mcp_request("call_1", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.tool_calls[0].name, LONG_NAME);
+    assert_eq!(response.tool_calls[1].name, "mcp.everything.echo");
+    let started: Vec<String> = deltas
+        .all()
+        .into_iter()
+        .filter_map(|delta| match delta {
+            ModelDelta::ToolCallStart { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, [LONG_NAME, "mcp.everything.echo"]);
+}
+
+#[tokio::test]
+async fn an_empty_assistant_turn_is_sent_with_empty_content() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("ok"));
+    let mut request = request("first", false);
+    request.messages.push(Message::Assistant {
+        content: None,
+        tool_calls: vec![],
+    });
+    request.messages.push(Message::user("second"));
+    provider.complete(&request, &|_| {}).await.unwrap();
+    let messages = server.single_request().body["messages"].clone();
+    assert_eq!(messages[2], json!({"role": "assistant", "content": ""}));
+}
+
+#[tokio::test]
+async fn a_tool_without_parameters_gets_an_object_schema() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("ok"));
+    let mut request = request("what time is it", false);
+    request.tools[0].parameters = json!({});
+    provider.complete(&request, &|_| {}).await.unwrap();
+    assert_eq!(
+        server.single_request().body["tools"][0]["function"]["parameters"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[tokio::test]
+async fn a_request_the_api_would_refuse_fails_with_its_reason() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("never sent"));
+    let mut request = request("hi", false);
+    // A result whose call is not in the history: the real API answers 400.
+    request.messages.push(Message::Tool {
+        call_id: "call_gone".into(),
+        name: "read_file".into(),
+        content: "x".into(),
+        is_error: false,
+    });
+    let error = provider.complete(&request, &|_| {}).await.unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Status { status: 400, .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        check_display(&error),
+        "openai: model `test-model` request failed with HTTP 400: strict fake OpenAI server refused request #1: Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    );
+    let violations = server.take_violations();
+    assert_eq!(violations.len(), 1);
+    assert_eq!(violations[0].at, "messages[2].role");
+    assert_eq!(server.pending(), 1, "a refused request uses no reply");
 }

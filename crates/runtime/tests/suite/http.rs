@@ -1,4 +1,5 @@
-//! Over real HTTP: the OpenAI provider against the fake server of agentctl-test-support.
+//! Over real HTTP: the providers against the strict fake servers of agentctl-test-support, which
+//! refuse any request the real API would refuse.
 
 use super::support::{agent, collect, kinds};
 use agentctl_core::Settings;
@@ -7,7 +8,8 @@ use agentctl_core::{
 };
 use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
 use agentctl_runtime::Runtime;
-use agentctl_test_support::{FakeServer, openai};
+use agentctl_test_support::{FakeServer, gemini, openai};
+use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct LookupArgs {
@@ -140,4 +142,114 @@ async fn unauthorized_is_a_one_line_error() {
         "{error}"
     );
     println!("{error}");
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TableArgs {
+    /// Key to look up.
+    key: String,
+    /// At most this many rows.
+    limit: Option<u32>,
+}
+
+/// A tool named the way agentctl names MCP tools, with an optional argument: the two things
+/// the APIs' rules trip on (dots in names; `"type": ["integer", "null"]` for Gemini).
+struct McpLookup;
+
+#[async_trait::async_trait]
+impl TypedTool for McpLookup {
+    type Args = TableArgs;
+    fn name(&self) -> &str {
+        "mcp.table.lookup"
+    }
+    fn description(&self) -> &str {
+        "Looks a key up in the table."
+    }
+    async fn call(&self, args: TableArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!(
+            "{}: Paris (limit {:?})",
+            args.key, args.limit
+        )))
+    }
+}
+
+fn mcp_runtime(env: [(&str, &str); 2]) -> Runtime {
+    let options = ProviderOptions {
+        retry: RetryPolicy::none(),
+        env: Env::from_pairs(env),
+        ..ProviderOptions::default()
+    };
+    let mut tools = ToolRegistry::new();
+    tools.register_typed(McpLookup);
+    Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
+}
+
+fn tool_result(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .find_map(|event| match event {
+            RunEvent::ToolResult {
+                content,
+                is_error: false,
+                ..
+            } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no successful tool result in {events:?}"))
+}
+
+#[tokio::test]
+async fn an_mcp_tool_is_offered_called_and_answered_over_openai() {
+    let server = FakeServer::openai().await;
+    server.push_json(openai::tool_calls_response(&[(
+        "call_1",
+        "mcp__table__lookup",
+        r#"{"key":"capital","limit":1}"#,
+    )]));
+    server.push_json(openai::text_response("Paris."));
+    let base = server.base_url();
+    let runtime = mcp_runtime([("OPENAI_API_KEY", "sk-test"), ("OPENAI_BASE_URL", &base)]);
+    let events = collect(runtime.run(&agent("geo"), "Capital?", RunOptions::new())).await;
+    assert_eq!(tool_result(&events), "capital: Paris (limit Some(1))");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{events:?}");
+    assert_eq!(
+        requests[0].body["tools"][0]["function"]["name"],
+        "mcp__table__lookup"
+    );
+    assert_eq!(
+        requests[1].body["messages"][2]["tool_calls"][0]["function"]["name"],
+        "mcp__table__lookup"
+    );
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn an_mcp_tool_is_offered_called_and_answered_over_gemini() {
+    let server = FakeServer::gemini().await;
+    server.push_json(gemini::chunk(
+        None,
+        &[("mcp__table__lookup", json!({"key": "capital"}))],
+        true,
+    ));
+    server.push_json(gemini::chunk(Some("Paris."), &[], true));
+    let base = server.base_url();
+    let runtime = mcp_runtime([("GEMINI_API_KEY", "g-test"), ("GEMINI_BASE_URL", &base)]);
+    let mut agent = agent("geo");
+    agent.spec.model = Some("gemini:gemini-2.5-flash".into());
+    let events = collect(runtime.run(&agent, "Capital?", RunOptions::new())).await;
+    assert_eq!(tool_result(&events), "capital: Paris (limit None)");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{events:?}");
+    let declaration = &requests[0].body["tools"][0]["functionDeclarations"][0];
+    assert_eq!(declaration["name"], "mcp__table__lookup");
+    assert_eq!(
+        declaration["parameters"]["properties"]["limit"]["nullable"],
+        true
+    );
+    assert_eq!(
+        requests[1].body["contents"][2]["parts"][0]["functionResponse"]["name"],
+        "mcp__table__lookup"
+    );
+    server.assert_no_violations();
 }

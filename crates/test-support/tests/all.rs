@@ -1,0 +1,5 @@
+//! Integration tests of agentctl-test-support: the strict fake servers over real TCP.
+
+mod suite {
+    mod server;
+}
