@@ -25,6 +25,7 @@ pub use conversation::{
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};
 pub use settings::{
-    AgentsSettings, ApprovalSettings, ProviderConfig, ProviderKind, Settings, ToolsSettings,
+    AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, EnvSettings, ProviderConfig,
+    ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings,
 };
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
