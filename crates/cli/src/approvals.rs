@@ -6,14 +6,16 @@ use crate::args::ApprovalArgs;
 use agentctl_core::{AgentDefinition, Settings};
 use agentctl_mcp::McpManager;
 use agentctl_runtime::ToolRegistry;
-use agentctl_tools::{ApprovalPolicy, Approver, Gate, RiskClassifier, register_builtin_tools};
+use agentctl_tools::{
+    ApprovalPolicy, Approver, BuiltinToolsConfig, Gate, RiskClassifier, register_builtin_tools,
+};
 use std::io::Write as _;
 use std::sync::Arc;
 
-/// The registry of built-in tools.
-pub(crate) fn builtin_registry() -> ToolRegistry {
+/// The registry of built-in tools, sandboxed and timed as the settings say.
+pub(crate) fn builtin_registry(settings: &Settings) -> ToolRegistry {
     let mut tools = ToolRegistry::new();
-    register_builtin_tools(&mut tools);
+    register_builtin_tools(&mut tools, &BuiltinToolsConfig::from_settings(settings));
     tools
 }
 
@@ -33,8 +35,9 @@ pub(crate) async fn agent_registry(
     manager: &McpManager,
     agent: &AgentDefinition,
     which: McpTools,
+    settings: &Settings,
 ) -> ToolRegistry {
-    let mut registry = builtin_registry();
+    let mut registry = builtin_registry(settings);
     let (tools, warnings) = match which {
         McpTools::Allowed => manager.tools_for_agent(agent).await,
         McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,

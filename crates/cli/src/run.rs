@@ -159,7 +159,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         .build()
         .context("cannot start the async runtime")?;
     let outcome = tokio.block_on(async {
-        let mut tools = agent_registry(&mcp, &agent, McpTools::Allowed).await;
+        let mut tools = agent_registry(&mcp, &agent, McpTools::Allowed, &settings).await;
         if let Some((_, tasks)) = &session {
             tools.register_typed(tasks.clone());
         }

@@ -4,6 +4,7 @@
 mod suite {
     mod everything;
     mod failures;
+    mod launch;
     mod serve;
     mod support;
 }

@@ -45,7 +45,7 @@ pub(super) fn run(context: &CommandContext, args: &ToolsArgs) -> anyhow::Result<
         .enable_all()
         .build()?;
     let mut registry = tokio.block_on(async {
-        let registry = agent_registry(&mcp, agent, which).await;
+        let registry = agent_registry(&mcp, agent, which, settings).await;
         mcp.shutdown().await;
         registry
     });

@@ -81,8 +81,13 @@ impl CliInvoker {
     /// denies whatever needs approval.
     async fn runtime(&self, agent: &AgentDefinition) -> Result<Runtime, String> {
         // Warnings go to stderr: stdout carries the protocol; clients show stderr as a log.
-        let registry =
-            crate::approvals::agent_registry(&self.manager, agent, McpTools::Allowed).await;
+        let registry = crate::approvals::agent_registry(
+            &self.manager,
+            agent,
+            McpTools::Allowed,
+            &self.settings,
+        )
+        .await;
         let error = |error: anyhow::Error| format!("{error:#}");
         // `mcp serve` takes no approval flags; nobody can answer a question on its stdin.
         let approver = Arc::new(NonTerminalApprover);
