@@ -287,8 +287,10 @@ mod tests {
                 "agents",
                 "aliases",
                 "approvals",
+                "env",
                 "mcpServers",
                 "providers",
+                "sandbox",
                 "tools"
             ]
         );

@@ -155,12 +155,14 @@ pub struct ApprovalSettings {
 pub struct SandboxSettings {
     /// What confined processes may write.
     pub mode: SandboxMode,
-    /// Whether confined processes may bind and connect TCP sockets. UDP and Unix sockets are
-    /// not covered by the sandbox either way.
+    /// Whether confined processes may bind and connect TCP sockets (default: yes, since
+    /// builds and package managers need it). UDP and Unix sockets are not covered by the
+    /// sandbox either way.
     pub network: bool,
     /// Directories confined processes may write besides the project root and their temp dir,
-    /// e.g. `~/.cargo` or `~/.npm` for package caches. `~/` is the home directory; a relative
-    /// path is relative to the project root.
+    /// e.g. `~/.npm` or `~/.cargo/registry` for package caches (a later, unconfined build
+    /// trusts what is written there). `~/` is the home directory; a relative path is relative
+    /// to the project root; a missing directory is skipped.
     pub writable_roots: Vec<String>,
     /// Whether MCP stdio servers run confined too (with the same mode, network and writable
     /// roots; their working directory and the project root are writable).

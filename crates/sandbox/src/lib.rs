@@ -23,6 +23,21 @@
 //! the child from it (inside the caller's tokio runtime) and lets the thread exit; the rest of
 //! agentctl is never restricted. See the `confine` module source for the details.
 //!
+//! # Defaults, and why
+//!
+//! `workspace-write` with **network allowed**. codex refuses network in its workspace-write
+//! mode; agentctl does not, because every `bash` command already passes the approval gate
+//! where the user sees it, because Landlock can only refuse TCP (UDP, and so DNS, stays open:
+//! `network: false` narrows exfiltration but does not close it), and because the work agents
+//! are asked to do (`cargo build`, `npm install`, `git pull`) needs TCP, while a refused
+//! connect looks to a model like an outage it then tries to work around. Set
+//! `network: false` for repositories you do not trust.
+//!
+//! Package caches outside the project (`~/.npm`, `~/.cargo/registry`, `~/.cache/go-build`)
+//! are not writable either: `npm install` fails until `~/.npm` is in `sandbox.writableRoots`.
+//! Add such directories knowingly: a later, unconfined build trusts what is in them.
+//! `/dev/shm` (POSIX semaphores, e.g. Python `multiprocessing`) is likewise opt-in.
+//!
 //! # What it does not cover
 //!
 //! Reads are not restricted (a command can read `~/.ssh` and, with network allowed, send it

@@ -85,6 +85,7 @@ impl SandboxGap {
 
     /// The gaps of Landlock ABI `abi` for a policy that does (`network: false`) or does not
     /// restrict TCP.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn of_abi(abi: u32, restrict_network: bool) -> Vec<SandboxGap> {
         [
             SandboxGap::Truncate,
