@@ -156,8 +156,8 @@ pub struct SandboxSettings {
     /// What confined processes may write.
     pub mode: SandboxMode,
     /// Whether confined processes may bind and connect TCP sockets (default: yes, since
-    /// builds and package managers need it). UDP and Unix sockets are not covered by the
-    /// sandbox either way.
+    /// builds and package managers need it). UDP and pathname Unix sockets are not covered by
+    /// the sandbox either way.
     pub network: bool,
     /// Directories confined processes may write besides the project root and their temp dir,
     /// e.g. `~/.npm` or `~/.cargo/registry` for package caches (a later, unconfined build

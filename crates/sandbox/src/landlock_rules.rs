@@ -42,13 +42,12 @@ fn try_restrict(
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(TESTED_ABI))?
-        // A confined process must not signal processes outside its sandbox (the agent, the
-        // user's editor): ABI 6 scoping.
-        .scope(Scope::Signal)?;
+        // ABI 6 scoping. A confined process must not signal processes outside its sandbox (the
+        // agent, the user's editor), nor reach abstract Unix sockets made outside it: an X11
+        // server listens on one, and a client of it can type into the user's terminal.
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
     if !policy.network() {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(TESTED_ABI))?
-            .scope(Scope::AbstractUnixSocket)?;
+        ruleset = ruleset.handle_access(AccessNet::from_all(TESTED_ABI))?;
     }
     let writable_devices = AccessFs::WriteFile | AccessFs::Truncate;
     ruleset

@@ -7,10 +7,11 @@
 //!   writes only beneath the project root, its own temp dir and configured extra directories
 //!   (`workspace-write`), or only its temp dir (`read-only`). Hard links and renames that
 //!   would bring an outside file into the project are refused (no `REFER` right outside).
-//!   With `network: false`, TCP `bind` and `connect` are refused. `no_new_privs` is set, so
-//!   set-uid programs (`sudo`) gain nothing. Linux only; elsewhere, and on kernels without
-//!   Landlock, processes run unconfined and [`SandboxStatus::Unavailable`] says why
-//!   ([`probe`] tells a front end once per run).
+//!   With `network: false`, TCP `bind` and `connect` are refused. Signals to processes
+//!   outside the sandbox and abstract Unix sockets made outside it (an X11 server's) are
+//!   refused. `no_new_privs` is set, so set-uid programs (`sudo`) gain nothing. Linux only;
+//!   elsewhere, and on kernels without Landlock, processes run unconfined and
+//!   [`SandboxStatus::Unavailable`] says why ([`probe`] tells a front end once per run).
 //! - **Scrubbed environments** ([`EnvPolicy`]): shell commands lose variables that look like
 //!   secrets; MCP stdio servers get only the MCP SDKs' default set plus their own `env`.
 //! - **Process groups that die** ([`ProcessGroup`]): a command and everything it starts are
@@ -41,8 +42,11 @@
 //! # What it does not cover
 //!
 //! Reads are not restricted (a command can read `~/.ssh` and, with network allowed, send it
-//! away); UDP and Unix-domain sockets are not restricted (so DNS works, and so do D-Bus and the
-//! Docker socket, through which a daemon outside the sandbox can act for the command); a
+//! away). UDP and pathname Unix sockets are not restricted: DNS works, and so do D-Bus and the
+//! Docker socket, through which a daemon outside the sandbox can act for the command
+//! (`systemd-run --user`, `docker run -v /:/host`). The project root is writable as a whole,
+//! `.git/hooks` and `.agentctl/settings.json` included (Landlock cannot carve a read-only
+//! hole in a writable tree), so a command can leave something that runs or applies later. A
 //! process that calls `setsid` leaves the group that is killed, though it stays confined.
 //!
 //! ```

@@ -1,4 +1,5 @@
-//! `network: false` refuses TCP; `network: true` allows it.
+//! `network: false` refuses TCP; `network: true` allows it. Abstract Unix sockets made
+//! outside the sandbox are out of reach either way.
 
 use super::support::{Dirs, landlock_or_skip};
 use agentctl_sandbox::{SandboxGap, SandboxMode, SandboxPolicy, SandboxStatus};
@@ -48,4 +49,50 @@ async fn network_true_allows_tcp_connect() {
     let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
     let (accepted, _) = connects(&policy, &listener).await;
     assert!(accepted);
+}
+
+#[tokio::test]
+async fn abstract_unix_sockets_made_outside_cannot_be_reached() {
+    use std::os::linux::net::SocketAddrExt as _;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    if !landlock_or_skip() {
+        return;
+    }
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !python {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "python3 is missing"
+        );
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    let name = format!("agentctl-sandbox-test-{}", std::process::id());
+    let listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{name}')\" \
+         && echo connected"
+    );
+    let dirs = Dirs::new();
+    let run = dirs
+        .sh(&SandboxPolicy::new(SandboxMode::WorkspaceWrite), &script)
+        .await;
+    let SandboxStatus::Enforced { gaps, .. } = &run.status else {
+        panic!("not enforced: {run:?}")
+    };
+    if gaps.contains(&SandboxGap::Scoping) {
+        eprintln!("skipped: this kernel's Landlock has no scoping");
+        return;
+    }
+    assert!(!run.stdout.contains("connected"), "{run:?}");
+    assert!(run.stderr.contains("PermissionError"), "{run:?}");
+    assert!(listener.accept().is_err());
+    // Unconfined, the same client connects.
+    let run = dirs.sh(&SandboxPolicy::off(), &script).await;
+    assert_eq!(run.lines(), ["connected"], "{run:?}");
 }
