@@ -10,6 +10,7 @@
 //! - [`providers`]: model providers (OpenAI-compatible, Anthropic, Gemini, scripted cassettes);
 //! - [`runtime`]: the agent loop;
 //! - [`tools`]: built-in tools confined to the project root, risk rating, the approval policy;
+//! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
 //! - [`context`]: the session store, context modes, history views, compaction, `@file:`;
 //! - [`mcp`]: MCP servers as tools, and agents served over MCP;
 //! - [`session`]: the session runner — everything a turn needs between a front end and the
@@ -22,5 +23,6 @@ pub use agentctl_definitions as definitions;
 pub use agentctl_mcp as mcp;
 pub use agentctl_providers as providers;
 pub use agentctl_runtime as runtime;
+pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
 pub use agentctl_tools as tools;

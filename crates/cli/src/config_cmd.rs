@@ -286,8 +286,10 @@ mod tests {
                 "agents",
                 "aliases",
                 "approvals",
+                "env",
                 "mcpServers",
                 "providers",
+                "sandbox",
                 "tools"
             ]
         );

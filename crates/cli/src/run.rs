@@ -13,6 +13,7 @@ mod terminal;
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use agentctl_context::SessionChoice;
 use agentctl_core::{ContextMode, RunError, RunOptions};
+use agentctl_sandbox::SandboxStatus;
 use agentctl_session::{Conversation, Recording, RuntimeBuilder, SessionRunner};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read, Write as _};
@@ -130,6 +131,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     }
     let runner = SessionRunner::new(&project, builder);
     let agent = runner.require_agent(&agent)?;
+    if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
+        warn(&format!(
+            "commands run without a sandbox ({reason}); the approval prompt is the only defence"
+        ));
+    }
     let first_prompt = match &prompt {
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),

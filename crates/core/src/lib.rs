@@ -40,7 +40,8 @@ pub use run::{RunStream, SubAgentRunner};
 pub use run_error::RunError;
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
-    AgentsSettings, ApprovalSettings, ProviderConfig, ProviderKind, Settings, ToolsSettings,
+    AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, EnvSettings, ProviderConfig,
+    ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings,
 };
 pub use tool::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};

@@ -5,6 +5,8 @@ use crate::mcp::McpServerConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::num::NonZeroU64;
+use std::time::Duration;
 
 /// Settings after every layer has been applied.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -22,6 +24,10 @@ pub struct Settings {
     pub tools: ToolsSettings,
     /// Approval policy.
     pub approvals: ApprovalSettings,
+    /// OS confinement of what tools run.
+    pub sandbox: SandboxSettings,
+    /// Environment of the processes tools and MCP servers start.
+    pub env: EnvSettings,
 }
 
 /// `agents.*` keys.
@@ -93,11 +99,45 @@ pub enum ProviderKind {
 }
 
 /// `tools.*` keys.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolsSettings {
     /// Risk level overrides by tool name (`safe`, `low`, `medium`, `high`, `critical`).
     pub risk: BTreeMap<String, String>,
+    /// Longest a call of any tool may run, in seconds, unless `timeouts` names the tool.
+    pub timeout_seconds: NonZeroU64,
+    /// Longest a call may run, in seconds, by tool name (e.g. `{"bash": 1800}`); overrides
+    /// `timeoutSeconds` for those tools.
+    pub timeouts: BTreeMap<String, NonZeroU64>,
+}
+
+/// Default of `tools.timeoutSeconds`: ten minutes, the longest a `bash` call could ask for
+/// before the setting existed.
+pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 600;
+
+impl Default for ToolsSettings {
+    fn default() -> Self {
+        Self {
+            risk: BTreeMap::new(),
+            timeout_seconds: NonZeroU64::new(DEFAULT_TOOL_TIMEOUT_SECS).unwrap_or(NonZeroU64::MIN),
+            timeouts: BTreeMap::new(),
+        }
+    }
+}
+
+impl ToolsSettings {
+    /// The longest a call of `tool` may run: `timeouts.<tool>`, else `timeoutSeconds`.
+    ///
+    /// ```
+    /// let mut tools = agentctl_core::ToolsSettings::default();
+    /// tools.timeouts.insert("bash".into(), std::num::NonZeroU64::new(1800).unwrap());
+    /// assert_eq!(tools.timeout_for("bash").as_secs(), 1800);
+    /// assert_eq!(tools.timeout_for("grep").as_secs(), 600);
+    /// ```
+    pub fn timeout_for(&self, tool: &str) -> Duration {
+        let secs = self.timeouts.get(tool).unwrap_or(&self.timeout_seconds);
+        Duration::from_secs(secs.get())
+    }
 }
 
 /// `approvals.*` keys.
@@ -106,4 +146,69 @@ pub struct ToolsSettings {
 pub struct ApprovalSettings {
     /// Risk levels approved without asking.
     pub auto_approve: Vec<String>,
+}
+
+/// `sandbox.*` keys: how the commands of the `bash` tool (and, when asked, MCP stdio servers)
+/// are confined by the operating system.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SandboxSettings {
+    /// What confined processes may write.
+    pub mode: SandboxMode,
+    /// Whether confined processes may bind and connect TCP sockets (default: yes, since
+    /// builds and package managers need it). UDP and pathname Unix sockets are not covered by
+    /// the sandbox either way.
+    pub network: bool,
+    /// Directories confined processes may write besides the project root and their temp dir,
+    /// e.g. `~/.npm` or `~/.cargo/registry` for package caches (a later, unconfined build
+    /// trusts what is written there). `~/` is the home directory; a relative path is relative
+    /// to the project root; a missing directory is skipped.
+    pub writable_roots: Vec<String>,
+    /// Whether MCP stdio servers run confined too (with the same mode, network and writable
+    /// roots; their working directory and the project root are writable).
+    pub mcp_servers: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            mode: SandboxMode::WorkspaceWrite,
+            network: true,
+            writable_roots: Vec::new(),
+            mcp_servers: false,
+        }
+    }
+}
+
+/// What a confined process may write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// The project root, the process's temp dir and `sandbox.writableRoots`; reads anywhere.
+    #[default]
+    WorkspaceWrite,
+    /// Only the process's temp dir; reads anywhere.
+    ReadOnly,
+    /// No confinement.
+    Off,
+}
+
+impl SandboxMode {
+    /// `workspace-write`, `read-only` or `off`, as written in settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
+/// `env.*` keys: what the processes tools and MCP servers start see of agentctl's environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EnvSettings {
+    /// Variable names passed on although they look like secrets (`bash` commands) or are not
+    /// in the default set (MCP stdio servers), e.g. `["GITHUB_TOKEN"]`.
+    pub passthrough: Vec<String>,
 }

@@ -3,7 +3,7 @@
 
 use crate::config::{ServerSpec, TransportSpec};
 use crate::error::{McpError, Result};
-use crate::process::{self, ChildProcess};
+use crate::process::{self, ChildProcess, LaunchPolicy};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
@@ -42,7 +42,11 @@ fn client_config() -> ClientConfig {
 impl Connection {
     /// Starts (stdio) or reaches (HTTP) the server, completes the handshake and lists its tools,
     /// bounded by the server's startup timeout.
-    pub(crate) async fn open(spec: Arc<ServerSpec>, base_dir: &Path) -> Result<Self> {
+    pub(crate) async fn open(
+        spec: Arc<ServerSpec>,
+        base_dir: &Path,
+        launch: &LaunchPolicy,
+    ) -> Result<Self> {
         let timeout = spec.startup_timeout();
         let start_error = |message: String| McpError::Start {
             server: spec.name.clone(),
@@ -50,7 +54,7 @@ impl Connection {
         };
         let (client, child) = match &spec.transport {
             TransportSpec::Stdio { command, .. } => {
-                let (mut child, stdout, stdin) = process::spawn(&spec.transport, base_dir)
+                let (mut child, stdout, stdin) = process::spawn(&spec.transport, base_dir, launch)
                     .map_err(|error| start_error(format!("cannot run `{command}`: {error}")))?;
                 let handshake =
                     tokio::time::timeout(timeout, client_config().serve((stdout, stdin)));

@@ -26,6 +26,7 @@ pub use config::{DEFAULT_TIMEOUT, MIN_STARTUP_TIMEOUT, ServerSpec, TransportSpec
 pub use error::{McpError, Result};
 pub use manager::{McpManager, ServerStatus};
 pub use names::{qualified_name, sanitize_name};
+pub use process::LaunchPolicy;
 pub use render::{
     CallOutcome, PromptArgumentInfo, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo,
 };

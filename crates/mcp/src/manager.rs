@@ -10,6 +10,7 @@ use crate::config::{ServerSpec, resolve_server};
 use crate::connection::Connection;
 use crate::error::{McpError, Result};
 use crate::names::qualified_names;
+use crate::process::LaunchPolicy;
 use crate::render::{
     CallOutcome, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo, call_outcome,
     prompt_info, prompt_message, resource_content, resource_info,
@@ -46,6 +47,7 @@ pub struct McpManager {
 
 struct Inner {
     base_dir: PathBuf,
+    launch: LaunchPolicy,
     configs: Mutex<BTreeMap<String, McpServerConfig>>,
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
 }
@@ -86,22 +88,40 @@ impl std::fmt::Debug for McpManager {
 impl McpManager {
     /// A manager for these servers. Relative `cwd`s, and the working directory of stdio servers
     /// that set none, are resolved against `working_dir` (the project root for the CLI).
+    /// Stdio servers start with the [default](LaunchPolicy::default) launch policy: the MCP
+    /// SDKs' default environment, no sandbox.
     pub fn new(
         servers: BTreeMap<String, McpServerConfig>,
         working_dir: impl Into<PathBuf>,
     ) -> Self {
+        Self::with_launch(servers, working_dir, LaunchPolicy::default())
+    }
+
+    /// [`McpManager::new`] with stdio servers started under `launch` (their environment and
+    /// sandbox).
+    pub fn with_launch(
+        servers: BTreeMap<String, McpServerConfig>,
+        working_dir: impl Into<PathBuf>,
+        launch: LaunchPolicy,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 base_dir: working_dir.into(),
+                launch,
                 configs: Mutex::new(servers),
                 slots: Mutex::new(HashMap::new()),
             }),
         }
     }
 
-    /// A manager for the settings' `mcpServers`.
+    /// A manager for the settings' `mcpServers`, started as `env.passthrough` and
+    /// `sandbox.mcpServers` say.
     pub fn from_settings(settings: &Settings, working_dir: &Path) -> Self {
-        Self::new(settings.mcp_servers.clone(), working_dir)
+        Self::with_launch(
+            settings.mcp_servers.clone(),
+            working_dir,
+            LaunchPolicy::from_settings(settings),
+        )
     }
 
     /// Names of the configured servers (settings and inline servers seen so far), sorted.
@@ -368,7 +388,9 @@ impl McpManager {
             connection.shutdown().await;
         }
         let outcome = match resolve_server(key, &config, &self.inner.base_dir) {
-            Ok(spec) => Connection::open(Arc::new(spec), &self.inner.base_dir).await,
+            Ok(spec) => {
+                Connection::open(Arc::new(spec), &self.inner.base_dir, &self.inner.launch).await
+            }
             Err(error) => Err(error),
         };
         match outcome {

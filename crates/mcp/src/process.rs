@@ -1,11 +1,18 @@
-//! Stdio servers as child processes that cannot outlive the manager.
+//! Stdio servers as child processes that cannot outlive the manager, see only the environment
+//! they need and, when settings ask, run in the sandbox.
 //!
 //! Each server runs in a process group of its own (so that `npx` wrappers and other
 //! grandchildren go too) and the whole group is killed when the [`ChildProcess`] is shut down
 //! or dropped. Dropping kills synchronously, so an interrupted run leaves no orphans even when
 //! the async runtime is already going away.
+//!
+//! A server inherits only the MCP SDKs' default variables (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
+//! `TERM`, `USER`) and the names in `env.passthrough`, plus its configured `env`: a secret
+//! reaches a server only when its configuration names it (`"GITHUB_TOKEN": "${GITHUB_TOKEN}"`).
 
 use crate::config::TransportSpec;
+use agentctl_core::Settings;
+use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxPolicy, SandboxStatus};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
@@ -20,25 +27,68 @@ const STDERR_LINES: usize = 12;
 /// How long a server gets to exit after its stdin closes, and again after SIGTERM.
 const GRACE: Duration = Duration::from_millis(500);
 
+/// How stdio servers are started: what they see of the environment and whether they are
+/// confined.
+///
+/// [`Default`]: the MCP SDKs' default variables only, no sandbox.
+///
+/// ```
+/// let mut settings = agentctl_core::Settings::default();
+/// settings.sandbox.mcp_servers = true;
+/// settings.env.passthrough = vec!["AWS_PROFILE".into()];
+/// let launch = agentctl_mcp::LaunchPolicy::from_settings(&settings);
+/// assert!(launch.sandbox.is_some());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchPolicy {
+    /// Which variables of agentctl's environment a server inherits.
+    pub env: EnvPolicy,
+    /// The sandbox servers run in; `None` runs them unconfined.
+    pub sandbox: Option<SandboxPolicy>,
+}
+
+impl LaunchPolicy {
+    /// `env.passthrough`, and the `sandbox.*` policy when `sandbox.mcpServers` is on.
+    pub fn from_settings(settings: &Settings) -> Self {
+        Self {
+            env: EnvPolicy::from_settings(&settings.env),
+            sandbox: settings
+                .sandbox
+                .mcp_servers
+                .then(|| SandboxPolicy::from_settings(&settings.sandbox)),
+        }
+    }
+}
+
 /// A running stdio server.
 pub(crate) struct ChildProcess {
     child: Child,
     pid: Option<u32>,
+    group: ProcessGroup,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// How the server is confined.
+    sandbox: SandboxStatus,
+    /// A sandboxed server's `$TMPDIR`, removed after the server is gone (fields drop in order,
+    /// after [`Drop::drop`] has killed the group).
+    _temp: Option<tempfile::TempDir>,
 }
 
 impl std::fmt::Debug for ChildProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChildProcess")
             .field("pid", &self.pid)
+            .field("sandbox", &self.sandbox)
             .finish_non_exhaustive()
     }
 }
 
-/// Starts the server of a stdio transport; returns the process and its stdout and stdin.
+/// Starts the server of a stdio transport under `launch`; returns the process and its stdout
+/// and stdin. `base_dir` is the default working directory and, for a sandboxed server, the
+/// project root it may write.
 pub(crate) fn spawn(
     transport: &TransportSpec,
     base_dir: &Path,
+    launch: &LaunchPolicy,
 ) -> std::io::Result<(ChildProcess, ChildStdout, ChildStdin)> {
     let TransportSpec::Stdio {
         command,
@@ -51,6 +101,8 @@ pub(crate) fn spawn(
     };
     let mut cmd = Command::new(command);
     cmd.args(args)
+        .env_clear()
+        .envs(launch.env.for_server(std::env::vars_os()))
         .envs(env)
         .current_dir(cwd.as_deref().unwrap_or(base_dir))
         .stdin(Stdio::piped())
@@ -59,8 +111,21 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd.spawn()?;
+    let (mut child, sandbox, temp) = match &launch.sandbox {
+        Some(policy) if policy.is_confining() => {
+            let temp = tempfile::Builder::new().prefix("agentctl-mcp-").tempdir()?;
+            cmd.env("TMPDIR", temp.path());
+            let spawned = agentctl_sandbox::spawn(&mut cmd, policy, base_dir, temp.path())
+                .map_err(|error| match error {
+                    agentctl_sandbox::SandboxError::Spawn { source, .. } => source,
+                    other => std::io::Error::other(other),
+                })?;
+            (spawned.child, spawned.status, Some(temp))
+        }
+        _ => (cmd.spawn()?, SandboxStatus::Off, None),
+    };
     let pid = child.id();
+    let group = ProcessGroup::led_by(pid);
     let stdout = child
         .stdout
         .take()
@@ -85,7 +150,15 @@ pub(crate) fn spawn(
             }
         });
     }
-    Ok((ChildProcess { child, pid, stderr }, stdout, stdin))
+    let process = ChildProcess {
+        child,
+        pid,
+        group,
+        stderr,
+        sandbox,
+        _temp: temp,
+    };
+    Ok((process, stdout, stdin))
 }
 
 impl ChildProcess {
@@ -111,44 +184,24 @@ impl ChildProcess {
     /// then SIGTERM to the group, then SIGKILL.
     pub(crate) async fn shutdown(&mut self) {
         if tokio::time::timeout(GRACE, self.child.wait()).await.is_ok() {
-            self.kill_group(false);
+            self.group.kill();
             return;
         }
-        self.kill_group(true);
+        self.group.terminate();
         if tokio::time::timeout(GRACE, self.child.wait())
             .await
             .is_err()
         {
-            self.kill_group(false);
+            self.group.kill();
             let _ = self.child.kill().await;
         }
-        self.kill_group(false);
-    }
-
-    /// Signals the server's whole process group (SIGTERM when `gentle`, else SIGKILL).
-    fn kill_group(&self, gentle: bool) {
-        #[cfg(unix)]
-        if let Some(pid) = self
-            .pid
-            .and_then(|pid| i32::try_from(pid).ok())
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let signal = if gentle {
-                rustix::process::Signal::TERM
-            } else {
-                rustix::process::Signal::KILL
-            };
-            // The group may be gone already; nothing to do then.
-            let _ = rustix::process::kill_process_group(pid, signal);
-        }
-        #[cfg(not(unix))]
-        let _ = gentle;
+        self.group.kill();
     }
 }
 
 impl Drop for ChildProcess {
     fn drop(&mut self) {
-        self.kill_group(false);
+        self.group.kill();
         let _ = self.child.start_kill();
     }
 }

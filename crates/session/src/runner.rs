@@ -12,6 +12,8 @@ use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, AgentsSettings, RunOptions};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
+use agentctl_sandbox::SandboxStatus;
+use agentctl_tools::BuiltinToolsConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -37,6 +39,7 @@ use std::sync::Arc;
 /// ```
 pub struct SessionRunner {
     builder: RuntimeBuilder,
+    builtin: BuiltinToolsConfig,
     discovery: Discovery,
     agents: Vec<AgentDefinition>,
     mcp: McpManager,
@@ -66,6 +69,7 @@ impl SessionRunner {
         let mcp = McpManager::from_settings(project.settings(), project.root());
         Self {
             builder,
+            builtin: BuiltinToolsConfig::from_settings(project.settings()),
             discovery,
             agents,
             mcp,
@@ -105,6 +109,17 @@ impl SessionRunner {
         &self.mcp
     }
 
+    /// Whether commands the tools run will be confined, for a front end to say once per run
+    /// when they will not be.
+    pub fn sandbox_status(&self) -> SandboxStatus {
+        agentctl_sandbox::probe(self.builtin.sandbox())
+    }
+
+    /// How the built-in tools are configured (sandbox, environment, time limits).
+    pub fn builtin_tools(&self) -> &BuiltinToolsConfig {
+        &self.builtin
+    }
+
     /// Opens (creating the store if needed) the chosen session; `None` when the settings turn
     /// persistence off (`agents.contextPersistence: false`) and no session was asked for.
     pub fn open_session(
@@ -129,7 +144,7 @@ impl SessionRunner {
     ) -> AgentTools {
         let task = session
             .map(|session| TaskTool::new(session.dyn_store(), session.id(), self.agents.clone()));
-        agent_tools(&self.mcp, agent, which, task).await
+        agent_tools(&self.builtin, &self.mcp, agent, which, task).await
     }
 
     /// A conversation of `agent` in `session` (or unrecorded): its tools assembled (MCP

@@ -5,7 +5,7 @@ use crate::capability::{Executor, ResourcePool};
 use crate::task::TaskTool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
 use agentctl_mcp::{McpError, McpManager};
-use agentctl_tools::register_builtin_tools;
+use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
 
 /// Which MCP tools [`agent_tools`] adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,16 +26,17 @@ pub struct AgentTools {
     pub warnings: Vec<McpError>,
 }
 
-/// The built-in tools plus the MCP tools of the servers `agent` names (starting those
-/// servers), plus `task` when given.
+/// The built-in tools (configured by `builtin`: sandbox, environment, time limits) plus the MCP
+/// tools of the servers `agent` names (starting those servers), plus `task` when given.
 pub async fn agent_tools(
+    builtin: &BuiltinToolsConfig,
     manager: &McpManager,
     agent: &AgentDefinition,
     which: McpTools,
     task: Option<TaskTool>,
 ) -> AgentTools {
     let mut registry = ToolRegistry::new();
-    register_builtin_tools(&mut registry);
+    register_builtin_tools(&mut registry, builtin);
     let (tools, warnings) = match which {
         McpTools::Allowed => manager.tools_for_agent(agent).await,
         McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,

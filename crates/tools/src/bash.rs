@@ -1,43 +1,194 @@
-//! The `bash` tool: runs a shell command in the project root.
+//! The `bash` tool: runs a shell command in the project root, inside the sandbox.
 //!
-//! The command runs as `sh -c` in its own process group with stdin closed. On timeout or
-//! cancellation the whole group is killed (a pipeline's children too, not only `sh`), and the
-//! output read so far is returned. stdout and stderr are each capped: the head and the tail are
-//! kept, since build logs put their errors at the end.
+//! The command runs as `sh -c` with stdin closed, confined by the configured
+//! [`SandboxPolicy`](agentctl_sandbox::SandboxPolicy) (by default it may write only the project
+//! root and its `$TMPDIR`), with an environment scrubbed of secret-looking variables, and in a
+//! process group of its own. On timeout, cancellation or when the call is dropped, the whole
+//! group is killed (a pipeline's children too, not only `sh`), and the output read so far is
+//! returned. Background jobs of a command that exits normally may keep running until the tool
+//! itself is dropped (at the end of the run), when their groups are killed too.
+//!
+//! stdout and stderr are each capped: the head and the tail are kept, since build logs put
+//! their errors at the end.
 
+mod output;
+
+use crate::config::BuiltinToolsConfig;
 use crate::util::root_of;
-use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{RiskLevel, SandboxMode, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_sandbox::ProcessGroup;
 use async_trait::async_trait;
+use output::{Capped, describe_status, pump, render_stream};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Child;
 
-/// Default timeout of a command, in seconds.
+/// Timeout of a call that asks for none, in seconds (lowered to the configured limit when that
+/// is shorter).
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
-/// Longest timeout a call may ask for, in seconds.
-pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// Default of the longest a call may run, in seconds; `tools.timeouts.bash` (or
+/// `tools.timeoutSeconds`) sets it.
+pub const MAX_TIMEOUT_SECS: u64 = agentctl_core::DEFAULT_TOOL_TIMEOUT_SECS;
 /// Most bytes kept of stdout and of stderr, each.
 pub const MAX_STREAM_BYTES: usize = 30 * 1024;
 /// How long to wait for the output pipes to close after the shell has exited.
 const PIPE_GRACE: Duration = Duration::from_secs(2);
+/// How long a command gets to exit after SIGTERM before its group gets SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(500);
 
 /// Arguments of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct BashArgs {
     /// The command line, run with `sh -c` in the project root.
     command: String,
-    /// Seconds before the command is killed (default 120, at most 600).
+    /// Seconds before the command is killed (default 120, at most the configured limit).
     #[serde(default)]
     timeout_secs: Option<u64>,
 }
 
 /// `bash`: runs a shell command.
-pub(crate) struct Bash;
+pub(crate) struct Bash {
+    config: BuiltinToolsConfig,
+    /// The commands' `$TMPDIR`, removed with the tool; or why it could not be created.
+    temp: Result<tempfile::TempDir, String>,
+    limit: Duration,
+    description: String,
+    /// Groups of commands that exited but left background jobs, killed when the tool is
+    /// dropped.
+    lingering: Mutex<Vec<ProcessGroup>>,
+}
+
+impl Bash {
+    /// The tool, with a fresh temp dir for its commands.
+    pub(crate) fn new(config: &BuiltinToolsConfig) -> Self {
+        let temp = tempfile::Builder::new()
+            .prefix("agentctl-bash-")
+            .tempdir()
+            .map_err(|error| {
+                format!(
+                    "cannot create a temp dir for commands in {}: {error}",
+                    std::env::temp_dir().display()
+                )
+            });
+        let limit = config.timeout_for("bash");
+        Self {
+            description: describe(config, limit),
+            config: config.clone(),
+            temp,
+            limit,
+            lingering: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// How long this call may run: what it asks for (at least a second), else the default,
+    /// never more than the configured limit.
+    fn timeout(&self, asked_secs: Option<u64>) -> Duration {
+        asked_secs
+            .map(|secs| Duration::from_secs(secs.max(1)))
+            .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS))
+            .min(self.limit)
+    }
+
+    /// The command's environment: the base environment under the env policy, plus `TMPDIR`.
+    fn environment(&self, temp: &Path) -> Vec<(OsString, OsString)> {
+        let mut vars = self.config.env().for_command(self.config.base_env());
+        vars.retain(|(name, _)| name != "TMPDIR");
+        vars.push(("TMPDIR".into(), temp.into()));
+        vars
+    }
+
+    fn start(&self, command_line: &str, root: &Path) -> Result<Child, ToolError> {
+        let temp = self
+            .temp
+            .as_ref()
+            .map_err(|error| ToolError::failed(error.clone()))?
+            .path();
+        let mut command = tokio::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(command_line)
+            .current_dir(root)
+            .env_clear()
+            .envs(self.environment(temp))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        agentctl_sandbox::spawn(&mut command, self.config.sandbox(), root, temp)
+            .map(|spawned| spawned.child)
+            .map_err(|error| ToolError::failed(error.to_string()))
+    }
+
+    /// Keeps `group` for killing at drop if background jobs still run in it.
+    fn keep_if_alive(&self, group: ProcessGroup) {
+        let mut lingering = self
+            .lingering
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for old in std::mem::take(&mut *lingering) {
+            if old.exists() {
+                lingering.push(old);
+            } else {
+                old.release();
+            }
+        }
+        if group.exists() {
+            lingering.push(group);
+        } else {
+            group.release();
+        }
+    }
+}
+
+/// The tool description, which tells the model what the sandbox refuses so that a
+/// "Permission denied" makes sense to it.
+fn describe(config: &BuiltinToolsConfig, limit: Duration) -> String {
+    let default = limit.as_secs().min(DEFAULT_TIMEOUT_SECS);
+    let mut text = format!(
+        "Run a shell command (`sh -c`) in the project root, stdin closed. Returns the exit code, \
+         stdout and stderr (each capped at 30 KB). Killed after timeout_secs (default {default}, \
+         at most {}).",
+        limit.as_secs()
+    );
+    let sandbox = config.sandbox();
+    match sandbox.mode() {
+        SandboxMode::WorkspaceWrite => text.push_str(
+            " Sandboxed: writing outside the project root and $TMPDIR fails with \
+             \"Permission denied\".",
+        ),
+        SandboxMode::ReadOnly => text.push_str(
+            " Sandboxed read-only: only $TMPDIR is writable; other writes fail with \
+             \"Permission denied\".",
+        ),
+        SandboxMode::Off => {}
+    }
+    if sandbox.is_confining() && !sandbox.network() {
+        text.push_str(" No network access.");
+    }
+    text.push_str(" Environment variables that look like secrets are removed.");
+    text
+}
+
+impl Drop for Bash {
+    fn drop(&mut self) {
+        // Background jobs die before their $TMPDIR goes (fields drop after this).
+        let lingering = self
+            .lingering
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for group in lingering.drain(..) {
+            group.kill();
+        }
+    }
+}
 
 #[async_trait]
 impl TypedTool for Bash {
@@ -48,8 +199,7 @@ impl TypedTool for Bash {
     }
 
     fn description(&self) -> &str {
-        "Run a shell command (`sh -c`) in the project root, stdin closed. Returns the exit code, \
-         stdout and stderr (each capped at 30 KB). Killed after timeout_secs (default 120)."
+        &self.description
     }
 
     fn risk(&self) -> RiskLevel {
@@ -62,24 +212,10 @@ impl TypedTool for Bash {
 
     async fn call(&self, args: BashArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = root_of(ctx)?;
-        let secs = args
-            .timeout_secs
-            .unwrap_or(DEFAULT_TIMEOUT_SECS)
-            .clamp(1, MAX_TIMEOUT_SECS);
-        let mut command = tokio::process::Command::new("sh");
-        command
-            .arg("-c")
-            .arg(&args.command)
-            .current_dir(root.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        command.process_group(0);
-        let mut child = command
-            .spawn()
-            .map_err(|error| ToolError::failed(format!("cannot start sh: {error}")))?;
+        let timeout = self.timeout(args.timeout_secs);
+        let mut child = self.start(&args.command, root.path())?;
+        // From here on, dropping the call (or returning early) kills the whole group.
+        let group = ProcessGroup::led_by(child.id());
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));
         let readers = [
@@ -92,17 +228,15 @@ impl TypedTool for Bash {
                 .take()
                 .map(|pipe| pump(pipe, Arc::clone(&stderr))),
         ];
-        let pid = child.id();
         let end = tokio::select! {
             status = child.wait() => End::Exited(status.map_err(|error| {
                 ToolError::failed(format!("cannot wait for the command: {error}"))
             })?),
-            () = tokio::time::sleep(Duration::from_secs(secs)) => End::TimedOut,
+            () = tokio::time::sleep(timeout) => End::TimedOut,
             () = ctx.cancellation().cancelled() => End::Cancelled,
         };
         if !matches!(end, End::Exited(_)) {
-            kill_group(pid);
-            let _ = child.kill().await;
+            stop(&group, &mut child).await;
         }
         let mut pipes_open = false;
         for reader in readers.into_iter().flatten() {
@@ -115,12 +249,14 @@ impl TypedTool for Bash {
         let mut out = String::new();
         match &end {
             End::Exited(status) => {
+                self.keep_if_alive(group);
                 let _ = writeln!(out, "{}", describe_status(status));
             }
             End::TimedOut => {
                 let _ = writeln!(
                     out,
-                    "command timed out after {secs} s and was killed; output so far:"
+                    "command timed out after {} s and was killed; output so far:",
+                    timeout.as_secs()
                 );
             }
             End::Cancelled => return Err(ToolError::Cancelled),
@@ -145,118 +281,12 @@ enum End {
     Cancelled,
 }
 
-fn describe_status(status: &ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exit code: {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt as _;
-        if let Some(signal) = status.signal() {
-            return format!("exit code: none (killed by signal {signal})");
-        }
-    }
-    "exit code: unknown".to_owned()
-}
-
-/// Kills the command's whole process group (it leads its own group, so its id is the group's).
-fn kill_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = pid
-        .and_then(|pid| i32::try_from(pid).ok())
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
-}
-
-fn pump<R>(mut pipe: R, sink: Arc<Mutex<Capped>>) -> tokio::task::JoinHandle<()>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-{
-    tokio::spawn(async move {
-        let mut chunk = vec![0u8; 8192];
-        while let Ok(read) = pipe.read(&mut chunk).await {
-            if read == 0 {
-                break;
-            }
-            if let Ok(mut sink) = sink.lock() {
-                sink.push(&chunk[..read]);
-            }
-        }
-    })
-}
-
-fn render_stream(out: &mut String, name: &str, stream: &Mutex<Capped>) {
-    let Ok(stream) = stream.lock() else {
-        return;
-    };
-    if stream.is_empty() {
-        let _ = writeln!(out, "{name}: (empty)");
-    } else {
-        let _ = writeln!(out, "{name}:");
-        out.push_str(&stream.render());
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-}
-
-/// A byte stream capped at [`MAX_STREAM_BYTES`]: the first two thirds and the last third are
-/// kept, and the number of bytes dropped in between is counted.
-#[derive(Debug, Default)]
-pub(crate) struct Capped {
-    head: Vec<u8>,
-    tail: VecDeque<u8>,
-    dropped: usize,
-}
-
-impl Capped {
-    const HEAD: usize = MAX_STREAM_BYTES * 2 / 3;
-    const TAIL: usize = MAX_STREAM_BYTES - Self::HEAD;
-
-    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
-        let room = Self::HEAD.saturating_sub(self.head.len());
-        let take = room.min(bytes.len());
-        self.head.extend_from_slice(&bytes[..take]);
-        bytes = &bytes[take..];
-        self.tail.extend(bytes);
-        let excess = self.tail.len().saturating_sub(Self::TAIL);
-        self.tail.drain(..excess);
-        self.dropped += excess;
-    }
-
-    fn is_empty(&self) -> bool {
-        self.head.is_empty()
-    }
-
-    pub(crate) fn render(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.head).into_owned();
-        if self.dropped > 0 {
-            let _ = write!(text, "\n[… {} bytes omitted …]\n", self.dropped);
-        }
-        let (a, b) = self.tail.as_slices();
-        text.push_str(&String::from_utf8_lossy(&[a, b].concat()));
-        text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn capped_keeps_head_and_tail() {
-        let mut capped = Capped::default();
-        for _ in 0..100 {
-            capped.push(&[b'x'; 1000]);
-        }
-        capped.push(b"THE END");
-        let text = capped.render();
-        assert!(text.len() < MAX_STREAM_BYTES + 100);
-        assert!(text.ends_with("THE END"));
-        assert!(text.contains("bytes omitted"));
-    }
+/// Stops a command that ran out of time or was cancelled: SIGTERM to its group, a short grace
+/// for cleanup, then SIGKILL to whatever is left of the group. Every process of the group has
+/// been sent SIGKILL (or is gone) when this returns.
+async fn stop(group: &ProcessGroup, child: &mut Child) {
+    group.terminate();
+    let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
+    group.kill();
+    let _ = child.kill().await;
 }

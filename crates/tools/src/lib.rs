@@ -25,6 +25,7 @@
 
 mod approver;
 mod bash;
+mod config;
 mod gate;
 mod levels;
 mod paths;
@@ -41,6 +42,7 @@ pub use approver::{
     default_approver, parse_answer, render_prompt,
 };
 pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
+pub use config::BuiltinToolsConfig;
 pub use gate::{Gate, ToolListing};
 pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{PathError, ProjectRoot, check_characters};
@@ -53,19 +55,30 @@ pub use shell::{RiskAssessment, classify_command};
 use agentctl_core::{Tool, ToolRegistry};
 use std::sync::Arc;
 
-/// Registers the eight built-in tools, replacing tools of the same names.
-pub fn register_builtin_tools(registry: &mut ToolRegistry) {
+/// Registers the eight built-in tools, configured by `config` (sandbox, environment, time
+/// limits), replacing tools of the same names.
+///
+/// ```
+/// use agentctl_core::ToolRegistry;
+/// use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
+///
+/// let mut registry = ToolRegistry::new();
+/// let settings = agentctl_core::Settings::default();
+/// register_builtin_tools(&mut registry, &BuiltinToolsConfig::from_settings(&settings));
+/// assert!(registry.get("bash").is_some());
+/// ```
+pub fn register_builtin_tools(registry: &mut ToolRegistry, config: &BuiltinToolsConfig) {
     registry.register_typed(read::ReadFile);
     registry.register_typed(read::ReadManyFiles);
     registry.register_typed(search::Grep);
     registry.register_typed(search::Glob);
     registry.register_typed(write::WriteFile);
     registry.register_typed(write::EditFile);
-    registry.register_typed(bash::Bash);
+    registry.register_typed(bash::Bash::new(config));
     registry.register_typed(write::DeleteFile);
 }
 
-/// The eight built-in tools, sorted by name.
+/// The eight built-in tools with the default [`BuiltinToolsConfig`], sorted by name.
 ///
 /// ```
 /// let names: Vec<_> = agentctl_tools::builtin_tools().iter().map(|t| t.name().to_owned()).collect();
@@ -73,7 +86,7 @@ pub fn register_builtin_tools(registry: &mut ToolRegistry) {
 /// ```
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
     let mut registry = ToolRegistry::new();
-    register_builtin_tools(&mut registry);
+    register_builtin_tools(&mut registry, &BuiltinToolsConfig::default());
     registry
         .names()
         .filter_map(|name| registry.get(name).cloned())

@@ -8,7 +8,9 @@ mod suite {
 
     mod approval;
     mod bash;
+    mod env;
     mod files;
+    mod sandbox;
     mod search;
     mod shell;
 }

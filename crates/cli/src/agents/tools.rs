@@ -8,7 +8,7 @@ use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
 use agentctl_mcp::McpManager;
 use agentctl_session::{McpTools, Project, RuntimeBuilder, TaskTool, agent_tools};
-use agentctl_tools::{AutoApprove, ToolListing};
+use agentctl_tools::{AutoApprove, BuiltinToolsConfig, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -44,7 +44,8 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         .enable_all()
         .build()?;
     let assembled = tokio.block_on(async {
-        let assembled = agent_tools(&mcp, agent, which, Some(task)).await;
+        let builtin = BuiltinToolsConfig::from_settings(context.settings());
+        let assembled = agent_tools(&builtin, &mcp, agent, which, Some(task)).await;
         mcp.shutdown().await;
         assembled
     });

@@ -7,12 +7,13 @@
 //! [`Settings`]: agentctl_core::Settings
 
 use super::{ConfigError, ConfigWarning};
-use agentctl_core::{ContextMode, McpServerConfig, ProviderKind, Scope};
+use agentctl_core::{ContextMode, McpServerConfig, ProviderKind, SandboxMode, Scope};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::num::NonZeroU64;
 use std::path::Path;
 
 /// One settings file as written.
@@ -34,6 +35,10 @@ struct RawSettings {
     tools: Option<Object<RawTools>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     approvals: Option<Object<RawApprovals>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sandbox: Option<Object<RawSandbox>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    env: Option<Object<RawEnv>>,
 }
 
 /// `agents.*` as written.
@@ -78,6 +83,34 @@ struct RawProvider {
 struct RawTools {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     risk: Option<BTreeMap<String, String>>,
+    /// Zero is refused here, with the file and line: a tool that must finish in no time
+    /// cannot run at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeout_seconds: Option<NonZeroU64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeouts: Option<BTreeMap<String, NonZeroU64>>,
+}
+
+/// `sandbox.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSandbox {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mode: Option<SandboxMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    network: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    writable_roots: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mcp_servers: Option<bool>,
+}
+
+/// `env.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawEnv {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    passthrough: Option<Vec<String>>,
 }
 
 /// `approvals.*` as written.
@@ -255,6 +288,51 @@ mod tests {
         assert_eq!(
             Value::Object(layer.value),
             json!({"agents": {"tracing": true}})
+        );
+    }
+
+    #[test]
+    fn sandbox_env_and_timeouts_are_read() {
+        let layer = parse(
+            r#"{"sandbox": {"mode": "read-only", "network": false, "writableRoots": ["~/.cargo"],
+                            "mcpServers": true, "colour": 1},
+                "env": {"passthrough": ["GITHUB_TOKEN"]},
+                "tools": {"timeoutSeconds": 30, "timeouts": {"bash": 900}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(layer.value),
+            json!({"sandbox": {"mode": "read-only", "network": false,
+                               "writableRoots": ["~/.cargo"], "mcpServers": true},
+                   "env": {"passthrough": ["GITHUB_TOKEN"]},
+                   "tools": {"timeoutSeconds": 30, "timeouts": {"bash": 900}}})
+        );
+        assert_eq!(
+            layer.warnings,
+            [ConfigWarning::UnknownKey {
+                path: "/p/settings.json".into(),
+                key: "sandbox.colour".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn bad_sandbox_mode_and_zero_timeouts_are_located_errors() {
+        let error = parse(r#"{"sandbox": {"mode": "yolo"}}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/p/settings.json:1:27: sandbox.mode: unknown variant `yolo`, expected one of \
+             `workspace-write`, `read-only`, `off`"
+        );
+        let error = parse(r#"{"tools": {"timeouts": {"bash": 0}}}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/p/settings.json:1:33: tools.timeouts.bash: invalid value: integer `0`, expected a nonzero u64"
+        );
+        let error = parse(r#"{"tools": {"timeoutSeconds": -5}}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("tools.timeoutSeconds"),
+            "{error}"
         );
     }
 

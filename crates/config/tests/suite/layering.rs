@@ -291,7 +291,50 @@ fn the_schema_describes_every_section() {
         "aliases",
         "tools",
         "approvals",
+        "sandbox",
+        "env",
     ] {
         assert!(properties.contains_key(key), "{key}");
     }
+}
+
+#[test]
+fn sandbox_env_and_timeouts_layer_with_their_origins() {
+    let sandbox = Sandbox::new();
+    sandbox.write_global(
+        r#"{"sandbox": {"network": false, "writableRoots": ["~/.cargo"]},
+            "env": {"passthrough": ["GITHUB_TOKEN"]},
+            "tools": {"timeoutSeconds": 300, "timeouts": {"bash": 900}}}"#,
+    );
+    sandbox.write_project(
+        r#"{"sandbox": {"mode": "read-only"}, "tools": {"timeouts": {"grep": 30}}}"#,
+    );
+    let loaded = load_settings(&sandbox.locations()).unwrap();
+    let settings = &loaded.settings;
+    assert_eq!(settings.sandbox.mode, agentctl_core::SandboxMode::ReadOnly);
+    assert!(!settings.sandbox.network);
+    assert!(!settings.sandbox.mcp_servers);
+    assert_eq!(settings.sandbox.writable_roots, ["~/.cargo"]);
+    assert_eq!(settings.env.passthrough, ["GITHUB_TOKEN"]);
+    assert_eq!(settings.tools.timeout_for("bash").as_secs(), 900);
+    assert_eq!(settings.tools.timeout_for("grep").as_secs(), 30);
+    assert_eq!(settings.tools.timeout_for("read_file").as_secs(), 300);
+    assert_eq!(loaded.origin("sandbox.mode").name(), "project");
+    assert_eq!(loaded.origin("sandbox.network").name(), "global");
+    assert_eq!(loaded.origin("sandbox.mcpServers").name(), "default");
+    assert_eq!(loaded.origin("tools.timeouts.bash").name(), "global");
+    assert_eq!(loaded.origin("tools.timeouts.grep").name(), "project");
+    assert_eq!(loaded.origin("env.passthrough").name(), "global");
+}
+
+#[test]
+fn defaults_sandbox_with_network_and_ten_minute_timeouts() {
+    let entries = agentctl_config::LoadedSettings::new(Settings::default());
+    let value = entries.to_value();
+    assert_eq!(
+        value["sandbox"],
+        json!({"mode": "workspace-write", "network": true, "writableRoots": [], "mcpServers": false})
+    );
+    assert_eq!(value["env"], json!({"passthrough": []}));
+    assert_eq!(value["tools"]["timeoutSeconds"], 600);
 }

@@ -1,7 +1,8 @@
-//! The bash tool: exit codes, timeouts, output caps, cancellation.
+//! The bash tool: exit codes, timeouts, output caps, cancellation, process groups.
 
-use super::support::{call, ctx, tool};
+use super::support::{bash_with, call, ctx, live_members, tool, wait_for_pid, wait_group_dead};
 use agentctl_core::ToolError;
+use agentctl_tools::BuiltinToolsConfig;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -79,4 +80,119 @@ async fn cancellation_kills_the_command() {
         .await;
     assert_eq!(result.unwrap_err(), ToolError::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn after_a_timeout_no_process_of_the_group_lives() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = call(
+        dir.path(),
+        "bash",
+        json!({"command": "echo $$; sleep 100 | cat", "timeout_secs": 1}),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    let pgid: u32 = error
+        .lines()
+        .find_map(|line| line.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {error}"));
+    assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn after_cancellation_no_process_of_the_group_lives() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ctx(dir.path());
+    let token = ctx.cancellation().clone();
+    let pid_file = dir.path().join("pgid");
+    let watcher = {
+        let pid_file = pid_file.clone();
+        tokio::spawn(async move {
+            let pgid = wait_for_pid(&pid_file).await;
+            // The pipeline is running: sh, sleep and cat.
+            while live_members(pgid).len() < 3 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            token.cancel();
+            pgid
+        })
+    };
+    let result = tool("bash")
+        .call(json!({"command": "echo $$ > pgid; sleep 100 | cat"}), &ctx)
+        .await;
+    assert_eq!(result.unwrap_err(), ToolError::Cancelled);
+    let pgid = watcher.await.unwrap();
+    assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn dropping_the_call_kills_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let task = tokio::spawn(async move {
+        tool("bash")
+            .call(
+                json!({"command": "echo $$ > pgid; sleep 100 | cat"}),
+                &ctx(&root),
+            )
+            .await
+    });
+    let pgid = wait_for_pid(&dir.path().join("pgid")).await;
+    while live_members(pgid).len() < 3 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn background_jobs_die_with_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let bash = bash_with(&BuiltinToolsConfig::default());
+    let out = bash
+        .call(
+            json!({"command": "sleep 100 > /dev/null 2>&1 & echo $$"}),
+            &ctx(dir.path()),
+        )
+        .await
+        .unwrap()
+        .content;
+    let pgid: u32 = out
+        .lines()
+        .find_map(|line| line.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {out}"));
+    // The job outlives its command (a dev server started in the background keeps running)…
+    assert_eq!(live_members(pgid).len(), 1, "{out}");
+    // …until the run ends and the tool goes.
+    drop(bash);
+    assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());
+}
+
+#[tokio::test]
+async fn a_call_may_lower_the_configured_limit_but_not_raise_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = BuiltinToolsConfig::default().with_timeout("bash", Duration::from_secs(1));
+    let bash = bash_with(&config);
+    assert!(
+        bash.description().contains("default 1, at most 1"),
+        "{}",
+        bash.description()
+    );
+    let error = bash
+        .call(
+            json!({"command": "sleep 30", "timeout_secs": 100}),
+            &ctx(dir.path()),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("command timed out after 1 s"), "{error}");
+    let default = tool("bash");
+    assert!(
+        default.description().contains("default 120, at most 600"),
+        "{}",
+        default.description()
+    );
 }

@@ -1,0 +1,121 @@
+//! How the built-in tools run: [`BuiltinToolsConfig`], resolved from settings.
+
+use agentctl_core::Settings;
+use agentctl_sandbox::{EnvPolicy, SandboxPolicy};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The sandbox, environment and time limits of the built-in tools, passed to
+/// [`register_builtin_tools`](crate::register_builtin_tools).
+///
+/// [`Default`] is what default settings give: `workspace-write` sandbox with network, secrets
+/// scrubbed from commands' environment, ten minutes per call.
+///
+/// ```
+/// use agentctl_core::{SandboxMode, Settings};
+/// use agentctl_tools::BuiltinToolsConfig;
+///
+/// let mut settings = Settings::default();
+/// settings.sandbox.mode = SandboxMode::ReadOnly;
+/// settings.tools.timeouts.insert("bash".into(), std::num::NonZeroU64::new(30).unwrap());
+/// let config = BuiltinToolsConfig::from_settings(&settings);
+/// assert_eq!(config.sandbox().mode(), SandboxMode::ReadOnly);
+/// assert_eq!(config.timeout_for("bash").as_secs(), 30);
+/// assert_eq!(config.timeout_for("grep").as_secs(), 600);
+/// ```
+#[derive(Debug, Clone)]
+pub struct BuiltinToolsConfig {
+    sandbox: SandboxPolicy,
+    env: EnvPolicy,
+    default_timeout: Duration,
+    timeouts: BTreeMap<String, Duration>,
+    base_env: Option<Arc<[(OsString, OsString)]>>,
+}
+
+impl Default for BuiltinToolsConfig {
+    fn default() -> Self {
+        Self::from_settings(&Settings::default())
+    }
+}
+
+impl BuiltinToolsConfig {
+    /// The configuration of `sandbox.*`, `env.*` and `tools.timeoutSeconds` /
+    /// `tools.timeouts`.
+    pub fn from_settings(settings: &Settings) -> Self {
+        let tools = &settings.tools;
+        Self {
+            sandbox: SandboxPolicy::from_settings(&settings.sandbox),
+            env: EnvPolicy::from_settings(&settings.env),
+            default_timeout: Duration::from_secs(tools.timeout_seconds.get()),
+            timeouts: tools
+                .timeouts
+                .iter()
+                .map(|(tool, secs)| (tool.clone(), Duration::from_secs(secs.get())))
+                .collect(),
+            base_env: None,
+        }
+    }
+
+    /// The same configuration with another sandbox policy.
+    pub fn with_sandbox(mut self, sandbox: SandboxPolicy) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The same configuration with another environment policy.
+    pub fn with_env(mut self, env: EnvPolicy) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// The same configuration with `tool`'s calls limited to `limit`.
+    pub fn with_timeout(mut self, tool: impl Into<String>, limit: Duration) -> Self {
+        self.timeouts.insert(tool.into(), limit);
+        self
+    }
+
+    /// The same configuration with `vars` as the environment commands start from, instead of
+    /// agentctl's own (embedders and tests; the [`EnvPolicy`] still applies).
+    pub fn with_base_env<I, K, V>(mut self, vars: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<OsString>,
+        V: Into<OsString>,
+    {
+        self.base_env = Some(
+            vars.into_iter()
+                .map(|(name, value)| (name.into(), value.into()))
+                .collect(),
+        );
+        self
+    }
+
+    /// The sandbox commands run in.
+    pub fn sandbox(&self) -> &SandboxPolicy {
+        &self.sandbox
+    }
+
+    /// What commands see of the environment.
+    pub fn env(&self) -> &EnvPolicy {
+        &self.env
+    }
+
+    /// The longest a call of `tool` may run (`tools.timeouts.<tool>`, else
+    /// `tools.timeoutSeconds`).
+    pub fn timeout_for(&self, tool: &str) -> Duration {
+        self.timeouts
+            .get(tool)
+            .copied()
+            .unwrap_or(self.default_timeout)
+    }
+
+    /// The environment commands start from: the injected one, else agentctl's own.
+    pub(crate) fn base_env(&self) -> Vec<(OsString, OsString)> {
+        match &self.base_env {
+            Some(vars) => vars.to_vec(),
+            None => std::env::vars_os().collect(),
+        }
+    }
+}
