@@ -1,6 +1,10 @@
 //! Command-line arguments, as clap parses them. Validation into typed requests happens in the
 //! command modules.
 
+pub(crate) mod context;
+pub(crate) mod mcp;
+pub(crate) mod sessions;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -36,12 +40,12 @@ pub(crate) enum Command {
     Agents(AgentsCommand),
     /// List, show, delete and compact persisted sessions.
     #[command(subcommand)]
-    Sessions(crate::sessions_cmd::SessionsCommand),
+    Sessions(sessions::SessionsCommand),
     /// Show or override an agent's context mode for a session.
-    Context(crate::context_cmd::ContextArgs),
+    Context(context::ContextArgs),
     /// Inspect and call MCP servers; serve agents over MCP.
     #[command(subcommand)]
-    Mcp(crate::mcp_cmd::McpCommand),
+    Mcp(mcp::McpCommand),
     /// Show the resolved settings.
     #[command(subcommand)]
     Config(ConfigCommand),

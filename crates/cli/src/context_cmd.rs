@@ -3,6 +3,7 @@
 //!
 //! Not to be confused with [`crate::context`], the per-invocation command context.
 
+use crate::args::context::ContextArgs;
 use crate::args::{GlobalArgs, TextFormat};
 use crate::output::print_json;
 use agentctl_context::{
@@ -11,59 +12,10 @@ use agentctl_context::{
 use agentctl_core::{AgentsSettings, ContextMode};
 use agentctl_definitions::{Discovery, discover};
 use anyhow::Context as _;
-use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
-
-/// `agentctl context …`.
-#[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  agentctl context code-reviewer\n  \
-agentctl context code-reviewer --mode shared\n  \
-agentctl context code-reviewer --clear --session 20260101-120000-ab12\n  \
-agentctl context --all --format json")]
-pub(crate) struct ContextArgs {
-    /// Agent name.
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub name: Option<String>,
-    /// Show every agent.
-    #[arg(long)]
-    pub all: bool,
-    /// Override the agent's context mode for the session.
-    #[arg(long, value_enum, conflicts_with_all = ["all", "clear"])]
-    pub mode: Option<ModeArg>,
-    /// Remove the agent's override for the session.
-    #[arg(long, conflicts_with = "all")]
-    pub clear: bool,
-    /// Session id (default: the latest session; `--mode` starts one when there is none).
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: TextFormat,
-}
-
-/// A context mode on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ModeArg {
-    /// The agent keeps its own history.
-    Isolated,
-    /// The agent sees the main session history.
-    Shared,
-    /// A fresh workspace for every run.
-    Run,
-}
-
-impl From<ModeArg> for ContextMode {
-    fn from(mode: ModeArg) -> Self {
-        match mode {
-            ModeArg::Isolated => ContextMode::Isolated,
-            ModeArg::Shared => ContextMode::Shared,
-            ModeArg::Run => ContextMode::Run,
-        }
-    }
-}
 
 /// One agent's mode, as printed.
 #[derive(Debug, Serialize)]

@@ -5,9 +5,9 @@
 //! result object camelCase (`tokensUsed`), matching the JSON output of the other commands.
 
 use crate::agent::ContextMode;
-use crate::approval::{ApprovalHint, DecidedBy, Verdict};
 use crate::conversation::Message;
-use crate::tool::RiskLevel;
+use crate::decision::{ApprovalHint, DecidedBy, Verdict};
+use crate::risk::RiskLevel;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -9,16 +9,19 @@
 mod agent;
 mod approval;
 mod conversation;
+mod decision;
 mod event;
 mod mcp;
 mod model;
 mod provider;
+mod risk;
 mod run;
 mod run_error;
 mod run_options;
 mod serde_util;
 mod settings;
 mod tool;
+mod tool_filter;
 mod tool_names;
 mod tool_registry;
 
@@ -27,15 +30,17 @@ pub use agent::{
     GuardrailStage, Handoff, HandoffPayload, McpRefs, MemorySpec, Scope, SourceFormat, ToolPolicy,
     TracingBackend, TracingSpec, Trigger,
 };
-pub use approval::{ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, Verdict};
+pub use approval::{CallGate, PendingCall};
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
 };
+pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};
 pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};
+pub use risk::RiskLevel;
 pub use run::{RunStream, SubAgentRunner};
 pub use run_error::RunError;
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
@@ -43,6 +48,7 @@ pub use settings::{
     AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, EnvSettings, ProviderConfig,
     ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings,
 };
-pub use tool::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
+pub use tool::{Tool, ToolContext, ToolError, ToolOutput, TypedTool};
+pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
-pub use tool_registry::{ToolFilter, ToolPatternError, ToolRegistry, not_allowed, spec_of};
+pub use tool_registry::{ToolRegistry, spec_of};

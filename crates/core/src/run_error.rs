@@ -2,7 +2,7 @@
 
 use crate::model::ModelError;
 use crate::provider::ProviderError;
-use crate::tool_registry::ToolPatternError;
+use crate::tool_filter::ToolPatternError;
 
 /// Why a run did not produce a result. Messages are one line and say what to change.
 #[derive(Debug, thiserror::Error)]

@@ -10,52 +10,14 @@
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use crate::risk::RiskLevel;
 use crate::run::SubAgentRunner;
-
-/// How much harm a tool call can do; approval policies compare it with a threshold.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum RiskLevel {
-    /// Reads nothing sensitive and changes nothing.
-    #[default]
-    Safe,
-    /// Reads project files.
-    Low,
-    /// Changes project files in a reversible way.
-    Medium,
-    /// Runs commands or changes things outside the project.
-    High,
-    /// Can destroy data or leak secrets.
-    Critical,
-}
-
-impl RiskLevel {
-    /// The lowercase name used in files and output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RiskLevel::Safe => "safe",
-            RiskLevel::Low => "low",
-            RiskLevel::Medium => "medium",
-            RiskLevel::High => "high",
-            RiskLevel::Critical => "critical",
-        }
-    }
-}
-
-impl fmt::Display for RiskLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// What a tool call knows about the run it belongs to.
 ///
@@ -385,6 +347,7 @@ fn no_null(args: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
     #[derive(Deserialize, JsonSchema)]
     struct EchoArgs {
@@ -410,12 +373,6 @@ mod tests {
 
     fn ctx() -> ToolContext {
         ToolContext::new("r", "a", "c", Path::new("."), CancellationToken::new())
-    }
-
-    #[test]
-    fn risk_levels_are_ordered_and_lowercase() {
-        assert!(RiskLevel::Safe < RiskLevel::Low && RiskLevel::High < RiskLevel::Critical);
-        assert_eq!(serde_json::to_value(RiskLevel::Medium).unwrap(), "medium");
     }
 
     #[tokio::test]

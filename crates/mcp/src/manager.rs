@@ -15,7 +15,7 @@ use crate::render::{
     CallOutcome, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo, call_outcome,
     prompt_info, prompt_message, resource_content, resource_info,
 };
-use crate::tool::{McpTool, McpToolInfo};
+use crate::tool::{McpTool, McpToolInfo, ServerCalls};
 use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Settings, is_known_tool};
 use agentctl_core::{Tool, ToolFilter};
 use futures_util::future::join_all;
@@ -352,7 +352,7 @@ impl McpManager {
             .zip(names)
             .map(|(tool, qualified)| {
                 let info = McpToolInfo::new(name, qualified, tool, connection.spec.trust);
-                McpTool::new(info, key.to_owned(), self.clone())
+                McpTool::new(info, key.to_owned(), Arc::new(self.clone()))
             })
             .collect())
     }
@@ -458,5 +458,12 @@ impl McpManager {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         Arc::clone(slots.entry(key.to_owned()).or_default())
+    }
+}
+
+#[async_trait::async_trait]
+impl ServerCalls for McpManager {
+    async fn call_server_tool(&self, key: &str, tool: &str, args: Value) -> Result<CallOutcome> {
+        self.call_tool(key, tool, args).await
     }
 }

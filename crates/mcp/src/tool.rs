@@ -1,14 +1,16 @@
 //! [`McpTool`]: one tool of one MCP server, as the runtime's [`Tool`].
 
-use crate::manager::McpManager;
+use crate::error::Result;
+use crate::render::CallOutcome;
 use agentctl_core::{RiskLevel, Tool, ToolContext, ToolError, ToolOutput};
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// A server's tool under its qualified name `mcp.<server>.<tool>`.
 ///
-/// Calls go through the [`McpManager`], which (re)connects the server when needed; a server
+/// Calls go through the [`McpManager`](crate::McpManager), which (re)connects the server when needed; a server
 /// that is down or dies during the call makes the call fail with a tool error naming the
 /// server and the cause, and leaves every other tool working.
 #[derive(Clone)]
@@ -17,7 +19,15 @@ pub struct McpTool {
     /// Key of the connection in the manager (the server name, or for an agent's inline server
     /// that shadows a settings server of the same name, a key private to that agent).
     key: String,
-    manager: McpManager,
+    calls: Arc<dyn ServerCalls>,
+}
+
+/// What calls a tool of a connected server (the [`McpManager`](crate::McpManager), which
+/// reconnects a server that went away).
+#[async_trait]
+pub(crate) trait ServerCalls: Send + Sync {
+    /// Calls `tool` of the server known by `key` with `args`.
+    async fn call_server_tool(&self, key: &str, tool: &str, args: Value) -> Result<CallOutcome>;
 }
 
 /// What is known about an MCP tool without calling it.
@@ -108,8 +118,8 @@ pub fn risk_from_annotations(
 }
 
 impl McpTool {
-    pub(crate) fn new(info: McpToolInfo, key: String, manager: McpManager) -> Self {
-        Self { info, key, manager }
+    pub(crate) fn new(info: McpToolInfo, key: String, calls: Arc<dyn ServerCalls>) -> Self {
+        Self { info, key, calls }
     }
 
     /// What is known about the tool.
@@ -149,7 +159,9 @@ impl Tool for McpTool {
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let call = self.manager.call_tool(&self.key, &self.info.tool, args);
+        let call = self
+            .calls
+            .call_server_tool(&self.key, &self.info.tool, args);
         let outcome = tokio::select! {
             outcome = call => outcome,
             () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),

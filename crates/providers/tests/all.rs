@@ -2,6 +2,7 @@
 //! servers of agentctl-test-support on 127.0.0.1, plus scripted and recorded runs.
 
 mod suite {
+    mod agent_loop;
     mod anthropic;
     mod common;
     mod gemini;

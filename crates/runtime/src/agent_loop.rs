@@ -9,7 +9,7 @@ use agentctl_core::{
     CallGate, ContextMode, DecidedBy, Decision, Message, ModelDelta, ModelProvider, ModelRef,
     ModelRequest, ModelResponse, PendingCall, ProviderError, RiskLevel, RunError, RunEvent,
     RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall, ToolContext, ToolFilter,
-    ToolRegistry, Usage, Verdict, not_allowed,
+    ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
 };
 use futures_util::future::join_all;
 use std::path::Path;
@@ -41,8 +41,10 @@ pub(crate) struct Prepared {
     pub cancel: CancellationToken,
     /// Starts sub-agent runs on this run's runtime, for tools that delegate.
     pub sub_agents: Arc<dyn SubAgentRunner>,
-    /// Nesting depth ([`RunOptions::depth`](crate::RunOptions::depth)).
+    /// Nesting depth ([`RunOptions::depth`](agentctl_core::RunOptions::depth)).
     pub depth: u32,
+    /// Time limits of tool calls (`tools.timeoutSeconds`, `tools.timeouts`).
+    pub tool_limits: ToolsSettings,
 }
 
 /// Where events go; building an event is skipped entirely when nobody listens.
@@ -333,9 +335,18 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
                     run.cancel.clone(),
                 )
                 .with_sub_agents(Arc::clone(&run.sub_agents), run.depth);
-                tool.call(call.arguments.clone(), &ctx)
-                    .await
-                    .map_err(|error| error.to_string())
+                let limit = run.tool_limits.timeout_for(&call.name);
+                // Dropping a call that ran out of time stops it: tools that start processes
+                // kill their process groups when dropped.
+                match tokio::time::timeout(limit, tool.call(call.arguments.clone(), &ctx)).await {
+                    Ok(result) => result.map_err(|error| error.to_string()),
+                    Err(_) => Err(format!(
+                        "{} did not finish within {} s and was stopped (settings tools.timeoutSeconds, tools.timeouts.{})",
+                        call.name,
+                        limit.as_secs(),
+                        call.name
+                    )),
+                }
             }
         },
     };

@@ -276,6 +276,7 @@ impl Runtime {
             cancel,
             sub_agents: Arc::new(self.clone()),
             depth: options.depth,
+            tool_limits: self.inner.settings.tools.clone(),
         })
     }
 }

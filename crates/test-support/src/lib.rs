@@ -23,13 +23,15 @@
 mod fakes;
 mod rules;
 mod server;
+mod wire;
 
 pub use fakes::{
     Behaviour, FakeTool, HangingProvider, QueueProvider, Rendezvous, Route, RoutedProvider, agent,
     calls, collect, first_user, kinds, text,
 };
 pub use rules::{Violation, check_request};
-pub use server::{BodyPart, FakeServer, RecordedRequest, Reply, WireFormat};
+pub use server::FakeServer;
+pub use wire::{BodyPart, RecordedRequest, Reply, WireFormat};
 
 use serde_json::Value;
 

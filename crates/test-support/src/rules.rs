@@ -25,7 +25,7 @@ mod anthropic;
 mod gemini;
 mod openai;
 
-use crate::server::{RecordedRequest, Reply, WireFormat};
+use crate::wire::{RecordedRequest, Reply, WireFormat};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -211,7 +211,7 @@ pub(crate) fn duplicates<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'
 #[cfg(test)]
 pub(crate) mod testing {
     use super::{Violation, check_request};
-    use crate::server::{RecordedRequest, WireFormat};
+    use crate::wire::{RecordedRequest, WireFormat};
     use serde_json::Value;
 
     /// The violations of `body` posted to `path`.

@@ -1,6 +1,6 @@
 //! `mcp list`, `mcp tools`, `mcp call`, `mcp resources`, `mcp prompts`.
 
-use super::{CallArgs, ListArgs, PromptsArgs, ResourcesArgs, ToolsArgs};
+use crate::args::mcp::{CallArgs, ListArgs, PromptsArgs, ResourcesArgs, ToolsArgs};
 use crate::args::{TableFormat, TextFormat};
 use crate::output::print_json;
 use agentctl_mcp::{McpManager, McpToolInfo};

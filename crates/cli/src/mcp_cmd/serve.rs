@@ -5,7 +5,7 @@
 //! approval is refused at once (never a hang) and logged on stderr with what would allow it —
 //! and one session per serve process, recorded like any run.
 
-use super::ServeArgs;
+use crate::args::mcp::ServeArgs;
 use agentctl_context::SessionChoice;
 use agentctl_core::ApprovalHint;
 use agentctl_mcp::{ServedAgent, serve_agents_stdio};

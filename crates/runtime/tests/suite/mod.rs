@@ -1,6 +1,5 @@
 mod cancel;
 mod events;
-mod http;
 mod nesting;
 mod resolution;
 mod support;

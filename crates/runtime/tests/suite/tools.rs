@@ -259,3 +259,37 @@ async fn the_gate_decides_every_call_and_a_refusal_reaches_the_model() {
     });
     assert_eq!(refused.as_deref(), Some("denied: looks dangerous"));
 }
+
+#[tokio::test]
+async fn a_tool_over_its_time_limit_is_stopped_and_the_model_reads_why() {
+    use agentctl_core::Settings;
+    use agentctl_test_support::{Behaviour, FakeTool};
+    let provider = Queue::new(vec![calls(&[("c1", "slow", json!({}))]), text("gave up")]);
+    let mut tools = ToolRegistry::new();
+    tools.register_arc(FakeTool::new("slow", Behaviour::Sleep(Duration::from_secs(60))).shared());
+    let mut settings = Settings::default();
+    settings
+        .tools
+        .timeouts
+        .insert("slow".into(), std::num::NonZeroU64::new(1).unwrap());
+    let runtime = super::support::runtime_with(settings, provider.clone(), tools);
+    let started = std::time::Instant::now();
+    let result = runtime
+        .run_to_completion(&agent("a"), "go", RunOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(result.text, "gave up");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let second = &provider.requests()[1];
+    let Some(Message::Tool {
+        content, is_error, ..
+    }) = second.messages.last()
+    else {
+        panic!("{:?}", second.messages)
+    };
+    assert!(*is_error);
+    assert_eq!(
+        content,
+        "slow did not finish within 1 s and was stopped (settings tools.timeoutSeconds, tools.timeouts.slow)"
+    );
+}

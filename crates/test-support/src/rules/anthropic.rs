@@ -21,7 +21,7 @@
 //! - `max_tokens: Field required`, and the `anthropic-version` header is required.
 
 use super::{Checker, NameProblem, NameRule, duplicates, kind, str_at};
-use crate::server::RecordedRequest;
+use crate::wire::RecordedRequest;
 use serde_json::Value;
 
 const NAMES: NameRule = NameRule {

@@ -20,7 +20,7 @@
 //!   matched to calls by name, and `functionResponse.response` is a JSON object (a `Struct`).
 
 use super::{Checker, NameRule, duplicates, kind, str_at};
-use crate::server::RecordedRequest;
+use crate::wire::RecordedRequest;
 use serde_json::{Map, Value};
 
 const NAMES: NameRule = NameRule {

@@ -18,7 +18,7 @@
 //! - `The 'stream_options' parameter is only allowed when 'stream' is enabled.`
 
 use super::{Checker, NameProblem, NameRule, duplicates, kind, str_at};
-use crate::server::RecordedRequest;
+use crate::wire::RecordedRequest;
 use serde_json::Value;
 
 const NAMES: NameRule = NameRule {

@@ -1,7 +1,6 @@
-//! Over real HTTP: the providers against the strict fake servers of agentctl-test-support, which
-//! refuse any request the real API would refuse.
+//! The agent loop over real HTTP: the OpenAI and Gemini providers against the strict fake
+//! servers, which refuse any request the real API would refuse.
 
-use super::support::{agent, collect, kinds};
 use agentctl_core::Settings;
 use agentctl_core::{
     RunEvent, RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
@@ -9,6 +8,7 @@ use agentctl_core::{
 use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
 use agentctl_runtime::Runtime;
 use agentctl_test_support::{FakeServer, gemini, openai};
+use agentctl_test_support::{agent, collect, kinds};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
