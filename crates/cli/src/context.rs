@@ -6,5 +6,11 @@ use agentctl_session::Project;
 
 /// Resolves locations from the global flags and loads the settings layers.
 pub(crate) fn load(global: &GlobalArgs) -> anyhow::Result<Project> {
-    Ok(Project::load(global.project_dir.as_deref())?)
+    let project = Project::load(global.project_dir.as_deref())?;
+    crate::output::remember_secrets(agentctl_session::secrets_of(
+        project.settings(),
+        &[],
+        std::env::vars_os(),
+    ));
+    Ok(project)
 }

@@ -1,14 +1,28 @@
 //! Rendering helpers shared by the commands.
 
+use agentctl_core::{Redactor, Settings};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
-/// Prints an error and its causes on stderr, one line each.
+/// The secrets of the project's settings, once they are loaded.
+static SECRETS: OnceLock<Redactor> = OnceLock::new();
+
+/// Makes error output mask the secrets of the loaded settings too (not only those of the
+/// environment).
+pub(crate) fn remember_secrets(secrets: Redactor) {
+    let _ = SECRETS.set(secrets);
+}
+
+/// Prints an error and its causes on stderr, one line each, secrets masked.
 #[expect(clippy::print_stderr, reason = "the CLI reports errors on stderr")]
 pub(crate) fn print_error(error: &anyhow::Error) {
-    eprintln!("error: {error}");
+    let secrets = SECRETS.get().cloned().unwrap_or_else(|| {
+        agentctl_session::secrets_of(&Settings::default(), &[], std::env::vars_os())
+    });
+    eprintln!("error: {}", secrets.redact(&error.to_string()));
     for cause in error.chain().skip(1) {
-        eprintln!("  caused by: {cause}");
+        eprintln!("  caused by: {}", secrets.redact(&cause.to_string()));
     }
 }
 

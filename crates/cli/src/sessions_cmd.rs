@@ -6,7 +6,7 @@
 
 use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, ShowArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
-use crate::output::{print_json, stdin_is_terminal};
+use crate::output::{print_json, stdin_is_terminal, terminal_safe};
 use agentctl_context::{
     ContextScope, ContextSummary, MessageLog, MessageQuery, RunLog, RunRecord, SessionInfo,
     SessionLog, SqliteStore, StoredMessage, utc_timestamp,
@@ -51,7 +51,7 @@ fn list(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     };
     match args.format {
         TableFormat::Json => print_json(&sessions)?,
-        TableFormat::Table => print_text(&render_list(&sessions)),
+        TableFormat::Table => print_text(&terminal_safe(&render_list(&sessions))),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -115,7 +115,7 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     };
     match args.format {
         TextFormat::Json => print_json(&shown)?,
-        TextFormat::Text => print_text(&render_show(&shown)),
+        TextFormat::Text => print_text(&terminal_safe(&render_show(&shown))),
     }
     Ok(ExitCode::SUCCESS)
 }

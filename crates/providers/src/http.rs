@@ -6,7 +6,7 @@
 use crate::options::{ProviderOptions, RetryPolicy};
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
-use agentctl_core::ProviderError;
+use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
@@ -21,6 +21,8 @@ pub(crate) struct HttpClient {
     provider: String,
     /// Variable the key comes from, for the 401/403 hint.
     key_env: String,
+    /// The key and header values sent, masked in every error message.
+    secrets: Redactor,
     retry: RetryPolicy,
     request_timeout: Duration,
     idle_timeout: Duration,
@@ -48,6 +50,13 @@ impl HttpClient {
                 "{provider}: invalid provider configuration: {what}"
             ))
         };
+        // The key and every configured header value: an API that echoes them in an error body
+        // (some do, in full) must not put them in our messages.
+        let secrets = Redactor::new(
+            auth.iter()
+                .map(|(_, value)| value.clone())
+                .chain(extra.values().cloned()),
+        );
         let mut headers = HeaderMap::new();
         for (name, value) in auth {
             let mut value = HeaderValue::from_str(&value).map_err(|_| {
@@ -74,6 +83,7 @@ impl HttpClient {
             client,
             provider: provider.to_owned(),
             key_env: key_env.to_owned(),
+            secrets,
             retry: options.retry,
             request_timeout: options.request_timeout,
             idle_timeout: options.idle_timeout,
@@ -187,7 +197,7 @@ impl HttpClient {
             provider: self.provider.clone(),
             model: target.model.to_owned(),
             status,
-            message: error_message(&bytes),
+            message: self.secrets.redact(&error_message(&bytes)).into_owned(),
             hint,
             retry_after,
         })
@@ -197,8 +207,8 @@ impl HttpClient {
         ProviderError::Connection {
             provider: self.provider.clone(),
             model: target.model.to_owned(),
-            url: target.url.clone(),
-            message: error_chain(error),
+            url: self.secrets.redact(&target.url).into_owned(),
+            message: self.secrets.redact(&error_chain(error)).into_owned(),
         }
     }
 
@@ -216,7 +226,7 @@ impl HttpClient {
         ProviderError::Malformed {
             provider: self.provider.clone(),
             model: target.model.to_owned(),
-            message,
+            message: self.secrets.redact(&message).into_owned(),
         }
     }
 

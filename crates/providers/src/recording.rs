@@ -1,11 +1,13 @@
 //! Records a real run as a cassette that [`ScriptedProvider`](crate::ScriptedProvider) replays.
 //!
 //! Only conversation content is written: the request's last user text or tool result (as an
-//! `expect` hint) and the answer. Headers, keys and environment never reach the recorder.
+//! `expect` hint) and the answer. Headers, keys and environment never reach the recorder, and
+//! secret values the conversation happens to contain are masked by the recorder's
+//! [`Redactor`](agentctl_core::Redactor) when the cassette is written.
 
 use crate::cassette::{Cassette, Expect, ScriptedCall, ScriptedError, ScriptedResponse, Turn};
 use crate::scripted::request_hint;
-use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{DeltaSink, ModelProvider, ProviderError, Redactor};
 use agentctl_core::{ModelRequest, ModelResponse};
 use async_trait::async_trait;
 use std::path::Path;
@@ -18,6 +20,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub struct RecordingProvider {
     inner: Arc<dyn ModelProvider>,
     recorded: Mutex<Cassette>,
+    redactor: Redactor,
 }
 
 impl RecordingProvider {
@@ -30,7 +33,14 @@ impl RecordingProvider {
                 model: None,
                 turns: Vec::new(),
             }),
+            redactor: Redactor::default(),
         }
+    }
+
+    /// The same recorder, masking the secrets `redactor` knows in the cassette.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     /// Number of exchanges recorded so far.
@@ -43,10 +53,10 @@ impl RecordingProvider {
         self.len() == 0
     }
 
-    /// The recording as cassette YAML.
+    /// The recording as cassette YAML, secrets masked.
     pub fn to_yaml(&self) -> Result<String, ProviderError> {
         let cassette = self.lock().clone();
-        cassette.to_yaml()
+        Ok(self.redactor.redact(&cassette.to_yaml()?).into_owned())
     }
 
     /// Writes the recording to `path` (replayable with `scripted:PATH`).

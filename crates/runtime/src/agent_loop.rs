@@ -7,9 +7,9 @@
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use agentctl_core::{
     CallGate, ContextMode, DecidedBy, Decision, Message, ModelDelta, ModelProvider, ModelRef,
-    ModelRequest, ModelResponse, PendingCall, ProviderError, RiskLevel, RunError, RunEvent,
-    RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall, ToolContext, ToolFilter,
-    ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
+    ModelRequest, ModelResponse, PendingCall, ProviderError, Redactor, RiskLevel, RunError,
+    RunEvent, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall, ToolContext,
+    ToolFilter, ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
 };
 use futures_util::future::join_all;
 use std::path::Path;
@@ -36,6 +36,8 @@ pub(crate) struct Prepared {
     pub filter: ToolFilter,
     /// Approval policy; `None` runs every call the filter lets through.
     pub gate: Option<Arc<dyn CallGate>>,
+    /// Masks known secrets in tool results and errors.
+    pub redactor: Redactor,
     pub request: ModelRequest,
     pub working_dir: Arc<Path>,
     pub cancel: CancellationToken,
@@ -351,17 +353,16 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
         },
     };
     let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
-    match result {
-        Ok(output) => Outcome {
-            content: output.content,
-            is_error: false,
-            duration_ms,
-        },
-        Err(message) => Outcome {
-            content: message,
-            is_error: true,
-            duration_ms,
-        },
+    let (mut content, is_error) = match result {
+        Ok(output) => (output.content, false),
+        Err(message) => (message, true),
+    };
+    // A secret a tool read (a key in a file, a server's echo) goes no further.
+    run.redactor.redact_string(&mut content);
+    Outcome {
+        content,
+        is_error,
+        duration_ms,
     }
 }
 

@@ -4,8 +4,8 @@
 use crate::agent_loop::{self, EventSink, Prepared};
 use agentctl_core::{
     AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, Message, ModelProvider, ModelRef,
-    ModelRequest, ProviderFactory, RunError, RunEvent, RunOptions, RunResult, RunStream, Settings,
-    SubAgentRunner, ToolFilter, ToolRegistry, resolve_model, spec_of,
+    ModelRequest, ProviderFactory, Redactor, RunError, RunEvent, RunOptions, RunResult, RunStream,
+    Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model, spec_of,
 };
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
@@ -73,6 +73,7 @@ struct Inner {
     providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
     tools: Arc<ToolRegistry>,
     gate: Option<Arc<dyn CallGate>>,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -97,6 +98,7 @@ impl Runtime {
                 providers: Mutex::new(HashMap::new()),
                 tools: Arc::new(tools),
                 gate: None,
+                redactor: Redactor::default(),
             }),
         }
     }
@@ -106,19 +108,32 @@ impl Runtime {
     ///
     /// Call it while building the runtime: clones made earlier keep their own settings.
     pub fn with_gate(self, gate: Arc<dyn CallGate>) -> Self {
-        let inner = match Arc::try_unwrap(self.inner) {
-            Ok(mut inner) => {
-                inner.gate = Some(gate);
-                inner
-            }
+        self.rebuilt(|inner| inner.gate = Some(gate))
+    }
+
+    /// Masks the secrets `redactor` knows in every tool result and error before the model,
+    /// the events or the session see them.
+    ///
+    /// Call it while building the runtime, like [`with_gate`](Self::with_gate).
+    pub fn with_redactor(self, redactor: Redactor) -> Self {
+        self.rebuilt(|inner| inner.redactor = redactor)
+    }
+
+    /// The runtime with `change` applied to its parts (a fresh provider cache when it was
+    /// shared).
+    fn rebuilt(self, change: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
             Err(shared) => Inner {
                 settings: shared.settings.clone(),
                 factory: Arc::clone(&shared.factory),
                 providers: Mutex::new(HashMap::new()),
                 tools: Arc::clone(&shared.tools),
-                gate: Some(gate),
+                gate: shared.gate.clone(),
+                redactor: shared.redactor.clone(),
             },
         };
+        change(&mut inner);
         Self {
             inner: Arc::new(inner),
         }
@@ -271,6 +286,7 @@ impl Runtime {
             registry: Arc::clone(&self.inner.tools),
             filter,
             gate: self.inner.gate.clone(),
+            redactor: self.inner.redactor.clone(),
             request,
             working_dir,
             cancel,

@@ -3,7 +3,10 @@
 
 use crate::error::SessionError;
 use crate::project::Project;
-use agentctl_core::{ModelProvider, ModelRef, ProviderError, RiskLevel, Settings, ToolRegistry};
+use crate::secrets::secrets_of;
+use agentctl_core::{
+    ModelProvider, ModelRef, ProviderError, Redactor, RiskLevel, Settings, ToolRegistry,
+};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
@@ -48,8 +51,12 @@ impl Recording {
         Self::default()
     }
 
-    fn wrap(&self, provider: Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider> {
-        let recording = Arc::new(RecordingProvider::new(provider));
+    fn wrap(
+        &self,
+        provider: Arc<dyn ModelProvider>,
+        redactor: &Redactor,
+    ) -> Arc<dyn ModelProvider> {
+        let recording = Arc::new(RecordingProvider::new(provider).with_redactor(redactor.clone()));
         *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&recording));
         recording
     }
@@ -82,6 +89,7 @@ pub struct RuntimeBuilder {
     approver: Arc<dyn Approver>,
     recording: Option<Recording>,
     provider_options: ProviderOptions,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -100,9 +108,12 @@ impl RuntimeBuilder {
         Self::with_settings(project.settings().clone(), project.root())
     }
 
-    /// A builder from settings and a root, for embedders without a project on disk.
+    /// A builder from settings and a root, for embedders without a project on disk. Secrets
+    /// are those of the settings and of this process's environment ([`secrets_of`]).
     pub fn with_settings(settings: Settings, root: &Path) -> Self {
+        let redactor = secrets_of(&settings, &[], std::env::vars_os());
         Self {
+            redactor,
             settings,
             root: root.to_path_buf(),
             approvals: ApprovalChoice::default(),
@@ -131,6 +142,18 @@ impl RuntimeBuilder {
     pub fn record(mut self, recording: Recording) -> Self {
         self.recording = Some(recording);
         self
+    }
+
+    /// Masks these secrets in tool results, cassettes and errors (replacing the ones found in
+    /// the settings and environment).
+    pub fn redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The secrets masked.
+    pub fn secrets(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Provider options (keys and base URLs from another environment, retries).
@@ -167,15 +190,18 @@ impl RuntimeBuilder {
         let gate = self.gate()?;
         let options = self.provider_options.clone();
         let recording = self.recording.clone();
+        let redactor = self.redactor.clone();
         let factory = move |model: &ModelRef,
                             settings: &Settings|
               -> Result<Arc<dyn ModelProvider>, ProviderError> {
             let provider = build_provider(model, settings, &options)?;
             Ok(match &recording {
-                Some(recording) => recording.wrap(provider),
+                Some(recording) => recording.wrap(provider, &redactor),
                 None => provider,
             })
         };
-        Ok(Runtime::new(self.settings.clone(), factory, tools).with_gate(Arc::new(gate)))
+        Ok(Runtime::new(self.settings.clone(), factory, tools)
+            .with_gate(Arc::new(gate))
+            .with_redactor(self.redactor.clone()))
     }
 }

@@ -5,6 +5,7 @@ use crate::builder::RuntimeBuilder;
 use crate::conversation::Conversation;
 use crate::error::SessionError;
 use crate::project::{Project, open_store_file};
+use crate::secrets::secrets_of;
 use crate::session::SessionHandle;
 use crate::task::TaskTool;
 use crate::toolset::{AgentTools, McpTools, agent_tools, with_agent_pool};
@@ -61,12 +62,16 @@ impl SessionRunner {
     /// MCP servers only when an agent that names them runs.
     pub fn new(project: &Project, builder: RuntimeBuilder) -> Self {
         let discovery = project.discover();
-        let agents = discovery
+        let agents: Vec<AgentDefinition> = discovery
             .agents
             .iter()
             .map(|loaded| loaded.definition.clone())
             .collect();
         let mcp = McpManager::from_settings(project.settings(), project.root());
+        // Inline MCP servers of agent files bring their own `${VAR}` secrets.
+        let inline = secrets_of(project.settings(), &agents, std::env::vars_os());
+        let secrets = builder.secrets().merged(&inline);
+        let builder = builder.redactor(secrets);
         Self {
             builder,
             builtin: BuiltinToolsConfig::from_settings(project.settings()),

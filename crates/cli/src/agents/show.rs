@@ -40,7 +40,7 @@ pub(super) fn run(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode
                 writeln!(out, "warning:     {}", located(warning, &context.locations))?;
             }
             writeln!(out, "\n{}", agent.definition.system_prompt)?;
-            print_text(&out);
+            print_text(&crate::output::terminal_safe(&out));
         }
     }
     Ok(ExitCode::SUCCESS)

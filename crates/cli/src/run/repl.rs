@@ -6,6 +6,7 @@ use super::render::render_turn;
 use super::signals::stop_signal;
 use super::terminal::Frontend;
 use crate::args::RunFormat;
+use crate::output::terminal_safe;
 use agentctl_core::{Message, RunError};
 use agentctl_session::Conversation;
 use std::io::Write;
@@ -85,7 +86,7 @@ fn print_context(history: &[Message]) {
         return;
     }
     for message in history {
-        let _ = writeln!(out, "{}", context_line(message));
+        let _ = writeln!(out, "{}", terminal_safe(&context_line(message)));
     }
 }
 
