@@ -11,5 +11,6 @@ mod cli {
     mod run;
     mod sessions;
     mod sessions_run;
+    mod strict;
     mod tools;
 }

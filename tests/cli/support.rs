@@ -28,3 +28,125 @@ pub fn copy_example(to: &Path) {
     }
     std::fs::create_dir_all(to.join(".git")).unwrap();
 }
+
+/// A temporary project (with `.agentctl/agents/`) and a home of its own, and the `agentctl`
+/// binary run in it: the one harness of the end-to-end tests.
+pub struct TestProject {
+    _tmp: tempfile::TempDir,
+    /// The project root (canonical).
+    pub root: std::path::PathBuf,
+    /// `$HOME` of the runs (`$AGENTCTL_HOME` is `home/.agentctl`).
+    pub home: std::path::PathBuf,
+}
+
+impl TestProject {
+    /// An empty project with an agents folder.
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let make = |name: &str| {
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            dir.canonicalize().unwrap()
+        };
+        let root = make("project");
+        let home = make("home");
+        std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
+        Self {
+            _tmp: tmp,
+            root,
+            home,
+        }
+    }
+
+    /// Writes a file of the project, creating folders.
+    pub fn write(&self, path: &str, content: &str) -> &Self {
+        let path = self.root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+        self
+    }
+
+    /// `agentctl --project-dir ROOT ARGS…` with the project's home, no provider keys or base
+    /// URLs from the test's environment, and a closed stdin (approvals are refused at once).
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agentctl"));
+        command
+            .arg("--project-dir")
+            .arg(&self.root)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("AGENTCTL_HOME", self.home.join(".agentctl"))
+            .current_dir(&self.root)
+            .stdin(std::process::Stdio::null());
+        for name in [
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GEMINI_BASE_URL",
+        ] {
+            command.env_remove(name);
+        }
+        command
+    }
+}
+
+/// A fake model API (strict: it refuses what the real API refuses) served from a runtime of
+/// its own while the binary under test talks to it.
+pub struct ServedModel {
+    /// The fake server: queue replies, read requests, check violations.
+    pub server: agentctl_test_support::FakeServer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl ServedModel {
+    /// A strict fake of the OpenAI Chat Completions API.
+    pub fn openai() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(agentctl_test_support::FakeServer::openai());
+        Self {
+            server,
+            _runtime: runtime,
+        }
+    }
+
+    /// Queues a streamed answer with `text`.
+    pub fn answer_text(&self, text: &str) {
+        use agentctl_test_support::openai;
+        self.server.push_sse([
+            openai::text_chunk(text),
+            openai::finish_chunk("stop"),
+            openai::usage_chunk(10, 5),
+            openai::done(),
+        ]);
+    }
+
+    /// Queues a streamed answer calling one tool.
+    pub fn answer_call(&self, id: &str, name: &str, arguments: &str) {
+        use agentctl_test_support::openai;
+        self.server.push_sse([
+            openai::tool_call_chunk(0, Some(id), Some(name), arguments),
+            openai::finish_chunk("tool_calls"),
+            openai::usage_chunk(10, 5),
+            openai::done(),
+        ]);
+    }
+
+    /// `command` pointed at this server with a test key.
+    pub fn point(&self, command: &mut std::process::Command) {
+        command
+            .env("OPENAI_API_KEY", "sk-test-strict-fake")
+            .env("OPENAI_BASE_URL", self.server.base_url());
+    }
+}
+
+/// Text of a process's output stream.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
