@@ -43,7 +43,8 @@ pub struct SpawnedChild {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use agentctl_sandbox::{SandboxMode, SandboxPolicy, spawn};
+/// use agentctl_core::SandboxMode;
+/// use agentctl_sandbox::{SandboxPolicy, spawn};
 ///
 /// let root = tempfile::tempdir()?;
 /// let temp = tempfile::tempdir()?;

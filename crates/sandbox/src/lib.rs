@@ -67,7 +67,6 @@ mod landlock_rules;
 mod policy;
 mod status;
 
-pub use agentctl_core::SandboxMode;
 pub use confine::{SpawnedChild, probe, spawn};
 pub use env::{DEFAULT_SERVER_ENV, EnvPolicy, SECRET_NAME_PATTERNS};
 pub use error::SandboxError;

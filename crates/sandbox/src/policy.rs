@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 /// and the system libraries, and listing every one of them is what makes sandboxes unusable.
 ///
 /// ```
-/// use agentctl_sandbox::{SandboxMode, SandboxPolicy};
+/// use agentctl_core::SandboxMode;
+/// use agentctl_sandbox::{SandboxPolicy};
 ///
 /// let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite).with_network(false);
 /// let writable = policy.writable_dirs("/work/project".as_ref(), "/tmp/run-1".as_ref());

@@ -1,7 +1,8 @@
 //! What a confined `sh` may and may not write, and that nothing else is confined.
 
 use super::support::{Dirs, landlock_or_skip};
-use agentctl_sandbox::{SandboxMode, SandboxPolicy, SandboxStatus, probe};
+use agentctl_core::SandboxMode;
+use agentctl_sandbox::{SandboxPolicy, SandboxStatus, probe};
 
 fn workspace_write() -> SandboxPolicy {
     SandboxPolicy::new(SandboxMode::WorkspaceWrite)

@@ -2,7 +2,8 @@
 //! outside the sandbox are out of reach either way.
 
 use super::support::{Dirs, landlock_or_skip};
-use agentctl_sandbox::{SandboxGap, SandboxMode, SandboxPolicy, SandboxStatus};
+use agentctl_core::SandboxMode;
+use agentctl_sandbox::{SandboxGap, SandboxPolicy, SandboxStatus};
 use std::net::TcpListener;
 
 /// Connects to `listener` with bash's `/dev/tcp` from a confined shell; returns whether the

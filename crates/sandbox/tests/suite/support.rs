@@ -1,4 +1,5 @@
-use agentctl_sandbox::{SandboxMode, SandboxPolicy, SandboxStatus, probe, spawn};
+use agentctl_core::SandboxMode;
+use agentctl_sandbox::{SandboxPolicy, SandboxStatus, probe, spawn};
 use std::path::Path;
 use std::process::Stdio;
 
