@@ -27,6 +27,7 @@ mod approver;
 mod bash;
 mod gate;
 mod levels;
+mod open;
 mod paths;
 mod protected;
 mod read;
