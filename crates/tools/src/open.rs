@@ -134,8 +134,9 @@ pub(crate) struct Opened {
 pub(crate) struct Existing {
     /// Permission bits to give the replacement (`rwx` for user, group and others).
     pub(crate) permissions: u32,
-    /// Its inode, to notice when it was replaced by someone else in the meantime.
-    pub(crate) identity: u64,
+    /// Its inode and change time, to notice when someone else replaced or changed it in the
+    /// meantime (an inode number alone is often reused at once).
+    pub(crate) identity: (u64, i64, i64),
 }
 
 /// Opens `path` (resolved by [`ProjectRoot::resolve`]) for reading: a regular file with a single
@@ -179,4 +180,81 @@ fn temp_name() -> String {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    //! What happens when the file system changes after `ProjectRoot::resolve` checked a path:
+    //! each test builds the state a swap would leave and hands the checked path over.
+
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir, ProjectRoot) {
+        let project = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "secret").unwrap();
+        let root = ProjectRoot::new(project.path()).unwrap();
+        (project, outside, root)
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_symlink_is_not_entered() {
+        let (_project, outside, root) = setup();
+        symlink(outside.path(), root.path().join("sub")).unwrap();
+        let path = root.path().join("sub/new.txt");
+        for create in [false, true] {
+            let error = Entry::new(&root, &path, create).unwrap_err();
+            assert!(matches!(error, FileError::Swapped { .. }), "{error}");
+        }
+        let secret = root.path().join("sub/secret");
+        assert!(matches!(
+            open_read(&root, &secret).unwrap_err(),
+            FileError::Swapped { .. }
+        ));
+        assert!(!outside.path().join("new.txt").exists());
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_symlink_is_neither_read_nor_written_through() {
+        let (_project, outside, root) = setup();
+        let path = root.path().join("f");
+        symlink(outside.path().join("secret"), &path).unwrap();
+        let error = open_read(&root, &path).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "f is a symbolic link, not a regular file; file tools only read and write regular \
+             files"
+        );
+        let entry = Entry::new(&root, &path, false).unwrap();
+        assert!(matches!(
+            entry.existing().unwrap_err(),
+            FileError::NotRegular { .. }
+        ));
+        // The rename replaces the link itself.
+        entry.replace(b"new", None).unwrap();
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret")).unwrap(),
+            "secret"
+        );
+    }
+
+    #[test]
+    fn a_file_replaced_meanwhile_is_not_clobbered() {
+        let (_project, _outside, root) = setup();
+        let path = root.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let entry = Entry::new(&root, &path, false).unwrap();
+        let before = entry.existing().unwrap().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "someone else's").unwrap();
+        let error = entry.replace(b"mine", Some(before)).unwrap_err();
+        assert!(matches!(error, FileError::Changed { .. }), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "someone else's");
+        let names: Vec<_> = std::fs::read_dir(root.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "the temporary file is cleaned up");
+    }
 }

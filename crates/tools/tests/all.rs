@@ -9,6 +9,9 @@ mod suite {
     mod approval;
     mod bash;
     mod files;
+    mod files_big;
+    #[cfg(unix)]
+    mod files_special;
     mod search;
     mod shell;
 }

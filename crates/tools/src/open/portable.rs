@@ -128,6 +128,6 @@ impl Entry {
 fn existing(meta: &Metadata) -> Existing {
     Existing {
         permissions: u32::from(meta.permissions().readonly()),
-        identity: 0,
+        identity: (0, 0, 0),
     }
 }

@@ -62,9 +62,18 @@ impl Entry {
             }
             dir = match next {
                 Ok(next) => next,
-                // The path was canonical when checked: a symlink on the way now is a swap.
-                Err(error) if error == Errno::LOOP => return Err(FileError::Swapped { shown }),
-                Err(error) => return Err(io("reach", error)),
+                Err(error) => {
+                    // The path was canonical when checked: a symlink on the way now is a swap.
+                    // (Linux says ENOTDIR for a symlink opened with O_DIRECTORY | O_NOFOLLOW.)
+                    let link = rustix::fs::statat(&dir, part, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(
+                        |stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink,
+                    );
+                    return Err(if link || error == Errno::LOOP {
+                        FileError::Swapped { shown }
+                    } else {
+                        io("reach", error)
+                    });
+                }
             };
         }
         Ok(Self {
@@ -259,7 +268,11 @@ fn existing(stat: &Stat) -> Existing {
     let permissions = Mode::from_raw_mode(stat.st_mode) & (Mode::RWXU | Mode::RWXG | Mode::RWXO);
     Existing {
         permissions: u32::from(permissions.bits()),
-        identity: u64::from(stat.st_ino),
+        identity: (
+            u64::from(stat.st_ino),
+            i64::try_from(stat.st_ctime).unwrap_or(0),
+            i64::try_from(stat.st_ctime_nsec).unwrap_or(0),
+        ),
     }
 }
 
