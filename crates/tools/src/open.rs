@@ -51,6 +51,7 @@ pub(crate) enum FileError {
         shown: String,
     },
     /// A regular file with other names, possibly outside the project.
+    #[cfg_attr(not(unix), allow(dead_code))]
     #[error(
         "{shown} has {links} hard links: one may be outside the project; refusing to {verb} it"
     )]
@@ -63,6 +64,7 @@ pub(crate) enum FileError {
         verb: &'static str,
     },
     /// A folder on the way stopped being a plain folder after the path was checked.
+    #[cfg_attr(not(unix), allow(dead_code))]
     #[error(
         "{shown} changed while it was being opened (a folder on its way is now a symlink); \
          refusing it"
@@ -72,6 +74,7 @@ pub(crate) enum FileError {
         shown: String,
     },
     /// Another program replaced the file while the tool was working on it.
+    #[cfg_attr(not(unix), allow(dead_code))]
     #[error(
         "{shown} was replaced by another program while it was being written; read it again \
          and retry"
