@@ -28,6 +28,7 @@ mod bash;
 mod config;
 mod gate;
 mod levels;
+mod open;
 mod paths;
 mod protected;
 mod read;

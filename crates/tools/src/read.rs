@@ -1,10 +1,19 @@
 //! The reading tools: `read_file` and `read_many_files`.
+//!
+//! Both open files through [`open_read`](crate::open::open_read) (regular files with a single
+//! link only, never blocking on a FIFO) and read them as streams with a byte cap, so a huge or
+//! endless file costs at most the cap in memory. `read_file` pages by line and, for a line
+//! longer than the cap, by byte inside the line (`byte_offset`).
 
+mod page;
+
+use crate::open::{FileError, open_read};
 use crate::paths::ProjectRoot;
 use crate::search::{GlobMatcher, walk_files};
 use crate::util::{blocking, root_of};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
+use page::{Page, Request, Stop, read_page};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -19,6 +28,10 @@ pub const MAX_READ_LINES: usize = 2_000;
 pub const MAX_MANY_FILES: usize = 50;
 /// Most bytes `read_many_files` returns in total.
 pub const MAX_MANY_BYTES: usize = 512 * 1024;
+/// Buffer of the streaming reads: the only memory a read holds besides what it returns.
+const READ_BUFFER: usize = 64 * 1024;
+/// How much of a file's start is checked for NUL bytes to call it binary.
+const BINARY_PROBE: usize = 8 * 1024;
 
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,6 +44,10 @@ pub(crate) struct ReadFileArgs {
     /// Number of lines to return (default and maximum 2000).
     #[serde(default)]
     limit: Option<usize>,
+    /// Byte inside line `offset` to start from (default 0); only for lines too long for one
+    /// call, when the output says to pass it.
+    #[serde(default)]
+    byte_offset: Option<u64>,
 }
 
 /// `read_file`: reads a text file of the project.
@@ -46,7 +63,8 @@ impl TypedTool for ReadFile {
 
     fn description(&self) -> &str {
         "Read a text file of the project (path relative to the project root). Returns at most \
-         2000 lines or 256 KiB; use offset (1-based line) and limit to read further."
+         2000 lines or 256 KiB; use offset (1-based line) and limit to read further. A longer \
+         line comes in pieces: the output says which byte_offset continues it."
     }
 
     fn risk(&self) -> RiskLevel {
@@ -74,63 +92,103 @@ fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> Result<ToolOutput, Tool
             "{shown} is a directory; use glob to list it"
         )));
     }
-    let file = std::fs::File::open(&path)
-        .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
-    let mut reader = BufReader::new(file);
+    // Refusing hard-linked files for reading too, not only for writing: the path check sees
+    // only the name inside the project, while the content may be that of a file outside it
+    // (`ln ~/.ssh/id_ed25519 key`), so reading would leak what confinement is meant to hide.
+    let opened = open_read(root, &path)?;
+    let size = opened.len;
+    let mut reader = BufReader::with_capacity(READ_BUFFER, opened.file);
     if looks_binary(&mut reader) {
         return Err(ToolError::failed(format!("{shown} is a binary file")));
     }
-    let first = args.offset.unwrap_or(1).max(1);
-    let limit = args
-        .limit
-        .unwrap_or(MAX_READ_LINES)
-        .clamp(1, MAX_READ_LINES);
-    let mut out = String::new();
-    let (mut number, mut last, mut cut_by_size) = (0usize, 0usize, false);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let read = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        if number < first || number >= first + limit || cut_by_size {
-            continue;
-        }
-        let line = String::from_utf8_lossy(&buf);
-        if out.len() + line.len() > MAX_READ_BYTES {
-            cut_by_size = true;
-            continue;
-        }
-        out.push_str(&line);
-        last = number;
-    }
-    if last == 0 {
-        return Ok(ToolOutput::text(if number == 0 {
-            format!("({shown} is empty)")
-        } else {
-            format!("(no lines in that range: {shown} has {number} lines)")
-        }));
-    }
-    if last < number {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        let _ = write!(
-            out,
-            "[truncated: showing lines {first}-{last} of {number}; pass offset={} to read more]",
-            last + 1
-        );
-    }
-    Ok(ToolOutput::text(out))
+    let request = Request {
+        first: args.offset.unwrap_or(1).max(1),
+        byte_offset: args.byte_offset.unwrap_or(0),
+        max_lines: args
+            .limit
+            .unwrap_or(MAX_READ_LINES)
+            .clamp(1, MAX_READ_LINES),
+        max_bytes: MAX_READ_BYTES,
+    };
+    let page = read_page(&mut reader, &request)
+        .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
+    render(&shown, size, &request, page).map(ToolOutput::text)
 }
 
-/// True when the first 8 KiB contain a NUL byte (the buffer is filled, not consumed).
+/// The page as the model reads it: the text, then what to pass to read on.
+fn render(shown: &str, size: u64, request: &Request, page: Page) -> Result<String, ToolError> {
+    let first = request.first;
+    let (bytes, last, start_byte, stop) = match page {
+        Page::NoSuchLine { lines: 0 } => return Ok(format!("({shown} is empty)")),
+        Page::NoSuchLine { lines } => {
+            return Ok(format!(
+                "(no lines in that range: {shown} has {lines} lines)"
+            ));
+        }
+        Page::LineTooShort { len } => {
+            return Err(ToolError::failed(format!(
+                "line {first} of {shown} has only {len} bytes; byte_offset {} is past its end",
+                request.byte_offset
+            )));
+        }
+        Page::Text {
+            bytes,
+            last,
+            start_byte,
+            stop,
+        } => (bytes, last, start_byte, stop),
+    };
+    let (mut out, lossy) = match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(error) => (String::from_utf8_lossy(error.as_bytes()).into_owned(), true),
+    };
+    let range = if start_byte > 0 {
+        format!("lines {first}-{last} (line {first} from byte {start_byte})")
+    } else {
+        format!("lines {first}-{last}")
+    };
+    let mut notes = Vec::new();
+    match stop {
+        Stop::End if out.is_empty() => notes.push(format!(
+            "(line {first} of {shown} has nothing after byte {start_byte})"
+        )),
+        Stop::End => {}
+        Stop::Lines { next } => notes.push(format!(
+            "[truncated: showing {range} of a {size}-byte file; pass offset={next} to read more]"
+        )),
+        Stop::Bytes { next } => notes.push(format!(
+            "[truncated at {MAX_READ_BYTES} bytes: showing {range}; pass offset={next} to read \
+             more]"
+        )),
+        Stop::MidLine { line, next_byte } => notes.push(format!(
+            "[line {line} continues: showing its bytes {start_byte}-{next_byte} of a {size}-byte \
+             file; pass offset={line} byte_offset={next_byte} to read more]"
+        )),
+        Stop::Binary { line } => notes.push(format!(
+            "[line {line} holds binary data (NUL bytes) and is not shown; pass offset={} to read \
+             past it]",
+            line + 1
+        )),
+    }
+    if lossy {
+        notes.push(format!(
+            "[{shown} is not valid UTF-8 here: invalid bytes are shown as U+FFFD]"
+        ));
+    }
+    for note in notes {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&note);
+    }
+    Ok(out)
+}
+
+/// True when the start of the file holds a NUL byte (the buffer is filled, not consumed).
 fn looks_binary<R: Read>(reader: &mut BufReader<R>) -> bool {
-    reader.fill_buf().is_ok_and(|head| head.contains(&0))
+    reader
+        .fill_buf()
+        .is_ok_and(|head| head[..head.len().min(BINARY_PROBE)].contains(&0))
 }
 
 /// Arguments of `read_many_files`.
@@ -183,7 +241,8 @@ fn read_many(root: &ProjectRoot, args: &ReadManyArgs) -> Result<ToolOutput, Tool
         .max_files
         .unwrap_or(MAX_MANY_FILES)
         .clamp(1, MAX_MANY_FILES);
-    let mut files: Vec<_> = walk_files(root.path())
+    let mut files: Vec<_> = walk_files(root, root.path())
+        .into_iter()
         .filter(|path| matcher.is_match(&root.display(path)))
         .collect();
     files.sort();
@@ -197,40 +256,62 @@ fn read_many(root: &ProjectRoot, args: &ReadManyArgs) -> Result<ToolOutput, Tool
         let shown = root.display(path);
         if index >= max_files {
             notes.push(format!(
-                "{} more files not shown (limit {max_files})",
+                "[skipped: {} more files not shown (limit {max_files})]",
                 total - index
             ));
             break;
         }
-        match read_text(path, MAX_MANY_BYTES.saturating_sub(out.len())) {
-            Ok(text) => {
+        match read_text(root, path, MAX_MANY_BYTES.saturating_sub(out.len())) {
+            Ok((text, lossy)) => {
                 let _ = writeln!(out, "==> {shown} <==");
                 out.push_str(&text);
                 if !text.ends_with('\n') {
                     out.push('\n');
                 }
                 out.push('\n');
+                if lossy {
+                    notes.push(format!(
+                        "[note: {shown} is not valid UTF-8: invalid bytes are shown as U+FFFD]"
+                    ));
+                }
             }
-            Err(why) => notes.push(format!("{shown}: {why}")),
+            Err(why) => notes.push(format!("[skipped: {why}]")),
         }
     }
     for note in notes {
-        let _ = writeln!(out, "[skipped: {note}]");
+        let _ = writeln!(out, "{note}");
     }
     Ok(ToolOutput::text(out))
 }
 
-/// Reads a text file of at most `budget` bytes.
-fn read_text(path: &Path, budget: usize) -> Result<String, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if size > budget as u64 {
+/// Reads a text file of at most `budget` bytes: the text and whether it had to be decoded
+/// lossily, or why it was skipped.
+fn read_text(root: &ProjectRoot, path: &Path, budget: usize) -> Result<(String, bool), String> {
+    let shown = root.display(path);
+    let opened = open_read(root, path).map_err(|error: FileError| error.to_string())?;
+    if opened.len > budget as u64 {
         return Err(format!(
-            "{size} bytes, over the remaining {budget}-byte budget"
+            "{shown}: {} bytes, over the remaining {budget}-byte budget",
+            opened.len
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return Err("binary file".to_owned());
+    // One byte more than the budget tells a file that grew since the `fstat` from one that fits.
+    let mut bytes = Vec::new();
+    opened
+        .file
+        .take(budget as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("{shown}: {error}"))?;
+    if bytes.len() > budget {
+        return Err(format!(
+            "{shown}: grew past the remaining {budget}-byte budget while being read"
+        ));
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    if bytes.iter().take(BINARY_PROBE).any(|&byte| byte == 0) {
+        return Err(format!("{shown}: binary file"));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(error) => (String::from_utf8_lossy(error.as_bytes()).into_owned(), true),
+    })
 }

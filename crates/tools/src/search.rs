@@ -1,9 +1,16 @@
 //! The search tools: `grep` (regex over file contents) and `glob` (file names).
 //!
-//! Both walk the project with the `ignore` crate, as ripgrep does: `.gitignore`, `.ignore` and
+//! Both walk the project as ripgrep does ([`walk_files`]): `.gitignore`, `.ignore` and
 //! `.git/info/exclude` are honoured (also outside a git repository), hidden files are skipped and
-//! symlinks are not followed, so a link cannot lead the walk out of the project.
+//! symlinks are not followed, so a link cannot lead the walk out of the project. FIFOs, devices
+//! and sockets are never listed or opened; `grep` opens files through the same safe open as
+//! `read_file` and reads at most [`MAX_GREP_FILE_BYTES`] of each.
 
+mod walk;
+
+pub(crate) use walk::walk_files;
+
+use crate::open::{FileError, open_read};
 use crate::paths::ProjectRoot;
 use crate::util::{blocking, root_of};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -12,8 +19,8 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader, Read as _};
+use std::path::PathBuf;
 
 /// Default and maximum number of `grep` matches.
 pub const MAX_GREP_RESULTS: usize = 200;
@@ -21,21 +28,12 @@ pub const MAX_GREP_RESULTS: usize = 200;
 const GREP_RESULTS_CEILING: usize = 2_000;
 /// Files larger than this are not searched.
 const MAX_GREP_FILE_BYTES: u64 = 2 * 1024 * 1024;
+/// Most refusal messages `grep` repeats at the end of its output.
+const MAX_SKIP_NOTES: usize = 5;
 /// Longest line text `grep` prints.
 const MAX_LINE_CHARS: usize = 300;
 /// Most paths `glob` lists.
 pub const MAX_GLOB_RESULTS: usize = 1_000;
-
-/// Files under `base`, gitignore-aware, hidden files skipped, symlinks not followed.
-pub(crate) fn walk_files(base: &Path) -> impl Iterator<Item = PathBuf> {
-    ignore::WalkBuilder::new(base)
-        .require_git(false)
-        .follow_links(false)
-        .build()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
-        .map(ignore::DirEntry::into_path)
-}
 
 /// Compiled glob patterns over root-relative paths: `*` stays within a folder, `**` crosses.
 pub(crate) struct GlobMatcher {
@@ -132,7 +130,22 @@ fn grep(root: &ProjectRoot, args: &GrepArgs) -> Result<ToolOutput, ToolError> {
         .max_results
         .unwrap_or(MAX_GREP_RESULTS)
         .clamp(1, GREP_RESULTS_CEILING);
-    let mut files: Vec<PathBuf> = walk_files(&base)
+    let mut search = Search {
+        regex: &regex,
+        max,
+        out: String::new(),
+        count: 0,
+        large: 0,
+        refused: Vec::new(),
+    };
+    if !base.is_dir() {
+        // A file named explicitly: say why it cannot be searched rather than "no matches".
+        let opened = open_read(root, &base)?;
+        search.file(&root.display(&base), opened);
+        return Ok(ToolOutput::text(search.finish()));
+    }
+    let mut files: Vec<PathBuf> = walk_files(root, &base)
+        .into_iter()
         .filter(|path| match &filter {
             None => true,
             Some((matcher, true)) => matcher.is_match(&root.display(path)),
@@ -142,20 +155,44 @@ fn grep(root: &ProjectRoot, args: &GrepArgs) -> Result<ToolOutput, ToolError> {
         })
         .collect();
     files.sort();
-    let mut out = String::new();
-    let mut count = 0;
-    'files: for path in &files {
-        if std::fs::metadata(path).map_or(true, |meta| meta.len() > MAX_GREP_FILE_BYTES) {
-            continue;
+    for path in &files {
+        match open_read(root, path) {
+            Ok(opened) => search.file(&root.display(path), opened),
+            Err(error) => search.refused.push(error),
         }
-        let Ok(file) = std::fs::File::open(path) else {
-            continue;
-        };
-        let mut reader = BufReader::new(file);
+        if search.count > max {
+            break;
+        }
+    }
+    Ok(ToolOutput::text(search.finish()))
+}
+
+/// The state of one `grep` call.
+struct Search<'a> {
+    regex: &'a regex::Regex,
+    max: usize,
+    out: String,
+    /// Matches found; one more than `max` means the search stopped.
+    count: usize,
+    /// Files over the size limit.
+    large: usize,
+    /// Files the safe open refused (hard links, swapped-in FIFOs, permissions).
+    refused: Vec<FileError>,
+}
+
+impl Search<'_> {
+    /// Searches one opened file, line by line, reading at most [`MAX_GREP_FILE_BYTES`] of it.
+    fn file(&mut self, shown: &str, opened: crate::open::Opened) {
+        if opened.len > MAX_GREP_FILE_BYTES {
+            self.large += 1;
+            return;
+        }
+        // `take` also bounds a file that grew after the size check, and with it the longest
+        // line held in memory.
+        let mut reader = BufReader::new(opened.file.take(MAX_GREP_FILE_BYTES));
         if reader.fill_buf().map_or(true, |head| head.contains(&0)) {
-            continue;
+            return;
         }
-        let shown = root.display(path);
         let mut buf = Vec::new();
         let mut number = 0;
         while reader
@@ -165,21 +202,51 @@ fn grep(root: &ProjectRoot, args: &GrepArgs) -> Result<ToolOutput, ToolError> {
             number += 1;
             let line = String::from_utf8_lossy(&buf);
             let line = line.trim_end_matches(['\n', '\r']);
-            if regex.is_match(line) {
-                if count == max {
-                    let _ = write!(out, "[stopped after {max} matches; narrow the search]");
-                    break 'files;
+            if self.regex.is_match(line) {
+                self.count += 1;
+                if self.count > self.max {
+                    return;
                 }
-                count += 1;
-                let _ = writeln!(out, "{shown}:{number}: {}", clip(line));
+                let _ = writeln!(self.out, "{shown}:{number}: {}", clip(line));
             }
             buf.clear();
         }
     }
-    if count == 0 {
-        return Ok(ToolOutput::text("no matches"));
+
+    fn finish(mut self) -> String {
+        if self.count > self.max {
+            let _ = writeln!(
+                self.out,
+                "[stopped after {} matches; narrow the search]",
+                self.max
+            );
+        } else if self.count == 0 {
+            self.out.push_str("no matches\n");
+        }
+        if self.large > 0 {
+            let _ = writeln!(
+                self.out,
+                "[skipped {} file(s) over {MAX_GREP_FILE_BYTES} bytes; use read_file on them]",
+                self.large
+            );
+        }
+        for error in self.refused.iter().take(MAX_SKIP_NOTES) {
+            let _ = writeln!(self.out, "[skipped: {error}]");
+        }
+        if self.refused.len() > MAX_SKIP_NOTES {
+            let _ = writeln!(
+                self.out,
+                "[skipped {} more files the same way]",
+                self.refused.len() - MAX_SKIP_NOTES
+            );
+        }
+        self.out.truncate(self.out.trim_end().len());
+        if self.count > 0 && self.count <= self.max && self.large == 0 && self.refused.is_empty() {
+            // Keep the trailing newline of a plain list of matches, as before.
+            self.out.push('\n');
+        }
+        self.out
     }
-    Ok(ToolOutput::text(out))
 }
 
 fn clip(line: &str) -> String {
@@ -241,7 +308,8 @@ fn glob(root: &ProjectRoot, args: &GlobArgs) -> Result<ToolOutput, ToolError> {
         )));
     }
     let matcher = GlobMatcher::new(std::slice::from_ref(&args.pattern))?;
-    let mut found: Vec<String> = walk_files(&base)
+    let mut found: Vec<String> = walk_files(root, &base)
+        .into_iter()
         .filter(|path| {
             let relative = path.strip_prefix(&base).unwrap_or(path);
             matcher.is_match(&relative.to_string_lossy())

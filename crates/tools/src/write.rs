@@ -1,12 +1,35 @@
 //! The mutating file tools: `write_file`, `edit_file` and `delete_file`.
+//!
+//! All three go through [`Entry`](crate::open::Entry): they refuse FIFOs, devices, sockets and
+//! files with several hard links, never follow a symlink swapped in after the path check, and
+//! replace files through a temporary file renamed into place (keeping the old permissions). The
+//! session database is refused here too, whatever the approval gate decided: a second lock on
+//! the one file a tool must never change.
 
+use crate::open::{Entry, FileError, Intent};
 use crate::paths::{PathError, ProjectRoot};
+use crate::protected::{Protection, protection};
 use crate::util::{blocking, root_of};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// Largest file `edit_file` loads to edit.
+const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Refuses the session database and its journal files, even when the call was approved.
+fn refuse_session_database(root: &ProjectRoot, path: &Path) -> Result<(), ToolError> {
+    if protection(root.path(), path) == Some(Protection::SessionDatabase) {
+        return Err(ToolError::failed(format!(
+            "{} belongs to agentctl's session database; no tool may change it, even with approval",
+            root.display(path)
+        )));
+    }
+    Ok(())
+}
 
 fn non_empty(path: &str) -> Result<(), PathError> {
     if path.trim().is_empty() {
@@ -62,19 +85,19 @@ impl TypedTool for WriteFile {
 fn write_file(root: &ProjectRoot, args: &WriteFileArgs) -> Result<ToolOutput, ToolError> {
     non_empty(&args.path)?;
     let path = root.resolve(&args.path)?;
+    refuse_session_database(root, &path)?;
     let shown = root.display(&path);
     if path.is_dir() {
         return Err(ToolError::failed(format!("{shown} is a directory")));
     }
-    let existed = path.exists();
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|error| {
-            ToolError::failed(format!("cannot create the folders of {shown}: {error}"))
-        })?;
-    }
-    std::fs::write(&path, &args.content)
-        .map_err(|error| ToolError::failed(format!("cannot write {shown}: {error}")))?;
-    let verb = if existed { "overwrote" } else { "created" };
+    let entry = Entry::new(root, &path, true)?;
+    let existing = entry.existing()?;
+    entry.replace(args.content.as_bytes(), existing)?;
+    let verb = if existing.is_some() {
+        "overwrote"
+    } else {
+        "created"
+    };
     Ok(ToolOutput::text(format!(
         "{verb} {shown} ({} bytes)",
         args.content.len()
@@ -144,8 +167,9 @@ fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, Tool
             "old_string and new_string are the same; nothing to change",
         ));
     }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
+    refuse_session_database(root, &path)?;
+    let entry = Entry::new(root, &path, false)?;
+    let (text, existing) = read_for_edit(&entry)?;
     let count = text.matches(args.old_string.as_str()).count();
     match count {
         0 => {
@@ -164,8 +188,7 @@ fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, Tool
         _ => {}
     }
     let updated = text.replace(args.old_string.as_str(), &args.new_string);
-    std::fs::write(&path, updated)
-        .map_err(|error| ToolError::failed(format!("cannot write {shown}: {error}")))?;
+    entry.replace(updated.as_bytes(), Some(existing))?;
     let noun = if count == 1 {
         "occurrence"
     } else {
@@ -174,6 +197,36 @@ fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, Tool
     Ok(ToolOutput::text(format!(
         "replaced {count} {noun} in {shown}"
     )))
+}
+
+/// The text of the file to edit and what its replacement must keep.
+fn read_for_edit(entry: &Entry) -> Result<(String, crate::open::Existing), ToolError> {
+    let shown = entry.shown();
+    let opened = entry.open(Intent::Change)?;
+    if opened.len > MAX_EDIT_BYTES {
+        return Err(ToolError::failed(format!(
+            "{shown} has {} bytes; edit_file edits files of at most {MAX_EDIT_BYTES} bytes",
+            opened.len
+        )));
+    }
+    let mut bytes = Vec::new();
+    opened
+        .file
+        .take(MAX_EDIT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| ToolError::failed(format!("cannot read {shown}: {error}")))?;
+    if bytes.len() as u64 > MAX_EDIT_BYTES {
+        return Err(ToolError::failed(format!(
+            "{shown} grew past {MAX_EDIT_BYTES} bytes while being read; edit_file edits files \
+             of at most that size"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ToolError::failed(format!(
+            "{shown} is not valid UTF-8 text; edit_file only edits text files"
+        ))
+    })?;
+    Ok((text, opened.existing))
 }
 
 /// Arguments of `delete_file`.
@@ -221,14 +274,12 @@ fn delete_file(root: &ProjectRoot, args: &DeleteFileArgs) -> Result<ToolOutput, 
     // The link itself is deleted, never what it points to.
     let path = root.resolve_entry(&args.path)?;
     let shown = root.display(&path);
-    let meta = std::fs::symlink_metadata(&path)
-        .map_err(|error| ToolError::failed(format!("cannot delete {shown}: {error}")))?;
-    if meta.is_dir() {
-        return Err(ToolError::failed(format!(
+    refuse_session_database(root, &path)?;
+    match Entry::new(root, &path, false)?.remove() {
+        Err(FileError::Directory { .. }) => Err(ToolError::failed(format!(
             "{shown} is a directory; delete_file only deletes files"
-        )));
-    }
-    std::fs::remove_file(&path)
-        .map_err(|error| ToolError::failed(format!("cannot delete {shown}: {error}")))?;
+        ))),
+        other => other.map_err(ToolError::from),
+    }?;
     Ok(ToolOutput::text(format!("deleted {shown}")))
 }

@@ -10,6 +10,9 @@ mod suite {
     mod bash;
     mod env;
     mod files;
+    mod files_big;
+    #[cfg(unix)]
+    mod files_special;
     mod sandbox;
     mod search;
     mod shell;

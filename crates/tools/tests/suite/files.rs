@@ -103,7 +103,7 @@ async fn write_creates_folders_and_read_pages() {
     let out = call(
         root,
         "write_file",
-        json!({"path": "a/b/c.txt", "content": text}),
+        json!({"path": "a/b/c.txt", "content": &text}),
     )
     .await
     .unwrap();
@@ -112,9 +112,11 @@ async fn write_creates_folders_and_read_pages() {
         .await
         .unwrap();
     assert!(read.starts_with("line 1\n"));
-    assert!(
-        read.ends_with("[truncated: showing lines 1-2000 of 3000; pass offset=2001 to read more]")
+    let trailer = format!(
+        "\n[truncated: showing lines 1-2000 of a {}-byte file; pass offset=2001 to read more]",
+        text.len()
     );
+    assert!(read.ends_with(&trailer), "{read}");
     let page = call(
         root,
         "read_file",

@@ -74,3 +74,63 @@ async fn glob_is_sorted_and_ignores() {
         .unwrap();
     assert_eq!(under, "b/x.rs");
 }
+
+#[tokio::test]
+async fn ignore_files_nest_and_take_precedence_like_ripgrep() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", "*.log\ngen/\n");
+    write(root, "logs/.gitignore", "!keep.log\n");
+    write(root, "logs/keep.log", "");
+    write(root, "logs/drop.log", "");
+    write(root, "gen/out.rs", "");
+    // `.ignore` wins over `.gitignore`, even from a shallower folder.
+    write(root, ".ignore", "!notes.log\n");
+    write(root, "notes.log", "");
+    write(root, ".git/info/exclude", "local.txt\n");
+    write(root, "local.txt", "");
+    write(root, "sub/local.txt", "");
+    write(root, ".hidden/x.rs", "");
+    write(root, "src/a.rs", "");
+    std::os::unix::fs::symlink(root.join("src/a.rs"), root.join("link.rs")).unwrap();
+    let all = call(root, "glob", json!({"pattern": "**/*"}))
+        .await
+        .unwrap();
+    assert_eq!(all, "logs/keep.log\nnotes.log\nsrc/a.rs");
+    // Below the root, the rules of the folders above still apply.
+    let under = call(root, "glob", json!({"pattern": "*", "path": "logs"}))
+        .await
+        .unwrap();
+    assert_eq!(under, "logs/keep.log");
+    // A file named explicitly is searched even if ignored, as with ripgrep.
+    write(root, "gen/out.rs", "needle\n");
+    let named = call(
+        root,
+        "grep",
+        json!({"pattern": "needle", "path": "gen/out.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(named, "gen/out.rs:1: needle\n");
+}
+
+#[tokio::test]
+async fn a_huge_ignore_file_is_read_only_in_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.rs", "");
+    let gitignore = root.join(".gitignore");
+    std::fs::write(&gitignore, "b.rs\n").unwrap();
+    // 4 GiB of NUL bytes after the first rule: a walk reading it whole would run out of memory.
+    std::fs::File::options()
+        .write(true)
+        .open(&gitignore)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    write(root, "b.rs", "");
+    let all = call(root, "glob", json!({"pattern": "*.rs"}))
+        .await
+        .unwrap();
+    assert_eq!(all, "a.rs");
+}
