@@ -7,6 +7,7 @@ mod suite {
     pub mod support;
 
     mod compaction;
+    mod concurrency;
     mod file_refs;
     mod kill;
     mod mode;
