@@ -3,7 +3,7 @@
 //! sound (`PRAGMA integrity_check`).
 
 use super::support::ExampleProject;
-use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _, RunStatus};
+use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _};
 use agentctl_core::Message;
 use serde_json::Value;
 use std::process::Stdio;
@@ -113,4 +113,62 @@ fn check_trial(project: &ExampleProject, session: &str, trial: usize) {
             .collect();
         assert_eq!(roles, ["user", "call", "result", "answer"], "`{prompt}`");
     }
+}
+
+const WAITER: &str = "---
+name: waiter
+description: Waits for a file.
+model: scripted:.agentctl/cassettes/waiter.yaml
+contextMode: shared
+tools:
+  allow: [bash]
+---
+
+Wait.
+";
+
+const WAITER_CASSETTE: &str = "version: 1
+turns:
+  - response:
+      toolCalls:
+        - { id: w1, name: bash, arguments: { command: 'touch started; while [ ! -e go ]; do sleep 0.1; done' } }
+  - response: { text: Done waiting. }
+";
+
+/// Another process deletes the session while a run is in its tool call: the run's next turns
+/// cannot be saved, and `agentctl run` says so and exits non-zero instead of reporting success.
+#[test]
+fn a_run_whose_turns_cannot_be_saved_exits_non_zero() {
+    let project = ExampleProject::new();
+    project.write(".agentctl/agents/waiter.md", WAITER);
+    project.write(".agentctl/cassettes/waiter.yaml", WAITER_CASSETTE);
+    let mut child = project
+        .command(&["run", "waiter", "-p", "wait for it", "--yes"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !project.root.join("started").exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the tool never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "agentctl stopped early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let session = project.store().latest_session().unwrap().unwrap().id;
+    project.agentctl(&["sessions", "delete", &session, "--yes"]);
+    std::fs::write(project.root.join("go"), "").unwrap();
+
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{}\n{stderr}", output.status);
+    assert!(
+        stderr.contains("the session could not be saved: "),
+        "{stderr}"
+    );
 }

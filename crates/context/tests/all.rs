@@ -11,6 +11,7 @@ mod suite {
     mod file_refs;
     mod kill;
     mod mode;
+    mod recorder;
     mod store;
     mod views;
 }
