@@ -7,10 +7,14 @@ mod cli {
     mod support;
 
     mod agents;
+    mod concurrency;
     mod mcp;
     mod run;
     mod sessions;
     mod sessions_run;
+    // Reads `/proc` to find the tool's processes.
+    #[cfg(target_os = "linux")]
+    mod signals;
     mod strict;
     mod tools;
 }

@@ -32,29 +32,35 @@ pub fn copy_example(to: &Path) {
 /// A temporary project (with `.agentctl/agents/`) and a home of its own, and the `agentctl`
 /// binary run in it: the one harness of the end-to-end tests.
 pub struct TestProject {
-    _tmp: tempfile::TempDir,
     /// The project root (canonical).
     pub root: std::path::PathBuf,
     /// `$HOME` of the runs (`$AGENTCTL_HOME` is `home/.agentctl`).
     pub home: std::path::PathBuf,
+    _tmp: tempfile::TempDir,
 }
 
 impl TestProject {
     /// An empty project with an agents folder.
     pub fn new() -> Self {
+        Self::with(|root| std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap())
+    }
+
+    /// A copy of examples/review-fix (without any session database a local run left there).
+    pub fn example() -> Self {
+        Self::with(copy_example)
+    }
+
+    fn with(fill: impl FnOnce(&Path)) -> Self {
         let tmp = tempfile::tempdir().unwrap();
-        let make = |name: &str| {
-            let dir = tmp.path().join(name);
-            std::fs::create_dir_all(&dir).unwrap();
-            dir.canonicalize().unwrap()
-        };
-        let root = make("project");
-        let home = make("home");
-        std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
+        let root = tmp.path().join("project");
+        fill(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
         Self {
+            root: root.canonicalize().unwrap(),
+            home: home.canonicalize().unwrap(),
             _tmp: tmp,
-            root,
-            home,
         }
     }
 
@@ -90,6 +96,24 @@ impl TestProject {
             command.env_remove(name);
         }
         command
+    }
+
+    /// Runs agentctl and returns its output, failing the test unless it succeeded.
+    pub fn agentctl(&self, args: &[&str]) -> std::process::Output {
+        let output = self.command(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "agentctl {args:?}: {}\nstdout:\n{}\nstderr:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// The project's session store, opened the way agentctl opens it.
+    pub fn store(&self) -> agentctl_context::SqliteStore {
+        agentctl_context::SqliteStore::open(&self.root.join(".agentctl/sessions.db")).unwrap()
     }
 }
 

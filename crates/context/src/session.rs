@@ -18,8 +18,9 @@ pub enum SessionChoice {
     Continue,
 }
 
-/// Opens the chosen session. A resumed session's runs left `running` by a killed process are
-/// marked `interrupted` first, so the session is consistent before anything is appended.
+/// Opens the chosen session. A resumed session's runs left `running` by a process that is gone
+/// (killed, crashed) are marked `interrupted` first, so the session is consistent before
+/// anything is appended; runs of processes still working in the session stay `running`.
 ///
 /// ```
 /// use agentctl_context::{open_session, SessionChoice, SqliteStore};

@@ -2,23 +2,45 @@
 //!
 //! One file per project (`<project>/.agentctl/sessions.db`) or, outside any project, per user
 //! (`$AGENTCTL_HOME/sessions.db`); see [`SqliteStore::default_path`]. WAL journal, foreign keys
-//! on, a busy timeout so two agentctl processes can share the file, and versioned migrations
-//! (`PRAGMA user_version`). Every write that belongs together runs in one transaction, so a
-//! killed process leaves the file as it was before or after the write, never in between.
+//! on and versioned migrations (`PRAGMA user_version`). Every write that belongs together runs
+//! in one transaction, so a killed process leaves the file as it was before or after the write,
+//! never in between.
+//!
+//! Several agentctl processes may write one session at once (`agentctl run --session ID` in
+//! two terminals, a script starting runs in parallel). Two rules keep every turn of every
+//! process:
+//!
+//! * Every write transaction is `BEGIN IMMEDIATE` ([`SqliteStore::write`]): it takes the write
+//!   lock before its first read. A deferred transaction that reads and then writes has to
+//!   upgrade its read snapshot to a write lock, and in WAL mode that upgrade fails at once with
+//!   `SQLITE_BUSY` when another process committed in between — the busy timeout never applies
+//!   to it. Reads that decide a write (the next step index, whether a run is stale, the schema
+//!   version) therefore happen inside the immediate transaction.
+//! * Waiting writers queue on the busy timeout ([`BUSY_TIMEOUT`]). A write transaction holds
+//!   the lock for one model turn's rows — milliseconds — so the wait is short even with many
+//!   processes; the limit only bounds how long a process waits for a stuck writer before it
+//!   reports that the turn could not be saved.
 
 mod messages;
+mod owner;
 mod runs;
 mod schema;
 mod sessions;
 
 use crate::error::{ContextError, Result};
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Latest schema version this build writes.
 pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
+
+/// How long a write waits for another process's write transaction before it fails with
+/// "database is locked". Writers hold the lock for milliseconds (one turn's rows); 30 s leaves
+/// room for many processes, a slow disk or a checkpoint, while a process that truly hangs with
+/// the lock still turns into an error instead of a stalled run.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A [`SessionStore`](crate::SessionStore) in a SQLite file.
 ///
@@ -135,10 +157,8 @@ impl SqliteStore {
 
     fn init(mut conn: Connection, path: String) -> Result<Self> {
         let setup = |conn: &mut Connection| -> FaultResult<()> {
-            conn.busy_timeout(Duration::from_secs(5))?;
-            // `journal_mode` answers with the mode set; in-memory databases stay `memory`.
-            let _mode: String =
-                conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            use_wal(conn)?;
             // NORMAL is durable against process crashes in WAL mode; only a power loss can
             // drop the last transactions, never corrupt the file.
             conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -152,12 +172,44 @@ impl SqliteStore {
         })
     }
 
-    /// Runs `f` on the connection and attaches the file path to its errors.
+    /// Runs `f` on the connection and attaches the file path to its errors. For reads: a write
+    /// goes through [`SqliteStore::write`].
     pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> FaultResult<T>) -> Result<T> {
         // A panic inside `f` drops its transaction (rolled back), so the connection is sound.
         let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         f(&mut conn).map_err(|fault| into_error(fault, &self.path))
     }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction and commits it; an error rolls it back.
+    /// The write lock is taken (waiting up to [`BUSY_TIMEOUT`] for other processes) before `f`
+    /// reads anything, so what `f` reads is still true when it writes.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
+        self.with(|conn| immediate(conn, f))
+    }
+}
+
+/// Runs `f` in a `BEGIN IMMEDIATE` transaction of `conn` and commits it.
+fn immediate<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>,
+) -> FaultResult<T> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let value = f(&tx)?;
+    tx.commit()?;
+    Ok(value)
+}
+
+/// Switches a file database to WAL unless it is already (in-memory databases stay `memory`).
+/// Asking first matters when several processes open the file at once: the mode is persistent,
+/// and only the first open of a new file has to change it.
+fn use_wal(conn: &Connection) -> FaultResult<()> {
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+    if mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory") {
+        return Ok(());
+    }
+    // `journal_mode` answers with the mode set.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    Ok(())
 }
 
 fn into_error(fault: Fault, path: &str) -> ContextError {
@@ -175,26 +227,43 @@ fn into_error(fault: Fault, path: &str) -> ContextError {
     }
 }
 
+/// Brings the schema up to [`SCHEMA_VERSION`]. The version is read again inside each
+/// migration's immediate transaction: when two processes open an old file at once, the second
+/// waits for the first and then finds the migration done.
 fn migrate(conn: &mut Connection, path: &str) -> FaultResult<()> {
-    let found: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if found > SCHEMA_VERSION {
-        return Err(Fault::Context(ContextError::SchemaTooNew {
+    let too_new = |found: i64| {
+        Fault::Context(ContextError::SchemaTooNew {
             path: path.to_owned(),
             found,
             supported: SCHEMA_VERSION,
-        }));
+        })
+    };
+    let found = user_version(conn)?;
+    if found > SCHEMA_VERSION {
+        return Err(too_new(found));
+    }
+    if found == SCHEMA_VERSION {
+        return Ok(());
     }
     for (index, sql) in schema::MIGRATIONS.iter().enumerate() {
         let version = index as i64 + 1;
-        if version <= found {
-            continue;
-        }
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", version)?;
-        tx.commit()?;
+        immediate(conn, |tx| {
+            let found = user_version(tx)?;
+            if found > SCHEMA_VERSION {
+                return Err(too_new(found));
+            }
+            if version > found {
+                tx.execute_batch(sql)?;
+                tx.pragma_update(None, "user_version", version)?;
+            }
+            Ok(())
+        })?;
     }
     Ok(())
+}
+
+fn user_version(conn: &Connection) -> FaultResult<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
 }
 
 /// Milliseconds since the Unix epoch.

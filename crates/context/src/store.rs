@@ -87,8 +87,9 @@ pub trait RunLog: Send + Sync {
     fn runs(&self, session: &str) -> Result<Vec<RunRecord>>;
     /// A run's steps in order.
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>>;
-    /// Marks the session's `running` runs `interrupted` (call when resuming: a run still
-    /// `running` then belongs to a process that died). Returns how many there were.
+    /// Marks `interrupted` the session's `running` runs whose process is gone (call when
+    /// resuming: such a run can never finish). Runs of live processes — another agentctl
+    /// working in the same session right now — are left alone. Returns how many were marked.
     fn interrupt_stale_runs(&self, session: &str) -> Result<usize>;
 }
 

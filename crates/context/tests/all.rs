@@ -7,9 +7,11 @@ mod suite {
     pub mod support;
 
     mod compaction;
+    mod concurrency;
     mod file_refs;
     mod kill;
     mod mode;
+    mod recorder;
     mod store;
     mod views;
 }

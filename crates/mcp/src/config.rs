@@ -7,13 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Request timeout when the configuration sets none (Claude Code's default tool timeout is far
-/// longer; a minute keeps a stuck server from stalling a run for long).
+/// Timeout of the startup (spawn, `initialize`, `tools/list`) and of every request when the
+/// configuration sets none. Claude Code's default tool timeout is far longer; a minute keeps a
+/// stuck server from stalling a run for long, and leaves `npx` time to fetch a package.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Shortest time a server gets to start and complete the handshake, whatever its request
-/// timeout: starting `npx` or a JVM can take far longer than answering a call.
-pub const MIN_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +52,8 @@ pub struct ServerSpec {
     pub name: String,
     /// How to reach it.
     pub transport: TransportSpec,
-    /// Timeout of every request.
+    /// Timeout of the startup and of every request: the entry's `timeout` (milliseconds), else
+    /// [`DEFAULT_TIMEOUT`].
     pub timeout: Duration,
     /// Trusted servers' tools get a risk one level lower.
     pub trust: bool,
@@ -66,10 +64,12 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
-    /// Time allowed for starting the server and the handshake: the request timeout, but at
-    /// least [`MIN_STARTUP_TIMEOUT`].
+    /// Time allowed for starting the server, the handshake and its tool list: the configured
+    /// `timeout` as written (as Gemini CLI does), so a server that never answers fails after
+    /// the limit its user chose. A server that needs longer to start than to answer a call
+    /// (`npx` fetching a package) needs a `timeout` that covers its start.
     pub fn startup_timeout(&self) -> Duration {
-        self.timeout.max(MIN_STARTUP_TIMEOUT)
+        self.timeout
     }
 
     /// Whether `includeTools` / `excludeTools` let a tool through.

@@ -4,6 +4,7 @@
 use crate::config::{ServerSpec, TransportSpec};
 use crate::error::{McpError, Result};
 use crate::process::{self, ChildProcess, LaunchPolicy};
+use crate::stdout::{JsonLines, StdoutFault};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
@@ -19,6 +20,8 @@ pub(crate) struct Connection {
     pub(crate) spec: Arc<ServerSpec>,
     pub(crate) client: Client,
     child: Option<tokio::sync::Mutex<ChildProcess>>,
+    /// The first line a stdio server wrote on stdout that is not JSON-RPC, once it wrote one.
+    stdout_fault: Option<StdoutFault>,
     /// Tools the server listed at connection time, after `includeTools` / `excludeTools`.
     pub(crate) tools: Vec<rmcp::model::Tool>,
 }
@@ -52,14 +55,29 @@ impl Connection {
             server: spec.name.clone(),
             message,
         };
-        let (client, child) = match &spec.transport {
+        let not_json = |fault: &StdoutFault| {
+            fault.line().map(|line| McpError::NotJsonRpc {
+                server: spec.name.clone(),
+                line,
+            })
+        };
+        let (client, child, stdout_fault) = match &spec.transport {
             TransportSpec::Stdio { command, .. } => {
                 let (mut child, stdout, stdin) = process::spawn(&spec.transport, base_dir, launch)
                     .map_err(|error| start_error(format!("cannot run `{command}`: {error}")))?;
+                // rmcp skips lines that are not JSON; checked here, a banner or a log line on
+                // stdout fails the handshake at once instead of swallowing an answer.
+                let (stdout, fault) = JsonLines::new(stdout);
                 let handshake =
                     tokio::time::timeout(timeout, client_config().serve((stdout, stdin)));
-                match handshake.await {
-                    Ok(Ok(client)) => (client, Some(child)),
+                let handshake = handshake.await;
+                if !matches!(handshake, Ok(Ok(_)))
+                    && let Some(error) = not_json(&fault)
+                {
+                    return Err(error);
+                }
+                match handshake {
+                    Ok(Ok(client)) => (client, Some(child), Some(fault)),
                     Ok(Err(error)) => {
                         // Give the stderr reader a moment to collect the server's last words.
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -85,7 +103,7 @@ impl Connection {
                 let transport = http_transport(&spec.name, url, headers)?;
                 let handshake = tokio::time::timeout(timeout, client_config().serve(transport));
                 match handshake.await {
-                    Ok(Ok(client)) => (client, None),
+                    Ok(Ok(client)) => (client, None, None),
                     Ok(Err(error)) => {
                         return Err(start_error(format!("cannot connect to {url}: {error}")));
                     }
@@ -103,6 +121,7 @@ impl Connection {
             spec: Arc::clone(&spec),
             client,
             child: child.map(tokio::sync::Mutex::new),
+            stdout_fault,
             tools: Vec::new(),
         };
         let has_tools = connection
@@ -160,6 +179,12 @@ impl Connection {
         let outcome = tokio::time::timeout(timeout, future).await;
         let server = self.spec.name.clone();
         let operation = operation.to_owned();
+        // A stray line on stdout closed the transport: that, not its symptom, is the error.
+        if !matches!(outcome, Ok(Ok(_)))
+            && let Some(line) = self.stdout_fault.as_ref().and_then(StdoutFault::line)
+        {
+            return Err(McpError::NotJsonRpc { server, line });
+        }
         match outcome {
             Err(_) | Ok(Err(ServiceError::Timeout { .. })) => Err(McpError::Timeout {
                 server,

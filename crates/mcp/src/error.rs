@@ -43,6 +43,19 @@ pub enum McpError {
         /// The cause, with the last lines the server wrote on stderr if any.
         message: String,
     },
+    /// A stdio server wrote something other than a JSON-RPC message on its stdout (a banner,
+    /// a log line): the MCP spec reserves stdout for messages, and a stray line can swallow an
+    /// answer, so the connection is closed at once.
+    #[error(
+        "MCP server `{server}` wrote a line that is not JSON-RPC on stdout: {line:?} — servers \
+         must log to stderr"
+    )]
+    NotJsonRpc {
+        /// Server name.
+        server: String,
+        /// The line (shortened to 200 characters).
+        line: String,
+    },
     /// The server did not answer in time.
     #[error("MCP server `{server}` did not answer {operation} within {millis} ms")]
     Timeout {
@@ -87,12 +100,16 @@ pub enum McpError {
 }
 
 impl McpError {
-    /// True when trying again later may succeed (the server died, timed out or did not start);
-    /// the connection manager reconnects on the next use after such an error.
+    /// True when trying again later may succeed (the server died, timed out, did not start or
+    /// broke the protocol); the connection manager reconnects on the next use after such an
+    /// error.
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            McpError::Start { .. } | McpError::Timeout { .. } | McpError::Disconnected { .. }
+            McpError::Start { .. }
+                | McpError::NotJsonRpc { .. }
+                | McpError::Timeout { .. }
+                | McpError::Disconnected { .. }
         )
     }
 
@@ -103,6 +120,7 @@ impl McpError {
             | McpError::MissingVariable { server, .. }
             | McpError::InvalidConfig { server, .. }
             | McpError::Start { server, .. }
+            | McpError::NotJsonRpc { server, .. }
             | McpError::Timeout { server, .. }
             | McpError::Disconnected { server, .. }
             | McpError::Protocol { server, .. }

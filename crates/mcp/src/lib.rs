@@ -6,7 +6,10 @@
 //!   expansion ([`resolve_server`]). Servers start lazily and concurrently; a server's tools
 //!   become [`McpTool`]s named `mcp.<server>.<tool>` that implement the runtime's
 //!   [`Tool`](agentctl_core::Tool) trait, with a risk derived from their annotations.
-//!   Resources and prompts can be listed and read.
+//!   Resources and prompts can be listed and read. A server fails with an error naming it,
+//!   never a hang: its `timeout` bounds the startup and every request, and a stdio server
+//!   that writes anything but JSON-RPC on stdout (a banner, a log line) is stopped at once
+//!   with the line quoted ([`McpError::NotJsonRpc`]).
 //! - **Server.** [`serve_agents`] exposes agents as MCP tools (input: a prompt; output: the
 //!   agent's final text) over any transport, e.g. stdio for `agentctl mcp serve`.
 //!
@@ -20,9 +23,10 @@ mod names;
 mod process;
 mod render;
 mod serve;
+mod stdout;
 mod tool;
 
-pub use config::{DEFAULT_TIMEOUT, MIN_STARTUP_TIMEOUT, ServerSpec, TransportSpec, resolve_server};
+pub use config::{DEFAULT_TIMEOUT, ServerSpec, TransportSpec, resolve_server};
 pub use error::{McpError, Result};
 pub use manager::{McpManager, ServerStatus};
 pub use names::{qualified_name, sanitize_name};

@@ -98,12 +98,9 @@ impl MessageLog for SqliteStore {
         run: Option<RunId>,
         messages: &[NewMessage],
     ) -> Result<Vec<MessageId>> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
-            require_session(&tx, session)?;
-            let ids = insert_messages(&tx, session, run, messages)?;
-            tx.commit()?;
-            Ok(ids)
+        self.write(|tx| {
+            require_session(tx, session)?;
+            insert_messages(tx, session, run, messages)
         })
     }
 
@@ -172,9 +169,8 @@ impl MessageLog for SqliteStore {
         until_message_id: MessageId,
         summary_text: &str,
     ) -> Result<ContextSummary> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
-            require_session(&tx, session)?;
+        self.write(|tx| {
+            require_session(tx, session)?;
             let now = now_ms();
             tx.execute(
                 "INSERT INTO chat_context_summaries (session_id, scope, until_message_id, summary_text, created_at)
@@ -183,7 +179,6 @@ impl MessageLog for SqliteStore {
             )?;
             let id = tx.last_insert_rowid();
             tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            tx.commit()?;
             Ok(ContextSummary {
                 id,
                 scope: scope.clone(),

@@ -1,6 +1,7 @@
 //! [`RunLog`] for [`SqliteStore`].
 
 use super::messages::insert_messages;
+use super::owner::Owner;
 use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use crate::error::{ContextError, Result};
@@ -142,17 +143,27 @@ fn render_handoff(run: &RunRecord, handoff: &HandoffSummary) -> String {
 
 impl RunLog for SqliteStore {
     fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
-            require_session(&tx, session)?;
+        self.write(|tx| {
+            require_session(tx, session)?;
             if let Some(parent) = run.parent_run_id {
-                load_run(&tx, parent)?;
+                load_run(tx, parent)?;
             }
             let now = now_ms();
+            let owner = Owner::current();
             tx.execute(
-                "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at)
-                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5)",
-                params![session, run.agent, run.parent_run_id, run.model, now],
+                "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
+                     owner_pid, owner_start, owner_boot)
+                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    session,
+                    run.agent,
+                    run.parent_run_id,
+                    run.model,
+                    now,
+                    owner.pid,
+                    owner.start_column(),
+                    owner.boot
+                ],
             )?;
             let id = tx.last_insert_rowid();
             let scope = run_scope(run, id);
@@ -161,7 +172,6 @@ impl RunLog for SqliteStore {
                 params![id, scope.to_string()],
             )?;
             tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            tx.commit()?;
             Ok(RunRecord {
                 id,
                 session_id: session.to_owned(),
@@ -183,21 +193,19 @@ impl RunLog for SqliteStore {
         messages: &[NewMessage],
         steps: &[NewStep],
     ) -> Result<Vec<MessageId>> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
-            let record = load_run(&tx, run)?;
-            let ids = insert_messages(&tx, &record.session_id, Some(run), messages)?;
-            insert_steps(&tx, run, steps)?;
-            tx.commit()?;
+        self.write(|tx| {
+            let record = load_run(tx, run)?;
+            let ids = insert_messages(tx, &record.session_id, Some(run), messages)?;
+            insert_steps(tx, run, steps)?;
             Ok(ids)
         })
     }
 
     fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
-        self.with(|conn| {
+        self.write(|tx| {
             let usage = serde_json::to_string(&usage)
                 .map_err(|error| Fault::Corrupt("agent_runs", error.to_string()))?;
-            let updated = conn.execute(
+            let updated = tx.execute(
                 "UPDATE agent_runs SET status = ?2, usage = ?3, finished_at = ?4 WHERE id = ?1",
                 params![run, status.as_str(), usage, now_ms()],
             )?;
@@ -209,27 +217,25 @@ impl RunLog for SqliteStore {
     }
 
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
-            let record = load_run(&tx, run)?;
+        self.write(|tx| {
+            let record = load_run(tx, run)?;
             let text = render_handoff(&record, handoff);
             let message = NewMessage::new(
                 ContextScope::Main,
                 Some(&record.agent),
                 Message::assistant(text),
             );
-            let ids = insert_messages(&tx, &record.session_id, Some(run), &[message])?;
+            let ids = insert_messages(tx, &record.session_id, Some(run), &[message])?;
             let content = serde_json::to_value(handoff)
                 .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
             insert_steps(
-                &tx,
+                tx,
                 run,
                 &[NewStep {
                     kind: "handoff".into(),
                     content,
                 }],
             )?;
-            tx.commit()?;
             ids.first()
                 .copied()
                 .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
@@ -291,13 +297,37 @@ impl RunLog for SqliteStore {
     }
 
     fn interrupt_stale_runs(&self, session: &str) -> Result<usize> {
-        self.with(|conn| {
-            require_session(conn, session)?;
-            Ok(conn.execute(
-                "UPDATE agent_runs SET status = 'interrupted', finished_at = ?2
+        self.write(|tx| {
+            require_session(tx, session)?;
+            let mut running = tx.prepare(
+                "SELECT id, owner_pid, owner_start, owner_boot FROM agent_runs
                  WHERE session_id = ?1 AND status = 'running'",
-                params![session, now_ms()],
-            )?)
+            )?;
+            let rows = running.query_map([session], |row| {
+                Ok((
+                    row.get::<_, RunId>(0)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, Option<i64>>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
+            })?;
+            let mut stale = Vec::new();
+            for row in rows {
+                let (id, pid, start, boot) = row?;
+                // A run without an owner was written before owners were recorded.
+                if Owner::from_columns(pid, start, boot).is_none_or(|owner| owner.is_gone()) {
+                    stale.push(id);
+                }
+            }
+            let now = now_ms();
+            let mut interrupt = tx.prepare(
+                "UPDATE agent_runs SET status = 'interrupted', finished_at = ?2
+                 WHERE id = ?1 AND status = 'running'",
+            )?;
+            for id in &stale {
+                interrupt.execute(params![id, now])?;
+            }
+            Ok(stale.len())
         })
     }
 }

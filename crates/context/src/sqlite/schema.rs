@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -74,4 +74,14 @@ CREATE TABLE session_mode_overrides (
     mode        TEXT NOT NULL,
     PRIMARY KEY (session_id, agent_id)
 );
+"#;
+
+/// Who runs a run: the process (pid, its start time and the boot it started in), so a process
+/// resuming a session marks `interrupted` only runs whose process is gone, never the live run
+/// of another agentctl working in the same session. Runs written before have no owner and are
+/// stale when still `running`, as before.
+const V2: &str = r#"
+ALTER TABLE agent_runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE agent_runs ADD COLUMN owner_start INTEGER;
+ALTER TABLE agent_runs ADD COLUMN owner_boot TEXT;
 "#;

@@ -54,18 +54,18 @@ fn new_session_id(now_ms: i64) -> String {
 
 impl SessionLog for SqliteStore {
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
-        self.with(|conn| {
+        self.write(|tx| {
             let now = now_ms();
             // A clash needs two sessions in the same second with the same 16 random bits.
             let mut id = new_session_id(now);
-            while conn
+            while tx
                 .query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |_| Ok(()))
                 .optional()?
                 .is_some()
             {
                 id = new_session_id(now);
             }
-            conn.execute(
+            tx.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
                 params![id, title, now],
             )?;
@@ -110,8 +110,7 @@ impl SessionLog for SqliteStore {
     }
 
     fn delete_session(&self, id: &str) -> Result<bool> {
-        self.with(|conn| {
-            let tx = conn.transaction()?;
+        self.write(|tx| {
             // Children first: runs reference each other, messages reference runs.
             tx.execute("DELETE FROM chat_messages WHERE session_id = ?1", [id])?;
             tx.execute(
@@ -124,7 +123,6 @@ impl SessionLog for SqliteStore {
             )?;
             tx.execute("DELETE FROM agent_runs WHERE session_id = ?1", [id])?;
             let deleted = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
-            tx.commit()?;
             Ok(deleted > 0)
         })
     }
@@ -135,15 +133,15 @@ impl SessionLog for SqliteStore {
         agent: &str,
         mode: Option<ContextMode>,
     ) -> Result<()> {
-        self.with(|conn| {
-            require_session(conn, session)?;
+        self.write(|tx| {
+            require_session(tx, session)?;
             match mode {
-                Some(mode) => conn.execute(
+                Some(mode) => tx.execute(
                     "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES (?1, ?2, ?3)
                      ON CONFLICT (session_id, agent_id) DO UPDATE SET mode = excluded.mode",
                     params![session, agent, mode.as_str()],
                 )?,
-                None => conn.execute(
+                None => tx.execute(
                     "DELETE FROM session_mode_overrides WHERE session_id = ?1 AND agent_id = ?2",
                     params![session, agent],
                 )?,

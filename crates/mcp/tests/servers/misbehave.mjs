@@ -3,6 +3,10 @@
 // Tools: `echo` answers, `crash` makes the process exit mid-call, `hang` never answers.
 // With MISBEHAVE_GRANDCHILD_PID=<file>, it starts a long `sleep` grandchild and writes its pid
 // there, so tests can check that the whole process group is stopped.
+// Flags: `--fail-start` exits at once; `--banner` prints `Starting server...` on stdout before
+// the protocol; `--glued-banner` prints it without a newline, so it sticks to the first
+// answer; `--log-on-call` prints a log line on stdout before answering a tool call;
+// `--silent` reads requests and never answers any, not even `initialize`.
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -16,6 +20,10 @@ if (process.argv.includes("--fail-start")) {
   process.exit(2);
 }
 
+const flag = (name) => process.argv.includes(name);
+if (flag("--banner")) process.stdout.write("Starting server...\n");
+if (flag("--glued-banner")) process.stdout.write("Starting server...");
+
 const tools = ["echo", "crash", "hang"].map((name) => ({
   name,
   description: `The ${name} tool.`,
@@ -26,6 +34,7 @@ const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", 
 createInterface({ input: process.stdin }).on("line", (line) => {
   const request = JSON.parse(line);
   if (request.id === undefined) return; // notifications
+  if (flag("--silent")) return;
   switch (request.method) {
     case "initialize":
       return send({
@@ -45,6 +54,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         process.exit(3);
       }
       if (name === "hang") return;
+      if (flag("--log-on-call")) process.stdout.write(`handling ${name}\n`);
       const text = `echo: ${request.params.arguments?.message ?? ""}`;
       return send({ id: request.id, result: { content: [{ type: "text", text }] } });
     }

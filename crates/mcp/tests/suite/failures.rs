@@ -46,20 +46,22 @@ async fn a_server_that_never_answers_times_out() {
     let Some(mut config) = misbehave(&[]) else {
         return;
     };
-    config.timeout = Some(400);
+    // The timeout bounds the start too: long enough for node to start on a busy machine.
+    config.timeout = Some(3_000);
     let manager = manager(vec![("slow", config)]);
+    manager.tools("slow").await.unwrap();
     let started = std::time::Instant::now();
     let error = manager
         .call_tool("slow", "hang", json!({}))
         .await
         .unwrap_err();
-    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    assert!(started.elapsed() < PROMPTLY);
     assert_eq!(
         error,
         McpError::Timeout {
             server: "slow".into(),
             operation: "tools/call hang".into(),
-            millis: 400
+            millis: 3_000
         }
     );
     assert!(error.is_retryable());
@@ -258,5 +260,101 @@ async fn inline_servers_of_an_agent() {
         .await;
     assert_eq!(tools.len(), 3);
     assert_eq!(manager.server_names(), ["solo", "srv", "srv@inliner"]);
+    manager.shutdown().await;
+}
+
+/// Generous bound for "at once": far below the timeouts these servers are given.
+const PROMPTLY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A server that prints a banner on stdout before the protocol fails at once, quoting the
+/// line, though its timeout is a minute.
+#[tokio::test]
+async fn a_banner_on_stdout_fails_at_once_quoting_it() {
+    for flag in ["--banner", "--glued-banner"] {
+        let Some(mut config) = misbehave(&[flag]) else {
+            return;
+        };
+        config.timeout = Some(60_000);
+        let manager = manager(vec![("noisy", config)]);
+        let started = std::time::Instant::now();
+        let error = manager.tools("noisy").await.unwrap_err();
+        assert!(
+            started.elapsed() < PROMPTLY,
+            "{flag}: {:?}",
+            started.elapsed()
+        );
+        let McpError::NotJsonRpc { server, line } = &error else {
+            panic!("{flag}: {error:?}");
+        };
+        assert_eq!(server, "noisy");
+        assert!(line.starts_with("Starting server..."), "{flag}: {line}");
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "MCP server `noisy` wrote a line that is not JSON-RPC on stdout: \"Starting server..."
+            ) && message.ends_with("servers must log to stderr"),
+            "{message}"
+        );
+        let status = manager.status().await;
+        assert_eq!(status[0].status, "failed");
+        manager.shutdown().await;
+    }
+}
+
+/// A log line on stdout in the middle of a session fails that call at once, names the line,
+/// and drops the connection; the next use starts the server again.
+#[tokio::test]
+async fn a_log_line_mid_session_fails_the_call_and_the_server_is_restarted() {
+    let Some(mut config) = misbehave(&["--log-on-call"]) else {
+        return;
+    };
+    config.timeout = Some(60_000);
+    let manager = manager(vec![("chatty", config)]);
+    manager.tools("chatty").await.unwrap();
+    let first = manager.server_pid("chatty").await.unwrap();
+    let started = std::time::Instant::now();
+    let error = manager
+        .call_tool("chatty", "echo", json!({"message": "hi"}))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < PROMPTLY);
+    assert_eq!(
+        error,
+        McpError::NotJsonRpc {
+            server: "chatty".into(),
+            line: "handling echo".into()
+        }
+    );
+    assert!(error.is_retryable());
+    assert!(gone(first).await, "the broken server was not stopped");
+    manager.tools("chatty").await.unwrap();
+    assert_ne!(manager.server_pid("chatty").await, Some(first));
+    manager.shutdown().await;
+}
+
+/// A server that never answers `initialize` fails after its configured `timeout`, not after a
+/// built-in minimum, and the error names the server and the limit.
+#[tokio::test]
+async fn a_silent_server_fails_after_its_configured_timeout() {
+    let Some(mut config) = misbehave(&["--silent"]) else {
+        return;
+    };
+    config.timeout = Some(1_500);
+    let manager = manager(vec![("silent", config)]);
+    let started = std::time::Instant::now();
+    let error = manager.tools("silent").await.unwrap_err();
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+    assert_eq!(
+        error,
+        McpError::Timeout {
+            server: "silent".into(),
+            operation: "initialize".into(),
+            millis: 1_500
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "MCP server `silent` did not answer initialize within 1500 ms"
+    );
     manager.shutdown().await;
 }
