@@ -10,6 +10,7 @@ use agentctl_core::Settings;
 use agentctl_runtime::{RiskLevel, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Risk of tools agentctl knows by name, before settings overrides.
 pub const DEFAULT_RISKS: &[(&str, RiskLevel)] = &[
@@ -52,6 +53,8 @@ pub fn parse_risk_level(text: &str) -> Option<RiskLevel> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RiskClassifier {
     overrides: BTreeMap<String, RiskLevel>,
+    /// The project root `bash` commands run in, to tell paths inside it from paths outside.
+    project_root: Option<PathBuf>,
 }
 
 impl RiskClassifier {
@@ -80,7 +83,22 @@ impl RiskClassifier {
             })?;
             overrides.insert(name.clone(), level);
         }
-        Ok(Self { overrides })
+        Ok(Self {
+            overrides,
+            project_root: None,
+        })
+    }
+
+    /// Rates `bash` commands as run in `root`: paths under it are inside the project.
+    /// Without a root every absolute path counts as outside.
+    pub fn with_project_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.project_root = Some(root.into());
+        self
+    }
+
+    /// The project root set with [`with_project_root`](Self::with_project_root).
+    pub fn project_root(&self) -> Option<&Path> {
+        self.project_root.as_deref()
     }
 
     /// Sets the level of a tool, as `tools.risk.<name>` does.
@@ -114,7 +132,7 @@ impl RiskClassifier {
         let command = args.get("command").and_then(Value::as_str);
         match (name, command) {
             ("bash", Some(command)) => {
-                let shell = classify_command(command);
+                let shell = classify_command(command, self.project_root.as_deref());
                 match self.overrides.get(name) {
                     Some(level) if shell.level < RiskLevel::High => RiskAssessment::new(
                         *level,
