@@ -21,6 +21,7 @@ mod git;
 mod opts;
 mod paths;
 mod programs;
+mod runners;
 mod scripts;
 mod walk;
 mod words;

@@ -7,82 +7,25 @@ use super::words::Word;
 use agentctl_runtime::RiskLevel::{High, Medium, Safe};
 
 /// Expressions without an argument.
+#[rustfmt::skip]
 const FLAGS: &[&str] = &[
-    "-print",
-    "-print0",
-    "-ls",
-    "-prune",
-    "-quit",
-    "-true",
-    "-false",
-    "-empty",
-    "-executable",
-    "-readable",
-    "-writable",
-    "-nouser",
-    "-nogroup",
-    "-depth",
-    "-d",
-    "-xdev",
-    "-mount",
-    "-noleaf",
-    "-daystart",
-    "-follow",
-    "-ignore_readdir_race",
-    "-noignore_readdir_race",
-    "-not",
-    "!",
-    "-a",
-    "-and",
-    "-o",
-    "-or",
-    "(",
-    ")",
-    ",",
-    "-help",
-    "--help",
-    "-version",
-    "--version",
+    "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-executable",
+    "-readable", "-writable", "-nouser", "-nogroup", "-depth", "-d", "-xdev", "-mount", "-noleaf",
+    "-daystart", "-follow", "-ignore_readdir_race", "-noignore_readdir_race", "-not", "!", "-a",
+    "-and", "-o", "-or", "(", ")", ",", "-help", "--help", "-version", "--version",
 ];
 
 /// Expressions with one argument that is not a path.
+#[rustfmt::skip]
 const WITH_VALUE: &[&str] = &[
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-regextype",
-    "-type",
-    "-xtype",
-    "-size",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-used",
-    "-perm",
-    "-user",
-    "-group",
-    "-uid",
-    "-gid",
-    "-links",
-    "-inum",
-    "-lname",
-    "-ilname",
-    "-maxdepth",
-    "-mindepth",
-    "-printf",
-    "-fstype",
-    "-context",
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-regextype", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime",
+    "-cmin", "-used", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-lname",
+    "-ilname", "-maxdepth", "-mindepth", "-printf", "-fstype", "-context",
 ];
 
 /// Expressions whose argument is a file that is read.
+#[rustfmt::skip]
 const WITH_PATH: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile", "-files0-from"];
 
 /// Rates `find`.

@@ -9,40 +9,13 @@ use super::words::Word;
 use agentctl_runtime::RiskLevel::{High, Low, Medium, Safe};
 
 /// Subcommands that only read the repository.
+#[rustfmt::skip]
 const READS: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "annotate",
-    "grep",
-    "ls-files",
-    "ls-tree",
-    "rev-parse",
-    "describe",
-    "shortlog",
-    "cat-file",
-    "show-ref",
-    "rev-list",
-    "merge-base",
-    "name-rev",
-    "whatchanged",
-    "version",
-    "count-objects",
-    "diff-tree",
-    "diff-files",
-    "diff-index",
-    "for-each-ref",
-    "show-branch",
-    "cherry",
-    "range-diff",
-    "check-ignore",
-    "check-attr",
-    "check-ref-format",
-    "var",
-    "fsck",
-    "verify-pack",
+    "status", "log", "diff", "show", "blame", "annotate", "grep", "ls-files", "ls-tree",
+    "rev-parse", "describe", "shortlog", "cat-file", "show-ref", "rev-list", "merge-base",
+    "name-rev", "whatchanged", "version", "count-objects", "diff-tree", "diff-files", "diff-index",
+    "for-each-ref", "show-branch", "cherry", "range-diff", "check-ignore", "check-attr",
+    "check-ref-format", "var", "fsck", "verify-pack",
 ];
 
 /// Rates `git <args>`.

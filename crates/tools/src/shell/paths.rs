@@ -13,57 +13,25 @@ const PROTECTED: &[(&str, &str)] = &[
 ];
 
 /// Files that are harmless to read from or write to.
+#[rustfmt::skip]
 const SINKS: &[&str] = &[
-    "/dev/null",
-    "/dev/stdin",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/tty",
-    "-",
+    "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "-",
 ];
 
 /// Block devices and memory: writing there destroys a disk or the running system.
+#[rustfmt::skip]
 const DISKS: &[&str] = &[
-    "/dev/sd",
-    "/dev/hd",
-    "/dev/vd",
-    "/dev/xvd",
-    "/dev/nvme",
-    "/dev/mmcblk",
-    "/dev/disk",
-    "/dev/rdisk",
-    "/dev/mapper",
-    "/dev/dm-",
-    "/dev/md",
-    "/dev/loop",
-    "/dev/mem",
-    "/dev/kmem",
+    "/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk",
+    "/dev/rdisk", "/dev/mapper", "/dev/dm-", "/dev/md", "/dev/loop", "/dev/mem", "/dev/kmem",
     "/dev/port",
 ];
 
 /// Folders of the operating system.
+#[rustfmt::skip]
 const SYSTEM: &[&str] = &[
-    "/etc",
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/boot",
-    "/sys",
-    "/proc",
-    "/var",
-    "/opt",
-    "/root",
-    "/dev",
-    "/srv",
-    "/snap",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/private",
+    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys",
+    "/proc", "/var", "/opt", "/root", "/dev", "/srv", "/snap", "/System", "/Library",
+    "/Applications", "/private",
 ];
 
 /// Where a path points, the worst over every directory the shell may be in.
