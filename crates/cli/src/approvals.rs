@@ -8,6 +8,7 @@ use agentctl_mcp::McpManager;
 use agentctl_runtime::ToolRegistry;
 use agentctl_tools::{ApprovalPolicy, Approver, Gate, RiskClassifier, register_builtin_tools};
 use std::io::Write as _;
+use std::path::Path;
 use std::sync::Arc;
 
 /// The registry of built-in tools.
@@ -54,13 +55,16 @@ pub(crate) fn classifier(settings: &Settings) -> anyhow::Result<RiskClassifier> 
     Ok(RiskClassifier::from_settings(settings)?)
 }
 
-/// The approval gate of the settings and flags, asking `approver` when a call needs a yes.
+/// The approval gate of the settings and flags, asking `approver` when a call needs a yes;
+/// `bash` commands are rated as run in `root`.
 pub(crate) fn gate(
     settings: &Settings,
     args: &ApprovalArgs,
     approver: Arc<dyn Approver>,
+    root: &Path,
 ) -> anyhow::Result<Gate> {
-    Ok(Gate::new(policy(settings, args)?, approver).with_classifier(classifier(settings)?))
+    let classifier = classifier(settings)?.with_project_root(root);
+    Ok(Gate::new(policy(settings, args)?, approver).with_classifier(classifier))
 }
 
 /// `approvals.autoApprove`, replaced by `--approve` and widened by `--yes`.

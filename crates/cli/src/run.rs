@@ -277,7 +277,7 @@ fn build_runtime(
     approver: Arc<dyn Approver>,
     tools: ToolRegistry,
 ) -> anyhow::Result<Runtime> {
-    let gate = crate::approvals::gate(&settings, approvals, approver)?;
+    let gate = crate::approvals::gate(&settings, approvals, approver, root)?;
     let options = ProviderOptions {
         working_dir: Some(root.to_path_buf()),
         ..ProviderOptions::default()

@@ -86,8 +86,13 @@ impl CliInvoker {
         let error = |error: anyhow::Error| format!("{error:#}");
         // `mcp serve` takes no approval flags; nobody can answer a question on its stdin.
         let approver = Arc::new(NonTerminalApprover);
-        let gate = crate::approvals::gate(&self.settings, &ApprovalArgs::default(), approver)
-            .map_err(error)?;
+        let gate = crate::approvals::gate(
+            &self.settings,
+            &ApprovalArgs::default(),
+            approver,
+            &self.root,
+        )
+        .map_err(error)?;
         let options = ProviderOptions {
             working_dir: Some(self.root.clone()),
             ..ProviderOptions::default()
