@@ -92,11 +92,12 @@ pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
                 _ => &[],
             };
             let targets = split(args, takes_value).operands;
-            if program == "tee" && targets.is_empty() {
+            if program == "tee" {
+                // tee's own output is harmless; each file it writes is rated below.
                 env.note(Safe, "tee only prints");
-                return;
+            } else {
+                env.note(Low, format!("{program} changes files in the project"));
             }
-            env.note(Low, format!("{program} changes files in the project"));
             for target in targets {
                 write(env, program, target);
             }

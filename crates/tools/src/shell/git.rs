@@ -185,6 +185,7 @@ fn changes(env: &mut Env, sub: &str, args: &[Word]) {
             env.note(Safe, "git notes only reads");
         }
         "config" => config(env, &action, args),
+        "ls-remote" => env.note(Low, "git ls-remote asks the remote"),
         "add" | "fetch" | "format-patch" | "archive" | "sparse-checkout" => {
             env.note(Low, format!("git {sub} changes the repository"));
         }

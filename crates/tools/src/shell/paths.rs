@@ -112,11 +112,25 @@ impl Paths {
                 .max()
                 .unwrap_or(Kind::Outside)
         };
-        let protected = protected.or_else(|| {
-            (kind == Kind::Inside)
-                .then(|| self.real_protected(word))
-                .flatten()
-        });
+        // `cd .git/hooks && echo x > pre-commit`: the folder the shell is in counts too.
+        let protected = protected
+            .or_else(|| {
+                if word.text.starts_with('/') {
+                    return None;
+                }
+                self.cwds.iter().find_map(|cwd| match cwd {
+                    Cwd::Inside(base) => self
+                        .join(base, word)?
+                        .iter()
+                        .find_map(|part| protected_name(part)),
+                    Cwd::Outside => None,
+                })
+            })
+            .or_else(|| {
+                (kind == Kind::Inside)
+                    .then(|| self.real_protected(word))
+                    .flatten()
+            });
         Place { kind, protected }
     }
 
@@ -411,6 +425,9 @@ mod tests {
         let mut paths = Paths::new(None);
         paths.cd(&word("src"));
         assert_eq!(paths.place(&word("../x")).kind, Kind::Outside);
+        paths.cd(&word("../.git/hooks"));
+        let hook = paths.place(&word("pre-commit"));
+        assert_eq!(hook.protected.map(|(name, _)| name), Some(".git"));
         let mut paths = Paths::new(None);
         paths.cd(&word(".."));
         assert_eq!(paths.place(&word("x")).kind, Kind::Outside);

@@ -174,7 +174,7 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
             }
         }
         "which" | "type" | "whereis" => env.note(Safe, format!("{program} only looks up programs")),
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" => search(env, program, args),
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "fd" | "fdfind" => search(env, program, args),
         "sort" => sort(env, args),
         "uniq" | "xxd" => {
             let given = operands(args);
@@ -341,6 +341,12 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
 fn search(env: &mut Env, program: &str, args: &[Word]) {
     if program == "rg" && any(args, "", &["pre", "hostname-bin", "search-zip"]) {
         env.note(Medium, "rg --pre runs a program on every file");
+    }
+    if program.starts_with("fd") && any(args, "xX", &["exec", "exec-batch"]) {
+        env.note(
+            Medium,
+            format!("{program} -x runs a command for every file found"),
+        );
     }
     if program == "ag" && any(args, "", &["pager"]) {
         env.note(Medium, "ag --pager runs a program");

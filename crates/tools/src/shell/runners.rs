@@ -236,35 +236,34 @@ fn shell(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         return;
     }
     info.runs_code = true;
-    let script = args.iter().position(|a| {
+    let command_string = args.iter().take_while(|a| a.as_str() != "--").any(|a| {
         let text = a.as_str();
-        text == "-c" || (text.starts_with('-') && !text.starts_with("--") && text.contains('c'))
+        text.starts_with('-') && !text.starts_with("--") && text.contains('c')
     });
-    match script {
-        Some(at) => {
-            env.note(Medium, format!("{program} -c runs a script"));
-            match args.get(at + 1) {
-                Some(script) => env.script(script.as_str()),
-                None => env.note(Medium, format!("{program} -c without a script")),
-            }
+    if command_string {
+        env.note(Medium, format!("{program} -c runs a script"));
+        // The script is the first operand; option values (`-o pipefail`) and `$0` arguments
+        // cannot be told apart from it here, so every operand is rated as a script.
+        let given = operands(args);
+        if given.is_empty() {
+            env.note(Medium, format!("{program} -c without a script"));
         }
-        None => {
-            let file = operands(args).into_iter().next();
-            match file {
-                Some(file) if file.as_str() != "-" => {
-                    env.note(
-                        Medium,
-                        format!("{program} runs the script {}", short(file.as_str())),
-                    );
-                }
-                _ => {
-                    info.stdin_script = true;
-                    env.note(
-                        Medium,
-                        format!("{program} runs commands it reads from stdin"),
-                    );
-                }
-            }
+        for script in given {
+            env.script(script.as_str());
+        }
+        return;
+    }
+    match operands(args).first() {
+        Some(file) if file.as_str() != "-" => env.note(
+            Medium,
+            format!("{program} runs the script {}", short(file.as_str())),
+        ),
+        _ => {
+            info.stdin_script = true;
+            env.note(
+                Medium,
+                format!("{program} runs commands it reads from stdin"),
+            );
         }
     }
 }
