@@ -276,6 +276,11 @@ impl<'e, 's> Walker<'e, 's> {
     pub(crate) fn word(&mut self, node: Node<'_>) -> Word {
         let mut plain = true;
         self.word_parts(node, &mut plain);
+        if std::str::from_utf8(&self.src[node.start_byte()..node.end_byte()]).is_err() {
+            plain = false;
+            self.env
+                .note(Medium, "a word is cut in the middle of a character");
+        }
         let lexed = lex(self.text(node));
         if let Some(problem) = lexed.problem
             && plain
