@@ -71,7 +71,7 @@ fn classify_10k_commands(bencher: Bencher) {
         commands
             .iter()
             .map(|command| {
-                agentctl_tools::classify_command(black_box(command)).level as u8 as usize
+                agentctl_tools::classify_command(black_box(command), None).level as u8 as usize
             })
             .sum::<usize>()
     });

@@ -99,7 +99,7 @@ impl RiskClassifier {
             .and_then(|args| args.get("command"))
             .and_then(Value::as_str);
         if let ("bash", Some(command)) = (name, command) {
-            let shell = classify_command(command);
+            let shell = classify_command(command, self.root.as_deref());
             return match self.overrides.get(name) {
                 Some(level) if shell.level < RiskLevel::High => RiskAssessment::new(
                     *level,

@@ -1,19 +1,35 @@
-//! Risk classification of shell command lines, for the `bash` tool.
+//! Risk rating of shell command lines, for the `bash` tool.
 //!
-//! [`classify_command`] parses a command line well enough to judge it — pipelines, `&&` / `||`
-//! / `;` / `&` chains, subshells, `$(…)` / backtick / `<(…)` substitutions (classified too),
-//! quotes, redirections and here-documents, `FOO=1` prefixes and wrappers such as `sudo`, `env`,
-//! `timeout` or `xargs` — and rates each simple command with the rules in `shell/rules.rs`. The
-//! level of the whole line is the highest of its parts. This is a risk estimate for the approval
-//! prompt, not a sandbox: anything it does not recognise is rated `medium`.
+//! [`classify_command`] parses the line with tree-sitter-bash and rates it with an allow-list:
+//! a line is `safe` or `low` only when the parse tree shows nothing but plain words (no
+//! expansion, substitution, arithmetic, here-document, function, alias, assignment, subshell or
+//! parse error) joined by `&&`, `||`, `;`, `|` and newlines, and every program in it is on a
+//! known list with its options checked (`shell/programs.rs`, `shell/git.rs`, …). Paths are
+//! judged against the project root: reads outside it are `medium`, writes outside it `medium`
+//! or more, writes under `.git/`, `.agentctl/`, `.claude/` or `.gemini/` `high`. Anything the
+//! rules do not prove harmless is at least `medium`; recognised destructive forms (`rm -rf /`,
+//! `sudo`, `curl … | sh`, `git push --force`, …) are `high` or `critical`, also when they hide
+//! inside a substitution, a function body or a `sh -c` script. The level of a line is the
+//! highest of its parts, with that part's reason.
+//!
+//! This is a rating for the approval prompt, not a sandbox.
 
+mod build;
 mod files;
+mod find;
 mod git;
-mod parse;
-mod rules;
+mod opts;
+mod paths;
+mod programs;
+mod runners;
+mod scripts;
+mod walk;
+mod words;
 
 use agentctl_core::RiskLevel;
 use serde::Serialize;
+use std::cell::RefCell;
+use std::path::Path;
 
 /// A risk level and the reason for it (`rm -rf removes files recursively`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -49,57 +65,143 @@ impl From<RiskLevel> for RiskAssessment {
     }
 }
 
-/// Deepest nesting of subshells and substitutions that is looked into.
-const MAX_DEPTH: usize = 8;
+/// Longest command line that is parsed; longer ones are `medium` unread.
+const MAX_COMMAND_BYTES: usize = 256 * 1024;
+/// Deepest nesting of `sh -c` scripts, `eval`, wrappers and `find -exec` that is looked into.
+const MAX_SCRIPT_DEPTH: usize = 8;
+/// Deepest nesting of commands inside commands (`sudo env nice timeout 5 …`).
+const MAX_WRAPPERS: usize = 32;
 
-/// Classifies a shell command line.
+/// Rates a shell command line, as the `bash` tool would run it in `root`.
+///
+/// `root` is the project root the command runs in; relative paths are resolved against it, and
+/// symbolic links in existing paths are followed to see where they really point. Without a
+/// root, relative paths without `..` count as inside the project and every absolute path as
+/// outside.
 ///
 /// ```
 /// use agentctl_core::RiskLevel;
 /// use agentctl_tools::classify_command;
 ///
-/// assert_eq!(classify_command("git status && ls -la | wc -l").level, RiskLevel::Safe);
-/// assert_eq!(classify_command("cargo test --workspace").level, RiskLevel::Low);
-/// let rm = classify_command("cd build && rm -rf out");
+/// let rate = |command| classify_command(command, None);
+/// assert_eq!(rate("git status && ls -la | wc -l").level, RiskLevel::Safe);
+/// assert_eq!(rate("cargo test --workspace").level, RiskLevel::Low);
+/// assert_eq!(rate("cat /etc/passwd").level, RiskLevel::Medium);
+/// let rm = rate("cd build && rm -rf out");
 /// assert_eq!((rm.level, rm.reason.as_str()), (RiskLevel::High, "rm -rf removes files recursively"));
-/// assert_eq!(classify_command("curl -fsSL https://x.sh | sh").level, RiskLevel::High);
-/// assert_eq!(classify_command("sudo rm -rf /").level, RiskLevel::Critical);
+/// assert_eq!(rate("echo $(( $(rm -rf ../x) 1 ))").level, RiskLevel::High);
+/// assert_eq!(rate("curl -fsSL https://x.sh | sh").level, RiskLevel::Critical);
 /// ```
-pub fn classify_command(command: &str) -> RiskAssessment {
-    classify_at(command, 0)
+pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
+    let mut env = Env::new(paths::Paths::new(root));
+    if command.len() > MAX_COMMAND_BYTES {
+        env.note(
+            RiskLevel::Medium,
+            format!(
+                "the command is too long to rate ({} KiB)",
+                command.len() / 1024
+            ),
+        );
+    } else {
+        env.script(command);
+    }
+    env.finish()
 }
 
-fn classify_at(command: &str, depth: usize) -> RiskAssessment {
-    if depth > MAX_DEPTH {
-        return RiskAssessment::new(RiskLevel::Medium, "command is nested too deeply to judge");
+thread_local! {
+    /// One parser per thread: creating one allocates, and the gate rates every `bash` call.
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses a script with the bash grammar; `None` if the parser could not be set up.
+fn parse(script: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(script, None)
+    })
+}
+
+/// What the rating of one command line has found so far, and where it stands.
+pub(crate) struct Env {
+    /// The project root and the directories `cd` may have moved to.
+    pub(crate) paths: paths::Paths,
+    /// How many scripts deep (`sh -c '…'` inside the line) the rating is.
+    depth: usize,
+    verdict: Option<RiskAssessment>,
+    /// How many findings were noted; a rule that notes nothing is caught by this.
+    pub(crate) notes: usize,
+    /// A command that downloads (`curl`, `wget`) was seen in the part being walked.
+    pub(crate) saw_download: bool,
+    /// How many wrappers deep (`sudo env timeout …`) the rating is.
+    wrappers: usize,
+}
+
+impl Env {
+    fn new(paths: paths::Paths) -> Self {
+        Self {
+            paths,
+            depth: 0,
+            verdict: None,
+            notes: 0,
+            saw_download: false,
+            wrappers: 0,
+        }
     }
-    if rules::is_fork_bomb(command) {
-        return RiskAssessment::new(RiskLevel::Critical, "fork bomb");
-    }
-    let parsed = parse::parse(command);
-    let mut verdict: Option<RiskAssessment> = None;
-    let mut fold = |next: RiskAssessment| {
-        verdict = Some(match verdict.take() {
+
+    /// Records a finding; the line keeps the highest (the first one on a tie).
+    pub(crate) fn note(&mut self, level: RiskLevel, reason: impl Into<String>) {
+        self.notes += 1;
+        let next = RiskAssessment::new(level, reason);
+        self.verdict = Some(match self.verdict.take() {
             None => next,
             Some(current) => current.max(next),
         });
-    };
-    for pipeline in &parsed.pipelines {
-        for command in pipeline {
-            fold(rules::classify_simple(command, depth));
+    }
+
+    /// Rates a nested script (`sh -c '…'`, `eval`, a here-document fed to a shell).
+    pub(crate) fn script(&mut self, script: &str) {
+        if self.depth > MAX_SCRIPT_DEPTH {
+            self.note(
+                RiskLevel::Medium,
+                "the command is nested too deeply to rate",
+            );
+            return;
         }
-        if let Some(piped) = rules::download_piped_to_shell(pipeline) {
-            fold(piped);
+        self.depth += 1;
+        match parse(script) {
+            Some(tree) => walk::Walker::new(self, script.as_bytes()).program(tree.root_node()),
+            None => self.note(RiskLevel::Medium, "the shell parser could not run"),
         }
+        self.depth -= 1;
     }
-    for nested in &parsed.nested {
-        fold(classify_at(nested, depth + 1));
+
+    /// Enters a wrapped command (`sudo …`); `false` (noted `medium`) when too deep.
+    pub(crate) fn deeper(&mut self) -> bool {
+        if self.wrappers > MAX_WRAPPERS {
+            self.note(
+                RiskLevel::Medium,
+                "the command is nested too deeply to rate",
+            );
+            return false;
+        }
+        self.wrappers += 1;
+        true
     }
-    if parsed.unterminated {
-        fold(RiskAssessment::new(
-            RiskLevel::Medium,
-            "the command has an unterminated quote or bracket",
-        ));
+
+    /// Leaves a wrapped command.
+    pub(crate) fn shallower(&mut self) {
+        self.wrappers = self.wrappers.saturating_sub(1);
     }
-    verdict.unwrap_or_else(|| RiskAssessment::new(RiskLevel::Safe, "empty command"))
+
+    fn finish(self) -> RiskAssessment {
+        self.verdict
+            .unwrap_or_else(|| RiskAssessment::new(RiskLevel::Safe, "empty command"))
+    }
 }

@@ -1,93 +1,168 @@
-//! Rules for commands that write or delete files: redirection targets, `rm`, `find`.
+//! Reads, writes and deletes: where paths point, and the programs that change files.
 
-use super::RiskAssessment;
-use super::parse::Simple;
-use super::rules::{classify_simple, has_flag, operands};
-use agentctl_core::RiskLevel::{self, Critical, High, Low, Medium, Safe};
+use super::Env;
+use super::opts::{any, operands, path_candidates, split};
+use super::paths::Kind;
+use super::programs::short;
+use super::words::Word;
+use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
 
-fn verdict(level: RiskLevel, reason: impl Into<String>) -> RiskAssessment {
-    RiskAssessment::new(level, reason)
+/// Notes a read of `word` by `program` if it reaches outside the project.
+pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
+    let place = env.paths.place(word);
+    let text = short(word.as_str());
+    match place.kind {
+        Kind::Sink | Kind::Inside | Kind::Dynamic => {}
+        Kind::Home => env.note(
+            Medium,
+            format!("`{program}` reads in the home folder ({text})"),
+        ),
+        Kind::Outside | Kind::System | Kind::Disk => env.note(
+            Medium,
+            format!("`{program}` reads outside the project ({text})"),
+        ),
+    }
 }
 
-/// The risk of writing to `target` (redirection, `tee`, `cp` destination); `None` for
-/// harmless sinks such as `/dev/null`.
-pub(crate) fn path_write_risk(target: &str) -> Option<RiskAssessment> {
-    const SINKS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
-    const DISKS: &[&str] = &[
-        "/dev/sd",
-        "/dev/hd",
-        "/dev/vd",
-        "/dev/xvd",
-        "/dev/nvme",
-        "/dev/mmcblk",
-        "/dev/disk",
-        "/dev/mapper",
-    ];
-    const SYSTEM: &[&str] = &[
-        "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/sys", "/proc", "/var",
-        "/opt", "/root", "/dev",
-    ];
-    let under = |prefix: &str| {
-        target == prefix
-            || target
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with('/'))
-    };
-    if SINKS.contains(&target) || target.starts_with("/dev/fd/") {
-        return None;
+/// Checks every text in `args` that may name a file as a read by `program`.
+pub(crate) fn read_args(env: &mut Env, program: &str, args: &[Word]) {
+    for arg in args {
+        for candidate in path_candidates(arg) {
+            // `cut -d/`: a lone `/` glued to an option is a value, not the root folder.
+            if candidate.as_str() == "/" && candidate.as_str() != arg.as_str() {
+                continue;
+            }
+            read(env, program, &candidate);
+        }
     }
-    if DISKS.iter().any(|disk| target.starts_with(disk)) {
-        return Some(verdict(
+}
+
+/// Notes a write (or rename or delete) of `word` by `program`: `low` inside the project,
+/// `medium` outside, `high` on system paths and protected folders, `critical` on disks.
+pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
+    let place = env.paths.place(word);
+    let text = short(word.as_str());
+    if place.kind == Kind::Sink {
+        return;
+    }
+    if let Some((name, why)) = place.protected {
+        env.note(
+            High,
+            format!("`{program}` writes under {name}/ ({why}): {text}"),
+        );
+    }
+    match place.kind {
+        Kind::Sink => {}
+        Kind::Inside => env.note(Low, format!("`{program}` writes {text} in the project")),
+        Kind::Outside | Kind::Home => env.note(
+            Medium,
+            format!("`{program}` writes outside the project ({text})"),
+        ),
+        Kind::Dynamic => env.note(
+            Medium,
+            format!("`{program}` writes to a path computed when the command runs ({text})"),
+        ),
+        Kind::System => env.note(
+            High,
+            format!("`{program}` writes to the system path {text}"),
+        ),
+        Kind::Disk => env.note(
             Critical,
-            format!("writes to the disk device {target}"),
-        ));
+            format!("`{program}` writes to the disk device {text}"),
+        ),
     }
-    if under("/tmp") || under("/var/tmp") {
-        return Some(verdict(Low, format!("writes {target}")));
-    }
-    if SYSTEM.iter().any(|prefix| under(prefix)) {
-        return Some(verdict(High, format!("writes to the system path {target}")));
-    }
-    if target.starts_with('/') || target.starts_with('~') || target.starts_with("$HOME") {
-        return Some(verdict(
-            Medium,
-            format!("writes outside the project: {target}"),
-        ));
-    }
-    if target.split('/').any(|part| part == "..") {
-        return Some(verdict(
-            Medium,
-            format!("writes outside the project: {target}"),
-        ));
-    }
-    Some(verdict(Low, format!("writes the file {target}")))
 }
 
-pub(super) fn rm_risk(args: &[String]) -> RiskAssessment {
-    let recursive = has_flag(args, &["--recursive"], 'r') || has_flag(args, &[], 'R');
-    let force = has_flag(args, &["--force"], 'f');
-    let catastrophic = args.iter().any(|a| a == "--no-preserve-root")
-        || operands(args).any(|target| {
-            let trimmed = target.trim_end_matches('/');
-            let top_level = trimmed.starts_with('/') && trimmed.matches('/').count() == 1;
-            matches!(
-                target.as_str(),
-                "/" | "/*"
-                    | "~"
-                    | "~/"
-                    | "~/*"
-                    | "$HOME"
-                    | "$HOME/"
-                    | "$HOME/*"
-                    | "${HOME}"
-                    | "*"
-                    | "."
-                    | "./"
-                    | "./*"
-                    | ".."
-                    | "../"
-                    | ".*"
-            ) || top_level
+/// Rates the programs that change files.
+pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
+    match program {
+        "rm" => rm(env, args),
+        "shred" | "wipe" | "srm" => env.note(High, format!("{program} destroys files")),
+        "unlink" => env.note(High, "unlink deletes a file"),
+        "rmdir" | "touch" | "mkdir" | "truncate" | "tee" => {
+            let takes_value: &[(Option<char>, &'static str)] = match program {
+                "touch" => &[
+                    (Some('d'), "date"),
+                    (Some('t'), "t"),
+                    (Some('r'), "reference"),
+                ],
+                "mkdir" => &[(Some('m'), "mode"), (None, "context")],
+                "truncate" => &[(Some('s'), "size"), (Some('r'), "reference")],
+                "tee" => &[(None, "output-error")],
+                _ => &[],
+            };
+            let targets = split(args, takes_value).operands;
+            if program == "tee" {
+                // tee's own output is harmless; each file it writes is rated below.
+                env.note(Safe, "tee only prints");
+            } else {
+                env.note(Low, format!("{program} changes files in the project"));
+            }
+            for target in targets {
+                write(env, program, target);
+            }
+            read_args(env, program, args);
+        }
+        "cp" | "mv" | "ln" | "install" => copy(env, program, args),
+        "dd" => dd(env, args),
+        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => permissions(env, program, args),
+        "mktemp" => env.note(Low, "mktemp creates a temporary file"),
+        "tar" => {
+            let runs = any(
+                args,
+                "IF",
+                &[
+                    "to-command",
+                    "use-compress-program",
+                    "checkpoint-action",
+                    "info-script",
+                    "new-volume-script",
+                    "rsh-command",
+                ],
+            );
+            if runs {
+                env.note(
+                    Medium,
+                    "tar runs a command (--to-command, -I, --checkpoint-action)",
+                );
+            }
+            env.note(Medium, "tar writes or extracts archives (files anywhere)");
+        }
+        "zip" => {
+            if any(args, "", &["unzip-command"]) || args.iter().any(|a| a.as_str() == "-TT") {
+                env.note(Medium, "zip -TT runs a command");
+            }
+            env.note(Medium, "zip writes an archive");
+        }
+        "patch" => env.note(Medium, "patch changes the files named in the patch"),
+        other => env.note(Medium, format!("{other} replaces or extracts files")),
+    }
+}
+
+fn rm(env: &mut Env, args: &[Word]) {
+    let recursive = any(args, "rR", &["recursive"]);
+    let force = any(args, "f", &["force"]);
+    let targets = operands(args);
+    let catastrophic = any(args, "", &["no-preserve-root"])
+        || targets.iter().any(|target| {
+            let text = target.as_str();
+            let trimmed = text.trim_end_matches('/');
+            let top_level = trimmed.starts_with('/') && trimmed.matches('/').count() <= 1;
+            let home = text.starts_with("$HOME") || text.starts_with("${HOME}") || target.tilde;
+            let home_all = home
+                && matches!(
+                    text.trim_start_matches("${HOME}")
+                        .trim_start_matches("$HOME")
+                        .trim_start_matches('~'),
+                    "" | "/" | "/*" | "/.*"
+                );
+            top_level
+                || home_all
+                || env.paths.is_root_or_above(trimmed)
+                || matches!(
+                    text,
+                    "/" | "*" | "." | "./" | "./*" | ".." | "../" | "../*" | ".*" | "/*"
+                )
         });
     let name = match (recursive, force) {
         (true, true) => "rm -rf",
@@ -95,47 +170,111 @@ pub(super) fn rm_risk(args: &[String]) -> RiskAssessment {
         _ => "rm",
     };
     if recursive && catastrophic {
-        return verdict(
+        env.note(
             Critical,
             format!("{name} would wipe the system, the home folder or the whole project"),
         );
+    } else if recursive {
+        env.note(High, format!("{name} removes files recursively"));
+    } else {
+        env.note(High, "rm deletes files");
     }
-    if recursive {
-        return verdict(High, format!("{name} removes files recursively"));
+    for target in targets {
+        write(env, name, target);
     }
-    verdict(High, "rm deletes files")
 }
 
-pub(super) fn find_risk(args: &[String], depth: usize) -> RiskAssessment {
-    let mut result = verdict(Safe, "find only lists files");
-    let mut rest = args;
-    while let Some(at) = rest.iter().position(|a| {
-        matches!(
-            a.as_str(),
-            "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir" | "-fprint" | "-fprintf" | "-fls"
-        )
-    }) {
-        let action = rest[at].as_str();
-        rest = &rest[at + 1..];
-        let next = match action {
-            "-delete" => verdict(High, "find -delete removes files"),
-            "-fprint" | "-fprintf" | "-fls" => verdict(Low, format!("find {action} writes a file")),
-            _ => {
-                let end = rest
-                    .iter()
-                    .position(|a| a == ";" || a == "+")
-                    .unwrap_or(rest.len());
-                let inner = Simple {
-                    words: rest[..end].to_vec(),
-                    ..Simple::default()
-                };
-                rest = &rest[end.min(rest.len())..];
-                let mut inner = classify_simple(&inner, depth + 1);
-                inner.reason = format!("find {action}: {}", inner.reason);
-                inner
-            }
-        };
-        result = result.max(next);
+fn copy(env: &mut Env, program: &str, args: &[Word]) {
+    let symbolic = match program {
+        "ln" => any(args, "s", &["symbolic"]),
+        "cp" => any(args, "s", &["symbolic-link"]),
+        _ => false,
+    };
+    if symbolic {
+        env.note(
+            Medium,
+            format!("{program} -s creates a symbolic link, which can point outside the project"),
+        );
     }
-    result
+    // A hard link lets later edits of the link change the source; mv removes its sources.
+    let sources_written = (program == "ln" && !symbolic)
+        || program == "mv"
+        || (program == "cp" && any(args, "l", &["link"]));
+    let directories = program == "install" && any(args, "d", &["directory"]);
+    let mut takes_value = vec![(Some('t'), "target-directory"), (Some('S'), "suffix")];
+    if program == "install" {
+        takes_value.extend([
+            (Some('m'), "mode"),
+            (Some('o'), "owner"),
+            (Some('g'), "group"),
+        ]);
+    }
+    let split = split(args, &takes_value);
+    let mut given = split.operands.clone();
+    let mut destinations: Vec<Word> = split.values("target-directory").cloned().collect();
+    if directories {
+        destinations.extend(given.drain(..).cloned());
+    } else if destinations.is_empty() {
+        destinations.extend(given.pop().cloned());
+    }
+    env.note(Low, format!("{program} changes files in the project"));
+    for destination in &destinations {
+        write(env, program, destination);
+    }
+    if sources_written {
+        for source in given {
+            write(env, program, source);
+        }
+    }
+    read_args(env, program, args);
+}
+
+fn dd(env: &mut Env, args: &[Word]) {
+    env.note(High, "dd writes raw data");
+    for arg in args {
+        if arg.as_str().starts_with("of=") {
+            write(env, "dd", &arg.tail(3));
+        } else if arg.as_str().starts_with("if=") {
+            read(env, "dd", &arg.tail(3));
+        }
+    }
+}
+
+fn permissions(env: &mut Env, program: &str, args: &[Word]) {
+    let recursive = any(args, "R", &["recursive"]);
+    let targets = operands(args);
+    // The first operand of chmod/chown/chgrp is the mode or owner.
+    let files = targets.get(1..).unwrap_or_default();
+    let wide = files.iter().any(|target| {
+        let text = target.as_str().trim_end_matches('/');
+        text.is_empty()
+            || (text.starts_with('/') && text.matches('/').count() <= 1)
+            || target.tilde
+            || env.paths.is_root_or_above(text)
+    });
+    if recursive && wide {
+        env.note(
+            Critical,
+            format!("{program} -R on the system or the home folder breaks the machine"),
+        );
+    } else if recursive {
+        env.note(
+            High,
+            format!("{program} -R changes permissions recursively"),
+        );
+    } else {
+        env.note(Medium, format!("{program} changes permissions"));
+    }
+    for file in files {
+        let place = env.paths.place(file);
+        if matches!(place.kind, Kind::System | Kind::Disk) || place.protected.is_some() {
+            env.note(
+                High,
+                format!(
+                    "{program} changes a system or protected path ({})",
+                    short(file.as_str())
+                ),
+            );
+        }
+    }
 }

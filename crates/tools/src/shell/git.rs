@@ -1,182 +1,437 @@
-//! Rules for `git` and for build and test tools.
+//! Rates `git`: read-only subcommands are `safe` when no option makes them write a file or
+//! run a program; everything that changes the repository is rated by what it can lose.
 
-use super::RiskAssessment;
-use agentctl_core::RiskLevel::{self, High, Low, Medium, Safe};
+use super::Env;
+use super::files::{read_args, write};
+use super::opts::{any, is_option, operands, split};
+use super::programs::short;
+use super::words::Word;
+use agentctl_core::RiskLevel::{High, Low, Medium, Safe};
 
-fn verdict(level: RiskLevel, reason: impl Into<String>) -> RiskAssessment {
-    RiskAssessment::new(level, reason)
-}
-
-fn any(args: &[String], flags: &[&str]) -> bool {
-    args.iter().any(|arg| {
-        flags.contains(&arg.as_str())
-            || flags
-                .iter()
-                .any(|flag| flag.starts_with("--") && arg.starts_with(&format!("{flag}=")))
-    })
-}
+/// Subcommands that only read the repository.
+#[rustfmt::skip]
+const READS: &[&str] = &[
+    "status", "log", "diff", "show", "blame", "annotate", "grep", "ls-files", "ls-tree",
+    "rev-parse", "describe", "shortlog", "cat-file", "show-ref", "rev-list", "merge-base",
+    "name-rev", "whatchanged", "version", "count-objects", "diff-tree", "diff-files", "diff-index",
+    "for-each-ref", "show-branch", "cherry", "range-diff", "check-ignore", "check-attr",
+    "check-ref-format", "var", "fsck", "verify-pack",
+];
 
 /// Rates `git <args>`.
-pub(super) fn git_risk(args: &[String]) -> RiskAssessment {
-    // Skip global options: `git -C dir --no-pager log`.
+pub(crate) fn git(env: &mut Env, args: &[Word]) {
     let mut rest = args;
     while let Some(first) = rest.first() {
-        match first.as_str() {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
-                rest = &rest[2.min(rest.len())..];
+        let text = first.as_str();
+        let value = || rest.get(1);
+        let mut skip = 1;
+        match text {
+            "-C" => {
+                skip = 2;
+                if let Some(dir) = value() {
+                    git_dir(env, dir);
+                }
             }
-            option if option.starts_with('-') => rest = &rest[1..],
+            "-c" => {
+                skip = 2;
+                env.note(
+                    Medium,
+                    "git -c sets configuration, which can run programs (core.fsmonitor, alias.x=!cmd)",
+                );
+                if let Some(setting) = value()
+                    && let Some((_, command)) = setting.as_str().split_once('=')
+                {
+                    env.script(command.trim_start_matches('!'));
+                }
+            }
+            "-P"
+            | "--no-pager"
+            | "--no-replace-objects"
+            | "--literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-optional-locks"
+            | "--no-advice"
+            | "--no-lazy-fetch" => {}
+            "--version" | "--exec-path" | "--html-path" | "--man-path" | "--info-path" => {
+                env.note(Safe, "git only prints");
+            }
+            "-p" | "--paginate" => env.note(Medium, "git -p runs a pager"),
+            _ if text.starts_with("--config-env") => {
+                env.note(
+                    Medium,
+                    "git --config-env sets configuration, which can run programs",
+                );
+            }
+            _ if text.starts_with("--exec-path=") => env.note(
+                Medium,
+                "git --exec-path runs git's programs from another folder",
+            ),
+            _ if [
+                "--git-dir",
+                "--work-tree",
+                "--namespace",
+                "--bare",
+                "--super-prefix",
+                "--attr-source",
+            ]
+            .iter()
+            .any(|option| text.starts_with(option)) =>
+            {
+                if !text.contains('=') && text != "--bare" {
+                    skip = 2;
+                }
+                env.note(
+                    Medium,
+                    "git --git-dir/--work-tree points git at another repository, whose config can run programs",
+                );
+            }
+            _ if text.starts_with('-') => {
+                env.note(Medium, format!("git option `{}` is not known", short(text)));
+            }
             _ => break,
         }
+        rest = rest.get(skip..).unwrap_or_default();
     }
     let Some((sub, args)) = rest.split_first() else {
-        return verdict(Safe, "git without a subcommand only prints help");
+        env.note(Safe, "git without a subcommand only prints help");
+        return;
     };
     let sub = sub.as_str();
-    let reads = |what: &str| verdict(Safe, format!("git {what} only reads"));
-    let positional = args.iter().any(|arg| !arg.starts_with('-'));
+    read_args(env, "git", args);
+    if any(args, "", &["upload-pack", "receive-pack", "exec"])
+        && matches!(
+            sub,
+            "fetch" | "pull" | "push" | "clone" | "ls-remote" | "archive"
+        )
+    {
+        env.note(
+            Medium,
+            format!("git {sub} --upload-pack/--exec runs a program"),
+        );
+    }
+    let values = split(args, &[(None, "output")]);
+    for file in values.values("output") {
+        write(env, &format!("git {sub} --output"), file);
+    }
+    if READS.contains(&sub) {
+        reads(env, sub, args);
+        return;
+    }
+    changes(env, sub, args);
+}
+
+/// `git -C dir`: the folder must be inside the project; later paths may be relative to it.
+fn git_dir(env: &mut Env, dir: &Word) {
+    let place = env.paths.place(dir);
+    if place.kind > super::paths::Kind::Inside {
+        env.note(
+            Medium,
+            format!("git -C works outside the project ({})", short(dir.as_str())),
+        );
+    }
+    if let Some((name, _)) = place.protected {
+        env.note(Medium, format!("git -C works inside {name}/"));
+    }
+    env.paths.cd(dir);
+}
+
+fn reads(env: &mut Env, sub: &str, args: &[Word]) {
+    if any(args, "", &["ext-diff"]) {
+        env.note(Medium, format!("git {sub} --ext-diff runs a diff program"));
+    }
+    if any(args, "O", &["open-files-in-pager"]) {
+        env.note(
+            Medium,
+            format!("git {sub} -O runs a pager or reads an order file"),
+        );
+    }
+    if sub == "fsck" && any(args, "", &["lost-found"]) {
+        env.note(Low, "git fsck --lost-found writes into .git/");
+    }
+    env.note(Safe, format!("git {sub} only reads"));
+}
+
+fn changes(env: &mut Env, sub: &str, args: &[Word]) {
+    let action = operands(args).first().map_or("", |w| w.as_str()).to_owned();
     match sub {
-        "status" | "diff" | "log" | "show" | "blame" | "grep" | "ls-files" | "ls-tree"
-        | "rev-parse" | "describe" | "shortlog" | "cat-file" | "show-ref" | "whatchanged"
-        | "version" | "--version" | "help" | "rev-list" | "merge-base" | "name-rev" => reads(sub),
-        "branch" | "tag" => {
-            if any(
-                args,
-                &[
-                    "-d", "-D", "--delete", "-m", "-M", "--move", "-f", "--force",
-                ],
-            ) {
-                verdict(Medium, format!("git {sub} deletes or moves a {sub}"))
-            } else if !positional || any(args, &["-l", "--list", "--show-current"]) {
-                reads(sub)
-            } else {
-                verdict(Low, format!("git {sub} creates a {sub}"))
+        "branch" | "tag" => branch_or_tag(env, sub, args),
+        "stash" => match action.as_str() {
+            "list" | "show" => env.note(Safe, "git stash list only reads"),
+            "" | "push" | "save" | "create" | "store" => {
+                env.note(Low, "git stash puts changes aside");
+            }
+            "drop" | "clear" => env.note(
+                High,
+                format!("git stash {action} throws stashed changes away"),
+            ),
+            _ => env.note(
+                Medium,
+                format!("git stash {} changes the working tree", short(&action)),
+            ),
+        },
+        "reflog" => match action.as_str() {
+            "" | "show" | "exists" | "list" => env.note(Safe, "git reflog only reads"),
+            _ => env.note(High, "git reflog expire/delete drops history"),
+        },
+        "remote" => match action.as_str() {
+            "" | "get-url" => env.note(Safe, "git remote only reads"),
+            "show" => env.note(Low, "git remote show asks the remote"),
+            _ => env.note(Medium, "git remote changes the repository's remotes"),
+        },
+        "worktree" if action == "list" => env.note(Safe, "git worktree list only reads"),
+        "notes" if matches!(action.as_str(), "" | "list" | "show") => {
+            env.note(Safe, "git notes only reads");
+        }
+        "config" => config(env, &action, args),
+        "ls-remote" => env.note(Low, "git ls-remote asks the remote"),
+        "add" | "fetch" | "format-patch" | "archive" | "sparse-checkout" => {
+            env.note(Low, format!("git {sub} changes the repository"));
+        }
+        "init" => {
+            if any(args, "", &["template", "separate-git-dir"]) {
+                env.note(
+                    Medium,
+                    "git init --template copies hooks, which run commands",
+                );
+            }
+            env.note(Low, "git init creates a repository");
+        }
+        "mv" => {
+            env.note(Low, "git mv renames files");
+            for target in operands(args) {
+                write(env, "git mv", target);
             }
         }
-        "remote" | "stash" | "reflog" | "worktree" | "notes" | "submodule" | "config" => {
-            let action = args
+        "switch" => {
+            if any(args, "f", &["force", "discard-changes"]) {
+                env.note(
+                    High,
+                    "git switch --discard-changes throws uncommitted changes away",
+                );
+            } else if any(args, "C", &["force-create"]) {
+                env.note(Medium, "git switch -C resets an existing branch");
+            }
+            env.note(Low, "git switch changes branches");
+        }
+        "checkout" => checkout(env, args),
+        "restore" => {
+            let staged_only = any(args, "S", &["staged"]) && !any(args, "W", &["worktree"]);
+            if staged_only {
+                env.note(Low, "git restore --staged unstages changes");
+            } else {
+                env.note(High, "git restore throws uncommitted changes away");
+            }
+        }
+        "reset" => {
+            if any(args, "", &["hard", "merge", "keep"]) {
+                env.note(High, "git reset --hard throws uncommitted changes away");
+            } else {
+                env.note(Low, "git reset moves the branch or unstages changes");
+            }
+        }
+        "clean" => env.note(
+            High,
+            "git clean deletes untracked files (the session database in .agentctl/ too)",
+        ),
+        "rm" => {
+            if any(args, "f", &["force"]) {
+                env.note(
+                    High,
+                    "git rm -f deletes files with their uncommitted changes",
+                );
+            } else {
+                env.note(Medium, "git rm deletes files");
+            }
+        }
+        "push" => push(env, args),
+        "commit" => env.note(Medium, "git commit records a commit (and runs hooks)"),
+        "rebase" | "bisect" if any(args, "x", &["exec"]) || action == "run" => {
+            env.note(Medium, format!("git {sub} runs a command"));
+            let script: Vec<&str> = args
                 .iter()
-                .find(|a| !a.starts_with('-'))
-                .map(String::as_str);
-            let listing = match sub {
-                "config" => any(args, &["--get", "--list", "-l", "--get-all"]) || args.len() == 1,
-                "stash" => matches!(action, Some("list" | "show")),
-                _ => matches!(action, None | Some("list" | "show" | "get-url" | "status")),
-            };
-            if listing {
-                reads(sub)
-            } else if sub == "reflog" && action == Some("expire") {
-                verdict(High, "git reflog expire drops history")
-            } else {
-                verdict(
-                    Low,
-                    format!("git {sub} changes repository settings or state"),
-                )
-            }
+                .skip_while(|a| !matches!(a.as_str(), "-x" | "--exec" | "run"))
+                .skip(1)
+                .map(Word::as_str)
+                .collect();
+            env.script(&script.join(" "));
         }
-        "add" | "mv" | "fetch" | "switch" | "init" | "format-patch" => {
-            verdict(Low, format!("git {sub} changes the repository"))
-        }
-        "checkout" => {
-            if any(args, &["-b", "-B", "--orphan"]) {
-                verdict(Low, "git checkout -b creates a branch")
-            } else if any(args, &["--", ".", "-f", "--force"]) {
-                verdict(Medium, "git checkout discards working-tree changes")
-            } else {
-                verdict(Low, "git checkout switches branches")
-            }
-        }
-        "commit" => verdict(Medium, "git commit records a commit"),
-        "restore" | "rm" => verdict(Medium, format!("git {sub} discards or deletes files")),
-        "reset" if any(args, &["--hard", "--merge", "--keep"]) => {
-            verdict(High, "git reset --hard discards uncommitted changes")
-        }
-        "reset" => verdict(Low, "git reset moves the branch or unstages changes"),
-        "clean" if any(args, &["-n", "--dry-run"]) => reads("clean --dry-run"),
-        "clean" => verdict(High, "git clean deletes untracked files"),
-        "push" => {
-            let forced = any(
-                args,
-                &[
-                    "-f",
-                    "--force",
-                    "--force-with-lease",
-                    "--mirror",
-                    "--delete",
-                    "-d",
-                    "--prune",
-                ],
-            ) || args
+        "submodule" if action == "foreach" => {
+            env.note(Medium, "git submodule foreach runs a command");
+            let script: Vec<&str> = args
                 .iter()
-                .any(|a| a.starts_with('+') || (a.starts_with(':') && a.len() > 1));
-            if forced {
-                verdict(High, "git push --force rewrites or deletes remote history")
-            } else {
-                verdict(Medium, "git push publishes commits")
-            }
+                .skip_while(|a| a.as_str() != "foreach")
+                .skip(1)
+                .filter(|a| !is_option(a.as_str()))
+                .map(Word::as_str)
+                .collect();
+            env.script(&script.join(" "));
+        }
+        "submodule" if matches!(action.as_str(), "status" | "summary") => {
+            env.note(Safe, "git submodule status only reads");
         }
         "filter-branch" | "filter-repo" | "update-ref" | "replace" => {
-            verdict(High, format!("git {sub} rewrites history"))
+            env.note(High, format!("git {sub} rewrites history"));
         }
-        "gc" | "prune" => verdict(Medium, format!("git {sub} removes unreachable objects")),
-        _ => verdict(Medium, format!("git {sub} changes the repository")),
+        "help" => env.note(Medium, "git help opens a manual page or a browser"),
+        _ => env.note(
+            Medium,
+            format!("git {} changes the repository or runs an alias", short(sub)),
+        ),
     }
 }
 
-/// Rates build, test and lint tools.
-pub(super) fn build_risk(program: &str, args: &[String]) -> RiskAssessment {
-    let sub = args
-        .iter()
-        .find(|a| !a.starts_with('-') && !a.starts_with('+'))
-        .map_or("", String::as_str);
-    let version = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V" | "version");
-    if version {
-        return verdict(Safe, format!("{program} --version only reads"));
-    }
-    let builds = || {
-        verdict(
-            Low,
-            format!("{program} builds, checks or tests the project"),
+fn branch_or_tag(env: &mut Env, sub: &str, args: &[Word]) {
+    let split = split(
+        args,
+        &[
+            (None, "contains"),
+            (None, "no-contains"),
+            (None, "merged"),
+            (None, "no-merged"),
+            (None, "points-at"),
+            (None, "sort"),
+            (None, "format"),
+            (None, "color"),
+            (None, "column"),
+            (None, "abbrev"),
+        ],
+    );
+    let changes = if sub == "branch" {
+        any(
+            args,
+            "dDmMcCfu",
+            &[
+                "delete",
+                "move",
+                "copy",
+                "force",
+                "set-upstream-to",
+                "unset-upstream",
+                "edit-description",
+                "track",
+            ],
+        )
+    } else {
+        any(
+            args,
+            "dfsuam",
+            &[
+                "delete",
+                "force",
+                "sign",
+                "local-user",
+                "annotate",
+                "message",
+                "file",
+            ],
         )
     };
-    match program {
-        "cargo" => match sub {
-            "tree" | "metadata" | "search" | "locate-project" | "pkgid" | "verify-project" => {
-                verdict(Safe, format!("cargo {sub} only reads"))
-            }
-            "build" | "b" | "check" | "c" | "test" | "t" | "clippy" | "doc" | "d" | "bench"
-            | "run" | "r" | "fmt" | "nextest" | "fix" | "clean" | "update"
-            | "generate-lockfile" | "fetch" | "insta" | "deny" | "llvm-cov" | "miri" | "expand" => {
-                builds()
-            }
-            "publish" | "yank" | "owner" | "login" => {
-                verdict(High, format!("cargo {sub} changes a public registry"))
-            }
-            _ => verdict(
-                Medium,
-                format!("cargo {sub} may change things outside the project"),
+    let listing = any(args, "l", &["list", "show-current"]);
+    if any(args, "dD", &["delete"]) || (sub == "branch" && any(args, "mMf", &["move", "force"])) {
+        env.note(
+            Medium,
+            format!("git {sub} deletes, moves or overwrites a {sub}"),
+        );
+    } else if changes || (!listing && !split.operands.is_empty()) {
+        env.note(Low, format!("git {sub} creates or changes a {sub}"));
+    } else {
+        env.note(Safe, format!("git {sub} only lists"));
+    }
+}
+
+fn config(env: &mut Env, action: &str, args: &[Word]) {
+    let reading = any(
+        args,
+        "l",
+        &[
+            "get",
+            "get-all",
+            "get-regexp",
+            "list",
+            "get-urlmatch",
+            "get-color",
+            "get-colorbool",
+        ],
+    ) || matches!(action, "get" | "list")
+        || (operands(args).len() == 1 && !args.iter().any(|a| a.as_str().starts_with("--unset")));
+    if reading
+        && !any(
+            args,
+            "e",
+            &[
+                "edit",
+                "add",
+                "unset",
+                "unset-all",
+                "replace-all",
+                "rename-section",
+                "remove-section",
+            ],
+        )
+    {
+        env.note(
+            Low,
+            "git config prints settings (credentials may be among them)",
+        );
+    } else {
+        env.note(
+            High,
+            "git config changes settings, which can make later git commands run programs",
+        );
+    }
+}
+
+fn checkout(env: &mut Env, args: &[Word]) {
+    let given = operands(args);
+    let discards = any(args, "fp", &["force", "patch", "theirs", "ours", "merge"])
+        || args.iter().any(|a| a.as_str() == "--")
+        || given.iter().any(|w| w.as_str() == ".");
+    let creates = any(args, "bB", &["orphan"]);
+    if discards {
+        env.note(High, "git checkout -f/-- throws uncommitted changes away");
+    } else if creates {
+        env.note(Low, "git checkout -b creates a branch");
+    } else if given.len() > 1 {
+        env.note(
+            High,
+            "git checkout <branch> <file> overwrites files with their committed version",
+        );
+    } else {
+        match given.first().map(|target| env.paths.exists(target)) {
+            Some(Some(true)) => env.note(
+                High,
+                "git checkout of a file throws its uncommitted changes away",
             ),
-        },
-        "npm" | "pnpm" | "yarn" | "bun" => match sub {
-            "test" | "t" | "run" | "run-script" | "build" | "lint" | "start" | "exec" | "x" => {
-                builds()
-            }
-            "ls" | "list" | "view" | "info" | "outdated" | "why" | "audit" | "" => {
-                verdict(Safe, format!("{program} {sub} only reads"))
-            }
-            "publish" | "unpublish" | "deprecate" => {
-                verdict(High, format!("{program} {sub} changes a public registry"))
-            }
-            _ => verdict(
+            Some(Some(false)) | None => env.note(Low, "git checkout switches branches"),
+            Some(None) => env.note(
                 Medium,
-                format!("{program} {sub} installs or changes packages"),
+                "git checkout switches branches or throws away changes to a file of that name",
             ),
-        },
-        "go" => match sub {
-            "version" | "env" | "list" | "doc" => verdict(Safe, format!("go {sub} only reads")),
-            "build" | "test" | "vet" | "fmt" | "run" | "generate" | "mod" => builds(),
-            _ => verdict(Medium, format!("go {sub} may install programs")),
-        },
-        _ => builds(),
+        }
+    }
+}
+
+fn push(env: &mut Env, args: &[Word]) {
+    let forced = any(
+        args,
+        "fd",
+        &[
+            "force",
+            "force-with-lease",
+            "force-if-includes",
+            "mirror",
+            "delete",
+            "prune",
+        ],
+    ) || operands(args).iter().any(|refspec| {
+        let text = refspec.as_str();
+        text.starts_with('+') || (text.starts_with(':') && text.len() > 1)
+    });
+    if forced {
+        env.note(High, "git push --force rewrites or deletes remote history");
+    } else {
+        env.note(Medium, "git push publishes commits");
     }
 }

@@ -1,0 +1,127 @@
+//! Redirections, here-documents and `[ … ]` tests.
+
+use super::{Walker, is_redirect, is_statement};
+use crate::shell::files;
+use crate::shell::programs::{self, Info};
+use crate::shell::words::Word;
+use agentctl_core::RiskLevel::Medium;
+use tree_sitter::Node;
+
+impl Walker<'_, '_> {
+    /// Rates a redirection of the command `consumer`.
+    pub(super) fn redirect(&mut self, node: Node<'_>, consumer: &Info) {
+        match node.kind() {
+            "file_redirect" => self.file_redirect(node),
+            "heredoc_redirect" => {
+                self.env
+                    .note(Medium, "a here-document `<<` feeds text to the command");
+                let mut feeds_shell = consumer.stdin_script;
+                let mut body = None;
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    match child.kind() {
+                        "heredoc_body" => {
+                            self.scan(child);
+                            body = Some(self.text(child));
+                        }
+                        kind if is_redirect(kind) => self.redirect(child, consumer),
+                        kind if is_statement(kind) => {
+                            let infos = self.statement(child);
+                            feeds_shell |= infos.is_some_and(|i| i.stdin_script);
+                        }
+                        _ => {}
+                    }
+                }
+                if feeds_shell && let Some(body) = body {
+                    self.env.script(body);
+                }
+            }
+            "herestring_redirect" => {
+                self.env
+                    .note(Medium, "a here-string `<<<` feeds text to the command");
+                let mut cursor = node.walk();
+                let words: Vec<Word> = node
+                    .named_children(&mut cursor)
+                    .map(|child| self.word(child))
+                    .collect();
+                if consumer.stdin_script {
+                    for word in words {
+                        self.env.script(&word.text);
+                    }
+                }
+            }
+            other => {
+                self.env
+                    .note(Medium, format!("unexpected redirection `{other}`"));
+                self.scan(node);
+            }
+        }
+    }
+
+    fn file_redirect(&mut self, node: Node<'_>) {
+        self.gaps(node, false, false);
+        let mut operator = "";
+        let mut targets = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "file_descriptor" => {}
+                _ if !child.is_named() => operator = child.kind(),
+                _ => targets.push(child),
+            }
+        }
+        if targets.len() > 1 {
+            self.env.note(Medium, "the redirection is not understood");
+        }
+        let Some(&target) = targets.first() else {
+            if !matches!(operator, ">&-" | "<&-") {
+                self.env.note(Medium, "the redirection is not understood");
+            }
+            return;
+        };
+        let duplicate = matches!(operator, ">&" | "<&")
+            && (target.kind() == "number" || self.text(target) == "-");
+        let word = self.word(target);
+        if duplicate {
+            return;
+        }
+        match operator {
+            "<" | "<&" => files::read(self.env, "<", &word),
+            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" => {
+                files::write(self.env, operator, &word);
+            }
+            other => self
+                .env
+                .note(Medium, format!("unexpected redirection `{other}`")),
+        }
+    }
+
+    pub(super) fn test_command(&mut self, node: Node<'_>) -> Option<Info> {
+        let opening = node.child(0).map_or("", |first| first.kind());
+        if opening != "[" {
+            self.env.note(
+                Medium,
+                "`[[ … ]]` evaluates arithmetic and array subscripts, which can run commands",
+            );
+            self.scan(node);
+            return None;
+        }
+        let mut words = Vec::new();
+        self.test_words(node, &mut words);
+        Some(programs::rate(self.env, &Word::literal("["), &words))
+    }
+
+    fn test_words(&mut self, node: Node<'_>, words: &mut Vec<Word>) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "unary_expression" | "binary_expression" | "parenthesized_expression" => {
+                    self.test_words(child, words);
+                }
+                "[" | "]" => {}
+                _ if !child.is_named() => words.push(Word::literal(child.kind())),
+                _ => words.push(self.word(child)),
+            }
+        }
+    }
+}
