@@ -6,10 +6,18 @@
 //! into one [`agentctl_core::Settings`] and remembers which layer set each value
 //! ([`LoadedSettings::entries`]). Errors name the file, line, column and key; unknown keys are
 //! warnings, not errors.
+//!
+//! [`read_input_file`] is how agentctl reads its own input files (settings, agent files,
+//! cassettes): regular files only, never more than a stated limit, never a blocking open.
 
+mod input;
 mod locations;
 mod settings;
 
+pub use input::{
+    FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
+    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file,
+};
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
     ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
