@@ -8,11 +8,13 @@
 //! warnings, not errors.
 //!
 //! [`read_input_file`] is how agentctl reads its own input files (settings, agent files,
-//! cassettes): regular files only, never more than a stated limit, never a blocking open.
+//! cassettes): regular files only, never more than a stated limit, never a blocking open;
+//! [`check_yaml_aliases`] keeps a small YAML file from expanding into a huge document.
 
 mod input;
 mod locations;
 mod settings;
+mod yaml;
 
 pub use input::{
     FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
@@ -22,4 +24,7 @@ pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
     ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
     settings_schema,
+};
+pub use yaml::{
+    MAX_AGENT_ALIAS_VALUES, MAX_CASSETTE_ALIAS_VALUES, YamlAliasError, check_yaml_aliases,
 };
