@@ -248,20 +248,7 @@ or to a copy of yourself when none fits.\n\n{}",
 
 /// The effective agent called `name`, or an error naming close matches.
 fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<AgentDefinition> {
-    if let Some(agent) = discovery.get(name) {
-        return Ok(agent.definition.clone());
-    }
-    let similar = discovery.similar_names(name);
-    if similar.is_empty() {
-        anyhow::bail!(
-            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
-        );
-    }
-    let similar: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
-    anyhow::bail!(
-        "no agent named `{name}`; did you mean {}?",
-        similar.join(", ")
-    )
+    crate::agents::find(discovery, name).map(|agent| agent.definition.clone())
 }
 
 type RecorderSlot = Arc<Mutex<Option<Arc<RecordingProvider>>>>;

@@ -36,9 +36,9 @@ pub(super) async fn serve(
         }
     } else {
         for name in &args.agents {
-            let Some(loaded) = discovery.get(name) else {
-                anyhow::bail!("--agents: no agent named `{name}`; run `agentctl agents list`");
-            };
+            let loaded = discovery.require(name).map_err(|error| {
+                anyhow::anyhow!("--agents: {}", crate::agents::lookup_message(&error))
+            })?;
             agents.insert(name.clone(), loaded.definition.clone());
         }
     }
