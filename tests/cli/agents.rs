@@ -141,7 +141,7 @@ fn show_refuses_broken_agents_with_located_errors() {
     let env = Env::mixed();
     let transcripts: Vec<String> = [
         // Loads, but `temperature: 7` is out of range: the agent never runs or shows.
-        "broken", // Does not load: the YAML error of the file named after it.
+        "broken",   // Does not load: the YAML error of the file named after it.
         "bad-yaml", // A typo of a broken agent's name still suggests it.
         "brokn",
     ]

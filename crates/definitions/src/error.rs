@@ -36,9 +36,6 @@ pub enum ErrorKind {
     Yaml,
     /// The Markdown body (the system prompt) is empty.
     EmptyPrompt,
-    /// The file loaded, but its definition has errors (a name that is not kebab-case, a
-    /// temperature out of range …): the agent cannot run.
-    Invalid,
 }
 
 /// Why an agent file could not be loaded.
