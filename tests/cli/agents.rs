@@ -137,6 +137,51 @@ fn show_unknown_name_suggests() {
 }
 
 #[test]
+fn show_refuses_broken_agents_with_located_errors() {
+    let env = Env::mixed();
+    let transcripts: Vec<String> = [
+        // Loads, but `temperature: 7` is out of range: the agent never runs or shows.
+        "broken",   // Does not load: the YAML error of the file named after it.
+        "bad-yaml", // A typo of a broken agent's name still suggests it.
+        "brokn",
+    ]
+    .iter()
+    .map(|name| {
+        format!(
+            "$ agents show {name}\n{}",
+            env.transcript(&["agents", "show", name])
+        )
+    })
+    .collect();
+    insta::assert_snapshot!(transcripts.join("\n"));
+}
+
+#[test]
+fn mcp_serve_refuses_to_serve_a_broken_agent() {
+    let env = Env::mixed();
+    let transcript = env.transcript(&["mcp", "serve", "--agents", "fixer,broken"]);
+    assert_eq!(
+        transcript,
+        "exit: 1\n--- stdout\n--- stderr\nerror: --agents: [PROJECT]/.agentctl/agents/broken.md:4:1: \
+         field `temperature`: temperature 7 is outside 0..=2\n"
+    );
+}
+
+#[test]
+fn validate_names_a_broken_agent_and_lists_its_errors() {
+    let env = Env::mixed();
+    let output = env.run(&["agents", "validate", "broken"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "  ✗ field values\n      error: .agentctl/agents/broken.md:4:1: field `temperature`: temperature 7 is outside 0..=2\n"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn validate_all() {
     insta::assert_snapshot!(Env::mixed().transcript(&["agents", "validate", "--all"]));
 }

@@ -198,3 +198,135 @@ fn record_saves_a_replayable_cassette() {
     let second: Value = serde_json::from_slice(&replayed.stdout).unwrap();
     assert_eq!(first["text"], second["text"]);
 }
+
+/// The copy of the example project `agentctl` runs in, made now so a test can change it first.
+fn example_project(home: &Path) -> std::path::PathBuf {
+    let project = home.join("review-fix");
+    super::support::copy_example(&project);
+    project
+}
+
+#[test]
+fn an_agent_whose_definition_has_errors_does_not_run() {
+    let home = tempfile::tempdir().unwrap();
+    let project = example_project(home.path());
+    let broken = project.join(".agentctl/agents/broken.md");
+    std::fs::write(
+        &broken,
+        "---\nname: broken\ndescription: Too creative\ntemperature: 7\n---\nAnswer.\n",
+    )
+    .unwrap();
+    let output = agentctl(
+        &[
+            "run",
+            "broken",
+            "-p",
+            "hi",
+            "--model",
+            "scripted:.agentctl/cassettes/code-reviewer.yaml",
+        ],
+        home.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: {}:4:1: field `temperature`: temperature 7 is outside 0..=2\n",
+            broken.display()
+        )
+    );
+    assert!(output.stdout.is_empty());
+
+    // Several errors: one `error:` line each.
+    std::fs::write(
+        &broken,
+        "---\nname: broken\ndescription: Too creative\ntemperature: .nan\nmaxTurns: 0\n---\nAnswer.\n",
+    )
+    .unwrap();
+    let output = agentctl(&["run", "broken", "-p", "hi"], home.path());
+    assert_eq!(output.status.code(), Some(1));
+    let b = broken.display();
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: {b}:4:1: field `temperature`: temperature NaN is not a number from 0 to 2\n\
+             error: {b}:5:1: field `maxTurns`: maxTurns is 0: the agent could never answer\n"
+        )
+    );
+
+    // A typo of its name suggests it, and an agent file that does not load is the answer
+    // for its name.
+    let typo = agentctl(&["run", "brokn", "-p", "hi"], home.path());
+    assert_eq!(
+        text(&typo.stderr),
+        "error: no agent named `brokn`; did you mean `broken`?\n"
+    );
+    std::fs::write(&broken, "---\nname: broken\nmaxTurns: [\n---\nAnswer.\n").unwrap();
+    let unloadable = agentctl(&["run", "broken", "-p", "hi"], home.path());
+    assert_eq!(unloadable.status.code(), Some(1));
+    assert!(
+        text(&unloadable.stderr).starts_with(&format!("error: {}:", broken.display())),
+        "{}",
+        text(&unloadable.stderr)
+    );
+}
+
+/// Runs agentctl in the example copy; kills it and fails if it has not finished within a
+/// minute (a hang is the bug these tests guard against; no speed is asserted).
+#[cfg(unix)]
+fn agentctl_or_hang(args: &[&str], home: &Path) -> Output {
+    let project = home.join("review-fix");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentctl"))
+        .arg("--project-dir")
+        .arg(&project)
+        .args(args)
+        .env("AGENTCTL_HOME", home)
+        .env("HOME", home)
+        .stdin(Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("agentctl {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn settings_that_link_to_dev_zero_or_a_fifo_fail_fast_with_the_file_named() {
+    let home = tempfile::tempdir().unwrap();
+    let project = example_project(home.path());
+    let settings = project.join(".agentctl/settings.json");
+    let _ = std::fs::remove_file(&settings);
+    std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
+    let output = agentctl_or_hang(&["agents", "list"], home.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: {}: is a character device (/dev/zero), not a regular file\n",
+            settings.display()
+        )
+    );
+
+    std::fs::remove_file(&settings).unwrap();
+    let status = Command::new("mkfifo").arg(&settings).status().unwrap();
+    assert!(status.success());
+    let output = agentctl_or_hang(&["run", "code-reviewer", "-p", "hi"], home.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "error: {}: is a FIFO, not a regular file\n",
+            settings.display()
+        )
+    );
+}

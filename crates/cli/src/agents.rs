@@ -12,7 +12,7 @@ mod validate;
 
 use crate::args::{AgentsCommand, GlobalArgs};
 use agentctl_config::Locations;
-use agentctl_definitions::{Diagnostic, Discovery, LoadedAgent, discover};
+use agentctl_definitions::{AgentLookupError, Diagnostic, Discovery, LoadedAgent, discover};
 use agentctl_session::Project;
 use std::io::Write as _;
 use std::path::Path;
@@ -37,21 +37,48 @@ fn discover_agents(context: &Project) -> Discovery {
     discover(&context.locations)
 }
 
-/// The effective agent called `name`, or an error naming close matches.
-fn find<'a>(discovery: &'a Discovery, name: &str) -> anyhow::Result<&'a LoadedAgent> {
-    if let Some(agent) = discovery.get(name) {
-        return Ok(agent);
+/// The runnable agent called `name`, or an error that says why there is none: the located
+/// errors of its file, or close names.
+pub(crate) fn find<'a>(discovery: &'a Discovery, name: &str) -> anyhow::Result<&'a LoadedAgent> {
+    discovery
+        .require(name)
+        .map_err(|error| anyhow::anyhow!(lookup_message(&error)))
+}
+
+/// The runnable agent `name` of a session runner, with a failed lookup in the CLI's words.
+pub(crate) fn require(
+    runner: &agentctl_session::SessionRunner,
+    name: &str,
+) -> anyhow::Result<agentctl_core::AgentDefinition> {
+    runner.require_agent(name).map_err(|error| match error {
+        agentctl_session::SessionError::Agent(lookup) => anyhow::anyhow!(lookup_message(&lookup)),
+        other => other.into(),
+    })
+}
+
+/// A failed lookup in the CLI's words. The located errors of a broken file each get a line
+/// (the first after `error: `, the next after their own `error: `).
+pub(crate) fn lookup_message(error: &AgentLookupError) -> String {
+    match error {
+        AgentLookupError::NotFound { name, similar } if similar.is_empty() => {
+            format!("no agent named `{name}`: run `agentctl agents list` to see the agents found")
+        }
+        AgentLookupError::NotFound { name, similar } => {
+            let similar: Vec<&str> = similar.iter().map(String::as_str).collect();
+            format!(
+                "no agent named `{name}`; did you mean {}?",
+                quoted_list(&similar)
+            )
+        }
+        other => {
+            let lines: Vec<String> = other
+                .diagnostics()
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            lines.join("\nerror: ")
+        }
     }
-    let similar = discovery.similar_names(name);
-    if similar.is_empty() {
-        anyhow::bail!(
-            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
-        );
-    }
-    anyhow::bail!(
-        "no agent named `{name}`; did you mean {}?",
-        quoted_list(&similar)
-    );
 }
 
 fn quoted_list(names: &[&str]) -> String {
@@ -95,15 +122,18 @@ fn located(diagnostic: &Diagnostic, locations: &Locations) -> String {
     out
 }
 
-/// Reports files that failed to load on stderr, as warnings: the command goes on without them.
+/// Reports files that failed to load, and agents whose definitions have errors, on stderr as
+/// warnings: the command goes on without them.
 fn report_load_errors(discovery: &Discovery, locations: &Locations) -> anyhow::Result<()> {
     let mut err = std::io::stderr().lock();
-    for error in &discovery.errors {
-        writeln!(
-            err,
-            "warning: {}",
-            located(&error.to_diagnostic(), locations)
-        )?;
+    let invalid = discovery.invalid.iter().flat_map(|invalid| &invalid.errors);
+    let diagnostics = discovery
+        .errors
+        .iter()
+        .map(|error| error.to_diagnostic())
+        .chain(invalid.cloned());
+    for diagnostic in diagnostics {
+        writeln!(err, "warning: {}", located(&diagnostic, locations))?;
     }
     Ok(())
 }

@@ -130,7 +130,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         builder = builder.record(recording.clone());
     }
     let runner = SessionRunner::new(&project, builder);
-    let agent = runner.require_agent(&agent)?;
+    let agent = crate::agents::require(&runner, &agent)?;
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
         warn(&format!(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"

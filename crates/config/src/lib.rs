@@ -6,12 +6,25 @@
 //! into one [`agentctl_core::Settings`] and remembers which layer set each value
 //! ([`LoadedSettings::entries`]). Errors name the file, line, column and key; unknown keys are
 //! warnings, not errors.
+//!
+//! [`read_input_file`] is how agentctl reads its own input files (settings, agent files,
+//! cassettes): regular files only, never more than a stated limit, never a blocking open;
+//! [`check_yaml_aliases`] keeps a small YAML file from expanding into a huge document.
 
+mod input;
 mod locations;
 mod settings;
+mod yaml;
 
+pub use input::{
+    FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
+    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file,
+};
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
     ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
     settings_schema,
+};
+pub use yaml::{
+    MAX_AGENT_ALIAS_VALUES, MAX_CASSETTE_ALIAS_VALUES, YamlAliasError, check_yaml_aliases,
 };

@@ -9,6 +9,7 @@
 mod merge;
 mod raw;
 
+use crate::input::{InputFileError, InputLimit, read_input_file};
 use crate::locations::Locations;
 use agentctl_core::Settings;
 use merge::{Origins, leaves, merge_layer};
@@ -20,14 +21,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// A settings file could not be read.
-    #[error("{path}: cannot read settings: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    /// A settings file could not be read, or was refused unread: not a regular file (a FIFO,
+    /// a device), larger than [`MAX_SETTINGS_BYTES`](crate::MAX_SETTINGS_BYTES), not UTF-8.
+    #[error(transparent)]
+    Read(#[from] InputFileError),
     /// A settings file is not valid JSON.
     #[error("{path}:{line}:{column}: {message}")]
     Parse {
@@ -242,18 +239,13 @@ pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigErro
     }
     for layer in candidates {
         let Some(path) = layer.path() else { continue };
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_input_file(path, InputLimit::SETTINGS) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(error) if error.is_not_found() => {
                 missing.push(layer);
                 continue;
             }
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+            Err(error) => return Err(error.into()),
         };
         let parsed = raw::parse_layer(path, &text)?;
         warnings.extend(parsed.warnings);

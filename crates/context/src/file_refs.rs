@@ -169,6 +169,16 @@ fn resolve(
         return Vec::new();
     }
     let exact = root.join(path);
+    if let Ok(metadata) = exact.metadata()
+        && !metadata.is_file()
+        && !metadata.is_dir()
+    {
+        // A FIFO would block the read forever, a device (`/dev/zero`) never end it.
+        warnings.push(format!(
+            "@file:{keyword} refused: it is not a regular file (a FIFO, socket or device)"
+        ));
+        return Vec::new();
+    }
     if exact.is_file() {
         if inside_root(root, &exact) {
             return vec![path.to_path_buf()];
@@ -237,9 +247,21 @@ fn inside_root(root: &Path, path: &Path) -> bool {
 }
 
 /// Reads at most the limits of a file, with a note when it was cut.
+///
+/// Only regular files are read: the type is checked before the open (a FIFO would block it)
+/// and again on the open file, in case the path was swapped in between.
 fn read_limited(path: &Path, limits: &FileRefLimits) -> Result<String, String> {
+    const NOT_REGULAR: &str = "not a regular file (a FIFO, socket or device): skipped";
+    let metadata = std::fs::metadata(path).map_err(|error| error.to_string())?;
+    if !metadata.is_file() {
+        return Err(NOT_REGULAR.into());
+    }
     let file = std::fs::File::open(path).map_err(|error| error.to_string())?;
-    let total_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let metadata = file.metadata().map_err(|error| error.to_string())?;
+    if !metadata.is_file() {
+        return Err(NOT_REGULAR.into());
+    }
+    let total_bytes = metadata.len();
     let mut bytes = Vec::new();
     file.take(limits.max_bytes as u64)
         .read_to_end(&mut bytes)
@@ -288,4 +310,39 @@ fn escape_text(text: &str) -> String {
 
 fn escape_attribute(text: &str) -> String {
     escape_text(text).replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A FIFO or a link to a device is refused with a warning, never opened: either would hang
+    /// the expansion (the test thread would block forever).
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_devices_are_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe.txt"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero.txt")).unwrap();
+        for name in ["pipe.txt", "zero.txt"] {
+            let out = expand_file_references(&root, &format!("read @file:{name}"));
+            assert!(out.files.is_empty(), "{name}");
+            assert_eq!(
+                out.warnings,
+                [format!(
+                    "@file:{name} refused: it is not a regular file (a FIFO, socket or device)"
+                )]
+            );
+        }
+        let error = read_limited(&root.join("pipe.txt"), &FileRefLimits::default()).unwrap_err();
+        assert_eq!(
+            error,
+            "not a regular file (a FIFO, socket or device): skipped"
+        );
+    }
 }

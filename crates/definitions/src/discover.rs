@@ -4,9 +4,11 @@
 //! project `.gemini/agents`, then global `$AGENTCTL_HOME/agents`, `~/.claude/agents/**`,
 //! `~/.gemini/agents`. The first agent of a name wins; later ones are reported as shadowed.
 
-use crate::error::{DefinitionError, ErrorKind};
+use crate::error::{DefinitionError, Diagnostic, ErrorKind};
+use crate::frontmatter;
 use crate::parse::{LoadedAgent, parse_bytes, read_capped};
 use crate::suggest;
+use crate::validate::definition_errors;
 use agentctl_config::Locations;
 use agentctl_core::{Scope, SourceFormat};
 use std::collections::HashMap;
@@ -86,39 +88,71 @@ pub struct Shadowed {
     pub shadowed_by: PathBuf,
 }
 
+/// An effective agent whose file loaded but whose definition has errors: it cannot run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvalidAgent {
+    /// The agent as loaded.
+    pub agent: LoadedAgent,
+    /// Its errors (an invalid name, a value out of range …), located in its file.
+    pub errors: Vec<Diagnostic>,
+}
+
 /// Everything [`discover`] found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Discovery {
-    /// The effective agents, one per name, sorted by name.
+    /// The effective, runnable agents, one per name, sorted by name.
     pub agents: Vec<LoadedAgent>,
-    /// Agents hidden by an effective one, sorted by name then precedence.
+    /// Effective agents whose definitions have errors, sorted by name. They still take their
+    /// place in precedence (an invalid project agent hides a global one of the same name, so
+    /// that fixing the file, not running the other agent, is what happens), but never run.
+    pub invalid: Vec<InvalidAgent>,
+    /// Agents hidden by an effective (or invalid) one, sorted by name then precedence.
     pub shadowed: Vec<Shadowed>,
     /// Files that could not be loaded, in discovery order.
     pub errors: Vec<DefinitionError>,
     /// Markdown files without front matter in Claude Code or Gemini CLI folders (such
     /// collections often hold a README): not agents, not errors.
     pub skipped: Vec<PathBuf>,
+    /// The `name:` written in files that failed to load, where it could be read.
+    pub(crate) declared_names: Vec<(PathBuf, String)>,
 }
 
 impl Discovery {
-    /// The effective agent of that name.
+    /// The effective agent of that name, if it can run. Use [`Discovery::require`] to learn why
+    /// there is none.
     pub fn get(&self, name: &str) -> Option<&LoadedAgent> {
         self.agents.iter().find(|agent| agent.name() == name)
     }
 
-    /// Every agent of that name, effective one first, then the shadowed ones.
-    pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
-        self.get(name).into_iter().chain(
-            self.shadowed
-                .iter()
-                .map(|s| &s.agent)
-                .filter(move |a| a.name() == name),
-        )
+    /// The effective agent of that name whose definition has errors, if that is what the name
+    /// finds.
+    pub fn get_invalid(&self, name: &str) -> Option<&InvalidAgent> {
+        self.invalid
+            .iter()
+            .find(|invalid| invalid.agent.name() == name)
     }
 
-    /// Names of effective agents close to `name`, closest first (for "did you mean").
+    /// Every agent of that name, effective (or invalid) one first, then the shadowed ones.
+    pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
+        self.get(name)
+            .or_else(|| self.get_invalid(name).map(|invalid| &invalid.agent))
+            .into_iter()
+            .chain(
+                self.shadowed
+                    .iter()
+                    .map(|s| &s.agent)
+                    .filter(move |a| a.name() == name),
+            )
+    }
+
+    /// Names of effective agents (runnable or invalid) close to `name`, closest first (for
+    /// "did you mean").
     pub fn similar_names(&self, name: &str) -> Vec<&str> {
-        suggest::similar(name, self.agents.iter().map(LoadedAgent::name))
+        let invalid = self.invalid.iter().map(|invalid| invalid.agent.name());
+        suggest::similar(
+            name,
+            self.agents.iter().map(LoadedAgent::name).chain(invalid),
+        )
     }
 }
 
@@ -170,7 +204,12 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
                 {
                     found.skipped.push(path);
                 }
-                Err(error) => found.errors.push(error),
+                Err(error) => {
+                    if let Some(name) = declared_name(&bytes, &path) {
+                        found.declared_names.push((path, name));
+                    }
+                    found.errors.push(error);
+                }
             }
         }
     }
@@ -183,16 +222,36 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
             }
             None => {
                 winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
-                found.agents.push(agent);
+                let errors = definition_errors(&agent);
+                if errors.is_empty() {
+                    found.agents.push(agent);
+                } else {
+                    found.invalid.push(InvalidAgent { agent, errors });
+                }
             }
         }
     }
     found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+    found
+        .invalid
+        .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
     // Stable sort: agents of the same name stay in precedence order.
     found
         .shadowed
         .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
     found
+}
+
+/// The `name:` of a file that failed to load, read line by line (its YAML may be broken), so
+/// that looking the agent up by that name reports the file's error.
+fn declared_name(bytes: &[u8], path: &Path) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let split = frontmatter::split(&text, path).ok()?;
+    split.yaml.lines().find_map(|line| {
+        let value = line.strip_prefix("name:")?.trim();
+        let value = value.trim_matches(|c| c == '"' || c == '\'');
+        (!value.is_empty()).then(|| value.to_owned())
+    })
 }
 
 fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<PathBuf> {
@@ -209,7 +268,9 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<Path
     let mut files = Vec::new();
     for entry in walker {
         match entry {
-            Ok(entry) if entry.file_type().is_file() && is_markdown(entry.path()) => {
+            // Anything but a folder is handed to the reader, which refuses FIFOs and devices
+            // with an error naming the file rather than skipping them without a word.
+            Ok(entry) if !entry.file_type().is_dir() && is_markdown(entry.path()) => {
                 files.push(entry.into_path());
             }
             Ok(_) => {}

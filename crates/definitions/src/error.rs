@@ -20,6 +20,8 @@ pub enum ErrorKind {
     Io,
     /// The file is larger than the size limit.
     FileTooLarge,
+    /// The path is a FIFO, device, socket or directory, not a regular file; it is never read.
+    NotRegularFile,
     /// The file is not valid UTF-8.
     NotUtf8,
     /// The file does not start with a `---` line.
@@ -28,6 +30,8 @@ pub enum ErrorKind {
     UnterminatedFrontMatter,
     /// The front matter is larger than its size limit.
     FrontMatterTooLarge,
+    /// YAML aliases in the front matter expand to more values than allowed.
+    AliasExpansion,
     /// The front matter is not valid YAML or a field has the wrong type.
     Yaml,
     /// The Markdown body (the system prompt) is empty.

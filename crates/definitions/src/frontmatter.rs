@@ -5,8 +5,6 @@
 use crate::error::{DefinitionError, ErrorKind, Result};
 use std::path::Path;
 
-/// Largest agent file read from disk.
-pub(crate) const MAX_FILE_BYTES: usize = 1024 * 1024;
 /// Largest front matter handed to the YAML parser.
 pub(crate) const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
 

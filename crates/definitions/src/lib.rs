@@ -3,10 +3,12 @@
 //! This crate reads agent files in three formats — agentctl's own (`.agentctl/agents/*.md`),
 //! Claude Code subagents (`.claude/agents/**/*.md`) and Gemini CLI agents (`.gemini/agents/*.md`)
 //! — and maps them onto [`agentctl_core::AgentDefinition`]. Every problem is reported with
-//! `path:line:col` and the field concerned.
+//! `path:line:col` and the field concerned. An agent whose definition has errors is found but
+//! never runnable; agent files are read through [`agentctl_config::read_input_file`]'s limits.
 //!
 //! - [`parse_str`] / [`parse_bytes`] / [`load_file`] load one file;
-//! - [`discover`] finds every agent of a project and the user, resolving precedence;
+//! - [`discover`] finds every agent of a project and the user, resolving precedence, and
+//!   [`Discovery::require`] finds the one to run by name (or says why it cannot);
 //! - [`validate`] runs the checks behind `agentctl agents validate`;
 //! - [`Template`] and [`render_agent_file`] write new agent files;
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
@@ -17,6 +19,7 @@ mod error;
 mod foreign;
 mod frontmatter;
 mod gemini;
+mod lookup;
 mod native;
 mod parse;
 mod schema;
@@ -26,8 +29,11 @@ mod validate;
 mod value;
 mod yaml_index;
 
-pub use discover::{AgentDir, Discovery, Shadowed, agent_dirs, discover, discover_in};
+pub use discover::{
+    AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,
+};
 pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
+pub use lookup::AgentLookupError;
 pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
 pub use schema::{SCHEMA_URL, agent_schema};
 pub use templates::{DEFAULT_PROMPT, Template, render_agent_file};

@@ -1,13 +1,15 @@
 //! Loading one agent file: bytes → front matter + body → [`LoadedAgent`].
 
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_yaml, line_col};
-use crate::frontmatter::{self, MAX_FILE_BYTES, Split};
+use crate::frontmatter::{self, Split};
 use crate::yaml_index::YamlIndex;
 use crate::{claude, gemini, native};
+use agentctl_config::{
+    InputLimit, InputProblem, MAX_AGENT_ALIAS_VALUES, check_yaml_aliases, read_input_bytes,
+};
 use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::Path;
 
 /// An agent definition as loaded from a file, with the warnings found while loading it
@@ -241,7 +243,29 @@ pub fn parse_str(
     scope: Scope,
 ) -> Result<LoadedAgent> {
     let split = frontmatter::split(text, path)?;
+    // Before anything expands the YAML: a few KiB of aliases can stand for gigabytes.
+    if let Err(error) = check_yaml_aliases(split.yaml, MAX_AGENT_ALIAS_VALUES) {
+        return Err(DefinitionError::new(
+            path,
+            ErrorKind::AliasExpansion,
+            split.yaml_line + error.line - 1,
+            error.column,
+            error.to_string(),
+        ));
+    }
     let index = YamlIndex::build(split.yaml);
+    if index.nulls.contains("name") {
+        let (line, col) = index.positions.get("name").copied().unwrap_or((1, 1));
+        return Err(DefinitionError::new(
+            path,
+            ErrorKind::Yaml,
+            split.yaml_line + line - 1,
+            col,
+            "`name` is null: give the agent a kebab-case name, e.g. `name: code-reviewer`"
+                .to_owned(),
+        )
+        .with_field("name"));
+    }
     let mut source = Source { path, split, index };
     if source.index.keys.is_empty() && !source.index.root_is_mapping && is_blank_yaml(split.yaml) {
         return Err(DefinitionError::new(
@@ -326,39 +350,24 @@ pub fn parse_bytes(
     }
 }
 
-/// Reads and parses an agent file. Files over 1 MiB are refused without being read.
+/// Reads and parses an agent file.
+///
+/// Only regular files of at most [`MAX_AGENT_FILE_BYTES`](agentctl_config::MAX_AGENT_FILE_BYTES)
+/// are read: FIFOs, devices and larger files are refused unread (see
+/// [`agentctl_config::read_input_file`]).
 pub fn load_file(path: &Path, format: SourceFormat, scope: Scope) -> Result<LoadedAgent> {
     let bytes = read_capped(path)?;
     parse_bytes(&bytes, path, format, scope)
 }
 
-/// Reads a file, refusing those over [`MAX_FILE_BYTES`].
+/// Reads an agent file through the bounded input reader, with errors as [`DefinitionError`]s.
 pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
-    let io_error = |error: std::io::Error| {
-        DefinitionError::new(
-            path,
-            ErrorKind::Io,
-            0,
-            0,
-            format!("cannot read the file: {error}"),
-        )
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_error)?;
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(DefinitionError::new(
-            path,
-            ErrorKind::FileTooLarge,
-            0,
-            0,
-            format!(
-                "the file is larger than {} MiB",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-        ));
-    }
-    Ok(bytes)
+    read_input_bytes(path, InputLimit::AGENT_FILE).map_err(|error| {
+        let kind = match &error.problem {
+            InputProblem::NotRegular { .. } => ErrorKind::NotRegularFile,
+            InputProblem::TooLarge { .. } => ErrorKind::FileTooLarge,
+            _ => ErrorKind::Io,
+        };
+        DefinitionError::new(path, kind, 0, 0, error.problem.to_string())
+    })
 }

@@ -134,6 +134,22 @@ pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
     }
 }
 
+/// The errors that make an agent unrunnable whatever the settings: an invalid name, field
+/// values out of range, an empty prompt. Discovery keeps agents with such errors out of
+/// [`Discovery::agents`](crate::Discovery::agents). Checks that depend on the settings (model,
+/// MCP servers) are left to [`validate`] and to the run itself.
+pub(crate) fn definition_errors(agent: &LoadedAgent) -> Vec<Diagnostic> {
+    [
+        required_fields(agent),
+        field_values(agent),
+        prompt_not_empty(agent),
+    ]
+    .into_iter()
+    .flat_map(|check| check.diagnostics)
+    .filter(|diagnostic| diagnostic.severity == Severity::Error)
+    .collect()
+}
+
 /// `code-reviewer`: lowercase letters and digits in words joined by single hyphens.
 pub(crate) fn is_kebab_case(name: &str) -> bool {
     !name.is_empty()
@@ -156,16 +172,21 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     } else {
         name.to_owned()
     };
+    // Claude Code documents names as lowercase letters and hyphens, Gemini CLI as a slug of
+    // lowercase letters, digits, hyphens and underscores: an invalid name is an error in every
+    // format (the agent could not be called by it reliably).
     if !is_kebab_case(&slug) || name.len() > 64 {
-        let severity = if format == SourceFormat::Native {
-            Severity::Error
+        let allowed = if format == SourceFormat::Gemini {
+            "lowercase letters, digits, hyphens and underscores"
         } else {
-            Severity::Warning
+            "lowercase letters, digits and hyphens"
         };
         out.push(agent.diagnostic(
-            severity,
+            Severity::Error,
             "name",
-            format!("`{name}` is not a valid name: use kebab-case (lowercase letters, digits and hyphens, up to 64 characters)"),
+            format!(
+                "`{name}` is not a valid name: use kebab-case ({allowed}, up to 64 characters)"
+            ),
         ));
     }
     if spec
@@ -255,10 +276,21 @@ fn field_values(agent: &LoadedAgent) -> Check {
     if let Some(temperature) = spec.temperature
         && !(0.0..=2.0).contains(&temperature)
     {
+        let problem = if temperature.is_finite() {
+            format!("temperature {temperature} is outside 0..=2")
+        } else {
+            // `.nan`, `.inf`, or a number too large for a float (`1e40`).
+            format!("temperature {temperature} is not a number from 0 to 2")
+        };
+        out.push(agent.diagnostic(Severity::Error, "temperature", problem));
+    }
+    if let Some(kind) = spec.kind.as_deref()
+        && kind != "agent"
+    {
         out.push(agent.diagnostic(
-            Severity::Error,
-            "temperature",
-            format!("temperature {temperature} is outside 0..=2"),
+            Severity::Warning,
+            "kind",
+            format!("unknown kind `{kind}`: expected `agent`; the file is read as an agent"),
         ));
     }
     if spec.max_turns == Some(0) {

@@ -4,8 +4,8 @@
 //! deserialisation (unknown fields, bad regexes, unknown tools …) look the field's position up
 //! here by its path: `model`, `tools.allow[1]`, `triggers[0].regex[0]`.
 
-use saphyr_parser::{Event, Parser};
-use std::collections::HashMap;
+use saphyr_parser::{Event, Parser, ScalarStyle};
+use std::collections::{HashMap, HashSet};
 
 /// One segment of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,13 @@ pub(crate) struct YamlIndex {
     pub keys: Vec<KeyEntry>,
     /// Whether the document's root is a mapping.
     pub root_is_mapping: bool,
+    /// Paths of mapping values written as YAML null (`~`, `null`, or nothing at all).
+    pub nulls: HashSet<String>,
+}
+
+/// A plain scalar that YAML reads as null.
+fn is_null(value: &str, style: ScalarStyle) -> bool {
+    style == ScalarStyle::Plain && matches!(value, "" | "~" | "null" | "Null" | "NULL")
 }
 
 enum Frame {
@@ -97,7 +104,14 @@ impl YamlIndex {
                     }
                     Some(Frame::Skip) => None,
                     Some(Frame::Map { segments, key }) => match key.take() {
-                        Some(path) => Some(path),
+                        Some(path) => {
+                            if let Event::Scalar(value, style, ..) = &event
+                                && is_null(value, *style)
+                            {
+                                index.nulls.insert(join(&path));
+                            }
+                            Some(path)
+                        }
                         None => {
                             if let Event::Scalar(value, ..) = &event {
                                 let mut path = segments.clone();
@@ -172,6 +186,14 @@ mod tests {
                 "triggers[0].regex"
             ]
         );
+    }
+
+    #[test]
+    fn records_null_values() {
+        let index = YamlIndex::build("name:\na: ~\nb: null\nc: 'null'\nd: {e: NULL}\nf: x\n");
+        let mut nulls: Vec<&str> = index.nulls.iter().map(String::as_str).collect();
+        nulls.sort_unstable();
+        assert_eq!(nulls, ["a", "b", "d.e", "name"]);
     }
 
     #[test]

@@ -7,5 +7,7 @@ mod suite {
     mod broken;
     mod fixtures;
     mod golden;
+    mod inputs;
+    mod lookup;
     mod never_panics;
 }

@@ -16,11 +16,18 @@
 //!     response: { text: The reviewer's findings are in the history. }
 //!   - error: { status: 429, message: slow down }
 //! ```
+//!
+//! Cassette files are read through [`agentctl_config::read_input_file`]: a regular file of at
+//! most [`MAX_CASSETTE_BYTES`](agentctl_config::MAX_CASSETTE_BYTES), never a FIFO or device;
+//! and their YAML aliases may not expand them by more than
+//! [`MAX_CASSETTE_ALIAS_VALUES`](agentctl_config::MAX_CASSETTE_ALIAS_VALUES) values.
 
+use agentctl_config::{InputLimit, MAX_CASSETTE_ALIAS_VALUES, check_yaml_aliases, read_input_file};
 use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelRequest, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::path::Path;
 
 /// A whole cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,8 +199,20 @@ pub(crate) fn last_tool_result(request: &ModelRequest) -> Option<&str> {
 }
 
 impl Cassette {
+    /// The text of a cassette file, read within the input limits.
+    pub fn read_file(path: &Path) -> Result<String, ProviderError> {
+        read_input_file(path, InputLimit::CASSETTE)
+            .map_err(|error| ProviderError::Script(format!("cannot read cassette {error}")))
+    }
+
     /// Parses and checks a cassette; errors name `origin` and the line and column.
     pub fn parse(yaml: &str, origin: &str) -> Result<Self, ProviderError> {
+        check_yaml_aliases(yaml, MAX_CASSETTE_ALIAS_VALUES).map_err(|error| {
+            ProviderError::Script(format!(
+                "{origin}:{}:{}: invalid cassette: {error}",
+                error.line, error.column
+            ))
+        })?;
         let cassette: Cassette = serde_norway::from_str(yaml).map_err(|error| {
             let at = error
                 .location()
@@ -225,5 +244,77 @@ impl Cassette {
     pub fn to_yaml(&self) -> Result<String, ProviderError> {
         serde_norway::to_string(self)
             .map_err(|error| ProviderError::Script(format!("cannot write cassette: {error}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Reads on another thread, so that a regression fails the test instead of hanging it.
+    fn read_or_hang(path: &Path) -> Result<String, ProviderError> {
+        let path = path.to_path_buf();
+        let (send, receive) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(Cassette::read_file(&path));
+        });
+        receive
+            .recv_timeout(Duration::from_secs(60))
+            .expect("reading the cassette hung")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_cassette_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("c.yaml");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let error = read_or_hang(&fifo).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "cannot read cassette {}: is a FIFO, not a regular file",
+                fifo.display()
+            )
+        );
+    }
+
+    #[test]
+    fn an_oversized_cassette_is_refused_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.yaml");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(64 << 30)
+            .unwrap();
+        let error = read_or_hang(&path).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "cannot read cassette {}: is 64 GiB; cassettes are limited to 16 MiB",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_before_it_expands() {
+        let items = vec!["x"; 2000].join(",");
+        let refs = vec!["*a"; 1000].join(",");
+        let yaml = format!(
+            "version: 1\nturns:\n  - response:\n      text: hi\n      toolCalls:\n        - name: t\n          arguments: {{a: &a [{items}], b: [{refs}]}}\n"
+        );
+        let error = Cassette::parse(&yaml, "bomb.yaml").unwrap_err().to_string();
+        assert!(error.starts_with("bomb.yaml:7:"), "{error}");
+        assert!(error.contains("more than 1000000 values"), "{error}");
+        // Ordinary reuse is fine.
+        let reuse = "version: 1\nturns:\n  - response: &r {text: hi}\n  - response: *r\n";
+        assert_eq!(Cassette::parse(reuse, "r.yaml").unwrap().turns.len(), 2);
     }
 }

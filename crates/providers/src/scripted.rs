@@ -60,11 +60,10 @@ impl ScriptedProvider {
         })
     }
 
-    /// Reads a cassette file.
+    /// Reads a cassette file: a regular file of at most 16 MiB (FIFOs and devices are refused
+    /// unread).
     pub fn from_file(path: &Path) -> Result<Self, ProviderError> {
-        let yaml = std::fs::read_to_string(path).map_err(|error| {
-            ProviderError::Script(format!("cannot read cassette {}: {error}", path.display()))
-        })?;
+        let yaml = Cassette::read_file(path)?;
         Self::from_yaml(&yaml, &path.display().to_string())
     }
 

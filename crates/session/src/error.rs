@@ -3,6 +3,7 @@
 use agentctl_config::ConfigError;
 use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
+use agentctl_definitions::AgentLookupError;
 use agentctl_tools::RiskLevelError;
 use std::path::PathBuf;
 
@@ -20,14 +21,9 @@ pub enum SessionError {
     /// A settings file is unreadable or invalid.
     #[error(transparent)]
     Settings(#[from] ConfigError),
-    /// No agent of that name loaded.
-    #[error("no agent named `{name}`{}", did_you_mean(.similar))]
-    NoAgent {
-        /// The name asked for.
-        name: String,
-        /// Loaded agents with close names.
-        similar: Vec<String>,
-    },
+    /// No runnable agent of that name: the located errors of its file, or close names.
+    #[error(transparent)]
+    Agent(#[from] AgentLookupError),
     /// The session store failed.
     #[error(transparent)]
     Store(#[from] ContextError),
@@ -57,12 +53,4 @@ pub enum SessionError {
         /// Why.
         message: String,
     },
-}
-
-fn did_you_mean(similar: &[String]) -> String {
-    if similar.is_empty() {
-        return String::new();
-    }
-    let names: Vec<String> = similar.iter().map(|name| format!("`{name}`")).collect();
-    format!("; did you mean {}?", names.join(", "))
 }

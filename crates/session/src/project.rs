@@ -4,7 +4,7 @@
 use crate::error::SessionError;
 use agentctl_config::{LoadedSettings, Locations, load_settings};
 use agentctl_context::SqliteStore;
-use agentctl_core::{AgentDefinition, Settings};
+use agentctl_core::Settings;
 use agentctl_definitions::{Discovery, discover};
 use std::path::{Path, PathBuf};
 
@@ -68,25 +68,6 @@ impl Project {
     /// Every agent file of the project and the user, with load errors and shadowed agents.
     pub fn discover(&self) -> Discovery {
         discover(&self.locations)
-    }
-
-    /// The effective agent called `name`, or an error naming close matches.
-    pub fn require_agent(
-        &self,
-        discovery: &Discovery,
-        name: &str,
-    ) -> Result<AgentDefinition, SessionError> {
-        match discovery.get(name) {
-            Some(agent) => Ok(agent.definition.clone()),
-            None => Err(SessionError::NoAgent {
-                name: name.to_owned(),
-                similar: discovery
-                    .similar_names(name)
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-            }),
-        }
     }
 
     /// Where the session database is: `<project>/.agentctl/sessions.db`, or

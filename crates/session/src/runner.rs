@@ -88,20 +88,10 @@ impl SessionRunner {
         &self.discovery
     }
 
-    /// The effective agent called `name`, or an error naming close matches.
+    /// The runnable agent called `name`; otherwise the located errors of the file that would
+    /// define it, or close names ([`Discovery::require`]).
     pub fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
-        match self.discovery.get(name) {
-            Some(agent) => Ok(agent.definition.clone()),
-            None => Err(SessionError::NoAgent {
-                name: name.to_owned(),
-                similar: self
-                    .discovery
-                    .similar_names(name)
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-            }),
-        }
+        Ok(self.discovery.require(name)?.definition.clone())
     }
 
     /// The runtime builder.

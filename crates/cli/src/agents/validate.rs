@@ -12,7 +12,10 @@ pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<Exit
     let discovery = discover_agents(context);
     let settings = &context.settings.settings;
     let reports: Vec<ValidationReport> = match &args.name {
-        Some(name) => match discovery.get(name) {
+        Some(name) => match discovery
+            .get(name)
+            .or_else(|| discovery.get_invalid(name).map(|invalid| &invalid.agent))
+        {
             Some(agent) => vec![validate(agent, settings)],
             // A file that fails to load has no name; match it by file stem.
             None => {
@@ -32,6 +35,7 @@ pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<Exit
             let mut reports: Vec<ValidationReport> = discovery
                 .agents
                 .iter()
+                .chain(discovery.invalid.iter().map(|invalid| &invalid.agent))
                 .chain(discovery.shadowed.iter().map(|s| &s.agent))
                 .map(|agent| validate(agent, settings))
                 .collect();

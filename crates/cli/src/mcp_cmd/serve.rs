@@ -27,9 +27,9 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
         );
     } else {
         for name in &args.agents {
-            agents.push(runner.require_agent(name).map_err(|error| {
-                anyhow::anyhow!("--agents: {error}; run `agentctl agents list`")
-            })?);
+            let agent = crate::agents::require(&runner, name)
+                .map_err(|error| anyhow::anyhow!("--agents: {error}"))?;
+            agents.push(agent);
         }
     }
     anyhow::ensure!(

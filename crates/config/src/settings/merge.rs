@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 /// Paths whose entries are replaced whole instead of merged field by field.
 const REPLACED_WHOLE: &[&str] = &["mcpServers"];
@@ -16,6 +17,9 @@ const REPLACED_WHOLE: &[&str] = &["mcpServers"];
 pub(super) type Origins = BTreeMap<String, usize>;
 
 /// Merges `overlay`, the keys set by layer `layer`, into `base`.
+///
+/// Linear in the size of `overlay`: each leaf costs one origin update, plus the origins of
+/// whatever it replaces.
 pub(super) fn merge_layer(
     base: &mut Map<String, Value>,
     overlay: Map<String, Value>,
@@ -26,17 +30,33 @@ pub(super) fn merge_layer(
     let entries_are_whole = REPLACED_WHOLE.contains(&prefix);
     for (key, value) in overlay {
         let path = join(prefix, &key);
-        match (base.get_mut(&key), value) {
+        let (old, value) = match (base.get_mut(&key), value) {
             (Some(Value::Object(inner)), Value::Object(overlay)) if !entries_are_whole => {
+                if inner.is_empty() && !overlay.is_empty() {
+                    // The empty object was a leaf; its keys are now.
+                    origins.remove(&path);
+                }
                 merge_layer(inner, overlay, &path, layer, origins);
+                continue;
             }
-            (_, value) => {
-                forget(origins, &path);
-                record(&value, &path, layer, origins);
-                base.insert(key, value);
+            (old, value) => (old.map(|old| has_leaves_below(old)), value),
+        };
+        match old {
+            Some(true) => forget_below(origins, &path),
+            // A leaf (scalar, array, empty object) has its one origin at its own path.
+            Some(false) if has_leaves_below(&value) => {
+                origins.remove(&path);
             }
+            _ => {}
         }
+        record(&value, path, layer, origins);
+        base.insert(key, value);
     }
+}
+
+/// True for a non-empty object: its leaves are recorded below its path, not at it.
+fn has_leaves_below(value: &Value) -> bool {
+    matches!(value, Value::Object(map) if !map.is_empty())
 }
 
 /// The leaves of `value` as `(dotted path, value)`, in the value's own key order. Arrays and empty objects are
@@ -58,16 +78,34 @@ fn collect<'a>(value: &'a Value, path: String, out: &mut Vec<(String, &'a Value)
     }
 }
 
-fn record(value: &Value, path: &str, layer: usize, origins: &mut Origins) {
-    for (leaf, _) in leaves(value) {
-        origins.insert(join(path, &leaf), layer);
+fn record(value: &Value, path: String, layer: usize, origins: &mut Origins) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, inner) in map {
+                record(inner, join(&path, key), layer, origins);
+            }
+        }
+        _ => {
+            origins.insert(path, layer);
+        }
     }
 }
 
-/// Drops the origins of `path` and everything under it: a later layer replaced them.
-fn forget(origins: &mut Origins, path: &str) {
+/// Drops the origins of everything under `path` (`path.…`): a later layer replaced them.
+///
+/// Those keys are one contiguous range of the sorted map, so this costs the number of keys
+/// dropped, not the size of the map: a walk over every origin for each key made loading a file
+/// of 40,000 aliases quadratic (minutes in a debug build).
+fn forget_below(origins: &mut Origins, path: &str) {
     let below = format!("{path}.");
-    origins.retain(|key, _| key != path && !key.starts_with(&below));
+    let doomed: Vec<String> = origins
+        .range::<str, _>((Bound::Included(below.as_str()), Bound::Unbounded))
+        .take_while(|(key, _)| key.starts_with(&below))
+        .map(|(key, _)| key.clone())
+        .collect();
+    for key in doomed {
+        origins.remove(&key);
+    }
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -133,6 +171,29 @@ mod tests {
         assert!(!origins.contains_key("mcpServers.gh.command"));
         assert_eq!(origins["mcpServers.gh.url"], 2);
         assert_eq!(origins["mcpServers.db.command"], 1);
+    }
+
+    #[test]
+    fn origins_follow_objects_replaced_by_leaves_and_back() {
+        let mut base = Map::new();
+        let mut origins = Origins::new();
+        let layers = [
+            json!({"a": {"x": 1, "y": {"z": 2}}, "a-b": 1, "b": 1, "c": {}}),
+            json!({"a": {"y": 3}, "b": {"p": 1, "q": 2}, "c": {"r": 1}}),
+            json!({"a": 4, "b": {"p": 5}}),
+        ];
+        for (layer, value) in layers.into_iter().enumerate() {
+            merge_layer(&mut base, object(value), "", layer, &mut origins);
+        }
+        assert_eq!(
+            Value::Object(base),
+            json!({"a": 4, "a-b": 1, "b": {"p": 5, "q": 2}, "c": {"r": 1}})
+        );
+        let expected: Origins = [("a", 2), ("a-b", 0), ("b.p", 2), ("b.q", 1), ("c.r", 1)]
+            .into_iter()
+            .map(|(key, layer)| (key.to_owned(), layer))
+            .collect();
+        assert_eq!(origins, expected);
     }
 
     #[test]

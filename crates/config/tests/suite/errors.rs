@@ -102,24 +102,31 @@ fn bad_values_deep_in_maps_and_enums_are_located() {
 }
 
 #[test]
-fn an_unreadable_file_names_its_path() {
+fn a_directory_in_place_of_the_file_names_its_path() {
     let sandbox = Sandbox::new();
     std::fs::create_dir(sandbox.global_file()).unwrap();
     let error = load_settings(&sandbox.locations()).unwrap_err();
-    assert!(matches!(error, ConfigError::Read { .. }), "{error:?}");
-    assert!(
-        error.to_string().starts_with(&format!(
-            "{}: cannot read settings",
+    assert!(matches!(error, ConfigError::Read(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: is a directory, not a regular file",
             sandbox.global_file().display()
-        )),
-        "{error}"
+        )
     );
 }
 
 #[test]
-fn non_utf8_text_is_a_read_error() {
+fn non_utf8_text_is_a_located_read_error() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.project_file(), b"{\"aliases\": {\"x\": \"\xff\"}}").unwrap();
     let error = load_settings(&sandbox.locations()).unwrap_err();
-    assert!(matches!(error, ConfigError::Read { .. }), "{error:?}");
+    assert!(matches!(error, ConfigError::Read(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:1:20: the file is not valid UTF-8 (byte offset 19): save it as UTF-8",
+            sandbox.project_file().display()
+        )
+    );
 }

@@ -152,3 +152,64 @@ fn yaml_bombs_are_refused() {
         .is_err()
     );
 }
+
+#[test]
+fn a_wide_alias_bomb_is_refused_before_it_expands() {
+    // One anchored list of 4,000 values referred to 4,000 times: 16 million values from 20 KB.
+    // serde_norway's own limit counts alias jumps, not values, and let this through (30 s and
+    // gigabytes in a debug build); the alias budget refuses it at the alias that goes over.
+    let items = vec!["x"; 4000].join(",");
+    let refs = vec!["*a"; 4000].join(",");
+    for (field, yaml) in [
+        ("extra", format!("a: &a [{items}]\nb: [{refs}]\n")),
+        (
+            "schema",
+            format!("a: &a [{items}]\nguardrails:\n  - name: g\n    schema: [{refs}]\n"),
+        ),
+    ] {
+        let text = format!("---\nname: bomb\ndescription: d\n{yaml}---\nP\n");
+        for format in [
+            SourceFormat::Native,
+            SourceFormat::Claude,
+            SourceFormat::Gemini,
+        ] {
+            let error = parse_str(&text, Path::new("bomb.md"), format, Scope::Project).unwrap_err();
+            assert_eq!(error.kind, ErrorKind::AliasExpansion, "{field} {format:?}");
+            assert!(
+                error.to_string().starts_with("bomb.md:5:")
+                    || error.to_string().starts_with("bomb.md:7:"),
+                "{error}"
+            );
+            assert!(error.message.contains("more than 100000 values"), "{error}");
+        }
+    }
+}
+
+#[test]
+fn a_null_name_is_an_error_in_every_format() {
+    for value in ["null", "~", "", "Null"] {
+        for format in [
+            SourceFormat::Native,
+            SourceFormat::Claude,
+            SourceFormat::Gemini,
+        ] {
+            let text = format!("---\ndescription: d\nname: {value}\n---\nP\n");
+            let error = parse_str(&text, Path::new("x.md"), format, Scope::Project).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "x.md:3:1: field `name`: `name` is null: give the agent a kebab-case name, e.g. `name: code-reviewer`",
+                "{value:?} {format:?}"
+            );
+        }
+    }
+    // Quoted, `null` is a string like any other.
+    let quoted = "---\nname: 'null'\ndescription: d\n---\nP\n";
+    let agent = parse_str(
+        quoted,
+        Path::new("x.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    )
+    .unwrap();
+    assert_eq!(agent.name(), "null");
+}

@@ -4,7 +4,7 @@
 //! set of inline files modelled on published agents.
 
 use agentctl_core::{Scope, Settings, SourceFormat};
-use agentctl_definitions::{parse_str, validate};
+use agentctl_definitions::{AgentDir, discover_in, parse_str, validate};
 use std::path::{Path, PathBuf};
 
 fn load_folder(folder: &str, format: SourceFormat) -> usize {
@@ -21,6 +21,11 @@ fn load_folder(folder: &str, format: SourceFormat) -> usize {
             .unwrap_or_else(|e| panic!("{} does not load: {e}", entry.display()));
         let report = validate(&agent, &Settings::default());
         assert!(report.checks[0].passed, "{report:?}");
+        // Names, values and prompts of published files are valid: such agents can run.
+        for check in ["required fields", "field values", "prompt not empty"] {
+            let check = report.checks.iter().find(|c| c.name == check).unwrap();
+            assert!(check.passed, "{}: {check:?}", entry.display());
+        }
         count += 1;
     }
     count
@@ -50,6 +55,28 @@ fn shared_fixture_folders_load() {
 }
 
 #[test]
+fn shared_fixture_folders_are_discovered_as_runnable() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dirs = [
+        ("claude", SourceFormat::Claude, true),
+        ("gemini", SourceFormat::Gemini, false),
+    ]
+    .map(|(folder, format, recursive)| AgentDir {
+        path: root.join(folder),
+        format,
+        scope: Scope::Project,
+        recursive,
+    });
+    let found = discover_in(&dirs);
+    assert!(found.errors.is_empty(), "{:?}", found.errors);
+    assert!(found.invalid.is_empty(), "{:?}", found.invalid);
+    assert!(found.agents.len() >= 10, "{}", found.agents.len());
+    for agent in &found.agents {
+        assert_eq!(found.require(agent.name()).unwrap().path(), agent.path());
+    }
+}
+
+#[test]
 fn published_claude_styles_load() {
     let files = [
         // Claude Code docs style: comma-separated tools, `model: inherit`.
@@ -76,6 +103,13 @@ fn published_claude_styles_load() {
         assert!(unknown.is_empty(), "{unknown:?}");
         assert_eq!(agent.definition.source.format, SourceFormat::Claude);
         assert!(!agent.definition.system_prompt.is_empty());
+        let report = validate(&agent, &Settings::default());
+        let errors: Vec<String> = report
+            .diagnostics()
+            .filter(|d| d.severity == agentctl_definitions::Severity::Error)
+            .map(ToString::to_string)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
     }
     let planner = parse_str(
         files[4],
