@@ -10,6 +10,7 @@ mod cli {
     mod concurrency;
     mod mcp;
     mod run;
+    mod secrets;
     mod sessions;
     mod sessions_run;
     // Reads `/proc` to find the tool's processes.

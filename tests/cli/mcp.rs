@@ -1,24 +1,9 @@
 //! MCP tools through the CLI: `agents tools` and `run` with the real everything server.
 
+use super::support::everything_server;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-/// The npm-installed everything server; missing is a failure under CI, a skip elsewhere.
-fn everything() -> Option<PathBuf> {
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("crates/mcp/tests/servers/node_modules/.bin/mcp-server-everything");
-    if bin.exists() {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run `npm ci --prefix crates/mcp/tests/servers`",
-        bin.display()
-    );
-    eprintln!("skipped: the MCP reference servers are not installed");
-    None
-}
 
 const CASSETTE: &str = r#"
 version: 1
@@ -64,7 +49,9 @@ fn agentctl(root: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn allow_list_of_one_mcp_tool_is_the_effective_set_and_runs() {
-    let Some(server) = everything() else { return };
+    let Some(server) = everything_server() else {
+        return;
+    };
     let (_tmp, root) = project(&server);
     let output = agentctl(&root, &["agents", "tools", "echoer", "--format", "json"]);
     assert!(

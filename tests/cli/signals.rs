@@ -1,9 +1,6 @@
 //! `agentctl run` stopped by SIGTERM, SIGINT or SIGHUP while its bash tool runs `sleep 30 |
 //! cat`: it exits with 128 + the signal's number within seconds, the run is recorded as
 //! `cancelled`, and nothing of the tool's process group is left running.
-//!
-//! The last check waits for the bash tool to kill its whole process group when its call is
-//! dropped on cancellation (the sandbox branch); until then it is an ignored test of its own.
 
 use super::support::TestProject;
 use agentctl_context::{RunLog as _, RunStatus, SessionLog as _};
@@ -202,7 +199,6 @@ fn sighup_cancels_the_run_and_exits_129() {
 }
 
 #[test]
-#[ignore = "needs the bash process-group kill from the sandbox branch"]
 fn a_stopping_signal_leaves_nothing_of_the_tools_process_group() {
     for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
         let pgid = stopped_by(signal, code);

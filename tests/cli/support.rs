@@ -174,3 +174,19 @@ impl ServedModel {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// The npm-installed MCP everything server; missing is a failure under CI, a skip elsewhere.
+pub fn everything_server() -> Option<std::path::PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/mcp/tests/servers/node_modules/.bin/mcp-server-everything");
+    if bin.exists() {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: run `npm ci --prefix crates/mcp/tests/servers`",
+        bin.display()
+    );
+    eprintln!("skipped: the MCP reference servers are not installed");
+    None
+}

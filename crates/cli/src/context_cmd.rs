@@ -10,8 +10,7 @@ use agentctl_context::{
     ModeInputs, ResolvedMode, SessionInfo, SessionLog, SqliteStore, resolve_mode,
 };
 use agentctl_core::{AgentsSettings, ContextMode};
-use agentctl_definitions::{Discovery, discover};
-use anyhow::Context as _;
+use agentctl_definitions::discover;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -62,7 +61,10 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let file_mode = find_agent(&discovery, name)?;
+    let file_mode = crate::agents::find(&discovery, name)?
+        .definition
+        .spec
+        .context_mode;
     if changing {
         let (Some(store), Some(session)) = (store.as_ref(), session.as_ref()) else {
             anyhow::bail!("no session to change: pass --session ID or run an agent first");
@@ -121,20 +123,6 @@ fn overrides(
         (Some(store), Some(session)) => Ok(store.mode_overrides(&session.id)?),
         _ => Ok(BTreeMap::new()),
     }
-}
-
-fn find_agent(discovery: &Discovery, name: &str) -> anyhow::Result<Option<ContextMode>> {
-    if let Some(agent) = discovery.get(name) {
-        return Ok(agent.definition.spec.context_mode);
-    }
-    let similar = discovery.similar_names(name);
-    if similar.is_empty() {
-        anyhow::bail!(
-            "no agent named `{name}`: run `agentctl agents list` to see the agents found"
-        );
-    }
-    Err(anyhow::anyhow!("no agent named `{name}`"))
-        .with_context(|| format!("did you mean {}?", similar.join(", ")))
 }
 
 fn report(

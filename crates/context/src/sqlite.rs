@@ -28,6 +28,7 @@ mod schema;
 mod sessions;
 
 use crate::error::{ContextError, Result};
+use agentctl_core::Redactor;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -63,6 +64,8 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: String,
+    /// Masks secrets in everything written: messages, steps, summaries, titles.
+    redactor: Redactor,
 }
 
 /// Errors inside a store operation, before the file path is attached.
@@ -169,7 +172,20 @@ impl SqliteStore {
         Ok(Self {
             conn: Mutex::new(conn),
             path,
+            redactor: Redactor::default(),
         })
+    }
+
+    /// The same store, masking the secrets `redactor` knows in every message, step, summary
+    /// and title it writes: what a tool or a model echoed never lands in the file.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The secrets masked on write.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Runs `f` on the connection and attaches the file path to its errors. For reads: a write

@@ -2,9 +2,10 @@
 //! are confined to, the agents found, and the session store.
 
 use crate::error::SessionError;
+use crate::secrets::secrets_of;
 use agentctl_config::{LoadedSettings, Locations, load_settings};
 use agentctl_context::SqliteStore;
-use agentctl_core::Settings;
+use agentctl_core::{Redactor, Settings};
 use agentctl_definitions::{Discovery, discover};
 use std::path::{Path, PathBuf};
 
@@ -86,13 +87,15 @@ impl Project {
         if !create && !path.exists() {
             return Ok(None);
         }
-        open_store_file(&path).map(Some)
+        let secrets = secrets_of(self.settings(), &[], std::env::vars_os());
+        open_store_file(&path, secrets).map(Some)
     }
 }
 
-/// Opens (creating) the store at `path`; a project store gets its `.gitignore`.
-pub(crate) fn open_store_file(path: &Path) -> Result<SqliteStore, SessionError> {
-    let store = SqliteStore::open(path)?;
+/// Opens (creating) the store at `path`, masking `secrets` in what it writes; a project store
+/// gets its `.gitignore`.
+pub(crate) fn open_store_file(path: &Path, secrets: Redactor) -> Result<SqliteStore, SessionError> {
+    let store = SqliteStore::open(path)?.with_redactor(secrets);
     keep_out_of_git(path);
     Ok(store)
 }

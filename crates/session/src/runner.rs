@@ -125,7 +125,10 @@ impl SessionRunner {
         if !self.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
-        let store = Arc::new(open_store_file(&self.store_path)?);
+        let store = Arc::new(open_store_file(
+            &self.store_path,
+            self.builder.secrets().clone(),
+        )?);
         SessionHandle::open(store, choice, first_prompt, self.settings.clone()).map(Some)
     }
 

@@ -11,12 +11,14 @@ use crate::scope::ContextScope;
 use crate::store::MessageLog;
 use crate::tokens::estimate_tokens;
 use agentctl_core::Message;
+use agentctl_core::Redactor;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 /// Inserts messages inside the caller's transaction and touches the session.
 pub(crate) fn insert_messages(
     conn: &Connection,
+    redactor: &Redactor,
     session: &str,
     run: Option<RunId>,
     messages: &[NewMessage],
@@ -29,7 +31,9 @@ pub(crate) fn insert_messages(
     )?;
     let mut ids = Vec::with_capacity(messages.len());
     for new in messages {
-        let content = serde_json::to_string(&new.message)
+        let mut message = new.message.clone();
+        redactor.redact_message(&mut message);
+        let content = serde_json::to_string(&message)
             .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
         // Sub-agent steps never reach the timeline, whatever the caller asked.
         let visible = new.visible && !new.scope.is_sub();
@@ -39,10 +43,10 @@ pub(crate) fn insert_messages(
             MAIN_TIMELINE,
             new.scope.to_string(),
             new.agent,
-            role_of(&new.message),
+            role_of(&message),
             content,
             visible,
-            estimate_tokens(&new.message),
+            estimate_tokens(&message),
             now,
         ])?;
         ids.push(conn.last_insert_rowid());
@@ -100,7 +104,7 @@ impl MessageLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         self.write(|tx| {
             require_session(tx, session)?;
-            insert_messages(tx, session, run, messages)
+            insert_messages(tx, self.redactor(), session, run, messages)
         })
     }
 
@@ -169,6 +173,7 @@ impl MessageLog for SqliteStore {
         until_message_id: MessageId,
         summary_text: &str,
     ) -> Result<ContextSummary> {
+        let summary_text = &*self.redactor().redact(summary_text);
         self.write(|tx| {
             require_session(tx, session)?;
             let now = now_ms();

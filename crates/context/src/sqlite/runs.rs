@@ -10,6 +10,7 @@ use crate::record::{
 };
 use crate::scope::ContextScope;
 use crate::store::RunLog;
+use agentctl_core::Redactor;
 use agentctl_core::{ContextMode, Message, Usage};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
@@ -80,7 +81,12 @@ fn load_run(conn: &Connection, run: RunId) -> FaultResult<RunRecord> {
     decode_run(raw)
 }
 
-fn insert_steps(conn: &Connection, run: RunId, steps: &[NewStep]) -> FaultResult<()> {
+fn insert_steps(
+    conn: &Connection,
+    redactor: &Redactor,
+    run: RunId,
+    steps: &[NewStep],
+) -> FaultResult<()> {
     if steps.is_empty() {
         return Ok(());
     }
@@ -99,7 +105,7 @@ fn insert_steps(conn: &Connection, run: RunId, steps: &[NewStep]) -> FaultResult
             run,
             index,
             step.kind,
-            step.content.to_string(),
+            redactor.redact(&step.content.to_string()),
             now
         ])?;
     }
@@ -195,8 +201,9 @@ impl RunLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         self.write(|tx| {
             let record = load_run(tx, run)?;
-            let ids = insert_messages(tx, &record.session_id, Some(run), messages)?;
-            insert_steps(tx, run, steps)?;
+            let ids =
+                insert_messages(tx, self.redactor(), &record.session_id, Some(run), messages)?;
+            insert_steps(tx, self.redactor(), run, steps)?;
             Ok(ids)
         })
     }
@@ -225,11 +232,18 @@ impl RunLog for SqliteStore {
                 Some(&record.agent),
                 Message::assistant(text),
             );
-            let ids = insert_messages(tx, &record.session_id, Some(run), &[message])?;
+            let ids = insert_messages(
+                tx,
+                self.redactor(),
+                &record.session_id,
+                Some(run),
+                &[message],
+            )?;
             let content = serde_json::to_value(handoff)
                 .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
             insert_steps(
                 tx,
+                self.redactor(),
                 run,
                 &[NewStep {
                     kind: "handoff".into(),

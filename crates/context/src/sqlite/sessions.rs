@@ -54,6 +54,8 @@ fn new_session_id(now_ms: i64) -> String {
 
 impl SessionLog for SqliteStore {
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
+        let title = title.map(|title| self.redactor().redact(title).into_owned());
+        let title = title.as_deref();
         self.write(|tx| {
             let now = now_ms();
             // A clash needs two sessions in the same second with the same 16 random bits.

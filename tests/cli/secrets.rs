@@ -1,0 +1,131 @@
+//! Secrets stay secret: with a provider key set, `printenv` and `env` run by the `bash` tool, a
+//! file the agent reads, an MCP server's environment, a `--record` cassette, the session
+//! database and error output never contain the key.
+
+use super::support::{ServedModel, TestProject, everything_server, text};
+use std::path::Path;
+
+const KEY: &str = "sk-live-0123456789abcdefSECRET";
+
+const AGENT: &str = "---
+name: leaky
+description: Tries to see secrets.
+model: openai:gpt-4o-mini
+mcp:
+  servers: [everything]
+tools:
+  allow: [bash, read_file, mcp.everything.get-env]
+---
+You look around.
+";
+
+/// The files under `dir` whose bytes contain `needle`.
+fn contains_anywhere(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in walk(dir) {
+        if let Ok(bytes) = std::fs::read(&entry)
+            && String::from_utf8_lossy(&bytes).contains(needle)
+        {
+            found.push(entry.display().to_string());
+        }
+    }
+    found
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_provider_key_reaches_no_output_cassette_request_or_session_row() {
+    let Some(server) = everything_server() else {
+        return;
+    };
+    let project = TestProject::new();
+    project
+        .write(".agentctl/agents/leaky.md", AGENT)
+        .write(
+            ".agentctl/settings.json",
+            &serde_json::json!({
+                "mcpServers": {"everything": {"command": server, "args": ["stdio"]}}
+            })
+            .to_string(),
+        )
+        // A file that happens to hold the key, as a `.env` would.
+        .write("notes.txt", &format!("OPENAI_API_KEY={KEY}\n"));
+    let model = ServedModel::openai();
+    model.answer_call("c1", "bash", r#"{"command":"printenv; env"}"#);
+    model.answer_call("c2", "read_file", r#"{"path":"notes.txt"}"#);
+    model.answer_call("c3", "mcp__everything__get-env", "{}");
+    // A model that learned the key and repeats it.
+    model.answer_text(&format!("I found {KEY}."));
+    let mut command = project.command(&[
+        "run",
+        "leaky",
+        "-p",
+        "Look around",
+        "--approve",
+        "safe,low,medium",
+        "--record",
+        "recorded.yaml",
+    ]);
+    model.point(&mut command);
+    command.env("OPENAI_API_KEY", KEY);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains(KEY),
+        "{}",
+        text(&output.stderr)
+    );
+
+    // What the model was sent after each tool: the tools ran, the key was not in their results.
+    let requests = model.server.requests();
+    assert_eq!(requests.len(), 4);
+    for request in &requests {
+        assert!(!request.raw_body.contains(KEY), "{}", request.raw_body);
+    }
+    let after_env = &requests[1].raw_body;
+    assert!(after_env.contains("PATH="), "printenv ran: {after_env}");
+    assert!(requests[2].raw_body.contains("OPENAI_API_KEY=[REDACTED]"));
+    // The cassette and the session database (and its journal files) never hold it.
+    let cassette = std::fs::read_to_string(project.root.join("recorded.yaml")).unwrap();
+    assert!(
+        cassette.contains("[REDACTED]") && !cassette.contains(KEY),
+        "{cassette}"
+    );
+    assert_eq!(
+        contains_anywhere(&project.root.join(".agentctl"), KEY),
+        Vec::<String>::new()
+    );
+    model.server.assert_no_violations();
+
+    // An API that echoes the key in its error body: the message is masked.
+    model.server.push_raw(
+        401,
+        "application/json",
+        &format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}"}}}}"#),
+    );
+    let mut command = project.command(&["run", "leaky", "-p", "again"]);
+    model.point(&mut command);
+    command.env("OPENAI_API_KEY", KEY);
+    let failed = command.output().unwrap();
+    assert!(!failed.status.success());
+    let stderr = text(&failed.stderr);
+    assert!(stderr.contains("HTTP 401"), "{stderr}");
+    assert!(stderr.contains("[REDACTED]"), "{stderr}");
+    assert!(!stderr.contains(KEY), "{stderr}");
+    assert_eq!(
+        contains_anywhere(&project.root.join(".agentctl"), KEY),
+        Vec::<String>::new()
+    );
+}
