@@ -1,4 +1,6 @@
-//! agentctl: run specialised AI agents defined in Markdown files.
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
 //!
 //! This umbrella crate re-exports every library crate of the workspace so an embedding program
 //! needs a single dependency. The `agentctl` binary is built from this package too.
