@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
-use crate::parse::{Mapped, Source};
+use crate::source::{Mapped, Source};
 use agentctl_core::{AgentSpec, McpRefs, McpServerConfig, ToolPolicy, claude_tool_name};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};

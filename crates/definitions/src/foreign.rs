@@ -1,7 +1,7 @@
 //! Helpers shared by the Claude Code and Gemini CLI readers.
 
 use crate::error::{DefinitionError, Diagnostic, Result};
-use crate::parse::Source;
+use crate::source::Source;
 use crate::value;
 use crate::yaml_index::YamlIndex;
 use serde::de::{self, Deserializer};

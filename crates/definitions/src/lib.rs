@@ -23,6 +23,7 @@ mod lookup;
 mod native;
 mod parse;
 mod schema;
+mod source;
 mod suggest;
 mod templates;
 mod validate;

@@ -1,6 +1,6 @@
 //! agentctl's own format: front matter is an [`AgentSpec`]; unknown fields warn and are kept.
 
-use crate::parse::{Mapped, Source};
+use crate::source::{Mapped, Source};
 use crate::{error::Result, schema, suggest, value};
 use agentctl_core::AgentSpec;
 use std::collections::BTreeMap;

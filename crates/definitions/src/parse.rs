@@ -1,15 +1,16 @@
 //! Loading one agent file: bytes → front matter + body → [`LoadedAgent`].
 
-use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_yaml, line_col};
-use crate::frontmatter::{self, Split};
+use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, line_col};
+use crate::frontmatter::{self};
+use crate::source::Source;
 use crate::yaml_index::YamlIndex;
 use crate::{claude, gemini, native};
 use agentctl_config::{
     InputLimit, InputProblem, MAX_AGENT_ALIAS_VALUES, check_yaml_aliases, read_input_bytes,
 };
-use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat};
+use agentctl_core::{AgentDefinition, AgentSource, Scope, SourceFormat};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// An agent definition as loaded from a file, with the warnings found while loading it
@@ -141,81 +142,6 @@ fn translate(format: SourceFormat, field: &str) -> Option<String> {
         let rest = field.strip_prefix(native)?;
         (rest.is_empty() || rest.starts_with(['.', '['])).then(|| format!("{foreign}{rest}"))
     })
-}
-
-/// A file being parsed: its split text and YAML index, handed to the format readers.
-pub(crate) struct Source<'a> {
-    pub path: &'a Path,
-    pub split: Split<'a>,
-    pub index: YamlIndex,
-}
-
-impl Source<'_> {
-    /// File position of a field path as written in the file.
-    pub fn position(&self, field: &str) -> (usize, usize) {
-        match self.index.positions.get(field) {
-            Some(&(line, col)) => (self.split.yaml_line + line - 1, col),
-            None => (self.split.yaml_line, 1),
-        }
-    }
-
-    /// A warning about a field, at its position in the file.
-    pub fn warning(&self, field: &str, message: impl Into<String>) -> Diagnostic {
-        let (line, col) = self.position(field);
-        Diagnostic {
-            severity: Severity::Warning,
-            path: self.path.to_path_buf(),
-            line,
-            col,
-            field: Some(field.to_owned()),
-            message: message.into(),
-        }
-    }
-
-    /// Deserialises the front matter into `T`, with located errors.
-    pub fn deserialize<T: serde::de::DeserializeOwned>(&self, yaml: &str) -> Result<T> {
-        serde_norway::from_str(yaml).map_err(|error| {
-            let mut error = from_yaml(&error, self.path, self.split.yaml_line);
-            if let Some(key) = error
-                .message
-                .strip_prefix("duplicate field `")
-                .and_then(|r| r.split('`').next())
-            {
-                // serde points at the mapping; point at the repeated key instead.
-                let mut seen = std::collections::HashSet::new();
-                let repeated = self.index.keys.iter().find(|entry| {
-                    entry.segments.last() == Some(&crate::yaml_index::Segment::Key(key.to_owned()))
-                        && !seen.insert(entry.path.as_str())
-                });
-                if let Some(entry) = repeated {
-                    (error.line, error.col) = (self.split.yaml_line + entry.pos.0 - 1, entry.pos.1);
-                    error.field = Some(entry.path.clone());
-                }
-            }
-            if error.message.contains("expected struct") {
-                error.message =
-                    "the front matter must be a mapping of fields (`name: …`)".to_owned();
-            }
-            error
-        })
-    }
-
-    /// The file stem, used as the name of foreign agents that have none.
-    pub fn stem(&self) -> String {
-        self.path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    }
-}
-
-/// What a format reader produces.
-pub(crate) struct Mapped {
-    pub spec: AgentSpec,
-    pub extra: BTreeMap<String, Value>,
-    pub warnings: Vec<Diagnostic>,
-    /// Whether an empty body is acceptable (remote agents have no prompt).
-    pub allow_empty_body: bool,
 }
 
 /// Parses an agent file held in memory.

@@ -18,6 +18,7 @@ mod build;
 mod files;
 mod find;
 mod git;
+mod info;
 mod opts;
 mod paths;
 mod programs;
@@ -141,9 +142,18 @@ pub(crate) struct Env {
     pub(crate) saw_download: bool,
     /// How many wrappers deep (`sudo env timeout …`) the rating is.
     wrappers: usize,
+    /// Rates a command given as words (`sudo X`, `find -exec X`, `xargs X`): the program
+    /// table, handed in so the rules that find nested commands need not import it.
+    rate_words: fn(&mut Env, &[words::Word]) -> info::Info,
 }
 
 impl Env {
+    /// Rates a nested command (the words after a wrapper, `-exec`, `xargs`).
+    pub(crate) fn rate_nested(&mut self, words: &[words::Word]) -> info::Info {
+        let rate = self.rate_words;
+        rate(self, words)
+    }
+
     fn new(paths: paths::Paths) -> Self {
         Self {
             paths,
@@ -152,6 +162,7 @@ impl Env {
             notes: 0,
             saw_download: false,
             wrappers: 0,
+            rate_words: programs::rate_words,
         }
     }
 

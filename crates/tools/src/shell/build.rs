@@ -3,9 +3,9 @@
 //! project. Installing, publishing and running packages from a registry rate higher.
 
 use super::Env;
+use super::info::short;
 use super::opts::{any, is_option, operands, path_candidates};
 use super::paths::Kind;
-use super::programs::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{High, Low, Medium, Safe};
 

@@ -1,9 +1,9 @@
 //! Reads, writes and deletes: where paths point, and the programs that change files.
 
 use super::Env;
+use super::info::short;
 use super::opts::{any, operands, path_candidates, split};
 use super::paths::Kind;
-use super::programs::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
 

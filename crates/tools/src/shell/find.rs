@@ -2,7 +2,7 @@
 
 use super::Env;
 use super::files::{read, write};
-use super::programs::{rate_words, short};
+use super::info::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{High, Medium, Safe};
 
@@ -67,7 +67,7 @@ pub(crate) fn find(env: &mut Env, args: &[Word]) {
                     Medium,
                     format!("find {text} runs a command for every file found"),
                 );
-                rate_words(env, &args[at..end]);
+                env.rate_nested(&args[at..end]);
                 at = end + 1;
             }
             "-delete" => env.note(High, "find -delete removes files"),

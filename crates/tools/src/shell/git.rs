@@ -3,8 +3,8 @@
 
 use super::Env;
 use super::files::{read_args, write};
+use super::info::short;
 use super::opts::{any, is_option, operands, split};
-use super::programs::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{High, Low, Medium, Safe};
 

@@ -2,8 +2,8 @@
 //! `eval`, `source` and interpreters. The command a wrapper runs is rated on its own, so that
 //! `sudo rm -rf /` stays `critical`; the wrapper adds its own floor (`medium`, `high` for root).
 
+use super::info::{Info, short};
 use super::opts::{self, any, operands};
-use super::programs::{Info, rate_words, short};
 use super::words::Word;
 use super::{Env, build};
 use agentctl_core::RiskLevel::{High, Medium, Safe};
@@ -49,7 +49,7 @@ pub(crate) fn rate(env: &mut Env, program: &str, args: &[Word], info: &mut Info)
             if program == "time" && (any(args, "fo", &["format", "output"])) {
                 env.note(Medium, "time -o writes a file");
             }
-            *info = rate_words(env, rest);
+            *info = env.rate_nested(rest);
         }
         "command"
             if args
@@ -78,7 +78,7 @@ pub(crate) fn rate(env: &mut Env, program: &str, args: &[Word], info: &mut Info)
             if rest.is_empty() {
                 env.note(Medium, "xargs runs echo");
             } else {
-                rate_words(env, rest);
+                env.rate_nested(rest);
             }
         }
         "eval" => {
@@ -193,7 +193,7 @@ fn wrapped(env: &mut Env, args: &[Word], takes_value: &[&str]) -> Info {
     if start > 0 {
         env.note(Medium, "sets environment variables for the command");
     }
-    rate_words(env, &rest[start..])
+    env.rate_nested(&rest[start..])
 }
 
 fn is_assignment(word: &str) -> bool {

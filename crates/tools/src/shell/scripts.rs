@@ -7,8 +7,8 @@
 
 use super::Env;
 use super::files::{read_args, write};
+use super::info::short;
 use super::opts::{self, is_option};
-use super::programs::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{Low, Medium, Safe};
 

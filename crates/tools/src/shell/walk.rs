@@ -11,7 +11,8 @@
 mod redirects;
 
 use super::Env;
-use super::programs::{self, Info};
+use super::info::{Info, short};
+use super::programs;
 use super::words::{Word, lex};
 use agentctl_core::RiskLevel::{Critical, Medium};
 use tree_sitter::Node;
@@ -253,10 +254,7 @@ impl<'e, 's> Walker<'e, 's> {
             }
             "simple_expansion" | "expansion" => {
                 let text = self.text(node);
-                let reason = format!(
-                    "`{}` expands to a value the rater cannot see",
-                    programs::short(text)
-                );
+                let reason = format!("`{}` expands to a value the rater cannot see", short(text));
                 self.env.note(Medium, reason);
                 return true;
             }

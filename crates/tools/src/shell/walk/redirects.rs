@@ -2,7 +2,8 @@
 
 use super::{Walker, is_redirect, is_statement};
 use crate::shell::files;
-use crate::shell::programs::{self, Info};
+use crate::shell::info::Info;
+use crate::shell::programs;
 use crate::shell::words::Word;
 use agentctl_core::RiskLevel::Medium;
 use tree_sitter::Node;
