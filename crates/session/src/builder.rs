@@ -5,7 +5,8 @@ use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::secrets_of;
 use agentctl_core::{
-    ModelProvider, ModelRef, ProviderError, Redactor, RiskLevel, Settings, ToolRegistry,
+    ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel, Settings,
+    ToolRegistry,
 };
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
 use agentctl_runtime::Runtime;
@@ -89,6 +90,8 @@ pub struct RuntimeBuilder {
     approver: Arc<dyn Approver>,
     recording: Option<Recording>,
     provider_options: ProviderOptions,
+    /// Replaces the built-in providers (tests, embedders with their own models).
+    providers: Option<Arc<dyn ProviderFactory>>,
     redactor: Redactor,
 }
 
@@ -114,6 +117,7 @@ impl RuntimeBuilder {
         let redactor = secrets_of(&settings, &[], std::env::vars_os());
         Self {
             redactor,
+            providers: None,
             settings,
             root: root.to_path_buf(),
             approvals: ApprovalChoice::default(),
@@ -168,6 +172,13 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Builds providers with `factory` instead of the built-in ones (a `--record` recording
+    /// still wraps them).
+    pub fn provider_factory(mut self, factory: Arc<dyn ProviderFactory>) -> Self {
+        self.providers = Some(factory);
+        self
+    }
+
     /// The settings runtimes get.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -189,12 +200,16 @@ impl RuntimeBuilder {
     pub fn build(&self, tools: ToolRegistry) -> Result<Runtime, SessionError> {
         let gate = self.gate()?;
         let options = self.provider_options.clone();
+        let custom = self.providers.clone();
         let recording = self.recording.clone();
         let redactor = self.redactor.clone();
         let factory = move |model: &ModelRef,
                             settings: &Settings|
               -> Result<Arc<dyn ModelProvider>, ProviderError> {
-            let provider = build_provider(model, settings, &options)?;
+            let provider = match &custom {
+                Some(factory) => factory.build(model, settings)?,
+                None => build_provider(model, settings, &options)?,
+            };
             Ok(match &recording {
                 Some(recording) => recording.wrap(provider, &redactor),
                 None => provider,

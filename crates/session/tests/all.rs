@@ -5,5 +5,6 @@
 
 mod suite {
     mod capability;
+    mod conversation;
     mod task;
 }

@@ -1,0 +1,214 @@
+//! Conversations and turns through the session runner: what is stored is what the loop
+//! committed, runs take their store run's id, history comes back paired on the next turn,
+//! secrets never reach the store or the model, and compaction goes through the runtime's own
+//! providers (so a recording captures it).
+
+use agentctl_context::{
+    ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionChoice,
+    SessionStore, SqliteStore,
+};
+use agentctl_core::{
+    ContextMode, Message, ModelProvider, ModelRef, Redactor, RunEvent, RunOptions, Settings,
+};
+use agentctl_session::{Project, Recording, RuntimeBuilder, SessionRunner};
+use agentctl_test_support::{QueueProvider, calls, text};
+use futures_util::StreamExt;
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+const SECRET: &str = "sk-live-session-secret-0001";
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    project: Project,
+}
+
+fn setup(model: &str) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
+    std::fs::write(
+        root.join(".agentctl/agents/reader.md"),
+        format!(
+            "---\nname: reader\ndescription: Reads notes.\nmodel: {model}\ntools:\n  allow: [read_file]\n---\nYou read notes.\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("notes.txt"), format!("token={SECRET}\n")).unwrap();
+    let project = Project::load_from(Some(&root), &root).unwrap();
+    Setup { _dir: dir, project }
+}
+
+fn runner(
+    setup: &Setup,
+    provider: Arc<QueueProvider>,
+    recording: Option<Recording>,
+) -> SessionRunner {
+    let factory =
+        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&provider) as Arc<dyn ModelProvider>);
+    let mut builder = RuntimeBuilder::new(&setup.project)
+        .provider_factory(Arc::new(factory))
+        .redactor(Redactor::new([SECRET]));
+    if let Some(recording) = recording {
+        builder = builder.record(recording);
+    }
+    SessionRunner::new(&setup.project, builder)
+}
+
+fn store(setup: &Setup) -> SqliteStore {
+    SqliteStore::open(&setup.project.store_path()).unwrap()
+}
+
+#[tokio::test]
+async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
+    let setup = setup("openai:gpt-4o-mini");
+    let provider = QueueProvider::new(vec![
+        calls(&[("c1", "read_file", json!({"path": "notes.txt"}))]),
+        text("The notes hold a token."),
+        text("Still a token."),
+    ]);
+    let runner = runner(&setup, provider.clone(), None);
+    let agent = runner.require_agent("reader").unwrap();
+    let session = runner
+        .open_session(SessionChoice::New, Some("Read the notes"))
+        .unwrap();
+    let session_id = session.as_ref().unwrap().id().to_owned();
+    let (mut conversation, warnings) = runner
+        .conversation(agent, session, RunOptions::new())
+        .await
+        .unwrap();
+    assert!(warnings.is_empty());
+    assert_eq!(conversation.mode(), ContextMode::Isolated);
+
+    let mut turn = conversation.turn("Read the notes").await.unwrap();
+    let run_id: i64 = turn
+        .run_id()
+        .parse()
+        .expect("the run takes its store run's id");
+    let mut committed = Vec::new();
+    while let Some(event) = turn.next().await {
+        if let RunEvent::TurnCommitted { messages, .. } = event {
+            committed.extend(messages);
+        }
+    }
+    let outcome = turn.finish().await;
+    assert!(outcome.save_error.is_none());
+    assert_eq!(outcome.result.unwrap().text, "The notes hold a token.");
+
+    let store = store(&setup);
+    let scope = ContextScope::agent("reader");
+    let stored: Vec<Message> = store
+        .messages(&session_id, &MessageQuery::scope(scope))
+        .unwrap()
+        .into_iter()
+        .map(|stored| stored.message)
+        .collect();
+    // The prompt, then exactly the committed turns; the secret the tool read is masked in
+    // both (the loop masked the tool result before committing it).
+    assert_eq!(stored[0], Message::user("Read the notes"));
+    assert_eq!(stored[1..], committed[..]);
+    let Message::Tool { content, .. } = &stored[2] else {
+        panic!("{stored:?}")
+    };
+    assert!(content.contains("token=[REDACTED]"), "{content}");
+    assert_eq!(store.run(run_id).unwrap().agent, "reader");
+    // The model was never sent the secret.
+    assert!(!format!("{:?}", provider.requests()).contains(SECRET));
+
+    // The next turn carries the first one, paired, before its prompt.
+    let mut second = conversation.turn("And now?").await.unwrap();
+    while second.next().await.is_some() {}
+    assert!(second.finish().await.result.is_ok());
+    let last = provider.requests().pop().unwrap();
+    let roles: Vec<&str> = last
+        .messages
+        .iter()
+        .map(|message| match message {
+            Message::User { .. } => "user",
+            Message::Assistant { .. } => "assistant",
+            Message::Tool { .. } => "tool",
+        })
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
+    runner.shutdown().await;
+}
+
+/// Fills the agent's workspace past the model's window (gpt-4: 8,192 tokens).
+fn fill(store: &dyn SessionStore, session: &str) {
+    let run = store
+        .start_run(
+            session,
+            &NewRun {
+                agent: "reader".into(),
+                mode: ContextMode::Isolated,
+                parent_run_id: None,
+                model: None,
+            },
+        )
+        .unwrap();
+    let long = "lorem ipsum ".repeat(1_500);
+    let messages: Vec<NewMessage> = (0..6)
+        .map(|index| {
+            let message = if index % 2 == 0 {
+                Message::user(&long)
+            } else {
+                Message::assistant(long.clone())
+            };
+            NewMessage::new(ContextScope::agent("reader"), Some("reader"), message)
+        })
+        .collect();
+    store.record_turn(run.id, &messages, &[]).unwrap();
+}
+
+#[tokio::test]
+async fn compaction_goes_through_the_runtime_providers_and_is_recorded() {
+    let setup = setup("openai:gpt-4");
+    let provider = QueueProvider::new(vec![
+        text("Summary: the user repeated lorem ipsum."),
+        text("Short answer."),
+    ]);
+    let recording = Recording::new();
+    let runner = runner(&setup, provider.clone(), Some(recording.clone()));
+    let agent = runner.require_agent("reader").unwrap();
+    let session = runner
+        .open_session(SessionChoice::New, Some("long"))
+        .unwrap()
+        .unwrap();
+    fill(&store(&setup), session.id());
+    let (mut conversation, _) = runner
+        .conversation(agent, Some(session), RunOptions::new())
+        .await
+        .unwrap();
+    let turn = conversation.turn("One more?").await.unwrap();
+    assert!(
+        turn.notices()
+            .iter()
+            .any(|notice| matches!(notice, agentctl_session::Notice::Compacted { .. })),
+        "{:?}",
+        turn.notices()
+    );
+    let outcome = turn.finish().await;
+    assert_eq!(outcome.result.unwrap().text, "Short answer.");
+    // Two model calls — the summary and the answer — both through the recording.
+    assert_eq!(provider.requests().len(), 2);
+    let cassette = setup.project.root().join("recorded.yaml");
+    recording.save(&cassette).unwrap();
+    let yaml = std::fs::read_to_string(&cassette).unwrap();
+    assert!(
+        yaml.contains("Summary: the user repeated lorem ipsum."),
+        "{yaml}"
+    );
+    assert!(yaml.contains("Short answer."), "{yaml}");
+    runner.shutdown().await;
+}
+
+#[test]
+fn a_project_is_found_from_a_subfolder() {
+    let setup = setup("openai:gpt-4o-mini");
+    let nested = setup.project.root().join("src/deep");
+    std::fs::create_dir_all(&nested).unwrap();
+    let found = Project::load_from(None, &nested).unwrap();
+    assert_eq!(found.root(), setup.project.root());
+    assert!(Path::new(&found.store_path()).ends_with(".agentctl/sessions.db"));
+}
