@@ -8,7 +8,7 @@
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, DeltaSink, Message, ModelDelta, ModelProvider,
     ModelRequest, ModelResponse, ProviderError, RiskLevel, RunEvent, Scope, SourceFormat,
-    StopReason, Tool, ToolCall, ToolContext, ToolError, ToolOutput, Usage,
+    StopReason, Tool, ToolCall, ToolContext, ToolError, ToolOutput, TypedTool, Usage,
 };
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
@@ -322,6 +322,47 @@ impl Tool for FakeTool {
                 met.map(|_| ToolOutput::text("met"))
                     .map_err(|_| ToolError::failed("the calls did not run at the same time"))
             }
+        }
+    }
+}
+
+/// Arguments of [`LookupTool`].
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct LookupArgs {
+    /// Key to look up (`capital` is known).
+    pub key: String,
+}
+
+/// A safe, read-only typed tool `lookup`: `capital` answers `Paris`, any other key is a tool
+/// error `no such key: …` — a tool with a real argument schema, for tests of what models are
+/// offered and how arguments and errors travel.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LookupTool;
+
+#[async_trait::async_trait]
+impl TypedTool for LookupTool {
+    type Args = LookupArgs;
+
+    fn name(&self) -> &str {
+        "lookup"
+    }
+
+    fn description(&self) -> &str {
+        "Looks a key up in the table."
+    }
+
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
+    }
+
+    async fn call(&self, args: LookupArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        match args.key.as_str() {
+            "capital" => Ok(ToolOutput::text("Paris")),
+            other => Err(ToolError::failed(format!("no such key: {other}"))),
         }
     }
 }

@@ -26,8 +26,8 @@ mod server;
 mod wire;
 
 pub use fakes::{
-    Behaviour, FakeTool, HangingProvider, QueueProvider, Rendezvous, Route, RoutedProvider, agent,
-    calls, collect, first_user, kinds, text,
+    Behaviour, FakeTool, HangingProvider, LookupArgs, LookupTool, QueueProvider, Rendezvous, Route,
+    RoutedProvider, agent, calls, collect, first_user, kinds, text,
 };
 pub use rules::{Violation, check_request};
 pub use server::FakeServer;
@@ -242,5 +242,27 @@ pub mod gemini {
     /// A chunk as an SSE event.
     pub fn sse(chunk: &Value) -> String {
         sse_data(chunk)
+    }
+}
+
+/// Whether something a test needs from the machine is there (`Ok`) — an npm-installed server,
+/// `node`, a kernel feature. When it is not, the test says `skipped: …` and should return
+/// early; under CI (`CI` set), where `.ci/run` installs everything, it fails instead with the
+/// problem, so nothing is silently skipped there.
+///
+/// ```
+/// assert!(agentctl_test_support::requirement(Ok(())));
+/// ```
+pub fn requirement(check: Result<(), String>) -> bool {
+    match check {
+        Ok(()) => true,
+        Err(problem) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{problem} (CI must provide it)"
+            );
+            eprintln!("skipped: {problem}");
+            false
+        }
     }
 }

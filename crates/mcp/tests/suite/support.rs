@@ -3,6 +3,7 @@
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, McpServerConfig, Scope, SourceFormat, ToolPolicy,
 };
+use agentctl_test_support::requirement;
 use std::path::{Path, PathBuf};
 
 pub fn servers_dir() -> PathBuf {
@@ -13,18 +14,16 @@ pub fn servers_dir() -> PathBuf {
 /// installs them) and skip it elsewhere.
 pub fn npm_server(bin: &str) -> Option<PathBuf> {
     let path = servers_dir().join("node_modules/.bin").join(bin);
-    if path.exists() {
-        return Some(path);
-    }
-    let hint =
-        "run `npm ci --prefix crates/mcp/tests/servers` to install the MCP reference servers";
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: {hint}",
-        path.display()
-    );
-    eprintln!("skipped: {} is missing; {hint}", path.display());
-    None
+    let check = if path.exists() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is missing: run `npm ci --prefix crates/mcp/tests/servers` to install the MCP \
+             reference servers",
+            path.display()
+        ))
+    };
+    requirement(check).then_some(path)
 }
 
 /// `node` on PATH, for the misbehaving server (required under CI, else the test is skipped).
@@ -33,12 +32,12 @@ pub fn node() -> Option<&'static str> {
         .arg("--version")
         .output()
         .is_ok_and(|out| out.status.success());
-    if found {
-        return Some("node");
-    }
-    assert!(std::env::var_os("CI").is_none(), "node is not installed");
-    eprintln!("skipped: node is not installed");
-    None
+    let check = if found {
+        Ok(())
+    } else {
+        Err("node is not installed".to_owned())
+    };
+    requirement(check).then_some("node")
 }
 
 pub fn stdio(command: &Path, args: &[&str]) -> McpServerConfig {

@@ -8,34 +8,8 @@ use agentctl_core::{
 use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
 use agentctl_runtime::Runtime;
 use agentctl_test_support::{FakeServer, gemini, openai};
-use agentctl_test_support::{agent, collect, kinds};
+use agentctl_test_support::{LookupTool, agent, collect, kinds};
 use serde_json::json;
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct LookupArgs {
-    /// Key to look up.
-    key: String,
-}
-
-struct Lookup;
-
-#[async_trait::async_trait]
-impl TypedTool for Lookup {
-    type Args = LookupArgs;
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        "Looks a key up in the table."
-    }
-    async fn call(&self, args: LookupArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(if args.key == "capital" {
-            "Paris"
-        } else {
-            "unknown"
-        }))
-    }
-}
 
 fn runtime(server: &FakeServer) -> Runtime {
     let options = ProviderOptions {
@@ -47,7 +21,7 @@ fn runtime(server: &FakeServer) -> Runtime {
         ..ProviderOptions::default()
     };
     let mut tools = ToolRegistry::new();
-    tools.register_typed(Lookup);
+    tools.register_typed(LookupTool);
     Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
 }
 

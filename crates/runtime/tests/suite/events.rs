@@ -2,34 +2,9 @@
 
 use super::support::{Queue, agent, calls, collect, kinds, runtime, text};
 use agentctl_core::{ContextMode, Message};
-use agentctl_core::{
-    RunEvent, RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
-};
+use agentctl_core::{RunEvent, RunOptions, ToolRegistry};
+use agentctl_test_support::LookupTool;
 use serde_json::json;
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct KeyArgs {
-    key: String,
-}
-
-struct Lookup;
-
-#[async_trait::async_trait]
-impl TypedTool for Lookup {
-    type Args = KeyArgs;
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        "Looks up a key."
-    }
-    async fn call(&self, args: KeyArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        match args.key.as_str() {
-            "capital" => Ok(ToolOutput::text("Paris")),
-            other => Err(ToolError::failed(format!("no such key: {other}"))),
-        }
-    }
-}
 
 #[tokio::test]
 async fn text_only_run_events_in_order() {
@@ -125,7 +100,7 @@ async fn tool_run_events_in_order_and_errors_fed_back() {
         text("The capital is Paris."),
     ]);
     let mut tools = ToolRegistry::new();
-    tools.register_typed(Lookup);
+    tools.register_typed(LookupTool);
     let runtime = runtime(provider.clone(), tools);
     let handle = runtime.run(&agent("a"), "capital?", RunOptions::new());
     let events = collect(handle).await;
@@ -251,7 +226,7 @@ async fn max_turns_fails_with_partial_text_and_event() {
     with_text.text = Some("Looking it up.".into());
     let provider = Queue::new(vec![with_text.clone(), with_text]);
     let mut tools = ToolRegistry::new();
-    tools.register_typed(Lookup);
+    tools.register_typed(LookupTool);
     let mut definition = agent("looper");
     definition.spec.max_turns = Some(5);
     let runtime = runtime(provider.clone(), tools);
@@ -286,7 +261,7 @@ async fn max_turns_fails_with_partial_text_and_event() {
     with_text.text = Some("Looking it up.".into());
     let provider = Queue::new(vec![with_text; 3]);
     let mut tools = ToolRegistry::new();
-    tools.register_typed(Lookup);
+    tools.register_typed(LookupTool);
     definition.spec.max_turns = Some(1);
     let error = super::support::runtime(provider, tools)
         .run_to_completion(&definition, "go", RunOptions::new())

@@ -6,17 +6,12 @@ use std::process::Stdio;
 /// Whether Landlock confines processes here. When it cannot, the test is skipped with a
 /// message, except under CI (`CI=true`), where the sandbox must work.
 pub fn landlock_or_skip() -> bool {
-    match probe(&SandboxPolicy::new(SandboxMode::WorkspaceWrite)) {
-        SandboxStatus::Enforced { .. } => true,
-        status => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "the sandbox must work under CI, but it is {status}"
-            );
-            eprintln!("skipped: the sandbox is {status}");
-            false
-        }
-    }
+    agentctl_test_support::requirement(
+        match probe(&SandboxPolicy::new(SandboxMode::WorkspaceWrite)) {
+            SandboxStatus::Enforced { .. } => Ok(()),
+            status => Err(format!("the sandbox is {status}")),
+        },
+    )
 }
 
 /// Output of one `sh -c` run confined by `policy` in `root`, with `temp` as its temp dir.
