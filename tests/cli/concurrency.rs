@@ -2,7 +2,7 @@
 //! 0 and every turn of every process is in the store, trial after trial, and the file stays
 //! sound (`PRAGMA integrity_check`).
 
-use super::support::TestProject;
+use super::support::{TestProject, wait_for};
 use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _};
 use agentctl_core::Message;
 use serde_json::Value;
@@ -148,18 +148,17 @@ fn a_run_whose_turns_cannot_be_saved_exits_non_zero() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
-    while !project.root.join("started").exists() {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "the tool never started"
-        );
+    let started = wait_for(std::time::Duration::from_secs(30), || {
+        if project.root.join("started").exists() {
+            return Some(());
+        }
         assert!(
             child.try_wait().unwrap().is_none(),
             "agentctl stopped early"
         );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+        None
+    });
+    assert!(started.is_some(), "the tool never started");
     let session = project.store().latest_session().unwrap().unwrap().id;
     project.agentctl(&["sessions", "delete", &session, "--yes"]);
     std::fs::write(project.root.join("go"), "").unwrap();

@@ -1,30 +1,7 @@
 //! End-to-end tests of `agentctl run` against the offline review-fix example.
 
+use super::support::{TestProject, events, text};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-/// Runs `agentctl --project-dir COPY ARGS` on a copy of examples/review-fix inside `home`
-/// (runs record sessions in their project), with `home` as the home folder and empty stdin.
-fn agentctl(args: &[&str], home: &Path) -> Output {
-    let project = home.join("review-fix");
-    if !project.exists() {
-        super::support::copy_example(&project);
-    }
-    Command::new(env!("CARGO_BIN_EXE_agentctl"))
-        .arg("--project-dir")
-        .arg(&project)
-        .args(args)
-        .env("AGENTCTL_HOME", home)
-        .env("HOME", home)
-        .stdin(Stdio::null())
-        .output()
-        .expect("agentctl runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 const REVIEW: &[&str] = &[
     "run",
@@ -37,8 +14,8 @@ const REVIEW: &[&str] = &[
 
 #[test]
 fn readme_command_runs_the_reviewer_offline() {
-    let home = tempfile::tempdir().unwrap();
-    let output = agentctl(REVIEW, home.path());
+    let project = TestProject::example();
+    let output = project.output(REVIEW);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(
         output.status.success(),
@@ -64,18 +41,15 @@ fn readme_command_runs_the_reviewer_offline() {
 
 #[test]
 fn default_model_of_the_example_is_the_reviewer_cassette() {
-    let home = tempfile::tempdir().unwrap();
-    let output = agentctl(
-        &[
-            "run",
-            "code-reviewer",
-            "-p",
-            "Review src/stats.py",
-            "--format",
-            "json",
-        ],
-        home.path(),
-    );
+    let project = TestProject::example();
+    let output = project.output(&[
+        "run",
+        "code-reviewer",
+        "-p",
+        "Review src/stats.py",
+        "--format",
+        "json",
+    ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert!(
@@ -97,15 +71,12 @@ fn default_model_of_the_example_is_the_reviewer_cassette() {
 
 #[test]
 fn stream_json_prints_one_event_per_line_in_order() {
-    let home = tempfile::tempdir().unwrap();
+    let project = TestProject::example();
     let mut args = REVIEW.to_vec();
     args.extend(["--format", "stream-json"]);
-    let output = agentctl(&args, home.path());
+    let output = project.output(&args);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    let events: Vec<Value> = text(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let events = events(&output);
     let kinds: Vec<&str> = events
         .iter()
         .map(|event| event["type"].as_str().unwrap())
@@ -138,15 +109,15 @@ fn stream_json_prints_one_event_per_line_in_order() {
 
 #[test]
 fn failures_are_one_line_errors_with_non_zero_exit() {
-    let home = tempfile::tempdir().unwrap();
-    let unknown = agentctl(&["run", "code-reviwer", "-p", "x"], home.path());
+    let project = TestProject::example();
+    let unknown = project.output(&["run", "code-reviwer", "-p", "x"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert_eq!(
         text(&unknown.stderr),
         "error: no agent named `code-reviwer`; did you mean `code-reviewer`?\n"
     );
 
-    let no_prompt = agentctl(&["run", "code-reviewer"], home.path());
+    let no_prompt = project.output(&["run", "code-reviewer"]);
     assert_eq!(no_prompt.status.code(), Some(1));
     assert!(
         text(&no_prompt.stderr).contains("pass -p PROMPT"),
@@ -156,7 +127,7 @@ fn failures_are_one_line_errors_with_non_zero_exit() {
 
     let mut args = REVIEW.to_vec();
     args.extend(["--max-turns", "1"]);
-    let limited = agentctl(&args, home.path());
+    let limited = project.output(&args);
     assert_eq!(limited.status.code(), Some(1));
     let stderr = text(&limited.stderr);
     assert_eq!(
@@ -172,61 +143,47 @@ fn failures_are_one_line_errors_with_non_zero_exit() {
 
 #[test]
 fn record_saves_a_replayable_cassette() {
-    let home = tempfile::tempdir().unwrap();
-    let cassette = home.path().join("recorded.yaml");
+    let project = TestProject::example();
+    let cassette = project.home.join("recorded.yaml");
     let mut args = REVIEW.to_vec();
     args.extend(["--record", cassette.to_str().unwrap(), "--format", "json"]);
-    let recorded = agentctl(&args, home.path());
+    let recorded = project.output(&args);
     assert!(recorded.status.success(), "{}", text(&recorded.stderr));
     assert!(cassette.is_file());
     let model = format!("scripted:{}", cassette.display());
-    let replayed = agentctl(
-        &[
-            "run",
-            "code-reviewer",
-            "-p",
-            "Review src/stats.py",
-            "--model",
-            &model,
-            "--format",
-            "json",
-        ],
-        home.path(),
-    );
+    let replayed = project.output(&[
+        "run",
+        "code-reviewer",
+        "-p",
+        "Review src/stats.py",
+        "--model",
+        &model,
+        "--format",
+        "json",
+    ]);
     assert!(replayed.status.success(), "{}", text(&replayed.stderr));
     let first: Value = serde_json::from_slice(&recorded.stdout).unwrap();
     let second: Value = serde_json::from_slice(&replayed.stdout).unwrap();
     assert_eq!(first["text"], second["text"]);
 }
 
-/// The copy of the example project `agentctl` runs in, made now so a test can change it first.
-fn example_project(home: &Path) -> std::path::PathBuf {
-    let project = home.join("review-fix");
-    super::support::copy_example(&project);
-    project
-}
-
 #[test]
 fn an_agent_whose_definition_has_errors_does_not_run() {
-    let home = tempfile::tempdir().unwrap();
-    let project = example_project(home.path());
-    let broken = project.join(".agentctl/agents/broken.md");
+    let project = TestProject::example();
+    let broken = project.root.join(".agentctl/agents/broken.md");
     std::fs::write(
         &broken,
         "---\nname: broken\ndescription: Too creative\ntemperature: 7\n---\nAnswer.\n",
     )
     .unwrap();
-    let output = agentctl(
-        &[
-            "run",
-            "broken",
-            "-p",
-            "hi",
-            "--model",
-            "scripted:.agentctl/cassettes/code-reviewer.yaml",
-        ],
-        home.path(),
-    );
+    let output = project.output(&[
+        "run",
+        "broken",
+        "-p",
+        "hi",
+        "--model",
+        "scripted:.agentctl/cassettes/code-reviewer.yaml",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
@@ -243,7 +200,7 @@ fn an_agent_whose_definition_has_errors_does_not_run() {
         "---\nname: broken\ndescription: Too creative\ntemperature: .nan\nmaxTurns: 0\n---\nAnswer.\n",
     )
     .unwrap();
-    let output = agentctl(&["run", "broken", "-p", "hi"], home.path());
+    let output = project.output(&["run", "broken", "-p", "hi"]);
     assert_eq!(output.status.code(), Some(1));
     let b = broken.display();
     assert_eq!(
@@ -256,13 +213,13 @@ fn an_agent_whose_definition_has_errors_does_not_run() {
 
     // A typo of its name suggests it, and an agent file that does not load is the answer
     // for its name.
-    let typo = agentctl(&["run", "brokn", "-p", "hi"], home.path());
+    let typo = project.output(&["run", "brokn", "-p", "hi"]);
     assert_eq!(
         text(&typo.stderr),
         "error: no agent named `brokn`; did you mean `broken`?\n"
     );
     std::fs::write(&broken, "---\nname: broken\nmaxTurns: [\n---\nAnswer.\n").unwrap();
-    let unloadable = agentctl(&["run", "broken", "-p", "hi"], home.path());
+    let unloadable = project.output(&["run", "broken", "-p", "hi"]);
     assert_eq!(unloadable.status.code(), Some(1));
     assert!(
         text(&unloadable.stderr).starts_with(&format!("error: {}:", broken.display())),
@@ -274,27 +231,21 @@ fn an_agent_whose_definition_has_errors_does_not_run() {
 /// Runs agentctl in the example copy; kills it and fails if it has not finished within a
 /// minute (a hang is the bug these tests guard against; no speed is asserted).
 #[cfg(unix)]
-fn agentctl_or_hang(args: &[&str], home: &Path) -> Output {
-    let project = home.join("review-fix");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentctl"))
-        .arg("--project-dir")
-        .arg(&project)
-        .args(args)
-        .env("AGENTCTL_HOME", home)
-        .env("HOME", home)
-        .stdin(Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+fn output_or_hang(project: &TestProject, args: &[&str]) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = project
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("agentctl {args:?} hung");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let finished = super::support::wait_for(std::time::Duration::from_secs(60), || {
+        child.try_wait().unwrap()
+    });
+    if finished.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("agentctl {args:?} hung");
     }
     child.wait_with_output().unwrap()
 }
@@ -302,12 +253,11 @@ fn agentctl_or_hang(args: &[&str], home: &Path) -> Output {
 #[cfg(unix)]
 #[test]
 fn settings_that_link_to_dev_zero_or_a_fifo_fail_fast_with_the_file_named() {
-    let home = tempfile::tempdir().unwrap();
-    let project = example_project(home.path());
-    let settings = project.join(".agentctl/settings.json");
+    let project = TestProject::example();
+    let settings = project.root.join(".agentctl/settings.json");
     let _ = std::fs::remove_file(&settings);
     std::os::unix::fs::symlink("/dev/zero", &settings).unwrap();
-    let output = agentctl_or_hang(&["agents", "list"], home.path());
+    let output = output_or_hang(&project, &["agents", "list"]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),
@@ -318,9 +268,12 @@ fn settings_that_link_to_dev_zero_or_a_fifo_fail_fast_with_the_file_named() {
     );
 
     std::fs::remove_file(&settings).unwrap();
-    let status = Command::new("mkfifo").arg(&settings).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&settings)
+        .status()
+        .unwrap();
     assert!(status.success());
-    let output = agentctl_or_hang(&["run", "code-reviewer", "-p", "hi"], home.path());
+    let output = output_or_hang(&project, &["run", "code-reviewer", "-p", "hi"]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr),

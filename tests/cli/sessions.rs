@@ -1,200 +1,158 @@
 //! `agentctl sessions …` and `agentctl context …` against a session store written through the
 //! library, in a temporary project and home.
 
+use super::support::{TestProject, text};
 use agentctl_context::{
     ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, RunLog, RunStatus,
-    SessionLog, SqliteStore,
+    SessionLog,
 };
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
-struct Env {
-    _tmp: tempfile::TempDir,
-    project: PathBuf,
-    home: PathBuf,
-}
-
-impl Env {
-    fn new(settings: Option<&str>) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let project = tmp.path().join("project");
-        let home = tmp.path().join("home");
-        let agents = project.join(".agentctl/agents");
-        std::fs::create_dir_all(&agents).unwrap();
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(
-            agents.join("reviewer.md"),
+/// A project with an isolated `reviewer` and a shared `planner`, and `settings` if given.
+fn project(settings: Option<&str>) -> TestProject {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/reviewer.md",
             "---\nname: reviewer\ndescription: Reviews code\ncontextMode: isolated\n---\nReview.\n",
         )
-        .unwrap();
-        std::fs::write(
-            agents.join("planner.md"),
+        .write(
+            ".agentctl/agents/planner.md",
             "---\nname: planner\ndescription: Plans work\ncontextMode: shared\n---\nPlan.\n",
+        );
+    if let Some(settings) = settings {
+        project.write(".agentctl/settings.json", settings);
+    }
+    project
+}
+
+/// A session with a main exchange, an isolated agent's run and a sub-agent's hidden step
+/// followed by its handoff.
+fn seed(project: &TestProject) -> String {
+    let store = project.store();
+    let session = store.create_session(Some("review the parser")).unwrap().id;
+    store
+        .append_messages(
+            &session,
+            None,
+            &[
+                NewMessage::new(ContextScope::Main, None, Message::user("review the parser")),
+                NewMessage::new(
+                    ContextScope::Main,
+                    Some("planner"),
+                    Message::assistant("Plan: read, then test."),
+                ),
+            ],
         )
         .unwrap();
-        if let Some(settings) = settings {
-            std::fs::write(project.join(".agentctl/settings.json"), settings).unwrap();
-        }
-        Self {
-            project: project.canonicalize().unwrap(),
-            home: home.canonicalize().unwrap(),
-            _tmp: tmp,
-        }
-    }
+    let run = store
+        .start_run(
+            &session,
+            &NewRun {
+                agent: "reviewer".into(),
+                mode: ContextMode::Isolated,
+                parent_run_id: None,
+                model: Some("scripted:review.yaml".into()),
+            },
+        )
+        .unwrap();
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "read_file".into(),
+        arguments: serde_json::json!({"path": "src/parser.rs"}),
+    };
+    store
+        .record_turn(
+            run.id,
+            &[
+                NewMessage::new(
+                    run.context_scope.clone(),
+                    Some("reviewer"),
+                    Message::Assistant {
+                        content: None,
+                        tool_calls: vec![call],
+                    },
+                ),
+                NewMessage::new(
+                    run.context_scope.clone(),
+                    Some("reviewer"),
+                    Message::Tool {
+                        call_id: "c1".into(),
+                        name: "read_file".into(),
+                        content: "fn parse() {}".into(),
+                        is_error: false,
+                    },
+                ),
+                NewMessage::new(
+                    run.context_scope.clone(),
+                    Some("reviewer"),
+                    Message::assistant("Looks fine."),
+                ),
+            ],
+            &[NewStep {
+                kind: "model_call".into(),
+                content: serde_json::json!({"turn": 1}),
+            }],
+        )
+        .unwrap();
+    let sub = store
+        .start_run(
+            &session,
+            &NewRun {
+                agent: "tester".into(),
+                mode: ContextMode::Isolated,
+                parent_run_id: Some(run.id),
+                model: None,
+            },
+        )
+        .unwrap();
+    store
+        .record_turn(
+            sub.id,
+            &[NewMessage::new(
+                sub.context_scope.clone(),
+                Some("tester"),
+                Message::assistant("ran 12 tests"),
+            )],
+            &[],
+        )
+        .unwrap();
+    store
+        .finish_run(
+            sub.id,
+            RunStatus::Completed,
+            Usage {
+                input_tokens: 10,
+                output_tokens: 5,
+            },
+        )
+        .unwrap();
+    store
+        .write_handoff(
+            sub.id,
+            &HandoffSummary {
+                summary: "All 12 tests pass.".into(),
+                files_changed: vec![],
+                open_items: vec!["add a fuzz test".into()],
+            },
+        )
+        .unwrap();
+    store
+        .finish_run(
+            run.id,
+            RunStatus::Completed,
+            Usage {
+                input_tokens: 100,
+                output_tokens: 20,
+            },
+        )
+        .unwrap();
+    session
+}
 
-    fn store(&self) -> SqliteStore {
-        SqliteStore::open(&self.project.join(".agentctl/sessions.db")).unwrap()
-    }
-
-    /// A session with a main exchange, an isolated agent's run and a sub-agent's hidden step
-    /// followed by its handoff.
-    fn seed(&self) -> String {
-        let store = self.store();
-        let session = store.create_session(Some("review the parser")).unwrap().id;
-        store
-            .append_messages(
-                &session,
-                None,
-                &[
-                    NewMessage::new(ContextScope::Main, None, Message::user("review the parser")),
-                    NewMessage::new(
-                        ContextScope::Main,
-                        Some("planner"),
-                        Message::assistant("Plan: read, then test."),
-                    ),
-                ],
-            )
-            .unwrap();
-        let run = store
-            .start_run(
-                &session,
-                &NewRun {
-                    agent: "reviewer".into(),
-                    mode: ContextMode::Isolated,
-                    parent_run_id: None,
-                    model: Some("scripted:review.yaml".into()),
-                },
-            )
-            .unwrap();
-        let call = ToolCall {
-            id: "c1".into(),
-            name: "read_file".into(),
-            arguments: serde_json::json!({"path": "src/parser.rs"}),
-        };
-        store
-            .record_turn(
-                run.id,
-                &[
-                    NewMessage::new(
-                        run.context_scope.clone(),
-                        Some("reviewer"),
-                        Message::Assistant {
-                            content: None,
-                            tool_calls: vec![call],
-                        },
-                    ),
-                    NewMessage::new(
-                        run.context_scope.clone(),
-                        Some("reviewer"),
-                        Message::Tool {
-                            call_id: "c1".into(),
-                            name: "read_file".into(),
-                            content: "fn parse() {}".into(),
-                            is_error: false,
-                        },
-                    ),
-                    NewMessage::new(
-                        run.context_scope.clone(),
-                        Some("reviewer"),
-                        Message::assistant("Looks fine."),
-                    ),
-                ],
-                &[NewStep {
-                    kind: "model_call".into(),
-                    content: serde_json::json!({"turn": 1}),
-                }],
-            )
-            .unwrap();
-        let sub = store
-            .start_run(
-                &session,
-                &NewRun {
-                    agent: "tester".into(),
-                    mode: ContextMode::Isolated,
-                    parent_run_id: Some(run.id),
-                    model: None,
-                },
-            )
-            .unwrap();
-        store
-            .record_turn(
-                sub.id,
-                &[NewMessage::new(
-                    sub.context_scope.clone(),
-                    Some("tester"),
-                    Message::assistant("ran 12 tests"),
-                )],
-                &[],
-            )
-            .unwrap();
-        store
-            .finish_run(
-                sub.id,
-                RunStatus::Completed,
-                Usage {
-                    input_tokens: 10,
-                    output_tokens: 5,
-                },
-            )
-            .unwrap();
-        store
-            .write_handoff(
-                sub.id,
-                &HandoffSummary {
-                    summary: "All 12 tests pass.".into(),
-                    files_changed: vec![],
-                    open_items: vec!["add a fuzz test".into()],
-                },
-            )
-            .unwrap();
-        store
-            .finish_run(
-                run.id,
-                RunStatus::Completed,
-                Usage {
-                    input_tokens: 100,
-                    output_tokens: 20,
-                },
-            )
-            .unwrap();
-        session
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_agentctl"))
-            .arg("--project-dir")
-            .arg(&self.project)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("AGENTCTL_HOME", self.home.join(".agentctl"))
-            .current_dir(&self.project)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
-    fn transcript(&self, args: &[&str], session: &str) -> String {
-        let output = self.run(args);
-        let text = format!(
-            "exit: {}\n--- stdout\n{}--- stderr\n{}",
-            output.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        text.replace(session, "[SESSION]")
-            .replace(&self.project.display().to_string(), "[PROJECT]")
-    }
+/// The transcript of a run, with the session's id shown as `[SESSION]`.
+fn transcript(project: &TestProject, args: &[&str], session: &str) -> String {
+    project.transcript(args).replace(session, "[SESSION]")
 }
 
 macro_rules! snapshot {
@@ -211,32 +169,42 @@ macro_rules! snapshot {
 
 #[test]
 fn sessions_list_and_show() {
-    let env = Env::new(None);
-    let empty = env.run(&["sessions", "list"]);
-    assert_eq!(String::from_utf8_lossy(&empty.stdout), "No sessions.\n");
+    let project = project(None);
+    let empty = project.output(&["sessions", "list"]);
+    assert_eq!(text(&empty.stdout), "No sessions.\n");
     assert!(
-        !env.project.join(".agentctl/sessions.db").exists(),
+        !project.root.join(".agentctl/sessions.db").exists(),
         "list does not create the store"
     );
-    let session = env.seed();
-    snapshot!(env.transcript(&["sessions", "list"], &session));
-    snapshot!(env.transcript(&["sessions", "show", &session], &session));
-    snapshot!(env.transcript(
+    let session = seed(&project);
+    snapshot!(transcript(&project, &["sessions", "list"], &session));
+    snapshot!(transcript(
+        &project,
+        &["sessions", "show", &session],
+        &session
+    ));
+    snapshot!(transcript(
+        &project,
         &["sessions", "show", &session, "--scope", "agent:reviewer"],
         &session
     ));
-    snapshot!(env.transcript(
+    snapshot!(transcript(
+        &project,
         &["sessions", "show", &session, "--all", "--format", "json"],
         &session
     ));
-    snapshot!(env.transcript(&["sessions", "show", "missing"], &session));
+    snapshot!(transcript(
+        &project,
+        &["sessions", "show", "missing"],
+        &session
+    ));
 }
 
 #[test]
 fn sessions_show_json_fields() {
-    let env = Env::new(None);
-    let session = env.seed();
-    let output = env.run(&["sessions", "show", &session, "--all", "--format", "json"]);
+    let project = project(None);
+    let session = seed(&project);
+    let output = project.output(&["sessions", "show", &session, "--all", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let messages = json["messages"].as_array().unwrap();
     for key in [
@@ -259,21 +227,34 @@ fn sessions_show_json_fields() {
 
 #[test]
 fn sessions_delete() {
-    let env = Env::new(None);
-    let session = env.seed();
-    snapshot!(env.transcript(&["sessions", "delete", &session], &session));
-    snapshot!(env.transcript(&["sessions", "delete", &session, "--yes"], &session));
-    assert!(env.store().list_sessions().unwrap().is_empty());
+    let project = project(None);
+    let session = seed(&project);
+    snapshot!(transcript(
+        &project,
+        &["sessions", "delete", &session],
+        &session
+    ));
+    snapshot!(transcript(
+        &project,
+        &["sessions", "delete", &session, "--yes"],
+        &session
+    ));
+    assert!(project.store().list_sessions().unwrap().is_empty());
 }
 
 #[test]
 fn context_show_and_override() {
-    let env = Env::new(None);
-    let session = env.seed();
-    snapshot!(env.transcript(&["context", "reviewer"], &session));
-    snapshot!(env.transcript(&["context", "reviewer", "--mode", "shared"], &session));
-    snapshot!(env.transcript(&["context", "--all"], &session));
-    snapshot!(env.transcript(
+    let project = project(None);
+    let session = seed(&project);
+    snapshot!(transcript(&project, &["context", "reviewer"], &session));
+    snapshot!(transcript(
+        &project,
+        &["context", "reviewer", "--mode", "shared"],
+        &session
+    ));
+    snapshot!(transcript(&project, &["context", "--all"], &session));
+    snapshot!(transcript(
+        &project,
         &[
             "context",
             "reviewer",
@@ -285,27 +266,31 @@ fn context_show_and_override() {
         ],
         &session
     ));
-    snapshot!(env.transcript(&["context", "revewer"], &session));
+    snapshot!(transcript(&project, &["context", "revewer"], &session));
 }
 
 #[test]
 fn context_shared_refused_by_settings() {
-    let env = Env::new(Some(r#"{"agents": {"allowSharedContext": false}}"#));
-    let session = env.seed();
-    snapshot!(env.transcript(&["context", "reviewer", "--mode", "shared"], &session));
-    snapshot!(env.transcript(&["context", "--all"], &session));
+    let project = project(Some(r#"{"agents": {"allowSharedContext": false}}"#));
+    let session = seed(&project);
+    snapshot!(transcript(
+        &project,
+        &["context", "reviewer", "--mode", "shared"],
+        &session
+    ));
+    snapshot!(transcript(&project, &["context", "--all"], &session));
 }
 
 #[test]
 fn sessions_compact_with_a_scripted_model() {
-    let env = Env::new(None);
-    let session = env.seed();
-    std::fs::write(
-        env.project.join("summary.yaml"),
+    let project = project(None);
+    let session = seed(&project);
+    project.write(
+        "summary.yaml",
         "version: 1\nturns:\n  - expect: { lastUserContains: review the parser }\n    response: { text: The user asked for a parser review. }\n  - response: { text: The reviewer read src/parser.rs. }\n",
-    )
-    .unwrap();
-    snapshot!(env.transcript(
+    );
+    snapshot!(transcript(
+        &project,
         &[
             "sessions",
             "compact",
@@ -315,8 +300,8 @@ fn sessions_compact_with_a_scripted_model() {
         ],
         &session
     ));
-    let shown = env.run(&["sessions", "show", &session]);
-    let text = String::from_utf8_lossy(&shown.stdout);
+    let shown = project.output(&["sessions", "show", &session]);
+    let text = text(&shown.stdout);
     assert!(
         text.contains("[main] up to message 2: The user asked for a parser review."),
         "{text}"
@@ -325,5 +310,9 @@ fn sessions_compact_with_a_scripted_model() {
         text.contains("[agent:reviewer] up to message 4: The reviewer read src/parser.rs."),
         "{text}"
     );
-    snapshot!(env.transcript(&["sessions", "compact", &session], &session));
+    snapshot!(transcript(
+        &project,
+        &["sessions", "compact", &session],
+        &session
+    ));
 }

@@ -1,59 +1,18 @@
 //! `agentctl run` recording into sessions: the review-then-fix workflow across two runs,
 //! `--session` / `--continue`, persistence turned off, and a run killed mid-way.
 
+use super::support::{TestProject, wait_for};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
-/// A copy of the review-fix example (the fixer edits its files) with an empty home.
-struct Example {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    home: PathBuf,
-}
-
-impl Example {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("review-fix");
-        super::support::copy_example(&root);
-        let home = tmp.path().join("home");
-        std::fs::create_dir_all(&home).unwrap();
-        Self {
-            root: root.canonicalize().unwrap(),
-            home: home.canonicalize().unwrap(),
-            _tmp: tmp,
-        }
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agentctl"));
-        command
-            .arg("--project-dir")
-            .arg(&self.root)
-            .args(args)
-            .env("HOME", &self.home)
-            .env("AGENTCTL_HOME", self.home.join(".agentctl"))
-            .current_dir(&self.root)
-            .stdin(Stdio::null());
-        command
-    }
-
-    fn agentctl(&self, args: &[&str]) -> Output {
-        let output = self.command(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "agentctl {args:?}\nstdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_slice(&self.agentctl(args).stdout).unwrap()
-    }
+/// Sets `agents.KEY` in the example's settings.
+fn set_agents_setting(example: &TestProject, key: &str, value: Value) {
+    let settings = example.root.join(".agentctl/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    settings["agents"][key] = value;
+    example.write(".agentctl/settings.json", &settings.to_string());
 }
 
 const REVIEW: &[&str] = &[
@@ -80,7 +39,7 @@ const FIX: &[&str] = &[
 
 #[test]
 fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
-    let example = Example::new();
+    let example = TestProject::example();
     let review = example.json(REVIEW);
     let session = review["sessionId"].as_str().unwrap().to_owned();
     assert_eq!(review["metadata"]["contextMode"], "isolated");
@@ -100,29 +59,28 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
     );
 
     let shown = example.json(&["sessions", "show", &session, "--format", "json"]);
-    let timeline: Vec<(String, String, String)> = shown["messages"]
+    let timeline: Vec<(&str, &str, &str)> = shown["messages"]
         .as_array()
         .unwrap()
         .iter()
         .map(|m| {
             (
-                m["context_scope"].as_str().unwrap().to_owned(),
-                m["role"].as_str().unwrap().to_owned(),
-                m["agent"].as_str().unwrap_or("user").to_owned(),
+                m["context_scope"].as_str().unwrap(),
+                m["role"].as_str().unwrap(),
+                m["agent"].as_str().unwrap_or("user"),
             )
         })
         .collect();
-    let expected = [
-        ("agent:code-reviewer", "user", "user"),
-        ("main", "assistant", "code-reviewer"),
-        ("main", "user", "user"),
-        ("main", "assistant", "bug-fixer"),
-    ];
-    let expected: Vec<(String, String, String)> = expected
-        .iter()
-        .map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), (*c).to_owned()))
-        .collect();
-    assert_eq!(timeline, expected, "{shown:#}");
+    assert_eq!(
+        timeline,
+        [
+            ("agent:code-reviewer", "user", "user"),
+            ("main", "assistant", "code-reviewer"),
+            ("main", "user", "user"),
+            ("main", "assistant", "bug-fixer"),
+        ],
+        "{shown:#}"
+    );
     // Everything, tool steps included, is kept.
     let all = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
     let hidden = all["messages"]
@@ -139,7 +97,7 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
 
 #[test]
 fn each_run_starts_a_session_unless_told_to_resume() {
-    let example = Example::new();
+    let example = TestProject::example();
     let first = example.json(REVIEW)["sessionId"]
         .as_str()
         .unwrap()
@@ -154,22 +112,15 @@ fn each_run_starts_a_session_unless_told_to_resume() {
     assert_eq!(example.json(&resume)["sessionId"], first.as_str());
     let sessions = example.json(&["sessions", "list", "--format", "json"]);
     assert_eq!(sessions.as_array().unwrap().len(), 2);
-    let unknown = example
-        .command(&["run", "code-reviewer", "-p", "x", "--session", "nope"])
-        .output()
-        .unwrap();
+    let unknown = example.output(&["run", "code-reviewer", "-p", "x", "--session", "nope"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("nope"));
 }
 
 #[test]
 fn persistence_off_writes_no_session() {
-    let example = Example::new();
-    let settings = example.root.join(".agentctl/settings.json");
-    let mut value: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    value["agents"]["contextPersistence"] = Value::Bool(false);
-    std::fs::write(&settings, value.to_string()).unwrap();
+    let example = TestProject::example();
+    set_agents_setting(&example, "contextPersistence", Value::Bool(false));
     let review = example.json(REVIEW);
     assert!(review.get("sessionId").is_none());
     assert!(!example.root.join(".agentctl/sessions.db").exists());
@@ -177,16 +128,9 @@ fn persistence_off_writes_no_session() {
 
 #[test]
 fn shared_context_refused_by_settings_is_a_clear_error() {
-    let example = Example::new();
-    let settings = example.root.join(".agentctl/settings.json");
-    let mut value: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    value["agents"]["allowSharedContext"] = Value::Bool(false);
-    std::fs::write(&settings, value.to_string()).unwrap();
-    let output = example
-        .command(&["run", "code-reviewer", "-p", "x", "--context", "shared"])
-        .output()
-        .unwrap();
+    let example = TestProject::example();
+    set_agents_setting(&example, "allowSharedContext", Value::Bool(false));
+    let output = example.output(&["run", "code-reviewer", "-p", "x", "--context", "shared"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("allowSharedContext"), "{stderr}");
@@ -194,17 +138,15 @@ fn shared_context_refused_by_settings_is_a_clear_error() {
 
 #[test]
 fn a_killed_run_leaves_a_readable_resumable_session() {
-    let example = Example::new();
-    std::fs::write(
-        example.root.join(".agentctl/cassettes/slow.yaml"),
+    let example = TestProject::example();
+    example.write(
+        ".agentctl/cassettes/slow.yaml",
         "version: 1\nturns:\n  - response:\n      text: Reading first.\n      toolCalls:\n        - { id: r1, name: read_file, arguments: { path: src/stats.py } }\n  - response:\n      toolCalls:\n        - { id: s1, name: bash, arguments: { command: sleep 30 } }\n  - response: { text: never }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        example.root.join(".agentctl/agents/sleeper.md"),
+    );
+    example.write(
+        ".agentctl/agents/sleeper.md",
         "---\nname: sleeper\ndescription: Sleeps.\nmodel: scripted:.agentctl/cassettes/slow.yaml\ncontextMode: shared\n---\n\nSleep.\n",
-    )
-    .unwrap();
+    );
     let mut child = example
         .command(&["run", "sleeper", "-p", "take a nap", "--yes"])
         .stdout(Stdio::null())
@@ -213,25 +155,15 @@ fn a_killed_run_leaves_a_readable_resumable_session() {
         .unwrap();
     // Wait until the first turn (read_file and its result) is in the store.
     let db = example.root.join(".agentctl/sessions.db");
-    let started = Instant::now();
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the run never got going"
-        );
-        std::thread::sleep(Duration::from_millis(100));
+    let going = wait_for(Duration::from_secs(20), || {
         if !db.exists() {
-            continue;
+            return None;
         }
-        let output = example
-            .command(&["sessions", "list", "--format", "json"])
-            .output()
-            .unwrap();
+        let output = example.output(&["sessions", "list", "--format", "json"]);
         let list: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        if list[0]["message_count"].as_u64().unwrap_or(0) >= 3 {
-            break;
-        }
-    }
+        (list[0]["message_count"].as_u64().unwrap_or(0) >= 3).then_some(())
+    });
+    assert!(going.is_some(), "the run never got going");
     child.kill().unwrap();
     child.wait().unwrap();
 
@@ -263,20 +195,17 @@ fn a_killed_run_leaves_a_readable_resumable_session() {
 
 #[test]
 fn two_tasks_in_one_turn_run_as_hidden_sub_agents_and_hand_back_summaries() {
-    let example = Example::new();
-    let agents = example.root.join(".agentctl/agents");
-    std::fs::write(
-        agents.join("lead.md"),
+    let example = TestProject::example();
+    example.write(
+        ".agentctl/agents/lead.md",
         "---\nname: lead\ndescription: Splits work.\nmodel: scripted:lead.yaml\ntools:\n  allow: [task]\n---\n\nDelegate.\n",
-    )
-    .unwrap();
-    std::fs::write(
-        agents.join("helper.md"),
+    );
+    example.write(
+        ".agentctl/agents/helper.md",
         "---\nname: helper\ndescription: Summarises files.\nmodel: scripted:helper.yaml\ntools:\n  allow: [read_file]\n---\n\nSummarise.\n",
-    )
-    .unwrap();
-    std::fs::write(
-        example.root.join("lead.yaml"),
+    );
+    example.write(
+        "lead.yaml",
         r#"version: 1
 turns:
   - expect: { toolsInclude: [task], historyContains: "| helper | available | read_code |" }
@@ -287,13 +216,11 @@ turns:
   - expect: { historyContains: "helper says" }
     response: { text: Both helpers reported. }
 "#,
-    )
-    .unwrap();
-    std::fs::write(
-        example.root.join("helper.yaml"),
+    );
+    example.write(
+        "helper.yaml",
         "version: 1\nturns:\n  - expect: { lastUserContains: Summarise }\n    response: { text: helper says one }\n  - expect: { lastUserContains: Summarise }\n    response: { text: helper says two }\n",
-    )
-    .unwrap();
+    );
     let run = example.json(&[
         "run",
         "lead",

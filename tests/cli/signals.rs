@@ -2,11 +2,11 @@
 //! cat`: it exits with 128 + the signal's number within seconds, the run is recorded as
 //! `cancelled`, and nothing of the tool's process group is left running.
 
-use super::support::TestProject;
+use super::support::{TestProject, wait_for};
 use agentctl_context::{RunLog as _, RunStatus, SessionLog as _};
 use std::io::Read as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const AGENT: &str = "---
 name: sleeper
@@ -78,20 +78,6 @@ fn descendants(root: u32) -> Vec<Proc> {
         }
     }
     found
-}
-
-/// Polls `check` every 50 ms until it returns something or `limit` passes.
-fn wait_for<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
-    let started = Instant::now();
-    loop {
-        if let Some(value) = check() {
-            return Some(value);
-        }
-        if started.elapsed() > limit {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {

@@ -2,11 +2,10 @@
 //! session after a tool-calling turn, a `task` sub-agent and `mcp serve` send is what OpenAI
 //! accepts (the fake refuses unanswered tool calls, orphan tool results, bad tool names…).
 
-use super::support::{ServedModel, TestProject, text};
+use super::support::{ServedModel, TestProject, spawn_piped, text};
 use agentctl_test_support::openai;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 
 const AGENT: &str = "---
 name: reader
@@ -127,12 +126,7 @@ fn mcp_serve_runs_an_agent_with_valid_requests() {
         .push_json(openai::text_response("Served: the notes say hello."));
     let mut command = project.command(&["mcp", "serve", "--agents", "reader"]);
     model.point(&mut command);
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(command);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     send(

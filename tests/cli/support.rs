@@ -3,7 +3,7 @@
 use std::path::Path;
 
 /// Copies a directory tree (files and folders only).
-pub fn copy_dir(from: &Path, to: &Path) {
+fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -18,7 +18,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// Copies examples/review-fix to `to`, without any session database a local run left there,
 /// and marks the copy as a project root.
-pub fn copy_example(to: &Path) {
+fn copy_example(to: &Path) {
     copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/review-fix"),
         to,
@@ -48,6 +48,33 @@ impl TestProject {
     /// A copy of examples/review-fix (without any session database a local run left there).
     pub fn example() -> Self {
         Self::with(copy_example)
+    }
+
+    /// A copy of `tests/cli/fixtures/NAME`: its `home/` folder becomes the home (global
+    /// agents and settings), everything else the project.
+    pub fn fixture(name: &str) -> Self {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/cli/fixtures")
+            .join(name);
+        let project = Self::with(|root| {
+            std::fs::create_dir_all(root).unwrap();
+            for entry in std::fs::read_dir(&fixture).unwrap() {
+                let entry = entry.unwrap();
+                if entry.file_name() == "home" {
+                    continue;
+                }
+                let target = root.join(entry.file_name());
+                if entry.file_type().unwrap().is_dir() {
+                    copy_dir(&entry.path(), &target);
+                } else {
+                    std::fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        });
+        if fixture.join("home").is_dir() {
+            copy_dir(&fixture.join("home"), &project.home);
+        }
+        project
     }
 
     fn with(fill: impl FnOnce(&Path)) -> Self {
@@ -92,15 +119,64 @@ impl TestProject {
             "GEMINI_API_KEY",
             "GOOGLE_API_KEY",
             "GEMINI_BASE_URL",
+            // `agents edit` and `agents create` must not open the developer's editor.
+            "VISUAL",
+            "EDITOR",
         ] {
             command.env_remove(name);
         }
         command
     }
 
+    /// `command(args)` run under `script`, which gives agentctl a pseudo-terminal for stdin
+    /// and stderr (what it sees is on the command's stdout); same environment and folder.
+    pub fn terminal_command(&self, args: &[&str]) -> std::process::Command {
+        let inner = self.command(args);
+        let line: Vec<String> = std::iter::once(inner.get_program())
+            .chain(inner.get_args())
+            .map(|word| format!("'{}'", word.to_string_lossy().replace('\'', r"'\''")))
+            .collect();
+        let mut outer = std::process::Command::new("/usr/bin/script");
+        outer.args(["-qec", &line.join(" "), "/dev/null"]);
+        for (name, value) in inner.get_envs() {
+            match value {
+                Some(value) => outer.env(name, value),
+                None => outer.env_remove(name),
+            };
+        }
+        if let Some(dir) = inner.get_current_dir() {
+            outer.current_dir(dir);
+        }
+        outer
+    }
+
+    /// Runs agentctl and returns its output, whatever its exit code.
+    pub fn output(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Exit code, stdout and stderr of a run, with the project and home paths shown as
+    /// `[PROJECT]` and `[HOME]`: the text the snapshots hold.
+    pub fn transcript(&self, args: &[&str]) -> String {
+        let output = self.output(args);
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            output.status.code().unwrap_or(-1),
+            text(&output.stdout),
+            text(&output.stderr)
+        )
+        .replace(&self.root.display().to_string(), "[PROJECT]")
+        .replace(&self.home.display().to_string(), "[HOME]")
+    }
+
+    /// Runs agentctl, which must succeed, and parses its stdout as JSON.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        serde_json::from_slice(&self.agentctl(args).stdout).unwrap()
+    }
+
     /// Runs agentctl and returns its output, failing the test unless it succeeded.
     pub fn agentctl(&self, args: &[&str]) -> std::process::Output {
-        let output = self.command(args).output().unwrap();
+        let output = self.output(args);
         assert!(
             output.status.success(),
             "agentctl {args:?}: {}\nstdout:\n{}\nstderr:\n{}",
@@ -173,6 +249,48 @@ impl ServedModel {
 /// Text of a process's output stream.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Polls `check` every 50 ms until it returns something or `limit` passes (then `None`): a
+/// limit catches a hang, it asserts no speed.
+pub fn wait_for<T>(limit: std::time::Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return Some(value);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Starts `command` with its stdin, stdout and stderr piped to the test.
+pub fn spawn_piped(mut command: std::process::Command) -> std::process::Child {
+    use std::process::Stdio;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The events of a `--format stream-json` run, one JSON value a line.
+pub fn events(output: &std::process::Output) -> Vec<serde_json::Value> {
+    text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The `tool_result` event of call `id`.
+pub fn tool_result<'a>(events: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
+    events
+        .iter()
+        .find(|event| event["type"] == "tool_result" && event["id"] == id)
+        .unwrap_or_else(|| panic!("no tool_result for {id}: {events:#?}"))
 }
 
 /// The npm-installed MCP everything server; missing is a failure under CI, a skip elsewhere.
