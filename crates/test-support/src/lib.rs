@@ -266,3 +266,29 @@ pub fn requirement(check: Result<(), String>) -> bool {
         }
     }
 }
+
+/// Makes a FIFO at `path` (for tests that a FIFO is refused rather than read, which would
+/// block).
+#[cfg(unix)]
+pub fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap_or_else(|error| panic!("cannot run mkfifo: {error}"));
+    assert!(status.success(), "mkfifo {} failed", path.display());
+}
+
+/// Runs `work` on a thread and returns its result, failing the test after `limit` instead of
+/// hanging the suite when it blocks (on a FIFO, a device, a lock).
+pub fn or_hang<T: Send + 'static>(
+    limit: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(work());
+    });
+    receive
+        .recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("still blocked after {limit:?}: it should have refused"))
+}

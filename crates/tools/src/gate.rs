@@ -182,6 +182,16 @@ impl Gate {
             .find_map(|path| protection(root, &path).map(|kind| (path.display().to_string(), kind)))
     }
 
+    /// Whether a pending call changes a protected path.
+    fn touches_protected(&self, call: &PendingCall<'_>) -> bool {
+        self.protected(&Facts {
+            filter: call.filter,
+            tool: call.tool,
+            arguments: Some(&call.call.arguments),
+        })
+        .is_some()
+    }
+
     fn remembered(&self, tool: &str, risk: RiskLevel) -> bool {
         self.always
             .lock()
@@ -245,13 +255,7 @@ impl CallGate for Gate {
         if self.approver.is_interactive() {
             return Decision::Ask { risk, reason };
         }
-        let protected = self
-            .protected(&Facts {
-                filter: call.filter,
-                tool: call.tool,
-                arguments: Some(&call.call.arguments),
-            })
-            .is_some();
+        let protected = self.touches_protected(call);
         Decision::Deny {
             risk,
             reason: format!(
@@ -264,13 +268,7 @@ impl CallGate for Gate {
     }
 
     async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
-        let protected = self
-            .protected(&Facts {
-                filter: call.filter,
-                tool: call.tool,
-                arguments: Some(&call.call.arguments),
-            })
-            .is_some();
+        let protected = self.touches_protected(call);
         let request = ApprovalRequest {
             agent: call.agent.to_owned(),
             tool: call.call.name.clone(),

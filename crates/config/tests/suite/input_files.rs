@@ -4,39 +4,17 @@
 //! symlink to `/dev/zero` read until memory ran out. The watchdog only turns such a hang into a
 //! failure; it asserts nothing about speed.
 
-#![expect(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "helpers of tests: a failure should stop the test at once"
-)]
-
 use super::support::Sandbox;
 use agentctl_config::{
     ConfigError, FileKind, InputProblem, LoadedSettings, MAX_SETTINGS_BYTES, load_settings,
 };
-use std::path::Path;
-use std::sync::mpsc;
+use agentctl_test_support::{mkfifo, or_hang};
 use std::time::Duration;
 
 /// Loads the sandbox's settings on another thread; panics if that never returns.
 fn load_or_hang(sandbox: &Sandbox) -> Result<LoadedSettings, ConfigError> {
     let locations = sandbox.locations();
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = send.send(load_settings(&locations));
-    });
-    receive
-        .recv_timeout(Duration::from_secs(60))
-        .expect("load_settings hung on a file it should have refused")
-}
-
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    or_hang(Duration::from_secs(60), move || load_settings(&locations))
 }
 
 #[cfg(unix)]

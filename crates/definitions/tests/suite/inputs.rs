@@ -5,23 +5,16 @@ use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{
     AgentDir, DefinitionError, Discovery, ErrorKind, discover_in, load_file,
 };
+use agentctl_test_support::{mkfifo, or_hang};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
-
-fn or_hang<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = send.send(work());
-    });
-    receive
-        .recv_timeout(Duration::from_secs(60))
-        .expect("hung on a file it should have refused")
-}
 
 fn load(path: &Path) -> DefinitionError {
     let path = path.to_path_buf();
-    or_hang(move || load_file(&path, SourceFormat::Native, Scope::Project)).unwrap_err()
+    or_hang(Duration::from_secs(60), move || {
+        load_file(&path, SourceFormat::Native, Scope::Project)
+    })
+    .unwrap_err()
 }
 
 fn discover(dir: &Path) -> Discovery {
@@ -31,16 +24,7 @@ fn discover(dir: &Path) -> Discovery {
         scope: Scope::Project,
         recursive: false,
     }];
-    or_hang(move || discover_in(&dirs))
-}
-
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    or_hang(Duration::from_secs(60), move || discover_in(&dirs))
 }
 
 fn agents_dir() -> (tempfile::TempDir, PathBuf) {

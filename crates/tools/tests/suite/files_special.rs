@@ -3,15 +3,12 @@
 
 use super::support::{call, write};
 use agentctl_core::ToolError;
-use rustix::fs::{Mode, OFlags};
+use agentctl_test_support::mkfifo;
+use rustix::fs::OFlags;
 use serde_json::{Value, json};
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::Path;
 use std::time::Duration;
-
-fn mkfifo(path: &Path) {
-    rustix::fs::mkfifoat(rustix::fs::CWD, path, Mode::from_raw_mode(0o644)).unwrap();
-}
 
 fn is_fifo(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt as _;
