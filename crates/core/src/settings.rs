@@ -51,6 +51,11 @@ pub struct AgentsSettings {
     /// Model used when an agent names none (or says `inherit` at top level).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_model: Option<String>,
+    /// Agent that takes a prompt no trigger matched, when routing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_agent: Option<String>,
+    /// Handoffs one run may make before it is stopped (default 8).
+    pub max_handoffs: u32,
 }
 
 impl Default for AgentsSettings {
@@ -64,6 +69,8 @@ impl Default for AgentsSettings {
             context_persistence: true,
             tracing: false,
             default_model: None,
+            default_agent: None,
+            max_handoffs: 8,
         }
     }
 }

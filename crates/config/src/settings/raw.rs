@@ -61,6 +61,10 @@ struct RawAgents {
     tracing: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default_agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_handoffs: Option<u32>,
 }
 
 /// `providers.<name>` as written: fields merge one by one across layers.

@@ -1,0 +1,11 @@
+//! Routing and handoffs for agentctl.
+//!
+//! * **Routing.** A `Router`, built once from the loaded agents, ranks which agents a prompt's
+//!   words call for: each agent's `triggers` (keywords on word boundaries, regular expressions,
+//!   intents, priorities), with deterministic ties and the reason for every match.
+//! * **Handoffs.** Each `handoffs:` entry of an agent becomes a `handoff_to_<agent>` tool; a call
+//!   is checked (target, `when` condition, payload schema) before control moves to the target.
+//! * **Conditions and state.** `when` is a CEL expression over the session's state (`task`,
+//!   declared `memory` keys, the handoff `payload`, the previous agent's output as `last`, the
+//!   current `agent`, the `turn`); agents read and write their declared keys with `memory_get`
+//!   and `memory_set`.
