@@ -52,6 +52,7 @@ fn seed(project: &TestProject) -> String {
                 agent: "reviewer".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: None,
+                handoff: false,
                 model: Some("scripted:review.yaml".into()),
             },
         )
@@ -102,6 +103,7 @@ fn seed(project: &TestProject) -> String {
                 agent: "tester".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: Some(run.id),
+                handoff: false,
                 model: None,
             },
         )

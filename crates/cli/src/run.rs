@@ -195,6 +195,6 @@ async fn converse(
 }
 
 /// A warning line on stderr.
-fn warn(message: &str) {
+pub(super) fn warn(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
 }

@@ -37,7 +37,7 @@
 //! let history = load_history(&store, &session.id, "reviewer", mode,
 //!     settings.shared_context_max_messages)?.to_messages(); // RunOptions::history
 //! let run = store.start_run(&session.id, &NewRun {
-//!     agent: "reviewer".into(), mode, parent_run_id: None, model: None,
+//!     agent: "reviewer".into(), mode, parent_run_id: None, handoff: false, model: None,
 //! })?;
 //! store.record_turn(run.id, &[
 //!     NewMessage::new(run.context_scope.clone(), None, Message::user("review it")),

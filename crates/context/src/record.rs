@@ -151,8 +151,12 @@ pub struct NewRun {
     pub agent: String,
     /// The resolved context mode; decides the run's workspace (see [`RunRecord::context_scope`]).
     pub mode: ContextMode,
-    /// The run that started this one, for sub-agents.
+    /// The run that started this one: the caller of a sub-agent task, or the agent that handed
+    /// off to this one.
     pub parent_run_id: Option<RunId>,
+    /// Started by a handoff: the run works in the workspace of its mode (a sub-agent with a
+    /// parent works in a hidden `sub:` scope of its own).
+    pub handoff: bool,
     /// `provider:model`, when known.
     pub model: Option<String>,
 }

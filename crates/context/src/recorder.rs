@@ -43,7 +43,7 @@ pub struct RunEnding {
 ///
 /// let store = Arc::new(SqliteStore::open_in_memory()?);
 /// let session = store.create_session(None)?.id;
-/// let run = NewRun { agent: "helper".into(), mode: ContextMode::Shared, parent_run_id: None, model: None };
+/// let run = NewRun { agent: "helper".into(), mode: ContextMode::Shared, parent_run_id: None, handoff: false, model: None };
 /// let mut recorder = RunRecorder::start(store.clone(), &session, &run, "hello", Vec::new())?;
 /// let answer = Message::Assistant { content: Some("Hi!".into()), tool_calls: vec![] };
 /// recorder.event(&RunEvent::TurnCommitted { turn: 1, messages: vec![answer] });

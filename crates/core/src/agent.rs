@@ -1,5 +1,6 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
+use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
 use crate::serde_util::one_or_many;
 use schemars::JsonSchema;
@@ -327,7 +328,7 @@ pub struct Trigger {
 pub struct Handoff {
     /// Name of the target agent.
     pub to: String,
-    /// Condition under which the hand-off is offered (free text or expression).
+    /// CEL condition over the session state under which the hand-off may happen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// Description shown to the model for the hand-off tool.
@@ -336,6 +337,10 @@ pub struct Handoff {
     /// Shape of the data passed along.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload: Option<HandoffPayload>,
+    /// What the target sees of the conversation so far (`full`, `summary`, `none`); default:
+    /// by the target's context mode (shared → full, else summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<HandoffHistory>,
 }
 
 /// The payload of a hand-off.

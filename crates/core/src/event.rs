@@ -7,6 +7,7 @@
 use crate::agent::ContextMode;
 use crate::conversation::Message;
 use crate::decision::{ApprovalHint, DecidedBy, Verdict};
+use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -115,15 +116,17 @@ pub enum RunEvent {
         /// The messages the turn added, in order.
         messages: Vec<Message>,
     },
-    /// The agent handed work to another agent. Reserved for the orchestration issue; not
-    /// emitted yet.
+    /// The agent handed the rest of the run to another agent (after the turn that called the
+    /// handoff tool; the run then finishes with [`RunResult::handoff`] set).
     Handoff {
         /// Agent handing off.
         from: String,
         /// Agent receiving the work.
         to: String,
-        /// Why, as the model or the router said.
+        /// Why, as the model said.
         reason: String,
+        /// The data passed along.
+        payload: Value,
     },
     /// A guardrail checked the input or output. Reserved for the guardrails issue; not
     /// emitted yet.
@@ -198,6 +201,9 @@ pub struct RunResult {
     /// serialised.
     #[serde(skip)]
     pub messages: Vec<Message>,
+    /// Set when the run ended by handing off: who gets the rest of the work, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffRequest>,
 }
 
 #[cfg(test)]
@@ -232,6 +238,7 @@ mod tests {
                 context_mode: ContextMode::Isolated,
             },
             messages: vec![Message::user("hi")],
+            handoff: None,
         };
         let json = serde_json::to_value(RunEvent::RunFinished { result }).unwrap();
         assert_eq!(json["type"], "run_finished");

@@ -11,6 +11,7 @@ mod approval;
 mod conversation;
 mod decision;
 mod event;
+mod handoff;
 mod mcp;
 mod model;
 mod provider;
@@ -38,6 +39,7 @@ pub use conversation::{
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
+pub use handoff::{HandoffHistory, HandoffRequest};
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};
 pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};

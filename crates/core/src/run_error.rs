@@ -49,6 +49,17 @@ pub enum RunError {
         /// Text the model wrote before the limit, turns joined by blank lines.
         partial_text: String,
     },
+    /// Handoffs went on past `agents.maxHandoffs`.
+    #[error(
+        "stopped after {limit} handoffs ({}): the agents kept handing the work on; raise agents.maxHandoffs or change their handoff conditions",
+        chain.join(" → ")
+    )]
+    HandoffLimit {
+        /// The limit.
+        limit: u32,
+        /// The agents of the run, in order.
+        chain: Vec<String>,
+    },
     /// The run was cancelled.
     #[error("run cancelled")]
     Cancelled,

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
 use crate::run::SubAgentRunner;
 
@@ -116,10 +117,12 @@ impl ToolContext {
 }
 
 /// The result of a successful tool call, as text for the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The text the model reads.
     pub content: String,
+    /// Set by handoff tools: the run hands control to another agent after this turn.
+    pub handoff: Option<HandoffRequest>,
 }
 
 impl ToolOutput {
@@ -127,28 +130,34 @@ impl ToolOutput {
     pub fn text(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
+            handoff: None,
         }
     }
 
     /// JSON output, serialised compactly.
     pub fn json(value: &Value) -> Self {
+        Self::text(value.to_string())
+    }
+
+    /// The output of a handoff tool: `content` for the model, and the request the run acts on
+    /// once the turn's calls are done.
+    pub fn handoff(content: impl Into<String>, request: HandoffRequest) -> Self {
         Self {
-            content: value.to_string(),
+            content: content.into(),
+            handoff: Some(request),
         }
     }
 }
 
 impl From<String> for ToolOutput {
     fn from(content: String) -> Self {
-        Self { content }
+        Self::text(content)
     }
 }
 
 impl From<&str> for ToolOutput {
     fn from(content: &str) -> Self {
-        Self {
-            content: content.to_owned(),
-        }
+        Self::text(content)
     }
 }
 

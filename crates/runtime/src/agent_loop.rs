@@ -6,10 +6,10 @@
 
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use agentctl_core::{
-    CallGate, ContextMode, DecidedBy, Decision, Message, ModelDelta, ModelProvider, ModelRef,
-    ModelRequest, ModelResponse, PendingCall, ProviderError, Redactor, RiskLevel, RunError,
-    RunEvent, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall, ToolContext,
-    ToolFilter, ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
+    CallGate, ContextMode, DecidedBy, Decision, HandoffRequest, Message, ModelDelta, ModelProvider,
+    ModelRef, ModelRequest, ModelResponse, PendingCall, ProviderError, Redactor, RiskLevel,
+    RunError, RunEvent, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall,
+    ToolContext, ToolFilter, ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
 };
 use futures_util::future::join_all;
 use std::path::Path;
@@ -96,6 +96,7 @@ pub(crate) async fn execute(
                 text: result.text.clone(),
                 metadata: result.metadata.clone(),
                 messages: Vec::new(),
+                handoff: result.handoff.clone(),
             },
         }),
         Err(error) => events.emit(|| RunEvent::RunFailed {
@@ -120,6 +121,8 @@ struct LoopState {
 enum Next {
     Continue,
     Finish(String),
+    /// A handoff tool asked to give the rest of the run to another agent.
+    HandOff(String, HandoffRequest),
 }
 
 async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunError> {
@@ -145,7 +148,16 @@ async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunEr
         let response = sample(&run, &mut state, events).await?;
         match apply_response(&mut run, &mut state, response, events).await? {
             Next::Continue => {}
-            Next::Finish(text) => return Ok(finish(run, &state, text)),
+            Next::Finish(text) => return Ok(finish(run, &state, text, None)),
+            Next::HandOff(text, request) => {
+                events.emit(|| RunEvent::Handoff {
+                    from: request.from.clone(),
+                    to: request.to.clone(),
+                    reason: request.reason.clone(),
+                    payload: request.payload.clone(),
+                });
+                return Ok(finish(run, &state, text, Some(request)));
+            }
         }
     }
 }
@@ -228,7 +240,11 @@ async fn apply_response(
         // The model wants more turns than it may have: running the tools would be wasted.
         return Err(max_turns(run, state));
     }
-    let results = {
+    let turn_text = match run.request.messages.last() {
+        Some(Message::Assistant { content, .. }) => content.clone().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let (results, handoff) = {
         let Some(Message::Assistant { tool_calls, .. }) = run.request.messages.last() else {
             return Err(RunError::Aborted(
                 "the assistant message was not recorded".into(),
@@ -246,7 +262,10 @@ async fn apply_response(
         run.request.messages.push(message);
     }
     commit_turn(run, state, added, events);
-    Ok(Next::Continue)
+    Ok(match handoff {
+        Some(request) => Next::HandOff(turn_text, request),
+        None => Next::Continue,
+    })
 }
 
 /// Reports the last `count` messages as the turn the loop committed.
@@ -261,8 +280,13 @@ fn commit_turn(run: &Prepared, state: &LoopState, count: usize, events: &EventSi
 }
 
 /// Step 2: run the calls, concurrently when none of them mutates, and return the tool
-/// messages in call order.
-async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec<Message> {
+/// messages in call order, with the handoff one of them asked for. When several calls of one
+/// reply hand off, the first wins and the others read that they were ignored.
+async fn dispatch(
+    run: &Prepared,
+    calls: &[ToolCall],
+    events: &EventSink,
+) -> (Vec<Message>, Option<HandoffRequest>) {
     for call in calls {
         events.emit(|| RunEvent::ToolCall {
             id: call.id.clone(),
@@ -285,10 +309,23 @@ async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec
     } else {
         join_all(calls.iter().map(|call| call_tool(run, call, events))).await
     };
-    calls
+    let mut handoff: Option<HandoffRequest> = None;
+    let messages = calls
         .iter()
         .zip(outcomes)
-        .map(|(call, outcome)| {
+        .map(|(call, mut outcome)| {
+            if let Some(request) = outcome.handoff.take() {
+                match &handoff {
+                    None => handoff = Some(request),
+                    Some(first) => {
+                        outcome.content = format!(
+                            "Ignored: this reply already hands off to {}; only the first handoff of a reply is made.",
+                            first.to
+                        );
+                        outcome.is_error = true;
+                    }
+                }
+            }
             events.emit(|| RunEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -303,13 +340,15 @@ async fn dispatch(run: &Prepared, calls: &[ToolCall], events: &EventSink) -> Vec
                 is_error: outcome.is_error,
             }
         })
-        .collect()
+        .collect();
+    (messages, handoff)
 }
 
 struct Outcome {
     content: String,
     is_error: bool,
     duration_ms: u64,
+    handoff: Option<HandoffRequest>,
 }
 
 /// Step 3 for one call: report unknown, refuse, or (once the gate allows it) run it.
@@ -353,9 +392,9 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
         },
     };
     let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
-    let (mut content, is_error) = match result {
-        Ok(output) => (output.content, false),
-        Err(message) => (message, true),
+    let (mut content, is_error, handoff) = match result {
+        Ok(output) => (output.content, false, output.handoff),
+        Err(message) => (message, true, None),
     };
     // A secret a tool read (a key in a file, a server's echo) goes no further.
     run.redactor.redact_string(&mut content);
@@ -363,6 +402,7 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
         content,
         is_error,
         duration_ms,
+        handoff,
     }
 }
 
@@ -462,9 +502,15 @@ fn max_turns(run: &Prepared, state: &LoopState) -> RunError {
 }
 
 /// Step 4, the end: the result with the conversation.
-fn finish(run: Prepared, state: &LoopState, text: String) -> RunResult {
+fn finish(
+    run: Prepared,
+    state: &LoopState,
+    text: String,
+    handoff: Option<HandoffRequest>,
+) -> RunResult {
     RunResult {
         text,
+        handoff,
         metadata: RunMetadata {
             run_id: run.run_id.to_string(),
             agent: run.agent.to_string(),

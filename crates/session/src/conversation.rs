@@ -5,45 +5,32 @@
 //! turn the loop commits.
 
 use crate::error::SessionError;
-use crate::session::{SessionHandle, TurnRecorder};
+use crate::session::SessionHandle;
+use crate::shared::Shared;
+use crate::turn::{Notice, Turn};
 use agentctl_context::{
     ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
     expand_file_references, resolve_mode,
 };
-use agentctl_core::{
-    AgentDefinition, ContextMode, Message, RunError, RunEvent, RunOptions, RunResult,
-};
-use agentctl_runtime::{RunHandle, Runtime, model_context_window};
+use agentctl_core::{AgentDefinition, ContextMode, Message, RunError, RunOptions};
+use agentctl_runtime::{Runtime, model_context_window};
 use async_trait::async_trait;
-use futures_util::{Stream, StreamExt};
 use std::path::PathBuf;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Something a front end should tell the user about a turn, besides its events.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Notice {
-    /// An `@file:` reference could not be expanded.
-    FileReference(String),
-    /// Older messages of the agent's workspace were summarised to fit the context window.
-    Compacted {
-        /// The agent.
-        agent: String,
-    },
-}
-
-/// An agent, its session (if recorded) and its context mode.
+/// An agent, its session (if recorded) and its context mode. After a turn that handed off,
+/// the conversation goes on with the agent that had the last word.
 pub struct Conversation {
-    runtime: Runtime,
-    agent: AgentDefinition,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) runtime: Runtime,
+    pub(crate) agent: AgentDefinition,
     /// Options every turn starts from (model, turn limit, streaming…).
-    options: RunOptions,
-    session: Option<SessionHandle>,
-    mode: ContextMode,
+    pub(crate) options: RunOptions,
+    pub(crate) session: Option<SessionHandle>,
+    pub(crate) mode: ContextMode,
     /// The conversation so far when no session records it.
-    memory: Vec<Message>,
+    pub(crate) memory: Vec<Message>,
     root: PathBuf,
 }
 
@@ -60,7 +47,8 @@ impl std::fmt::Debug for Conversation {
 impl Conversation {
     /// Resolves the agent's context mode: `options.context_mode` > the session's override >
     /// agent file > settings > isolated (shared refused when the settings forbid it).
-    pub fn new(
+    pub(crate) fn new(
+        shared: Arc<Shared>,
         runtime: Runtime,
         agent: AgentDefinition,
         session: Option<SessionHandle>,
@@ -82,6 +70,7 @@ impl Conversation {
             }
         };
         Ok(Self {
+            shared,
             runtime,
             agent,
             options,
@@ -131,7 +120,13 @@ impl Conversation {
             .cloned()
             .map(Notice::FileReference)
             .collect();
+        // One token for the whole turn: it cancels whichever agent a handoff made active.
+        let cancel = match &self.options.cancel {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        };
         let mut options = self.options.clone();
+        options.cancel = Some(cancel.clone());
         options.context_mode = Some(self.mode);
         options.working_dir = Some(self.root.clone());
         if self.compact(&options).await? {
@@ -148,7 +143,7 @@ impl Conversation {
                     .ok()
                     .map(|model| model.to_string());
                 let recorder =
-                    session.start(self.agent.name(), self.mode, model, &expansion.text)?;
+                    session.start(self.agent.name(), self.mode, model, &expansion.text, None)?;
                 // The agent run takes its store run's id: tools that record (`task`) find
                 // their parent from it.
                 options.run_id = Some(recorder.run().id.to_string());
@@ -157,12 +152,14 @@ impl Conversation {
             None => None,
         };
         let handle = self.runtime.run(&self.agent, &expansion.text, options);
-        Ok(Turn {
-            conversation: self,
+        Ok(Turn::new(
+            self,
             handle,
             recorder,
             notices,
-        })
+            expansion.text,
+            cancel,
+        ))
     }
 
     /// Compacts the agent's workspace with its own model when it outgrew the context window.
@@ -205,81 +202,5 @@ impl Summarizer for RuntimeSummarizer<'_> {
         ProviderSummarizer::new(provider, self.model.model.clone())
             .summarize(request)
             .await
-    }
-}
-
-/// A turn in progress: a stream of the run's events, each recorded as it passes.
-pub struct Turn<'a> {
-    conversation: &'a mut Conversation,
-    handle: RunHandle,
-    recorder: Option<TurnRecorder>,
-    notices: Vec<Notice>,
-}
-
-impl std::fmt::Debug for Turn<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Turn")
-            .field("run_id", &self.handle.run_id())
-            .finish_non_exhaustive()
-    }
-}
-
-/// How a turn ended.
-#[derive(Debug)]
-pub struct TurnOutcome {
-    /// The run's result.
-    pub result: Result<RunResult, RunError>,
-    /// Set when the turn could not be (completely) saved to the session: the run's result
-    /// stands, but a front end should report failure.
-    pub save_error: Option<ContextError>,
-}
-
-impl Turn<'_> {
-    /// What to tell the user before the events.
-    pub fn notices(&self) -> &[Notice] {
-        &self.notices
-    }
-
-    /// The run's id (its store run's id when recorded).
-    pub fn run_id(&self) -> &str {
-        self.handle.run_id()
-    }
-
-    /// A token that cancels the turn's run (for Ctrl-C and signal handlers).
-    pub fn cancellation_token(&self) -> CancellationToken {
-        self.handle.cancellation_token()
-    }
-
-    /// Waits for the end of the run — recording the events not read yet — and records its
-    /// ending.
-    pub async fn finish(mut self) -> TurnOutcome {
-        while self.next().await.is_some() {}
-        let Turn {
-            conversation,
-            handle,
-            recorder,
-            ..
-        } = self;
-        let result = handle.result().await;
-        let save_error = recorder.and_then(|recorder| recorder.finish(&result));
-        if let Ok(result) = &result
-            && conversation.session.is_none()
-        {
-            conversation.memory.clone_from(&result.messages);
-        }
-        TurnOutcome { result, save_error }
-    }
-}
-
-impl Stream for Turn<'_> {
-    type Item = RunEvent;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-        let this = &mut *self;
-        let polled = Pin::new(&mut this.handle).poll_next(cx);
-        if let (Poll::Ready(Some(event)), Some(recorder)) = (&polled, this.recorder.as_mut()) {
-            recorder.event(event);
-        }
-        polled
     }
 }

@@ -30,15 +30,18 @@ mod runner;
 mod secrets;
 mod serve;
 mod session;
+mod shared;
+mod state;
 mod task;
 mod toolset;
+mod turn;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
     AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorStatus,
     ResourcePool, StopReport, TaskSpec,
 };
-pub use conversation::{Conversation, Notice, Turn, TurnOutcome};
+pub use conversation::Conversation;
 pub use error::SessionError;
 pub use maintenance::compact_now;
 pub use project::Project;
@@ -47,4 +50,5 @@ pub use secrets::secrets_of;
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
-pub use toolset::{AgentTools, McpTools, agent_tools, with_agent_pool};
+pub use toolset::{AgentTools, McpTools, agent_tools, handoff_tools, with_agent_pool};
+pub use turn::{Notice, Turn, TurnOutcome};

@@ -7,15 +7,14 @@ use crate::error::SessionError;
 use crate::project::{Project, open_store_file};
 use crate::secrets::secrets_of;
 use crate::session::SessionHandle;
-use crate::task::TaskTool;
-use crate::toolset::{AgentTools, McpTools, agent_tools, with_agent_pool};
+use crate::shared::{Prepared, Shared};
+use crate::toolset::{AgentTools, McpTools};
 use agentctl_context::SessionChoice;
-use agentctl_core::{AgentDefinition, AgentsSettings, RunOptions};
+use agentctl_core::{AgentDefinition, RunOptions};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_tools::BuiltinToolsConfig;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Runs agents of one project for one front end.
@@ -39,20 +38,14 @@ use std::sync::Arc;
 /// # Ok(()) }
 /// ```
 pub struct SessionRunner {
-    builder: RuntimeBuilder,
-    builtin: BuiltinToolsConfig,
-    discovery: Discovery,
-    agents: Vec<AgentDefinition>,
-    mcp: McpManager,
-    store_path: PathBuf,
-    settings: AgentsSettings,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for SessionRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionRunner")
-            .field("builder", &self.builder)
-            .field("agents", &self.agents.len())
+            .field("builder", &self.shared.builder)
+            .field("agents", &self.shared.agents.len())
             .finish_non_exhaustive()
     }
 }
@@ -73,46 +66,48 @@ impl SessionRunner {
         let secrets = builder.secrets().merged(&inline);
         let builder = builder.redactor(secrets);
         Self {
-            builder,
-            builtin: BuiltinToolsConfig::from_settings(project.settings()),
-            discovery,
-            agents,
-            mcp,
-            store_path: project.store_path(),
-            settings: project.settings().agents.clone(),
+            shared: Arc::new(Shared {
+                builder,
+                builtin: BuiltinToolsConfig::from_settings(project.settings()),
+                discovery,
+                agents,
+                mcp,
+                store_path: project.store_path(),
+                settings: project.settings().agents.clone(),
+            }),
         }
     }
 
     /// Every agent found, with load errors.
     pub fn discovery(&self) -> &Discovery {
-        &self.discovery
+        &self.shared.discovery
     }
 
     /// The runnable agent called `name`; otherwise the located errors of the file that would
     /// define it, or close names ([`Discovery::require`]).
     pub fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
-        Ok(self.discovery.require(name)?.definition.clone())
+        self.shared.require_agent(name)
     }
 
     /// The runtime builder.
     pub fn builder(&self) -> &RuntimeBuilder {
-        &self.builder
+        &self.shared.builder
     }
 
     /// The MCP servers of the settings.
     pub fn mcp(&self) -> &McpManager {
-        &self.mcp
+        &self.shared.mcp
     }
 
     /// Whether commands the tools run will be confined, for a front end to say once per run
     /// when they will not be.
     pub fn sandbox_status(&self) -> SandboxStatus {
-        agentctl_sandbox::probe(self.builtin.sandbox())
+        agentctl_sandbox::probe(self.shared.builtin.sandbox())
     }
 
     /// How the built-in tools are configured (sandbox, environment, time limits).
     pub fn builtin_tools(&self) -> &BuiltinToolsConfig {
-        &self.builtin
+        &self.shared.builtin
     }
 
     /// Opens (creating the store if needed) the chosen session; `None` when the settings turn
@@ -122,27 +117,26 @@ impl SessionRunner {
         choice: SessionChoice,
         first_prompt: Option<&str>,
     ) -> Result<Option<SessionHandle>, SessionError> {
-        if !self.settings.context_persistence && choice == SessionChoice::New {
+        let shared = &self.shared;
+        if !shared.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
         let store = Arc::new(open_store_file(
-            &self.store_path,
-            self.builder.secrets().clone(),
+            &shared.store_path,
+            shared.builder.secrets().clone(),
         )?);
-        SessionHandle::open(store, choice, first_prompt, self.settings.clone()).map(Some)
+        SessionHandle::open(store, choice, first_prompt, shared.settings.clone()).map(Some)
     }
 
-    /// The tools `agent` gets in `session`: built-in, its MCP servers' and (in a session)
-    /// `task`.
+    /// The tools `agent` gets in `session`: built-in, its MCP servers', its handoffs' and (in
+    /// a session) `task`.
     pub async fn tools(
         &self,
         agent: &AgentDefinition,
         session: Option<&SessionHandle>,
         which: McpTools,
     ) -> AgentTools {
-        let task = session
-            .map(|session| TaskTool::new(session.dyn_store(), session.id(), self.agents.clone()));
-        agent_tools(&self.builtin, &self.mcp, agent, which, task).await
+        self.shared.tools(agent, session, which).await
     }
 
     /// A conversation of `agent` in `session` (or unrecorded): its tools assembled (MCP
@@ -154,22 +148,25 @@ impl SessionRunner {
         session: Option<SessionHandle>,
         options: RunOptions,
     ) -> Result<(Conversation, Vec<McpError>), SessionError> {
-        let AgentTools { registry, warnings } = self
-            .tools(&agent, session.as_ref(), McpTools::Allowed)
-            .await;
-        let agent = if session.is_some() {
-            with_agent_pool(agent, &self.agents)
-        } else {
-            agent
-        };
-        let runtime = self.builder.build(registry)?;
-        let root = self.builder.root().to_path_buf();
-        let conversation = Conversation::new(runtime, agent, session, options, root)?;
+        let Prepared {
+            agent,
+            runtime,
+            warnings,
+        } = self.shared.prepare(agent, session.as_ref()).await?;
+        let root = self.shared.builder.root().to_path_buf();
+        let conversation = Conversation::new(
+            Arc::clone(&self.shared),
+            runtime,
+            agent,
+            session,
+            options,
+            root,
+        )?;
         Ok((conversation, warnings))
     }
 
     /// Stops the MCP servers (and their process groups).
     pub async fn shutdown(&self) {
-        self.mcp.shutdown().await;
+        self.shared.mcp.shutdown().await;
     }
 }

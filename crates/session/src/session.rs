@@ -11,11 +11,13 @@
 use crate::error::SessionError;
 use agentctl_context::{
     CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
-    RunEnding, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionLog as _,
-    SessionStore, SqliteStore, Summarizer, compact_scope, load_history, open_session, resolve_mode,
+    RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo,
+    SessionLog as _, SessionStore, SqliteStore, Summarizer, compact_scope, load_history,
+    open_session, resolve_mode,
 };
 use agentctl_core::{
-    AgentDefinition, AgentsSettings, ContextMode, Message, RunError, RunEvent, RunResult,
+    AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunEvent,
+    RunResult,
 };
 use std::sync::Arc;
 
@@ -133,24 +135,42 @@ impl SessionHandle {
         Ok(summary.is_some())
     }
 
-    /// Starts a store run of `agent` and records its prompt.
+    /// Starts a store run of `agent` and records its prompt; `handed_off_by` is the run whose
+    /// handoff started this one.
     pub(crate) fn start(
         &self,
         agent: &str,
         mode: ContextMode,
         model: Option<String>,
         prompt: &str,
+        handed_off_by: Option<RunId>,
     ) -> Result<TurnRecorder, SessionError> {
         let run = NewRun {
             agent: agent.to_owned(),
             mode,
-            parent_run_id: None,
+            parent_run_id: handed_off_by,
+            handoff: handed_off_by.is_some(),
             model,
         };
         let recorder =
             RunRecorder::start(self.dyn_store(), &self.info.id, &run, prompt, Vec::new())?;
         Ok(TurnRecorder { recorder, mode })
     }
+}
+
+/// The timeline's note of a handoff: who to, why, with what, after which answer.
+fn handoff_note(request: &HandoffRequest, text: &str) -> String {
+    let mut note = format!("🔄 Handoff: {} → {}", request.from, request.to);
+    if !request.reason.trim().is_empty() {
+        note.push_str(&format!("\nReason: {}", request.reason.trim()));
+    }
+    if !request.payload.is_null() {
+        note.push_str(&format!("\nPayload: {}", request.payload));
+    }
+    if !text.trim().is_empty() {
+        note.push_str(&format!("\n\n{}", text.trim()));
+    }
+    note
 }
 
 /// A session title: the prompt's first line, shortened.
@@ -180,8 +200,8 @@ impl TurnRecorder {
     }
 
     /// Records the end of the run: the last turn, the status and usage, and for isolated and
-    /// run-mode agents the handoff summary to `main`. Returns the first store error of the
-    /// run: the turn was not (completely) saved.
+    /// run-mode agents — and for any agent that handed off — the handoff summary to `main`.
+    /// Returns the first store error of the run: the turn was not (completely) saved.
     pub(crate) fn finish(self, outcome: &Result<RunResult, RunError>) -> Option<ContextError> {
         let status = match outcome {
             Ok(_) => RunStatus::Completed,
@@ -190,6 +210,15 @@ impl TurnRecorder {
         };
         let shared = self.mode == ContextMode::Shared;
         let handoff = match outcome {
+            Ok(RunResult {
+                handoff: Some(request),
+                text,
+                ..
+            }) => Some(HandoffSummary {
+                summary: handoff_note(request, text),
+                files_changed: Vec::new(),
+                open_items: Vec::new(),
+            }),
             Ok(result) if !shared => Some(HandoffSummary {
                 summary: result.text.clone(),
                 files_changed: Vec::new(),

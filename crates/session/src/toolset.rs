@@ -2,10 +2,15 @@
 //! session's `task` tool, and for agents that may delegate, the agent pool in their prompt.
 
 use crate::capability::{Executor, ResourcePool};
+use crate::session::SessionHandle;
+use crate::state::when_check;
 use crate::task::TaskTool;
+use agentctl_core::Tool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
 use agentctl_mcp::{McpError, McpManager};
+use agentctl_routing::HandoffTool;
 use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
+use std::sync::Arc;
 
 /// Which MCP tools [`agent_tools`] adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +53,39 @@ pub async fn agent_tools(
         registry.register_typed(task);
     }
     AgentTools { registry, warnings }
+}
+
+/// The `handoff_to_<agent>` tools of `agent`'s `handoffs:` entries. A target that is not among
+/// `agents` still gets its tool: a call explains there is no such agent, so the model adapts.
+pub fn handoff_tools(
+    agent: &AgentDefinition,
+    agents: &[AgentDefinition],
+    session: Option<&SessionHandle>,
+) -> Vec<Arc<dyn Tool>> {
+    let names: Vec<String> = agents.iter().map(|other| other.name().to_owned()).collect();
+    agent
+        .spec
+        .handoffs
+        .iter()
+        .map(|spec| {
+            let target = agents.iter().find(|other| other.name() == spec.to);
+            let description = target.map(|target| {
+                target
+                    .spec
+                    .description
+                    .clone()
+                    .or_else(|| target.spec.title.clone())
+                    .unwrap_or_default()
+            });
+            let when = session.map(|session| when_check(session, agent.name()));
+            Arc::new(HandoffTool::new(
+                spec.clone(),
+                description.as_deref(),
+                names.clone(),
+                when,
+            )) as Arc<dyn Tool>
+        })
+        .collect()
 }
 
 /// An agent that may delegate with `task` gets the pool of agents it can delegate to (their

@@ -6,5 +6,6 @@
 mod suite {
     mod capability;
     mod conversation;
+    mod handoff;
     mod task;
 }

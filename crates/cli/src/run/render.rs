@@ -27,6 +27,9 @@ pub(super) async fn run_once(
     let session_id = conversation.session_id().map(str::to_owned);
     let turn = conversation.turn(prompt).await?;
     let (outcome, signal) = render_turn(turn, format, frontend).await;
+    for warning in &outcome.warnings {
+        super::warn(&warning.to_string());
+    }
     if let Some(error) = outcome.save_error {
         return Ok(Ending::NotSaved(error.to_string()));
     }
@@ -37,8 +40,12 @@ pub(super) async fn run_once(
     };
     if format == RunFormat::Json {
         let mut value = serde_json::to_value(&result)?;
-        if let (Some(object), Some(id)) = (value.as_object_mut(), session_id) {
-            object.insert("sessionId".into(), id.into());
+        if let Some(object) = value.as_object_mut() {
+            if let Some(id) = session_id {
+                object.insert("sessionId".into(), id.into());
+            }
+            // The agents that worked on the prompt, in order (more than one after handoffs).
+            object.insert("agents".into(), outcome.agents.clone().into());
         }
         let mut out = std::io::stdout().lock();
         // A closed stdout (e.g. `| head`) is not the run's failure.
@@ -208,6 +215,19 @@ impl Renderer {
                     )
                 };
                 self.tool_line(&line);
+            }
+            RunEvent::Handoff {
+                from, to, reason, ..
+            } => {
+                self.stop_spinner();
+                self.end_line();
+                let reason = if reason.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", terminal_safe(reason.trim()))
+                };
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "🔄 Handoff: {from} → {to}{reason}");
             }
             RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. } => self.finish(),
             _ => {}

@@ -112,9 +112,10 @@ fn insert_steps(
     Ok(())
 }
 
-/// The workspace of a run: a sub-agent's own scope when it has a parent, else by mode.
+/// The workspace of a run: a sub-agent's own scope when it has a parent (a handoff's target
+/// keeps the workspace of its mode), else by mode.
 fn run_scope(run: &NewRun, id: RunId) -> ContextScope {
-    if run.parent_run_id.is_some() {
+    if run.parent_run_id.is_some() && !run.handoff {
         return ContextScope::sub(&run.agent, id);
     }
     match run.mode {

@@ -21,6 +21,7 @@ fn new_run(agent: &str) -> NewRun {
         agent: agent.into(),
         mode: ContextMode::Shared,
         parent_run_id: None,
+        handoff: false,
         model: None,
     }
 }

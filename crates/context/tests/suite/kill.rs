@@ -27,6 +27,7 @@ fn child_writer() {
                 agent: "worker".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: None,
+                handoff: false,
                 model: None,
             },
         )
@@ -146,6 +147,7 @@ fn killed_writer_leaves_a_consistent_resumable_session() {
                 agent: "worker".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: None,
+                handoff: false,
                 model: None,
             },
         )

@@ -10,6 +10,7 @@ fn new_run() -> NewRun {
         agent: "helper".into(),
         mode: ContextMode::Shared,
         parent_run_id: None,
+        handoff: false,
         model: None,
     }
 }

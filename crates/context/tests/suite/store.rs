@@ -63,6 +63,7 @@ fn runs_scopes_steps_and_handoff() {
         agent: agent.into(),
         mode,
         parent_run_id: parent,
+        handoff: false,
         model: Some("scripted:x".into()),
     };
     let isolated = store

@@ -76,6 +76,7 @@ pub(crate) async fn run(
         agent: agent.name().to_owned(),
         mode: ContextMode::Run,
         parent_run_id: Some(request.parent),
+        handoff: false,
         model: Some(model.to_string()),
     };
     let step = NewStep {
@@ -164,7 +165,7 @@ pub(crate) async fn run(
 /// How the child's run(s) ended.
 enum Ending {
     /// It answered (not yet checked against a schema).
-    Answer(RunResult),
+    Answer(Box<RunResult>),
     /// It answered twice, and the last answer does not match the schema.
     Invalid {
         answer: String,
@@ -306,7 +307,7 @@ impl Supervisor<'_> {
         let config = &self.inner.config;
         match outcome {
             // An answer that arrived while the child was being stopped still counts.
-            Ok(result) => Ending::Answer(result),
+            Ok(result) => Ending::Answer(Box::new(result)),
             Err(RunError::Cancelled) => match self.stop {
                 Some(TaskStatus::TokenBudget) => Ending::Stopped {
                     status: TaskStatus::TokenBudget,

@@ -143,6 +143,7 @@ fn fill(store: &dyn SessionStore, session: &str) {
                 agent: "reader".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: None,
+                handoff: false,
                 model: None,
             },
         )

@@ -45,6 +45,7 @@ pub fn setup(config: TaskConfig, agents: Vec<AgentDefinition>, prompt: &str) -> 
                 agent: "main".into(),
                 mode: ContextMode::Isolated,
                 parent_run_id: None,
+                handoff: false,
                 model: None,
             },
         )

@@ -1,0 +1,81 @@
+//! What a session runner and its conversations share: the agents, the MCP servers and the
+//! runtime builder. A conversation needs them to start the agent a handoff passes control to.
+
+use crate::builder::RuntimeBuilder;
+use crate::error::SessionError;
+use crate::session::SessionHandle;
+use crate::task::TaskTool;
+use crate::toolset::{AgentTools, McpTools, agent_tools, handoff_tools, with_agent_pool};
+use agentctl_core::{AgentDefinition, AgentsSettings};
+use agentctl_definitions::Discovery;
+use agentctl_mcp::{McpError, McpManager};
+use agentctl_runtime::Runtime;
+use agentctl_tools::BuiltinToolsConfig;
+use std::path::PathBuf;
+
+/// What the runner and its conversations share: conversations need it to start the agents a
+/// handoff passes control to.
+pub(crate) struct Shared {
+    pub(crate) builder: RuntimeBuilder,
+    pub(crate) builtin: BuiltinToolsConfig,
+    pub(crate) discovery: Discovery,
+    pub(crate) agents: Vec<AgentDefinition>,
+    pub(crate) mcp: McpManager,
+    pub(crate) store_path: PathBuf,
+    pub(crate) settings: AgentsSettings,
+}
+
+/// An agent ready to run: its definition (with the agent pool when it delegates), its runtime
+/// and the warnings met while assembling its tools.
+pub(crate) struct Prepared {
+    pub agent: AgentDefinition,
+    pub runtime: Runtime,
+    pub warnings: Vec<McpError>,
+}
+
+impl Shared {
+    pub(crate) fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
+        Ok(self.discovery.require(name)?.definition.clone())
+    }
+
+    /// Handoffs one run may make.
+    pub(crate) fn max_handoffs(&self) -> u32 {
+        self.settings.max_handoffs
+    }
+
+    pub(crate) async fn tools(
+        &self,
+        agent: &AgentDefinition,
+        session: Option<&SessionHandle>,
+        which: McpTools,
+    ) -> AgentTools {
+        let task = session
+            .map(|session| TaskTool::new(session.dyn_store(), session.id(), self.agents.clone()));
+        let mut tools = agent_tools(&self.builtin, &self.mcp, agent, which, task).await;
+        for tool in handoff_tools(agent, &self.agents, session) {
+            tools.registry.register_arc(tool);
+        }
+        tools
+    }
+
+    /// Assembles `agent`'s tools and builds its runtime.
+    pub(crate) async fn prepare(
+        &self,
+        agent: AgentDefinition,
+        session: Option<&SessionHandle>,
+    ) -> Result<Prepared, SessionError> {
+        let AgentTools { registry, warnings } =
+            self.tools(&agent, session, McpTools::Allowed).await;
+        let agent = if session.is_some() {
+            with_agent_pool(agent, &self.agents)
+        } else {
+            agent
+        };
+        let runtime = self.builder.build(registry)?;
+        Ok(Prepared {
+            agent,
+            runtime,
+            warnings,
+        })
+    }
+}

@@ -1,0 +1,284 @@
+//! Handoffs through the session runner: a chain of agents on one turn, each in its own store
+//! run linked to the one that handed off; a payload that fails its schema, an unknown target,
+//! several handoffs in one reply and the handoff limit each end cleanly with a message the
+//! model or the user can act on.
+
+use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _, SessionChoice};
+use agentctl_core::{Message, ModelProvider, ModelRef, RunError, RunEvent, RunOptions, Settings};
+use agentctl_session::{Project, RuntimeBuilder, SessionRunner, TurnOutcome};
+use agentctl_test_support::{QueueProvider, calls, text};
+use futures_util::StreamExt;
+use serde_json::json;
+use std::sync::Arc;
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    project: Project,
+}
+
+/// A project with `agents` (`(name, front matter lines)`), all on one model.
+fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
+    for (name, extra) in agents {
+        std::fs::write(
+            root.join(format!(".agentctl/agents/{name}.md")),
+            format!(
+                "---\nname: {name}\ndescription: The {name} agent.\nmodel: openai:gpt-4o-mini\n{extra}---\nYou are {name}.\n"
+            ),
+        )
+        .unwrap();
+    }
+    if let Some(settings) = settings {
+        std::fs::write(root.join(".agentctl/settings.json"), settings).unwrap();
+    }
+    let project = Project::load_from(Some(&root), &root).unwrap();
+    Setup { _dir: dir, project }
+}
+
+/// Runs one turn of `first` on `prompt` with the queued answers; returns the events and the
+/// outcome.
+async fn turn(
+    setup: &Setup,
+    provider: Arc<QueueProvider>,
+    first: &str,
+    prompt: &str,
+) -> (Vec<RunEvent>, TurnOutcome, String) {
+    let shared = Arc::clone(&provider);
+    let factory =
+        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>);
+    let builder = RuntimeBuilder::new(&setup.project).provider_factory(Arc::new(factory));
+    let runner = SessionRunner::new(&setup.project, builder);
+    let agent = runner.require_agent(first).unwrap();
+    let session = runner
+        .open_session(SessionChoice::New, Some(prompt))
+        .unwrap();
+    let id = session.as_ref().unwrap().id().to_owned();
+    let (mut conversation, _) = runner
+        .conversation(agent, session, RunOptions::new())
+        .await
+        .unwrap();
+    let mut turn = conversation.turn(prompt).await.unwrap();
+    let mut events = Vec::new();
+    while let Some(event) = turn.next().await {
+        events.push(event);
+    }
+    let outcome = turn.finish().await;
+    runner.shutdown().await;
+    (events, outcome, id)
+}
+
+const CHAIN: &[(&str, &str)] = &[
+    (
+        "debug-analyzer",
+        "handoffs:\n  - to: code-fixer\n    payload:\n      schema:\n        type: object\n        properties:\n          file: {type: string}\n          line: {type: integer}\n        required: [file, line]\n",
+    ),
+    ("code-fixer", "handoffs:\n  - to: code-reviewer\n"),
+    ("code-reviewer", ""),
+];
+
+#[tokio::test]
+async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
+    let setup = setup(CHAIN, None);
+    let provider = QueueProvider::new(vec![
+        // debug-analyzer: a payload that fails its schema first, then a good one.
+        calls(&[(
+            "h1",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": "forty-five"}),
+        )]),
+        calls(&[(
+            "h2",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": 45, "reason": "null pointer"}),
+        )]),
+        // code-fixer
+        calls(&[(
+            "h3",
+            "handoff_to_code-reviewer",
+            json!({"reason": "fix applied", "context": {"applied": true}}),
+        )]),
+        // code-reviewer
+        text("Changes approved."),
+    ]);
+    let (events, outcome, session) =
+        turn(&setup, provider.clone(), "debug-analyzer", "Fix this bug").await;
+    assert!(outcome.save_error.is_none());
+    assert_eq!(outcome.result.unwrap().text, "Changes approved.");
+    assert_eq!(
+        outcome.agents,
+        ["debug-analyzer", "code-fixer", "code-reviewer"]
+    );
+    let handoffs: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::Handoff { from, to, .. } => Some((from.clone(), to.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        handoffs,
+        [
+            ("debug-analyzer".into(), "code-fixer".into()),
+            ("code-fixer".into(), "code-reviewer".into())
+        ]
+    );
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 4);
+    // The bad payload was a tool error the model could correct.
+    let Some(Message::Tool {
+        content, is_error, ..
+    }) = requests[1].messages.last()
+    else {
+        panic!("{:?}", requests[1].messages)
+    };
+    assert!(*is_error);
+    assert!(
+        content.contains("/line") && content.contains("nothing was handed off"),
+        "{content}"
+    );
+    // The fixer starts from a brief with the validated payload, with its own prompt and tools.
+    let fixer = &requests[2];
+    assert!(
+        fixer
+            .system
+            .as_deref()
+            .is_some_and(|system| system.starts_with("You are code-fixer."))
+    );
+    let Some(Message::User { content: brief }) = fixer.messages.first() else {
+        panic!("{:?}", fixer.messages)
+    };
+    assert!(
+        brief.starts_with("Handoff from `debug-analyzer`."),
+        "{brief}"
+    );
+    assert!(brief.contains("Reason: null pointer"), "{brief}");
+    assert!(brief.contains("\"line\": 45"), "{brief}");
+    assert!(
+        brief.contains("The user's request: Fix this bug"),
+        "{brief}"
+    );
+    let fixer_tools: Vec<&str> = fixer.tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert!(fixer_tools.contains(&"handoff_to_code-reviewer"));
+    assert!(!fixer_tools.contains(&"handoff_to_code-fixer"));
+
+    // Each agent has its own store run, linked to the one that handed off.
+    let store = agentctl_context::SqliteStore::open(&setup.project.store_path()).unwrap();
+    let runs = store.runs(&session).unwrap();
+    let chain: Vec<(&str, Option<i64>)> = runs
+        .iter()
+        .map(|run| (run.agent.as_str(), run.parent_run_id))
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            ("debug-analyzer", None),
+            ("code-fixer", Some(runs[0].id)),
+            ("code-reviewer", Some(runs[1].id))
+        ]
+    );
+    assert_eq!(runs[1].context_scope.to_string(), "agent:code-fixer");
+    // The timeline shows the handoffs.
+    let timeline: Vec<String> = store
+        .messages(&session, &MessageQuery::timeline())
+        .unwrap()
+        .into_iter()
+        .filter_map(|stored| match stored.message {
+            Message::Assistant {
+                content: Some(text),
+                ..
+            } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        timeline
+            .iter()
+            .any(|text| text.contains("🔄 Handoff: debug-analyzer → code-fixer")),
+        "{timeline:#?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_target_and_a_second_handoff_in_one_reply_are_tool_errors() {
+    let setup = setup(
+        &[
+            (
+                "triage",
+                "handoffs:\n  - to: ghost\n  - to: helper\n  - to: other\n",
+            ),
+            ("helper", ""),
+            ("other", ""),
+        ],
+        None,
+    );
+    let provider = QueueProvider::new(vec![
+        calls(&[("g", "handoff_to_ghost", json!({"reason": "?"}))]),
+        calls(&[
+            ("a", "handoff_to_helper", json!({"reason": "first"})),
+            ("b", "handoff_to_other", json!({"reason": "second"})),
+        ]),
+        text("helper done"),
+    ]);
+    let (events, outcome, _) = turn(&setup, provider.clone(), "triage", "go").await;
+    let ignored = events.iter().find_map(|event| match event {
+        RunEvent::ToolResult {
+            id,
+            content,
+            is_error: true,
+            ..
+        } if id == "b" => Some(content.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        ignored.as_deref(),
+        Some(
+            "Ignored: this reply already hands off to helper; only the first handoff of a reply is made."
+        )
+    );
+    assert_eq!(outcome.agents, ["triage", "helper"]);
+    assert_eq!(outcome.result.unwrap().text, "helper done");
+    let requests = provider.requests();
+    let Some(Message::Tool { content, .. }) = requests[1].messages.last() else {
+        panic!()
+    };
+    assert!(
+        content.starts_with("there is no agent named `ghost` to hand off to"),
+        "{content}"
+    );
+    // The helper's brief says why it got the work; the second handoff of the reply was
+    // refused, and the triage agent's turn shows it.
+    let Some(Message::User { content: brief }) = requests[2].messages.first() else {
+        panic!()
+    };
+    assert!(brief.contains("Reason: first"), "{brief}");
+}
+
+#[tokio::test]
+async fn ping_pong_past_the_handoff_limit_stops_with_a_clear_message() {
+    let setup = setup(
+        &[
+            ("ping", "handoffs:\n  - to: pong\n"),
+            ("pong", "handoffs:\n  - to: ping\n"),
+        ],
+        Some(r#"{"agents": {"maxHandoffs": 2}}"#),
+    );
+    let provider = QueueProvider::new(vec![
+        calls(&[("1", "handoff_to_pong", json!({"reason": "yours"}))]),
+        calls(&[("2", "handoff_to_ping", json!({"reason": "no, yours"}))]),
+        calls(&[("3", "handoff_to_pong", json!({"reason": "yours again"}))]),
+    ]);
+    let (events, outcome, _) = turn(&setup, provider.clone(), "ping", "go").await;
+    let Err(error) = &outcome.result else {
+        panic!("{:?}", outcome.result)
+    };
+    assert!(matches!(error, RunError::HandoffLimit { limit: 2, .. }));
+    assert_eq!(
+        error.to_string(),
+        "stopped after 2 handoffs (ping → pong → ping → pong): the agents kept handing the work on; raise agents.maxHandoffs or change their handoff conditions"
+    );
+    assert!(matches!(events.last(), Some(RunEvent::RunFailed { .. })));
+    assert_eq!(provider.requests().len(), 3);
+}
