@@ -18,4 +18,5 @@ mod cli {
     mod signals;
     mod strict;
     mod tools;
+    mod triage;
 }

@@ -281,6 +281,12 @@ pub trait TypedTool: Send + Sync + 'static {
     async fn call(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
 
+/// A [`TypedTool`] as a shared [`Tool`] (its JSON Schema derived once, here), for APIs that
+/// take tool objects.
+pub fn typed_tool<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
+    Arc::new(TypedAdapter::new(tool))
+}
+
 /// Adapts a [`TypedTool`] to [`Tool`], computing the schema once.
 pub(crate) struct TypedAdapter<T> {
     tool: T,

@@ -10,7 +10,7 @@ use crate::parse::{LoadedAgent, parse_bytes, read_capped};
 use crate::suggest;
 use crate::validate::definition_errors;
 use agentctl_config::Locations;
-use agentctl_core::{Scope, SourceFormat};
+use agentctl_core::{AgentDefinition, Scope, SourceFormat};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -240,6 +240,33 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
         .shadowed
         .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
     found
+}
+
+impl Discovery {
+    /// The agents of `definitions` (defined in code rather than found in folders), checked
+    /// like loaded ones: a definition with errors is kept in [`Discovery::invalid`] and never
+    /// runs; of two with the same name the first wins.
+    pub fn from_definitions(definitions: Vec<AgentDefinition>) -> Self {
+        let mut found = Discovery::default();
+        let mut seen: HashMap<String, PathBuf> = HashMap::new();
+        for definition in definitions {
+            let agent = LoadedAgent::from_definition(definition);
+            if let Some(winner) = seen.get(agent.name()) {
+                let shadowed_by = winner.clone();
+                found.shadowed.push(Shadowed { agent, shadowed_by });
+                continue;
+            }
+            seen.insert(agent.name().to_owned(), agent.path().to_path_buf());
+            let errors = definition_errors(&agent);
+            if errors.is_empty() {
+                found.agents.push(agent);
+            } else {
+                found.invalid.push(InvalidAgent { agent, errors });
+            }
+        }
+        found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+        found
+    }
 }
 
 /// The `name:` of a file that failed to load, read line by line (its YAML may be broken), so

@@ -25,6 +25,32 @@ pub struct LoadedAgent {
 }
 
 impl LoadedAgent {
+    /// An agent defined in code rather than loaded from a file (no field positions: its
+    /// diagnostics point at the start of its source).
+    ///
+    /// ```
+    /// use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat};
+    /// use agentctl_definitions::LoadedAgent;
+    ///
+    /// let definition = AgentDefinition {
+    ///     spec: AgentSpec { name: "triage".into(), ..Default::default() },
+    ///     system_prompt: "Route requests.".into(),
+    ///     source: AgentSource { format: SourceFormat::Native, path: "triage.rs".into(), scope: Scope::Project },
+    ///     extra: Default::default(),
+    /// };
+    /// assert_eq!(LoadedAgent::from_definition(definition).name(), "triage");
+    /// ```
+    pub fn from_definition(definition: AgentDefinition) -> Self {
+        Self {
+            definition,
+            warnings: Vec::new(),
+            positions: Positions {
+                fallback: (1, 1),
+                ..Positions::default()
+            },
+        }
+    }
+
     /// The agent's name.
     pub fn name(&self) -> &str {
         &self.definition.spec.name

@@ -150,8 +150,7 @@ fn default_parameters() -> Value {
         "properties": {
             "reason": {"type": "string", "description": "Why the other agent should take over."},
             "context": {"type": "object", "description": "What it needs to know to go on."}
-        },
-        "required": ["reason"]
+        }
     })
 }
 

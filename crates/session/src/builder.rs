@@ -5,7 +5,7 @@ use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::secrets_of;
 use agentctl_core::{
-    ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel, Settings,
+    ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel, Settings, Tool,
     ToolRegistry,
 };
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
@@ -92,6 +92,8 @@ pub struct RuntimeBuilder {
     provider_options: ProviderOptions,
     /// Replaces the built-in providers (tests, embedders with their own models).
     providers: Option<Arc<dyn ProviderFactory>>,
+    /// Tools of the embedder, offered besides the built-in ones (agents' allow lists apply).
+    tools: Vec<Arc<dyn Tool>>,
     redactor: Redactor,
 }
 
@@ -118,6 +120,7 @@ impl RuntimeBuilder {
         Self {
             redactor,
             providers: None,
+            tools: Vec::new(),
             settings,
             root: root.to_path_buf(),
             approvals: ApprovalChoice::default(),
@@ -179,6 +182,13 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Offers `tool` to every agent whose allow list lets it through (an embedder's own
+    /// tools; a tool that does not state its risk is medium and mutating).
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
     /// The settings runtimes get.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -196,8 +206,12 @@ impl RuntimeBuilder {
         Ok(Gate::new(levels, classifier, Arc::clone(&self.approver)))
     }
 
-    /// A runtime offering `tools`, behind the gate.
-    pub fn build(&self, tools: ToolRegistry) -> Result<Runtime, SessionError> {
+    /// A runtime offering `tools` (and the embedder's tools given with
+    /// [`tool`](Self::tool)), behind the gate.
+    pub fn build(&self, mut tools: ToolRegistry) -> Result<Runtime, SessionError> {
+        for tool in &self.tools {
+            tools.register_arc(Arc::clone(tool));
+        }
         let gate = self.gate()?;
         let options = self.provider_options.clone();
         let custom = self.providers.clone();

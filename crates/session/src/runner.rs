@@ -72,8 +72,36 @@ impl SessionRunner {
                 discovery,
                 agents,
                 mcp,
-                store_path: project.store_path(),
+                store_path: Some(project.store_path()),
                 settings: project.settings().agents.clone(),
+            }),
+        }
+    }
+
+    /// A runner for agents defined in code, without a project on disk: settings and root come
+    /// from `builder`, and conversations are not recorded (there is no session store). Handoffs
+    /// between these agents work as between agent files.
+    pub fn with_agents(builder: RuntimeBuilder, agents: Vec<AgentDefinition>) -> Self {
+        let discovery = Discovery::from_definitions(agents);
+        let agents: Vec<AgentDefinition> = discovery
+            .agents
+            .iter()
+            .map(|loaded| loaded.definition.clone())
+            .collect();
+        let settings = builder.settings().clone();
+        let mcp = McpManager::from_settings(&settings, builder.root());
+        let secrets = secrets_of(&settings, &agents, std::env::vars_os());
+        let secrets = builder.secrets().merged(&secrets);
+        let builder = builder.redactor(secrets);
+        Self {
+            shared: Arc::new(Shared {
+                builtin: BuiltinToolsConfig::from_settings(&settings),
+                builder,
+                discovery,
+                agents,
+                mcp,
+                store_path: None,
+                settings: settings.agents,
             }),
         }
     }
@@ -118,11 +146,14 @@ impl SessionRunner {
         first_prompt: Option<&str>,
     ) -> Result<Option<SessionHandle>, SessionError> {
         let shared = &self.shared;
+        let Some(store_path) = &shared.store_path else {
+            return Ok(None);
+        };
         if !shared.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
         let store = Arc::new(open_store_file(
-            &shared.store_path,
+            store_path,
             shared.builder.secrets().clone(),
         )?);
         SessionHandle::open(store, choice, first_prompt, shared.settings.clone()).map(Some)

@@ -21,7 +21,8 @@ pub(crate) struct Shared {
     pub(crate) discovery: Discovery,
     pub(crate) agents: Vec<AgentDefinition>,
     pub(crate) mcp: McpManager,
-    pub(crate) store_path: PathBuf,
+    /// Where the session store is; `None` for agents defined in code without a project.
+    pub(crate) store_path: Option<PathBuf>,
     pub(crate) settings: AgentsSettings,
 }
 
