@@ -9,3 +9,13 @@
 //!   declared `memory` keys, the handoff `payload`, the previous agent's output as `last`, the
 //!   current `agent`, the `turn`); agents read and write their declared keys with `memory_get`
 //!   and `memory_set`.
+
+mod condition;
+mod memory;
+pub mod state;
+
+pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION_LEN};
+pub use memory::{
+    MAX_STATE_VALUE_BYTES, MemoryGet, MemoryGetArgs, MemorySet, MemorySetArgs, MemoryTools,
+};
+pub use state::{ChainFacts, RESERVED_STATE_KEYS, condition_variables};
