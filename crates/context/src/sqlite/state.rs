@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 /// One key of a session's state with who wrote it last, for listings
 /// ([`SqliteStore::state_entries`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct StateEntry {
     /// The key (`task`, or a key an agent declares in `memory.session`).
     pub key: String,
