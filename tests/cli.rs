@@ -16,6 +16,7 @@ mod cli {
     // Reads `/proc` to find the tool's processes.
     #[cfg(target_os = "linux")]
     mod signals;
+    mod state;
     mod strict;
     mod tools;
     mod triage;

@@ -1,16 +1,19 @@
 //! `agentctl context NAME [--mode …] [--session ID]` and `agentctl context --all`: show or
-//! override the context mode of agents for a session.
+//! override the context mode of agents for a session; for one agent that declares
+//! `memory.session` keys, also the session-state keys it may use and their values.
 //!
 //! Not to be confused with [`crate::context`], the per-invocation command context.
 
 use crate::args::context::ContextArgs;
 use crate::args::{GlobalArgs, TextFormat};
-use crate::output::print_json;
+use crate::output::{print_json, terminal_safe};
+use crate::sessions_cmd::{StateView, state_line, state_views};
 use agentctl_context::{
     ModeInputs, ResolvedMode, SessionInfo, SessionLog, SqliteStore, resolve_mode,
 };
 use agentctl_core::{AgentsSettings, ContextMode};
 use agentctl_definitions::discover;
+use agentctl_routing::RESERVED_STATE_KEYS;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -25,6 +28,10 @@ struct ModeReport {
     resolved: Option<ResolvedMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// For an agent that declares `memory.session` keys: each key it may use (`task` and the
+    /// declared ones) with its value in the session, `null` when not set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<BTreeMap<String, Option<StateView>>>,
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]
@@ -61,10 +68,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let file_mode = crate::agents::find(&discovery, name)?
-        .definition
-        .spec
-        .context_mode;
+    let spec = &crate::agents::find(&discovery, name)?.definition.spec;
+    let file_mode = spec.context_mode;
+    let memory_keys = spec
+        .memory
+        .as_ref()
+        .map(|memory| memory.session.clone())
+        .unwrap_or_default();
     if changing {
         let (Some(store), Some(session)) = (store.as_ref(), session.as_ref()) else {
             anyhow::bail!("no session to change: pass --session ID or run an agent first");
@@ -85,10 +95,12 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         store.set_mode_override(&session.id, name, mode)?;
     }
     let overrides = overrides(store.as_ref(), session.as_ref())?;
-    let report = report(name, file_mode, &overrides, session.as_ref(), settings);
+    let mut report = report(name, file_mode, &overrides, session.as_ref(), settings);
+    report.state = agent_state(&memory_keys, store.as_ref(), session.as_ref())?;
     match args.format {
         TextFormat::Json => print_json(&report)?,
-        TextFormat::Text => print_text(&render_one(&report)),
+        // State values come from models.
+        TextFormat::Text => print_text(&terminal_safe(&render_one(&report))),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -125,6 +137,32 @@ fn overrides(
     }
 }
 
+/// The keys an agent with `memory.session` keys may use, with their values in the session.
+fn agent_state(
+    declared: &[String],
+    store: Option<&SqliteStore>,
+    session: Option<&SessionInfo>,
+) -> anyhow::Result<Option<BTreeMap<String, Option<StateView>>>> {
+    if declared.is_empty() {
+        return Ok(None);
+    }
+    let mut values = match (store, session) {
+        (Some(store), Some(session)) => state_views(store.state_entries(&session.id)?),
+        _ => BTreeMap::new(),
+    };
+    let keys = RESERVED_STATE_KEYS
+        .iter()
+        .map(|key| (*key).to_owned())
+        .chain(declared.iter().cloned());
+    Ok(Some(
+        keys.map(|key| {
+            let value = values.remove(&key);
+            (key, value)
+        })
+        .collect(),
+    ))
+}
+
 fn report(
     name: &str,
     file_mode: Option<ContextMode>,
@@ -146,6 +184,7 @@ fn report(
         session: session.map(|session| session.id.clone()),
         resolved,
         error,
+        state: None,
     }
 }
 
@@ -171,6 +210,12 @@ fn render_one(report: &ModeReport) -> String {
             let _ = writeln!(out, "Context Mode: refused: {error}");
         }
         (None, None) => {}
+    }
+    if let Some(state) = &report.state {
+        out.push_str("State (memory_get / memory_set):\n");
+        for (key, value) in state {
+            out.push_str(&state_line(key, value.as_ref()));
+        }
     }
     out
 }

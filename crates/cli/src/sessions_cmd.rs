@@ -9,13 +9,15 @@ use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, stdin_is_terminal, terminal_safe};
 use agentctl_context::{
     ContextScope, ContextSummary, MessageLog, MessageQuery, RunLog, RunRecord, SessionInfo,
-    SessionLog, SqliteStore, StoredMessage, utc_timestamp,
+    SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
 };
 use agentctl_core::{Message, RunError};
 use agentctl_session::Project;
 use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
 use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -82,6 +84,8 @@ fn render_list(sessions: &[SessionInfo]) -> String {
 #[derive(Serialize)]
 struct SessionView {
     session: SessionInfo,
+    /// The session state by key (`memory_set`, read by `when` conditions).
+    state: BTreeMap<String, StateView>,
     /// `timeline`, `all` or the scope shown.
     view: String,
     messages: Vec<StoredMessage>,
@@ -106,8 +110,10 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     for scope in store.scopes(&session.id)? {
         summaries.extend(store.latest_summary(&session.id, &scope)?);
     }
+    let state = state_views(store.state_entries(&session.id)?);
     let shown = SessionView {
         session,
+        state,
         view,
         messages,
         runs,
@@ -151,6 +157,12 @@ fn render_show(shown: &SessionView) -> String {
             out.push('\n');
         }
     }
+    if !shown.state.is_empty() {
+        out.push_str("\nState:\n");
+        for (key, entry) in &shown.state {
+            out.push_str(&state_line(key, Some(entry)));
+        }
+    }
     if !shown.summaries.is_empty() {
         out.push_str("\nSummaries:\n");
         for summary in &shown.summaries {
@@ -181,6 +193,42 @@ fn render_show(shown: &SessionView) -> String {
         );
     }
     out
+}
+
+/// One key of the session state, as printed: its value, who set it and when.
+#[derive(Debug, Serialize)]
+pub(crate) struct StateView {
+    value: Value,
+    updated_by: String,
+    updated_at: i64,
+}
+
+/// The state entries by key.
+pub(crate) fn state_views(entries: Vec<StateEntry>) -> BTreeMap<String, StateView> {
+    entries
+        .into_iter()
+        .map(|entry| {
+            let view = StateView {
+                value: entry.value,
+                updated_by: entry.updated_by,
+                updated_at: entry.updated_at,
+            };
+            (entry.key, view)
+        })
+        .collect()
+}
+
+/// `  fix = {"applied":true}  (set by fixer, 2025-01-01T10:00:00Z)`, or `(not set)`.
+pub(crate) fn state_line(key: &str, entry: Option<&StateView>) -> String {
+    match entry {
+        Some(entry) => format!(
+            "  {key} = {}  (set by {}, {})\n",
+            one_line(&entry.value.to_string(), 100),
+            entry.updated_by,
+            utc_timestamp(entry.updated_at)
+        ),
+        None => format!("  {key} = (not set)\n"),
+    }
 }
 
 fn describe(message: &Message) -> String {

@@ -7,9 +7,10 @@
 //! * [`resolve_mode`]: which [`ContextMode`](agentctl_core::ContextMode) an agent runs in, with
 //!   the precedence flag > session override > agent file > settings > `isolated`, refusing
 //!   `shared` when `agents.allowSharedContext` is false.
-//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`]) and its SQLite
-//!   implementation [`SqliteStore`]: sessions, messages, runs, steps, summaries and per-session
-//!   mode overrides, one transaction per turn. [`open_session`] picks new / `--session` /
+//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`]) and its
+//!   SQLite implementation [`SqliteStore`]: sessions, messages, runs, steps, summaries,
+//!   per-session mode overrides and session state (the JSON values agents keep with
+//!   `memory_set`, read by `when` conditions), one transaction per turn. [`open_session`] picks new / `--session` /
 //!   `--continue`.
 //! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
@@ -78,7 +79,7 @@ pub use record::{
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
-pub use sqlite::{SCHEMA_VERSION, SqliteStore};
-pub use store::{MessageLog, RunLog, SessionLog, SessionStore};
+pub use sqlite::{SCHEMA_VERSION, SqliteStore, StateEntry};
+pub use store::{MessageLog, RunLog, SessionLog, SessionStore, StateLog};
 pub use tokens::estimate_tokens;
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};

@@ -26,6 +26,7 @@ mod owner;
 mod runs;
 mod schema;
 mod sessions;
+mod state;
 
 use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
@@ -33,6 +34,8 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use state::StateEntry;
 
 /// Latest schema version this build writes.
 pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
@@ -64,7 +67,7 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: String,
-    /// Masks secrets in everything written: messages, steps, summaries, titles.
+    /// Masks secrets in everything written: messages, steps, summaries, titles, state.
     redactor: Redactor,
 }
 

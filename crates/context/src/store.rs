@@ -1,7 +1,8 @@
 //! The store traits: what the rest of agentctl needs from a session database.
 //!
-//! Split by capability — sessions, messages, runs — so a test double or a server backend can
-//! implement what it needs; [`SessionStore`] is all three, implemented automatically.
+//! Split by capability — sessions, messages, runs, state — so a test double or a server
+//! backend can implement what it needs; [`SessionStore`] is all four, implemented
+//! automatically.
 //! The traits are synchronous: the embedded SQLite store answers in microseconds, and an
 //! async front end calls it from `spawn_blocking` or simply inline between model calls.
 
@@ -12,6 +13,7 @@ use crate::record::{
 };
 use crate::scope::ContextScope;
 use agentctl_core::{ContextMode, Usage};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Sessions and their per-session settings.
@@ -93,7 +95,23 @@ pub trait RunLog: Send + Sync {
     fn interrupt_stale_runs(&self, session: &str) -> Result<usize>;
 }
 
-/// Everything a session store does.
-pub trait SessionStore: SessionLog + MessageLog + RunLog {}
+/// Session state: named JSON values the agents of a session keep (`memory_set`), which `when`
+/// conditions read.
+///
+/// Keys are whatever the caller allows (the memory tools allow an agent's declared
+/// `memory.session` keys and the reserved `task`); the store only keeps them. Values are
+/// stored whole: setting a key replaces its value, and setting it to JSON `null` deletes the
+/// key, so a state never holds `null` and "not set" has one spelling.
+pub trait StateLog: Send + Sync {
+    /// The session's state, by key; empty when nothing was set.
+    /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
+    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>>;
+    /// Sets `key` to `value` (JSON `null` deletes it), recording that `agent` wrote it.
+    fn set_session_state(&self, session: &str, key: &str, value: &Value, agent: &str)
+    -> Result<()>;
+}
 
-impl<T: SessionLog + MessageLog + RunLog + ?Sized> SessionStore for T {}
+/// Everything a session store does.
+pub trait SessionStore: SessionLog + MessageLog + RunLog + StateLog {}
+
+impl<T: SessionLog + MessageLog + RunLog + StateLog + ?Sized> SessionStore for T {}

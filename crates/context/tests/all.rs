@@ -12,6 +12,7 @@ mod suite {
     mod kill;
     mod mode;
     mod recorder;
+    mod state;
     mod store;
     mod views;
 }

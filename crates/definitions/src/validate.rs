@@ -4,9 +4,11 @@ use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
 use crate::parse::LoadedAgent;
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, is_known_tool,
+    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, ToolFilter, is_known_tool,
     resolve_model,
 };
+use agentctl_routing::state::check_state_key;
+use agentctl_routing::{Condition, MemoryTools};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -263,6 +265,8 @@ fn field_values(agent: &LoadedAgent) -> Check {
             ));
         }
     }
+    when_conditions(agent, &mut out);
+    memory_keys(agent, &mut out);
     if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate)
         && !(0.0..=1.0).contains(&rate)
     {
@@ -303,6 +307,46 @@ fn field_values(agent: &LoadedAgent) -> Check {
     Check::new("field values", out, None)
 }
 
+/// Each `handoffs[i].when` is a CEL expression over the session state; one that does not
+/// compile is an error located on the field, with the column inside the expression.
+fn when_conditions(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
+    for (i, handoff) in agent.definition.spec.handoffs.iter().enumerate() {
+        let Some(when) = handoff.when.as_deref() else {
+            continue;
+        };
+        if let Err(error) = Condition::parse(when) {
+            out.push(agent.diagnostic(
+                Severity::Error,
+                &format!("handoffs[{i}].when"),
+                format!(
+                    "{error}; `when` is a CEL expression over the session state, such as \
+                     `task.status == 'need-review'` or `fix.applied`"
+                ),
+            ));
+        }
+    }
+}
+
+/// `memory.session` keys are read by conditions as top-level names: each must be a CEL
+/// identifier that is not reserved (`task`) nor a name conditions already have.
+fn memory_keys(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
+    let Some(memory) = agent.definition.spec.memory.as_ref() else {
+        return;
+    };
+    for (i, key) in memory.session.iter().enumerate() {
+        let field = format!("memory.session[{i}]");
+        if let Err(error) = check_state_key(key) {
+            out.push(agent.diagnostic(Severity::Error, &field, error.to_string()));
+        } else if memory.session[..i].contains(key) {
+            out.push(agent.diagnostic(
+                Severity::Warning,
+                &field,
+                format!("`{key}` is declared twice"),
+            ));
+        }
+    }
+}
+
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
     let Some(model) = agent.definition.spec.model.as_deref() else {
         let note = match &settings.agents.default_model {
@@ -336,6 +380,10 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
         ("tools.deny", &spec.tools.deny[..]),
     ];
     let mut out = Vec::new();
+    let declares_memory = spec
+        .memory
+        .as_ref()
+        .is_some_and(|memory| !memory.session.is_empty());
     for (list, tools) in lists {
         for (i, tool) in tools.iter().enumerate() {
             let field = format!("{list}[{i}]");
@@ -353,6 +401,15 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
                         ));
                     }
                 }
+                KnownTool::Unknown if is_memory_tool(tool) => {
+                    if !declares_memory {
+                        out.push(agent.diagnostic(
+                            Severity::Warning,
+                            &field,
+                            format!("`{tool}` is only offered to agents that declare `memory.session` keys; this one declares none"),
+                        ));
+                    }
+                }
                 KnownTool::Unknown => {
                     let hint = suggest::similar(tool, BUILTIN_TOOLS.iter().copied())
                         .first()
@@ -367,7 +424,28 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
             }
         }
     }
+    if declares_memory {
+        let filter = ToolFilter::new(&spec.tools);
+        let blocked: Vec<&str> = [MemoryTools::GET, MemoryTools::SET]
+            .into_iter()
+            .filter(|tool| filter.as_ref().is_ok_and(|filter| !filter.allows(tool)))
+            .collect();
+        if !blocked.is_empty() {
+            out.push(agent.diagnostic(
+                Severity::Warning,
+                "memory.session",
+                format!(
+                    "the agent declares session memory keys but its tool lists keep out {}: add them to tools.allow to let it read and set them",
+                    blocked.join(" and ")
+                ),
+            ));
+        }
+    }
     Check::new("tools exist", out, None)
+}
+
+fn is_memory_tool(name: &str) -> bool {
+    name == MemoryTools::GET || name == MemoryTools::SET
 }
 
 fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {
@@ -482,6 +560,89 @@ mod tests {
             );
         }
         assert_eq!(r.passed(), 3);
+    }
+
+    #[test]
+    fn when_is_a_cel_expression() {
+        let r = report(
+            "name: a\ndescription: d\nhandoffs:\n  - to: b\n    when: task.status == 'need-review'\n  - to: c\n    when: \"task.status = 'x'\"\n  - to: d\n    when: after the fix\n  - to: e\n    when: analysis.can_auto_fix && fix.applied\n",
+        );
+        let m = messages(&r);
+        assert_eq!(m.len(), 2, "{m:#?}");
+        assert!(
+            m[0].starts_with("a.md:8:5: field `handoffs[1].when`: invalid condition `task.status = 'x'`: token recognition error at: '= ' (compare with `==`) at column 13; `when` is a CEL expression"),
+            "{}",
+            m[0]
+        );
+        assert!(
+            m[1].starts_with(
+                "a.md:10:5: field `handoffs[2].when`: invalid condition `after the fix`: "
+            ),
+            "{}",
+            m[1]
+        );
+        assert!(!r.valid);
+        // Such an agent is kept out of discovery: its hand-offs could never be checked.
+        let agent = parse_str(
+            "---\nname: a\nhandoffs:\n  - to: b\n    when: after the fix\n---\nP\n",
+            Path::new("a.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
+        assert_eq!(definition_errors(&agent).len(), 1);
+    }
+
+    #[test]
+    fn memory_session_keys_are_identifiers_and_not_reserved() {
+        let r = report(
+            "name: a\ndescription: d\nmemory:\n  session: [fix, task, fix-list, payload, in, fix, can_auto_fix]\n",
+        );
+        let m = messages(&r);
+        let expected = [
+            "a.md:5:18: field `memory.session[1]`: `task` is reserved",
+            "a.md:5:24: field `memory.session[2]`: `fix-list` is not a valid state key",
+            "a.md:5:34: field `memory.session[3]`: `payload` is a name conditions already have",
+            "a.md:5:43: field `memory.session[4]`: `in` is reserved by the CEL language",
+            "a.md:5:47: field `memory.session[5]`: `fix` is declared twice",
+        ];
+        assert_eq!(m.len(), expected.len(), "{m:#?}");
+        for (message, prefix) in m.iter().zip(expected) {
+            assert!(
+                message.starts_with(prefix),
+                "{message}\n  does not start with\n{prefix}"
+            );
+        }
+    }
+
+    #[test]
+    fn memory_tools_in_tool_lists() {
+        // Declared keys and the tools allowed: nothing to say.
+        let r = report(
+            "name: a\ndescription: d\ntools: [read_file, memory_get, memory_set]\nmemory:\n  session: [fix]\n",
+        );
+        assert_eq!(messages(&r), Vec::<String>::new());
+        // Keys declared, but the allow list keeps the tools out.
+        let r = report(
+            "name: a\ndescription: d\ntools: [read_file, memory_get]\nmemory:\n  session: [fix]\n",
+        );
+        assert_eq!(
+            messages(&r),
+            ["warning: a.md:6:3: field `memory.session`: the agent declares session memory keys but its tool lists keep out memory_set: add them to tools.allow to let it read and set them"]
+                .map(|m| m.trim_start_matches("warning: ").to_owned())
+        );
+        // The tools named without keys.
+        let r = report("name: a\ndescription: d\ntools: [memory_get]\n");
+        let m = messages(&r);
+        assert_eq!(m.len(), 1);
+        assert!(
+            m[0].contains(
+                "`memory_get` is only offered to agents that declare `memory.session` keys"
+            ),
+            "{}",
+            m[0]
+        );
+        assert!(r.valid);
     }
 
     #[test]

@@ -10,6 +10,14 @@
 //!   current `agent`, the `turn`); agents read and write their declared keys with `memory_get`
 //!   and `memory_set`.
 
+mod condition;
 mod handoff;
+mod memory;
+pub mod state;
 
+pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION_LEN};
 pub use handoff::{HandoffTool, WhenCheck, handoff_tool_name};
+pub use memory::{
+    MAX_STATE_VALUE_BYTES, MemoryGet, MemoryGetArgs, MemorySet, MemorySetArgs, MemoryTools,
+};
+pub use state::{ChainFacts, RESERVED_STATE_KEYS, condition_variables};

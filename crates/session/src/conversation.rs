@@ -137,6 +137,7 @@ impl Conversation {
         options.history = self.history()?;
         let recorder = match &self.session {
             Some(session) => {
+                session.chain().start();
                 let model = self
                     .runtime
                     .resolve_model(&self.agent, &options)

@@ -9,6 +9,7 @@
 //! workspace sees results, never another agent's reasoning.
 
 use crate::error::SessionError;
+use crate::state::Chain;
 use agentctl_context::{
     CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
     RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo,
@@ -30,6 +31,8 @@ pub struct SessionHandle {
     store: Arc<SqliteStore>,
     info: SessionInfo,
     agents: AgentsSettings,
+    /// The current turn's chain of agents, as handoff conditions see it.
+    chain: Chain,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -58,6 +61,7 @@ impl SessionHandle {
             store,
             info,
             agents,
+            chain: Chain::default(),
         })
     }
 
@@ -69,6 +73,11 @@ impl SessionHandle {
     /// The store.
     pub fn store(&self) -> &Arc<SqliteStore> {
         &self.store
+    }
+
+    /// The current turn's chain of agents.
+    pub(crate) fn chain(&self) -> &Chain {
+        &self.chain
     }
 
     /// The store as the trait the tools record through.

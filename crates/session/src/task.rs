@@ -227,6 +227,11 @@ impl TaskTool {
         &self.inner.config
     }
 
+    /// The store and session the tool records into (the memory tools keep state there too).
+    pub(crate) fn session_store(&self) -> (&Arc<dyn SessionStore>, &str) {
+        (&self.inner.store, &self.inner.session)
+    }
+
     /// The definition a call runs.
     fn child_agent(
         &self,

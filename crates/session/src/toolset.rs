@@ -1,5 +1,6 @@
 //! The tools an agent gets: the built-in tools, the MCP tools of the servers it names, the
-//! session's `task` tool, and for agents that may delegate, the agent pool in their prompt.
+//! session's `task` tool (and `memory_get`/`memory_set` for agents that declare
+//! `memory.session` keys), and for agents that may delegate, the agent pool in their prompt.
 
 use crate::capability::{Executor, ResourcePool};
 use crate::session::SessionHandle;
@@ -8,7 +9,7 @@ use crate::task::TaskTool;
 use agentctl_core::Tool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
 use agentctl_mcp::{McpError, McpManager};
-use agentctl_routing::HandoffTool;
+use agentctl_routing::{HandoffTool, MemoryTools};
 use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
 use std::sync::Arc;
 
@@ -32,7 +33,8 @@ pub struct AgentTools {
 }
 
 /// The built-in tools (configured by `builtin`: sandbox, environment, time limits) plus the MCP
-/// tools of the servers `agent` names (starting those servers), plus `task` when given.
+/// tools of the servers `agent` names (starting those servers), plus `task` when given (with,
+/// in its session, the memory tools of an agent that declares `memory.session` keys).
 pub async fn agent_tools(
     builtin: &BuiltinToolsConfig,
     manager: &McpManager,
@@ -50,6 +52,9 @@ pub async fn agent_tools(
         registry.register_arc(tool);
     }
     if let Some(task) = task {
+        if let Some(memory) = memory_tools(agent, &task) {
+            memory.register(&mut registry);
+        }
         registry.register_typed(task);
     }
     AgentTools { registry, warnings }
@@ -86,6 +91,23 @@ pub fn handoff_tools(
             )) as Arc<dyn Tool>
         })
         .collect()
+}
+
+/// Session state: `memory_get`/`memory_set` for the keys `agent` declares in `memory.session`,
+/// in the session (and store) the `task` tool records into; `None` when it declares none.
+fn memory_tools(agent: &AgentDefinition, task: &TaskTool) -> Option<MemoryTools> {
+    let keys = &agent.spec.memory.as_ref()?.session;
+    if keys.is_empty() {
+        return None;
+    }
+    let (store, session) = task.session_store();
+    let store: std::sync::Arc<dyn agentctl_context::StateLog> = store.clone();
+    Some(MemoryTools::new(
+        store,
+        session.to_owned(),
+        agent.name().to_owned(),
+        keys.clone(),
+    ))
 }
 
 /// An agent that may delegate with `task` gets the pool of agents it can delegate to (their

@@ -194,6 +194,9 @@ impl<'a> Turn<'a> {
             return Some(event);
         }
         self.agents.push(request.to.clone());
+        if let Some(session) = &self.conversation.session {
+            session.chain().advance(&finished.text);
+        }
         let mut options = self.conversation.options.clone();
         // The target runs with its own model, not the one given for the first agent.
         options.model = None;

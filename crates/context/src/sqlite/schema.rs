@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -84,4 +84,18 @@ const V2: &str = r#"
 ALTER TABLE agent_runs ADD COLUMN owner_pid INTEGER;
 ALTER TABLE agent_runs ADD COLUMN owner_start INTEGER;
 ALTER TABLE agent_runs ADD COLUMN owner_boot TEXT;
+"#;
+
+/// Session state: the JSON values agents keep with `memory_set` (their declared
+/// `memory.session` keys and the shared `task`), read by `when` conditions. One row per key;
+/// who wrote it last and when, for `agentctl sessions show`. Deleting the session deletes it.
+const V3: &str = r#"
+CREATE TABLE session_state (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    key         TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    updated_by  TEXT NOT NULL,
+    PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
 "#;

@@ -282,3 +282,51 @@ async fn ping_pong_past_the_handoff_limit_stops_with_a_clear_message() {
     assert!(matches!(events.last(), Some(RunEvent::RunFailed { .. })));
     assert_eq!(provider.requests().len(), 3);
 }
+
+#[tokio::test]
+async fn when_reads_the_session_state_and_a_false_condition_moves_nothing() {
+    let setup = setup(
+        &[
+            (
+                "analyzer",
+                "memory:\n  session: [analysis]\nhandoffs:\n  - to: fixer\n    when: analysis.can_auto_fix\n",
+            ),
+            ("fixer", ""),
+        ],
+        None,
+    );
+    let handoff = || calls(&[("h", "handoff_to_fixer", json!({"reason": "fixable"}))]);
+    let set = |value: bool| {
+        calls(&[(
+            "m",
+            "memory_set",
+            json!({"key": "analysis", "value": {"can_auto_fix": value}}),
+        )])
+    };
+    let provider = QueueProvider::new(vec![
+        handoff(),
+        set(false),
+        handoff(),
+        set(true),
+        handoff(),
+        text("fixed"),
+    ]);
+    let (_, outcome, _) = turn(&setup, provider.clone(), "analyzer", "go").await;
+    assert_eq!(outcome.agents, ["analyzer", "fixer"]);
+    assert_eq!(outcome.result.unwrap().text, "fixed");
+    let tool_result = |index: usize| match provider.requests()[index].messages.last() {
+        Some(Message::Tool { content, .. }) => content.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Not set yet: the model is told which key to set.
+    let missing = tool_result(1);
+    assert!(
+        missing.contains("cannot be evaluated") && missing.contains("analysis"),
+        "{missing}"
+    );
+    // Set, but false: refused, nothing handed off.
+    assert_eq!(
+        tool_result(3),
+        "handoff to `fixer` refused: its condition `analysis.can_auto_fix` is false for the session state; nothing was handed off"
+    );
+}
