@@ -8,6 +8,7 @@ mod cli {
 
     mod agents;
     mod concurrency;
+    mod handoffs;
     mod mcp;
     mod run;
     mod secrets;

@@ -18,9 +18,11 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Copies examples/review-fix to `to`, without any session database a local run left there,
 /// and marks the copy as a project root.
-fn copy_example(to: &Path) {
+fn copy_example(name: &str, to: &Path) {
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/review-fix"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name),
         to,
     );
     for leftover in ["sessions.db", "sessions.db-wal", "sessions.db-shm"] {
@@ -47,7 +49,12 @@ impl TestProject {
 
     /// A copy of examples/review-fix (without any session database a local run left there).
     pub fn example() -> Self {
-        Self::with(copy_example)
+        Self::example_named("review-fix")
+    }
+
+    /// A copy of `examples/NAME` (without any session database a local run left there).
+    pub fn example_named(name: &str) -> Self {
+        Self::with(|root| copy_example(name, root))
     }
 
     /// A copy of `tests/cli/fixtures/NAME`: its `home/` folder becomes the home (global
