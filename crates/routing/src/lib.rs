@@ -9,3 +9,7 @@
 //!   declared `memory` keys, the handoff `payload`, the previous agent's output as `last`, the
 //!   current `agent`, the `turn`); agents read and write their declared keys with `memory_get`
 //!   and `memory_set`.
+
+mod router;
+
+pub use router::{Matched, RouteDecision, RouteMatch, RouteTarget, Router, Selected, Skipped};
