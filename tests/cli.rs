@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod concurrency;
     mod mcp;
+    mod routing;
     mod run;
     mod secrets;
     mod sessions;

@@ -13,10 +13,11 @@ use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, AgentsSettings, RunOptions};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
+use agentctl_routing::{RouteDecision, Router};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_tools::BuiltinToolsConfig;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Runs agents of one project for one front end.
 ///
@@ -46,6 +47,8 @@ pub struct SessionRunner {
     mcp: McpManager,
     store_path: PathBuf,
     settings: AgentsSettings,
+    /// Built on first use: a run that names its agent never pays for it.
+    router: OnceLock<Router>,
 }
 
 impl std::fmt::Debug for SessionRunner {
@@ -80,6 +83,7 @@ impl SessionRunner {
             mcp,
             store_path: project.store_path(),
             settings: project.settings().agents.clone(),
+            router: OnceLock::new(),
         }
     }
 
@@ -92,6 +96,19 @@ impl SessionRunner {
     /// define it, or close names ([`Discovery::require`]).
     pub fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
         Ok(self.discovery.require(name)?.definition.clone())
+    }
+
+    /// The router over the runnable agents' triggers (agents whose files have errors are not
+    /// routed to).
+    pub fn router(&self) -> &Router {
+        self.router.get_or_init(|| Router::new(&self.agents))
+    }
+
+    /// What auto-routing does with `prompt`: the ranked matches and the agent picked — the
+    /// best match, else the `agents.defaultAgent` setting as a fallback, else none.
+    pub fn route(&self, prompt: &str) -> RouteDecision {
+        self.router()
+            .decide(prompt, self.settings.default_agent.as_deref())
     }
 
     /// The runtime builder.
