@@ -1,21 +1,26 @@
 //! [`Router`]: which agents a prompt's words call for, by the agents' `triggers`.
 //!
 //! The router is built once from the loaded agents: one Aho-Corasick automaton over every
-//! keyword of every agent, one [`RegexSet`] over every pattern. Routing a prompt runs the
-//! automaton once over the folded prompt (checking word boundaries on each hit) and the set
-//! once over the prompt, then runs only the patterns the set reported to find their spans —
-//! the cost grows with the prompt and the number of hits, not with the number of agents.
+//! keyword of every agent, one multi-pattern regex (a regex set) over every pattern. Routing a
+//! prompt runs the automaton once over the folded prompt (checking word boundaries on each
+//! hit) and the set once over the prompt, then runs only the patterns the set reported, to find
+//! their spans — the cost grows with the prompt and the number of hits, not with the number of
+//! agents.
 
+mod build;
 mod fold;
 mod report;
 
 pub use report::{Matched, RouteDecision, RouteMatch, RouteTarget, Selected, Skipped};
 
 use agentctl_core::{AgentDefinition, Scope};
-use aho_corasick::{AhoCorasick, MatchKind};
-use fold::{Edges, Folded, fold_keyword};
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
-use std::collections::{HashMap, HashSet};
+use aho_corasick::AhoCorasick;
+use fold::{Edges, Folded};
+use regex::{Regex, RegexBuilder};
+use regex_automata::{Input, PatternSet, meta};
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Ranks the agents whose triggers match a prompt.
 ///
@@ -92,11 +97,11 @@ pub struct Router {
     keywords: Option<AhoCorasick>,
     /// Per automaton pattern: which ends need a word boundary, and whose keyword it is.
     keyword_entries: Vec<(Edges, Vec<Owner>)>,
-    /// One set over the distinct patterns; `None` when there are none, or when the set would
-    /// not compile within its size limit (then each pattern is run on its own).
-    set: Option<RegexSet>,
-    /// The distinct patterns, compiled, in set order, with whose pattern each is.
-    patterns: Vec<(Regex, Vec<Owner>)>,
+    /// One regex over the distinct patterns, saying which match; `None` when there are none,
+    /// or when it would not compile within its size limit (then each pattern runs alone).
+    set: Option<meta::Regex>,
+    /// The distinct patterns, in set order.
+    patterns: Vec<Pattern>,
     skipped: Vec<Skipped>,
 }
 
@@ -107,21 +112,97 @@ struct Owner {
     target: usize,
     /// Index in the agent's triggers.
     trigger: usize,
+    /// Which entry of the trigger.
+    entry: Entry,
     /// As written in the agent file.
     text: String,
 }
 
-/// One matched keyword or pattern of one trigger.
-struct Hit {
+impl Owner {
+    /// The entry as validation names it: `triggers[0].regex[1]`.
+    fn field(&self) -> String {
+        let trigger = self.trigger;
+        match self.entry {
+            Entry::Keyword(i) => format!("triggers[{trigger}].keywords[{i}]"),
+            Entry::Intent => format!("triggers[{trigger}].intent"),
+            Entry::Regex(i) => format!("triggers[{trigger}].regex[{i}]"),
+        }
+    }
+}
+
+/// An entry of a trigger.
+#[derive(Debug, Clone, Copy)]
+enum Entry {
+    /// `keywords[i]`.
+    Keyword(usize),
+    /// The intent, standing in for keywords.
+    Intent,
+    /// `regex[i]`.
+    Regex(usize),
+}
+
+/// A distinct pattern and the triggers that list it.
+#[derive(Debug)]
+struct Pattern {
+    source: String,
+    /// Its own regex, for the span of a match: compiled on the pattern's first match.
+    regex: OnceLock<Result<Regex, String>>,
+    owners: Vec<Owner>,
+}
+
+impl Pattern {
+    fn compile(&self) -> Result<&Regex, String> {
+        self.regex
+            .get_or_init(|| {
+                RegexBuilder::new(&self.source)
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The first non-empty match.
+    fn first_match(&self, prompt: &str) -> Option<Range<usize>> {
+        let regex = self.compile().ok()?;
+        regex
+            .find_iter(prompt)
+            .find(|found| !found.is_empty())
+            .map(|found| found.range())
+    }
+}
+
+/// One matched keyword or pattern of one trigger, borrowing the router's text until the
+/// winners are known.
+struct Hit<'r> {
     target: usize,
     trigger: usize,
-    matched: Matched,
+    keyword: bool,
+    text: &'r str,
+    span: Range<usize>,
+}
+
+impl Hit<'_> {
+    fn matched(&self) -> Matched {
+        if self.keyword {
+            Matched::Keyword {
+                keyword: self.text.to_owned(),
+                span: self.span.clone(),
+            }
+        } else {
+            Matched::Regex {
+                pattern: self.text.to_owned(),
+                span: self.span.clone(),
+            }
+        }
+    }
 }
 
 impl Router {
     /// Builds the router from the loaded agents (agents without triggers are left out).
     pub fn new(agents: &[AgentDefinition]) -> Router {
-        let mut builder = Builder::default();
+        let mut builder = build::Builder::default();
         let mut names = HashSet::new();
         for agent in agents {
             if agent.spec.triggers.is_empty() || !names.insert(agent.name()) {
@@ -170,7 +251,7 @@ impl Router {
         &self.skipped
     }
 
-    fn keyword_hits(&self, prompt: &str, hits: &mut Vec<Hit>) {
+    fn keyword_hits<'r>(&'r self, prompt: &str, hits: &mut Vec<Hit<'r>>) {
         let Some(automaton) = &self.keywords else {
             return;
         };
@@ -190,41 +271,44 @@ impl Router {
             hits.extend(owners.iter().map(|owner| Hit {
                 target: owner.target,
                 trigger: owner.trigger,
-                matched: Matched::Keyword {
-                    keyword: owner.text.clone(),
-                    span: span.clone(),
-                },
+                keyword: true,
+                text: &owner.text,
+                span: span.clone(),
             }));
         }
     }
 
-    fn pattern_hits(&self, prompt: &str, hits: &mut Vec<Hit>) {
+    fn pattern_hits<'r>(&'r self, prompt: &str, hits: &mut Vec<Hit<'r>>) {
         let candidates: Vec<usize> = match &self.set {
-            Some(set) => set.matches(prompt).into_iter().collect(),
+            Some(set) => {
+                let mut matched = PatternSet::new(set.pattern_len());
+                set.which_overlapping_matches(&Input::new(prompt), &mut matched);
+                matched.iter().map(|id| id.as_usize()).collect()
+            }
             None => (0..self.patterns.len()).collect(),
         };
         for index in candidates {
-            let Some((regex, owners)) = self.patterns.get(index) else {
+            let Some(pattern) = self.patterns.get(index) else {
                 continue;
             };
-            let Some(found) = regex.find_iter(prompt).find(|m| !m.is_empty()) else {
+            let Some(span) = pattern.first_match(prompt) else {
                 continue;
             };
-            hits.extend(owners.iter().map(|owner| Hit {
+            hits.extend(pattern.owners.iter().map(|owner| Hit {
                 target: owner.target,
                 trigger: owner.trigger,
-                matched: Matched::Regex {
-                    pattern: owner.text.clone(),
-                    span: found.range(),
-                },
+                keyword: false,
+                text: &owner.text,
+                span: span.clone(),
             }));
         }
     }
 
     /// Groups hits by trigger, keeps each agent's best trigger and orders the agents.
-    fn rank(&self, mut hits: Vec<Hit>) -> Vec<RouteMatch> {
-        hits.sort_by_key(|hit| (hit.target, hit.trigger, hit.matched.span().start));
-        let mut best: Vec<(usize, i32, usize, Vec<Matched>)> = Vec::new();
+    fn rank(&self, mut hits: Vec<Hit<'_>>) -> Vec<RouteMatch> {
+        hits.sort_unstable_by_key(|hit| (hit.target, hit.trigger, hit.span.start, hit.keyword));
+        // Per agent: (target, priority, trigger, its hits).
+        let mut best: Vec<(usize, i32, usize, &[Hit<'_>])> = Vec::new();
         let mut rest = hits.as_slice();
         while let Some(first) = rest.first() {
             let (target, trigger) = (first.target, first.trigger);
@@ -235,20 +319,23 @@ impl Router {
             let (group, tail) = rest.split_at(len);
             rest = tail;
             let priority = self.trigger_priority(target, trigger);
-            let matched: Vec<Matched> = group.iter().map(|hit| hit.matched.clone()).collect();
             match best.last_mut() {
                 // Groups come in trigger order: on a tie the lower index stays.
                 Some(slot) if slot.0 == target => {
-                    if (priority, matched.len()) > (slot.1, slot.3.len()) {
-                        *slot = (target, priority, trigger, matched);
+                    if (priority, group.len()) > (slot.1, slot.3.len()) {
+                        *slot = (target, priority, trigger, group);
                     }
                 }
-                _ => best.push((target, priority, trigger, matched)),
+                _ => best.push((target, priority, trigger, group)),
             }
         }
-        let mut matches: Vec<RouteMatch> = best
-            .into_iter()
-            .filter_map(|(target, priority, trigger, matches)| {
+        best.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(b.3.len().cmp(&a.3.len()))
+                .then_with(|| self.tie_break(a.0).cmp(&self.tie_break(b.0)))
+        });
+        best.into_iter()
+            .filter_map(|(target, priority, trigger, group)| {
                 let agent = self.targets.get(target)?;
                 Some(RouteMatch {
                     agent: agent.name.clone(),
@@ -256,18 +343,17 @@ impl Router {
                     priority,
                     trigger,
                     intent: agent.triggers.get(trigger)?.intent.clone(),
-                    matches,
+                    matches: group.iter().map(Hit::matched).collect(),
                 })
             })
-            .collect();
-        matches.sort_by(|a, b| {
-            b.priority
-                .cmp(&a.priority)
-                .then(b.matches.len().cmp(&a.matches.len()))
-                .then(scope_rank(a.scope).cmp(&scope_rank(b.scope)))
-                .then_with(|| a.agent.cmp(&b.agent))
-        });
-        matches
+            .collect()
+    }
+
+    /// Project agents before global ones, then by name.
+    fn tie_break(&self, target: usize) -> (u8, &str) {
+        self.targets.get(target).map_or((2, ""), |agent| {
+            (scope_rank(agent.scope), agent.name.as_str())
+        })
     }
 
     fn trigger_priority(&self, target: usize, trigger: usize) -> i32 {
@@ -284,199 +370,6 @@ fn scope_rank(scope: Scope) -> u8 {
         Scope::Project => 0,
         Scope::Global => 1,
     }
-}
-
-/// Collects the distinct keywords and patterns of every agent, then compiles them once.
-#[derive(Default)]
-struct Builder {
-    targets: Vec<RouteTarget>,
-    keywords: Vec<String>,
-    keyword_entries: Vec<(Edges, Vec<Owner>)>,
-    keyword_ids: HashMap<String, usize>,
-    patterns: Vec<(Regex, Vec<Owner>)>,
-    pattern_ids: HashMap<String, usize>,
-    skipped: Vec<Skipped>,
-}
-
-impl Builder {
-    fn add(&mut self, agent: &AgentDefinition) {
-        let target = self.targets.len();
-        for (trigger_index, trigger) in agent.spec.triggers.iter().enumerate() {
-            let mut keywords: Vec<(String, String)> = trigger
-                .keywords
-                .iter()
-                .enumerate()
-                .map(|(i, k)| {
-                    (
-                        format!("triggers[{trigger_index}].keywords[{i}]"),
-                        k.clone(),
-                    )
-                })
-                .collect();
-            if keywords.is_empty()
-                && trigger.regex.is_empty()
-                && let Some(intent) = &trigger.intent
-            {
-                keywords.push((format!("triggers[{trigger_index}].intent"), intent.clone()));
-            }
-            let mut seen = HashSet::new();
-            for (field, keyword) in keywords {
-                let folded = fold_keyword(&keyword);
-                if folded.is_empty() {
-                    self.skip(agent, field, &keyword, "an empty keyword matches nothing");
-                } else if seen.insert(folded.clone()) {
-                    self.add_keyword(folded, target, trigger_index, keyword);
-                }
-            }
-            for (i, pattern) in trigger.regex.iter().enumerate() {
-                let field = format!("triggers[{trigger_index}].regex[{i}]");
-                self.add_pattern(agent, field, target, trigger_index, pattern);
-            }
-        }
-        self.targets.push(RouteTarget {
-            name: agent.name().to_owned(),
-            scope: agent.source.scope,
-            triggers: agent.spec.triggers.clone(),
-        });
-    }
-
-    fn add_keyword(&mut self, folded: String, target: usize, trigger: usize, text: String) {
-        let owner = Owner {
-            target,
-            trigger,
-            text,
-        };
-        if let Some(&id) = self.keyword_ids.get(&folded) {
-            if let Some((_, owners)) = self.keyword_entries.get_mut(id) {
-                owners.push(owner);
-            }
-            return;
-        }
-        self.keyword_ids
-            .insert(folded.clone(), self.keyword_entries.len());
-        self.keyword_entries.push((Edges::of(&folded), vec![owner]));
-        self.keywords.push(folded);
-    }
-
-    fn add_pattern(
-        &mut self,
-        agent: &AgentDefinition,
-        field: String,
-        target: usize,
-        trigger: usize,
-        pattern: &str,
-    ) {
-        let owner = Owner {
-            target,
-            trigger,
-            text: pattern.to_owned(),
-        };
-        if let Some(&id) = self.pattern_ids.get(pattern) {
-            if let Some((_, owners)) = self.patterns.get_mut(id) {
-                // A pattern listed twice in one trigger counts once.
-                if !owners
-                    .iter()
-                    .any(|o| o.target == target && o.trigger == trigger)
-                {
-                    owners.push(owner);
-                }
-            }
-            return;
-        }
-        if pattern.is_empty() {
-            self.skip(
-                agent,
-                field,
-                pattern,
-                "an empty pattern would match every prompt",
-            );
-            return;
-        }
-        match RegexBuilder::new(pattern).case_insensitive(true).build() {
-            Ok(regex) => {
-                self.pattern_ids
-                    .insert(pattern.to_owned(), self.patterns.len());
-                self.patterns.push((regex, vec![owner]));
-            }
-            Err(error) => {
-                let reason = format!(
-                    "invalid regular expression: {}",
-                    last_line(&error.to_string())
-                );
-                self.skip(agent, field, pattern, &reason);
-            }
-        }
-    }
-
-    fn skip(&mut self, agent: &AgentDefinition, field: String, value: &str, reason: &str) {
-        self.skipped.push(Skipped {
-            agent: agent.name().to_owned(),
-            field,
-            value: value.to_owned(),
-            reason: reason.to_owned(),
-        });
-    }
-
-    fn finish(mut self) -> Router {
-        let keywords = if self.keywords.is_empty() {
-            None
-        } else {
-            match AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .build(&self.keywords)
-            {
-                Ok(automaton) => Some(automaton),
-                Err(error) => {
-                    self.skip_all_keywords(&error.to_string());
-                    None
-                }
-            }
-        };
-        // A set too large for its size limit is not an error: each pattern then runs alone.
-        let set = if self.patterns.is_empty() {
-            None
-        } else {
-            RegexSetBuilder::new(self.patterns.iter().map(|(regex, _)| regex.as_str()))
-                .case_insensitive(true)
-                .build()
-                .ok()
-        };
-        Router {
-            targets: self.targets,
-            keywords,
-            keyword_entries: self.keyword_entries,
-            set,
-            patterns: self.patterns,
-            skipped: self.skipped,
-        }
-    }
-
-    /// Every keyword is unusable when the automaton cannot be built (far beyond any real
-    /// number of agents); say so for each rather than matching nothing silently.
-    fn skip_all_keywords(&mut self, reason: &str) {
-        let entries = std::mem::take(&mut self.keyword_entries);
-        for owner in entries.iter().flat_map(|(_, owners)| owners) {
-            if let Some(target) = self.targets.get(owner.target) {
-                self.skipped.push(Skipped {
-                    agent: target.name.clone(),
-                    field: format!("triggers[{}].keywords", owner.trigger),
-                    value: owner.text.clone(),
-                    reason: format!("the keyword automaton could not be built: {reason}"),
-                });
-            }
-        }
-    }
-}
-
-/// The last non-empty line of a regex error (the line that says what is wrong).
-fn last_line(message: &str) -> &str {
-    message
-        .lines()
-        .rev()
-        .find(|line| !line.trim().is_empty())
-        .unwrap_or(message)
-        .trim()
-        .trim_start_matches("error: ")
 }
 
 #[cfg(test)]

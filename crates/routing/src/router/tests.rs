@@ -338,3 +338,29 @@ fn cues_list_keywords_and_patterns_once() {
     )]);
     assert_eq!(router.targets()[0].cues(), ["bug", "error", "/fix.*test/"]);
 }
+
+#[test]
+fn a_pattern_too_large_to_compile_is_skipped_and_the_others_still_route() {
+    let router = Router::new(&[
+        agent(
+            "huge",
+            Scope::Project,
+            vec![trigger(&[], &[r"\w{5000}"], 9)],
+        ),
+        agent(
+            "small",
+            Scope::Project,
+            vec![trigger(&[], &["fix.*test"], 1)],
+        ),
+    ]);
+    let skipped = router.skipped();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0].agent, "huge");
+    assert_eq!(skipped[0].field, "triggers[0].regex[0]");
+    assert!(
+        skipped[0].reason.starts_with("cannot compile: "),
+        "{}",
+        skipped[0].reason
+    );
+    assert_eq!(names(&router.route("fix the test")), ["small"]);
+}
