@@ -151,7 +151,7 @@ struct Pattern {
 }
 
 impl Pattern {
-    fn compile(&self) -> Result<&Regex, String> {
+    fn compile(&self) -> Result<&Regex, &str> {
         self.regex
             .get_or_init(|| {
                 RegexBuilder::new(&self.source)
@@ -160,7 +160,7 @@ impl Pattern {
                     .map_err(|error| error.to_string())
             })
             .as_ref()
-            .map_err(Clone::clone)
+            .map_err(String::as_str)
     }
 
     /// The first non-empty match.
@@ -176,25 +176,34 @@ impl Pattern {
 /// One matched keyword or pattern of one trigger, borrowing the router's text until the
 /// winners are known.
 struct Hit<'r> {
-    target: usize,
-    trigger: usize,
-    keyword: bool,
-    text: &'r str,
+    owner: &'r Owner,
     span: Range<usize>,
 }
 
 impl Hit<'_> {
+    /// Sorts a trigger's hits in prompt order, keywords before patterns at one position.
+    fn key(&self) -> (usize, usize, usize, bool) {
+        let regex = matches!(self.owner.entry, Entry::Regex(_));
+        (
+            self.owner.target,
+            self.owner.trigger,
+            self.span.start,
+            regex,
+        )
+    }
+
     fn matched(&self) -> Matched {
-        if self.keyword {
-            Matched::Keyword {
-                keyword: self.text.to_owned(),
-                span: self.span.clone(),
-            }
-        } else {
-            Matched::Regex {
-                pattern: self.text.to_owned(),
-                span: self.span.clone(),
-            }
+        let text = self.owner.text.clone();
+        let span = self.span.clone();
+        match self.owner.entry {
+            Entry::Keyword(_) | Entry::Intent => Matched::Keyword {
+                keyword: text,
+                span,
+            },
+            Entry::Regex(_) => Matched::Regex {
+                pattern: text,
+                span,
+            },
         }
     }
 }
@@ -269,10 +278,7 @@ impl Router {
             found.insert(id);
             let span = folded.original(hit.range());
             hits.extend(owners.iter().map(|owner| Hit {
-                target: owner.target,
-                trigger: owner.trigger,
-                keyword: true,
-                text: &owner.text,
+                owner,
                 span: span.clone(),
             }));
         }
@@ -295,10 +301,7 @@ impl Router {
                 continue;
             };
             hits.extend(pattern.owners.iter().map(|owner| Hit {
-                target: owner.target,
-                trigger: owner.trigger,
-                keyword: false,
-                text: &owner.text,
+                owner,
                 span: span.clone(),
             }));
         }
@@ -306,15 +309,15 @@ impl Router {
 
     /// Groups hits by trigger, keeps each agent's best trigger and orders the agents.
     fn rank(&self, mut hits: Vec<Hit<'_>>) -> Vec<RouteMatch> {
-        hits.sort_unstable_by_key(|hit| (hit.target, hit.trigger, hit.span.start, hit.keyword));
+        hits.sort_unstable_by_key(Hit::key);
         // Per agent: (target, priority, trigger, its hits).
         let mut best: Vec<(usize, i32, usize, &[Hit<'_>])> = Vec::new();
         let mut rest = hits.as_slice();
         while let Some(first) = rest.first() {
-            let (target, trigger) = (first.target, first.trigger);
+            let (target, trigger) = (first.owner.target, first.owner.trigger);
             let len = rest
                 .iter()
-                .take_while(|hit| hit.target == target && hit.trigger == trigger)
+                .take_while(|hit| (hit.owner.target, hit.owner.trigger) == (target, trigger))
                 .count();
             let (group, tail) = rest.split_at(len);
             rest = tail;

@@ -178,14 +178,14 @@ impl Builder {
 
     /// Compiles every pattern now, reporting those too large to compile.
     fn compile_each(&mut self) {
-        let mut failed = Vec::new();
+        let mut failed: Vec<(Owner, String)> = Vec::new();
         for pattern in &self.patterns {
             if let Err(error) = pattern.compile() {
                 failed.extend(
                     pattern
                         .owners
                         .iter()
-                        .map(|owner| (owner.clone(), error.clone())),
+                        .map(|owner| (owner.clone(), String::from(error))),
                 );
             }
         }
