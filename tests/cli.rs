@@ -10,6 +10,7 @@ mod cli {
     mod concurrency;
     mod handoffs;
     mod mcp;
+    mod routing;
     mod run;
     mod secrets;
     mod sessions;

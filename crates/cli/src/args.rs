@@ -1,19 +1,29 @@
 //! Command-line arguments, as clap parses them. Validation into typed requests happens in the
 //! command modules.
 
+mod bare_prompt;
 pub(crate) mod context;
 pub(crate) mod mcp;
+pub(crate) mod route;
 pub(crate) mod sessions;
 
+pub(crate) use bare_prompt::parse;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// Run specialised AI agents defined in Markdown files.
 #[derive(Debug, Parser)]
 #[command(name = "agentctl", version, long_about = None, propagate_version = true)]
+#[command(allow_external_subcommands = true)]
 #[command(
     after_help = "Examples:\n  agentctl --project-dir examples/review-fix run code-reviewer -p 'Review src/stats.py'\n  \
-agentctl agents list\n  agentctl agents validate --all\n  agentctl sessions list\n  agentctl mcp list"
+agentctl \"There's a bug in the login flow\"\n  agentctl route 'Review PR 42'\n  \
+agentctl agents list\n  agentctl agents validate --all\n  agentctl sessions list\n  agentctl mcp list\n\n\
+A quoted prompt with a space in it, in place of a command, runs auto-routed: the same as\n\
+`agentctl run --auto -p PROMPT`, and `run` flags may follow it. A single word is read as a\n\
+command: for a one-word prompt use `agentctl run --auto -p WORD`."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -35,6 +45,8 @@ pub(crate) struct GlobalArgs {
 pub(crate) enum Command {
     /// Run an agent on a prompt, or interactively.
     Run(RunArgs),
+    /// Show which agents a prompt's words route to, and why.
+    Route(route::RouteArgs),
     /// Create, list, show, edit, delete and validate agents.
     #[command(subcommand)]
     Agents(AgentsCommand),
@@ -54,6 +66,9 @@ pub(crate) enum Command {
     Schema(SchemaCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// A quoted prompt in place of a command: `agentctl "PROMPT"` (see `bare_prompt`).
+    #[command(external_subcommand)]
+    Prompt(Vec<OsString>),
 }
 
 /// Output format of listing commands.
@@ -299,6 +314,7 @@ pub(crate) struct CompletionsArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
+agentctl run --auto -p \"There's a bug in the login flow\"\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
 git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive\n  \
 agentctl run bug-fixer -p 'Fix the failing test' --approve safe,low,medium\n  \
@@ -306,12 +322,21 @@ agentctl run bug-fixer --continue -p 'Fix what the review found'\n  \
 agentctl run code-reviewer -p 'Review @file:stats.py'\n\n\
 Each run is recorded in a session (`.agentctl/sessions.db`); `--continue` resumes the latest,\n\
 `--session ID` a given one. `@file:NAME` attaches matching project files to the prompt.\n\
+Without NAME (or --agent NAME) the agent is picked by its triggers when --auto is given or\n\
+`agents.autoRoute` is true (see `agentctl route`); when none matches, `agents.defaultAgent`\n\
+runs, if set.\n\
 Tool calls whose risk is not auto-approved are asked on a terminal (yes / no / always);\n\
 without a terminal they are refused at once and the model is told why."
 )]
 pub(crate) struct RunArgs {
-    /// Agent name.
-    pub name: String,
+    /// Agent name; without it the agent is picked by its triggers (--auto).
+    pub name: Option<String>,
+    /// Agent name (the same as NAME).
+    #[arg(long = "agent", value_name = "NAME", conflicts_with = "name")]
+    pub agent: Option<String>,
+    /// Pick the agent whose triggers match the prompt; a name given wins.
+    #[arg(long)]
+    pub auto: bool,
     /// The prompt. Without it: an interactive session on a terminal, else the prompt is read
     /// from stdin.
     #[arg(short = 'p', long)]

@@ -13,17 +13,17 @@ mod context;
 mod context_cmd;
 mod mcp_cmd;
 mod output;
+mod route_cmd;
 mod run;
 mod schema;
 mod sessions_cmd;
 
 use args::{Cli, Command};
-use clap::Parser;
 use std::process::ExitCode;
 
 /// Runs the command line with the process arguments and returns the exit status.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = args::parse();
     match run(cli) {
         Ok(code) => code,
         // A reader that went away (`| head`) is not a failure worth a message.
@@ -42,8 +42,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schema(command) => schema::run(command),
         Command::Completions(command) => completions::run(command),
         Command::Run(args) => run::run(&cli.global, args),
+        Command::Route(args) => route_cmd::run(&cli.global, &args),
         Command::Mcp(command) => mcp_cmd::run(&cli.global, command),
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
         Command::Context(args) => context_cmd::run(&cli.global, args),
+        // `args::parse` turns a prompt into `run` and refuses anything else.
+        Command::Prompt(_) => {
+            anyhow::bail!("give the prompt as one quoted argument: agentctl \"PROMPT\"")
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `agentctl run NAME -p PROMPT`: runs an agent and renders its events.
 //!
-//! The raw flags are validated into a [`RunRequest`] (which prompt source, which format); the
+//! The raw flags are validated into a [`RunRequest`] (which agent or auto-routing, which
+//! prompt source, which format); [`choose_agent`] names the agent; the
 //! session runner (`agentctl-session`) finds the agent, opens the session, builds the runtime
 //! and runs each turn; this module renders ([`render`]), asks approval questions on the
 //! terminal ([`terminal`]) and runs the interactive session ([`repl`]).
@@ -12,7 +13,7 @@ mod terminal;
 
 use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
 use agentctl_context::SessionChoice;
-use agentctl_core::{ContextMode, RunError, RunOptions};
+use agentctl_core::{AgentDefinition, ContextMode, RunError, RunOptions};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_session::{Conversation, Recording, RuntimeBuilder, SessionRunner};
 use anyhow::Context as _;
@@ -29,9 +30,17 @@ enum PromptSource {
     Interactive(Option<String>),
 }
 
+/// Which agent runs.
+enum AgentChoice {
+    /// The one named (NAME or `--agent NAME`).
+    Named(String),
+    /// The one the prompt's words route to (`--auto` or `agents.autoRoute`).
+    Routed,
+}
+
 /// `agentctl run`, validated.
 struct RunRequest {
-    agent: String,
+    agent: AgentChoice,
     prompt: PromptSource,
     format: RunFormat,
     options: RunOptions,
@@ -41,7 +50,16 @@ struct RunRequest {
 }
 
 impl RunRequest {
-    fn from_args(args: RunArgs) -> anyhow::Result<Self> {
+    /// Validates the flags; `auto_route` is the `agents.autoRoute` setting.
+    fn from_args(args: RunArgs, auto_route: bool) -> anyhow::Result<Self> {
+        let agent = match (args.agent.or(args.name), args.auto || auto_route) {
+            (Some(name), _) => AgentChoice::Named(name),
+            (None, true) => AgentChoice::Routed,
+            (None, false) => anyhow::bail!(
+                "no agent given: pass NAME, --agent NAME, or --auto to pick the agent by its \
+                 triggers (or set agents.autoRoute to true)"
+            ),
+        };
         let stdin_terminal = std::io::stdin().is_terminal();
         let prompt = match (args.prompt, args.interactive) {
             (prompt, true) => PromptSource::Interactive(prompt),
@@ -49,6 +67,14 @@ impl RunRequest {
             (None, false) if stdin_terminal => PromptSource::Interactive(None),
             (None, false) => PromptSource::Once(read_stdin_prompt()?),
         };
+        if matches!(
+            (&agent, &prompt),
+            (AgentChoice::Routed, PromptSource::Interactive(None))
+        ) {
+            anyhow::bail!(
+                "auto-routing needs a prompt to route: pass -p PROMPT, or name the agent"
+            );
+        }
         if matches!(prompt, PromptSource::Interactive(_)) && args.format != RunFormat::Text {
             anyhow::bail!(
                 "--format {} needs a prompt: pass -p PROMPT",
@@ -68,7 +94,7 @@ impl RunRequest {
             ..RunOptions::default()
         };
         Ok(Self {
-            agent: args.name,
+            agent,
             prompt,
             format: args.format,
             options,
@@ -111,6 +137,7 @@ enum Ending {
 
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load(global)?;
     let RunRequest {
         agent,
         prompt,
@@ -119,8 +146,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         record,
         approvals,
         session,
-    } = RunRequest::from_args(args)?;
-    let project = crate::context::load(global)?;
+    } = RunRequest::from_args(args, project.settings().agents.auto_route)?;
     let (frontend, approver) = Frontend::new();
     let recording = record.as_ref().map(|_| Recording::new());
     let mut builder = RuntimeBuilder::new(&project)
@@ -130,16 +156,16 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         builder = builder.record(recording.clone());
     }
     let runner = SessionRunner::new(&project, builder);
-    let agent = crate::agents::require(&runner, &agent)?;
+    let first_prompt = match &prompt {
+        PromptSource::Once(prompt) => Some(prompt.as_str()),
+        PromptSource::Interactive(first) => first.as_deref(),
+    };
+    let agent = choose_agent(&runner, &agent, first_prompt)?;
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
         warn(&format!(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"
         ));
     }
-    let first_prompt = match &prompt {
-        PromptSource::Once(prompt) => Some(prompt.as_str()),
-        PromptSource::Interactive(first) => first.as_deref(),
-    };
     let session = runner.open_session(session, first_prompt)?;
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -176,6 +202,20 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         // The message already names the cause: one line, without a `caused by` chain.
         Ending::Failed(error) => Err(anyhow::anyhow!(error.to_string())),
         Ending::NotSaved(error) => Err(anyhow::anyhow!("the session could not be saved: {error}")),
+    }
+}
+
+/// The agent to run: the one named, or the one the (first) prompt routes to, announced on
+/// stderr (see `agentctl route`).
+fn choose_agent(
+    runner: &SessionRunner,
+    choice: &AgentChoice,
+    prompt: Option<&str>,
+) -> anyhow::Result<AgentDefinition> {
+    match (choice, prompt) {
+        (AgentChoice::Named(name), _) => crate::agents::require(runner, name),
+        (AgentChoice::Routed, Some(prompt)) => crate::route_cmd::pick(runner, prompt),
+        (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
     }
 }
 

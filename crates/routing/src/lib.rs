@@ -13,6 +13,7 @@
 mod condition;
 mod handoff;
 mod memory;
+mod router;
 pub mod state;
 
 pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION_LEN};
@@ -20,4 +21,5 @@ pub use handoff::{HandoffTool, WhenCheck, handoff_tool_name};
 pub use memory::{
     MAX_STATE_VALUE_BYTES, MemoryGet, MemoryGetArgs, MemorySet, MemorySetArgs, MemoryTools,
 };
+pub use router::{Matched, RouteDecision, RouteMatch, RouteTarget, Router, Selected, Skipped};
 pub use state::{ChainFacts, RESERVED_STATE_KEYS, condition_variables};

@@ -6,4 +6,5 @@
 mod suite {
     mod condition;
     mod memory;
+    mod router;
 }

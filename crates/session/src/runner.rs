@@ -13,9 +13,10 @@ use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, RunOptions};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
+use agentctl_routing::{RouteDecision, Router};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_tools::BuiltinToolsConfig;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Runs agents of one project for one front end.
 ///
@@ -39,6 +40,8 @@ use std::sync::Arc;
 /// ```
 pub struct SessionRunner {
     shared: Arc<Shared>,
+    /// Built on first use: a run that names its agent never pays for it.
+    router: OnceLock<Router>,
 }
 
 impl std::fmt::Debug for SessionRunner {
@@ -75,6 +78,7 @@ impl SessionRunner {
                 store_path: Some(project.store_path()),
                 settings: project.settings().agents.clone(),
             }),
+            router: OnceLock::new(),
         }
     }
 
@@ -103,6 +107,7 @@ impl SessionRunner {
                 store_path: None,
                 settings: settings.agents,
             }),
+            router: OnceLock::new(),
         }
     }
 
@@ -115,6 +120,19 @@ impl SessionRunner {
     /// define it, or close names ([`Discovery::require`]).
     pub fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
         self.shared.require_agent(name)
+    }
+
+    /// The router over the runnable agents' triggers (agents whose files have errors are not
+    /// routed to).
+    pub fn router(&self) -> &Router {
+        self.router.get_or_init(|| Router::new(&self.shared.agents))
+    }
+
+    /// What auto-routing does with `prompt`: the ranked matches and the agent picked — the
+    /// best match, else the `agents.defaultAgent` setting as a fallback, else none.
+    pub fn route(&self, prompt: &str) -> RouteDecision {
+        self.router()
+            .decide(prompt, self.shared.settings.default_agent.as_deref())
     }
 
     /// The runtime builder.

@@ -1,0 +1,210 @@
+//! `agentctl route PROMPT`: which agents the prompt's words route to, and why; and the
+//! auto-routing step of `agentctl run`, which picks the agent the same way.
+//!
+//! Both go through the session runner's router ([`SessionRunner::route`]), so what `route`
+//! shows is what `run --auto` does.
+
+use crate::args::{GlobalArgs, TextFormat, route::RouteArgs};
+use crate::output::{print_json, terminal_safe};
+use agentctl_core::AgentDefinition;
+use agentctl_routing::{Matched, RouteDecision, RouteMatch, Router, Skipped};
+use agentctl_session::{RuntimeBuilder, SessionRunner};
+use anyhow::Context as _;
+use serde::Serialize;
+use std::io::{IsTerminal as _, Write as _};
+use std::process::ExitCode;
+
+/// `route --format json`: the prompt, the ranked matches, the selection and unused entries.
+#[derive(Serialize)]
+struct RouteJson<'a> {
+    prompt: &'a str,
+    #[serde(flatten)]
+    decision: &'a RouteDecision,
+    skipped: &'a [Skipped],
+}
+
+/// Runs `agentctl route`.
+pub(crate) fn run(global: &GlobalArgs, args: &RouteArgs) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load(global)?;
+    let runner = SessionRunner::new(&project, RuntimeBuilder::new(&project));
+    let decision = runner.route(&args.prompt);
+    let router = runner.router();
+    match args.format {
+        TextFormat::Json => print_json(&RouteJson {
+            prompt: &args.prompt,
+            decision: &decision,
+            skipped: router.skipped(),
+        })?,
+        TextFormat::Text => {
+            warn_unrouted(&runner)?;
+            print_text(&args.prompt, &decision, &runner)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Warnings for what the router cannot use: entries it skipped, and agents with triggers
+/// whose files have errors (they never run, so they are not routed to).
+fn warn_unrouted(runner: &SessionRunner) -> anyhow::Result<()> {
+    let mut err = std::io::stderr().lock();
+    for skipped in runner.router().skipped() {
+        writeln!(
+            err,
+            "warning: not routed by: {}",
+            terminal_safe(&skipped.to_string())
+        )?;
+    }
+    for invalid in &runner.discovery().invalid {
+        if !invalid.agent.definition.spec.triggers.is_empty() {
+            writeln!(
+                err,
+                "warning: agent `{}` is not routed to: its file has errors (see `agentctl agents validate {}`)",
+                terminal_safe(invalid.agent.definition.name()),
+                terminal_safe(invalid.agent.definition.name()),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn print_text(
+    prompt: &str,
+    decision: &RouteDecision,
+    runner: &SessionRunner,
+) -> anyhow::Result<()> {
+    let router = runner.router();
+    let mut out = std::io::stdout().lock();
+    if decision.matches.is_empty() {
+        writeln!(out, "No agent's triggers match this prompt.")?;
+        let listing = targets_listing(router);
+        if !listing.is_empty() {
+            writeln!(out, "\nAgents with triggers:\n{listing}")?;
+        }
+    }
+    for (rank, found) in decision.matches.iter().enumerate() {
+        writeln!(out, "{}. {}", rank + 1, heading(found))?;
+        for matched in &found.matches {
+            writeln!(out, "     {}", describe(prompt, matched))?;
+        }
+    }
+    let selected = match (&decision.selected, decision.selected_match()) {
+        (Some(selected), Some(found)) => format!(
+            "{} ({})",
+            terminal_safe(&selected.agent),
+            terminal_safe(&found.explain())
+        ),
+        (Some(selected), None) => {
+            let broken = match runner.require_agent(&selected.agent) {
+                Ok(_) => String::new(),
+                Err(_) => format!(
+                    "; it cannot run: see `agentctl agents show {}`",
+                    selected.agent
+                ),
+            };
+            terminal_safe(&format!(
+                "{} (agents.defaultAgent: no trigger matched{broken})",
+                selected.agent
+            ))
+            .into_owned()
+        }
+        (None, _) => "none (run with --agent NAME, or set agents.defaultAgent)".to_owned(),
+    };
+    writeln!(out, "\nselected: {selected}")?;
+    Ok(())
+}
+
+/// `debug-analyzer (project)  priority 10, trigger 0, intent debug`.
+fn heading(found: &RouteMatch) -> String {
+    let mut line = format!(
+        "{} ({})  priority {}, trigger {}",
+        terminal_safe(&found.agent),
+        found.scope,
+        found.priority,
+        found.trigger
+    );
+    if let Some(intent) = &found.intent {
+        line.push_str(&format!(", intent {}", terminal_safe(intent)));
+    }
+    line
+}
+
+/// `keyword bug: "Bug" at 10..13` or `regex /fix.*test/: "fix the test" at 0..12`.
+fn describe(prompt: &str, matched: &Matched) -> String {
+    let kind = match matched {
+        Matched::Keyword { .. } => "keyword",
+        Matched::Regex { .. } => "regex",
+    };
+    let span = matched.span();
+    let text = prompt.get(span.clone()).unwrap_or_default();
+    format!(
+        "{kind} {}: {} at {}..{}",
+        terminal_safe(&matched.label()),
+        terminal_safe(&format!("{text:?}")),
+        span.start,
+        span.end
+    )
+}
+
+/// One line per agent with triggers: `  debug-analyzer: bug, error, /fix.*test/`.
+fn targets_listing(router: &Router) -> String {
+    router
+        .targets()
+        .iter()
+        .map(|target| {
+            format!(
+                "  {}: {}",
+                terminal_safe(&target.name),
+                terminal_safe(&target.cues().join(", "))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Auto-routing for `agentctl run`: the agent the prompt routes to, announced on stderr
+/// (`Auto-routing to: debug-analyzer (matched: bug)`), or the `agents.defaultAgent` fallback
+/// with a note, or an error that lists what the agents' triggers would match.
+pub(crate) fn pick(runner: &SessionRunner, prompt: &str) -> anyhow::Result<AgentDefinition> {
+    let decision = runner.route(prompt);
+    let Some(selected) = &decision.selected else {
+        return Err(no_match(runner.router()));
+    };
+    let line = match decision.selected_match() {
+        Some(found) => format!("Auto-routing to: {} ({})", selected.agent, found.explain()),
+        None => format!(
+            "No agent's triggers match the prompt; running the default agent {} (agents.defaultAgent)",
+            selected.agent
+        ),
+    };
+    let agent = crate::agents::require(runner, &selected.agent);
+    let agent = if selected.fallback {
+        agent.with_context(|| {
+            format!(
+                "agents.defaultAgent names `{}`, which cannot run",
+                selected.agent
+            )
+        })?
+    } else {
+        agent?
+    };
+    let mut err = std::io::stderr().lock();
+    // The seed's robot marks the line on a terminal; logs get plain text.
+    let mark = if err.is_terminal() { "🤖 " } else { "" };
+    writeln!(err, "{mark}{}", terminal_safe(&line))?;
+    Ok(agent)
+}
+
+/// Nothing matched and there is no default agent: say what would have matched.
+fn no_match(router: &Router) -> anyhow::Error {
+    if router.targets().is_empty() {
+        return anyhow::anyhow!(
+            "no agent given and no agent has triggers to route by: pass NAME or --agent NAME, \
+             or add `triggers:` to an agent"
+        );
+    }
+    anyhow::anyhow!(
+        "no agent's triggers match the prompt: pass --agent NAME, or set agents.defaultAgent \
+         for prompts no trigger matches\nagents with triggers:\n{}",
+        targets_listing(router)
+    )
+}
