@@ -226,9 +226,26 @@ fn use_wal(conn: &Connection) -> FaultResult<()> {
     if mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory") {
         return Ok(());
     }
-    // `journal_mode` answers with the mode set.
-    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
-    Ok(())
+    // Switching a new file to WAL needs it to itself, and SQLite answers "busy" at once,
+    // without its busy handler, while another process does the same: retry until the busy
+    // timeout. `journal_mode` answers with the mode set.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
 }
 
 fn into_error(fault: Fault, path: &str) -> ContextError {
