@@ -15,6 +15,7 @@
 //! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
 //! - [`context`]: the session store, context modes, history views, compaction, `@file:`;
 //! - [`mcp`]: MCP servers as tools, and agents served over MCP;
+//! - [`routing`]: routing by triggers, handoff tools, CEL conditions over session state;
 //! - [`session`]: the session runner — everything a turn needs between a front end and the
 //!   loop.
 
@@ -24,6 +25,7 @@ pub use agentctl_core as core;
 pub use agentctl_definitions as definitions;
 pub use agentctl_mcp as mcp;
 pub use agentctl_providers as providers;
+pub use agentctl_routing as routing;
 pub use agentctl_runtime as runtime;
 pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
