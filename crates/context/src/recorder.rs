@@ -131,7 +131,7 @@ impl RunRecorder {
                 self.flush_turn(false);
                 self.turns += 1;
             }
-            RunEvent::TextDelta { text } => self.text.push_str(text),
+            RunEvent::TextDelta { text, .. } => self.text.push_str(text),
             RunEvent::TurnCommitted { messages, .. } => {
                 self.text.clear();
                 if let Some(Message::Assistant {

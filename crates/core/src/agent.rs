@@ -1,5 +1,6 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
+use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
 use crate::serde_util::one_or_many;
@@ -348,51 +349,6 @@ pub struct Handoff {
 pub struct HandoffPayload {
     /// JSON Schema the payload must satisfy.
     pub schema: Value,
-}
-
-/// A check on an agent's input or output.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Guardrail {
-    /// Name shown in events and errors.
-    pub name: String,
-    /// Whether the check applies to the input or the output.
-    #[serde(default)]
-    pub stage: GuardrailStage,
-    /// JSON Schema the checked text (parsed as JSON) must satisfy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<Value>,
-    /// Name of a built-in validator.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validator: Option<String>,
-    /// What happens on failure.
-    #[serde(default)]
-    pub policy: GuardrailPolicy,
-    /// Upper bound on repair attempts when `policy` is `repair`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_repairs: Option<u32>,
-}
-
-/// Which side of a run a guardrail checks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum GuardrailStage {
-    /// The user's input.
-    Input,
-    /// The agent's final output.
-    #[default]
-    Output,
-}
-
-/// What a failing guardrail does.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum GuardrailPolicy {
-    /// Fail the run.
-    #[default]
-    Reject,
-    /// Ask the model to repair its output, a bounded number of times.
-    Repair,
 }
 
 /// Memory an agent keeps.

@@ -7,6 +7,7 @@
 use crate::agent::ContextMode;
 use crate::conversation::Message;
 use crate::decision::{ApprovalHint, DecidedBy, Verdict};
+use crate::guardrail::{GuardrailPolicy, GuardrailStage};
 use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
 use serde::{Deserialize, Serialize};
@@ -14,10 +15,12 @@ use serde_json::Value;
 
 /// One thing that happened during a run, in order.
 ///
-/// A run emits `run_started`, then per model turn `model_request`, any `text_delta`s, `usage`,
-/// and for each requested tool `tool_call`, then per call `tool_decision` (preceded by
-/// `approval_requested` when a person is asked) and `tool_result`, then `turn_committed`; it
-/// ends with exactly one `run_finished` or `run_failed`.
+/// A run emits `run_started`, then `guardrail` events for its input guardrails, then per model
+/// turn `model_request`, any `text_delta`s, `usage`, and for each requested tool `tool_call`,
+/// then per call `tool_decision` (preceded by `approval_requested` when a person is asked) and
+/// `tool_result`, then `turn_committed`; a final answer (or a handoff) with output guardrails
+/// is followed by their `guardrail` events before it is committed. A run ends with exactly one
+/// `run_finished` or `run_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -53,6 +56,12 @@ pub enum RunEvent {
     TextDelta {
         /// The new text.
         text: String,
+        /// True when the agent has output guardrails: the text may still be rejected or
+        /// replaced by a repaired answer. It stands once a `tool_call` follows it in the same
+        /// turn, or once the turn's output `guardrail` events have all passed (or only warned);
+        /// a failed `repair` check discards it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        provisional: bool,
     },
     /// The model asked for a tool call.
     ToolCall {
@@ -128,17 +137,22 @@ pub enum RunEvent {
         /// The data passed along.
         payload: Value,
     },
-    /// A guardrail checked the input or output. Reserved for the guardrails issue; not
-    /// emitted yet.
+    /// A guardrail checked the run's input or output. The checks of one text are reported
+    /// together, once all of them ran.
     Guardrail {
-        /// Guardrail name.
+        /// The guardrail's name.
         name: String,
         /// `input` or `output`.
-        stage: String,
-        /// `pass`, `warn` or `block`.
-        outcome: String,
-        /// Explanation.
-        message: String,
+        stage: GuardrailStage,
+        /// Whether the text passed.
+        passed: bool,
+        /// `reject`, `repair` or `warn`: what a failure does.
+        policy: GuardrailPolicy,
+        /// Why it failed (empty when it passed).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        errors: Vec<String>,
+        /// 0 for the model's first answer, then one more per repair asked for.
+        attempt: u32,
     },
     /// Token usage of one model call.
     Usage {

@@ -11,6 +11,7 @@ mod approval;
 mod conversation;
 mod decision;
 mod event;
+mod guardrail;
 mod handoff;
 mod mcp;
 mod model;
@@ -28,9 +29,8 @@ mod tool_names;
 mod tool_registry;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, ContextMode, Guardrail, GuardrailPolicy,
-    GuardrailStage, Handoff, HandoffPayload, McpRefs, MemorySpec, Scope, SourceFormat, ToolPolicy,
-    TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs,
+    MemorySpec, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{CallGate, PendingCall};
 pub use conversation::{
@@ -39,6 +39,12 @@ pub use conversation::{
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
+pub use guardrail::{
+    DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailAction,
+    GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase, GuardrailPolicy,
+    GuardrailSpecError, GuardrailStage, GuardrailSubject, GuardrailVerdict, GuardrailViolation,
+    RunGuardrails,
+};
 pub use handoff::{HandoffHistory, HandoffRequest};
 pub use mcp::McpServerConfig;
 pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};

@@ -1,5 +1,6 @@
 //! Why a run failed.
 
+use crate::guardrail::{GuardrailSpecError, GuardrailViolation};
 use crate::model::ModelError;
 use crate::provider::ProviderError;
 use crate::tool_filter::ToolPatternError;
@@ -60,6 +61,13 @@ pub enum RunError {
         /// The agents of the run, in order.
         chain: Vec<String>,
     },
+    /// A guardrail rejected the input or the (repaired) output.
+    #[error("{0}")]
+    Guardrail(#[from] GuardrailViolation),
+    /// The agent's guardrails cannot be used (a schema that does not compile, an unknown
+    /// validator).
+    #[error("{0}")]
+    GuardrailSpec(#[from] GuardrailSpecError),
     /// The run was cancelled.
     #[error("run cancelled")]
     Cancelled,

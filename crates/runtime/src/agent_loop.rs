@@ -181,7 +181,10 @@ async fn sample(
     let on_delta = |delta: ModelDelta| {
         if let ModelDelta::Text { text } = delta {
             streamed_text.store(true, Ordering::Relaxed);
-            events.emit(|| RunEvent::TextDelta { text });
+            events.emit(|| RunEvent::TextDelta {
+                text,
+                provisional: false,
+            });
         }
     };
     let response = tokio::select! {
@@ -198,7 +201,10 @@ async fn sample(
     if !streamed_text.load(Ordering::Relaxed)
         && let Some(text) = response.text.as_ref().filter(|text| !text.is_empty())
     {
-        events.emit(|| RunEvent::TextDelta { text: text.clone() });
+        events.emit(|| RunEvent::TextDelta {
+            text: text.clone(),
+            provisional: false,
+        });
     }
     state.usage.add(response.usage);
     state.estimator.calibrate(response.usage.input_tokens);

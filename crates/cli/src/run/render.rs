@@ -159,7 +159,7 @@ impl Renderer {
     fn text_event(&mut self, event: &RunEvent) {
         match event {
             RunEvent::ModelRequest { .. } => self.start_spinner(),
-            RunEvent::TextDelta { text } => {
+            RunEvent::TextDelta { text, .. } => {
                 self.stop_spinner();
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(terminal_safe(text).as_bytes());

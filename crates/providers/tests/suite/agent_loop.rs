@@ -89,7 +89,7 @@ async fn streamed_text_arrives_as_deltas() {
     let deltas: Vec<&str> = events
         .iter()
         .filter_map(|event| match event {
-            RunEvent::TextDelta { text } => Some(text.as_str()),
+            RunEvent::TextDelta { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();

@@ -79,7 +79,7 @@ async fn unstreamed_text_still_reaches_listeners_once() {
     let deltas: Vec<_> = events
         .iter()
         .filter_map(|event| match event {
-            RunEvent::TextDelta { text } => Some(text.as_str()),
+            RunEvent::TextDelta { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect();
