@@ -9,7 +9,7 @@
 use crate::error::ContextError;
 use crate::record::{HandoffSummary, NewMessage, NewRun, NewStep, RunRecord, RunStatus};
 use crate::store::SessionStore;
-use agentctl_core::{Message, RunEvent, Usage};
+use agentctl_core::{GuardrailPolicy, Message, RunEvent, Usage};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -145,12 +145,14 @@ impl RunRecorder {
                 self.committed.extend(messages.iter().cloned());
             }
             RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
-                if let Ok(content) = serde_json::to_value(event) {
-                    self.steps.push(NewStep {
-                        kind: "tool_decision".into(),
-                        content,
-                    });
+                self.step("tool_decision", event);
+            }
+            RunEvent::Guardrail { passed, policy, .. } => {
+                // A rejected or repaired answer is not the run's partial answer either.
+                if !passed && *policy != GuardrailPolicy::Warn {
+                    self.text.clear();
                 }
+                self.step("guardrail", event);
             }
             RunEvent::Usage {
                 input_tokens,
@@ -164,6 +166,15 @@ impl RunRecorder {
                 });
             }
             _ => {}
+        }
+    }
+
+    fn step(&mut self, kind: &str, event: &RunEvent) {
+        if let Ok(content) = serde_json::to_value(event) {
+            self.steps.push(NewStep {
+                kind: kind.into(),
+                content,
+            });
         }
     }
 

@@ -1,17 +1,21 @@
-//! The agent loop, as small steps: **sample** the model, **dispatch** the tools it asked for,
-//! **apply** their results to the conversation, **decide** whether to go on.
+//! The agent loop, as small steps: **sample** the model, **dispatch** the tools it asked for
+//! ([`crate::dispatch`]), **apply** their results to the conversation, **decide** whether to go
+//! on — with the guardrails ([`crate::guard`]) checking the prompt before the first sample and
+//! each final answer or handoff before it is committed.
 //!
 //! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
+use crate::dispatch::dispatch;
+use crate::guard::{self, Checked, TextBarrier};
 use agentctl_core::{
-    CallGate, ContextMode, DecidedBy, Decision, HandoffRequest, Message, ModelDelta, ModelProvider,
-    ModelRef, ModelRequest, ModelResponse, PendingCall, ProviderError, Redactor, RiskLevel,
-    RunError, RunEvent, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolCall,
-    ToolContext, ToolFilter, ToolRegistry, ToolsSettings, Usage, Verdict, not_allowed,
+    CallGate, ContextMode, GuardrailSubject, HandoffRequest, Message, ModelDelta, ModelProvider,
+    ModelRef, ModelRequest, ModelResponse, ProviderError, Redactor, RunError, RunEvent,
+    RunGuardrails, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolFilter,
+    ToolRegistry, ToolsSettings, Usage,
 };
-use futures_util::future::join_all;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +42,10 @@ pub(crate) struct Prepared {
     pub gate: Option<Arc<dyn CallGate>>,
     /// Masks known secrets in tool results and errors.
     pub redactor: Redactor,
+    /// The agent's guardrails, if it declares any.
+    pub guardrails: Option<Arc<dyn RunGuardrails>>,
+    /// The run's prompt, as the input guardrails check it.
+    pub prompt: Arc<str>,
     pub request: ModelRequest,
     pub working_dir: Arc<Path>,
     pub cancel: CancellationToken,
@@ -65,7 +73,7 @@ impl EventSink {
         Self { sender: None }
     }
 
-    fn emit(&self, make: impl FnOnce() -> RunEvent) {
+    pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
         if let Some(sender) = &self.sender {
             // A dropped receiver only means nobody watches any more.
             let _ = sender.send(make());
@@ -107,22 +115,35 @@ pub(crate) async fn execute(
 }
 
 /// Counters of one run.
-struct LoopState {
+pub(crate) struct LoopState {
     started: Instant,
     turn: u32,
     usage: Usage,
-    estimator: TokenEstimator,
+    pub(crate) estimator: TokenEstimator,
     window: u64,
     /// Index of the first message this run added (the prompt).
     first_new: usize,
+    /// Repairs asked for by output guardrails so far.
+    pub(crate) repairs: u32,
+    /// Answers that failed an output guardrail, each with the repair request after it: never
+    /// committed, removed once an answer stands.
+    pub(crate) set_aside: Vec<Range<usize>>,
 }
 
-/// What to do after a turn.
+/// What to do after a turn. A final turn (answer or handoff) is not committed yet: the output
+/// guardrails decide whether it stands; `added` counts its messages.
 enum Next {
     Continue,
-    Finish(String),
+    Finish {
+        text: String,
+        added: usize,
+    },
     /// A handoff tool asked to give the rest of the run to another agent.
-    HandOff(String, HandoffRequest),
+    HandOff {
+        text: String,
+        request: HandoffRequest,
+        added: usize,
+    },
 }
 
 async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunError> {
@@ -137,7 +158,10 @@ async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunEr
         estimator,
         window: model_context_window(&run.model.model),
         first_new: run.request.messages.len().saturating_sub(1),
+        repairs: 0,
+        set_aside: Vec::new(),
     };
+    guard::check_input(&run, events).await?;
     loop {
         if run.cancel.is_cancelled() {
             return Err(RunError::Cancelled);
@@ -145,28 +169,56 @@ async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunEr
         if state.turn >= run.max_turns {
             return Err(max_turns(&run, &state));
         }
-        let response = sample(&run, &mut state, events).await?;
+        let response = if state.turn == 0 {
+            guard::sample_checked(&run, &mut state, events).await?
+        } else {
+            sample(&run, &mut state, events, None).await?
+        };
         match apply_response(&mut run, &mut state, response, events).await? {
             Next::Continue => {}
-            Next::Finish(text) => return Ok(finish(run, &state, text, None)),
-            Next::HandOff(text, request) => {
-                events.emit(|| RunEvent::Handoff {
-                    from: request.from.clone(),
-                    to: request.to.clone(),
-                    reason: request.reason.clone(),
-                    payload: request.payload.clone(),
-                });
-                return Ok(finish(run, &state, text, Some(request)));
+            Next::Finish { text, added } => {
+                let subject = GuardrailSubject::Answer { text: &text };
+                if let Checked::Stands =
+                    guard::check_output(&mut run, &mut state, subject, added, events).await?
+                {
+                    commit_turn(&run, &state, added, events);
+                    return Ok(finish(run, &state, text, None));
+                }
+            }
+            Next::HandOff {
+                text,
+                request,
+                added,
+            } => {
+                let subject = GuardrailSubject::Handoff {
+                    to: &request.to,
+                    text: &text,
+                    payload: &request.payload,
+                };
+                if let Checked::Stands =
+                    guard::check_output(&mut run, &mut state, subject, added, events).await?
+                {
+                    commit_turn(&run, &state, added, events);
+                    events.emit(|| RunEvent::Handoff {
+                        from: request.from.clone(),
+                        to: request.to.clone(),
+                        reason: request.reason.clone(),
+                        payload: request.payload.clone(),
+                    });
+                    return Ok(finish(run, &state, text, Some(request)));
+                }
             }
         }
     }
 }
 
-/// Step 1: one model call, streamed into `text_delta` events.
-async fn sample(
+/// Step 1: one model call, streamed into `text_delta` events (held by `barrier` while the
+/// parallel input guardrails run).
+pub(crate) async fn sample(
     run: &Prepared,
     state: &mut LoopState,
     events: &EventSink,
+    barrier: Option<&TextBarrier>,
 ) -> Result<ModelResponse, RunError> {
     state.turn += 1;
     events.emit(|| RunEvent::ModelRequest {
@@ -178,13 +230,18 @@ async fn sample(
         model_context_window: state.window,
     });
     let streamed_text = AtomicBool::new(false);
+    let provisional = guard::text_is_provisional(run);
+    let emit_text = |text: String| {
+        let event = || RunEvent::TextDelta { text, provisional };
+        match barrier {
+            Some(barrier) => barrier.pass(event(), events),
+            None => events.emit(event),
+        }
+    };
     let on_delta = |delta: ModelDelta| {
         if let ModelDelta::Text { text } = delta {
             streamed_text.store(true, Ordering::Relaxed);
-            events.emit(|| RunEvent::TextDelta {
-                text,
-                provisional: false,
-            });
+            emit_text(text);
         }
     };
     let response = tokio::select! {
@@ -201,10 +258,7 @@ async fn sample(
     if !streamed_text.load(Ordering::Relaxed)
         && let Some(text) = response.text.as_ref().filter(|text| !text.is_empty())
     {
-        events.emit(|| RunEvent::TextDelta {
-            text: text.clone(),
-            provisional: false,
-        });
+        emit_text(text.clone());
     }
     state.usage.add(response.usage);
     state.estimator.calibrate(response.usage.input_tokens);
@@ -233,8 +287,7 @@ async fn apply_response(
         };
         state.estimator.add(&message);
         run.request.messages.push(message);
-        commit_turn(run, state, 1, events);
-        return Ok(Next::Finish(text));
+        return Ok(Next::Finish { text, added: 1 });
     }
     let message = Message::Assistant {
         content: text,
@@ -267,10 +320,16 @@ async fn apply_response(
         state.estimator.add(&message);
         run.request.messages.push(message);
     }
-    commit_turn(run, state, added, events);
     Ok(match handoff {
-        Some(request) => Next::HandOff(turn_text, request),
-        None => Next::Continue,
+        Some(request) => Next::HandOff {
+            text: turn_text,
+            request,
+            added,
+        },
+        None => {
+            commit_turn(run, state, added, events);
+            Next::Continue
+        }
     })
 }
 
@@ -283,209 +342,6 @@ fn commit_turn(run: &Prepared, state: &LoopState, count: usize, events: &EventSi
             messages: messages[messages.len().saturating_sub(count)..].to_vec(),
         }
     });
-}
-
-/// Step 2: run the calls, concurrently when none of them mutates, and return the tool
-/// messages in call order, with the handoff one of them asked for. When several calls of one
-/// reply hand off, the first wins and the others read that they were ignored.
-async fn dispatch(
-    run: &Prepared,
-    calls: &[ToolCall],
-    events: &EventSink,
-) -> (Vec<Message>, Option<HandoffRequest>) {
-    for call in calls {
-        events.emit(|| RunEvent::ToolCall {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            arguments: call.arguments.clone(),
-        });
-    }
-    let sequential = calls.len() == 1
-        || calls.iter().any(|call| {
-            run.registry
-                .get(&call.name)
-                .is_some_and(|tool| tool.is_mutating())
-        });
-    let outcomes = if sequential {
-        let mut outcomes = Vec::with_capacity(calls.len());
-        for call in calls {
-            outcomes.push(call_tool(run, call, events).await);
-        }
-        outcomes
-    } else {
-        join_all(calls.iter().map(|call| call_tool(run, call, events))).await
-    };
-    let mut handoff: Option<HandoffRequest> = None;
-    let messages = calls
-        .iter()
-        .zip(outcomes)
-        .map(|(call, mut outcome)| {
-            if let Some(request) = outcome.handoff.take() {
-                match &handoff {
-                    None => handoff = Some(request),
-                    Some(first) => {
-                        outcome.content = format!(
-                            "Ignored: this reply already hands off to {}; only the first handoff of a reply is made.",
-                            first.to
-                        );
-                        outcome.is_error = true;
-                    }
-                }
-            }
-            events.emit(|| RunEvent::ToolResult {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                content: outcome.content.clone(),
-                is_error: outcome.is_error,
-                duration_ms: outcome.duration_ms,
-            });
-            Message::Tool {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: outcome.content,
-                is_error: outcome.is_error,
-            }
-        })
-        .collect();
-    (messages, handoff)
-}
-
-struct Outcome {
-    content: String,
-    is_error: bool,
-    duration_ms: u64,
-    handoff: Option<HandoffRequest>,
-}
-
-/// Step 3 for one call: report unknown, refuse, or (once the gate allows it) run it.
-/// Failures become error results the model reads; they never end the run.
-async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outcome {
-    // Time spent waiting for the user's approval is not the tool's.
-    let mut started = Instant::now();
-    let result = match run.registry.get(&call.name) {
-        // A tool the agent may not use is refused as such, registered or not.
-        None if !run.filter.allows(&call.name) => {
-            let decision = Decision::deny(RiskLevel::Medium, not_allowed(&call.name));
-            emit_decision(events, call, &decision);
-            Err(not_allowed(&call.name))
-        }
-        None => Err(unknown_tool(run, &call.name)),
-        Some(tool) => match approve(run, call, tool.as_ref(), events).await {
-            Some(denial) => Err(denial),
-            None => {
-                started = Instant::now();
-                let ctx = ToolContext::new(
-                    Arc::clone(&run.run_id),
-                    Arc::clone(&run.agent),
-                    call.id.clone(),
-                    Arc::clone(&run.working_dir),
-                    run.cancel.clone(),
-                )
-                .with_sub_agents(Arc::clone(&run.sub_agents), run.depth);
-                let limit = run.tool_limits.timeout_for(&call.name);
-                // Dropping a call that ran out of time stops it: tools that start processes
-                // kill their process groups when dropped.
-                match tokio::time::timeout(limit, tool.call(call.arguments.clone(), &ctx)).await {
-                    Ok(result) => result.map_err(|error| error.to_string()),
-                    Err(_) => Err(format!(
-                        "{} did not finish within {} s and was stopped (settings tools.timeoutSeconds, tools.timeouts.{})",
-                        call.name,
-                        limit.as_secs(),
-                        call.name
-                    )),
-                }
-            }
-        },
-    };
-    let duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
-    let (mut content, is_error, handoff) = match result {
-        Ok(output) => (output.content, false, output.handoff),
-        Err(message) => (message, true, None),
-    };
-    // A secret a tool read (a key in a file, a server's echo) goes no further.
-    run.redactor.redact_string(&mut content);
-    Outcome {
-        content,
-        is_error,
-        duration_ms,
-        handoff,
-    }
-}
-
-/// Passes a call through the gate; returns the denial the model should read. Without a gate
-/// only the agent's tool lists apply.
-async fn approve(
-    run: &Prepared,
-    call: &ToolCall,
-    tool: &dyn Tool,
-    events: &EventSink,
-) -> Option<String> {
-    let pending = PendingCall {
-        agent: &run.agent,
-        filter: &run.filter,
-        call,
-        tool,
-    };
-    let decision = match &run.gate {
-        Some(gate) => gate.decide(&pending),
-        None if run.filter.allows(&call.name) => Decision::allow(
-            tool.risk(),
-            "no approval gate: the agent's tool list allows it",
-        ),
-        None => Decision::deny(tool.risk(), not_allowed(&call.name)),
-    };
-    let decision = match (decision, &run.gate) {
-        (Decision::Ask { risk, reason }, Some(gate)) => {
-            events.emit(|| RunEvent::ApprovalRequested {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                risk,
-                reason: reason.clone(),
-            });
-            gate.ask(&pending, risk, &reason).await
-        }
-        (decision, _) => decision,
-    };
-    emit_decision(events, call, &decision);
-    match decision {
-        Decision::Allow { .. } => None,
-        Decision::Deny { reason, .. } => Some(reason),
-        // A gate that answers "ask" to its own question: refuse rather than run unasked.
-        Decision::Ask { risk, reason } => Some(format!(
-            "denied: {} needs approval (risk {risk}: {reason}) and was not approved",
-            call.name
-        )),
-    }
-}
-
-fn emit_decision(events: &EventSink, call: &ToolCall, decision: &Decision) {
-    events.emit(|| {
-        let (verdict, by, hint) = match decision {
-            Decision::Allow { by, .. } => (Verdict::Allow, *by, None),
-            Decision::Deny { by, hint, .. } => (Verdict::Deny, *by, hint.clone()),
-            Decision::Ask { .. } => (Verdict::Deny, DecidedBy::Policy, None),
-        };
-        RunEvent::ToolDecision {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            risk: decision.risk(),
-            decision: verdict,
-            reason: decision.reason().to_owned(),
-            by,
-            hint,
-        }
-    });
-}
-
-fn unknown_tool(run: &Prepared, name: &str) -> String {
-    if run.tools.is_empty() {
-        return format!("Unknown tool: {name}. This agent has no tools.");
-    }
-    let names: Vec<&str> = run.tools.iter().map(|tool| tool.name()).collect();
-    format!(
-        "Unknown tool: {name}. Available tools: {}",
-        names.join(", ")
-    )
 }
 
 fn max_turns(run: &Prepared, state: &LoopState) -> RunError {

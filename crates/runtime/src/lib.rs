@@ -6,6 +6,9 @@
 //! (options > agent file > settings), offers the agent the tools its allow and deny lists permit,
 //! and loops — sample the model, dispatch the tools it asks for, append their results — until
 //! the model answers without tool calls, the turn limit is reached or the run is cancelled.
+//! With a [`GuardrailFactory`](agentctl_core::GuardrailFactory)
+//! ([`Runtime::with_guardrails`]) it checks each run's prompt and final answer with the
+//! agent's guardrails, asking the model to repair a failing answer where the agent says so.
 //!
 //! [`Runtime::run`] returns a [`RunHandle`], a stream of typed [`RunEvent`](agentctl_core::RunEvent)s that front ends
 //! render; [`Runtime::run_to_completion`] just returns the
@@ -14,6 +17,8 @@
 
 mod agent_loop;
 mod budget;
+mod dispatch;
+mod guard;
 mod runtime;
 
 pub use budget::{DEFAULT_CONTEXT_WINDOW, model_context_window};

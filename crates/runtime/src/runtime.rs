@@ -3,9 +3,10 @@
 
 use crate::agent_loop::{self, EventSink, Prepared};
 use agentctl_core::{
-    AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, Message, ModelProvider, ModelRef,
-    ModelRequest, ProviderFactory, Redactor, RunError, RunEvent, RunOptions, RunResult, RunStream,
-    Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model, spec_of,
+    AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
+    ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunEvent,
+    RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
+    resolve_model, spec_of,
 };
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
@@ -74,6 +75,7 @@ struct Inner {
     tools: Arc<ToolRegistry>,
     gate: Option<Arc<dyn CallGate>>,
     redactor: Redactor,
+    guardrails: Option<Arc<dyn GuardrailFactory>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -99,6 +101,7 @@ impl Runtime {
                 tools: Arc::new(tools),
                 gate: None,
                 redactor: Redactor::default(),
+                guardrails: None,
             }),
         }
     }
@@ -119,6 +122,15 @@ impl Runtime {
         self.rebuilt(|inner| inner.redactor = redactor)
     }
 
+    /// Checks every run's input and output with its agent's `guardrails:`, compiled by
+    /// `factory` (the `agentctl-guardrails` crate). Without a factory, an agent that declares
+    /// guardrails cannot run: its runs fail rather than go unchecked.
+    ///
+    /// Call it while building the runtime, like [`with_gate`](Self::with_gate).
+    pub fn with_guardrails(self, factory: Arc<dyn GuardrailFactory>) -> Self {
+        self.rebuilt(|inner| inner.guardrails = Some(factory))
+    }
+
     /// The runtime with `change` applied to its parts (a fresh provider cache when it was
     /// shared).
     fn rebuilt(self, change: impl FnOnce(&mut Inner)) -> Self {
@@ -131,6 +143,7 @@ impl Runtime {
                 tools: Arc::clone(&shared.tools),
                 gate: shared.gate.clone(),
                 redactor: shared.redactor.clone(),
+                guardrails: shared.guardrails.clone(),
             },
         };
         change(&mut inner);
@@ -251,11 +264,16 @@ impl Runtime {
             .context_mode
             .or(agent.spec.context_mode)
             .unwrap_or(self.inner.settings.agents.default_context_mode);
+        let working_dir: Arc<Path> = match &options.working_dir {
+            Some(dir) => Arc::from(dir.as_path()),
+            None => Arc::from(Path::new(".")),
+        };
         let mut messages = if context_mode == ContextMode::Run {
             Vec::new()
         } else {
             options.history
         };
+        let guardrails = self.guardrails_of(agent, &working_dir)?;
         messages.push(Message::user(prompt));
         let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
         let request = ModelRequest {
@@ -266,10 +284,6 @@ impl Runtime {
             temperature: options.temperature.or(agent.spec.temperature),
             max_tokens: options.max_tokens,
             stream: options.stream,
-        };
-        let working_dir = match options.working_dir {
-            Some(dir) => Arc::from(dir.as_path()),
-            None => Arc::from(Path::new(".")),
         };
         Ok(Prepared {
             run_id: Arc::from(run_id),
@@ -287,6 +301,8 @@ impl Runtime {
             filter,
             gate: self.inner.gate.clone(),
             redactor: self.inner.redactor.clone(),
+            guardrails,
+            prompt: Arc::from(prompt),
             request,
             working_dir,
             cancel,
@@ -294,6 +310,29 @@ impl Runtime {
             depth: options.depth,
             tool_limits: self.inner.settings.tools.clone(),
         })
+    }
+}
+
+impl Runtime {
+    /// The compiled guardrails of `agent`'s runs in `working_dir`.
+    fn guardrails_of(
+        &self,
+        agent: &AgentDefinition,
+        working_dir: &Path,
+    ) -> Result<Option<Arc<dyn agentctl_core::RunGuardrails>>, RunError> {
+        if agent.spec.guardrails.is_empty() {
+            return Ok(None);
+        }
+        match &self.inner.guardrails {
+            Some(factory) => Ok(factory.guardrails(agent, working_dir)?),
+            None => Err(RunError::GuardrailSpec(agentctl_core::GuardrailSpecError {
+                agent: agent.name().to_owned(),
+                field: "guardrails".into(),
+                message: "this runtime checks no guardrails (no factory was given with \
+                          Runtime::with_guardrails): the agent's runs would go unchecked"
+                    .into(),
+            })),
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 mod cancel;
 mod events;
+mod guardrails;
 mod nesting;
 mod resolution;
 mod support;

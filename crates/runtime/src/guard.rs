@@ -1,0 +1,204 @@
+//! The guardrail steps of the loop.
+//!
+//! - **Input**, before the first model call: a failing check ends the run before any request
+//!   is made.
+//! - **Parallel input**, alongside the first model call: the call is dropped (cancelling the
+//!   request) if a check fails; until every check has passed, the text the model streams is
+//!   held back and nothing it asked for runs — a commit barrier, not just a race.
+//! - **Output**, on each final answer or handoff, before it is committed: a `repair` failure
+//!   sends the errors back in the same conversation and checks the next answer again. Failed
+//!   attempts and the repair requests are never committed and are removed from the run's
+//!   messages once an answer stands, so the session, the result and a handoff's payload only
+//!   ever hold what passed.
+
+use crate::agent_loop::{EventSink, LoopState, Prepared, sample};
+use agentctl_core::{
+    GuardrailAction, GuardrailPhase, GuardrailSubject, GuardrailVerdict, Message, ModelResponse,
+    RunError, RunEvent, RunGuardrails,
+};
+use std::pin::pin;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Checks the run's prompt with the input guardrails that run before the model is called.
+pub(crate) async fn check_input(run: &Prepared, events: &EventSink) -> Result<(), RunError> {
+    let Some(rails) = covering(run, GuardrailPhase::Input) else {
+        return Ok(());
+    };
+    let subject = GuardrailSubject::Input {
+        prompt: &run.prompt,
+        parallel: false,
+    };
+    let verdict = tokio::select! {
+        biased;
+        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+        verdict = rails.check(subject, 0) => verdict,
+    };
+    settle_input(verdict, events)
+}
+
+/// The first model call, with the parallel input guardrails checked alongside it. Returns
+/// once both are done; a failing check drops the call.
+pub(crate) async fn sample_checked(
+    run: &Prepared,
+    state: &mut LoopState,
+    events: &EventSink,
+) -> Result<ModelResponse, RunError> {
+    let Some(rails) = covering(run, GuardrailPhase::ParallelInput) else {
+        return sample(run, state, events, None).await;
+    };
+    let barrier = TextBarrier::default();
+    let subject = GuardrailSubject::Input {
+        prompt: &run.prompt,
+        parallel: true,
+    };
+    let mut checking = pin!(rails.check(subject, 0));
+    let mut sampling = pin!(sample(run, state, events, Some(&barrier)));
+    let (verdict, sampled) = tokio::select! {
+        biased;
+        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+        verdict = &mut checking => (verdict, None),
+        sampled = &mut sampling => {
+            let verdict = tokio::select! {
+                biased;
+                () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+                verdict = &mut checking => verdict,
+            };
+            (verdict, Some(sampled))
+        }
+    };
+    // Returning early drops the model call, which cancels its request.
+    settle_input(verdict, events)?;
+    barrier.release(events);
+    match sampled {
+        Some(sampled) => sampled,
+        None => sampling.await,
+    }
+}
+
+/// Reports an input verdict; an input cannot be repaired, so anything but a pass or a warning
+/// ends the run.
+fn settle_input(verdict: GuardrailVerdict, events: &EventSink) -> Result<(), RunError> {
+    report(&verdict, 0, events);
+    match verdict.action {
+        GuardrailAction::Proceed => Ok(()),
+        GuardrailAction::Reject(violation) => Err(RunError::Guardrail(violation)),
+        GuardrailAction::Repair { .. } => Err(RunError::Aborted(
+            "an input guardrail asked for a repair; only output guardrails can repair".into(),
+        )),
+        other => Err(RunError::Aborted(format!(
+            "unknown guardrail action {other:?}"
+        ))),
+    }
+}
+
+/// What to do with a final answer or handoff after the output guardrails.
+pub(crate) enum Checked {
+    /// It passed (or no output guardrail applies): commit it and finish.
+    Stands,
+    /// A repair was asked for: go on sampling.
+    Repairing,
+}
+
+/// Checks the last `added` messages — a final answer, or a handoff turn — with the output
+/// guardrails. On a pass, the failed attempts before it are removed from the conversation;
+/// on a repair, the attempt is set aside and the repair request appended.
+pub(crate) async fn check_output(
+    run: &mut Prepared,
+    state: &mut LoopState,
+    subject: GuardrailSubject<'_>,
+    added: usize,
+    events: &EventSink,
+) -> Result<Checked, RunError> {
+    let Some(rails) = covering(run, GuardrailPhase::Output) else {
+        return Ok(Checked::Stands);
+    };
+    let attempt = state.repairs;
+    let verdict = tokio::select! {
+        biased;
+        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
+        verdict = rails.check(subject, attempt) => verdict,
+    };
+    report(&verdict, attempt, events);
+    match verdict.action {
+        GuardrailAction::Proceed => {
+            let messages = &mut run.request.messages;
+            for range in state.set_aside.drain(..).rev() {
+                messages.drain(range);
+            }
+            Ok(Checked::Stands)
+        }
+        GuardrailAction::Repair { prompt } => {
+            let start = run.request.messages.len().saturating_sub(added);
+            let request = Message::user(prompt);
+            state.estimator.add(&request);
+            run.request.messages.push(request);
+            state.set_aside.push(start..run.request.messages.len());
+            state.repairs += 1;
+            Ok(Checked::Repairing)
+        }
+        GuardrailAction::Reject(violation) => Err(RunError::Guardrail(violation)),
+        other => Err(RunError::Aborted(format!(
+            "unknown guardrail action {other:?}"
+        ))),
+    }
+}
+
+/// Whether the run's text deltas are provisional: an output guardrail may still reject them.
+pub(crate) fn text_is_provisional(run: &Prepared) -> bool {
+    covering(run, GuardrailPhase::Output).is_some()
+}
+
+fn covering(run: &Prepared, phase: GuardrailPhase) -> Option<Arc<dyn RunGuardrails>> {
+    run.guardrails
+        .as_ref()
+        .filter(|rails| rails.covers(phase))
+        .cloned()
+}
+
+/// One `guardrail` event per check, after all of them ran.
+fn report(verdict: &GuardrailVerdict, attempt: u32, events: &EventSink) {
+    for check in &verdict.checks {
+        events.emit(|| RunEvent::Guardrail {
+            name: check.name.clone(),
+            stage: check.stage,
+            passed: check.passed,
+            policy: check.policy,
+            errors: check.errors.clone(),
+            attempt,
+        });
+    }
+}
+
+/// Holds streamed text back until the parallel input checks have passed.
+#[derive(Default)]
+pub(crate) struct TextBarrier {
+    state: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    released: bool,
+    events: Vec<RunEvent>,
+}
+
+impl TextBarrier {
+    /// Emits `event` now if the barrier is open, else keeps it. Emitting under the lock keeps
+    /// held and later text in order.
+    pub(crate) fn pass(&self, event: RunEvent, events: &EventSink) {
+        let mut held = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if held.released {
+            events.emit(|| event);
+        } else {
+            held.events.push(event);
+        }
+    }
+
+    /// Emits what was held, in order, and lets later text through.
+    fn release(&self, events: &EventSink) {
+        let mut held = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        for event in std::mem::take(&mut held.events) {
+            events.emit(|| event);
+        }
+        held.released = true;
+    }
+}
