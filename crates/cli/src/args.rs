@@ -326,7 +326,10 @@ Without NAME (or --agent NAME) the agent is picked by its triggers when --auto i
 `agents.autoRoute` is true (see `agentctl route`); when none matches, `agents.defaultAgent`\n\
 runs, if set.\n\
 Tool calls whose risk is not auto-approved are asked on a terminal (yes / no / always);\n\
-without a terminal they are refused at once and the model is told why."
+without a terminal they are refused at once and the model is told why.\n\
+An agent's `guardrails:` check the prompt and the answer; an answer is printed once it passed.\n\n\
+Exit status: 0 done; 1 error; 2 bad usage; 3 a guardrail rejected the input or the output;\n\
+128+N stopped by signal N (130 for Ctrl-C)."
 )]
 pub(crate) struct RunArgs {
     /// Agent name; without it the agent is picked by its triggers (--auto).

@@ -123,6 +123,9 @@ fn read_stdin_prompt() -> anyhow::Result<String> {
     Ok(prompt.to_owned())
 }
 
+/// Exit status of a run a guardrail rejected (documented in `run --help` and the README).
+const GUARDRAIL_EXIT: u8 = 3;
+
 /// How the invocation ended.
 enum Ending {
     /// Every turn ran (in the REPL: the user left).
@@ -198,6 +201,10 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
             Ok(ExitCode::from(
                 u8::try_from(128 + signal).unwrap_or(u8::MAX),
             ))
+        }
+        Ending::Failed(RunError::Guardrail(violation)) => {
+            crate::output::print_error(&anyhow::anyhow!(violation.to_string()));
+            Ok(ExitCode::from(GUARDRAIL_EXIT))
         }
         // The message already names the cause: one line, without a `caused by` chain.
         Ending::Failed(error) => Err(anyhow::anyhow!(error.to_string())),

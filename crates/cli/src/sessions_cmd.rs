@@ -11,7 +11,7 @@ use agentctl_context::{
     ContextScope, ContextSummary, MessageLog, MessageQuery, RunLog, RunRecord, SessionInfo,
     SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
 };
-use agentctl_core::{Message, RunError};
+use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
 use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
@@ -91,6 +91,17 @@ struct SessionView {
     messages: Vec<StoredMessage>,
     runs: Vec<RunRecord>,
     summaries: Vec<ContextSummary>,
+    /// With `--all`: every guardrail check of the session's runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    guardrails: Vec<GuardrailStep>,
+}
+
+/// One guardrail check, as its run recorded it.
+#[derive(Debug, Serialize)]
+struct GuardrailStep {
+    run: i64,
+    #[serde(flatten)]
+    event: RunEvent,
 }
 
 fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
@@ -111,6 +122,21 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         summaries.extend(store.latest_summary(&session.id, &scope)?);
     }
     let state = state_views(store.state_entries(&session.id)?);
+    let mut guardrails = Vec::new();
+    if args.all {
+        for run in &runs {
+            for step in store.steps(run.id)? {
+                if step.kind == "guardrail"
+                    && let Ok(event) = serde_json::from_value::<RunEvent>(step.content)
+                {
+                    guardrails.push(GuardrailStep {
+                        run: run.id,
+                        event,
+                    });
+                }
+            }
+        }
+    }
     let shown = SessionView {
         session,
         state,
@@ -118,6 +144,7 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         messages,
         runs,
         summaries,
+        guardrails,
     };
     match args.format {
         TextFormat::Json => print_json(&shown)?,
@@ -175,6 +202,12 @@ fn render_show(shown: &SessionView) -> String {
             );
         }
     }
+    if !shown.guardrails.is_empty() {
+        out.push_str("\nGuardrails:\n");
+        for step in &shown.guardrails {
+            out.push_str(&guardrail_line(step));
+        }
+    }
     let _ = writeln!(out, "\nMessages ({}):", shown.view);
     if shown.messages.is_empty() {
         out.push_str("  (none)\n");
@@ -193,6 +226,31 @@ fn render_show(shown: &SessionView) -> String {
         );
     }
     out
+}
+
+/// `  #3 ✗ valid-json-output (output, repair, attempt 0): error; error`
+fn guardrail_line(step: &GuardrailStep) -> String {
+    let RunEvent::Guardrail {
+        name,
+        stage,
+        passed,
+        policy,
+        errors,
+        attempt,
+    } = &step.event
+    else {
+        return String::new();
+    };
+    let mark = if *passed { "✓" } else { "✗" };
+    let mut line = format!(
+        "  #{} {mark} {name} ({stage}, {policy}, attempt {attempt})",
+        step.run
+    );
+    if !errors.is_empty() {
+        let _ = write!(line, ": {}", one_line(&errors.join("; "), 160));
+    }
+    line.push('\n');
+    line
 }
 
 /// One key of the session state, as printed: its value, who set it and when.

@@ -6,7 +6,7 @@ use super::signals::stop_signal;
 use super::terminal::{Frontend, Spinner};
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
-use agentctl_core::{RunError, RunEvent, Verdict};
+use agentctl_core::{GuardrailPolicy, GuardrailStage, RunError, RunEvent, Verdict};
 use agentctl_session::{Conversation, Notice, Turn, TurnOutcome};
 use agentctl_tools::ApprovalAnswer;
 use futures_util::StreamExt;
@@ -128,6 +128,13 @@ struct Renderer {
     spinner_enabled: bool,
     /// Calls refused by the gate: their warning line replaces the result line.
     denied: HashSet<String>,
+    /// Answer text an output guardrail has not passed yet: printed once it stands, dropped
+    /// when it fails.
+    held: String,
+    /// A `repair` guardrail failed: the next model request is the repair.
+    repair_next: bool,
+    /// A repair is under way: the next passing check says it worked.
+    repairing: bool,
 }
 
 impl Renderer {
@@ -140,6 +147,9 @@ impl Renderer {
             spinner,
             spinner_enabled: terminal,
             denied: HashSet::new(),
+            held: String::new(),
+            repair_next: false,
+            repairing: false,
         }
     }
 
@@ -158,20 +168,36 @@ impl Renderer {
 
     fn text_event(&mut self, event: &RunEvent) {
         match event {
-            RunEvent::ModelRequest { .. } => self.start_spinner(),
+            RunEvent::ModelRequest { .. } => {
+                if std::mem::take(&mut self.repair_next) {
+                    self.repairing = true;
+                    self.notice("🔧 Repairing output with LLM...");
+                }
+                self.start_spinner();
+            }
+            // Text an output guardrail may still reject waits, under the spinner.
+            RunEvent::TextDelta {
+                text,
+                provisional: true,
+            } => self.held.push_str(text),
             RunEvent::TextDelta { text, .. } => {
                 self.stop_spinner();
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(terminal_safe(text).as_bytes());
-                let _ = out.flush();
-                if !text.is_empty() {
-                    self.mid_line = !text.ends_with('\n');
-                }
+                self.print_text(text);
             }
+            RunEvent::Guardrail {
+                name,
+                stage,
+                passed,
+                policy,
+                errors,
+                attempt,
+            } => self.guardrail(name, *stage, *passed, *policy, errors, *attempt),
             RunEvent::ToolCall {
                 name, arguments, ..
             } => {
                 self.stop_spinner();
+                // Text before a tool call was not the final answer: nothing checks it.
+                self.release_held();
                 self.end_line();
                 self.tool_line(&format!("⏺ {name} {}", excerpt(&arguments.to_string())));
             }
@@ -220,6 +246,7 @@ impl Renderer {
                 from, to, reason, ..
             } => {
                 self.stop_spinner();
+                self.release_held();
                 self.end_line();
                 let reason = if reason.trim().is_empty() {
                     String::new()
@@ -229,9 +256,76 @@ impl Renderer {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "🔄 Handoff: {from} → {to}{reason}");
             }
-            RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. } => self.finish(),
+            RunEvent::RunFinished { .. } => {
+                self.stop_spinner();
+                self.release_held();
+                self.finish();
+            }
+            RunEvent::RunFailed { .. } => {
+                self.held.clear();
+                self.finish();
+            }
             _ => {}
         }
+    }
+
+    /// A guardrail's result: a failure as the violation block (the errors, then the policy),
+    /// a pass as a dim line — or, after a repair, as the news that it worked.
+    fn guardrail(
+        &mut self,
+        name: &str,
+        stage: GuardrailStage,
+        passed: bool,
+        policy: GuardrailPolicy,
+        errors: &[String],
+        attempt: u32,
+    ) {
+        self.stop_spinner();
+        if passed {
+            if attempt > 0 && std::mem::take(&mut self.repairing) {
+                self.notice("✓ Repaired output passes validation");
+            } else if attempt == 0 {
+                self.tool_line(&format!("✓ Guardrail passed: {name} ({stage})"));
+            }
+            return;
+        }
+        if policy != GuardrailPolicy::Warn {
+            // The answer it checked is rejected or replaced: it is never shown.
+            self.held.clear();
+        }
+        self.end_line();
+        let mut block = format!("✗ Guardrail violation: {name}\n");
+        for error in errors {
+            block.push_str(&format!("  - {error}\n"));
+        }
+        block.push_str(&format!("\nPolicy: {policy}"));
+        match policy {
+            GuardrailPolicy::Repair => self.repair_next = true,
+            GuardrailPolicy::Warn => block.push_str(" (recorded; the run goes on)"),
+            _ => {}
+        }
+        self.notice(&block);
+    }
+
+    /// A line (or block) on stderr, not dimmed.
+    fn notice(&self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", terminal_safe(text));
+    }
+
+    fn print_text(&mut self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(terminal_safe(text).as_bytes());
+        let _ = out.flush();
+        if !text.is_empty() {
+            self.mid_line = !text.ends_with('\n');
+        }
+    }
+
+    /// Prints the text held for the output guardrails: it stands.
+    fn release_held(&mut self) {
+        let held = std::mem::take(&mut self.held);
+        self.print_text(&held);
     }
 
     fn tool_line(&self, line: &str) {
