@@ -82,14 +82,15 @@ fn syntax_error(message: &str) -> String {
         .lines()
         .find_map(|line| line.trim().strip_prefix("error: "))
         .unwrap_or("syntax error");
-    // The caret line sits under the pattern, which is indented by four spaces.
+    // A one-line pattern is shown indented by four spaces with a caret line under it (header,
+    // pattern, carets, error); longer patterns get numbered lines, and no column here.
     let column = message
         .lines()
         .find(|line| line.trim_start().starts_with('^'))
         .and_then(|line| line.find('^'))
         .and_then(|caret| caret.checked_sub(4));
     match column {
-        Some(column) if message.lines().count() <= 6 => {
+        Some(column) if message.lines().count() == 4 => {
             format!("{what} (at character {})", column + 1)
         }
         _ => what.to_owned(),
@@ -200,6 +201,10 @@ mod tests {
         assert_eq!(
             compile_pattern("a{2,1}").unwrap_err(),
             "not a valid regular expression: invalid repetition count range, the start must be <= the end (at character 2)"
+        );
+        assert_eq!(
+            compile_pattern("a\n(b").unwrap_err(),
+            "not a valid regular expression: unclosed group"
         );
         let huge = compile_pattern(r"\w{1000}\w{1000}").unwrap_err();
         assert!(
