@@ -76,7 +76,11 @@ async fn registered(
     input: &ValidatorInput<'_>,
 ) -> Result<(), Vec<String>> {
     let limit = Duration::from_secs(DEFAULT_VALIDATOR_TIMEOUT_SECS);
-    let checked = AssertUnwindSafe(validator.validate(input)).catch_unwind();
+    // A hand-written `validate` may panic before it returns its future, too.
+    let checked = match std::panic::catch_unwind(AssertUnwindSafe(|| validator.validate(input))) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind().boxed(),
+        Err(panic) => futures_util::future::ready(Err(panic)).boxed(),
+    };
     match tokio::time::timeout(limit, checked).await {
         Ok(Ok(Ok(()))) => Ok(()),
         Ok(Ok(Err(errors))) if errors.is_empty() => Err(vec![format!(

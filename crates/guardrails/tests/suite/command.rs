@@ -257,3 +257,30 @@ async fn under_workspace_write_a_validator_cannot_write_outside_the_root() {
     assert!(root.path().join("inside.txt").exists());
     assert!(!outside.path().join("escaped.txt").exists());
 }
+
+#[tokio::test]
+async fn dropping_the_check_kills_the_validator_group() {
+    let root = tempfile::tempdir().unwrap();
+    script(root.path(), "stuck.sh", "sleep 600 &\necho $$ > stuck.pid\nwait");
+    let guardrails = compile_in(
+        root.path(),
+        test_environment(),
+        &[command("stuck", &["./stuck.sh"])],
+    );
+    let pid_file = root.path().join("stuck.pid");
+    // Boxed, so that `drop` below drops the future itself (not a pinned reference to it).
+    let mut check = Box::pin(answer(&guardrails, "x", 0));
+    // Poll the check until the validator has written its pid, then drop it.
+    loop {
+        tokio::select! {
+            verdict = &mut check => panic!("the validator finished: {verdict:?}"),
+            () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
+        }
+        if std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n')) {
+            break;
+        }
+    }
+    let group = read_pid(&pid_file);
+    drop(check);
+    assert_eq!(wait_group_dead(group).await, Vec::<u32>::new());
+}
