@@ -261,7 +261,11 @@ async fn under_workspace_write_a_validator_cannot_write_outside_the_root() {
 #[tokio::test]
 async fn dropping_the_check_kills_the_validator_group() {
     let root = tempfile::tempdir().unwrap();
-    script(root.path(), "stuck.sh", "sleep 600 &\necho $$ > stuck.pid\nwait");
+    script(
+        root.path(),
+        "stuck.sh",
+        "sleep 600 &\necho $$ > stuck.pid\nwait",
+    );
     let guardrails = compile_in(
         root.path(),
         test_environment(),
