@@ -8,7 +8,7 @@
 //! fails the check: a guardrail that cannot run must not let the text through.
 
 use agentctl_core::Settings;
-use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxPolicy};
+use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxError, SandboxPolicy};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -143,6 +143,12 @@ impl CommandCheck {
             .argv
             .split_first()
             .ok_or_else(|| vec!["the validator has no command to run".to_owned()])?;
+        if !self.working_dir.is_dir() {
+            return Err(vec![format!(
+                "cannot start `{program}`: its working directory {} is not a directory",
+                self.working_dir.display()
+            )]);
+        }
         let path = resolve(program, &self.working_dir, &vars).map_err(|error| vec![error])?;
         let mut command = tokio::process::Command::new(&path);
         command
@@ -162,7 +168,12 @@ impl CommandCheck {
             &self.working_dir,
             temp,
         )
-        .map_err(|error| vec![format!("cannot start `{program}`: {error}")])?
+        .map_err(|error| match error {
+            SandboxError::Spawn { source, .. } => {
+                vec![format!("cannot start `{program}`: {source}")]
+            }
+            other => vec![other.to_string()],
+        })?
         .child;
         // From here on, returning early or being dropped kills the whole group.
         let group = ProcessGroup::led_by(child.id());
