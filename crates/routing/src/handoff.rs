@@ -7,6 +7,7 @@
 //! the run with it, and the session runner starts the target agent on the rest of the work.
 
 use agentctl_core::{Handoff, HandoffRequest, RiskLevel, Tool, ToolContext, ToolError, ToolOutput};
+use agentctl_guardrails::JsonSchemaCheck;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -30,7 +31,7 @@ pub struct HandoffTool {
     spec: Handoff,
     description: String,
     parameters: Value,
-    validator: Result<Option<jsonschema::Validator>, String>,
+    validator: Result<Option<JsonSchemaCheck>, String>,
     /// Whether the target agent exists.
     target_known: bool,
     /// Names of the agents that exist, for the error when the target does not.
@@ -87,9 +88,7 @@ impl HandoffTool {
             None => default_parameters(),
         };
         let validator = match &schema {
-            Some(schema) => jsonschema::validator_for(schema)
-                .map(Some)
-                .map_err(|error| error.to_string()),
+            Some(schema) => JsonSchemaCheck::compile(schema).map(Some),
             None => Ok(None),
         };
         Self {
@@ -119,20 +118,9 @@ impl HandoffTool {
                 )));
             }
         };
-        let errors: Vec<String> = validator
-            .iter_errors(args)
-            .map(|error| {
-                let path = error.instance_path().to_string();
-                if path.is_empty() {
-                    error.to_string()
-                } else {
-                    format!("{path}: {error}")
-                }
-            })
-            .collect();
-        if errors.is_empty() {
+        let Err(errors) = validator.check_value(args) else {
             return Ok(());
-        }
+        };
         Err(ToolError::InvalidArguments {
             tool: self.name.clone(),
             message: format!(

@@ -22,9 +22,9 @@
 //! * **Budget.** Max turns, max tokens (input + output over all of the child's model calls) and a
 //!   timeout, enforced (the child is cancelled) and reported in the result; the caller's
 //!   cancellation reaches the child.
-//! * **Result.** The child's answer, or with a `schema` the JSON value it answered, checked with
-//!   the `jsonschema` crate; a mismatch gets one repair turn, then an error listing the
-//!   violations. A budget report line follows.
+//! * **Result.** The child's answer, or with a `schema` the JSON value it answered (bare, or one
+//!   ```` ```json ```` block), checked with the guardrails' `JsonSchemaCheck`; a mismatch gets one
+//!   repair turn, then an error listing the violations. A budget report line follows.
 //!
 //! ```
 //! use agentctl_context::{SessionLog as _, SqliteStore};

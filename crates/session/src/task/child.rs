@@ -9,8 +9,8 @@ use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRu
 use agentctl_core::{
     RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
 };
+use agentctl_guardrails::JsonSchemaCheck;
 use futures_util::StreamExt;
-use jsonschema::Validator;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,7 +21,7 @@ const QUOTED_ANSWER_CHARS: usize = 2_000;
 /// What one call asks for, checked.
 pub(crate) struct ChildRequest<'a> {
     pub args: &'a TaskArgs,
-    pub validator: Option<&'a Validator>,
+    pub validator: Option<&'a JsonSchemaCheck>,
     pub agent: &'a AgentDefinition,
     pub parent: RunId,
 }
@@ -178,7 +178,7 @@ enum Ending {
 /// The child's status, the caller's text and the handoff for `main`.
 fn conclude(
     ending: &Ending,
-    validator: Option<&Validator>,
+    validator: Option<&JsonSchemaCheck>,
     recorder: &RunRecorder,
 ) -> (TaskStatus, String, Option<HandoffSummary>) {
     match ending {

@@ -136,7 +136,8 @@ async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
     };
     assert!(*is_error);
     assert!(
-        content.contains("/line") && content.contains("nothing was handed off"),
+        content.contains("Invalid type for line: expected integer, got string")
+            && content.contains("nothing was handed off"),
         "{content}"
     );
     // The fixer starts from a brief with the validated payload, with its own prompt and tools.

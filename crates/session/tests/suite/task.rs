@@ -324,7 +324,7 @@ async fn a_result_that_stays_invalid_is_an_error_listing_the_violations() {
     .to_string();
     assert!(
         error.starts_with(
-            "task result does not match the schema, even after one repair turn:\n- at /count: "
+            "task result does not match the schema, even after one repair turn:\n- Invalid type for count: expected integer, got string\n"
         ),
         "{error}"
     );
