@@ -129,10 +129,7 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
                 if step.kind == "guardrail"
                     && let Ok(event) = serde_json::from_value::<RunEvent>(step.content)
                 {
-                    guardrails.push(GuardrailStep {
-                        run: run.id,
-                        event,
-                    });
+                    guardrails.push(GuardrailStep { run: run.id, event });
                 }
             }
         }

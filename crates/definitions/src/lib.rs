@@ -38,7 +38,7 @@ pub use lookup::AgentLookupError;
 pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
 pub use schema::{SCHEMA_URL, agent_schema};
 pub use templates::{DEFAULT_PROMPT, Template, render_agent_file};
-pub use validate::{Check, ValidationReport, validate};
+pub use validate::{Check, ValidationReport, validate, validate_with};
 
 /// Whether `name` is a valid native agent name: kebab-case, 1 to 64 characters.
 pub fn is_valid_name(name: &str) -> bool {

@@ -7,6 +7,7 @@ use agentctl_core::{
     BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, ToolFilter, is_known_tool,
     resolve_model,
 };
+use agentctl_guardrails::{ValidatorRegistry, check_declarations};
 use agentctl_routing::state::check_state_key;
 use agentctl_routing::{Condition, MemoryTools};
 use serde::Serialize;
@@ -116,7 +117,17 @@ impl ValidationReport {
 /// # Ok::<(), agentctl_definitions::DefinitionError>(())
 /// ```
 pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
-    let checks = vec![
+    validate_with(agent, settings, &ValidatorRegistry::new())
+}
+
+/// [`validate`] for a program that registers its own guardrail validators: a `validator:`
+/// naming one of `validators` exists.
+pub fn validate_with(
+    agent: &LoadedAgent,
+    settings: &Settings,
+    validators: &ValidatorRegistry,
+) -> ValidationReport {
+    let mut checks = vec![
         Check::new("front matter parses", agent.warnings.clone(), None),
         required_fields(agent),
         field_values(agent),
@@ -125,6 +136,9 @@ pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
         mcp_configured(agent, settings),
         prompt_not_empty(agent),
     ];
+    if !agent.definition.spec.guardrails.is_empty() {
+        checks.push(guardrails_usable(agent, Some(validators)));
+    }
     let source = &agent.definition.source;
     ValidationReport {
         name: agent.name().to_owned(),
@@ -144,6 +158,7 @@ pub(crate) fn definition_errors(agent: &LoadedAgent) -> Vec<Diagnostic> {
     [
         required_fields(agent),
         field_values(agent),
+        guardrails_usable(agent, None),
         prompt_not_empty(agent),
     ]
     .into_iter()
@@ -205,6 +220,22 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     Check::new("required fields", out, None)
 }
 
+/// The agent's guardrails compile: schemas, patterns, commands, policies — and, given the
+/// program's `validators`, that every validator named exists (without them, loading an agent
+/// leaves that to the run).
+fn guardrails_usable(agent: &LoadedAgent, validators: Option<&ValidatorRegistry>) -> Check {
+    let guardrails = &agent.definition.spec.guardrails;
+    let diagnostics: Vec<Diagnostic> = check_declarations(agent.name(), guardrails, validators)
+        .into_iter()
+        .map(|problem| agent.diagnostic(Severity::Error, &problem.field, problem.message))
+        .collect();
+    let note = diagnostics.is_empty().then(|| {
+        let names: Vec<&str> = guardrails.iter().map(|g| g.name.as_str()).collect();
+        names.join(", ")
+    });
+    Check::new("guardrails usable", diagnostics, note)
+}
+
 fn field_values(agent: &LoadedAgent) -> Check {
     let spec = &agent.definition.spec;
     let mut out = Vec::new();
@@ -226,28 +257,6 @@ fn field_values(agent: &LoadedAgent) -> Check {
                     ),
                 ));
             }
-        }
-    }
-    for (i, guardrail) in spec.guardrails.iter().enumerate() {
-        let field = format!("guardrails[{i}]");
-        match (&guardrail.schema, &guardrail.validator) {
-            (Some(_), Some(_)) => out.push(agent.diagnostic(
-                Severity::Error,
-                &field,
-                format!(
-                    "guardrail `{}` has both `schema` and `validator`: keep one",
-                    guardrail.name
-                ),
-            )),
-            (None, None) => out.push(agent.diagnostic(
-                Severity::Error,
-                &field,
-                format!(
-                    "guardrail `{}` has neither `schema` nor `validator`: add one",
-                    guardrail.name
-                ),
-            )),
-            _ => {}
         }
     }
     for (i, handoff) in spec.handoffs.iter().enumerate() {
@@ -541,8 +550,6 @@ mod tests {
             "a.md:2:1: field `name`: `Bad_Name` is not a valid name",
             "a.md:2:1: field `description`: no description",
             "a.md:8:19: field `triggers[0].regex[1]`: invalid regular expression `(unclosed`: unclosed group",
-            "a.md:10:5: field `guardrails[0]`: guardrail `g` has neither",
-            "a.md:11:5: field `guardrails[1]`: guardrail `h` has both",
             "a.md:15:5: field `handoffs[0].to`: hand-off target is empty",
             "a.md:17:3: field `tracing.sample_rate`: sample rate 1.5 is outside 0..=1",
             "a.md:18:1: field `temperature`: temperature 3 is outside 0..=2",
@@ -551,6 +558,8 @@ mod tests {
             "a.md:4:20: field `tools.allow[1]`: unknown tool `web_serch`",
             "a.md:4:31: field `tools.allow[2]`: tool `mcp.ghost.x` belongs to MCP server `ghost`",
             "a.md:6:13: field `mcp.servers[0]`: MCP server `missing` is not configured",
+            "a.md:10:5: field `guardrails[0]`: nothing to check: set one of `schema`, `validator` or `command`",
+            "a.md:11:5: field `guardrails[1]`: sets `schema` and `validator`; keep exactly one",
         ];
         assert_eq!(m.len(), expected_prefixes.len(), "{m:#?}");
         for (message, prefix) in m.iter().zip(expected_prefixes) {

@@ -31,8 +31,10 @@ pub(crate) enum Declared {
 /// by its field (`guardrails[1].pattern`, or `guardrails[1]` for the whole entry) with a
 /// one-line message saying what to change. Empty when all can be used.
 ///
-/// `registry` is the embedding program's validators (a `validator:` that is neither built in
-/// nor registered is a problem).
+/// `registry` is the embedding program's validators: a `validator:` that is neither built in
+/// nor registered is a problem. Without one (`None`: loading agent files, before anyone knows
+/// which validators the program registers) every name is taken as registered; the runtime
+/// checks it when it compiles the agent's guardrails.
 ///
 /// ```
 /// use agentctl_core::{Guardrail, GuardrailStage};
@@ -45,7 +47,7 @@ pub(crate) enum Declared {
 ///     pattern: Some("TODO(".into()),
 ///     ..Guardrail::default()
 /// }];
-/// let problems = check_declarations("writer", &guardrails, &ValidatorRegistry::new());
+/// let problems = check_declarations("writer", &guardrails, Some(&ValidatorRegistry::new()));
 /// assert_eq!(problems[0].field, "guardrails[0].pattern");
 /// assert_eq!(
 ///     problems[0].message,
@@ -55,7 +57,7 @@ pub(crate) enum Declared {
 pub fn check_declarations(
     agent: &str,
     guardrails: &[Guardrail],
-    registry: &ValidatorRegistry,
+    registry: Option<&ValidatorRegistry>,
 ) -> Vec<GuardrailSpecError> {
     declare(agent, guardrails, registry)
         .err()
@@ -66,7 +68,7 @@ pub fn check_declarations(
 pub(crate) fn declare(
     agent: &str,
     guardrails: &[Guardrail],
-    registry: &ValidatorRegistry,
+    registry: Option<&ValidatorRegistry>,
 ) -> Result<Vec<Declared>, Vec<GuardrailSpecError>> {
     let mut problems = Vec::new();
     let mut declared = Vec::new();
@@ -115,7 +117,7 @@ pub(crate) fn declare(
 /// check when what it checks is usable.
 fn declare_one(
     guardrail: &Guardrail,
-    registry: &ValidatorRegistry,
+    registry: Option<&ValidatorRegistry>,
     problem: &mut impl FnMut(&str, String),
 ) -> Option<Declared> {
     let sources: Vec<&str> = [
@@ -222,7 +224,7 @@ fn declare_schema(
 fn declare_validator(
     guardrail: &Guardrail,
     validator: &str,
-    registry: &ValidatorRegistry,
+    registry: Option<&ValidatorRegistry>,
     problem: &mut impl FnMut(&str, String),
 ) -> Option<Declared> {
     let builtins = BUILTIN_VALIDATORS.join(", ");
@@ -267,8 +269,20 @@ fn declare_validator(
         },
         "json" => Some(Declared::Builtin(Builtin::Json)),
         "contains-secret" => Some(Declared::Builtin(Builtin::ContainsSecret)),
-        CUSTOM_VALIDATOR => {
-            let name = guardrail.name.trim();
+        named => {
+            let (name, missing) = if named == CUSTOM_VALIDATOR {
+                let name = guardrail.name.trim();
+                (
+                    name,
+                    format!(
+                        "`custom` uses the validator registered under this guardrail's name `{name}`, and none is"
+                    ),
+                )
+            } else {
+                (named, format!("unknown validator `{named}`"))
+            };
+            // Without a registry, whether the name is registered is the runtime's to check.
+            let registry = registry?;
             match registry.get(name) {
                 Some(found) => Some(Declared::Registered {
                     name: name.to_owned(),
@@ -278,28 +292,13 @@ fn declare_validator(
                     problem(
                         "validator",
                         format!(
-                            "`custom` uses the validator registered under this guardrail's name `{name}`, and none is; the built-ins are {builtins}, a program embedding agentctl registers its own, or use `command:` to run a program"
+                            "{missing}: the built-ins are {builtins}; a program embedding agentctl registers its own, or use `command:` to run a program"
                         ),
                     );
                     None
                 }
             }
         }
-        other => match registry.get(other) {
-            Some(found) => Some(Declared::Registered {
-                name: other.to_owned(),
-                validator: found,
-            }),
-            None => {
-                problem(
-                    "validator",
-                    format!(
-                        "unknown validator `{other}`: the built-ins are {builtins}; a program embedding agentctl registers its own, or use `command:` to run a program"
-                    ),
-                );
-                None
-            }
-        },
     }
 }
 

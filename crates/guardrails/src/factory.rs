@@ -76,7 +76,7 @@ impl Guardrails {
         agent: &str,
         guardrails: &[Guardrail],
     ) -> Vec<GuardrailSpecError> {
-        check_declarations(agent, guardrails, &self.registry)
+        check_declarations(agent, guardrails, Some(&self.registry))
     }
 
     /// Compiles `agent`'s `guardrails` for runs in `working_dir` (where `command:` validators
@@ -88,7 +88,7 @@ impl Guardrails {
         guardrails: &[Guardrail],
         working_dir: &Path,
     ) -> Result<CompiledGuardrails, GuardrailSpecError> {
-        let declared = declare(agent, guardrails, &self.registry).map_err(|problems| {
+        let declared = declare(agent, guardrails, Some(&self.registry)).map_err(|problems| {
             problems
                 .into_iter()
                 .next()

@@ -28,7 +28,7 @@
 //!     validator: Some("contains-secret".into()),
 //!     ..Guardrail::default()
 //! }];
-//! assert!(check_declarations("writer", &declared, &ValidatorRegistry::new()).is_empty());
+//! assert!(check_declarations("writer", &declared, Some(&ValidatorRegistry::new())).is_empty());
 //! let compiled = Guardrails::default().compile("writer", &declared, ".".as_ref()).unwrap();
 //! assert_eq!(compiled.names().collect::<Vec<_>>(), ["no-keys"]);
 //! ```

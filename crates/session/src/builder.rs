@@ -8,6 +8,7 @@ use agentctl_core::{
     ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel, Settings, Tool,
     ToolRegistry,
 };
+use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
@@ -95,6 +96,8 @@ pub struct RuntimeBuilder {
     /// Tools of the embedder, offered besides the built-in ones (agents' allow lists apply).
     tools: Vec<Arc<dyn Tool>>,
     redactor: Redactor,
+    /// Validators of the embedder, named by agents' guardrails.
+    validators: ValidatorRegistry,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -121,6 +124,7 @@ impl RuntimeBuilder {
             redactor,
             providers: None,
             tools: Vec::new(),
+            validators: ValidatorRegistry::new(),
             settings,
             root: root.to_path_buf(),
             approvals: ApprovalChoice::default(),
@@ -189,6 +193,22 @@ impl RuntimeBuilder {
         self
     }
 
+    /// The embedder's guardrail validators: an agent's `validator: NAME` (or `validator:
+    /// custom` on a guardrail called NAME) runs the one registered as NAME.
+    pub fn validators(mut self, validators: ValidatorRegistry) -> Self {
+        self.validators = validators;
+        self
+    }
+
+    /// The guardrail factory of the runtimes: the registered validators, and `command:`
+    /// validators under the tools' sandbox and environment policy.
+    pub fn guardrails(&self) -> Guardrails {
+        Guardrails::new(
+            self.validators.clone(),
+            CommandEnvironment::from_settings(&self.settings),
+        )
+    }
+
     /// The settings runtimes get.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -207,7 +227,7 @@ impl RuntimeBuilder {
     }
 
     /// A runtime offering `tools` (and the embedder's tools given with
-    /// [`tool`](Self::tool)), behind the gate.
+    /// [`tool`](Self::tool)), behind the gate, checking the agents' guardrails.
     pub fn build(&self, mut tools: ToolRegistry) -> Result<Runtime, SessionError> {
         for tool in &self.tools {
             tools.register_arc(Arc::clone(tool));
@@ -231,6 +251,7 @@ impl RuntimeBuilder {
         };
         Ok(Runtime::new(self.settings.clone(), factory, tools)
             .with_gate(Arc::new(gate))
-            .with_redactor(self.redactor.clone()))
+            .with_redactor(self.redactor.clone())
+            .with_guardrails(Arc::new(self.guardrails())))
     }
 }

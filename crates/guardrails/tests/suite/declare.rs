@@ -14,7 +14,7 @@ fn problems(guardrails: &[Guardrail]) -> Vec<(String, String)> {
     registry
         .register("house-style", validator_fn(|_| Ok(())))
         .unwrap();
-    check_declarations("writer", guardrails, &registry)
+    check_declarations("writer", guardrails, Some(&registry))
         .into_iter()
         .map(|problem| {
             assert_eq!(problem.agent, "writer");
@@ -111,7 +111,7 @@ fn validators_must_exist() {
         one(validator("tone", "custom")),
         is(
             "guardrails[0].validator",
-            "`custom` uses the validator registered under this guardrail's name `tone`, and none is; the built-ins are regex, not-regex, max-length, contains-secret, json, a program embedding agentctl registers its own, or use `command:` to run a program"
+            "`custom` uses the validator registered under this guardrail's name `tone`, and none is: the built-ins are regex, not-regex, max-length, contains-secret, json; a program embedding agentctl registers its own, or use `command:` to run a program"
         )
     );
 }
@@ -343,4 +343,24 @@ fn the_factory_refuses_with_the_first_problem_and_skips_agents_without_guardrail
             .len(),
         2
     );
+}
+
+#[test]
+fn without_a_registry_validator_names_are_left_to_the_runtime() {
+    let declared = [
+        validator("mine", "house-rules"),
+        Guardrail {
+            validator: Some("custom".into()),
+            ..validator("no-harmful-code", "custom")
+        },
+        Guardrail {
+            pattern: Some("(".into()),
+            ..validator("broken", "regex")
+        },
+    ];
+    let problems: Vec<String> = check_declarations("writer", &declared, None)
+        .into_iter()
+        .map(|problem| problem.field)
+        .collect();
+    assert_eq!(problems, ["guardrails[2].pattern"]);
 }
