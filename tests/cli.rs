@@ -8,6 +8,7 @@ mod cli {
 
     mod agents;
     mod concurrency;
+    mod guardrails;
     mod handoffs;
     mod mcp;
     mod routing;

@@ -314,3 +314,23 @@ pub fn everything_server() -> Option<std::path::PathBuf> {
     };
     agentctl_test_support::requirement(check).then_some(bin)
 }
+
+/// The binary of `examples/NAME.rs`, which cargo builds next to `agentctl` (built here when a
+/// lone `cargo test --test cli` did not).
+pub fn example_binary(name: &str) -> std::path::PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_agentctl"));
+    let example = bin
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !example.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    example
+}

@@ -2,31 +2,12 @@
 //! agent's handoff, the specialist's `lookup` and its answer — exactly three model calls — and
 //! every request is one the real API accepts.
 
-use super::support::{ServedModel, text};
+use super::support::{ServedModel, example_binary, text};
 use agentctl_test_support::openai;
-use std::path::Path;
-
-/// The example binary cargo built next to `agentctl`.
-fn triage_example() -> std::path::PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_agentctl"));
-    bin.parent()
-        .unwrap()
-        .join("examples")
-        .join(format!("triage{}", std::env::consts::EXE_SUFFIX))
-}
 
 #[test]
 fn two_triage_scenarios_take_three_model_calls_each() {
-    let example = triage_example();
-    if !example.exists() {
-        // `cargo test` builds the examples; a lone `cargo test --test cli` may not.
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", "triage"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    let example = example_binary("triage");
     let model = ServedModel::openai();
     for (specialist, query, answer) in [
         ("billing", "refund", "Refunds take 5 working days."),

@@ -155,9 +155,11 @@ fn covering(run: &Prepared, phase: GuardrailPhase) -> Option<Arc<dyn RunGuardrai
         .cloned()
 }
 
-/// One `guardrail` event per check, after all of them ran.
+/// One `guardrail` event per check, after all of them ran: the passes, then the failures
+/// (each group in declaration order), so a failure is the last word on the text.
 fn report(verdict: &GuardrailVerdict, attempt: u32, events: &EventSink) {
-    for check in &verdict.checks {
+    let (passed, failed): (Vec<_>, Vec<_>) = verdict.checks.iter().partition(|check| check.passed);
+    for check in passed.into_iter().chain(failed) {
         events.emit(|| RunEvent::Guardrail {
             name: check.name.clone(),
             stage: check.stage,

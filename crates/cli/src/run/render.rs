@@ -133,7 +133,7 @@ struct Renderer {
     held: String,
     /// A `repair` guardrail failed: the next model request is the repair.
     repair_next: bool,
-    /// A repair is under way: the next passing check says it worked.
+    /// A repair is under way: when its answer stands, say that it worked.
     repairing: bool,
 }
 
@@ -246,7 +246,7 @@ impl Renderer {
                 from, to, reason, ..
             } => {
                 self.stop_spinner();
-                self.release_held();
+                self.answer_stands();
                 self.end_line();
                 let reason = if reason.trim().is_empty() {
                     String::new()
@@ -258,7 +258,7 @@ impl Renderer {
             }
             RunEvent::RunFinished { .. } => {
                 self.stop_spinner();
-                self.release_held();
+                self.answer_stands();
                 self.finish();
             }
             RunEvent::RunFailed { .. } => {
@@ -270,7 +270,8 @@ impl Renderer {
     }
 
     /// A guardrail's result: a failure as the violation block (the errors, then the policy),
-    /// a pass as a dim line — or, after a repair, as the news that it worked.
+    /// a first pass as a dim line (a repaired answer that stands is announced when it is
+    /// printed).
     fn guardrail(
         &mut self,
         name: &str,
@@ -282,9 +283,8 @@ impl Renderer {
     ) {
         self.stop_spinner();
         if passed {
-            if attempt > 0 && std::mem::take(&mut self.repairing) {
-                self.notice("✓ Repaired output passes validation");
-            } else if attempt == 0 {
+            // After a repair, what counts is whether the repaired answer stands as a whole.
+            if attempt == 0 {
                 self.tool_line(&format!("✓ Guardrail passed: {name} ({stage})"));
             }
             return;
@@ -322,7 +322,16 @@ impl Renderer {
         }
     }
 
-    /// Prints the text held for the output guardrails: it stands.
+    /// The final answer (or handoff) stands: after a repair, say it worked; print it.
+    fn answer_stands(&mut self) {
+        if std::mem::take(&mut self.repairing) {
+            self.end_line();
+            self.notice("✓ Repaired output passes validation");
+        }
+        self.release_held();
+    }
+
+    /// Prints the text held for the output guardrails.
     fn release_held(&mut self) {
         let held = std::mem::take(&mut self.held);
         self.print_text(&held);
