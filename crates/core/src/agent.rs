@@ -1,5 +1,6 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
+use crate::graph::GraphSpec;
 use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
@@ -99,6 +100,9 @@ pub struct AgentSpec {
     /// Tracing of the agent's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracing: Option<TracingSpec>,
+    /// A graph of agents this file runs instead of a single agent (a "graph agent").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphSpec>,
 }
 
 /// Where an agent definition lives.

@@ -11,6 +11,7 @@ mod approval;
 mod conversation;
 mod decision;
 mod event;
+mod graph;
 mod guardrail;
 mod handoff;
 mod mcp;
@@ -39,6 +40,7 @@ pub use conversation::{
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
+pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
 pub use guardrail::{
     DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailAction,
     GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase, GuardrailPolicy,
