@@ -40,7 +40,9 @@ pub use conversation::{
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
+pub use graph::{
+    DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphEvent, GraphNode, GraphSpec, GraphStart,
+};
 pub use guardrail::{
     DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailAction,
     GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase, GuardrailPolicy,
