@@ -131,6 +131,14 @@ pub enum GraphEvent {
         /// Its agent.
         agent: String,
     },
+    /// Something the user should know that did not stop the node (an MCP server of its
+    /// agent that failed to start).
+    Warning {
+        /// The node.
+        node: String,
+        /// The warning.
+        message: String,
+    },
     /// An event of a node's run (or of the agents it handed off to).
     Run {
         /// The node.
