@@ -17,6 +17,10 @@
 //!   - error: { status: 429, message: slow down }
 //! ```
 //!
+//! By default each request takes the next turn, which must match (`order: strict`). With
+//! `order: match` a request takes the first turn not used yet whose `expect` holds, so one
+//! cassette can script several scenarios told apart by their prompts (each branch of a graph).
+//!
 //! Cassette files are read through [`agentctl_config::read_input_file`]: a regular file of at
 //! most [`MAX_CASSETTE_BYTES`](agentctl_config::MAX_CASSETTE_BYTES), never a FIFO or device;
 //! and their YAML aliases may not expand them by more than
@@ -36,8 +40,29 @@ pub(crate) struct Cassette {
     pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// How a request finds its turn.
+    #[serde(default, skip_serializing_if = "TurnOrder::is_strict")]
+    pub order: TurnOrder,
     #[serde(default)]
     pub turns: Vec<Turn>,
+}
+
+/// How a request finds its turn in a cassette.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum TurnOrder {
+    /// The next turn, which must match (a recorded run replayed as it happened).
+    #[default]
+    Strict,
+    /// The first turn not used yet whose `expect` matches: one cassette for several
+    /// scenarios (e.g. each branch of a graph), told apart by their requests.
+    Match,
+}
+
+impl TurnOrder {
+    fn is_strict(&self) -> bool {
+        *self == TurnOrder::Strict
+    }
 }
 
 /// One model call: what the request must look like, and the answer (or failure) to give.

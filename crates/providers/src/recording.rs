@@ -5,7 +5,9 @@
 //! secret values the conversation happens to contain are masked by the recorder's
 //! [`Redactor`](agentctl_core::Redactor) when the cassette is written.
 
-use crate::cassette::{Cassette, Expect, ScriptedCall, ScriptedError, ScriptedResponse, Turn};
+use crate::cassette::{
+    Cassette, Expect, ScriptedCall, ScriptedError, ScriptedResponse, Turn, TurnOrder,
+};
 use crate::scripted::request_hint;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError, Redactor};
 use agentctl_core::{ModelRequest, ModelResponse};
@@ -31,6 +33,7 @@ impl RecordingProvider {
             recorded: Mutex::new(Cassette {
                 version: 1,
                 model: None,
+                order: TurnOrder::Strict,
                 turns: Vec::new(),
             }),
             redactor: Redactor::default(),

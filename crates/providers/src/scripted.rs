@@ -1,7 +1,7 @@
 //! The scripted provider: replays a YAML cassette (model string `scripted:PATH`), so agent runs
 //! and tests work offline and deterministically.
 
-use crate::cassette::{Cassette, Turn, last_tool_result, last_user};
+use crate::cassette::{Cassette, Turn, TurnOrder, last_tool_result, last_user};
 use crate::http::one_line;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall};
@@ -46,7 +46,9 @@ use std::sync::{Mutex, PoisonError};
 pub struct ScriptedProvider {
     origin: String,
     turns: Vec<Turn>,
-    cursor: Mutex<usize>,
+    order: TurnOrder,
+    /// Which turns were used.
+    used: Mutex<Vec<bool>>,
 }
 
 impl ScriptedProvider {
@@ -55,8 +57,9 @@ impl ScriptedProvider {
         let cassette = Cassette::parse(yaml, origin)?;
         Ok(Self {
             origin: origin.to_owned(),
+            used: Mutex::new(vec![false; cassette.turns.len()]),
             turns: cassette.turns,
-            cursor: Mutex::new(0),
+            order: cassette.order,
         })
     }
 
@@ -69,16 +72,43 @@ impl ScriptedProvider {
 
     /// Turns not yet used.
     pub fn remaining(&self) -> usize {
-        self.turns
-            .len()
-            .saturating_sub(*self.cursor.lock().unwrap_or_else(PoisonError::into_inner))
+        let used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.iter().filter(|used| !**used).count()
     }
 
-    /// Takes the next turn if the request matches it.
+    /// Takes the request's turn: the next one, which must match (`order: strict`, the
+    /// default), or the first unused one that matches (`order: match`).
     fn next_turn(&self, request: &ModelRequest) -> Result<(usize, Turn), ProviderError> {
-        let mut cursor = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         let total = self.turns.len();
-        let Some(turn) = self.turns.get(*cursor) else {
+        if self.order == TurnOrder::Match {
+            let unused: Vec<usize> = (0..total).filter(|&index| !used[index]).collect();
+            let mut why = Vec::new();
+            for &index in &unused {
+                match self.turns[index].expect.check(request) {
+                    Ok(()) => {
+                        used[index] = true;
+                        return Ok((index + 1, self.turns[index].clone()));
+                    }
+                    Err(reason) => why.push(format!("turn {}: {reason}", index + 1)),
+                }
+            }
+            let last = last_user(request).map_or_else(
+                || "none".to_owned(),
+                |text| format!("{:?}", one_line(text, 80)),
+            );
+            return Err(ProviderError::Script(format!(
+                "scripted:{}: no unused turn matches the request (last user message: {last}){}",
+                self.origin,
+                if why.is_empty() {
+                    format!("; all {total} turns are used")
+                } else {
+                    format!("; {}", why.join("; "))
+                }
+            )));
+        }
+        let cursor = used.iter().position(|used| !used).unwrap_or(total);
+        let Some(turn) = self.turns.get(cursor) else {
             let last = last_user(request).map_or_else(
                 || "none".to_owned(),
                 |text| format!("{:?}", one_line(text, 80)),
@@ -88,14 +118,14 @@ impl ScriptedProvider {
                 self.origin
             )));
         };
-        let number = *cursor + 1;
+        let number = cursor + 1;
         turn.expect.check(request).map_err(|why| {
             ProviderError::Script(format!(
                 "scripted:{}: turn {number} of {total}: {why}",
                 self.origin
             ))
         })?;
-        *cursor += 1;
+        used[cursor] = true;
         Ok((number, turn.clone()))
     }
 }

@@ -223,3 +223,52 @@ async fn a_recorded_run_replays_the_same_responses() {
     let second = replay.complete(&request, &|_| {}).await.unwrap();
     assert_eq!(vec![first, second], live);
 }
+
+#[tokio::test]
+async fn order_match_takes_the_first_unused_turn_that_matches() {
+    let cassette = r#"
+version: 1
+order: match
+turns:
+  - expect: { lastUserContains: crash }
+    response: { text: "a crash" }
+  - expect: { lastUserContains: slow }
+    response: { text: "slowness" }
+  - expect: { lastUserContains: crash }
+    response: { text: "another crash" }
+"#;
+    let provider = ScriptedProvider::from_yaml(cassette, "scenarios.yaml").unwrap();
+    let text = |response: agentctl_core::ModelResponse| response.text.unwrap();
+    let slow = provider
+        .complete(&request("it is slow", false), &|_| {})
+        .await;
+    assert_eq!(text(slow.unwrap()), "slowness");
+    let crash = provider.complete(&request("a crash", false), &|_| {}).await;
+    assert_eq!(text(crash.unwrap()), "a crash");
+    let crash = provider.complete(&request("a crash", false), &|_| {}).await;
+    assert_eq!(text(crash.unwrap()), "another crash");
+    assert_eq!(provider.remaining(), 0);
+    let error = provider
+        .complete(&request("slow again", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        check_display(&error).contains("no unused turn matches the request (last user message: \"slow again\"); all 3 turns are used"),
+        "{error}"
+    );
+    // A request no unused turn expects names each turn's reason.
+    let provider = ScriptedProvider::from_yaml(cassette, "scenarios.yaml").unwrap();
+    let error = provider
+        .complete(&request("hello", false), &|_| {})
+        .await
+        .unwrap_err();
+    let message = check_display(&error);
+    assert!(
+        message.contains("turn 1: expected the last user message to contain \"crash\""),
+        "{message}"
+    );
+    assert!(
+        message.contains("turn 2: expected the last user message to contain \"slow\""),
+        "{message}"
+    );
+}
