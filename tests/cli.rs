@@ -8,6 +8,7 @@ mod cli {
 
     mod agents;
     mod concurrency;
+    mod graph;
     mod guardrails;
     mod handoffs;
     mod mcp;

@@ -20,15 +20,18 @@ use std::process::ExitCode;
 
 /// Runs one `agents` subcommand.
 pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result<ExitCode> {
-    let context = crate::context::load(global)?;
+    let load = || crate::context::load(global);
     match command {
-        AgentsCommand::List(args) => list::run(&context, &args),
-        AgentsCommand::Show(args) => show::run(&context, &args),
-        AgentsCommand::Create(args) => create::run(&context, args),
-        AgentsCommand::Edit(args) => manage::edit(&context, &args),
-        AgentsCommand::Delete(args) => manage::delete(&context, &args),
-        AgentsCommand::Tools(args) => tools::run(&context, &args),
-        AgentsCommand::Validate(args) => validate::run(&context, &args),
+        AgentsCommand::List(args) => list::run(&load()?, &args),
+        AgentsCommand::Show(args) => show::run(&load()?, &args),
+        AgentsCommand::Create(args) => create::run(&load()?, args),
+        AgentsCommand::Edit(args) => manage::edit(&load()?, &args),
+        AgentsCommand::Delete(args) => manage::delete(&load()?, &args),
+        AgentsCommand::Tools(args) => tools::run(&load()?, &args),
+        AgentsCommand::Validate(args) => validate::run(&load()?, &args),
+        // The seed's spellings of `agentctl run` and `agentctl graph`.
+        AgentsCommand::Run(args) => crate::run::run(global, args),
+        AgentsCommand::Graph(command) => crate::graph_cmd::run(global, command),
     }
 }
 

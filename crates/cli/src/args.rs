@@ -3,6 +3,7 @@
 
 mod bare_prompt;
 pub(crate) mod context;
+pub(crate) mod graph;
 pub(crate) mod mcp;
 pub(crate) mod route;
 pub(crate) mod sessions;
@@ -55,6 +56,9 @@ pub(crate) enum Command {
     Sessions(sessions::SessionsCommand),
     /// Show or override an agent's context mode for a session.
     Context(context::ContextArgs),
+    /// Run, resume, replay and draw graphs of agents.
+    #[command(subcommand)]
+    Graph(graph::GraphCommand),
     /// Inspect and call MCP servers; serve agents over MCP.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
@@ -136,6 +140,11 @@ agentctl agents tools bug-fixer --all --format json\n  agentctl agents tools bug
     #[command(after_help = "Examples:\n  agentctl agents validate code-reviewer\n  \
 agentctl agents validate --all --format json")]
     Validate(ValidateArgs),
+    /// Run an agent (the same as `agentctl run`).
+    Run(RunArgs),
+    /// Graphs of agents (the same as `agentctl graph`).
+    #[command(subcommand)]
+    Graph(graph::GraphCommand),
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ mod completions;
 mod config_cmd;
 mod context;
 mod context_cmd;
+mod graph_cmd;
 mod mcp_cmd;
 mod output;
 mod route_cmd;
@@ -46,6 +47,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(command) => mcp_cmd::run(&cli.global, command),
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
         Command::Context(args) => context_cmd::run(&cli.global, args),
+        Command::Graph(command) => graph_cmd::run(&cli.global, command),
         // `args::parse` turns a prompt into `run` and refuses anything else.
         Command::Prompt(_) => {
             anyhow::bail!("give the prompt as one quoted argument: agentctl \"PROMPT\"")

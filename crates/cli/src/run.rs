@@ -6,6 +6,7 @@
 //! and runs each turn; this module renders ([`render`]), asks approval questions on the
 //! terminal ([`terminal`]) and runs the interactive session ([`repl`]).
 
+mod graph;
 mod render;
 mod repl;
 mod signals;
@@ -21,6 +22,8 @@ use std::io::{IsTerminal, Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use terminal::Frontend;
+
+pub(crate) use graph::{load_graph, resume as resume_graph, run as run_graph};
 
 /// Where the prompt comes from.
 enum PromptSource {
@@ -110,7 +113,7 @@ impl RunRequest {
 }
 
 /// Reads a piped prompt; an empty one is an error naming `-p`.
-fn read_stdin_prompt() -> anyhow::Result<String> {
+pub(crate) fn read_stdin_prompt() -> anyhow::Result<String> {
     let mut prompt = String::new();
     std::io::stdin()
         .read_to_string(&mut prompt)
@@ -164,6 +167,18 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         PromptSource::Interactive(first) => first.as_deref(),
     };
     let agent = choose_agent(&runner, &agent, first_prompt)?;
+    if agent.spec.graph.is_some() {
+        // A graph agent (seed 002: `debug-flow.md`) runs its graph.
+        let PromptSource::Once(prompt) = prompt else {
+            anyhow::bail!(
+                "`{}` is a graph: it runs on one request, pass -p PROMPT",
+                agent.name()
+            );
+        };
+        return graph::run_graph_agent(
+            global, &agent, prompt, format, &options, approvals, session,
+        );
+    }
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
         warn(&format!(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"

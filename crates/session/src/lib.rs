@@ -16,6 +16,8 @@
 //! * [`TaskTool`]: sub-agent tasks in hidden `sub:` workspaces; [`ResourcePool`]: capability
 //!   context for delegating agents.
 //! * [`ServedAgents`]: the same turns for `agentctl mcp serve`.
+//! * [`GraphRunner`]: graphs of agents, node by node, checkpointed in the session;
+//!   [`GraphReplay`] reads a recorded graph run back.
 //!
 //! Front ends (the CLI, `mcp serve`, an embedder) parse their input, call this crate and
 //! render the events; none of them holds session logic of its own.
@@ -24,6 +26,7 @@ mod builder;
 mod capability;
 mod conversation;
 mod error;
+mod graph;
 mod maintenance;
 mod project;
 mod runner;
@@ -43,6 +46,10 @@ pub use capability::{
 };
 pub use conversation::Conversation;
 pub use error::SessionError;
+pub use graph::{
+    GraphError, GraphOutcome, GraphReplay, GraphRun, GraphRunner, ReplayItem, ReplayNode,
+    ReplayTotals, latest_branch,
+};
 pub use maintenance::compact_now;
 pub use project::Project;
 pub use runner::SessionRunner;

@@ -76,6 +76,41 @@ pub(super) async fn render_turn(
     }
     let cancel = turn.cancellation_token();
     let mut renderer = Renderer::new(format, frontend.spinner.clone());
+    let signal = pump(&mut turn, &cancel, frontend, &mut renderer).await;
+    renderer.finish();
+    (turn.finish().await, signal)
+}
+
+/// What shows a stream's events.
+pub(crate) trait EventSink<E> {
+    /// Shows one event.
+    fn show(&mut self, event: &E);
+    /// Clears the spinner and ends a half-written line, before a question.
+    fn pause(&mut self);
+}
+
+impl EventSink<RunEvent> for Renderer {
+    fn show(&mut self, event: &RunEvent) {
+        self.event(event);
+    }
+
+    fn pause(&mut self) {
+        Renderer::pause(self);
+    }
+}
+
+/// Passes each event of `events` to `sink` as it comes, asking approval questions once the
+/// events before them are shown; SIGINT, SIGTERM and SIGHUP cancel `cancel` (the signal is
+/// returned).
+pub(crate) async fn pump<S, E>(
+    events: &mut S,
+    cancel: &tokio_util::sync::CancellationToken,
+    frontend: &Frontend,
+    sink: &mut impl EventSink<E>,
+) -> Option<i32>
+where
+    S: futures_util::Stream<Item = E> + Unpin,
+{
     let mut questions = match &frontend.desk {
         Some(desk) => Some(desk.questions().await),
         None => None,
@@ -92,8 +127,8 @@ pub(super) async fn render_turn(
         tokio::select! {
             // Events first: a question is asked after everything emitted before it.
             biased;
-            event = turn.next() => match event {
-                Some(event) => renderer.event(&event),
+            event = events.next() => match event {
+                Some(event) => sink.show(&event),
                 None => break,
             },
             number = &mut stop, if signal.is_none() => {
@@ -101,7 +136,7 @@ pub(super) async fn render_turn(
                 cancel.cancel();
             }
             Some(question) = question => {
-                renderer.pause();
+                sink.pause();
                 let answer = match &frontend.desk {
                     Some(desk) => tokio::select! {
                         answer = desk.ask(&question.request) => answer,
@@ -113,13 +148,15 @@ pub(super) async fn render_turn(
             }
         }
     }
-    renderer.finish();
-    (turn.finish().await, signal)
+    signal
 }
 
 /// Turns events into output.
-struct Renderer {
+pub(crate) struct Renderer {
     format: RunFormat,
+    /// Whether answer text goes to stdout (not for a graph's nodes: only the graph's last
+    /// answer does, printed by the graph command).
+    answers: bool,
     /// True when stdout's last text did not end a line.
     mid_line: bool,
     /// Dim styling for tool lines, when stderr is a terminal.
@@ -138,10 +175,11 @@ struct Renderer {
 }
 
 impl Renderer {
-    fn new(format: RunFormat, spinner: Spinner) -> Self {
+    pub(crate) fn new(format: RunFormat, spinner: Spinner) -> Self {
         let terminal = std::io::stderr().is_terminal();
         Self {
             format,
+            answers: true,
             mid_line: false,
             dim: terminal,
             spinner,
@@ -153,7 +191,7 @@ impl Renderer {
         }
     }
 
-    fn event(&mut self, event: &RunEvent) {
+    pub(crate) fn event(&mut self, event: &RunEvent) {
         match self.format {
             RunFormat::Json => {}
             RunFormat::StreamJson => {
@@ -313,7 +351,16 @@ impl Renderer {
         let _ = writeln!(err, "{}", terminal_safe(text));
     }
 
+    /// A renderer of tool lines and guardrail checks only (a graph node's run).
+    pub(crate) fn without_answers(mut self) -> Self {
+        self.answers = false;
+        self
+    }
+
     fn print_text(&mut self, text: &str) {
+        if !self.answers {
+            return;
+        }
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(terminal_safe(text).as_bytes());
         let _ = out.flush();
@@ -337,7 +384,7 @@ impl Renderer {
         self.print_text(&held);
     }
 
-    fn tool_line(&self, line: &str) {
+    pub(crate) fn tool_line(&self, line: &str) {
         let line = terminal_safe(line);
         let mut err = std::io::stderr().lock();
         let _ = if self.dim {
@@ -373,7 +420,7 @@ impl Renderer {
         self.end_line();
     }
 
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.stop_spinner();
         if self.format == RunFormat::Text {
             self.end_line();
@@ -382,7 +429,7 @@ impl Renderer {
 }
 
 /// The first line of `text`, cut to [`EXCERPT_CHARS`].
-fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default();
     match line.char_indices().nth(EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),

@@ -1,0 +1,139 @@
+//! Why a graph run stopped.
+
+use crate::error::SessionError;
+use agentctl_context::ContextError;
+use agentctl_core::RunError;
+use agentctl_routing::GraphStepError;
+
+/// Why a graph could not run, or stopped. The last checkpoint written stays: a stopped graph
+/// can be resumed once the cause is fixed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// A node's agent run failed (its model, a tool, a guardrail).
+    #[error("node `{node}` (agent `{agent}`) failed: {source}")]
+    NodeFailed {
+        /// The node.
+        node: String,
+        /// Its agent.
+        agent: String,
+        /// The run's error.
+        source: Box<RunError>,
+    },
+    /// A node's agent could not be found or started.
+    #[error("node `{node}`: {source}")]
+    NodeSetup {
+        /// The node.
+        node: String,
+        /// Why.
+        source: Box<SessionError>,
+    },
+    /// An edge condition could not be evaluated.
+    #[error("graph `{graph}`: {source}")]
+    Condition {
+        /// The graph.
+        graph: String,
+        /// Which edge, and why.
+        source: GraphStepError,
+    },
+    /// The graph ran `maxSteps` nodes without reaching its end.
+    #[error(
+        "graph `{graph}` stopped after {limit} steps (maxSteps) without reaching END: {}; raise `maxSteps` or give the loop an edge to END",
+        path_text(.path)
+    )]
+    StepLimit {
+        /// The graph.
+        graph: String,
+        /// `maxSteps`.
+        limit: u32,
+        /// The nodes run, in order.
+        path: Vec<String>,
+    },
+    /// A checkpoint names a node the graph no longer has.
+    #[error(
+        "graph `{graph}` has no node `{node}`, which its checkpoint runs next: was the graph changed since? restore the node, or re-run from an earlier step with --from-step"
+    )]
+    UnknownNode {
+        /// The graph.
+        graph: String,
+        /// The node.
+        node: String,
+    },
+    /// The branch already ended.
+    #[error(
+        "graph `{graph}` in session {session} already finished (branch {branch}, step {step}: {reason}); re-run from an earlier step with --from-step N"
+    )]
+    Finished {
+        /// The graph.
+        graph: String,
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// Its last step.
+        step: u32,
+        /// Why it ended.
+        reason: String,
+    },
+    /// The session has no graph run (of this graph).
+    #[error(
+        "session {session} has no graph checkpoints to continue: start one with `agentctl graph run NAME -p PROMPT`"
+    )]
+    NoCheckpoint {
+        /// The session.
+        session: String,
+    },
+    /// The branch belongs to another graph.
+    #[error("branch {branch} of session {session} is a run of graph `{recorded}`, not `{given}`")]
+    OtherGraph {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The graph recorded.
+        recorded: String,
+        /// The graph asked for.
+        given: String,
+    },
+    /// Graph runs are recorded: there must be a session store.
+    #[error(
+        "graphs are checkpointed in the session store, and persistence is off (agents.contextPersistence: false): pass --session ID or turn persistence on"
+    )]
+    NoSession,
+    /// The run was cancelled.
+    #[error("graph run cancelled; continue it with `agentctl graph resume --session ID`")]
+    Cancelled,
+    /// The session store failed.
+    #[error(transparent)]
+    Store(#[from] ContextError),
+}
+
+impl GraphError {
+    /// The node the error is about, when there is one.
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Self::NodeFailed { node, .. }
+            | Self::NodeSetup { node, .. }
+            | Self::UnknownNode { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// The run error of a failed node (e.g. a guardrail violation, for the exit status).
+    pub fn run_error(&self) -> Option<&RunError> {
+        match self {
+            Self::NodeFailed { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// `a → b → a → …` (the last 12 nodes of a long path).
+fn path_text(path: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if path.len() > SHOWN {
+        format!("… → {}", path[path.len() - SHOWN..].join(" → "))
+    } else {
+        path.join(" → ")
+    }
+}
