@@ -201,33 +201,36 @@ fn branch_not_found(conn: &Connection, session: &str, branch: u32) -> FaultResul
 }
 
 /// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
-fn state_text(store: &SqliteStore, at: (&str, u32, u32), state: &Value) -> Result<(Value, String)> {
-    let (session, branch, step) = at;
-    let invalid = |reason: String| ContextError::InvalidCheckpoint {
-        session: session.to_owned(),
-        branch,
-        step,
-        reason,
-    };
+/// The error is the reason, for [`invalid`].
+fn state_text(store: &SqliteStore, state: &Value) -> std::result::Result<(Value, String), String> {
     if !state.is_object() {
-        return Err(invalid(format!(
+        return Err(format!(
             "the graph state must be a JSON object (keys are node outputs), not {}",
             json_kind(state)
-        )));
+        ));
     }
     // A node's output is model text: a secret it echoed never reaches the file.
     let mut state = state.clone();
     store.redactor().redact_json(&mut state);
     let text = state.to_string();
     if text.len() > MAX_CHECKPOINT_STATE_BYTES {
-        return Err(invalid(format!(
+        return Err(format!(
             "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
              store smaller node outputs (a summary, a file path) in the state",
             text.len(),
             MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
-        )));
+        ));
     }
     Ok((state, text))
+}
+
+fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
+    ContextError::InvalidCheckpoint {
+        session: session.to_owned(),
+        branch,
+        step,
+        reason,
+    }
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -249,17 +252,15 @@ fn check_run(conn: &Connection, checkpoint: &NewCheckpoint<'_>, run: RunId) -> F
         .optional()?;
     match owner {
         None => Err(Fault::Context(ContextError::RunNotFound(run))),
-        Some(owner) if owner != checkpoint.session => {
-            Err(Fault::Context(ContextError::InvalidCheckpoint {
-                session: checkpoint.session.to_owned(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                reason: format!(
-                    "agent run {run} belongs to session {owner}: a checkpoint names a run of its \
-                     own session"
-                ),
-            }))
-        }
+        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
+            checkpoint.session,
+            checkpoint.branch,
+            checkpoint.step,
+            format!(
+                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
+                 session"
+            ),
+        ))),
         Some(_) => Ok(()),
     }
 }
@@ -316,11 +317,12 @@ impl GraphLog for SqliteStore {
         state: &Value,
         entry: &str,
     ) -> Result<GraphCheckpoint> {
-        // The branch number is not known before the transaction; 0 names the input step.
-        let (state, text) = state_text(self, (session, 0, 0), state)?;
         self.write(|tx| {
             require_session(tx, session)?;
             let branch = next_branch(tx, session)?;
+            // Checked here, where the error can name the branch: once per graph run.
+            let (state, text) = state_text(self, state)
+                .map_err(|reason| Fault::Context(invalid(session, branch, 0, reason)))?;
             let now = now_ms();
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
@@ -347,18 +349,23 @@ impl GraphLog for SqliteStore {
     }
 
     fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
-        let at = (checkpoint.session, checkpoint.branch, checkpoint.step);
+        let invalid = |reason: String| {
+            invalid(
+                checkpoint.session,
+                checkpoint.branch,
+                checkpoint.step,
+                reason,
+            )
+        };
         if checkpoint.next.is_some() && checkpoint.end_reason.is_some() {
-            return Err(ContextError::InvalidCheckpoint {
-                session: checkpoint.session.to_owned(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                reason: "an end reason goes with no next node: a checkpoint either names the \
-                         next node or ends the graph"
+            return Err(invalid(
+                "an end reason goes with no next node: a checkpoint either names the next node \
+                 or ends the graph"
                     .into(),
-            });
+            ));
         }
-        let (state, text) = state_text(self, at, checkpoint.state)?;
+        // Masked and measured before the write lock is taken: the lock is held for the rows.
+        let (state, text) = state_text(self, checkpoint.state).map_err(invalid)?;
         let end_reason = checkpoint
             .end_reason
             .map(|reason| self.redactor().redact(reason).into_owned());

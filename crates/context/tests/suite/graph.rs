@@ -535,6 +535,10 @@ fn a_state_must_be_an_object() {
         "{error}"
     );
     assert_eq!(store.latest_checkpoint(&s, 0).unwrap().unwrap().step, 1);
+    // A second graph run's input is refused under the branch number it would have had.
+    let error = store.start_graph(&s, "g", &json!(1), "a").unwrap_err();
+    let expected = format!("session {s}, graph branch 1, step 0: the graph state");
+    assert!(error.to_string().starts_with(&expected), "{error}");
 }
 
 #[test]
