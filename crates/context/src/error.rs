@@ -84,6 +84,89 @@ pub enum ContextError {
     /// A mode that the operation does not accept.
     #[error("context mode {0} is not valid here")]
     UnexpectedMode(ContextMode),
+    /// The session has no graph branch with this number.
+    #[error("session {session} has no graph branch {branch} ({known})")]
+    GraphBranchNotFound {
+        /// The session.
+        session: String,
+        /// The branch asked for.
+        branch: u32,
+        /// The branches it has, in words (`its branches are 0, 1` or `it has no graph
+        /// checkpoints`).
+        known: String,
+    },
+    /// The branch has no checkpoint at this step.
+    #[error("session {session}, graph branch {branch} has no checkpoint at step {step}: {known}")]
+    CheckpointNotFound {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The step asked for.
+        step: u32,
+        /// The steps it has, and where earlier steps live for a forked branch.
+        known: String,
+    },
+    /// A checkpoint for a step the branch already has: another writer advanced the graph
+    /// since this one read its latest checkpoint.
+    #[error(
+        "session {session}, graph branch {branch}: step {step} is already written (the branch \
+         is at step {last}): another process advanced the graph; read its latest checkpoint \
+         instead of writing this one"
+    )]
+    CheckpointConflict {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The step that was to be written.
+        step: u32,
+        /// The branch's latest step.
+        last: u32,
+    },
+    /// A checkpoint that skips steps.
+    #[error(
+        "session {session}, graph branch {branch}: cannot write step {step}, the branch is at \
+         step {last} and its next step is {}", u64::from(*last) + 1
+    )]
+    CheckpointGap {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The step that was to be written.
+        step: u32,
+        /// The branch's latest step.
+        last: u32,
+    },
+    /// A checkpoint for a branch whose graph already ended.
+    #[error(
+        "session {session}, graph branch {branch} ended at step {last} ({reason}): no step can \
+         follow it; fork an earlier step to run the graph again"
+    )]
+    GraphEnded {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The step where it ended.
+        last: u32,
+        /// Why it ended, as recorded (`no reason recorded` when none was).
+        reason: String,
+    },
+    /// A checkpoint that cannot be stored as given (state not a JSON object or too large, a
+    /// run of another session, an end reason with a next node).
+    #[error("session {session}, graph branch {branch}, step {step}: {reason}")]
+    InvalidCheckpoint {
+        /// The session.
+        session: String,
+        /// The branch.
+        branch: u32,
+        /// The step.
+        step: u32,
+        /// What is wrong and what to do.
+        reason: String,
+    },
 }
 
 impl ContextError {

@@ -7,10 +7,11 @@
 //! * [`resolve_mode`]: which [`ContextMode`](agentctl_core::ContextMode) an agent runs in, with
 //!   the precedence flag > session override > agent file > settings > `isolated`, refusing
 //!   `shared` when `agents.allowSharedContext` is false.
-//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`]) and its
-//!   SQLite implementation [`SqliteStore`]: sessions, messages, runs, steps, summaries,
-//!   per-session mode overrides and session state (the JSON values agents keep with
-//!   `memory_set`, read by `when` conditions), one transaction per turn. [`open_session`] picks new / `--session` /
+//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`] +
+//!   [`GraphLog`]) and its SQLite implementation [`SqliteStore`]: sessions, messages, runs,
+//!   steps, summaries, per-session mode overrides, session state (the JSON values agents keep
+//!   with `memory_set`, read by `when` conditions) and graph checkpoints (resume, time
+//!   travel), one transaction per turn. [`open_session`] picks new / `--session` /
 //!   `--continue`.
 //! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
@@ -73,13 +74,14 @@ pub use file_refs::{
 };
 pub use mode::{ModeInputs, ModeSource, ResolvedMode, parse_mode, resolve_mode};
 pub use record::{
-    ContextSummary, HandoffSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, NewRun,
-    NewStep, RunId, RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage, utc_timestamp,
+    CheckpointSource, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MAIN_TIMELINE,
+    MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord,
+    RunStatus, SessionInfo, StepRecord, StoredMessage, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
-pub use sqlite::{SCHEMA_VERSION, SqliteStore, StateEntry};
-pub use store::{MessageLog, RunLog, SessionLog, SessionStore, StateLog};
+pub use sqlite::{MAX_CHECKPOINT_STATE_BYTES, SCHEMA_VERSION, SqliteStore, StateEntry};
+pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog};
 pub use tokens::estimate_tokens;
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};

@@ -21,6 +21,7 @@
 //!   processes; the limit only bounds how long a process waits for a stuck writer before it
 //!   reports that the turn could not be saved.
 
+mod graph;
 mod messages;
 mod owner;
 mod runs;
@@ -35,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use graph::MAX_CHECKPOINT_STATE_BYTES;
 pub use state::StateEntry;
 
 /// Latest schema version this build writes.
@@ -67,7 +69,8 @@ pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: String,
-    /// Masks secrets in everything written: messages, steps, summaries, titles, state.
+    /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
+    /// checkpoints.
     redactor: Redactor,
 }
 

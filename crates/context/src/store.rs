@@ -1,15 +1,16 @@
 //! The store traits: what the rest of agentctl needs from a session database.
 //!
-//! Split by capability — sessions, messages, runs, state — so a test double or a server
-//! backend can implement what it needs; [`SessionStore`] is all four, implemented
+//! Split by capability — sessions, messages, runs, state, graph checkpoints — so a test double
+//! or a server backend can implement what it needs; [`SessionStore`] is all five, implemented
 //! automatically.
 //! The traits are synchronous: the embedded SQLite store answers in microseconds, and an
 //! async front end calls it from `spawn_blocking` or simply inline between model calls.
 
 use crate::error::Result;
 use crate::record::{
-    ContextSummary, HandoffSummary, MessageId, MessageQuery, NewMessage, NewRun, NewStep, RunId,
-    RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage,
+    ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId, MessageQuery,
+    NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, SessionInfo,
+    StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
 use agentctl_core::{ContextMode, Usage};
@@ -111,7 +112,90 @@ pub trait StateLog: Send + Sync {
     -> Result<()>;
 }
 
-/// Everything a session store does.
-pub trait SessionStore: SessionLog + MessageLog + RunLog + StateLog {}
+/// Graph checkpoints: after every node of a graph run, the graph state, the node that ran and
+/// the node to run next, so a killed graph resumes where it stopped and an earlier step can be
+/// re-run in a new branch without touching the original (time travel).
+///
+/// A session holds graph *branches* numbered from 0. [`start_graph`](Self::start_graph) opens
+/// one with its step-0 `input` checkpoint; each finished node appends the next step with
+/// [`write_checkpoint`](Self::write_checkpoint), which refuses anything but exactly the next
+/// step: of two processes resuming the same branch, the second to write a step gets
+/// [`ContextError::CheckpointConflict`](crate::ContextError::CheckpointConflict) and writes
+/// nothing. [`fork_graph`](Self::fork_graph) copies a checkpoint into a new branch;
+/// [`graph_history`](Self::graph_history) reads a forked branch through its ancestors as one
+/// run. The state is a JSON object; secrets the store knows are masked in it, as in messages.
+///
+/// ```
+/// use agentctl_context::*;
+/// use serde_json::json;
+///
+/// let store = SqliteStore::open_in_memory()?;
+/// let session = store.create_session(None)?;
+/// let input = store.start_graph(&session.id, "debug-flow", &json!({"input": "it crashes"}), "analyzer")?;
+/// assert_eq!((input.branch, input.step, input.next.as_deref()), (0, 0, Some("analyzer")));
+///
+/// // After each node: the state, the node's run and the next node, in one transaction.
+/// let state = json!({"input": "it crashes", "analysis": {"can_auto_fix": true}});
+/// store.write_checkpoint(&NewCheckpoint {
+///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
+///     next: Some("fixer"), end_reason: None, state: &state,
+/// })?;
+/// // A second writer of step 1 (another process resuming the same graph) is refused.
+/// let again = store.write_checkpoint(&NewCheckpoint {
+///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
+///     next: Some("fixer"), end_reason: None, state: &state,
+/// });
+/// assert!(matches!(again, Err(ContextError::CheckpointConflict { .. })));
+///
+/// // Resume reads the latest checkpoint; time travel forks an earlier one into branch 1.
+/// let latest = store.latest_checkpoint(&session.id, 0)?;
+/// assert_eq!(latest.and_then(|checkpoint| checkpoint.next).as_deref(), Some("fixer"));
+/// let fork = store.fork_graph(&session.id, 0, 0)?;
+/// assert_eq!((fork.branch, fork.step, fork.parent), (1, 0, Some((0, 0))));
+/// assert_eq!(store.graph_checkpoints(&session.id, 0)?.len(), 2);
+/// assert_eq!(store.graph_branches(&session.id)?.len(), 2);
+/// # Ok::<(), ContextError>(())
+/// ```
+pub trait GraphLog: Send + Sync {
+    /// Starts a graph run in a new branch of the session (the next free number, 0 for the
+    /// first) with its step-0 `input` checkpoint: `state` (a JSON object) and `entry` as the
+    /// next node.
+    fn start_graph(
+        &self,
+        session: &str,
+        graph: &str,
+        state: &Value,
+        entry: &str,
+    ) -> Result<GraphCheckpoint>;
+    /// Writes the checkpoint a finished node leaves, in one transaction. Refuses a step that
+    /// is not exactly the branch's last step + 1
+    /// ([`CheckpointConflict`](crate::ContextError::CheckpointConflict) when it is already
+    /// written, [`CheckpointGap`](crate::ContextError::CheckpointGap) when it skips ahead), a
+    /// branch whose graph ended ([`GraphEnded`](crate::ContextError::GraphEnded)), a state
+    /// that is not a JSON object or is larger than
+    /// [`MAX_CHECKPOINT_STATE_BYTES`](crate::MAX_CHECKPOINT_STATE_BYTES), and a run of
+    /// another session.
+    fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint>;
+    /// Copies the checkpoint `(branch, step)` into a new branch: its first row, a `fork` at the
+    /// same step with the same state and next node, whose parent is `(branch, step)`. The
+    /// original branch is untouched.
+    /// [`CheckpointNotFound`](crate::ContextError::CheckpointNotFound) (naming the steps the
+    /// branch has) when the branch has no such step.
+    fn fork_graph(&self, session: &str, branch: u32, step: u32) -> Result<GraphCheckpoint>;
+    /// The branch's own checkpoints in step order; empty for a branch that does not exist.
+    fn graph_checkpoints(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>>;
+    /// The branch's latest checkpoint, where a resume continues; `None` for a branch that
+    /// does not exist.
+    fn latest_checkpoint(&self, session: &str, branch: u32) -> Result<Option<GraphCheckpoint>>;
+    /// The session's graph branches in branch order.
+    fn graph_branches(&self, session: &str) -> Result<Vec<GraphBranch>>;
+    /// The branch read as one run: for a forked branch, its parent's history up to and
+    /// including the step it was forked from (recursively), then the branch's own rows, whose
+    /// first is the `fork` row repeating that step. Empty for a branch that does not exist.
+    fn graph_history(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>>;
+}
 
-impl<T: SessionLog + MessageLog + RunLog + StateLog + ?Sized> SessionStore for T {}
+/// Everything a session store does.
+pub trait SessionStore: SessionLog + MessageLog + RunLog + StateLog + GraphLog {}
+
+impl<T: SessionLog + MessageLog + RunLog + StateLog + GraphLog + ?Sized> SessionStore for T {}

@@ -9,6 +9,8 @@ mod suite {
     mod compaction;
     mod concurrency;
     mod file_refs;
+    mod graph;
+    mod graph_writers;
     mod kill;
     mod mode;
     mod recorder;

@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -98,4 +98,32 @@ CREATE TABLE session_state (
     updated_by  TEXT NOT NULL,
     PRIMARY KEY (session_id, key)
 ) WITHOUT ROWID;
+"#;
+
+/// Graph checkpoints: after every node of a graph run, the whole graph state, the node that
+/// ran (and its agent run) and the node to run next, one row per `(session, branch, step)`.
+/// Branch 0 is the first run of a graph in the session; a fork (time travel) starts a new
+/// branch whose first row records the `(parent_branch, parent_step)` it was copied from. The
+/// primary key is the index for "the latest checkpoint of a session's branch" (one probe from
+/// its end) and for listing a session's branches; the `run_id` index keeps deleting runs from
+/// scanning the table. Deleting the session deletes its checkpoints, deleting a run only
+/// forgets the link.
+const V4: &str = r#"
+CREATE TABLE graph_checkpoints (
+    session_id     TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    branch         INTEGER NOT NULL CHECK (branch >= 0),
+    step           INTEGER NOT NULL CHECK (step >= 0),
+    graph          TEXT NOT NULL,
+    node           TEXT,
+    run_id         INTEGER REFERENCES agent_runs(id) ON DELETE SET NULL,
+    next_node      TEXT,
+    end_reason     TEXT,
+    state          TEXT NOT NULL,
+    source         TEXT NOT NULL CHECK (source IN ('input', 'node', 'fork')),
+    parent_branch  INTEGER,
+    parent_step    INTEGER,
+    created_at     INTEGER NOT NULL,
+    PRIMARY KEY (session_id, branch, step)
+) WITHOUT ROWID;
+CREATE INDEX idx_graph_checkpoints_run ON graph_checkpoints(run_id);
 "#;

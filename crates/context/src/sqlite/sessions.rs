@@ -113,7 +113,8 @@ impl SessionLog for SqliteStore {
 
     fn delete_session(&self, id: &str) -> Result<bool> {
         self.write(|tx| {
-            // Children first: runs reference each other, messages reference runs.
+            // Children first: runs reference each other, messages and checkpoints reference runs.
+            tx.execute("DELETE FROM graph_checkpoints WHERE session_id = ?1", [id])?;
             tx.execute("DELETE FROM chat_messages WHERE session_id = ?1", [id])?;
             tx.execute(
                 "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = ?1)",

@@ -158,8 +158,10 @@ fn a_version_2_file_gains_the_state_table() {
     drop(temp.store);
     // Back to what an agentctl before session state left: no table, user_version 2.
     let conn = Connection::open(&temp.path).unwrap();
-    conn.execute_batch("DROP TABLE session_state; PRAGMA user_version = 2;")
-        .unwrap();
+    conn.execute_batch(
+        "DROP TABLE graph_checkpoints; DROP TABLE session_state; PRAGMA user_version = 2;",
+    )
+    .unwrap();
     drop(conn);
     let store = SqliteStore::open(&temp.path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
