@@ -385,8 +385,9 @@ pub struct NewCheckpoint<'a> {
     pub run: Option<RunId>,
     /// The node to run next; `None` when the graph ended (no step can follow).
     pub next: Option<&'a str>,
-    /// Why the graph ended (`END`, no edge matched, …); only with `next: None`.
-    pub end_reason: Option<&'a str>,
+    /// Why the graph goes on to `next` (the condition that held), or why it ended (`END`,
+    /// no edge matched, …).
+    pub reason: Option<&'a str>,
     /// The whole graph state after the node: a JSON object.
     pub state: &'a serde_json::Value,
 }
@@ -416,8 +417,8 @@ pub struct GraphCheckpoint {
     pub run: Option<RunId>,
     /// The node to run next; `None` when the graph ended.
     pub next: Option<String>,
-    /// Why the graph ended, when it did and the writer said why.
-    pub end_reason: Option<String>,
+    /// Why the graph went on to `next`, or why it ended, when the writer said.
+    pub reason: Option<String>,
     /// The graph state after this step (a JSON object; secrets masked).
     pub state: serde_json::Value,
     /// How the row came to be.

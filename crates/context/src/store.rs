@@ -138,12 +138,12 @@ pub trait StateLog: Send + Sync {
 /// let state = json!({"input": "it crashes", "analysis": {"can_auto_fix": true}});
 /// store.write_checkpoint(&NewCheckpoint {
 ///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
-///     next: Some("fixer"), end_reason: None, state: &state,
+///     next: Some("fixer"), reason: None, state: &state,
 /// })?;
 /// // A second writer of step 1 (another process resuming the same graph) is refused.
 /// let again = store.write_checkpoint(&NewCheckpoint {
 ///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
-///     next: Some("fixer"), end_reason: None, state: &state,
+///     next: Some("fixer"), reason: None, state: &state,
 /// });
 /// assert!(matches!(again, Err(ContextError::CheckpointConflict { .. })));
 ///

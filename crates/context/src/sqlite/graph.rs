@@ -20,7 +20,7 @@ use serde_json::Value;
 /// transcripts, and stays far below it in any sane graph.
 pub const MAX_CHECKPOINT_STATE_BYTES: usize = 4 * 1024 * 1024;
 
-const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, end_reason, \
+const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
      state, source, parent_branch, parent_step, created_at";
 
 /// A row as stored, before its numbers, source and state are checked.
@@ -32,7 +32,7 @@ struct RawCheckpoint {
     node: Option<String>,
     run: Option<RunId>,
     next: Option<String>,
-    end_reason: Option<String>,
+    reason: Option<String>,
     state: String,
     source: String,
     parent_branch: Option<i64>,
@@ -49,7 +49,7 @@ fn raw_checkpoint(row: &Row<'_>) -> rusqlite::Result<RawCheckpoint> {
         node: row.get(4)?,
         run: row.get(5)?,
         next: row.get(6)?,
-        end_reason: row.get(7)?,
+        reason: row.get(7)?,
         state: row.get(8)?,
         source: row.get(9)?,
         parent_branch: row.get(10)?,
@@ -86,7 +86,7 @@ fn decode(raw: RawCheckpoint) -> FaultResult<GraphCheckpoint> {
         node: raw.node,
         run: raw.run,
         next: raw.next,
-        end_reason: raw.end_reason,
+        reason: raw.reason,
         created_at: raw.created_at,
     })
 }
@@ -286,7 +286,7 @@ fn check_order(checkpoint: &NewCheckpoint<'_>, latest: &GraphCheckpoint) -> Faul
             branch,
             last,
             reason: latest
-                .end_reason
+                .reason
                 .clone()
                 .unwrap_or_else(|| "no reason recorded".into()),
         }
@@ -339,7 +339,7 @@ impl GraphLog for SqliteStore {
                 node: None,
                 run: None,
                 next: Some(entry.to_owned()),
-                end_reason: None,
+                reason: None,
                 state,
                 source: CheckpointSource::Input,
                 parent: None,
@@ -357,17 +357,10 @@ impl GraphLog for SqliteStore {
                 reason,
             )
         };
-        if checkpoint.next.is_some() && checkpoint.end_reason.is_some() {
-            return Err(invalid(
-                "an end reason goes with no next node: a checkpoint either names the next node \
-                 or ends the graph"
-                    .into(),
-            ));
-        }
         // Masked and measured before the write lock is taken: the lock is held for the rows.
         let (state, text) = state_text(self, checkpoint.state).map_err(invalid)?;
-        let end_reason = checkpoint
-            .end_reason
+        let reason = checkpoint
+            .reason
             .map(|reason| self.redactor().redact(reason).into_owned());
         self.write(|tx| {
             let session = checkpoint.session;
@@ -382,7 +375,7 @@ impl GraphLog for SqliteStore {
             let now = now_ms();
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
-                     next_node, end_reason, state, source, created_at)
+                     next_node, reason, state, source, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'node', ?10)",
                 params![
                     session,
@@ -392,7 +385,7 @@ impl GraphLog for SqliteStore {
                     checkpoint.node,
                     checkpoint.run,
                     checkpoint.next,
-                    end_reason,
+                    reason,
                     text,
                     now
                 ],
@@ -406,7 +399,7 @@ impl GraphLog for SqliteStore {
                 node: Some(checkpoint.node.to_owned()),
                 run: checkpoint.run,
                 next: checkpoint.next.map(str::to_owned),
-                end_reason,
+                reason,
                 state,
                 source: CheckpointSource::Node,
                 parent: None,
@@ -426,8 +419,8 @@ impl GraphLog for SqliteStore {
             // Copied in SQL: the state is already masked and checked, and may be large.
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node,
-                     end_reason, state, source, parent_branch, parent_step, created_at)
-                 SELECT session_id, ?4, step, graph, next_node, end_reason, state, 'fork',
+                     reason, state, source, parent_branch, parent_step, created_at)
+                 SELECT session_id, ?4, step, graph, next_node, reason, state, 'fork',
                      branch, step, ?5
                  FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3",
                 params![session, branch, step, fork, now],
@@ -458,7 +451,7 @@ impl GraphLog for SqliteStore {
             require_session(conn, session)?;
             let mut statement = conn.prepare_cached(
                 "SELECT f.branch, f.graph, f.parent_branch, f.parent_step, f.step, f.created_at,
-                        l.step, l.next_node IS NULL, l.end_reason, l.created_at
+                        l.step, l.next_node IS NULL, CASE WHEN l.next_node IS NULL THEN l.reason END, l.created_at
                  FROM graph_checkpoints f
                  JOIN graph_checkpoints l ON l.session_id = f.session_id AND l.branch = f.branch
                  WHERE f.session_id = ?1

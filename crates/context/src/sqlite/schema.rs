@@ -117,7 +117,7 @@ CREATE TABLE graph_checkpoints (
     node           TEXT,
     run_id         INTEGER REFERENCES agent_runs(id) ON DELETE SET NULL,
     next_node      TEXT,
-    end_reason     TEXT,
+    reason         TEXT,
     state          TEXT NOT NULL,
     source         TEXT NOT NULL CHECK (source IN ('input', 'node', 'fork')),
     parent_branch  INTEGER,

@@ -23,7 +23,7 @@ pub(super) fn node<'a>(
         node: "worker",
         run: None,
         next: Some("worker"),
-        end_reason: None,
+        reason: None,
         state,
     }
 }
@@ -93,7 +93,7 @@ fn a_graph_run_round_trips() {
             run: Some(fixer),
             node: "fixer",
             next: None,
-            end_reason: Some("reached END"),
+            reason: Some("reached END"),
             ..node(&session.id, 0, 2, &fixed)
         })
         .unwrap();
@@ -220,21 +220,13 @@ fn refused_writes_leave_nothing_behind() {
             .contains(&format!("belongs to session {}", other.id)),
         "{error}"
     );
-    let both = NewCheckpoint {
-        end_reason: Some("END"),
-        ..node(s, 0, 3, &state)
-    };
-    assert!(matches!(
-        store.write_checkpoint(&both).unwrap_err(),
-        ContextError::InvalidCheckpoint { .. }
-    ));
     assert_eq!(store.graph_checkpoints(s, 0).unwrap(), before);
     assert_eq!(store.session(s).unwrap().updated_at, touched);
 
     // After an end nothing follows, and the error says why it ended.
     let ended = NewCheckpoint {
         next: None,
-        end_reason: Some("no edge matched from `worker`"),
+        reason: Some("no edge matched from `worker`"),
         ..node(s, 0, 3, &state)
     };
     store.write_checkpoint(&ended).unwrap();
@@ -321,13 +313,13 @@ fn a_fork_leaves_the_original_readable_and_independent() {
     store
         .write_checkpoint(&NewCheckpoint {
             next: None,
-            end_reason: Some("maxSteps (5) reached"),
+            reason: Some("maxSteps (5) reached"),
             ..node(&s, 0, 5, &done)
         })
         .unwrap();
     let late = store.fork_graph(&s, 0, 5).unwrap();
     assert!(late.is_end());
-    assert_eq!(late.end_reason.as_deref(), Some("maxSteps (5) reached"));
+    assert_eq!(late.reason.as_deref(), Some("maxSteps (5) reached"));
     assert!(matches!(
         store
             .write_checkpoint(&node(&s, late.branch, 6, &done))
@@ -580,7 +572,7 @@ fn secrets_in_the_state_never_reach_the_file() {
     let written = store
         .write_checkpoint(&NewCheckpoint {
             next: None,
-            end_reason: Some(&format!("guardrail refused {secret}")),
+            reason: Some(&format!("guardrail refused {secret}")),
             ..node(&s, 0, 1, &state)
         })
         .unwrap();
@@ -589,7 +581,7 @@ fn secrets_in_the_state_never_reach_the_file() {
     let stored = store.latest_checkpoint(&s, 0).unwrap().unwrap();
     assert_eq!(stored, written);
     assert_eq!(
-        stored.end_reason.as_deref(),
+        stored.reason.as_deref(),
         Some("guardrail refused [REDACTED]")
     );
     assert_eq!(store.fork_graph(&s, 0, 1).unwrap().state, masked);

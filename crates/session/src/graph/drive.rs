@@ -49,7 +49,7 @@ impl Position {
                 _ => Map::new(),
             },
             last_node: checkpoint.node,
-            end_reason: checkpoint.end_reason,
+            end_reason: checkpoint.reason.filter(|_| checkpoint.next.is_none()),
         }
     }
 }
@@ -126,7 +126,6 @@ impl<'r> Driver<'r> {
                 condition: transition.condition.clone(),
                 reason: reason.clone(),
             });
-            let end_reason = transition.to.is_none().then_some(reason);
             let state = Value::Object(position.state.clone());
             let checkpoint = self.session.store().write_checkpoint(&NewCheckpoint {
                 session: self.session.id(),
@@ -135,7 +134,7 @@ impl<'r> Driver<'r> {
                 node: &node.name,
                 run: run.run_id,
                 next: transition.to.as_deref(),
-                end_reason: end_reason.as_deref(),
+                reason: Some(&reason),
                 state: &state,
             })?;
             self.emit(GraphEvent::CheckpointSaved {

@@ -249,7 +249,7 @@ fn replay_node(
             .next
             .clone()
             .unwrap_or_else(|| GRAPH_END.to_owned()),
-        reason: checkpoint.end_reason.clone(),
+        reason: checkpoint.reason.clone(),
         inherited: false,
     })
 }
