@@ -40,6 +40,10 @@ struct Position {
 
 impl Position {
     fn of(checkpoint: GraphCheckpoint) -> Self {
+        let end_reason = match checkpoint.next {
+            None => checkpoint.reason,
+            Some(_) => None,
+        };
         Self {
             branch: checkpoint.branch,
             step: checkpoint.step,
@@ -49,7 +53,7 @@ impl Position {
                 _ => Map::new(),
             },
             last_node: checkpoint.node,
-            end_reason: checkpoint.reason.filter(|_| checkpoint.next.is_none()),
+            end_reason,
         }
     }
 }
