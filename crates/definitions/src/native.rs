@@ -35,11 +35,13 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             }
         }
     }
+    // A graph agent runs its nodes' agents, each with its own prompt: it needs none.
+    let allow_empty_body = spec.graph.is_some();
     Ok(Mapped {
         spec,
         extra,
         warnings,
-        allow_empty_body: false,
+        allow_empty_body,
     })
 }
 

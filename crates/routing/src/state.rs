@@ -30,7 +30,7 @@ pub const RESERVED_STATE_KEYS: &[&str] = &["task"];
 pub const CONDITION_NAMES: &[&str] = &["memory", "task", "payload", "last", "agent", "turn"];
 
 /// Words CEL reserves: a key named like one could not be read as a top-level name.
-const CEL_RESERVED: &[&str] = &[
+pub(crate) const CEL_RESERVED: &[&str] = &[
     "true",
     "false",
     "null",

@@ -5,6 +5,8 @@
 
 mod suite {
     mod condition;
+    mod graph;
+    mod graph_render;
     mod memory;
     mod router;
 }

@@ -1,0 +1,484 @@
+//! The checks [`Graph::compile`](super::Graph::compile) runs over a declaration: structure,
+//! conditions, output keys, reachability from the entry, a way to `END` from every node, and
+//! edges that can never be taken.
+
+use super::GraphIssue;
+use crate::condition::Condition;
+use crate::state::{CEL_RESERVED, MAX_STATE_KEY_LEN};
+use agentctl_core::{GRAPH_END, GraphSpec};
+use std::collections::{HashMap, VecDeque};
+
+/// The names graph conditions always have besides the state keys: the run's `input`, the
+/// whole `state`, the `last` node's output, the `node` that just ran and the `step` count. No
+/// node may store its output under one of them.
+pub const GRAPH_VARIABLES: &[&str] = &["input", "state", "last", "node", "step"];
+
+/// What the checks found, and the edges' compiled conditions (by edge index).
+pub(super) struct Analysis {
+    pub(super) issues: Vec<GraphIssue>,
+    pub(super) conditions: Vec<Option<Condition>>,
+}
+
+/// Every issue of `spec`, errors and warnings, in the order found (the checks
+/// [`Graph::compile`](super::Graph::compile) runs, without building a graph).
+///
+/// ```
+/// use agentctl_core::GraphSpec;
+/// use agentctl_routing::check_spec;
+///
+/// let spec: GraphSpec = serde_json::from_value(serde_json::json!({
+///     "entry": "analyser",
+///     "nodes": [{"name": "analyzer", "agent": "debug-analyzer"}],
+///     "maxSteps": 0
+/// }))?;
+/// let issues: Vec<String> = check_spec(&spec).iter().map(ToString::to_string).collect();
+/// assert_eq!(issues, [
+///     "maxSteps: maxSteps is 0: the graph could not run a single node",
+///     "entry: the entry `analyser` is not a node; did you mean `analyzer`?",
+/// ]);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn check_spec(spec: &GraphSpec) -> Vec<GraphIssue> {
+    analyze(spec).issues
+}
+
+pub(super) fn analyze(spec: &GraphSpec) -> Analysis {
+    let mut issues = Vec::new();
+    if spec.max_steps == Some(0) {
+        issues.push(GraphIssue::error(
+            "maxSteps",
+            "maxSteps is 0: the graph could not run a single node",
+        ));
+    }
+    let index = node_names(spec, &mut issues);
+    output_keys(spec, &mut issues);
+    entry(spec, &index, &mut issues);
+    let conditions = edges(spec, &index, &mut issues);
+    let flow = Flow::new(spec, &index);
+    flow.shadowed_edges(spec, &mut issues);
+    if let Some(&entry) = index.get(spec.entry.as_str()) {
+        flow.unreachable(spec, entry, &mut issues);
+    }
+    flow.cannot_end(spec, &mut issues);
+    unread_keys(spec, &conditions, &mut issues);
+    Analysis { issues, conditions }
+}
+
+/// Checks node names; returns the index of each name's first node.
+fn node_names<'a>(spec: &'a GraphSpec, issues: &mut Vec<GraphIssue>) -> HashMap<&'a str, usize> {
+    if spec.nodes.is_empty() {
+        issues.push(GraphIssue::error(
+            "nodes",
+            "the graph has no nodes: add at least one `{name, agent}`",
+        ));
+    }
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(spec.nodes.len());
+    for (i, node) in spec.nodes.iter().enumerate() {
+        let name = node.name.as_str();
+        let field = format!("nodes[{i}].name");
+        if name.trim().is_empty() {
+            issues.push(GraphIssue::error(
+                field,
+                "the node has no name: edges refer to nodes by name",
+            ));
+        } else if name == GRAPH_END {
+            issues.push(GraphIssue::error(
+                field,
+                "`END` is where edges stop (`to: END`): a node cannot be called that",
+            ));
+        } else if name.chars().any(char::is_control) {
+            issues.push(GraphIssue::error(
+                field,
+                format!(
+                    "the node name {} holds control characters: use letters, digits and `-`",
+                    name.escape_debug()
+                ),
+            ));
+        } else if let Some(first) = index.get(name) {
+            issues.push(GraphIssue::error(
+                field,
+                format!("nodes[{first}] is already called `{name}`: node names are unique"),
+            ));
+        } else {
+            index.insert(name, i);
+        }
+        if node.agent.trim().is_empty() {
+            issues.push(GraphIssue::error(
+                format!("nodes[{i}].agent"),
+                format!("node `{name}` names no agent to run"),
+            ));
+        }
+    }
+    index
+}
+
+/// Output keys: readable by conditions, not a fixed name, one node each.
+fn output_keys(spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
+    let mut owners: HashMap<&str, usize> = HashMap::with_capacity(spec.nodes.len());
+    for (i, node) in spec.nodes.iter().enumerate() {
+        let key = node.output_key();
+        let explicit = node.output.is_some();
+        let field = if explicit {
+            format!("nodes[{i}].output")
+        } else {
+            format!("nodes[{i}].name")
+        };
+        if let Some(problem) = output_key_problem(key, explicit) {
+            issues.push(GraphIssue::error(field, problem));
+        } else if let Some(&first) = owners.get(key) {
+            issues.push(GraphIssue::error(
+                field,
+                format!(
+                    "nodes[{first}] (`{}`) already stores its output under `{key}`: give each \
+                     node its own `output:` key",
+                    spec.nodes[first].name
+                ),
+            ));
+        } else {
+            owners.insert(key, i);
+        }
+    }
+}
+
+/// Why `key` cannot be an output key. A key defaulted from the node's name needs only to
+/// avoid the fixed names (conditions can read any other key as `state['code-fixer']`); one
+/// written as `output:` is meant to be read by name, so it must be a CEL identifier.
+fn output_key_problem(key: &str, explicit: bool) -> Option<String> {
+    if GRAPH_VARIABLES.contains(&key) {
+        let fix = if explicit {
+            "choose another key"
+        } else {
+            "give the node an `output:` key"
+        };
+        return Some(format!(
+            "the output would be stored under `{key}`, a name conditions already have \
+             (input, state, last, node, step): {fix}"
+        ));
+    }
+    if !explicit {
+        return None;
+    }
+    let mut chars = key.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && key.len() <= MAX_STATE_KEY_LEN;
+    if !identifier {
+        return Some(format!(
+            "`{}` is not a valid output key: use letters, digits and underscores, starting \
+             with a letter, up to {MAX_STATE_KEY_LEN} characters (conditions read it as a name)",
+            key.escape_debug()
+        ));
+    }
+    if CEL_RESERVED.contains(&key) || key.starts_with("__") {
+        return Some(format!(
+            "`{key}` is reserved by the CEL language: choose another key"
+        ));
+    }
+    None
+}
+
+fn entry(spec: &GraphSpec, index: &HashMap<&str, usize>, issues: &mut Vec<GraphIssue>) {
+    let entry = spec.entry.as_str();
+    if entry.trim().is_empty() {
+        issues.push(GraphIssue::error(
+            "entry",
+            "no entry: name the node the graph starts at",
+        ));
+    } else if entry == GRAPH_END {
+        issues.push(GraphIssue::error(
+            "entry",
+            "the graph cannot start at END: name a node",
+        ));
+    } else if !index.contains_key(entry) {
+        issues.push(GraphIssue::error(
+            "entry",
+            format!(
+                "the entry `{}` is not a node{}",
+                entry.escape_debug(),
+                did_you_mean(entry, index.keys().copied())
+            ),
+        ));
+    }
+}
+
+/// Checks each edge's ends and compiles its condition.
+fn edges(
+    spec: &GraphSpec,
+    index: &HashMap<&str, usize>,
+    issues: &mut Vec<GraphIssue>,
+) -> Vec<Option<Condition>> {
+    let mut conditions = Vec::with_capacity(spec.edges.len());
+    for (i, edge) in spec.edges.iter().enumerate() {
+        if edge.from == GRAPH_END {
+            issues.push(GraphIssue::error(
+                format!("edges[{i}].from"),
+                "an edge cannot leave END: the graph stops there",
+            ));
+        } else if !index.contains_key(edge.from.as_str()) {
+            issues.push(GraphIssue::error(
+                format!("edges[{i}].from"),
+                unknown_node(&edge.from, index),
+            ));
+        }
+        if edge.to != GRAPH_END && !index.contains_key(edge.to.as_str()) {
+            issues.push(GraphIssue::error(
+                format!("edges[{i}].to"),
+                format!("{} (or END)", unknown_node(&edge.to, index)),
+            ));
+        }
+        let condition = edge.condition.as_deref().and_then(|expression| {
+            Condition::parse(expression)
+                .map_err(|error| {
+                    issues.push(GraphIssue::error(
+                        format!("edges[{i}].condition"),
+                        format!(
+                            "{error}; a condition is a CEL expression over the graph state, \
+                             such as `analysis.can_auto_fix` or `fix.applied`"
+                        ),
+                    ));
+                })
+                .ok()
+        });
+        conditions.push(condition);
+    }
+    conditions
+}
+
+fn unknown_node(name: &str, index: &HashMap<&str, usize>) -> String {
+    format!(
+        "no node named `{}`{}",
+        name.escape_debug(),
+        did_you_mean(name, index.keys().copied())
+    )
+}
+
+/// Conditions reading a top-level name that is neither a fixed name nor any node's output
+/// key: such a condition can only be false (the key is never set), which is rarely meant —
+/// the seed's `analysis.can_auto_fix` needs the analyzer to declare `output: analysis`.
+fn unread_keys(spec: &GraphSpec, conditions: &[Option<Condition>], issues: &mut Vec<GraphIssue>) {
+    let outputs: Vec<&str> = spec.nodes.iter().map(|node| node.output_key()).collect();
+    for (i, condition) in conditions.iter().enumerate() {
+        let Some(condition) = condition else { continue };
+        for name in condition.variables() {
+            if GRAPH_VARIABLES.contains(&name) || outputs.contains(&name) {
+                continue;
+            }
+            let stored: Vec<String> = outputs.iter().map(|key| format!("`{key}`")).collect();
+            issues.push(GraphIssue::warning(
+                format!("edges[{i}].condition"),
+                format!(
+                    "reads `{name}`, which no node stores, so it is never set (nodes store \
+                     {}): give the node whose answer it is `output: {name}`",
+                    if stored.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        stored.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+}
+
+/// The edges as the run can take them.
+struct Flow {
+    /// For each node (by index), the edges leaving it that can be taken, in file order: the
+    /// ones up to and including its first edge without a condition.
+    live: Vec<Vec<usize>>,
+    /// For each node, the index of its first edge without a condition.
+    default_edge: Vec<Option<usize>>,
+    /// For each edge, the node it leaves (`None` for an unknown node).
+    source: Vec<Option<usize>>,
+    /// For each edge, the node it goes to (`None` for END or an unknown node).
+    target: Vec<Option<usize>>,
+    /// For each node, whether its name is its first use (duplicates are not analysed).
+    first: Vec<bool>,
+}
+
+impl Flow {
+    fn new(spec: &GraphSpec, index: &HashMap<&str, usize>) -> Self {
+        let count = spec.nodes.len();
+        let mut flow = Flow {
+            live: vec![Vec::new(); count],
+            default_edge: vec![None; count],
+            source: Vec::with_capacity(spec.edges.len()),
+            target: Vec::with_capacity(spec.edges.len()),
+            first: (0..count)
+                .map(|i| index.get(spec.nodes[i].name.as_str()) == Some(&i))
+                .collect(),
+        };
+        for (i, edge) in spec.edges.iter().enumerate() {
+            flow.target.push(index.get(edge.to.as_str()).copied());
+            flow.source.push(index.get(edge.from.as_str()).copied());
+            let Some(&from) = index.get(edge.from.as_str()) else {
+                continue;
+            };
+            if flow.default_edge[from].is_some() {
+                continue;
+            }
+            flow.live[from].push(i);
+            if edge.condition.is_none() {
+                flow.default_edge[from] = Some(i);
+            }
+        }
+        flow
+    }
+
+    /// Edges after a node's default edge are never tried.
+    fn shadowed_edges(&self, spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
+        for (i, edge) in spec.edges.iter().enumerate() {
+            let Some(default) = self.source[i].and_then(|from| self.default_edge[from]) else {
+                continue;
+            };
+            if i > default {
+                issues.push(GraphIssue::warning(
+                    format!("edges[{i}]"),
+                    format!(
+                        "never taken: edges[{default}] leaves `{}` first and has no condition, \
+                         so it is always taken; move this edge above it or give that edge a \
+                         condition",
+                        edge.from
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Nodes no live edge leads to from the entry.
+    fn unreachable(&self, spec: &GraphSpec, entry: usize, issues: &mut Vec<GraphIssue>) {
+        let mut seen = vec![false; spec.nodes.len()];
+        seen[entry] = true;
+        let mut queue = VecDeque::from([entry]);
+        while let Some(node) = queue.pop_front() {
+            for &edge in &self.live[node] {
+                if let Some(next) = self.target[edge]
+                    && !seen[next]
+                {
+                    seen[next] = true;
+                    queue.push_back(next);
+                }
+            }
+        }
+        for (i, node) in spec.nodes.iter().enumerate() {
+            if self.first[i] && !seen[i] {
+                issues.push(GraphIssue::error(
+                    format!("nodes[{i}].name"),
+                    format!(
+                        "node `{}` is unreachable: no edge that can be taken leads to it from \
+                         the entry `{}`",
+                        node.name, spec.entry
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Nodes from which the run can never end. A node can end when one of its live edges
+    /// goes to END, when it has no default edge (then "no edge matched" ends the graph), or
+    /// when a live edge leads to a node that can end: a fixpoint, computed backwards from the
+    /// nodes that can end by themselves.
+    fn cannot_end(&self, spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
+        let count = spec.nodes.len();
+        let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); count];
+        let mut can_end = vec![false; count];
+        let mut queue = VecDeque::new();
+        for (node, &first) in self.first.iter().enumerate() {
+            if !first {
+                continue;
+            }
+            // An edge to a node that does not exist is an error of its own: counting it as a
+            // way out keeps that one mistake from being reported again here.
+            let ends_here = self.default_edge[node].is_none()
+                || self.live[node]
+                    .iter()
+                    .any(|&edge| spec.edges[edge].to == GRAPH_END || self.target[edge].is_none());
+            if ends_here {
+                can_end[node] = true;
+                queue.push_back(node);
+            }
+            for &edge in &self.live[node] {
+                if let Some(next) = self.target[edge] {
+                    incoming[next].push(node);
+                }
+            }
+        }
+        while let Some(node) = queue.pop_front() {
+            for &before in &incoming[node] {
+                if !can_end[before] {
+                    can_end[before] = true;
+                    queue.push_back(before);
+                }
+            }
+        }
+        for (i, node) in spec.nodes.iter().enumerate() {
+            if !self.first[i] || can_end[i] {
+                continue;
+            }
+            let default = self.default_edge[i].unwrap_or_default();
+            issues.push(GraphIssue::error(
+                format!("nodes[{i}].name"),
+                format!(
+                    "node `{}` can never reach END: edges[{default}] always leads on and every \
+                     path from there loops; add an edge to END or give edges[{default}] a \
+                     condition",
+                    node.name
+                ),
+            ));
+        }
+    }
+}
+
+/// `; did you mean `x`?` for the closest of `candidates`, or nothing.
+pub(super) fn did_you_mean<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    // Names are short; a long one (or a long candidate) gets no suggestion rather than a
+    // quadratic comparison.
+    const LONGEST: usize = 128;
+    if name.len() > LONGEST {
+        return String::new();
+    }
+    let limit = (name.chars().count() / 3).max(1);
+    let best = candidates
+        .filter(|candidate| !candidate.is_empty() && candidate.len() <= LONGEST)
+        .map(|candidate| (distance(name, candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .min();
+    best.map(|(_, candidate)| format!("; did you mean `{candidate}`?"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance over characters, for names (short).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(distance("analyzer", "analyser"), 1);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("fixer", "fixer"), 0);
+        assert_eq!(
+            did_you_mean("fixr", ["fixer", "reviewer"].into_iter()),
+            "; did you mean `fixer`?"
+        );
+        assert_eq!(did_you_mean("zzz", ["fixer"].into_iter()), "");
+    }
+}

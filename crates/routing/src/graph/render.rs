@@ -1,0 +1,481 @@
+//! Drawing a graph: the seed's text form, Mermaid and Graphviz DOT.
+//!
+//! Names and conditions come from agent files, which may come from anywhere: every label is
+//! escaped for its target (terminal control characters in text, Mermaid entity codes, DOT
+//! string escapes), and diagram identifiers are generated (`n0`, `n1` …), never taken from a
+//! name, so no name or condition can end a label early and add nodes, edges or directives.
+
+use super::Graph;
+use agentctl_core::GRAPH_END;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The seed's text form (seed 002 §4.2.2): the entry, the nodes with their agents, and the
+/// edges with their conditions.
+///
+/// ```text
+/// 📊 Agent Graph: debug-flow
+///
+/// Entry: analyzer
+///
+/// Nodes:
+///   • analyzer (debug-analyzer)
+///   • fixer (code-fixer)
+///
+/// Edges:
+///   analyzer → fixer [if: analysis.can_auto_fix]
+///   analyzer → END [if: analysis.needs_human]
+/// ```
+///
+/// A hand-off map ([`Graph::from_handoffs`]) is titled `Handoff Graph`, its edges show their
+/// `when` as `[when: …]`, and agents that were not found are marked `(not found)`.
+pub fn render_text(graph: &Graph) -> String {
+    let handoffs = graph.is_handoff_map();
+    let mut out = String::new();
+    let title = if handoffs {
+        "Handoff Graph"
+    } else {
+        "Agent Graph"
+    };
+    let _ = writeln!(out, "📊 {title}: {}\n", terminal(graph.name()));
+    let _ = writeln!(out, "Entry: {}\n", terminal(&graph.entry().name));
+    out.push_str("Nodes:\n");
+    for node in graph.nodes() {
+        let name = terminal(&node.name);
+        if graph.missing().contains(&node.name) {
+            let _ = writeln!(out, "  • {name} (not found)");
+        } else if node.agent == node.name {
+            let _ = writeln!(out, "  • {name}");
+        } else {
+            let _ = writeln!(out, "  • {name} ({})", terminal(&node.agent));
+        }
+    }
+    out.push_str("\nEdges:\n");
+    if graph.spec().edges.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    let keyword = if handoffs { "when" } else { "if" };
+    for edge in &graph.spec().edges {
+        let _ = write!(out, "  {} → {}", terminal(&edge.from), terminal(&edge.to));
+        if let Some(condition) = &edge.condition {
+            let _ = write!(out, " [{keyword}: {}]", terminal(condition));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A Mermaid flowchart of the graph, from `START` to `END`, conditions as edge labels.
+///
+/// Nodes whose run can end because no edge matches get a dotted edge to `END`. With `path`
+/// (the node names a run visited, in order, ending with `END` when it finished), the visited
+/// nodes and the edges taken are highlighted.
+pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
+    let layout = Layout::new(graph, path);
+    let mut out = String::from("flowchart TD\n");
+    out.push_str("    graph_start([\"START\"])\n");
+    for (i, node) in layout.nodes.iter().enumerate() {
+        let _ = writeln!(out, "    n{i}[\"{}\"]", mermaid_text(&node.label()));
+    }
+    if layout.has_end {
+        out.push_str("    graph_end([\"END\"])\n");
+    }
+    for edge in &layout.edges {
+        let arrow = if edge.dotted { "-.->" } else { "-->" };
+        let _ = write!(out, "    {} {arrow}", edge.from.mermaid_id());
+        if let Some(label) = edge.label {
+            let _ = write!(out, "|\"{}\"|", mermaid_text(label));
+        }
+        let _ = writeln!(out, " {}", edge.to.mermaid_id());
+    }
+    let missing: Vec<String> = layout
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| node.missing)
+        .map(|(i, _)| format!("n{i}"))
+        .collect();
+    if !missing.is_empty() {
+        out.push_str("    classDef missing stroke-dasharray: 5 5\n");
+        let _ = writeln!(out, "    class {} missing", missing.join(","));
+    }
+    if layout.traced {
+        let mut visited: Vec<String> = layout
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node.visited)
+            .map(|(i, _)| format!("n{i}"))
+            .collect();
+        visited.insert(0, "graph_start".to_owned());
+        if layout.end_visited {
+            visited.push("graph_end".to_owned());
+        }
+        out.push_str("    classDef visited fill:#fde68a,stroke:#b45309,stroke-width:2px\n");
+        let _ = writeln!(out, "    class {} visited", visited.join(","));
+        let taken: Vec<String> = layout
+            .edges
+            .iter()
+            .enumerate()
+            .filter(|(_, edge)| edge.taken)
+            .map(|(i, _)| i.to_string())
+            .collect();
+        if !taken.is_empty() {
+            let _ = writeln!(
+                out,
+                "    linkStyle {} stroke:#b45309,stroke-width:3px",
+                taken.join(",")
+            );
+        }
+    }
+    out
+}
+
+/// A Graphviz digraph of the graph (render it with `dot -Tsvg`), like [`render_mermaid`]:
+/// `START` and `END`, conditions as edge labels, dotted edges where no edge matching ends the
+/// run, and `path` highlighted.
+pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
+    let layout = Layout::new(graph, path);
+    let mut out = format!("digraph \"{}\" {{\n", dot_text(graph.name()));
+    out.push_str("    rankdir=TB;\n");
+    out.push_str("    node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
+    out.push_str("    edge [fontname=\"Helvetica\", fontsize=10];\n");
+    let _ = writeln!(
+        out,
+        "    graph_start [label=\"START\", shape=oval, {}];",
+        dot_style(&[], layout.traced)
+    );
+    for (i, node) in layout.nodes.iter().enumerate() {
+        let style = if node.missing {
+            &["rounded", "dashed"][..]
+        } else {
+            &["rounded"][..]
+        };
+        let _ = writeln!(
+            out,
+            "    n{i} [label=\"{}\", {}];",
+            dot_text(&node.dot_label()),
+            dot_style(style, node.visited)
+        );
+    }
+    if layout.has_end {
+        let _ = writeln!(
+            out,
+            "    graph_end [label=\"END\", shape=oval, {}];",
+            dot_style(&[], layout.end_visited)
+        );
+    }
+    for edge in &layout.edges {
+        let mut attributes = Vec::new();
+        if let Some(label) = edge.label {
+            attributes.push(format!("label=\"{}\"", dot_text(label)));
+        }
+        if edge.dotted {
+            attributes.push("style=dotted".to_owned());
+        }
+        if edge.taken {
+            attributes.push("color=\"#b45309\", penwidth=3".to_owned());
+        }
+        let attributes = if attributes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", attributes.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "    {} -> {}{attributes};",
+            edge.from.dot_id(),
+            edge.to.dot_id()
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// A DOT `style` (plus fill for visited nodes): start and end are filled grey, visited nodes
+/// amber.
+fn dot_style(styles: &[&str], visited: bool) -> String {
+    let mut styles = styles.to_vec();
+    let filled = styles.is_empty() || visited;
+    if filled {
+        styles.push("filled");
+    }
+    let mut out = format!("style=\"{}\"", styles.join(","));
+    if visited {
+        out.push_str(", fillcolor=\"#fde68a\", color=\"#b45309\"");
+    } else if filled {
+        out.push_str(", fillcolor=\"#e5e7eb\"");
+    }
+    out
+}
+
+/// The graph as the diagrams draw it.
+struct Layout<'a> {
+    nodes: Vec<Node<'a>>,
+    edges: Vec<Edge<'a>>,
+    has_end: bool,
+    /// Whether a path was given.
+    traced: bool,
+    end_visited: bool,
+}
+
+struct Node<'a> {
+    name: &'a str,
+    agent: &'a str,
+    missing: bool,
+    visited: bool,
+}
+
+impl Node<'_> {
+    fn label(&self) -> String {
+        if self.missing {
+            format!("{} (not found)", self.name)
+        } else if self.agent == self.name {
+            self.name.to_owned()
+        } else {
+            format!("{} ({})", self.name, self.agent)
+        }
+    }
+
+    fn dot_label(&self) -> String {
+        if self.missing {
+            format!("{}\n(not found)", self.name)
+        } else if self.agent == self.name {
+            self.name.to_owned()
+        } else {
+            format!("{}\n({})", self.name, self.agent)
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Point {
+    Start,
+    Node(usize),
+    End,
+}
+
+impl Point {
+    fn mermaid_id(self) -> String {
+        match self {
+            Point::Start => "graph_start".to_owned(),
+            Point::Node(i) => format!("n{i}"),
+            Point::End => "graph_end".to_owned(),
+        }
+    }
+
+    fn dot_id(self) -> String {
+        self.mermaid_id()
+    }
+}
+
+struct Edge<'a> {
+    from: Point,
+    to: Point,
+    label: Option<&'a str>,
+    /// An implicit edge: the run ends there when no edge matches.
+    dotted: bool,
+    taken: bool,
+}
+
+impl<'a> Layout<'a> {
+    fn new(graph: &'a Graph, path: Option<&[String]>) -> Self {
+        let index: HashMap<&str, usize> = graph
+            .nodes()
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, node)| (node.name.as_str(), i))
+            .collect();
+        let missing = graph.missing();
+        let mut nodes: Vec<Node<'a>> = graph
+            .nodes()
+            .iter()
+            .map(|node| Node {
+                name: &node.name,
+                agent: &node.agent,
+                missing: missing.contains(&node.name),
+                visited: false,
+            })
+            .collect();
+        let end_of = |name: &str| {
+            if name == GRAPH_END {
+                Some(Point::End)
+            } else {
+                index.get(name).map(|&i| Point::Node(i))
+            }
+        };
+        let mut edges = Vec::with_capacity(graph.spec().edges.len() + 1);
+        if let Some(&entry) = index.get(graph.entry().name.as_str()) {
+            edges.push(Edge {
+                from: Point::Start,
+                to: Point::Node(entry),
+                label: None,
+                dotted: false,
+                taken: false,
+            });
+        }
+        for edge in &graph.spec().edges {
+            if let (Some(from), Some(to)) = (end_of(&edge.from), end_of(&edge.to)) {
+                edges.push(Edge {
+                    from,
+                    to,
+                    label: edge.condition.as_deref(),
+                    dotted: false,
+                    taken: false,
+                });
+            }
+        }
+        if !graph.is_handoff_map() {
+            for (i, node) in graph.nodes().iter().enumerate() {
+                let leaving = || graph.spec().edges.iter().filter(|e| e.from == node.name);
+                let has_default = leaving().any(|edge| edge.condition.is_none());
+                let ends_explicitly = leaving().any(|edge| edge.to == GRAPH_END);
+                if !has_default && !ends_explicitly {
+                    edges.push(Edge {
+                        from: Point::Node(i),
+                        to: Point::End,
+                        label: None,
+                        dotted: true,
+                        taken: false,
+                    });
+                }
+            }
+        }
+        let has_end = edges.iter().any(|edge| edge.to == Point::End);
+        let mut layout = Layout {
+            nodes: Vec::new(),
+            edges,
+            has_end,
+            traced: path.is_some(),
+            end_visited: false,
+        };
+        if let Some(path) = path {
+            layout.trace(&mut nodes, path, &end_of);
+        }
+        layout.nodes = nodes;
+        layout
+    }
+
+    /// Marks the nodes of `path` visited and, for each step, the first edge that joins them.
+    fn trace(
+        &mut self,
+        nodes: &mut [Node<'_>],
+        path: &[String],
+        end_of: &dyn Fn(&str) -> Option<Point>,
+    ) {
+        let mut previous = Point::Start;
+        for name in path {
+            let Some(current) = end_of(name) else {
+                previous = Point::Start;
+                continue;
+            };
+            match current {
+                Point::Node(i) => nodes[i].visited = true,
+                Point::End => self.end_visited = true,
+                Point::Start => {}
+            }
+            if let Some(edge) = self
+                .edges
+                .iter_mut()
+                .find(|edge| edge.from == previous && edge.to == current)
+            {
+                edge.taken = true;
+            }
+            previous = current;
+        }
+    }
+}
+
+/// Text for a terminal: control characters and invisible direction overrides (which can make
+/// a name look like another, or move the cursor) are shown escaped; line breaks and tabs
+/// become spaces so that one edge stays one line.
+fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() || is_invisible_format(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` with invisible formatting characters written out (`\u{202e}`), so that a diagram
+/// cannot show one name as another.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_invisible_format(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Zero-width and bidirectional formatting characters (Trojan Source).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Text inside a quoted Mermaid label. Only letters, digits, spaces and punctuation that no
+/// Mermaid rule reads inside quotes are written as they are; everything else — quotes, `<`,
+/// `&`, `#`, `;`, `:`, `%`, backticks, `|`, braces, non-ASCII — becomes an entity code
+/// (`#38;`), which Mermaid decodes when it draws the label. Control characters become spaces,
+/// invisible formatting characters `\u{…}`.
+fn mermaid_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in visible(text).chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | ' ' => out.push(c),
+            '_' | '.' | ',' | '-' | '\'' | '(' | ')' | '=' | '!' | '+' | '*' | '/' | '?' | '['
+            | ']' | '@' => out.push(c),
+            c if c.is_control() => out.push(' '),
+            c => {
+                let _ = write!(out, "#{};", u32::from(c));
+            }
+        }
+    }
+    out
+}
+
+/// Text inside a quoted DOT string: `"` and `\` escaped (so Graphviz's own escapes such as
+/// `\N` or `\l` cannot be written), `&` as `&amp;` (Graphviz reads entities in labels), line
+/// breaks as `\n`, other control characters as spaces.
+fn dot_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in visible(text).chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '&' => out.push_str("&amp;"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            terminal("a\u{1b}[2Jb\nc\u{202e}"),
+            "a\\u{1b}[2Jb c\\u{202e}"
+        );
+        assert_eq!(
+            mermaid_text("a && b == 'x' \"]; %% é"),
+            "a #38;#38; b == 'x' #34;]#59; #37;#37; #233;"
+        );
+        assert_eq!(dot_text("a\"b\\N&\nc\u{7}"), "a\\\"b\\\\N&amp;\\nc ");
+    }
+}
