@@ -134,12 +134,12 @@ fn execute(
     let format = flags.format;
     let (outcome, signal) = tokio.block_on(async {
         let graph_runner = GraphRunner::new(&runner, graph, session, options);
-        let mut run = match start {
+        let run = match start {
             Start::New(prompt) => graph_runner.run(&prompt),
             Start::Resume(branch) => graph_runner.resume(branch),
             Start::Fork(branch, step) => graph_runner.fork(branch, step),
         };
-        let result = render(&mut run, format, &frontend).await;
+        let result = render(run, format, &frontend).await;
         runner.shutdown().await;
         result
     });
@@ -305,17 +305,9 @@ impl GraphRenderer {
                 self.dim_line(&format!("  → {output_key}: {}", excerpt(&shown)));
             }
             GraphEvent::EdgeTaken {
-                from,
-                to,
-                condition,
-                reason,
+                from, to, reason, ..
             } => {
-                let why = match condition {
-                    Some(condition) if reason.is_empty() => format!(" [if: {condition}]"),
-                    _ if reason.is_empty() => String::new(),
-                    _ => format!(" {reason}"),
-                };
-                self.line(&format!("[{from} → {to}]{why}"));
+                self.line(&format!("[{from} → {to}] {reason}"));
             }
             GraphEvent::CheckpointSaved { step, .. } => {
                 self.dim_line(&format!("  ✓ checkpoint {step} saved"));

@@ -6,9 +6,11 @@ use super::{GraphOutcome, StartAt};
 use crate::runner::SessionRunner;
 use crate::session::SessionHandle;
 use agentctl_context::{GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, StateLog as _};
-use agentctl_core::{GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions};
+use agentctl_core::{
+    ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions,
+};
 use agentctl_guardrails::extract_json;
-use agentctl_routing::{Graph, graph_variables};
+use agentctl_routing::{Graph, Transition, graph_variables};
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -34,7 +36,6 @@ struct Position {
     step: u32,
     next: Option<String>,
     state: Map<String, Value>,
-    last_node: Option<String>,
     end_reason: Option<String>,
 }
 
@@ -52,7 +53,6 @@ impl Position {
                 Value::Object(state) => state,
                 _ => Map::new(),
             },
-            last_node: checkpoint.node,
             end_reason,
         }
     }
@@ -120,7 +120,7 @@ impl<'r> Driver<'r> {
                     source,
                 }
             })?;
-            let reason = transition.reason();
+            let reason = edge_reason(&transition);
             self.emit(GraphEvent::EdgeTaken {
                 from: node.name.clone(),
                 to: transition
@@ -264,9 +264,16 @@ impl<'r> Driver<'r> {
             node: node.name.clone(),
             source: Box::new(error),
         };
+        let mut options = self.options.clone();
+        if agent.spec.context_mode.is_none() {
+            // A node is a function of the request and the state: without a mode of its own,
+            // its agent starts fresh each time (`run`), so a revisit or a fork never sees
+            // turns of another branch.
+            options.context_mode = options.context_mode.or(Some(ContextMode::Run));
+        }
         let (mut conversation, warnings) = self
             .runner
-            .conversation(agent, Some(self.session.clone()), self.options.clone())
+            .conversation(agent, Some(self.session.clone()), options)
             .await
             .map_err(setup)?;
         for warning in warnings {
@@ -360,6 +367,17 @@ impl<'r> Driver<'r> {
 struct NodeRun {
     run_id: Option<i64>,
     agents: Vec<String>,
+}
+
+/// Why the graph went where it did, as the seed's replay shows it: `analysis.can_auto_fix =
+/// true` for a condition that held, `default edge` for an edge without one, else why no edge
+/// was taken.
+fn edge_reason(transition: &Transition) -> String {
+    match (transition.edge, &transition.condition) {
+        (Some(_), Some(condition)) => format!("{condition} = true"),
+        (Some(_), None) => "default edge".to_owned(),
+        (None, _) => transition.reason(),
+    }
 }
 
 /// What a node's agent is asked: the graph's input, then the state so far (without the

@@ -182,7 +182,13 @@ fn replay_node(
     for run in &chain {
         let steps = store.steps(run.id)?;
         let start = items.len();
-        for message in messages.get(&run.id).into_iter().flatten() {
+        // The run's own workspace: not the summary an isolated run hands back to `main`.
+        let own = messages
+            .get(&run.id)
+            .into_iter()
+            .flatten()
+            .filter(|message| message.context_scope == run.context_scope);
+        for message in own {
             if let Message::Assistant {
                 content,
                 tool_calls,
