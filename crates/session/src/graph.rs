@@ -38,24 +38,26 @@ use tokio_util::sync::CancellationToken;
 /// Runs a graph of agents in a session.
 ///
 /// ```no_run
-/// use agentctl::context::SessionChoice;
-/// use agentctl::core::RunOptions;
-/// use agentctl::routing::Graph;
-/// use agentctl::session::{GraphRunner, Project, RuntimeBuilder, SessionRunner};
+/// use agentctl_context::SessionChoice;
+/// use agentctl_core::RunOptions;
+/// use agentctl_routing::Graph;
+/// use agentctl_session::{GraphRunner, Project, RuntimeBuilder, SessionRunner};
 /// use futures_util::StreamExt;
 ///
-/// # async fn demo() -> anyhow::Result<()> {
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let project = Project::load(None)?;
 /// let runner = SessionRunner::new(&project, RuntimeBuilder::new(&project));
 /// let graph = Graph::from_definition(&runner.require_agent("debug-flow")?)?;
-/// let session = runner.open_session(SessionChoice::New, Some("Fix the login crash"))?
-///     .expect("persistence is on");
-/// let mut run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run("Fix the login crash");
+/// let request = "Fix this bug: the dashboard crashes after login";
+/// let Some(session) = runner.open_session(SessionChoice::New, Some(request))? else {
+///     return Err("graphs need the session store (agents.contextPersistence)".into());
+/// };
+/// let mut run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run(request);
 /// while let Some(event) = run.next().await {
 ///     println!("{}", serde_json::to_string(&event)?);
 /// }
 /// let outcome = run.finish().await?;
-/// println!("ended after {} steps: {}", outcome.step, outcome.reason);
+/// println!("ended after step {}: {}", outcome.step, outcome.reason);
 /// # Ok(())
 /// # }
 /// ```
