@@ -6,6 +6,7 @@
 mod suite {
     mod capability;
     mod conversation;
+    mod graph;
     mod handoff;
     mod task;
 }

@@ -1,0 +1,147 @@
+//! Graphs through the library API: `GraphRunner` runs nodes in a session (a handoff inside a
+//! node included), stores each node's JSON answer under its output key, checkpoints every
+//! node, and `GraphReplay` reads the run back.
+
+use agentctl_context::{GraphLog as _, SessionChoice};
+use agentctl_core::{GraphEvent, ModelProvider, ModelRef, RunOptions, Settings};
+use agentctl_routing::Graph;
+use agentctl_session::{
+    GraphError, GraphReplay, GraphRunner, Project, RuntimeBuilder, SessionRunner,
+};
+use agentctl_test_support::{QueueProvider, calls, text};
+use futures_util::StreamExt;
+use serde_json::json;
+use std::sync::Arc;
+
+const FLOW: &str = "---\nname: flow\ndescription: A flow.\ngraph:\n  entry: triage\n  nodes:\n    \
+- { name: triage, agent: triager, output: analysis }\n    - { name: fix, agent: fixer }\n  edges:\n    \
+- { from: triage, to: fix, condition: analysis.can_auto_fix }\n    \
+- { from: triage, to: END, condition: analysis.needs_human }\n---\nFlow.\n";
+
+fn agent(name: &str, extra: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: The {name}.\nmodel: openai:gpt-4o-mini\n{extra}---\nYou are {name}.\n"
+    )
+}
+
+fn project() -> (tempfile::TempDir, Project) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let agents = root.join(".agentctl/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("flow.md"), FLOW).unwrap();
+    std::fs::write(
+        agents.join("triager.md"),
+        agent("triager", "handoffs:\n  - to: locator\n"),
+    )
+    .unwrap();
+    std::fs::write(agents.join("locator.md"), agent("locator", "")).unwrap();
+    std::fs::write(agents.join("fixer.md"), agent("fixer", "")).unwrap();
+    let project = Project::load_from(Some(&root), &root).unwrap();
+    (dir, project)
+}
+
+fn runner(project: &Project, provider: &Arc<QueueProvider>) -> SessionRunner {
+    let shared = Arc::clone(provider);
+    let factory =
+        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>);
+    SessionRunner::new(
+        project,
+        RuntimeBuilder::new(project).provider_factory(Arc::new(factory)),
+    )
+}
+
+#[tokio::test]
+async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
+    let (_dir, project) = project();
+    let provider = QueueProvider::new(vec![
+        calls(&[(
+            "h",
+            "handoff_to_locator",
+            json!({"reason": "needs locating"}),
+        )]),
+        text("```json\n{\"can_auto_fix\": true, \"file\": \"a.rs\"}\n```"),
+        text("{\"applied\": true}"),
+    ]);
+    let runner = runner(&project, &provider);
+    let graph = Graph::from_definition(&runner.require_agent("flow").unwrap()).unwrap();
+    let session = runner
+        .open_session(SessionChoice::New, Some("It crashes"))
+        .unwrap()
+        .unwrap();
+    let store = Arc::clone(session.store());
+    let id = session.id().to_owned();
+    let mut run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run("It crashes");
+    let mut kinds = Vec::new();
+    while let Some(event) = run.next().await {
+        match event {
+            GraphEvent::NodeFinished { node, agents, .. } => {
+                kinds.push(format!("{node}: {}", agents.join(" → ")))
+            }
+            GraphEvent::EdgeTaken { to, reason, .. } => kinds.push(format!("→ {to} ({reason})")),
+            _ => {}
+        }
+    }
+    let outcome = run.finish().await.unwrap();
+    assert_eq!(
+        kinds,
+        [
+            "triage: triager → locator",
+            "→ fix (analysis.can_auto_fix = true)",
+            "fix: fixer",
+            "→ END (`fix` has no outgoing edges)",
+        ]
+    );
+    assert_eq!(
+        outcome.state["analysis"],
+        json!({"can_auto_fix": true, "file": "a.rs"})
+    );
+    assert_eq!(outcome.state["fix"], json!({"applied": true}));
+    assert_eq!(outcome.step, 2);
+    // The fixer was given the request and the state.
+    let asked = format!("{:?}", provider.requests()[2].messages);
+    assert!(
+        asked.contains("It crashes") && asked.contains("can_auto_fix"),
+        "{asked}"
+    );
+    let replay = GraphReplay::load(
+        &runner
+            .open_session(SessionChoice::Resume(id.clone()), None)
+            .unwrap()
+            .unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(replay.nodes[0].agents, ["triager", "locator"]);
+    assert_eq!(
+        replay.totals.handoffs, 2,
+        "one edge and one handoff inside a node"
+    );
+    assert_eq!(store.graph_checkpoints(&id, 0).unwrap().len(), 3);
+    runner.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_condition_that_cannot_be_evaluated_stops_the_graph_at_its_checkpoint() {
+    let (_dir, project) = project();
+    // `can_auto_fix` is a string: `analysis.can_auto_fix` is not a boolean.
+    let provider = QueueProvider::new(vec![text("{\"can_auto_fix\": \"yes\"}")]);
+    let runner = runner(&project, &provider);
+    let graph = Graph::from_definition(&runner.require_agent("flow").unwrap()).unwrap();
+    let session = runner
+        .open_session(SessionChoice::New, Some("x"))
+        .unwrap()
+        .unwrap();
+    let store = Arc::clone(session.store());
+    let id = session.id().to_owned();
+    let run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run("x");
+    let error = run.finish().await.unwrap_err();
+    assert!(matches!(error, GraphError::Condition { .. }), "{error}");
+    assert!(
+        error.to_string().contains("analysis.can_auto_fix"),
+        "{error}"
+    );
+    // Only the input checkpoint: the node's result is not taken as a step.
+    assert_eq!(store.graph_checkpoints(&id, 0).unwrap().len(), 1);
+    runner.shutdown().await;
+}
