@@ -310,14 +310,21 @@ fn node_agents_are_checked_against_the_catalogue() {
             {"name": "a", "agent": "debug-analyzer"},
             {"name": "b", "agent": "code-fixr"},
             {"name": "c", "agent": "other-flow"},
-            {"name": "d", "agent": "nobody"}
-        ], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}, {"from": "c", "to": "d"}]})),
+            {"name": "d", "agent": "nobody"},
+            {"name": "e", "agent": "hot"}
+        ], "edges": [
+            {"from": "a", "to": "b"}, {"from": "b", "to": "c"}, {"from": "c", "to": "d"},
+            {"from": "d", "to": "e"}
+        ]})),
     )
     .unwrap();
     let found: Vec<String> = graph
         .check_agents(&|name| match name {
             "debug-analyzer" => NodeAgent::Agent,
             "other-flow" => NodeAgent::Graph,
+            "hot" => NodeAgent::Unusable {
+                reason: "hot.md:4:1: field `temperature`: temperature 7 is outside 0..=2".into(),
+            },
             "code-fixr" => NodeAgent::Unknown {
                 similar: vec!["code-fixer".into()],
             },
@@ -334,6 +341,7 @@ fn node_agents_are_checked_against_the_catalogue() {
             "nodes[1].agent: node `b` runs `code-fixr`, and no agent has that name; did you mean `code-fixer`?",
             "nodes[2].agent: node `c` runs `other-flow`, which is a graph agent: graphs cannot be nodes of other graphs yet; name a plain agent",
             "nodes[3].agent: node `d` runs `nobody`, and no agent has that name",
+            "nodes[4].agent: node `e` runs `hot`, which cannot run: hot.md:4:1: field `temperature`: temperature 7 is outside 0..=2",
         ]
     );
 }
