@@ -33,7 +33,11 @@ pub(crate) fn graph_valid(agent: &LoadedAgent, discovery: Option<&Discovery>) ->
     };
     let diagnostics: Vec<Diagnostic> = issues.iter().map(|issue| located(agent, issue)).collect();
     let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
-    Some(Check::new("graph valid", diagnostics, note.filter(|_| passed)))
+    Some(Check::new(
+        "graph valid",
+        diagnostics,
+        note.filter(|_| passed),
+    ))
 }
 
 /// The errors that make a graph agent unrunnable whatever the other agents are (for

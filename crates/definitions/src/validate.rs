@@ -30,7 +30,11 @@ pub struct Check {
 }
 
 impl Check {
-    pub(crate) fn new(name: &'static str, diagnostics: Vec<Diagnostic>, note: Option<String>) -> Self {
+    pub(crate) fn new(
+        name: &'static str,
+        diagnostics: Vec<Diagnostic>,
+        note: Option<String>,
+    ) -> Self {
         let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
         Self {
             name,

@@ -590,3 +590,68 @@ fn transitions_serialize_for_checkpoints() {
     let back: agentctl_routing::Transition = serde_json::from_value(value).unwrap();
     assert_eq!(back, next);
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    const CONDITIONS: [&str; 5] = ["s.a", "s.b", "!s.a", "s.missing", "step > 2"];
+
+    /// A node name: one of five, END, or one that is not declared.
+    fn name(i: usize) -> String {
+        match i {
+            0..=4 => format!("n{i}"),
+            5 => "END".to_owned(),
+            _ => "ghost".to_owned(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// Any graph either compiles or says why; one that compiles steps only to its own
+        /// nodes or END, and every run of it stays within maxSteps.
+        #[test]
+        fn random_graphs_compile_or_explain(
+            count in 0usize..5,
+            edges in proptest::collection::vec((0usize..7, 0usize..7, proptest::option::of(0usize..5)), 0..10),
+            entry in 0usize..7,
+            a in any::<bool>(),
+            b in any::<bool>(),
+        ) {
+            let spec = GraphSpec {
+                entry: name(entry),
+                nodes: (0..count)
+                    .map(|i| agentctl_core::GraphNode { name: name(i), agent: "x".into(), output: None })
+                    .collect(),
+                edges: edges
+                    .iter()
+                    .map(|&(from, to, condition)| agentctl_core::GraphEdge {
+                        from: name(from),
+                        to: name(to),
+                        condition: condition.map(|c| CONDITIONS[c].to_owned()),
+                    })
+                    .collect(),
+                max_steps: Some(8),
+            };
+            let graph = match Graph::compile("random", &spec) {
+                Ok(graph) => graph,
+                Err(issues) => {
+                    prop_assert!(issues.errors().count() > 0);
+                    for issue in &issues.0 {
+                        prop_assert!(!issue.field.is_empty() && !issue.message.is_empty());
+                    }
+                    return Ok(());
+                }
+            };
+            let store = state(json!({"s": {"a": a, "b": b}}));
+            let mut at = graph.entry().name.clone();
+            for step in 1..=graph.max_steps() {
+                let next = graph.next(&at, &graph_variables(&store, &at, step, None)).unwrap();
+                let Some(to) = next.to else { break };
+                prop_assert!(graph.node(&to).is_some());
+                at = to;
+            }
+        }
+    }
+}
