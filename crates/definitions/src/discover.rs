@@ -36,63 +36,34 @@ pub struct AgentDir {
 /// The folders [`discover`] reads, highest precedence first. Folders that do not exist are
 /// listed too.
 pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
+    use SourceFormat::{Claude, Gemini, Native};
+    const AGENTS: bool = false;
+    const GRAPHS: bool = true;
     let mut dirs = Vec::with_capacity(8);
-    let mut push = |path: PathBuf, format, scope| {
-        let recursive = format == SourceFormat::Claude;
+    let mut push = |path: PathBuf, format, scope, graphs| {
         if !dirs.iter().any(|d: &AgentDir| d.path == path) {
-            let graphs = path.ends_with("graphs");
             dirs.push(AgentDir {
                 path,
                 format,
                 scope,
-                recursive,
+                recursive: format == Claude,
                 graphs,
             });
         }
     };
     if let Some(root) = &locations.project_root {
-        push(
-            root.join(".agentctl").join("agents"),
-            SourceFormat::Native,
-            Scope::Project,
-        );
-        push(
-            root.join(".agentctl").join("graphs"),
-            SourceFormat::Native,
-            Scope::Project,
-        );
-        push(
-            root.join(".claude").join("agents"),
-            SourceFormat::Claude,
-            Scope::Project,
-        );
-        push(
-            root.join(".gemini").join("agents"),
-            SourceFormat::Gemini,
-            Scope::Project,
-        );
+        let agentctl = root.join(".agentctl");
+        push(agentctl.join("agents"), Native, Scope::Project, AGENTS);
+        push(agentctl.join("graphs"), Native, Scope::Project, GRAPHS);
+        push(root.join(".claude/agents"), Claude, Scope::Project, AGENTS);
+        push(root.join(".gemini/agents"), Gemini, Scope::Project, AGENTS);
     }
-    push(
-        locations.global_agents_dir(),
-        SourceFormat::Native,
-        Scope::Global,
-    );
-    push(
-        locations.agentctl_home.join("graphs"),
-        SourceFormat::Native,
-        Scope::Global,
-    );
+    push(locations.global_agents_dir(), Native, Scope::Global, AGENTS);
+    let graphs = locations.agentctl_home.join("graphs");
+    push(graphs, Native, Scope::Global, GRAPHS);
     if let Some(home) = &locations.user_home {
-        push(
-            home.join(".claude").join("agents"),
-            SourceFormat::Claude,
-            Scope::Global,
-        );
-        push(
-            home.join(".gemini").join("agents"),
-            SourceFormat::Gemini,
-            Scope::Global,
-        );
+        push(home.join(".claude/agents"), Claude, Scope::Global, AGENTS);
+        push(home.join(".gemini/agents"), Gemini, Scope::Global, AGENTS);
     }
     dirs
 }
