@@ -1,11 +1,14 @@
 //! Finding agent files in the project and global folders, and resolving which one wins.
 //!
-//! Precedence, highest first: project `.agentctl/agents` (native), project `.claude/agents/**`,
-//! project `.gemini/agents`, then global `$AGENTCTL_HOME/agents`, `~/.claude/agents/**`,
-//! `~/.gemini/agents`. The first agent of a name wins; later ones are reported as shadowed.
+//! Precedence, highest first: project `.agentctl/agents` (native), project `.agentctl/graphs`
+//! (graph files), project `.claude/agents/**`, project `.gemini/agents`, then global
+//! `$AGENTCTL_HOME/agents`, `$AGENTCTL_HOME/graphs`, `~/.claude/agents/**`, `~/.gemini/agents`.
+//! The first agent of a name wins; later ones are reported as shadowed.
 
 use crate::error::{DefinitionError, Diagnostic, ErrorKind};
 use crate::frontmatter;
+use crate::graph_check::check_graph_nodes;
+use crate::graph_file::{is_graph_file, parse_graph_bytes};
 use crate::parse::{LoadedAgent, parse_bytes, read_capped};
 use crate::suggest;
 use crate::validate::definition_errors;
@@ -25,56 +28,42 @@ pub struct AgentDir {
     pub scope: Scope,
     /// Whether sub-folders are searched too (Claude Code collections group agents in folders).
     pub recursive: bool,
+    /// Whether the folder holds graph files (`.md`, `.yaml`, `.yml`; see
+    /// [`parse_graph_str`](crate::parse_graph_str)) rather than agent files.
+    pub graphs: bool,
 }
 
 /// The folders [`discover`] reads, highest precedence first. Folders that do not exist are
 /// listed too.
 pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
-    let mut dirs = Vec::with_capacity(6);
-    let mut push = |path: PathBuf, format, scope| {
-        let recursive = format == SourceFormat::Claude;
+    use SourceFormat::{Claude, Gemini, Native};
+    const AGENTS: bool = false;
+    const GRAPHS: bool = true;
+    let mut dirs = Vec::with_capacity(8);
+    let mut push = |path: PathBuf, format, scope, graphs| {
         if !dirs.iter().any(|d: &AgentDir| d.path == path) {
             dirs.push(AgentDir {
                 path,
                 format,
                 scope,
-                recursive,
+                recursive: format == Claude,
+                graphs,
             });
         }
     };
     if let Some(root) = &locations.project_root {
-        push(
-            root.join(".agentctl").join("agents"),
-            SourceFormat::Native,
-            Scope::Project,
-        );
-        push(
-            root.join(".claude").join("agents"),
-            SourceFormat::Claude,
-            Scope::Project,
-        );
-        push(
-            root.join(".gemini").join("agents"),
-            SourceFormat::Gemini,
-            Scope::Project,
-        );
+        let agentctl = root.join(".agentctl");
+        push(agentctl.join("agents"), Native, Scope::Project, AGENTS);
+        push(agentctl.join("graphs"), Native, Scope::Project, GRAPHS);
+        push(root.join(".claude/agents"), Claude, Scope::Project, AGENTS);
+        push(root.join(".gemini/agents"), Gemini, Scope::Project, AGENTS);
     }
-    push(
-        locations.global_agents_dir(),
-        SourceFormat::Native,
-        Scope::Global,
-    );
+    push(locations.global_agents_dir(), Native, Scope::Global, AGENTS);
+    let graphs = locations.agentctl_home.join("graphs");
+    push(graphs, Native, Scope::Global, GRAPHS);
     if let Some(home) = &locations.user_home {
-        push(
-            home.join(".claude").join("agents"),
-            SourceFormat::Claude,
-            Scope::Global,
-        );
-        push(
-            home.join(".gemini").join("agents"),
-            SourceFormat::Gemini,
-            Scope::Global,
-        );
+        push(home.join(".claude/agents"), Claude, Scope::Global, AGENTS);
+        push(home.join(".gemini/agents"), Gemini, Scope::Global, AGENTS);
     }
     dirs
 }
@@ -196,7 +185,12 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
                     continue;
                 }
             };
-            match parse_bytes(&bytes, &path, dir.format, dir.scope) {
+            let parsed = if dir.graphs {
+                parse_graph_bytes(&bytes, &path, dir.scope)
+            } else {
+                parse_bytes(&bytes, &path, dir.format, dir.scope)
+            };
+            match parsed {
                 Ok(agent) => ordered.push(agent),
                 Err(error)
                     if error.kind == ErrorKind::MissingFrontMatter
@@ -232,9 +226,7 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
         }
     }
     found.agents.sort_by(|a, b| a.name().cmp(b.name()));
-    found
-        .invalid
-        .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
+    check_graph_nodes(&mut found);
     // Stable sort: agents of the same name stay in precedence order.
     found
         .shadowed
@@ -265,6 +257,7 @@ impl Discovery {
             }
         }
         found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+        check_graph_nodes(&mut found);
         found
     }
 }
@@ -273,8 +266,13 @@ impl Discovery {
 /// that looking the agent up by that name reports the file's error.
 fn declared_name(bytes: &[u8], path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);
-    let split = frontmatter::split(&text, path).ok()?;
-    split.yaml.lines().find_map(|line| {
+    let yaml = match frontmatter::split(&text, path) {
+        Ok(split) => split.yaml,
+        // A `.yaml` graph file is YAML throughout.
+        Err(_) if is_graph_file(path) && !is_markdown(path) => &text,
+        Err(_) => return None,
+    };
+    yaml.lines().find_map(|line| {
         let value = line.strip_prefix("name:")?.trim();
         let value = value.trim_matches(|c| c == '"' || c == '\'');
         (!value.is_empty()).then(|| value.to_owned())
@@ -297,7 +295,10 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<Path
         match entry {
             // Anything but a folder is handed to the reader, which refuses FIFOs and devices
             // with an error naming the file rather than skipping them without a word.
-            Ok(entry) if !entry.file_type().is_dir() && is_markdown(entry.path()) => {
+            Ok(entry)
+                if !entry.file_type().is_dir()
+                    && (is_markdown(entry.path()) || dir.graphs && is_graph_file(entry.path())) =>
+            {
                 files.push(entry.into_path());
             }
             Ok(_) => {}

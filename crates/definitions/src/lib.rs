@@ -9,7 +9,11 @@
 //! - [`parse_str`] / [`parse_bytes`] / [`load_file`] load one file;
 //! - [`discover`] finds every agent of a project and the user, resolving precedence, and
 //!   [`Discovery::require`] finds the one to run by name (or says why it cannot);
-//! - [`validate`] runs the checks behind `agentctl agents validate`;
+//! - [`validate`] runs the checks of one agent, and [`Discovery::validate`] the same knowing the
+//!   other agents (a graph agent's nodes): the checks behind `agentctl agents validate`;
+//! - graph agents — an agent file with a `graph:` block, or a graph file in
+//!   `.agentctl/graphs/` ([`parse_graph_str`]) — are found and looked up like agents; their
+//!   graph is checked with `agentctl_routing::Graph` and every issue located in the file;
 //! - [`Template`] and [`render_agent_file`] write new agent files;
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
 
@@ -19,6 +23,8 @@ mod error;
 mod foreign;
 mod frontmatter;
 mod gemini;
+mod graph_check;
+mod graph_file;
 mod lookup;
 mod native;
 mod parse;
@@ -34,6 +40,7 @@ pub use discover::{
     AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,
 };
 pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
+pub use graph_file::parse_graph_str;
 pub use lookup::AgentLookupError;
 pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
 pub use schema::{SCHEMA_URL, agent_schema};

@@ -118,6 +118,7 @@ impl Discovery {
     ///     format: SourceFormat::Native,
     ///     scope: Scope::Project,
     ///     recursive: false,
+    ///     graphs: false,
     /// }];
     /// let found = discover_in(&dirs);
     /// assert_eq!(found.require("reviewer")?.name(), "reviewer");

@@ -51,6 +51,26 @@ impl LoadedAgent {
         }
     }
 
+    /// A definition read from a file whose field positions are known already (graph files):
+    /// `positions` maps native field paths to file line and column, `fallback` is where
+    /// fields that are not written point.
+    pub(crate) fn located(
+        definition: AgentDefinition,
+        warnings: Vec<Diagnostic>,
+        positions: HashMap<String, (usize, usize)>,
+        fallback: (usize, usize),
+    ) -> Self {
+        Self {
+            definition,
+            warnings,
+            positions: Positions {
+                map: positions,
+                format: None,
+                fallback,
+            },
+        }
+    }
+
     /// The agent's name.
     pub fn name(&self) -> &str {
         &self.definition.spec.name

@@ -1,6 +1,8 @@
 //! `agents validate`: named checks over a loaded agent, each with located diagnostics.
 
+use crate::discover::Discovery;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
+use crate::graph_check::{graph_errors, graph_valid};
 use crate::parse::LoadedAgent;
 use crate::suggest;
 use agentctl_core::{
@@ -28,7 +30,11 @@ pub struct Check {
 }
 
 impl Check {
-    fn new(name: &'static str, diagnostics: Vec<Diagnostic>, note: Option<String>) -> Self {
+    pub(crate) fn new(
+        name: &'static str,
+        diagnostics: Vec<Diagnostic>,
+        note: Option<String>,
+    ) -> Self {
         let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
         Self {
             name,
@@ -127,6 +133,16 @@ pub fn validate_with(
     settings: &Settings,
     validators: &ValidatorRegistry,
 ) -> ValidationReport {
+    validate_checks(agent, settings, validators, None)
+}
+
+/// Every check; a graph agent's nodes are checked against `discovery` when given.
+pub(crate) fn validate_checks(
+    agent: &LoadedAgent,
+    settings: &Settings,
+    validators: &ValidatorRegistry,
+    discovery: Option<&Discovery>,
+) -> ValidationReport {
     let mut checks = vec![
         Check::new("front matter parses", agent.warnings.clone(), None),
         required_fields(agent),
@@ -139,6 +155,7 @@ pub fn validate_with(
     if !agent.definition.spec.guardrails.is_empty() {
         checks.push(guardrails_usable(agent, Some(validators)));
     }
+    checks.extend(graph_valid(agent, discovery));
     let source = &agent.definition.source;
     ValidationReport {
         name: agent.name().to_owned(),
@@ -164,6 +181,7 @@ pub(crate) fn definition_errors(agent: &LoadedAgent) -> Vec<Diagnostic> {
     .into_iter()
     .flat_map(|check| check.diagnostics)
     .filter(|diagnostic| diagnostic.severity == Severity::Error)
+    .chain(graph_errors(agent))
     .collect()
 }
 
@@ -359,6 +377,9 @@ fn memory_keys(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
     let Some(model) = agent.definition.spec.model.as_deref() else {
         let note = match &settings.agents.default_model {
+            _ if agent.definition.spec.graph.is_some() => {
+                "graph agent: each node's agent uses its own model".to_owned()
+            }
             Some(default) => format!("no model: uses the default `{default}`"),
             None => "no model: uses the caller's or the default model".to_owned(),
         };
@@ -494,6 +515,10 @@ fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {
 fn prompt_not_empty(agent: &LoadedAgent) -> Check {
     if !agent.definition.system_prompt.trim().is_empty() {
         return Check::new("prompt not empty", Vec::new(), None);
+    }
+    if agent.definition.spec.graph.is_some() {
+        let note = "graph agent: each node's agent has its own prompt".to_owned();
+        return Check::new("prompt not empty", Vec::new(), Some(note));
     }
     let severity = if agent.is_remote() {
         Severity::Warning

@@ -7,6 +7,7 @@ mod suite {
     mod broken;
     mod fixtures;
     mod golden;
+    mod graphs;
     mod inputs;
     mod lookup;
     mod never_panics;

@@ -196,7 +196,8 @@ impl Graph {
     }
 
     /// Checks the nodes' agents with `find`, which says what each name finds: a node naming no
-    /// agent, or a graph agent (graphs do not nest yet), is an error of field `nodes[i].agent`.
+    /// agent, an agent that cannot run, or a graph agent (graphs do not nest yet) is an error
+    /// of field `nodes[i].agent`.
     ///
     /// ```
     /// # use agentctl_core::GraphSpec;
@@ -222,6 +223,13 @@ impl Graph {
                     format!(
                         "node `{}` runs `{}`, which is a graph agent: graphs cannot be nodes of \
                          other graphs yet; name a plain agent",
+                        node.name, node.agent
+                    ),
+                )),
+                NodeAgent::Unusable { reason } => issues.push(GraphIssue::error(
+                    field,
+                    format!(
+                        "node `{}` runs `{}`, which cannot run: {reason}",
                         node.name, node.agent
                     ),
                 )),
@@ -270,6 +278,12 @@ pub enum NodeAgent {
     Agent,
     /// A graph agent: not allowed as a node (no nested graphs yet).
     Graph,
+    /// An agent of that name exists but cannot run (its definition has errors, its file does
+    /// not load).
+    Unusable {
+        /// Why, for people (the first located error, say).
+        reason: String,
+    },
     /// No agent of that name.
     Unknown {
         /// Names of agents close to it, closest first (may be empty).

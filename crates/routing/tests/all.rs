@@ -7,6 +7,7 @@ mod suite {
     mod condition;
     mod graph;
     mod graph_render;
+    mod graph_step;
     mod memory;
     mod router;
 }

@@ -3,7 +3,7 @@
 use super::{discover_agents, display_path, find, located};
 use crate::args::{TextFormat, ValidateArgs};
 use crate::output::print_json;
-use agentctl_definitions::{Severity, ValidationReport, validate};
+use agentctl_definitions::{Severity, ValidationReport};
 use agentctl_session::Project;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -16,7 +16,7 @@ pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<Exit
             .get(name)
             .or_else(|| discovery.get_invalid(name).map(|invalid| &invalid.agent))
         {
-            Some(agent) => vec![validate(agent, settings)],
+            Some(agent) => vec![discovery.validate(agent, settings)],
             // A file that fails to load has no name; match it by file stem.
             None => {
                 let broken: Vec<ValidationReport> = discovery
@@ -37,7 +37,7 @@ pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<Exit
                 .iter()
                 .chain(discovery.invalid.iter().map(|invalid| &invalid.agent))
                 .chain(discovery.shadowed.iter().map(|s| &s.agent))
-                .map(|agent| validate(agent, settings))
+                .map(|agent| discovery.validate(agent, settings))
                 .collect();
             reports.extend(discovery.errors.iter().map(ValidationReport::load_failed));
             reports.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));

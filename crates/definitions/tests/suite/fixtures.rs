@@ -66,6 +66,7 @@ fn shared_fixture_folders_are_discovered_as_runnable() {
         format,
         scope: Scope::Project,
         recursive,
+        graphs: false,
     });
     let found = discover_in(&dirs);
     assert!(found.errors.is_empty(), "{:?}", found.errors);

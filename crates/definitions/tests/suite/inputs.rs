@@ -23,6 +23,7 @@ fn discover(dir: &Path) -> Discovery {
         format: SourceFormat::Native,
         scope: Scope::Project,
         recursive: false,
+        graphs: false,
     }];
     or_hang(Duration::from_secs(60), move || discover_in(&dirs))
 }

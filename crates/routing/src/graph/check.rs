@@ -6,7 +6,7 @@ use super::GraphIssue;
 use crate::condition::Condition;
 use crate::state::{CEL_RESERVED, MAX_STATE_KEY_LEN};
 use agentctl_core::{GRAPH_END, GraphSpec};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// The names graph conditions always have besides the state keys: the run's `input`, the
 /// whole `state`, the `last` node's output, the `node` that just ran and the `step` count. No
@@ -259,10 +259,11 @@ fn unknown_node(name: &str, index: &HashMap<&str, usize>) -> String {
 /// the seed's `analysis.can_auto_fix` needs the analyzer to declare `output: analysis`.
 fn unread_keys(spec: &GraphSpec, conditions: &[Option<Condition>], issues: &mut Vec<GraphIssue>) {
     let outputs: Vec<&str> = spec.nodes.iter().map(|node| node.output_key()).collect();
+    let stored: HashSet<&str> = outputs.iter().copied().collect();
     for (i, condition) in conditions.iter().enumerate() {
         let Some(condition) = condition else { continue };
         for name in condition.variables() {
-            if GRAPH_VARIABLES.contains(&name) || outputs.contains(&name) {
+            if GRAPH_VARIABLES.contains(&name) || stored.contains(name) {
                 continue;
             }
             let stored: Vec<String> = outputs.iter().map(|key| format!("`{key}`")).collect();

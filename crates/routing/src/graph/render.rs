@@ -347,7 +347,7 @@ impl<'a> Layout<'a> {
             nodes: Vec::new(),
             edges,
             has_end,
-            traced: path.is_some(),
+            traced: path.is_some_and(|path| !path.is_empty()),
             end_visited: false,
         };
         if let Some(path) = path {
@@ -372,7 +372,8 @@ impl<'a> Layout<'a> {
             };
             match current {
                 Point::Node(i) => nodes[i].visited = true,
-                Point::End => self.end_visited = true,
+                // A hand-off map has no END to light up.
+                Point::End => self.end_visited = self.has_end,
                 Point::Start => {}
             }
             if let Some(edge) = self

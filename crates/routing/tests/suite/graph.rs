@@ -1,12 +1,7 @@
-//! Graphs: every check of a declaration, located by field, and the transitions of the seed's
-//! debug-flow graph over the JSON its agents answer.
+//! Graphs: every check of a declaration, located by field (transitions are in `graph_step`).
 
 use agentctl_core::{AgentDefinition, GraphSpec, Scope, SourceFormat};
-use agentctl_routing::state::ChainFacts;
-use agentctl_routing::{
-    ConditionOutcome, EdgeOutcome, Graph, GraphStepError, IssueSeverity, NodeAgent, check_spec,
-    graph_variables,
-};
+use agentctl_routing::{Graph, IssueSeverity, NodeAgent, check_spec};
 use serde_json::{Map, Value, json};
 
 /// The seed's debug-flow graph (seed 002 §4.1.5), with the output keys its conditions read.
@@ -30,7 +25,7 @@ pub(crate) fn seed_graph() -> Graph {
     Graph::compile("debug-flow", &seed_spec()).unwrap()
 }
 
-fn spec(value: Value) -> GraphSpec {
+pub(crate) fn spec(value: Value) -> GraphSpec {
     serde_json::from_value(value).unwrap()
 }
 
@@ -55,7 +50,7 @@ fn assert_issues(value: Value, expected: &[&str]) {
     }
 }
 
-fn state(value: Value) -> Map<String, Value> {
+pub(crate) fn state(value: Value) -> Map<String, Value> {
     value.as_object().unwrap().clone()
 }
 
@@ -310,14 +305,21 @@ fn node_agents_are_checked_against_the_catalogue() {
             {"name": "a", "agent": "debug-analyzer"},
             {"name": "b", "agent": "code-fixr"},
             {"name": "c", "agent": "other-flow"},
-            {"name": "d", "agent": "nobody"}
-        ], "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}, {"from": "c", "to": "d"}]})),
+            {"name": "d", "agent": "nobody"},
+            {"name": "e", "agent": "hot"}
+        ], "edges": [
+            {"from": "a", "to": "b"}, {"from": "b", "to": "c"}, {"from": "c", "to": "d"},
+            {"from": "d", "to": "e"}
+        ]})),
     )
     .unwrap();
     let found: Vec<String> = graph
         .check_agents(&|name| match name {
             "debug-analyzer" => NodeAgent::Agent,
             "other-flow" => NodeAgent::Graph,
+            "hot" => NodeAgent::Unusable {
+                reason: "hot.md:4:1: field `temperature`: temperature 7 is outside 0..=2".into(),
+            },
             "code-fixr" => NodeAgent::Unknown {
                 similar: vec!["code-fixer".into()],
             },
@@ -334,251 +336,7 @@ fn node_agents_are_checked_against_the_catalogue() {
             "nodes[1].agent: node `b` runs `code-fixr`, and no agent has that name; did you mean `code-fixer`?",
             "nodes[2].agent: node `c` runs `other-flow`, which is a graph agent: graphs cannot be nodes of other graphs yet; name a plain agent",
             "nodes[3].agent: node `d` runs `nobody`, and no agent has that name",
+            "nodes[4].agent: node `e` runs `hot`, which cannot run: hot.md:4:1: field `temperature`: temperature 7 is outside 0..=2",
         ]
     );
-}
-
-/// The variables after `node` answered `answer` (the text of its final message).
-fn after(
-    node: &str,
-    output_key: &str,
-    answer: &str,
-    mut state: Map<String, Value>,
-) -> Map<String, Value> {
-    let output = ChainFacts::output(answer);
-    state.insert(output_key.to_owned(), output.clone());
-    graph_variables(&state, node, 1, Some(&output))
-}
-
-#[test]
-fn the_seed_graph_goes_to_the_fixer_when_the_analyzer_can_fix() {
-    let graph = seed_graph();
-    let input = state(json!({"input": "the login page crashes"}));
-    let variables = after(
-        "analyzer",
-        "analysis",
-        "```json\n{\"can_auto_fix\": true, \"needs_human\": false}\n```",
-        input,
-    );
-    let next = graph.next("analyzer", &variables).unwrap();
-    assert_eq!(next.to.as_deref(), Some("fixer"));
-    assert_eq!(next.edge, Some(0));
-    assert_eq!(next.condition.as_deref(), Some("analysis.can_auto_fix"));
-    assert_eq!(next.reason(), "edge to `fixer` [if: analysis.can_auto_fix]");
-    assert!(!next.ended());
-    assert_eq!(
-        next.considered,
-        [EdgeOutcome {
-            edge: 0,
-            to: "fixer".into(),
-            condition: Some("analysis.can_auto_fix".into()),
-            outcome: ConditionOutcome::True,
-        }]
-    );
-
-    let variables = after(
-        "fixer",
-        "fix",
-        "{\"applied\": true, \"files\": [\"src/login.rs\"]}",
-        state(json!({"input": "x", "analysis": {"can_auto_fix": true}})),
-    );
-    let next = graph.next("fixer", &variables).unwrap();
-    assert_eq!(next.to.as_deref(), Some("reviewer"));
-    assert_eq!(next.edge, Some(1));
-
-    let next = graph.next("reviewer", &variables).unwrap();
-    assert!(next.ended());
-    assert_eq!(next.edge, None);
-    assert_eq!(next.reason(), "`reviewer` has no outgoing edges");
-}
-
-#[test]
-fn the_seed_graph_ends_when_a_human_is_needed() {
-    let graph = seed_graph();
-    let variables = after(
-        "analyzer",
-        "analysis",
-        "{\"can_auto_fix\": false, \"needs_human\": true}",
-        Map::new(),
-    );
-    let next = graph.next("analyzer", &variables).unwrap();
-    assert!(next.ended());
-    assert_eq!(next.edge, Some(2));
-    assert_eq!(next.reason(), "edge to END [if: analysis.needs_human]");
-    let outcomes: Vec<&ConditionOutcome> = next.considered.iter().map(|c| &c.outcome).collect();
-    assert_eq!(
-        outcomes,
-        [&ConditionOutcome::False, &ConditionOutcome::True]
-    );
-}
-
-#[test]
-fn missing_keys_count_as_false_and_say_why_the_graph_ended() {
-    let graph = seed_graph();
-    let variables = after(
-        "analyzer",
-        "analysis",
-        "{\"can_auto_fix\": false}",
-        Map::new(),
-    );
-    let next = graph.next("analyzer", &variables).unwrap();
-    assert!(next.ended());
-    assert_eq!(next.edge, None);
-    assert_eq!(
-        next.reason(),
-        "no edge from `analyzer` matched: `analysis.can_auto_fix` is false; \
-         `analysis.needs_human`: `analysis` has no field `needs_human`"
-    );
-    assert_eq!(
-        next.considered[1].outcome,
-        ConditionOutcome::Missing("`analysis` has no field `needs_human`".into())
-    );
-
-    // The analyzer answered in prose: `analysis` is a string, which has no fields. That is
-    // not a missing key but a type error, named with the node and the edge.
-    let variables = after(
-        "analyzer",
-        "analysis",
-        "I could not find the bug.",
-        Map::new(),
-    );
-    let error = graph.next("analyzer", &variables).unwrap_err();
-    assert!(matches!(error, GraphStepError::Condition { edge: 0, .. }));
-    assert_eq!(
-        error.to_string(),
-        "graph `debug-flow`, node `analyzer`, edges[0] (to fixer): condition \
-         `analysis.can_auto_fix`: `analysis` is a string, not a map: it has no fields"
-    );
-
-    // Nothing stored at all.
-    let next = graph
-        .next("fixer", &graph_variables(&Map::new(), "fixer", 2, None))
-        .unwrap();
-    assert_eq!(
-        next.reason(),
-        "no edge from `fixer` matched: `fix.applied`: no state key `fix`"
-    );
-    // `fix.applied` false.
-    let variables = after("fixer", "fix", "{\"applied\": false}", Map::new());
-    let next = graph.next("fixer", &variables).unwrap();
-    assert_eq!(
-        next.reason(),
-        "no edge from `fixer` matched: `fix.applied` is false"
-    );
-}
-
-#[test]
-fn conditions_that_are_not_booleans_stop_the_graph() {
-    let graph = Graph::compile(
-        "scores",
-        &spec(json!({"entry": "a", "nodes": [{"name": "a", "agent": "x", "output": "analysis"}], "edges": [
-            {"from": "a", "to": "END", "condition": "analysis.score"},
-        ]})),
-    )
-    .unwrap();
-    let variables = graph_variables(&state(json!({"analysis": {"score": 3}})), "a", 1, None);
-    let error = graph.next("a", &variables).unwrap_err();
-    let GraphStepError::Condition {
-        node,
-        edge,
-        to,
-        error: cause,
-        ..
-    } = &error
-    else {
-        panic!("{error:?}")
-    };
-    assert_eq!((node.as_str(), *edge, to.as_str()), ("a", 0, "END"));
-    assert_eq!(cause.expression, "analysis.score");
-    assert!(
-        error
-            .to_string()
-            .starts_with("graph `scores`, node `a`, edges[0] (to END): condition `analysis.score`: evaluates to an int (3), not a boolean"),
-        "{error}"
-    );
-}
-
-#[test]
-fn the_first_true_edge_in_file_order_wins_and_a_default_edge_catches_the_rest() {
-    let graph = Graph::compile(
-        "review-loop",
-        &spec(json!({"entry": "fixer", "maxSteps": 6, "nodes": [
-            {"name": "fixer", "agent": "code-fixer", "output": "fix"},
-            {"name": "reviewer", "agent": "code-reviewer", "output": "review"}
-        ], "edges": [
-            {"from": "fixer", "to": "reviewer"},
-            {"from": "reviewer", "to": "END", "condition": "review.approved"},
-            {"from": "reviewer", "to": "END", "condition": "step >= 5 && last == review && node == 'reviewer'"},
-            {"from": "reviewer", "to": "fixer"}
-        ]})),
-    )
-    .unwrap();
-    assert_eq!(graph.max_steps(), 6);
-    let next = graph
-        .next("fixer", &graph_variables(&Map::new(), "fixer", 1, None))
-        .unwrap();
-    assert_eq!(
-        (next.to.as_deref(), next.reason().as_str()),
-        (Some("reviewer"), "edge to `reviewer`")
-    );
-    let review = json!({"approved": false});
-    let mut store = Map::new();
-    store.insert("review".into(), review.clone());
-    let next = graph
-        .next(
-            "reviewer",
-            &graph_variables(&store, "reviewer", 2, Some(&review)),
-        )
-        .unwrap();
-    assert_eq!(next.to.as_deref(), Some("fixer"));
-    assert_eq!(next.edge, Some(3));
-    assert_eq!(next.considered.len(), 3);
-    let next = graph
-        .next(
-            "reviewer",
-            &graph_variables(&store, "reviewer", 5, Some(&review)),
-        )
-        .unwrap();
-    assert_eq!((next.ended(), next.edge), (true, Some(2)));
-    assert_eq!(
-        graph.next("nobody", &store).unwrap_err().to_string(),
-        "graph `review-loop` has no node `nobody`"
-    );
-}
-
-#[test]
-fn fixed_names_win_over_state_keys() {
-    let store = state(json!({"node": "impostor", "step": 99, "state": 1, "input": "hi"}));
-    let variables = graph_variables(&store, "analyzer", 3, None);
-    assert_eq!(variables["node"], "analyzer");
-    assert_eq!(variables["step"], 3);
-    assert_eq!(variables["last"], Value::Null);
-    assert_eq!(variables["input"], "hi");
-    assert_eq!(variables["state"]["node"], "impostor");
-}
-
-#[test]
-fn transitions_serialize_for_checkpoints() {
-    let graph = seed_graph();
-    let variables = after(
-        "analyzer",
-        "analysis",
-        "{\"can_auto_fix\": false}",
-        Map::new(),
-    );
-    let next = graph.next("analyzer", &variables).unwrap();
-    let value = serde_json::to_value(&next).unwrap();
-    assert_eq!(
-        value,
-        json!({
-            "from": "analyzer", "to": null, "edge": null,
-            "considered": [
-                {"edge": 0, "to": "fixer", "condition": "analysis.can_auto_fix", "outcome": "false"},
-                {"edge": 2, "to": "END", "condition": "analysis.needs_human", "outcome": "missing",
-                 "reason": "`analysis` has no field `needs_human`"}
-            ]
-        })
-    );
-    let back: agentctl_routing::Transition = serde_json::from_value(value).unwrap();
-    assert_eq!(back, next);
 }

@@ -472,6 +472,20 @@ fn a_plain_agent_is_drawn_as_its_handoff_map() {
         assert_eq!(svg.matches("class=\"node\"").count(), 6, "{svg}");
         assert!(svg.contains("stroke-dasharray"), "{svg}");
     }
+    // A recorded chain drawn over the map: hand-off maps have no END to light up.
+    let chain = ["triage", "fixer", "reviewer", "END"].map(str::to_owned);
+    let mermaid = render_mermaid(&graph, Some(&chain));
+    assert!(!mermaid.contains("graph_end"), "{mermaid}");
+    assert!(
+        mermaid.contains("    class graph_start,n0,n1,n4 visited\n"),
+        "{mermaid}"
+    );
+    assert!(mermaid.contains("    linkStyle 0,1,4 stroke"), "{mermaid}");
+    if let Some(parsed) = mermaid_parse(&mermaid) {
+        assert_eq!(parsed["vertices"].as_array().unwrap().len(), 6);
+    }
+    // An empty path highlights nothing.
+    assert_eq!(render_dot(&graph, Some(&[])), dot);
 }
 
 #[test]
