@@ -459,3 +459,25 @@ fn graph_commands_explain_bad_input() {
         text(&list.stdout)
     );
 }
+
+#[test]
+fn agents_validate_locates_every_problem_of_a_graph_file() {
+    let project = TestProject::example_named("debug-flow");
+    project.write(
+        ".agentctl/graphs/broken.yaml",
+        "name: broken\ndescription: A broken graph.\nentry: start\nnodes:\n  \
+         - { name: start, agent: debug-analyzr }\n  - { name: lonely, agent: code-fixer }\n  \
+         - { name: spin, agent: code-fixer }\nedges:\n  \
+         - { from: start, to: spin, condition: \"analysis.can_auto_fix &&\" }\n  \
+         - { from: spin, to: spin }\n",
+    );
+    insta::assert_snapshot!(project.transcript(&["agents", "validate", "broken"]));
+    // It does not run, with the same located errors.
+    let run = project.output(&["graph", "run", "broken", "-p", "x"]);
+    assert!(!run.status.success());
+    assert!(
+        text(&run.stderr).contains("broken.yaml:9:30"),
+        "{}",
+        text(&run.stderr)
+    );
+}

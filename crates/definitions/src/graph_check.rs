@@ -7,7 +7,7 @@ use crate::parse::LoadedAgent;
 use crate::validate::{Check, ValidationReport, validate_checks};
 use agentctl_core::Settings;
 use agentctl_guardrails::ValidatorRegistry;
-use agentctl_routing::{Graph, GraphIssue, IssueSeverity, NodeAgent};
+use agentctl_routing::{Graph, GraphIssue, IssueSeverity, NodeAgent, check_node_agents};
 
 /// The `graph valid` check of a graph agent (`None` for a plain agent): [`Graph::compile`]'s
 /// issues, and with `discovery` the nodes' agents, each located at its field in the file
@@ -29,7 +29,13 @@ pub(crate) fn graph_valid(agent: &LoadedAgent, discovery: Option<&Discovery>) ->
             );
             (issues, Some(note))
         }
-        Err(issues) => (issues.0, None),
+        Err(issues) => {
+            let mut issues = issues.0;
+            if let Some(discovery) = discovery {
+                issues.extend(check_node_agents(spec, &|name| node_agent(discovery, name)));
+            }
+            (issues, None)
+        }
     };
     let diagnostics: Vec<Diagnostic> = issues.iter().map(|issue| located(agent, issue)).collect();
     let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);

@@ -213,49 +213,7 @@ impl Graph {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check_agents(&self, find: &dyn Fn(&str) -> NodeAgent) -> Vec<GraphIssue> {
-        let mut issues = Vec::new();
-        for (i, node) in self.spec.nodes.iter().enumerate() {
-            let field = format!("nodes[{i}].agent");
-            match find(&node.agent) {
-                NodeAgent::Agent => {}
-                NodeAgent::Graph => issues.push(GraphIssue::error(
-                    field,
-                    format!(
-                        "node `{}` runs `{}`, which is a graph agent: graphs cannot be nodes of \
-                         other graphs yet; name a plain agent",
-                        node.name, node.agent
-                    ),
-                )),
-                NodeAgent::Unusable { reason } => issues.push(GraphIssue::error(
-                    field,
-                    format!(
-                        "node `{}` runs `{}`, which cannot run: {reason}",
-                        node.name, node.agent
-                    ),
-                )),
-                NodeAgent::Unknown { similar } => {
-                    let hint = match similar.as_slice() {
-                        [] => String::new(),
-                        names => format!(
-                            "; did you mean {}?",
-                            names
-                                .iter()
-                                .map(|name| format!("`{name}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    };
-                    issues.push(GraphIssue::error(
-                        field,
-                        format!(
-                            "node `{}` runs `{}`, and no agent has that name{hint}",
-                            node.name, node.agent
-                        ),
-                    ));
-                }
-            }
-        }
-        issues
+        check_node_agents(&self.spec, find)
     }
 
     /// The compiled condition of edge `index`, if it has one.
@@ -383,4 +341,52 @@ mod tests {
     fn graph_is_send_sync_clone() {
         assert_send_sync::<Graph>();
     }
+}
+
+/// [`Graph::check_agents`] on a declaration that may not compile, so `agents validate` reports
+/// unknown node agents together with the graph's other problems.
+pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> Vec<GraphIssue> {
+    let mut issues = Vec::new();
+    for (i, node) in spec.nodes.iter().enumerate() {
+        let field = format!("nodes[{i}].agent");
+        match find(&node.agent) {
+            NodeAgent::Agent => {}
+            NodeAgent::Graph => issues.push(GraphIssue::error(
+                field,
+                format!(
+                    "node `{}` runs `{}`, which is a graph agent: graphs cannot be nodes of \
+                     other graphs yet; name a plain agent",
+                    node.name, node.agent
+                ),
+            )),
+            NodeAgent::Unusable { reason } => issues.push(GraphIssue::error(
+                field,
+                format!(
+                    "node `{}` runs `{}`, which cannot run: {reason}",
+                    node.name, node.agent
+                ),
+            )),
+            NodeAgent::Unknown { similar } => {
+                let hint = match similar.as_slice() {
+                    [] => String::new(),
+                    names => format!(
+                        "; did you mean {}?",
+                        names
+                            .iter()
+                            .map(|name| format!("`{name}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                issues.push(GraphIssue::error(
+                    field,
+                    format!(
+                        "node `{}` runs `{}`, and no agent has that name{hint}",
+                        node.name, node.agent
+                    ),
+                ));
+            }
+        }
+    }
+    issues
 }

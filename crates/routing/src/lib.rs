@@ -22,8 +22,8 @@ pub mod state;
 pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION_LEN};
 pub use graph::{
     ConditionOutcome, EdgeOutcome, GRAPH_VARIABLES, Graph, GraphIssue, GraphIssues, GraphStepError,
-    IssueSeverity, NodeAgent, Transition, check_spec, graph_variables, render_dot, render_mermaid,
-    render_text,
+    IssueSeverity, NodeAgent, Transition, check_node_agents, check_spec, graph_variables,
+    render_dot, render_mermaid, render_text,
 };
 pub use handoff::{HandoffTool, WhenCheck, handoff_tool_name};
 pub use memory::{
