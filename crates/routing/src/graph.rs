@@ -331,18 +331,6 @@ impl fmt::Display for GraphIssues {
 
 impl std::error::Error for GraphIssues {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn assert_send_sync<T: Send + Sync + Clone>() {}
-
-    #[test]
-    fn graph_is_send_sync_clone() {
-        assert_send_sync::<Graph>();
-    }
-}
-
 /// [`Graph::check_agents`] on a declaration that may not compile, so `agents validate` reports
 /// unknown node agents together with the graph's other problems.
 pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> Vec<GraphIssue> {
@@ -389,4 +377,16 @@ pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> 
         }
     }
     issues
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+
+    #[test]
+    fn graph_is_send_sync_clone() {
+        assert_send_sync::<Graph>();
+    }
 }
