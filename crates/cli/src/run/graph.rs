@@ -2,7 +2,7 @@
 //! its events — a header per node, the node's tool lines and guardrail checks, the edge taken —
 //! with the last node's answer on stdout.
 
-use super::render::{EventSink, Renderer, excerpt, pump};
+use super::render::{EventSink, Renderer, excerpt, json_line, pump};
 use super::terminal::Frontend;
 use super::{GUARDRAIL_EXIT, warn};
 use crate::args::graph::{GraphResumeArgs, GraphRunArgs, GraphRunFlags};
@@ -241,12 +241,7 @@ impl EventSink<GraphEvent> for GraphRenderer {
     fn show(&mut self, event: &GraphEvent) {
         match self.format {
             RunFormat::Json => {}
-            RunFormat::StreamJson => {
-                let mut out = std::io::stdout().lock();
-                let _ = serde_json::to_writer(&mut out, event);
-                let _ = writeln!(out);
-                let _ = out.flush();
-            }
+            RunFormat::StreamJson => json_line(event),
             RunFormat::Text => self.text(event),
         }
     }

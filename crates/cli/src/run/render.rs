@@ -194,12 +194,7 @@ impl Renderer {
     pub(crate) fn event(&mut self, event: &RunEvent) {
         match self.format {
             RunFormat::Json => {}
-            RunFormat::StreamJson => {
-                let mut out = std::io::stdout().lock();
-                let _ = serde_json::to_writer(&mut out, event);
-                let _ = writeln!(out);
-                let _ = out.flush();
-            }
+            RunFormat::StreamJson => json_line(event),
             RunFormat::Text => self.text_event(event),
         }
     }
@@ -426,6 +421,15 @@ impl Renderer {
             self.end_line();
         }
     }
+}
+
+/// One event of `--format stream-json`: a JSON line on stdout, flushed.
+pub(crate) fn json_line(event: &impl serde::Serialize) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout (e.g. `| head`) is not the run's failure.
+    let _ = serde_json::to_writer(&mut out, event);
+    let _ = writeln!(out);
+    let _ = out.flush();
 }
 
 /// The first line of `text`, cut to [`EXCERPT_CHARS`].

@@ -10,7 +10,6 @@ use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Usage};
 use serde_json::json;
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -151,18 +150,11 @@ fn child_graph_writer() {
 fn a_killed_graph_resumes_from_its_last_whole_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.db");
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "suite::graph_writers::child_graph_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, &path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = super::support::spawn_child_test(
+        "suite::graph_writers::child_graph_writer",
+        CHILD_ENV,
+        &path,
+    );
     let latest_step = || -> u32 {
         SqliteStore::open(&path)
             .ok()

@@ -7,7 +7,6 @@
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 use serde_json::json;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const CHILD_ENV: &str = "AGENTCTL_CONTEXT_KILL_TEST_DB";
@@ -76,18 +75,7 @@ fn child_writer() {
 fn killed_writer_leaves_a_consistent_resumable_session() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.db");
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "suite::kill::child_writer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, &path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = super::support::spawn_child_test("suite::kill::child_writer", CHILD_ENV, &path);
     // Let it write a good number of turns, then kill it mid-stream (SIGKILL on Unix).
     let started = Instant::now();
     loop {
