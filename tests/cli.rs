@@ -7,6 +7,7 @@ mod cli {
     mod support;
 
     mod agents;
+    mod completions;
     mod concurrency;
     mod graph;
     mod guardrails;
