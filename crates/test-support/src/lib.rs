@@ -21,6 +21,8 @@
 //! ```
 
 mod fakes;
+#[cfg(target_os = "linux")]
+pub mod process;
 mod rules;
 mod server;
 mod wire;

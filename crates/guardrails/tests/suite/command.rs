@@ -1,11 +1,10 @@
 //! `command:` validators as real child processes: stdin, stderr, environment, timeouts,
 //! process groups, the sandbox, and programs that cannot start.
 
-use super::support::{
-    SECRET, answer, command, compile_in, read_pid, script, test_environment, wait_group_dead,
-};
+use super::support::{SECRET, answer, command, compile_in, read_pid, script, test_environment};
 use agentctl_core::{Guardrail, GuardrailAction};
 use agentctl_guardrails::CommandEnvironment;
+use agentctl_test_support::process::wait_group_dead;
 use std::path::Path;
 
 /// The errors of checking `text` with `guardrail`, run in `root` with the tests' environment.

@@ -1,7 +1,8 @@
 //! The bash tool: exit codes, timeouts, output caps, cancellation, process groups.
 
-use super::support::{bash_with, call, ctx, live_members, tool, wait_for_pid, wait_group_dead};
+use super::support::{bash_with, call, ctx, tool, wait_for_pid};
 use agentctl_core::ToolError;
+use agentctl_test_support::process::{live_members, wait_group_dead};
 use agentctl_tools::BuiltinToolsConfig;
 use serde_json::json;
 use std::time::{Duration, Instant};

@@ -1,0 +1,60 @@
+//! Process groups as `/proc` shows them (Linux): whether a killed group is really gone.
+
+/// Processes of group `pgid` that can still run: present in `/proc`, not zombies, not
+/// exiting and without a pending SIGKILL.
+pub fn live_members(pgid: u32) -> Vec<u32> {
+    const PF_EXITING: u64 = 0x4;
+    const SIGKILL_BIT: u64 = 1 << 8;
+    let mut live = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, after_comm)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = after_comm.split_whitespace().collect();
+        let (Some(&state), Some(pgrp), Some(flags)) =
+            (fields.first(), fields.get(2), fields.get(6))
+        else {
+            continue;
+        };
+        if pgrp.parse::<u32>().ok() != Some(pgid) || matches!(state, "Z" | "X" | "x") {
+            continue;
+        }
+        if flags.parse::<u64>().unwrap_or(0) & PF_EXITING != 0 {
+            continue;
+        }
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let kill_pending = status.lines().any(|line| {
+            let mask = line
+                .strip_prefix("SigPnd:")
+                .or_else(|| line.strip_prefix("ShdPnd:"));
+            mask.and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+                .is_some_and(|mask| mask & SIGKILL_BIT != 0)
+        });
+        if !kill_pending {
+            live.push(pid);
+        }
+    }
+    live
+}
+
+/// Waits (at most 10 s, far more than a kill takes) until no process of group `pgid` can
+/// still run; returns those that still can.
+pub async fn wait_group_dead(pgid: u32) -> Vec<u32> {
+    for _ in 0..500 {
+        if live_members(pgid).is_empty() {
+            return Vec::new();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    live_members(pgid)
+}
