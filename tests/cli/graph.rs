@@ -481,3 +481,38 @@ fn agents_validate_locates_every_problem_of_a_graph_file() {
         text(&run.stderr)
     );
 }
+
+#[test]
+fn hostile_node_output_is_masked_and_cannot_drive_the_terminal() {
+    let project = strict_project();
+    let model = ServedModel::openai();
+    // A planner that echoes the API key and writes terminal control sequences.
+    model.answer_text("{\"steps\": [\"sk-test-strict-fake\", \"\u{1b}]0;pwned\u{7}\u{1b}[2J\"]}");
+    model.answer_text(r#"{"done": false}"#);
+    let output = graph_command(
+        &project,
+        &model,
+        &["graph", "run", "pipeline", "-p", "Ship it"],
+    )
+    .output()
+    .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(!stderr.contains("sk-test-strict-fake"), "{stderr}");
+    let session = only_session(&project);
+    // The checkpoint and the replay hold the masked value, not the key.
+    let store = project.store();
+    let history = store.graph_history(&session, 0).unwrap();
+    let state = history.last().unwrap().state.to_string();
+    assert!(!state.contains("sk-test-strict-fake"), "{state}");
+    let replay = project.output(&["graph", "replay", "--session", &session]);
+    let shown = text(&replay.stdout);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains("sk-test-strict-fake"),
+        "{shown:?}"
+    );
+    // The builder was not asked with the key either.
+    let asked = model.server.requests()[1].body["messages"].to_string();
+    assert!(!asked.contains("sk-test-strict-fake"), "{asked}");
+}

@@ -300,12 +300,17 @@ impl<'r> Driver<'r> {
             return Err(GraphError::Store(error));
         }
         let result = outcome.result.map_err(failed)?;
-        let output = match extract_json(&result.text) {
+        // Masked here, once: the state feeds the events, the checkpoints and the next
+        // node's prompt, and none of them may carry a secret the answer echoed.
+        let secrets = self.runner.builder().secrets();
+        let text = secrets.redact(&result.text).into_owned();
+        let mut output = match extract_json(&text) {
             Ok((value, _)) => value,
-            Err(_) => Value::String(result.text.clone()),
+            Err(_) => Value::String(text.clone()),
         };
+        secrets.redact_json(&mut output);
         Ok((
-            result.text,
+            text,
             output,
             NodeRun {
                 run_id,
