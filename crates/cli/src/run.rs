@@ -68,7 +68,9 @@ impl RunRequest {
             (prompt, true) => PromptSource::Interactive(prompt),
             (Some(prompt), false) => PromptSource::Once(prompt),
             (None, false) if stdin_terminal => PromptSource::Interactive(None),
-            (None, false) => PromptSource::Once(read_stdin_prompt()?),
+            (None, false) => PromptSource::Once(read_stdin_prompt(
+                "no prompt: pass -p PROMPT, pipe the prompt on stdin, or use --interactive on a terminal",
+            )?),
         };
         if matches!(
             (&agent, &prompt),
@@ -112,17 +114,14 @@ impl RunRequest {
     }
 }
 
-/// Reads a piped prompt; an empty one is an error naming `-p`.
-pub(crate) fn read_stdin_prompt() -> anyhow::Result<String> {
+/// Reads a piped prompt; an empty one is the error `missing`.
+pub(crate) fn read_stdin_prompt(missing: &str) -> anyhow::Result<String> {
     let mut prompt = String::new();
     std::io::stdin()
         .read_to_string(&mut prompt)
         .context("cannot read the prompt from stdin")?;
     let prompt = prompt.trim();
-    anyhow::ensure!(
-        !prompt.is_empty(),
-        "no prompt: pass -p PROMPT, pipe the prompt on stdin, or use --interactive on a terminal"
-    );
+    anyhow::ensure!(!prompt.is_empty(), "{missing}");
     Ok(prompt.to_owned())
 }
 

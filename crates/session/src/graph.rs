@@ -143,20 +143,35 @@ impl<'r> GraphRunner<'r> {
     }
 }
 
-/// The newest branch of `graph` (any graph when `None`) recorded in `session`, for resuming
-/// and replaying; [`GraphError::NoCheckpoint`] when there is none.
-pub fn latest_branch(
+/// A branch of the session's graph runs: `branch` when given, else the newest of `graph` (of
+/// any graph when `None`). [`GraphError::NoBranch`] names the branches there are;
+/// [`GraphError::NoCheckpoint`] says the session has none (of that graph).
+pub fn find_branch(
     session: &SessionHandle,
+    branch: Option<u32>,
     graph: Option<&str>,
 ) -> Result<GraphBranch, GraphError> {
     let branches = session.store().graph_branches(session.id())?;
-    branches
-        .into_iter()
-        .filter(|branch| graph.is_none_or(|graph| branch.graph == graph))
-        .max_by_key(|branch| (branch.updated_at, branch.branch))
-        .ok_or_else(|| GraphError::NoCheckpoint {
-            session: session.id().to_owned(),
-        })
+    match branch {
+        Some(wanted) => {
+            let known: Vec<u32> = branches.iter().map(|b| b.branch).collect();
+            branches
+                .into_iter()
+                .find(|b| b.branch == wanted)
+                .ok_or_else(|| GraphError::NoBranch {
+                    session: session.id().to_owned(),
+                    branch: wanted,
+                    known,
+                })
+        }
+        None => branches
+            .into_iter()
+            .filter(|b| graph.is_none_or(|graph| b.graph == graph))
+            .max_by_key(|b| (b.updated_at, b.branch))
+            .ok_or_else(|| GraphError::NoCheckpoint {
+                session: session.id().to_owned(),
+            }),
+    }
 }
 
 /// A graph run in progress: a stream of its [`GraphEvent`]s, driven as it is polled.

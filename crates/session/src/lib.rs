@@ -48,7 +48,7 @@ pub use conversation::Conversation;
 pub use error::SessionError;
 pub use graph::{
     GraphError, GraphOutcome, GraphReplay, GraphRun, GraphRunner, ReplayItem, ReplayNode,
-    ReplayTotals, latest_branch,
+    ReplayTotals, find_branch,
 };
 pub use maintenance::compact_now;
 pub use project::Project;

@@ -13,7 +13,7 @@ use agentctl_core::{AgentDefinition, GraphEvent, GraphStart, RunError, RunOption
 use agentctl_routing::Graph;
 use agentctl_session::{
     GraphError, GraphOutcome, GraphRun, GraphRunner, RuntimeBuilder, SessionHandle, SessionRunner,
-    latest_branch,
+    find_branch,
 };
 use anyhow::Context as _;
 use std::io::{IsTerminal as _, Write as _};
@@ -30,7 +30,7 @@ enum Start {
 pub(crate) fn run(global: &GlobalArgs, args: GraphRunArgs) -> anyhow::Result<ExitCode> {
     let prompt = match args.prompt {
         Some(prompt) => prompt,
-        None => super::read_stdin_prompt()?,
+        None => super::read_stdin_prompt("no prompt: pass -p PROMPT or pipe the request on stdin")?,
     };
     let choice = match (args.session, args.continue_session) {
         (Some(id), _) => SessionChoice::Resume(id),
@@ -165,29 +165,7 @@ fn execute(
 
 /// The name of the graph a session's branch ran.
 fn recorded_graph(session: &SessionHandle, branch: Option<u32>) -> anyhow::Result<String> {
-    match branch {
-        None => Ok(latest_branch(session, None)?.graph),
-        Some(wanted) => {
-            use agentctl_context::GraphLog as _;
-            let branches = session.store().graph_branches(session.id())?;
-            let numbers: Vec<String> = branches.iter().map(|b| b.branch.to_string()).collect();
-            branches
-                .into_iter()
-                .find(|b| b.branch == wanted)
-                .map(|b| b.graph)
-                .with_context(|| {
-                    format!(
-                        "session {} has no graph branch {wanted}; its branches: {}",
-                        session.id(),
-                        if numbers.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            numbers.join(", ")
-                        }
-                    )
-                })
-        }
-    }
+    Ok(find_branch(session, branch, None)?.graph)
 }
 
 /// The graph agent `name`, compiled.

@@ -211,17 +211,7 @@ impl<'r> Driver<'r> {
 
     /// `branch`, checked to be this graph's, or the newest branch of this graph.
     fn branch(&self, branch: Option<u32>) -> Result<u32, GraphError> {
-        let branches = self.session.store().graph_branches(self.session.id())?;
-        let found = match branch {
-            Some(wanted) => branches.into_iter().find(|b| b.branch == wanted),
-            None => branches
-                .into_iter()
-                .filter(|b| b.graph == self.graph.name())
-                .max_by_key(|b| (b.updated_at, b.branch)),
-        };
-        let found = found.ok_or_else(|| GraphError::NoCheckpoint {
-            session: self.session.id().to_owned(),
-        })?;
+        let found = super::find_branch(&self.session, branch, Some(self.graph.name()))?;
         if found.graph != self.graph.name() {
             return Err(GraphError::OtherGraph {
                 session: self.session.id().to_owned(),

@@ -83,6 +83,19 @@ pub enum GraphError {
         /// The session.
         session: String,
     },
+    /// No branch of that number.
+    #[error(
+        "session {session} has no graph branch {branch}; its branches: {}",
+        branch_list(.known)
+    )]
+    NoBranch {
+        /// The session.
+        session: String,
+        /// The branch asked for.
+        branch: u32,
+        /// The branches there are.
+        known: Vec<u32>,
+    },
     /// The branch belongs to another graph.
     #[error("branch {branch} of session {session} is a run of graph `{recorded}`, not `{given}`")]
     OtherGraph {
@@ -126,6 +139,18 @@ impl GraphError {
             _ => None,
         }
     }
+}
+
+/// `0, 1, 2`, or `none`.
+fn branch_list(known: &[u32]) -> String {
+    if known.is_empty() {
+        return "none".to_owned();
+    }
+    known
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `a → b → a → …` (the last 12 nodes of a long path).

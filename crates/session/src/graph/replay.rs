@@ -121,15 +121,8 @@ impl GraphReplay {
     pub fn load(session: &SessionHandle, branch: Option<u32>) -> Result<Self, GraphError> {
         let store = session.store();
         let id = session.id();
+        let chosen = super::find_branch(session, branch, None)?;
         let branches = store.graph_branches(id)?;
-        let chosen = match branch {
-            Some(wanted) => branches.iter().find(|b| b.branch == wanted),
-            None => branches.iter().max_by_key(|b| (b.updated_at, b.branch)),
-        }
-        .cloned()
-        .ok_or_else(|| GraphError::NoCheckpoint {
-            session: id.to_owned(),
-        })?;
         let history = store.graph_history(id, chosen.branch)?;
         let runs = store.runs(id)?;
         let messages = store.messages(id, &MessageQuery::default())?;
