@@ -5,6 +5,7 @@ use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
 use crate::serde_util::one_or_many;
+use crate::trace::SpanKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
@@ -371,42 +372,72 @@ pub struct MemorySpec {
     pub long_term: bool,
 }
 
-/// Tracing of an agent's runs.
+/// Tracing of an agent's runs (`tracing:` in the front matter). Fields left out take the
+/// settings' `agents.tracing` values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TracingSpec {
-    /// Whether runs of this agent are traced.
+    /// Whether runs of this agent are traced (default true once `tracing:` is written).
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Event kinds to record; empty means all.
+    /// Span kinds to record (`session`, `graph`, `node`, `run`, `llm`, `tool`, `handoff`,
+    /// `guardrail`); empty takes the settings' list, which when empty means all.
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "one_or_many"
     )]
-    pub events: Vec<String>,
-    /// Where traces go.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backend: Option<TracingBackend>,
-    /// Fraction of runs traced, from 0 to 1.
+    pub events: Vec<SpanKind>,
+    /// Where traces go besides the session store: one backend or a list.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
+    pub backend: Vec<TracingBackend>,
+    /// Fraction of runs traced, from 0 to 1; decided once per run, so a trace is never half
+    /// present.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         alias = "sample_rate"
     )]
     pub sample_rate: Option<f64>,
+    /// Whether OpenTelemetry spans carry message contents (prompts, answers, tool arguments
+    /// and results); off by default, as the GenAI conventions advise.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "capture_content"
+    )]
+    pub capture_content: Option<bool>,
 }
 
-/// Where traces are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Where traces are written, besides the session store (which `agentctl trace` reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TracingBackend {
     /// Human-readable lines on stderr.
     Console,
-    /// One JSON object per line in a file.
+    /// One file per session under `.agentctl/traces/YYYY-MM-DD/session-<id>.jsonl`.
     Jsonl,
-    /// OpenTelemetry export.
+    /// OTLP over HTTP/protobuf to `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    #[serde(alias = "opentelemetry")]
     Otel,
+}
+
+impl TracingBackend {
+    /// Every backend, as written.
+    pub const ALL: [TracingBackend; 3] = [Self::Console, Self::Jsonl, Self::Otel];
+
+    /// The name as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Console => "console",
+            Self::Jsonl => "jsonl",
+            Self::Otel => "otel",
+        }
+    }
 }
 
 fn default_true() -> bool {

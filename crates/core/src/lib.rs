@@ -28,6 +28,7 @@ mod tool;
 mod tool_filter;
 mod tool_names;
 mod tool_registry;
+mod trace;
 
 pub use agent::{
     AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs,
@@ -60,9 +61,13 @@ pub use run_error::RunError;
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
     AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, EnvSettings, ProviderConfig,
-    ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings,
+    ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings, TracingSettings,
 };
 pub use tool::{Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
 pub use tool_registry::{ToolRegistry, spec_of};
+pub use trace::{
+    MAX_SPAN_TEXT_BYTES, Span, SpanDetail, SpanId, SpanKind, SpanSink, SpanStatus, SpanTokens,
+    TRUNCATION_MARK, TraceContext, TraceId, TracePolicy, bounded,
+};

@@ -2,6 +2,7 @@
 
 use crate::agent::ContextMode;
 use crate::conversation::Message;
+use crate::trace::TraceContext;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
@@ -39,6 +40,11 @@ pub struct RunOptions {
     /// Id for the run instead of a generated one (`run-…`); it must be unique among the
     /// runtime's runs. Lets a caller key state by the id before the run's first tool call.
     pub run_id: Option<String>,
+    /// The trace the run belongs to, when it is traced. The run does not trace itself: whoever
+    /// watches its events builds its spans; the run passes the context on to its tool calls
+    /// ([`ToolContext::trace`](crate::ToolContext::trace)) so a sub-agent's spans land under
+    /// the call that started it.
+    pub trace: Option<TraceContext>,
 }
 
 impl RunOptions {

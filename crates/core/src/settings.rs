@@ -1,7 +1,9 @@
 //! Resolved settings: the result of layering `settings.json` files.
 
-use crate::agent::{ContextMode, Scope};
+use crate::agent::{ContextMode, Scope, TracingBackend};
 use crate::mcp::McpServerConfig;
+use crate::serde_util::one_or_many;
+use crate::trace::SpanKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -46,8 +48,9 @@ pub struct AgentsSettings {
     pub default_scope: Scope,
     /// Whether sessions are persisted.
     pub context_persistence: bool,
-    /// Whether runs are traced.
-    pub tracing: bool,
+    /// Tracing of runs: `true`/`false`, or `{enabled, backend, events, sampleRate,
+    /// captureContent}`. An agent's `tracing:` overrides it field by field.
+    pub tracing: TracingSettings,
     /// Model used when an agent names none (or says `inherit` at top level).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_model: Option<String>,
@@ -67,10 +70,95 @@ impl Default for AgentsSettings {
             auto_route: false,
             default_scope: Scope::Project,
             context_persistence: true,
-            tracing: false,
+            tracing: TracingSettings::default(),
             default_model: None,
             default_agent: None,
             max_handoffs: 8,
+        }
+    }
+}
+
+/// `agents.tracing`: whether and how runs are traced. Written as a boolean (`true` traces
+/// every run into the session store and the default backend) or as an object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", from = "TracingSettingsInput")]
+#[schemars(with = "TracingSettingsInput")]
+pub struct TracingSettings {
+    /// Whether runs are traced.
+    pub enabled: bool,
+    /// Where traces go besides the session store; empty means `jsonl`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub backend: Vec<TracingBackend>,
+    /// Span kinds recorded; empty means all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<SpanKind>,
+    /// Fraction of runs traced, from 0 to 1.
+    pub sample_rate: f64,
+    /// Whether OpenTelemetry spans carry message contents.
+    pub capture_content: bool,
+}
+
+impl Default for TracingSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            backend: Vec::new(),
+            events: Vec::new(),
+            sample_rate: 1.0,
+            capture_content: false,
+        }
+    }
+}
+
+/// `agents.tracing` as written: a boolean or an object.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum TracingSettingsInput {
+    /// `true` or `false`.
+    Flag(bool),
+    /// `{enabled, backend, events, sampleRate, captureContent}`.
+    Object(TracingSettingsObject),
+}
+
+/// `agents.tracing` written as an object.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TracingSettingsObject {
+    /// Whether runs are traced (default true).
+    #[serde(default = "enabled_by_default")]
+    enabled: bool,
+    /// One backend or a list.
+    #[serde(default, deserialize_with = "one_or_many")]
+    backend: Vec<TracingBackend>,
+    /// Span kinds recorded; empty means all.
+    #[serde(default, deserialize_with = "one_or_many")]
+    events: Vec<SpanKind>,
+    /// Fraction of runs traced, from 0 to 1.
+    #[serde(default, alias = "sample_rate")]
+    sample_rate: Option<f64>,
+    /// Whether OpenTelemetry spans carry message contents.
+    #[serde(default, alias = "capture_content")]
+    capture_content: bool,
+}
+
+fn enabled_by_default() -> bool {
+    true
+}
+
+impl From<TracingSettingsInput> for TracingSettings {
+    fn from(input: TracingSettingsInput) -> Self {
+        match input {
+            TracingSettingsInput::Flag(enabled) => Self {
+                enabled,
+                ..Self::default()
+            },
+            TracingSettingsInput::Object(object) => Self {
+                enabled: object.enabled,
+                backend: object.backend,
+                events: object.events,
+                sample_rate: object.sample_rate.unwrap_or(1.0),
+                capture_content: object.capture_content,
+            },
         }
     }
 }

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
 use crate::run::SubAgentRunner;
+use crate::trace::TraceContext;
 
 /// What a tool call knows about the run it belongs to.
 ///
@@ -35,6 +36,7 @@ pub struct ToolContext {
     cancel: CancellationToken,
     sub_agents: Option<Arc<dyn SubAgentRunner>>,
     depth: u32,
+    trace: Option<TraceContext>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -66,6 +68,7 @@ impl ToolContext {
             cancel,
             sub_agents: None,
             depth: 0,
+            trace: None,
         }
     }
 
@@ -76,6 +79,18 @@ impl ToolContext {
         self.sub_agents = Some(runner);
         self.depth = depth;
         self
+    }
+
+    /// The same context inside a traced run: the call's own work (a sub-agent run) hangs under
+    /// the call's span ([`TraceContext::for_tool_call`]).
+    pub fn with_trace(mut self, run: Option<&TraceContext>) -> Self {
+        self.trace = run.map(|trace| trace.for_tool_call(&self.run_id, &self.call_id));
+        self
+    }
+
+    /// Where this call's own work belongs in the trace; `None` when the run is not traced.
+    pub fn trace(&self) -> Option<&TraceContext> {
+        self.trace.as_ref()
     }
 
     /// Id of the run.

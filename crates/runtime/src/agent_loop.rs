@@ -13,7 +13,7 @@ use agentctl_core::{
     CallGate, ContextMode, GuardrailSubject, HandoffRequest, Message, ModelDelta, ModelProvider,
     ModelRef, ModelRequest, ModelResponse, ProviderError, Redactor, RunError, RunEvent,
     RunGuardrails, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolFilter,
-    ToolRegistry, ToolsSettings, Usage,
+    ToolRegistry, ToolsSettings, TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;
@@ -55,6 +55,8 @@ pub(crate) struct Prepared {
     pub depth: u32,
     /// Time limits of tool calls (`tools.timeoutSeconds`, `tools.timeouts`).
     pub tool_limits: ToolsSettings,
+    /// The trace the run belongs to, passed on to its tool calls.
+    pub trace: Option<TraceContext>,
 }
 
 /// Where events go; building an event is skipped entirely when nobody listens.

@@ -7,7 +7,9 @@
 //! [`Settings`]: agentctl_core::Settings
 
 use super::{ConfigError, ConfigWarning};
-use agentctl_core::{ContextMode, McpServerConfig, ProviderKind, SandboxMode, Scope};
+use agentctl_core::{
+    ContextMode, McpServerConfig, ProviderKind, SandboxMode, Scope, SpanKind, TracingBackend,
+};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -58,13 +60,120 @@ struct RawAgents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     context_persistence: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    tracing: Option<bool>,
+    tracing: Option<RawTracing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default_agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_handoffs: Option<u32>,
+}
+
+/// `agents.tracing` as written: a boolean, or an object whose fields merge one by one.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum RawTracing {
+    Flag(bool),
+    Object(RawTracingObject),
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawTracingObject {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    backend: Option<OneOrMany<TracingBackend>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    events: Option<OneOrMany<SpanKind>>,
+    #[serde(
+        default,
+        alias = "sample_rate",
+        skip_serializing_if = "Option::is_none"
+    )]
+    sample_rate: Option<UnitInterval>,
+    #[serde(
+        default,
+        alias = "capture_content",
+        skip_serializing_if = "Option::is_none"
+    )]
+    capture_content: Option<bool>,
+}
+
+impl<'de> Deserialize<'de> for RawTracing {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = RawTracing;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true, false or an object {enabled, backend, events, sampleRate, captureContent}")
+            }
+
+            fn visit_bool<E: de::Error>(self, value: bool) -> Result<RawTracing, E> {
+                Ok(RawTracing::Flag(value))
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawTracing, A::Error> {
+                RawTracingObject::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawTracing::Object)
+            }
+        }
+
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// One value or a list of them, kept as written.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor<T>(PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> de::Visitor<'de> for Visitor<T> {
+            type Value = OneOrMany<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a name or a list of names")
+            }
+
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<OneOrMany<T>, E> {
+                T::deserialize(de::value::StrDeserializer::new(value)).map(OneOrMany::One)
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<OneOrMany<T>, A::Error> {
+                Vec::<T>::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(OneOrMany::Many)
+            }
+        }
+
+        deserializer.deserialize_any(Visitor(PhantomData))
+    }
+}
+
+/// A number from 0 to 1 (a sample rate).
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+struct UnitInterval(f64);
+
+impl<'de> Deserialize<'de> for UnitInterval {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        if (0.0..=1.0).contains(&value) {
+            Ok(Self(value))
+        } else {
+            Err(de::Error::custom(format!(
+                "sample rate {value} is outside 0..=1 (0 traces no run, 1 every run)"
+            )))
+        }
+    }
 }
 
 /// `providers.<name>` as written: fields merge one by one across layers.

@@ -60,7 +60,7 @@ fn project_wins_over_global_which_wins_over_defaults() {
     let loaded = load_settings(&sandbox.locations()).unwrap();
     let agents = &loaded.settings.agents;
     assert_eq!(agents.default_context_mode, ContextMode::Run);
-    assert!(agents.tracing);
+    assert!(agents.tracing.enabled);
     assert_eq!(agents.shared_context_max_messages, 20);
     assert_eq!(agents.default_scope, Scope::Global);
     assert_eq!(agents.default_model.as_deref(), Some("openai:gpt-4o"));
@@ -215,11 +215,11 @@ fn empty_and_null_mean_not_set() {
         3,
         "an empty file is a layer that sets nothing"
     );
-    assert!(loaded.settings.agents.tracing);
+    assert!(loaded.settings.agents.tracing.enabled);
 
     sandbox.write_project(r#"{"agents": {"tracing": null, "defaultModel": null}}"#);
     let loaded = load_settings(&sandbox.locations()).unwrap();
-    assert!(loaded.settings.agents.tracing);
+    assert!(loaded.settings.agents.tracing.enabled);
     assert_eq!(
         loaded.settings.agents.default_model.as_deref(),
         Some("openai:gpt-4o")
@@ -249,7 +249,7 @@ fn unknown_keys_are_warnings_naming_file_and_key() {
             "mcpServers": {"x": {"command": "x", "oauth": {"clientId": "abc"}}}}"#,
     );
     let loaded = load_settings(&sandbox.locations()).unwrap();
-    assert!(loaded.settings.agents.tracing);
+    assert!(loaded.settings.agents.tracing.enabled);
     assert_eq!(
         loaded.warnings,
         [
