@@ -1,0 +1,1 @@
+//! OpenTelemetry export (to be written).

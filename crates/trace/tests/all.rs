@@ -1,0 +1,3 @@
+//! Integration tests of agentctl-trace.
+
+mod suite;
