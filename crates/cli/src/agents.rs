@@ -32,6 +32,7 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
         // The seed's spellings of `agentctl run` and `agentctl graph`.
         AgentsCommand::Run(args) => crate::run::run(global, args),
         AgentsCommand::Graph(command) => crate::graph_cmd::run(global, command),
+        AgentsCommand::Trace(command) => crate::trace_cmd::run(global, command),
     }
 }
 

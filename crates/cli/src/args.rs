@@ -7,6 +7,7 @@ pub(crate) mod graph;
 pub(crate) mod mcp;
 pub(crate) mod route;
 pub(crate) mod sessions;
+pub(crate) mod trace;
 
 pub(crate) use bare_prompt::parse;
 
@@ -59,6 +60,9 @@ pub(crate) enum Command {
     /// Run, resume, replay and draw graphs of agents.
     #[command(subcommand)]
     Graph(graph::GraphCommand),
+    /// Show and export the traces of a session's runs.
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
     /// Inspect and call MCP servers; serve agents over MCP.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
@@ -145,6 +149,9 @@ agentctl agents validate --all --format json")]
     /// Graphs of agents (the same as `agentctl graph`).
     #[command(subcommand)]
     Graph(graph::GraphCommand),
+    /// Traces of a session's runs (the same as `agentctl trace`).
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
 }
 
 #[derive(Debug, Args)]
@@ -381,6 +388,10 @@ pub(crate) struct RunArgs {
     /// Resume the latest session of this project (or start one).
     #[arg(long = "continue", short = 'c')]
     pub continue_session: bool,
+    /// Trace the run: print model calls, tool calls, handoffs and guardrails on stderr as they
+    /// finish, and keep the trace in the session for `agentctl trace show|export`.
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub approvals: ApprovalArgs,
 }

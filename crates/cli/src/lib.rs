@@ -18,6 +18,7 @@ mod route_cmd;
 mod run;
 mod schema;
 mod sessions_cmd;
+mod trace_cmd;
 
 use args::{Cli, Command};
 use std::process::ExitCode;
@@ -48,6 +49,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
         Command::Context(args) => context_cmd::run(&cli.global, args),
         Command::Graph(command) => graph_cmd::run(&cli.global, command),
+        Command::Trace(command) => trace_cmd::run(&cli.global, command),
         // `args::parse` turns a prompt into `run` and refuses anything else.
         Command::Prompt(_) => {
             anyhow::bail!("give the prompt as one quoted argument: agentctl \"PROMPT\"")

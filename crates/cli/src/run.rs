@@ -143,6 +143,7 @@ enum Ending {
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
+    let trace = args.trace;
     let RunRequest {
         agent,
         prompt,
@@ -160,7 +161,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
     if let Some(recording) = &recording {
         builder = builder.record(recording.clone());
     }
-    let runner = SessionRunner::new(&project, builder);
+    let runner = SessionRunner::new(&project, builder).with_tracing(trace, None);
     let first_prompt = match &prompt {
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),
@@ -175,7 +176,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
             );
         };
         return graph::run_graph_agent(
-            global, &agent, prompt, format, &options, approvals, session,
+            global, &agent, prompt, format, &options, approvals, session, trace,
         );
     }
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {

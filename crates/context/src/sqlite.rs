@@ -28,6 +28,7 @@ mod runs;
 mod schema;
 mod sessions;
 mod state;
+mod trace;
 
 use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;

@@ -1,7 +1,7 @@
 //! The store traits: what the rest of agentctl needs from a session database.
 //!
-//! Split by capability — sessions, messages, runs, state, graph checkpoints — so a test double
-//! or a server backend can implement what it needs; [`SessionStore`] is all five, implemented
+//! Split by capability — sessions, messages, runs, state, graph checkpoints, trace spans — so a test double
+//! or a server backend can implement what it needs; [`SessionStore`] is all six, implemented
 //! automatically.
 //! The traits are synchronous: the embedded SQLite store answers in microseconds, and an
 //! async front end calls it from `spawn_blocking` or simply inline between model calls.
@@ -13,7 +13,7 @@ use crate::record::{
     StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
-use agentctl_core::{ContextMode, Usage};
+use agentctl_core::{ContextMode, Span, Usage};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -195,7 +195,21 @@ pub trait GraphLog: Send + Sync {
     fn graph_history(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>>;
 }
 
-/// Everything a session store does.
-pub trait SessionStore: SessionLog + MessageLog + RunLog + StateLog + GraphLog {}
+/// Trace spans of a session's traced turns: what `agentctl trace export` and `trace show`
+/// read. Spans are written as they finish, so a long run never holds its trace in memory.
+pub trait TraceLog: Send + Sync {
+    /// Stores a finished span of `session` (writing the same span id again replaces it).
+    fn record_span(&self, session: &str, span: &Span) -> Result<()>;
+    /// Calls `visit` with the session's spans in start order, one at a time (a long trace is
+    /// never loaded whole); returns how many there were.
+    /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
+    fn for_each_span(&self, session: &str, visit: &mut dyn FnMut(Span)) -> Result<usize>;
+}
 
-impl<T: SessionLog + MessageLog + RunLog + StateLog + GraphLog + ?Sized> SessionStore for T {}
+/// Everything a session store does.
+pub trait SessionStore: SessionLog + MessageLog + RunLog + StateLog + GraphLog + TraceLog {}
+
+impl<T: SessionLog + MessageLog + RunLog + StateLog + GraphLog + TraceLog + ?Sized> SessionStore
+    for T
+{
+}

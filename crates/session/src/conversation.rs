@@ -7,12 +7,12 @@
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
-use crate::turn::{Notice, Turn};
+use crate::turn::{Notice, Turn, TurnTracing};
 use agentctl_context::{
-    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
+    ContextError, TraceLog, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
     expand_file_references, resolve_mode,
 };
-use agentctl_core::{AgentDefinition, ContextMode, Message, RunError, RunOptions};
+use agentctl_core::{AgentDefinition, ContextMode, Message, RunError, RunOptions, SpanDetail};
 use agentctl_runtime::{Runtime, model_context_window};
 use async_trait::async_trait;
 use std::path::PathBuf;
@@ -135,6 +135,8 @@ impl Conversation {
             });
         }
         options.history = self.history()?;
+        let trace = self.trace(&options, &expansion.text);
+        options.trace = trace.context().cloned();
         let recorder = match &self.session {
             Some(session) => {
                 session.chain().start();
@@ -152,6 +154,8 @@ impl Conversation {
             }
             None => None,
         };
+        let mut trace = trace;
+        trace.next_run(self.agent.name(), &expansion.text, options.depth);
         let handle = self.runtime.run(&self.agent, &expansion.text, options);
         Ok(Turn::new(
             self,
@@ -160,7 +164,33 @@ impl Conversation {
             notices,
             expansion.text,
             cancel,
+            trace,
         ))
+    }
+
+    /// Where the turn's spans go: under the caller's span when the options carry one (a
+    /// graph node), else under a new `session` root span when the turn is traced.
+    fn trace(&self, options: &RunOptions, prompt: &str) -> TurnTracing {
+        if let Some(parent) = &options.trace {
+            return TurnTracing::under(parent.clone());
+        }
+        let store = self.session.as_ref().map(|session| {
+            (
+                Arc::clone(session.store()) as Arc<dyn TraceLog>,
+                session.id(),
+            )
+        });
+        let detail = SpanDetail::Session {
+            prompt: prompt.to_owned(),
+        };
+        match self
+            .shared
+            .tracing
+            .begin(self.agent.spec.tracing.as_ref(), store, detail)
+        {
+            Some(root) => TurnTracing::rooted(root),
+            None => TurnTracing::off(),
+        }
     }
 
     /// Compacts the agent's workspace with its own model when it outgrew the context window.

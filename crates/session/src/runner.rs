@@ -10,12 +10,14 @@ use crate::session::SessionHandle;
 use crate::shared::{Prepared, Shared};
 use crate::toolset::{AgentTools, McpTools};
 use agentctl_context::SessionChoice;
-use agentctl_core::{AgentDefinition, RunOptions};
+use agentctl_core::{AgentDefinition, RunOptions, Settings};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
 use agentctl_routing::{RouteDecision, Router};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_tools::BuiltinToolsConfig;
+use agentctl_trace::{Tracing, WarningFn};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 /// Runs agents of one project for one front end.
@@ -68,6 +70,8 @@ impl SessionRunner {
         let inline = secrets_of(project.settings(), &agents, std::env::vars_os());
         let secrets = builder.secrets().merged(&inline);
         let builder = builder.redactor(secrets);
+        let traces = project.store_path().parent().map(|dir| dir.join("traces"));
+        let tracing = tracing(project.settings(), traces, &builder);
         Self {
             shared: Arc::new(Shared {
                 builder,
@@ -77,6 +81,7 @@ impl SessionRunner {
                 mcp,
                 store_path: Some(project.store_path()),
                 settings: project.settings().agents.clone(),
+                tracing,
             }),
             router: OnceLock::new(),
         }
@@ -97,6 +102,7 @@ impl SessionRunner {
         let secrets = secrets_of(&settings, &agents, std::env::vars_os());
         let secrets = builder.secrets().merged(&secrets);
         let builder = builder.redactor(secrets);
+        let tracing = tracing(&settings, None, &builder);
         Self {
             shared: Arc::new(Shared {
                 builtin: BuiltinToolsConfig::from_settings(&settings),
@@ -106,9 +112,28 @@ impl SessionRunner {
                 mcp,
                 store_path: None,
                 settings: settings.agents,
+                tracing,
             }),
             router: OnceLock::new(),
         }
+    }
+
+    /// Traces every turn and prints it on the console (`--trace`), and reports tracing
+    /// trouble (a file that cannot be written, a collector that does not answer) through
+    /// `warn` instead of stderr. Call before the first conversation.
+    pub fn with_tracing(mut self, console: bool, warn: Option<WarningFn>) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            let settings = shared.settings.tracing.clone();
+            let traces = shared
+                .store_path
+                .as_ref()
+                .and_then(|path| path.parent())
+                .map(|dir| dir.join("traces"));
+            let warn = warn.unwrap_or_else(stderr_warning);
+            shared.tracing = Tracing::new(settings, traces, shared.builder.secrets().clone(), warn)
+                .force_console(console);
+        }
+        self
     }
 
     /// Every agent found, with load errors.
@@ -138,6 +163,11 @@ impl SessionRunner {
     /// The runtime builder.
     pub fn builder(&self) -> &RuntimeBuilder {
         &self.shared.builder
+    }
+
+    /// The tracing backends and the per-turn decision.
+    pub(crate) fn tracing(&self) -> &Tracing {
+        &self.shared.tracing
     }
 
     /// The MCP servers of the settings.
@@ -214,8 +244,26 @@ impl SessionRunner {
         Ok((conversation, warnings))
     }
 
-    /// Stops the MCP servers (and their process groups).
+    /// Stops the MCP servers (and their process groups) and writes out buffered trace spans
+    /// (an OpenTelemetry collector gets a bounded time to take them).
     pub async fn shutdown(&self) {
         self.shared.mcp.shutdown().await;
+        let shared = Arc::clone(&self.shared);
+        // The exporter blocks while it delivers: off the async workers.
+        let _ = tokio::task::spawn_blocking(move || shared.tracing.shutdown()).await;
     }
+}
+
+/// Tracing by the settings, masking what the builder masks; warnings on stderr.
+fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilder) -> Tracing {
+    Tracing::new(
+        settings.agents.tracing.clone(),
+        traces,
+        builder.secrets().clone(),
+        stderr_warning(),
+    )
+}
+
+fn stderr_warning() -> WarningFn {
+    Arc::new(|message: String| eprintln!("warning: {message}"))
 }

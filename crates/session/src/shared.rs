@@ -11,6 +11,7 @@ use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
 use agentctl_runtime::Runtime;
 use agentctl_tools::BuiltinToolsConfig;
+use agentctl_trace::Tracing;
 use std::path::PathBuf;
 
 /// What the runner and its conversations share: conversations need it to start the agents a
@@ -24,6 +25,8 @@ pub(crate) struct Shared {
     /// Where the session store is; `None` for agents defined in code without a project.
     pub(crate) store_path: Option<PathBuf>,
     pub(crate) settings: AgentsSettings,
+    /// The tracing backends and the decision, per turn, whether it is traced.
+    pub(crate) tracing: Tracing,
 }
 
 /// An agent ready to run: its definition (with the agent pool when it delegates), its runtime

@@ -14,10 +14,11 @@ use crate::shared::{Prepared, Shared};
 use agentctl_context::{ContextError, ModeInputs, RunId, resolve_mode};
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, Message, RunError, RunEvent,
-    RunOptions, RunResult,
+    RunOptions, RunResult, TraceContext,
 };
 use agentctl_mcp::McpError;
 use agentctl_runtime::{RunHandle, Runtime};
+use agentctl_trace::{OpenSpan, RunTracer, TurnTrace};
 use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};
 use std::pin::Pin;
@@ -36,6 +37,84 @@ pub enum Notice {
         /// The agent.
         agent: String,
     },
+}
+
+/// A turn's tracing: off, or its runs under a parent span — the turn's own `session` root
+/// span, or the caller's (a graph node).
+pub(crate) struct TurnTracing {
+    root: Option<OpenSpan>,
+    turn: Option<TurnTrace>,
+    run: Option<RunTracer>,
+}
+
+impl TurnTracing {
+    pub(crate) fn off() -> Self {
+        Self {
+            root: None,
+            turn: None,
+            run: None,
+        }
+    }
+
+    /// Runs under `parent`'s span, which the caller ends.
+    pub(crate) fn under(parent: TraceContext) -> Self {
+        Self {
+            root: None,
+            turn: Some(TurnTrace::new(parent)),
+            run: None,
+        }
+    }
+
+    /// Runs under the turn's own root span.
+    pub(crate) fn rooted(root: OpenSpan) -> Self {
+        Self {
+            turn: Some(TurnTrace::new(root.context())),
+            root: Some(root),
+            run: None,
+        }
+    }
+
+    /// The context the turn's runs carry (their tools' sub-agents hang under it).
+    pub(crate) fn context(&self) -> Option<&TraceContext> {
+        self.turn.as_ref().map(TurnTrace::context)
+    }
+
+    /// Starts tracing the turn's next run (ending the previous one's, if still open).
+    pub(crate) fn next_run(&mut self, agent: &str, prompt: &str, depth: u32) {
+        if let Some(run) = self.run.take() {
+            run.finish();
+        }
+        self.run = self
+            .turn
+            .as_mut()
+            .map(|turn| turn.run(agent, prompt, depth));
+    }
+
+    fn event(&mut self, event: &RunEvent) {
+        if let Some(run) = &mut self.run {
+            run.event(event);
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.observe(event);
+        }
+    }
+
+    fn handoff_failed(&mut self, error: &str) {
+        if let Some(turn) = &mut self.turn {
+            turn.handoff_failed(error);
+        }
+    }
+
+    fn finish(mut self, error: Option<&str>) {
+        if let Some(run) = self.run.take() {
+            run.finish();
+        }
+        // A handoff the turn never acted on is recorded before the root ends.
+        drop(self.turn.take());
+        if let Some(root) = self.root.take() {
+            root.end(error);
+        }
+    }
 }
 
 /// A turn in progress: a stream of its runs' events.
@@ -60,11 +139,14 @@ pub struct Turn<'a> {
     save_error: Option<ContextError>,
     /// Warnings met while starting handoff targets (their MCP servers).
     warnings: Vec<McpError>,
+    trace: TurnTracing,
 }
 
 /// A handoff's target, started.
 struct Switch {
     agent: AgentDefinition,
+    /// The target's first message.
+    brief: String,
     runtime: Runtime,
     mode: ContextMode,
     handle: RunHandle,
@@ -103,6 +185,7 @@ impl<'a> Turn<'a> {
         notices: Vec<Notice>,
         prompt: String,
         cancel: CancellationToken,
+        trace: TurnTracing,
     ) -> Self {
         let agents = vec![conversation.agent.name().to_owned()];
         Self {
@@ -118,6 +201,7 @@ impl<'a> Turn<'a> {
             stopped: None,
             save_error: None,
             warnings: Vec::new(),
+            trace,
         }
     }
 
@@ -148,12 +232,14 @@ impl<'a> Turn<'a> {
             mut save_error,
             agents,
             warnings,
+            trace,
             ..
         } = self;
         let result = match stopped {
             Some(error) => Err(error),
             None => handle.result().await,
         };
+        trace.finish(result.as_ref().err().map(ToString::to_string).as_deref());
         if let Some(recorder) = recorder
             && let Some(error) = recorder.finish(&result)
         {
@@ -201,6 +287,7 @@ impl<'a> Turn<'a> {
         // The target runs with its own model, not the one given for the first agent.
         options.model = None;
         options.cancel = Some(self.cancel.clone());
+        options.trace = self.trace.context().cloned();
         let start = StartTarget {
             shared: Arc::clone(&self.conversation.shared),
             session: self.conversation.session.clone(),
@@ -229,6 +316,8 @@ impl Stream for Turn<'_> {
                 this.switching = None;
                 match started {
                     Ok(switch) => {
+                        this.trace
+                            .next_run(switch.agent.name(), &switch.brief, 0);
                         this.handle = switch.handle;
                         this.recorder = switch.recorder;
                         this.warnings.extend(switch.warnings);
@@ -241,6 +330,7 @@ impl Stream for Turn<'_> {
                         let error = RunError::Aborted(format!(
                             "the handoff to `{target}` could not start it: {error}"
                         ));
+                        this.trace.handoff_failed(&error.to_string());
                         let event = RunEvent::RunFailed {
                             error: error.to_string(),
                         };
@@ -258,6 +348,7 @@ impl Stream for Turn<'_> {
                     if let Some(recorder) = this.recorder.as_mut() {
                         recorder.event(&event);
                     }
+                    this.trace.event(&event);
                     if let RunEvent::RunFinished { result } = &event
                         && result.handoff.is_some()
                     {
@@ -349,6 +440,7 @@ impl StartTarget {
         };
         let handle = runtime.run(&agent, &brief, options);
         Ok(Switch {
+            brief,
             agent,
             runtime,
             mode,

@@ -1,4 +1,34 @@
-//! Tracing for agentctl: the spans of a run, built from its events, and the backends that
-//! write them.
+//! Tracing for agentctl: the spans of a turn, built from its runs' events, and the backends
+//! that write them.
+//!
+//! * [`Tracing`] resolves whether a turn is traced ([`TracePlan`]: `agents.tracing`, the
+//!   agent's `tracing:`, `--trace`, the sample rate — decided once per turn) and starts its
+//!   root span; [`TurnTrace`] and [`RunTracer`] turn the runs' events into `run`, `llm`,
+//!   `tool`, `guardrail` and `handoff` spans; [`OpenSpan`] is a `session`, `graph` or `node`
+//!   span that encloses runs.
+//! * Backends ([`SpanSink`](agentctl_core::SpanSink)s): the session store ([`StoreSink`],
+//!   read back by `agentctl trace`), JSONL files ([`JsonlSink`]), the console
+//!   ([`ConsoleSink`]) and OpenTelemetry.
+//!
+//! Every span passes [`TraceContext::record`](agentctl_core::TraceContext::record) — the
+//! `events` filter, secret masking, the size cap — before a backend sees it. Only open spans
+//! are held in memory: a run of any length writes its trace as it goes.
 
+mod clock;
+mod console;
 mod otel;
+mod plan;
+mod run;
+mod sinks;
+mod span;
+mod tree;
+mod turn;
+
+pub use otel::otlp_json;
+pub use console::{ConsoleSink, console_block};
+pub use plan::{TracePlan, Tracing};
+pub use run::RunTracer;
+pub use sinks::{FanOut, JsonlSink, MemorySink, StoreSink, WarningFn};
+pub use span::OpenSpan;
+pub use tree::{TraceNode, TraceTree, build_trees, render_waterfall};
+pub use turn::TurnTrace;

@@ -68,6 +68,10 @@ pub(crate) struct GraphRunFlags {
     /// Ask the model for whole answers instead of streaming them.
     #[arg(long)]
     pub no_stream: bool,
+    /// Trace the run: print each node's model calls, tool calls and handoffs on stderr, and
+    /// keep the trace in the session for `agentctl trace show|export`.
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub approvals: ApprovalArgs,
 }

@@ -70,12 +70,14 @@ pub(crate) fn run_graph_agent(
     options: &RunOptions,
     approvals: ApprovalArgs,
     session: SessionChoice,
+    trace: bool,
 ) -> anyhow::Result<ExitCode> {
     let flags = GraphRunFlags {
         model: options.model.clone(),
         max_turns: options.max_turns,
         format,
         no_stream: !options.stream,
+        trace,
         approvals,
     };
     execute(
@@ -107,7 +109,7 @@ fn execute(
     let builder = RuntimeBuilder::new(&project)
         .approvals(crate::approvals::choice(&flags.approvals)?)
         .approver(approver);
-    let runner = SessionRunner::new(&project, builder);
+    let runner = SessionRunner::new(&project, builder).with_tracing(flags.trace, None);
     let first_prompt = match &start {
         Start::New(prompt) => Some(prompt.as_str()),
         _ => None,

@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -126,4 +126,21 @@ CREATE TABLE graph_checkpoints (
     PRIMARY KEY (session_id, branch, step)
 ) WITHOUT ROWID;
 CREATE INDEX idx_graph_checkpoints_run ON graph_checkpoints(run_id);
+"#;
+
+/// Trace spans: every finished span of a traced turn, as JSON, keyed by trace and span id so
+/// writing one again replaces it. `agentctl trace export|show` read them back in start order,
+/// which the second index serves without sorting. Deleting the session deletes them.
+const V5: &str = r#"
+CREATE TABLE trace_spans (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    trace_id    TEXT NOT NULL,
+    span_id     TEXT NOT NULL,
+    parent_id   TEXT,
+    kind        TEXT NOT NULL,
+    start_ns    INTEGER NOT NULL,
+    span        TEXT NOT NULL,
+    PRIMARY KEY (session_id, trace_id, span_id)
+) WITHOUT ROWID;
+CREATE INDEX idx_trace_spans_start ON trace_spans(session_id, start_ns);
 "#;

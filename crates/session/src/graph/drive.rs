@@ -5,10 +5,15 @@ use super::error::GraphError;
 use super::{GraphOutcome, StartAt};
 use crate::runner::SessionRunner;
 use crate::session::SessionHandle;
-use agentctl_context::{GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, StateLog as _};
-use agentctl_core::{
-    ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions,
+use agentctl_context::{
+    GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, StateLog as _, TraceLog,
 };
+use agentctl_core::{
+    ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions, SpanDetail,
+    TraceContext,
+};
+use agentctl_trace::OpenSpan;
+use std::sync::Arc;
 use agentctl_guardrails::extract_json;
 use agentctl_routing::{Graph, Transition, graph_variables};
 use futures_util::StreamExt as _;
@@ -61,18 +66,48 @@ impl Position {
 impl<'r> Driver<'r> {
     /// Runs the graph from `at`; every failure is also a `graph_failed` event.
     pub(super) async fn drive(self, at: StartAt) -> Result<GraphOutcome, GraphError> {
-        let result = self.run(at).await;
+        let mut span = self.begin_trace();
+        let result = self.run(at, &mut span).await;
         if let Err(error) = &result {
             self.emit(GraphEvent::GraphFailed {
                 node: error.node().map(str::to_owned),
                 error: error.to_string(),
             });
         }
+        if let Some(span) = span {
+            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
+        }
         result
     }
 
-    async fn run(&self, at: StartAt) -> Result<GraphOutcome, GraphError> {
+    /// The graph run's root span, when traced: by the graph definition's `tracing:`, else the
+    /// settings.
+    fn begin_trace(&self) -> Option<OpenSpan> {
+        let spec = self
+            .runner
+            .require_agent(self.graph.name())
+            .ok()
+            .and_then(|definition| definition.spec.tracing);
+        let store = Arc::clone(self.session.store()) as Arc<dyn TraceLog>;
+        let detail = SpanDetail::Graph {
+            graph: self.graph.name().to_owned(),
+            branch: 0,
+        };
+        self.runner
+            .tracing()
+            .begin(spec.as_ref(), Some((store, self.session.id())), detail)
+    }
+
+    async fn run(
+        &self,
+        at: StartAt,
+        span: &mut Option<OpenSpan>,
+    ) -> Result<GraphOutcome, GraphError> {
         let (mut position, start) = self.start(at)?;
+        if let Some(SpanDetail::Graph { branch, .. }) = span.as_mut().map(OpenSpan::detail_mut) {
+            *branch = position.branch;
+        }
+        let trace = span.as_ref().map(OpenSpan::context);
         let Some(next) = position.next.clone() else {
             return Err(self.finished_error(&position));
         };
@@ -102,7 +137,9 @@ impl<'r> Driver<'r> {
                 })?
                 .clone();
             let step = position.step + 1;
-            let (text, output, run) = self.run_node(&node, step, &position.state).await?;
+            let (text, output, run) = self
+                .run_node(&node, step, &position.state, trace.as_ref())
+                .await?;
             position
                 .state
                 .insert(node.output_key().to_owned(), output.clone());
@@ -229,6 +266,30 @@ impl<'r> Driver<'r> {
         node: &GraphNode,
         step: u32,
         state: &Map<String, Value>,
+        trace: Option<&TraceContext>,
+    ) -> Result<(String, Value, NodeRun), GraphError> {
+        let span = trace.map(|trace| {
+            let detail = SpanDetail::Node {
+                graph: self.graph.name().to_owned(),
+                node: node.name.clone(),
+                agent: node.agent.clone(),
+                step,
+            };
+            OpenSpan::start(trace, Some(&node.agent), detail)
+        });
+        let result = self.run_node_traced(node, step, state, span.as_ref()).await;
+        if let Some(span) = span {
+            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
+        }
+        result
+    }
+
+    async fn run_node_traced(
+        &self,
+        node: &GraphNode,
+        step: u32,
+        state: &Map<String, Value>,
+        span: Option<&OpenSpan>,
     ) -> Result<(String, Value, NodeRun), GraphError> {
         let failed = |source: RunError| match source {
             RunError::Cancelled => GraphError::Cancelled,
@@ -255,6 +316,7 @@ impl<'r> Driver<'r> {
             source: Box::new(error),
         };
         let mut options = self.options.clone();
+        options.trace = span.map(OpenSpan::context);
         if agent.spec.context_mode.is_none() {
             // A node is a function of the request and the state: without a mode of its own,
             // its agent starts fresh each time (`run`), so a revisit or a fork never sees

@@ -10,6 +10,7 @@ use agentctl_core::{
     RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
 };
 use agentctl_guardrails::JsonSchemaCheck;
+use agentctl_trace::RunTracer;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -277,6 +278,15 @@ impl Supervisor<'_> {
             .depth(self.ctx.depth() + 1)
             .cancel(self.ctx.cancellation().clone())
             .working_dir(self.ctx.working_dir());
+        // The child's spans hang under this call's `tool` span, in the caller's trace.
+        let options = RunOptions {
+            trace: self.ctx.trace().cloned(),
+            ..options
+        };
+        let mut tracer = self
+            .ctx
+            .trace()
+            .map(|trace| RunTracer::start(trace, self.agent.name(), prompt, self.ctx.depth() + 1));
         let mut handle: Box<dyn RunStream> = self.runner.start(self.agent, prompt, options);
         let max_tokens = self.inner.config.max_tokens;
         loop {
@@ -291,6 +301,9 @@ impl Supervisor<'_> {
             };
             let Some(event) = event else { break };
             self.recorder.event(&event);
+            if let Some(tracer) = &mut tracer {
+                tracer.event(&event);
+            }
             if matches!(event, RunEvent::Usage { .. }) && self.stop.is_none() {
                 let used = self.recorder.usage().input_tokens + self.recorder.usage().output_tokens;
                 if used > max_tokens {
@@ -298,6 +311,9 @@ impl Supervisor<'_> {
                     handle.cancel();
                 }
             }
+        }
+        if let Some(tracer) = tracer {
+            tracer.finish();
         }
         handle.into_result().await
     }
