@@ -24,5 +24,6 @@ mod cli {
     mod state;
     mod strict;
     mod tools;
+    mod trace;
     mod triage;
 }

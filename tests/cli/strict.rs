@@ -80,7 +80,12 @@ fn a_task_sub_agent_sends_valid_requests() {
         "task",
         r#"{"goal":"Read notes.txt and say what it says"}"#,
     );
-    model.answer_text("It says hello from the notes.");
+    // The sub-agent does not stream: its answer comes whole.
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response(
+            "It says hello from the notes.",
+        ));
     model.answer_text("The sub-agent found: hello.");
     let output = run(
         &project,
@@ -101,6 +106,12 @@ fn a_task_sub_agent_sends_valid_requests() {
     assert_eq!(
         roles(&requests[2].body),
         ["system", "user", "assistant", "tool"]
+    );
+    // The child answered: its answer, not an error, is the task's result.
+    let result = requests[2].body["messages"][3]["content"].as_str().unwrap();
+    assert!(
+        result.starts_with("It says hello from the notes."),
+        "{result}"
     );
     model.server.assert_no_violations();
 }

@@ -24,7 +24,9 @@ pub(crate) fn run(global: &GlobalArgs, command: TraceCommand) -> anyhow::Result<
 /// The store holding `session`, checked to have it.
 fn store_of(project: &Project, session: &str) -> anyhow::Result<SqliteStore> {
     let store = project.open_store(false)?.with_context(|| {
-        format!("no session `{session}`: no session has been recorded here yet (agentctl sessions list)")
+        format!(
+            "no session `{session}`: no session has been recorded here yet (agentctl sessions list)"
+        )
     })?;
     store.session(session)?;
     Ok(store)

@@ -16,5 +16,6 @@ mod suite {
     mod recorder;
     mod state;
     mod store;
+    mod trace;
     mod views;
 }

@@ -9,7 +9,7 @@ use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::turn::{Notice, Turn, TurnTracing};
 use agentctl_context::{
-    ContextError, TraceLog, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest,
+    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest, TraceLog,
     expand_file_references, resolve_mode,
 };
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunError, RunOptions, SpanDetail};

@@ -316,8 +316,7 @@ impl Stream for Turn<'_> {
                 this.switching = None;
                 match started {
                     Ok(switch) => {
-                        this.trace
-                            .next_run(switch.agent.name(), &switch.brief, 0);
+                        this.trace.next_run(switch.agent.name(), &switch.brief, 0);
                         this.handle = switch.handle;
                         this.recorder = switch.recorder;
                         this.warnings.extend(switch.warnings);

@@ -24,8 +24,8 @@ mod span;
 mod tree;
 mod turn;
 
-pub use otel::otlp_json;
 pub use console::{ConsoleSink, console_block};
+pub use otel::otlp_json;
 pub use plan::{TracePlan, Tracing};
 pub use run::RunTracer;
 pub use sinks::{FanOut, JsonlSink, MemorySink, StoreSink, WarningFn};

@@ -1,7 +1,7 @@
 //! OpenTelemetry export (placeholder until the exporter lands).
 
-use agentctl_core::{Span, SpanSink};
 use crate::sinks::WarningFn;
+use agentctl_core::{Span, SpanSink};
 
 pub struct OtelSink;
 

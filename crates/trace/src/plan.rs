@@ -7,8 +7,8 @@ use crate::sinks::{FanOut, JsonlSink, StoreSink, WarningFn};
 use crate::span::OpenSpan;
 use agentctl_context::TraceLog;
 use agentctl_core::{
-    Redactor, SpanDetail, SpanKind, SpanSink, TraceId, TracePolicy, TracingBackend, TracingSpec,
-    TracingSettings,
+    Redactor, SpanDetail, SpanKind, SpanSink, TraceId, TracePolicy, TracingBackend,
+    TracingSettings, TracingSpec,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -188,17 +188,26 @@ impl Tracing {
         }
     }
 
-    fn sink(&self, plan: &TracePlan, store: Option<(Arc<dyn TraceLog>, &str)>) -> Arc<dyn SpanSink> {
+    fn sink(
+        &self,
+        plan: &TracePlan,
+        store: Option<(Arc<dyn TraceLog>, &str)>,
+    ) -> Arc<dyn SpanSink> {
         let mut sinks: Vec<Arc<dyn SpanSink>> = Vec::new();
         if let Some((store, session)) = store {
-            sinks.push(Arc::new(StoreSink::new(store, session, Arc::clone(&self.warn))));
+            sinks.push(Arc::new(StoreSink::new(
+                store,
+                session,
+                Arc::clone(&self.warn),
+            )));
         }
         for backend in &plan.backends {
             let sink = match backend {
-                TracingBackend::Console => Some(Arc::clone(
-                    self.console
-                        .get_or_init(|| Arc::new(ConsoleSink::stderr()) as Arc<dyn SpanSink>),
-                )),
+                TracingBackend::Console => {
+                    Some(Arc::clone(self.console.get_or_init(|| {
+                        Arc::new(ConsoleSink::stderr()) as Arc<dyn SpanSink>
+                    })))
+                }
                 TracingBackend::Jsonl => self
                     .jsonl
                     .get_or_init(|| {

@@ -321,7 +321,10 @@ impl RunTracer {
         let Some(llm) = self.llm.take() else { return };
         let (end, error) = match llm.end {
             Some(end) => (end, None),
-            None => (now, Some(error.unwrap_or("the answer did not end").to_owned())),
+            None => (
+                now,
+                Some(error.unwrap_or("the answer did not end").to_owned()),
+            ),
         };
         let latency_ms = llm.start.ms_until(&end);
         self.record(

@@ -213,9 +213,7 @@ fn describe(span: &Span) -> String {
         }
         SpanDetail::Tool { name, .. } => format!("tool {name}"),
         SpanDetail::Handoff { from, to, .. } => format!("handoff {from} → {to}"),
-        SpanDetail::Guardrail {
-            name, passed, ..
-        } => format!(
+        SpanDetail::Guardrail { name, passed, .. } => format!(
             "guardrail {name} {}",
             if *passed { "passed" } else { "failed" }
         ),

@@ -116,8 +116,12 @@ impl<'de> Deserialize<'de> for RawTracing {
             }
 
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawTracing, A::Error> {
-                RawTracingObject::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(RawTracing::Object)
+                let mut object =
+                    RawTracingObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                // Writing the object turns tracing on, as in the agent file; the layer below
+                // (the defaults say `enabled: false`) must not keep it off.
+                object.enabled.get_or_insert(true);
+                Ok(RawTracing::Object(object))
             }
         }
 

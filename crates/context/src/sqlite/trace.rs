@@ -53,8 +53,9 @@ impl TraceLog for SqliteStore {
             while let Some(row) = rows.next()? {
                 let id: String = row.get(0)?;
                 let text: String = row.get(1)?;
-                let span = serde_json::from_str(&text)
-                    .map_err(|error| Fault::Corrupt("trace_spans", format!("span {id}: {error}")))?;
+                let span = serde_json::from_str(&text).map_err(|error| {
+                    Fault::Corrupt("trace_spans", format!("span {id}: {error}"))
+                })?;
                 visit(span);
                 count += 1;
             }

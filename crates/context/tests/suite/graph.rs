@@ -410,13 +410,15 @@ fn a_version_3_file_gains_checkpoints_and_keeps_its_data() {
     drop(temp.store);
     // Back to what an agentctl before graph checkpoints left: no table, user_version 3.
     let conn = Connection::open(&temp.path).unwrap();
-    conn.execute_batch("DROP TABLE graph_checkpoints; PRAGMA user_version = 3;")
-        .unwrap();
+    conn.execute_batch(
+        "DROP TABLE trace_spans; DROP TABLE graph_checkpoints; PRAGMA user_version = 3;",
+    )
+    .unwrap();
     drop(conn);
 
     let store = SqliteStore::open(&temp.path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(SCHEMA_VERSION, 5);
     assert_eq!(
         store.session(&session.id).unwrap().title.as_deref(),
         Some("old")

@@ -159,7 +159,8 @@ fn a_version_2_file_gains_the_state_table() {
     // Back to what an agentctl before session state left: no table, user_version 2.
     let conn = Connection::open(&temp.path).unwrap();
     conn.execute_batch(
-        "DROP TABLE graph_checkpoints; DROP TABLE session_state; PRAGMA user_version = 2;",
+        "DROP TABLE trace_spans; DROP TABLE graph_checkpoints; DROP TABLE session_state; \
+         PRAGMA user_version = 2;",
     )
     .unwrap();
     drop(conn);

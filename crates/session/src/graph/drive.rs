@@ -12,13 +12,13 @@ use agentctl_core::{
     ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions, SpanDetail,
     TraceContext,
 };
-use agentctl_trace::OpenSpan;
-use std::sync::Arc;
 use agentctl_guardrails::extract_json;
 use agentctl_routing::{Graph, Transition, graph_variables};
+use agentctl_trace::OpenSpan;
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
+use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 

@@ -1,0 +1,372 @@
+//! Tracing end to end: the seed's scenario 4 (`--trace` on the handoff chain prints llm, tool,
+//! handoff and guardrail lines), `trace show|export` reading the session's spans back with
+//! their parent links, JSONL files in the seed's layout, `sampleRate` and `events` from the
+//! settings, sub-agents under their `task` call and graphs under their nodes.
+
+use super::support::{ServedModel, TestProject, text};
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+
+const REQUEST: &str = "Fix this bug: the dashboard crashes after login";
+
+/// The example's settings with `tracing` as `agents.tracing`.
+fn with_tracing(project: &TestProject, tracing: Value) {
+    let path = project.root.join(".agentctl/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    settings["agents"]["tracing"] = tracing;
+    std::fs::write(path, settings.to_string()).unwrap();
+}
+
+fn latest_session(project: &TestProject) -> String {
+    let sessions = project.json(&["sessions", "list", "--format", "json"]);
+    sessions[0]["id"].as_str().unwrap().to_owned()
+}
+
+fn exported(project: &TestProject, session: &str) -> Vec<Value> {
+    let spans = project.json(&["trace", "export", "--session", session, "--format", "json"]);
+    spans.as_array().unwrap().clone()
+}
+
+/// Durations, bars, ids and times differ from run to run.
+fn trace_filters() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\b\d+(\.\d+)?(ms|s)\b", "[T]");
+    settings.add_filter(r"▕[ █]+▏", "[BAR]");
+    settings.add_filter(r"trace [0-9a-f]{32} · \S+", "trace [ID] · [TIME]");
+    settings
+}
+
+#[test]
+fn the_seed_scenario_prints_trace_lines_for_llm_tool_handoff_and_guardrail() {
+    let project = TestProject::example_named("handoff-chain");
+    let output = project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
+    let stderr = text(&output.stderr);
+    // The `[Trace]` blocks, each up to its blank line (tool lines and notes sit between).
+    let mut blocks = String::new();
+    let mut inside = false;
+    for line in stderr.lines() {
+        inside = inside || line.starts_with("[Trace]");
+        if inside {
+            blocks.push_str(line);
+            blocks.push('\n');
+            inside = !line.is_empty();
+        }
+    }
+    trace_filters().bind(|| insta::assert_snapshot!(blocks));
+    // The answer stays alone on stdout.
+    assert!(!text(&output.stdout).contains("[Trace]"));
+}
+
+#[test]
+fn export_of_a_handoff_session_links_every_span_to_its_parent() {
+    let project = TestProject::example_named("handoff-chain");
+    project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
+    let session = latest_session(&project);
+    let spans = exported(&project, &session);
+    let kinds: HashSet<&str> = spans.iter().map(|s| s["type"].as_str().unwrap()).collect();
+    for kind in ["session", "run", "llm", "tool", "handoff", "guardrail"] {
+        assert!(kinds.contains(kind), "no {kind} span in {kinds:?}");
+    }
+    let by_id: HashMap<&str, &Value> = spans
+        .iter()
+        .map(|span| (span["span_id"].as_str().unwrap(), span))
+        .collect();
+    let kind_of_parent = |span: &Value| {
+        let parent = span["parent_id"].as_str().expect("a parent");
+        by_id[parent]["type"].as_str().unwrap().to_owned()
+    };
+    for span in &spans {
+        assert_eq!(span["session_id"], session.as_str());
+        assert_eq!(span["trace_id"], spans[0]["trace_id"], "one trace per turn");
+        match span["type"].as_str().unwrap() {
+            "session" => assert!(span.get("parent_id").is_none()),
+            "run" | "handoff" => assert_eq!(kind_of_parent(span), "session"),
+            _ => assert_eq!(kind_of_parent(span), "run", "{span}"),
+        }
+    }
+    // The seed's fields.
+    let llm = spans.iter().find(|s| s["type"] == "llm").unwrap();
+    assert_eq!(llm["data"]["prompt"], REQUEST);
+    assert!(
+        llm["data"]["model"]
+            .as_str()
+            .unwrap()
+            .starts_with("scripted:")
+    );
+    assert!(llm["data"]["tokens"]["input"].is_u64() && llm["data"]["latency_ms"].is_f64());
+    let tool = spans.iter().find(|s| s["type"] == "tool").unwrap();
+    assert_eq!(tool["data"]["name"], "read_file");
+    assert_eq!(tool["data"]["input"], json!({"path": "src/auth.ts"}));
+    assert!(
+        tool["data"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("login flow")
+    );
+    let handoff = spans.iter().find(|s| s["type"] == "handoff").unwrap();
+    assert_eq!(
+        (&handoff["data"]["from"], &handoff["data"]["to"]),
+        (&json!("debug-analyzer"), &json!("code-fixer"))
+    );
+    assert_eq!(handoff["data"]["payload"]["line"], 44);
+    // The target's run follows from the handoff.
+    let fixer = spans
+        .iter()
+        .find(|s| s["type"] == "run" && s["agent"] == "code-fixer")
+        .unwrap();
+    assert_eq!(fixer["links"], json!([handoff["span_id"]]));
+    let guardrail = spans.iter().find(|s| s["type"] == "guardrail").unwrap();
+    assert_eq!(guardrail["data"]["name"], "no-secrets-in-review");
+    assert_eq!(guardrail["data"]["passed"], true);
+    assert_eq!(guardrail["agent"], "code-reviewer");
+
+    // JSON Lines: the same spans, one per line.
+    let jsonl = project.agentctl(&[
+        "trace",
+        "export",
+        "--session",
+        &session,
+        "--format",
+        "jsonl",
+    ]);
+    let lines: Vec<Value> = text(&jsonl.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines, spans);
+    // The seed's spelling.
+    let again = project.json(&["agents", "trace", "export", "--session", &session]);
+    assert_eq!(again.as_array().unwrap(), &spans);
+}
+
+#[test]
+fn trace_show_draws_the_timeline_tree() {
+    let project = TestProject::example_named("handoff-chain");
+    project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
+    let session = latest_session(&project);
+    let shown = project.agentctl(&["trace", "show", "--session", &session]);
+    trace_filters().bind(|| insta::assert_snapshot!(text(&shown.stdout)));
+    let json = project.json(&["trace", "show", "--session", &session, "--format", "json"]);
+    let root = &json[0]["roots"][0];
+    assert_eq!(root["type"], "session");
+    assert_eq!(root["children"][0]["type"], "run");
+    assert_eq!(root["children"][0]["children"][0]["type"], "llm");
+}
+
+#[test]
+fn sessions_without_a_trace_and_unknown_sessions_are_clear_errors() {
+    let project = TestProject::example_named("handoff-chain");
+    project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
+    let session = latest_session(&project);
+    for args in [
+        vec!["trace", "show", "--session", session.as_str()],
+        vec!["trace", "export", "--session", session.as_str()],
+    ] {
+        let output = project.output(&args);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains("has no trace"), "{stderr}");
+        assert!(stderr.contains("--trace"), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+    let output = project.output(&["trace", "show", "--session", "nope"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("nope"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn settings_tracing_writes_jsonl_files_in_the_seed_layout_and_appends_per_session() {
+    let project = TestProject::example_named("handoff-chain");
+    with_tracing(&project, json!({"enabled": true, "backend": "jsonl"}));
+    let output = project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
+    assert!(
+        !text(&output.stderr).contains("[Trace]"),
+        "no console backend"
+    );
+    let session = latest_session(&project);
+    let days: Vec<_> = std::fs::read_dir(project.root.join(".agentctl/traces"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(days.len(), 1);
+    let day = days[0].file_name().into_string().unwrap();
+    assert!(
+        day.len() == 10 && day.as_bytes()[4] == b'-' && day.as_bytes()[7] == b'-',
+        "{day}"
+    );
+    let file = days[0].path().join(format!("session-{session}.jsonl"));
+    let read = || -> Vec<Value> {
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let first = read();
+    let by_id = |spans: &[Value]| {
+        let mut spans = spans.to_vec();
+        spans.sort_by_key(|span| span["span_id"].as_str().unwrap().to_owned());
+        spans
+    };
+    assert_eq!(
+        by_id(&first),
+        by_id(&exported(&project, &session)),
+        "file and store agree"
+    );
+    // The next turn of the session appends to the same file.
+    project.agentctl(&[
+        "run",
+        "debug-analyzer",
+        "--session",
+        &session,
+        "-p",
+        REQUEST,
+    ]);
+    let both = read();
+    assert!(both.len() > first.len() && both.starts_with(&first));
+    let traces: HashSet<&Value> = both.iter().map(|span| &span["trace_id"]).collect();
+    assert_eq!(traces.len(), 2, "one trace per turn");
+}
+
+#[test]
+fn sample_rate_zero_records_nothing_and_events_filter_keeps_only_tool_spans() {
+    let project = TestProject::example_named("handoff-chain");
+    with_tracing(&project, json!({"sampleRate": 0}));
+    project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
+    let session = latest_session(&project);
+    assert!(!project.root.join(".agentctl/traces").exists());
+    assert!(
+        !project
+            .output(&["trace", "show", "--session", &session])
+            .status
+            .success()
+    );
+
+    let project = TestProject::example_named("handoff-chain");
+    with_tracing(&project, json!({"events": ["tool"]}));
+    project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
+    let session = latest_session(&project);
+    let spans = exported(&project, &session);
+    assert!(spans.len() >= 5, "{spans:?}");
+    assert!(spans.iter().all(|span| span["type"] == "tool"), "{spans:?}");
+}
+
+#[test]
+fn a_bad_tracing_setting_is_a_located_error() {
+    let project = TestProject::example_named("handoff-chain");
+    project.write(
+        ".agentctl/settings.json",
+        "{\"agents\": {\"tracing\": {\n  \"backend\": \"langsmith\"}}}",
+    );
+    let output = project.output(&["run", "debug-analyzer", "-p", REQUEST]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("settings.json:2"), "{stderr}");
+    assert!(stderr.contains("agents.tracing.backend"), "{stderr}");
+    assert!(stderr.contains("`console`, `jsonl`"), "{stderr}");
+}
+
+const DELEGATOR: &str = "---
+name: reader
+description: Reads notes and answers.
+model: openai:gpt-4o-mini
+tools:
+  allow: [read_file, task]
+tracing:
+  backend: jsonl
+---
+You read the project's notes and answer briefly.
+";
+
+#[test]
+fn a_sub_agents_run_hangs_under_the_task_call_that_started_it() {
+    let project = TestProject::new();
+    project
+        .write(".agentctl/agents/reader.md", DELEGATOR)
+        .write("notes.txt", "hello from the notes\n");
+    let model = ServedModel::openai();
+    model.answer_call(
+        "call_task",
+        "task",
+        r#"{"goal":"Read notes.txt and say what it says"}"#,
+    );
+    // The sub-agent does not stream: its answer comes whole.
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response(
+            "It says hello from the notes.",
+        ));
+    model.answer_text("The sub-agent found: hello.");
+    let mut command = project.command(&["run", "reader", "-p", "Delegate the reading"]);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let session = latest_session(&project);
+    let spans = exported(&project, &session);
+    let task = spans
+        .iter()
+        .find(|s| s["type"] == "tool" && s["data"]["name"] == "task")
+        .unwrap();
+    let child = spans
+        .iter()
+        .find(|s| s["type"] == "run" && s["data"]["depth"] == 1)
+        .expect("the sub-agent's run");
+    assert_eq!(child["parent_id"], task["span_id"]);
+    let child_llm = spans
+        .iter()
+        .find(|s| s["type"] == "llm" && s["parent_id"] == child["span_id"])
+        .expect("the sub-agent's model call");
+    assert_eq!(
+        child_llm["data"]["response"],
+        "It says hello from the notes."
+    );
+    // The child's run ends inside the call's span.
+    let end = |span: &Value| {
+        span["start_unix_nano"].as_u64().unwrap() as f64
+            + span["duration_ms"].as_f64().unwrap() * 1e6
+    };
+    assert!(end(child) <= end(task) + 1e6);
+    model.server.assert_no_violations();
+}
+
+#[test]
+fn a_graph_run_is_traced_graph_then_nodes_then_runs() {
+    let project = TestProject::example_named("debug-flow");
+    let output = project.output(&[
+        "graph",
+        "run",
+        "debug-flow",
+        "-p",
+        "The dashboard crashes after login",
+        "--trace",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let session = latest_session(&project);
+    let spans = exported(&project, &session);
+    let by_id: HashMap<&str, &Value> = spans
+        .iter()
+        .map(|span| (span["span_id"].as_str().unwrap(), span))
+        .collect();
+    let roots: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s.get("parent_id").is_none())
+        .collect();
+    assert_eq!(roots.len(), 1);
+    assert_eq!(roots[0]["type"], "graph");
+    assert_eq!(roots[0]["data"]["graph"], "debug-flow");
+    let nodes: Vec<&Value> = spans.iter().filter(|s| s["type"] == "node").collect();
+    assert!(nodes.len() >= 2, "{nodes:?}");
+    for node in &nodes {
+        assert_eq!(node["parent_id"], roots[0]["span_id"]);
+    }
+    for run in spans.iter().filter(|s| s["type"] == "run") {
+        let parent = by_id[run["parent_id"].as_str().unwrap()];
+        assert_eq!(parent["type"], "node", "{run}");
+        assert_eq!(parent["data"]["agent"], run["agent"]);
+    }
+}
