@@ -1,6 +1,6 @@
 //! Secrets stay secret: with a provider key set, `printenv` and `env` run by the `bash` tool, a
 //! file the agent reads, an MCP server's environment, a `--record` cassette, the session
-//! database and error output never contain the key.
+//! database, trace files and error output never contain the key.
 
 use super::support::{ServedModel, TestProject, everything_server, text};
 use std::path::Path;
@@ -56,7 +56,10 @@ fn a_provider_key_reaches_no_output_cassette_request_or_session_row() {
         .write(
             ".agentctl/settings.json",
             &serde_json::json!({
-                "mcpServers": {"everything": {"command": server, "args": ["stdio"]}}
+                "mcpServers": {"everything": {"command": server, "args": ["stdio"]}},
+                // Traces (the store's spans and the JSONL files) hold prompts, answers and
+                // tool results: the key must not reach them either.
+                "agents": {"tracing": true}
             })
             .to_string(),
         )
@@ -106,6 +109,10 @@ fn a_provider_key_reaches_no_output_cassette_request_or_session_row() {
     assert_eq!(
         contains_anywhere(&project.root.join(".agentctl"), KEY),
         Vec::<String>::new()
+    );
+    assert!(
+        !contains_anywhere(&project.root.join(".agentctl/traces"), "[REDACTED]").is_empty(),
+        "the trace files were written, masked"
     );
     model.server.assert_no_violations();
 

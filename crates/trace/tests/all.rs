@@ -1,3 +1,8 @@
-//! Integration tests of agentctl-trace.
+//! Integration tests of agentctl-trace (one binary; modules in `suite/`; the allocation
+//! counting test has a binary of its own).
 
-mod suite;
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod suite {
+    mod run;
+}
