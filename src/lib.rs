@@ -33,3 +33,4 @@ pub use agentctl_runtime as runtime;
 pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
 pub use agentctl_tools as tools;
+pub use agentctl_trace as trace;
