@@ -1,3 +1,6 @@
 //! Integration tests of agentctl-trace.
 
-mod suite;
+mod suite {
+    mod otel;
+    mod otlp_json;
+}
