@@ -2,16 +2,9 @@
 //! as OTLP over HTTP with protobuf, named and attributed by the GenAI semantic conventions.
 //!
 //! [`OtelSink`] turns each span into the SDK's record ([`span_data`]) and hands it to the SDK's
-//! `BatchSpanProcessor`, whose own thread batches and exports; `record` only queues (a full
-//! queue drops), so tracing never slows or fails a run. The standard `OTEL_EXPORTER_OTLP_*`
-//! variables say where to send ([`OtelConfig::from_env`]); a collector that is down, refuses
-//! or does not answer produces one [`ExportWarning`] through the owner's callback.
-//!
-//! Time bounds: one export takes at most the exporter timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`,
-//! 10 s by default, retries included), on the export thread. `flush` and `shutdown` (also run
-//! on drop) wait at most [`OtelConfig::shutdown_timeout`] (2 s by default) each; once a
-//! collector has failed to answer within it, later ones do not wait again. So a collector that
-//! accepts connections and never answers holds the process about 2 s at exit.
+//! `BatchSpanProcessor`, whose own thread batches and exports; `record` only queues, so tracing
+//! never slows or fails a run. The blocking reqwest client lives on that thread, away from the
+//! CLI's tokio workers, where it could not run.
 
 mod config;
 mod export;
@@ -34,7 +27,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-/// Sends spans to an OpenTelemetry collector; see the [module docs](self) for the time bounds.
+/// Sends spans to an OpenTelemetry collector as OTLP/HTTP protobuf, in batches, from a thread
+/// of its own.
+///
+/// The standard `OTEL_EXPORTER_OTLP_*` variables say where to send ([`OtelConfig::from_env`]).
+/// `record` never blocks: it queues (up to 2048 spans, `OTEL_BSP_MAX_QUEUE_SIZE`; beyond that
+/// spans are dropped). A collector that is down, refuses the spans or does not answer produces
+/// one [`ExportWarning`] through the owner's callback, naming the endpoint and the cause.
+///
+/// Time bounds: one export takes at most the exporter timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`,
+/// 10 s by default, retries included), on the export thread. `flush` and `shutdown` (also run
+/// on drop) each wait at most [`OtelConfig::shutdown_timeout`] (2 s by default); once the
+/// collector has failed to answer within it, later ones do not wait again. So a collector that
+/// accepts connections and never answers holds the process about 2 s at exit.
 ///
 /// ```no_run
 /// use agentctl_trace::{OtelConfig, OtelSink};

@@ -238,9 +238,11 @@ fn describe(
             risk,
             decision,
         } => {
+            // The model picks the name, unknown tools included: keep span names short.
+            let name = clip(name, MAX_NAME_BYTES);
             out.put(key::OPERATION, "execute_tool");
-            out.put(key::TOOL_NAME, name.clone());
-            out.put(key::TOOL_CALL_ID, call_id.clone());
+            out.put(key::TOOL_NAME, name.to_owned());
+            out.put(key::TOOL_CALL_ID, clip(call_id, MAX_NAME_BYTES).to_owned());
             out.put(key::TOOL_TYPE, "function");
             out.put("agentctl.tool.latency_ms", *latency_ms);
             if let Some(risk) = risk {
@@ -343,6 +345,18 @@ fn split_model(model: &str) -> (String, &str) {
         Some((provider, name)) if !provider.is_empty() => (provider.to_owned(), name),
         _ => ("_OTHER".to_owned(), model),
     }
+}
+
+/// The longest tool name or call id put in a span name or attribute, in bytes.
+const MAX_NAME_BYTES: usize = 128;
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+fn clip(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The conventions' message form for a user prompt, as a JSON string.
@@ -485,6 +499,7 @@ mod tests {
             split_model("no-provider"),
             ("_OTHER".to_owned(), "no-provider")
         );
+        assert_eq!(clip("ééé", 3), "é");
         assert_eq!(json_text(r#"{"a":1}"#), r#"{"a":1}"#);
         assert_eq!(json_text("42"), r#""42""#);
         assert_eq!(json_text("plain \"text\""), r#""plain \"text\"""#);
