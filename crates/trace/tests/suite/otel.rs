@@ -226,6 +226,8 @@ async fn export(receiver: &OtlpReceiver, capture_content: bool) -> Vec<ReceivedS
     let (callback, warnings) = collect_warnings();
     let mut config = OtelConfig::new(receiver.traces_url()).unwrap();
     config.capture_content = capture_content;
+    // A loaded machine must not turn a slow answer into a warning.
+    config.shutdown_timeout = OTLP_WAIT;
     // Built, used and dropped on a tokio worker thread, as the CLI does.
     let sink = OtelSink::new(config, callback).unwrap();
     let sample = sample();
@@ -464,6 +466,7 @@ async fn headers_reach_the_collector_exactly_as_configured() {
     let (callback, warnings) = collect_warnings();
     let mut config = OtelConfig::new(receiver.traces_url()).unwrap();
     config.headers = vec![("x-api-key".into(), "k%41=".into())];
+    config.shutdown_timeout = OTLP_WAIT;
     let sink = OtelSink::new(config, callback).unwrap();
     sink.record(&sample().spans[0]);
     sink.flush();

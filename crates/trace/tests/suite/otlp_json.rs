@@ -4,7 +4,7 @@
 
 use super::otel::{PROMPT, sample};
 use agentctl_core::SpanSink;
-use agentctl_test_support::{OtlpReceiver, ReceivedSpan};
+use agentctl_test_support::{OTLP_WAIT, OtlpReceiver, ReceivedSpan};
 use agentctl_trace::{OtelConfig, OtelSink, otlp_json};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use serde_json::Value;
@@ -123,6 +123,7 @@ async fn the_file_export_and_the_live_exporter_send_the_same_spans() {
     let live = OtlpReceiver::start().await;
     let mut config = OtelConfig::new(live.traces_url()).unwrap();
     config.capture_content = true;
+    config.shutdown_timeout = OTLP_WAIT;
     let sink = OtelSink::new(config, Arc::new(|warning| panic!("{warning}"))).unwrap();
     for span in &sample.spans {
         sink.record(span);
