@@ -493,7 +493,10 @@ async fn a_dead_collector_gives_one_warning_naming_the_endpoint_and_the_cause() 
     let url = format!("http://{}/v1/traces", closed.local_addr().unwrap());
     drop(closed);
     let (callback, warnings) = collect_warnings();
-    let sink = OtelSink::new(OtelConfig::new(&url).unwrap(), callback).unwrap();
+    let mut config = OtelConfig::new(&url).unwrap();
+    // Long enough for the retries to fail on a loaded machine: the cause must be the refusal.
+    config.shutdown_timeout = OTLP_WAIT;
+    let sink = OtelSink::new(config, callback).unwrap();
     let started = Instant::now();
     record_many(&sink);
     sink.flush();
@@ -524,7 +527,9 @@ async fn a_refusing_collector_gives_one_warning_with_its_status() {
     let receiver = OtlpReceiver::start().await;
     let url = format!("{}/v1/wrong", receiver.endpoint());
     let (callback, warnings) = collect_warnings();
-    let sink = OtelSink::new(OtelConfig::new(&url).unwrap(), callback).unwrap();
+    let mut config = OtelConfig::new(&url).unwrap();
+    config.shutdown_timeout = OTLP_WAIT;
+    let sink = OtelSink::new(config, callback).unwrap();
     record_many(&sink);
     sink.flush();
     sink.shutdown();
