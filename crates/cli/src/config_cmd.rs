@@ -268,7 +268,7 @@ mod tests {
             line("agents.defaultContextMode = \"shared\"")
                 .ends_with("# project: .agentctl/settings.json")
         );
-        assert!(line("agents.tracing = false").ends_with("  # default"));
+        assert!(line("agents.tracing.enabled = false").ends_with("  # default"));
         assert!(
             line("approvals.autoApprove = [\"safe\", \"low\"]")
                 .ends_with("# project: .agentctl/settings.json")

@@ -65,7 +65,8 @@ fn export(project: &Project, args: &TraceExportArgs) -> anyhow::Result<ExitCode>
             let mut spans: Vec<Span> = Vec::new();
             store.for_each_span(&args.session, &mut |span| spans.push(span))?;
             if !spans.is_empty() {
-                let document = agentctl_trace::otlp_json(&spans, args.capture_content);
+                // One request per line, as a collector's `otlpjsonfile` receiver reads it.
+                let document = agentctl_trace::otlp_json(&spans, args.capture_content)?;
                 serde_json::to_writer(&mut out, &document)?;
                 writeln!(out)?;
             }

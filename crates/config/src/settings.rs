@@ -216,7 +216,7 @@ impl LoadedSettings {
 ///     project_root: None,
 /// };
 /// let loaded = agentctl_config::load_settings(&locations).unwrap();
-/// assert!(loaded.settings.agents.tracing);
+/// assert!(loaded.settings.agents.tracing.enabled);
 /// assert_eq!(loaded.origin("agents.tracing").name(), "global");
 /// ```
 pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigError> {

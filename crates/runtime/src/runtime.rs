@@ -309,7 +309,7 @@ impl Runtime {
             sub_agents: Arc::new(self.clone()),
             depth: options.depth,
             tool_limits: self.inner.settings.tools.clone(),
-            trace: options.trace.clone(),
+            trace: options.trace,
         })
     }
 }

@@ -21,6 +21,7 @@
 //! ```
 
 mod fakes;
+mod otlp;
 #[cfg(target_os = "linux")]
 pub mod process;
 mod rules;
@@ -31,6 +32,7 @@ pub use fakes::{
     Behaviour, FakeTool, HangingProvider, LookupArgs, LookupTool, QueueProvider, Rendezvous, Route,
     RoutedProvider, agent, calls, collect, first_user, kinds, text,
 };
+pub use otlp::{OTLP_WAIT, OtlpReceiver, ReceivedRequest, ReceivedSpan};
 pub use rules::{Violation, check_request};
 pub use server::FakeServer;
 pub use wire::{BodyPart, RecordedRequest, Reply, WireFormat};

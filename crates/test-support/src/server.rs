@@ -246,6 +246,12 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             })
         }
     };
+    write_reply(&mut stream, reply).await;
+}
+
+/// Writes `reply` (after its delay, part by part) and closes the connection: the plumbing every
+/// fake server here answers with.
+pub(crate) async fn write_reply(stream: &mut TcpStream, reply: Reply) {
     tokio::time::sleep(reply.delay).await;
     let mut head = format!(
         "HTTP/1.1 {} {}\r\nconnection: close\r\n",
@@ -275,7 +281,40 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
     let _ = stream.shutdown().await;
 }
 
+/// A request as read off the wire, body untouched (binary bodies such as protobuf stay intact).
+pub(crate) struct RawRequest {
+    pub(crate) method: String,
+    pub(crate) path: String,
+    /// Headers, names lowercased, in order.
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl RawRequest {
+    /// The value of header `name` (lowercase).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
 async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
+    let raw = read_raw_request(stream).await?;
+    let raw_body = String::from_utf8_lossy(&raw.body).into_owned();
+    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    Some(RecordedRequest {
+        method: raw.method,
+        path: raw.path,
+        headers: raw.headers,
+        body,
+        raw_body,
+    })
+}
+
+/// Reads one request: the head, then `content-length` bytes of body.
+pub(crate) async fn read_raw_request(stream: &mut TcpStream) -> Option<RawRequest> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -310,14 +349,11 @@ async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
         }
         body.extend_from_slice(&chunk[..read]);
     }
-    let raw_body = String::from_utf8_lossy(&body).into_owned();
-    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
-    Some(RecordedRequest {
+    Some(RawRequest {
         method,
         path,
         headers,
         body,
-        raw_body,
     })
 }
 
@@ -328,6 +364,9 @@ fn reason(status: u16) -> &'static str {
         401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
+        405 => "Method Not Allowed",
+        411 => "Length Required",
+        415 => "Unsupported Media Type",
         429 => "Too Many Requests",
         500 => "Internal Server Error",
         503 => "Service Unavailable",

@@ -17,6 +17,7 @@
 mod clock;
 mod console;
 mod otel;
+mod otlp_json;
 mod plan;
 mod run;
 mod sinks;
@@ -25,7 +26,12 @@ mod tree;
 mod turn;
 
 pub use console::{ConsoleSink, console_block};
-pub use otel::otlp_json;
+pub use otel::{
+    CAPTURE_CONTENT_VAR, DEFAULT_ENDPOINT, DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_TIMEOUT,
+    ExportWarning, OtelConfig, OtelError, OtelSink, SCOPE_NAME, WarningCallback,
+    capture_content_from_env, span_data,
+};
+pub use otlp_json::otlp_json;
 pub use plan::{TracePlan, Tracing};
 pub use run::RunTracer;
 pub use sinks::{FanOut, JsonlSink, MemorySink, StoreSink, WarningFn};

@@ -3,6 +3,7 @@
 //! owns the backends of a process and starts the root span of each traced turn.
 
 use crate::console::ConsoleSink;
+use crate::otel::{ExportWarning, OtelConfig, OtelSink, WarningCallback};
 use crate::sinks::{FanOut, JsonlSink, StoreSink, WarningFn};
 use crate::span::OpenSpan;
 use agentctl_context::TraceLog;
@@ -103,7 +104,7 @@ pub struct Tracing {
     warn: WarningFn,
     console: OnceLock<Arc<dyn SpanSink>>,
     jsonl: OnceLock<Option<Arc<dyn SpanSink>>>,
-    otel: OnceLock<Option<Arc<crate::otel::OtelSink>>>,
+    otel: OnceLock<Option<Arc<OtelSink>>>,
 }
 
 impl std::fmt::Debug for Tracing {
@@ -228,8 +229,15 @@ impl Tracing {
         Arc::new(FanOut::new(sinks))
     }
 
-    fn start_otel(&self, capture_content: bool) -> Option<Arc<crate::otel::OtelSink>> {
-        match crate::otel::OtelSink::from_env(capture_content, Arc::clone(&self.warn)) {
+    fn start_otel(&self, capture_content: bool) -> Option<Arc<OtelSink>> {
+        let warn = Arc::clone(&self.warn);
+        let started = OtelConfig::from_env().and_then(|mut config| {
+            config.capture_content |= capture_content;
+            let callback: WarningCallback =
+                Arc::new(move |warning: ExportWarning| warn(warning.to_string()));
+            OtelSink::new(config, callback)
+        });
+        match started {
             Ok(sink) => Some(Arc::new(sink)),
             Err(error) => {
                 (self.warn)(format!("OpenTelemetry tracing is off: {error}"));

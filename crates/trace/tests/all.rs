@@ -4,5 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod suite {
+    mod otel;
+    mod otlp_json;
     mod run;
 }
