@@ -135,6 +135,28 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(lines, spans);
+    // OTLP JSON: one request, on one line, holding every span under its GenAI name.
+    let otlp = project.agentctl(&[
+        "trace",
+        "export",
+        "--session",
+        &session,
+        "--format",
+        "otlp-json",
+    ]);
+    let otlp_text = text(&otlp.stdout);
+    assert_eq!(otlp_text.lines().count(), 1);
+    let request: Value = serde_json::from_str(&otlp_text).unwrap();
+    let names: Vec<&str> = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|span| span["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), spans.len());
+    assert!(names.contains(&"invoke_agent code-fixer"), "{names:?}");
+    assert!(names.contains(&"execute_tool read_file"), "{names:?}");
+    assert!(names.contains(&"handoff code-fixer"), "{names:?}");
     // The seed's spelling.
     let again = project.json(&["agents", "trace", "export", "--session", &session]);
     assert_eq!(again.as_array().unwrap(), &spans);
@@ -369,4 +391,120 @@ fn a_graph_run_is_traced_graph_then_nodes_then_runs() {
         assert_eq!(parent["type"], "node", "{run}");
         assert_eq!(parent["data"]["agent"], run["agent"]);
     }
+}
+
+const OTEL_AGENT: &str = "---
+name: reader
+description: Reads notes and answers.
+model: openai:gpt-4o-mini
+tools:
+  allow: [read_file]
+tracing:
+  backend: otel
+---
+You read the project's notes and answer briefly.
+";
+
+/// A project whose agent traces to OpenTelemetry, and a model that reads a file then answers.
+fn otel_project() -> (TestProject, ServedModel) {
+    let project = TestProject::new();
+    project
+        .write(".agentctl/agents/reader.md", OTEL_AGENT)
+        .write("notes.txt", "hello from the notes\n");
+    let model = ServedModel::openai();
+    model.answer_call("call_1", "read_file", r#"{"path":"notes.txt"}"#);
+    model.answer_text("The notes say hello.");
+    (project, model)
+}
+
+#[test]
+fn spans_reach_an_otlp_collector_with_the_gen_ai_names_and_nesting() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let receiver = runtime.block_on(agentctl_test_support::OtlpReceiver::start());
+    let (project, model) = otel_project();
+    let mut command = project.command(&["run", "reader", "-p", "Read the notes"]);
+    model.point(&mut command);
+    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("warning"),
+        "{}",
+        text(&output.stderr)
+    );
+    // The process flushed before it exited: everything is there already.
+    let spans = runtime.block_on(receiver.wait_for_spans(5));
+    let session = latest_session(&project);
+    let by_name = |name: &str| {
+        spans
+            .iter()
+            .find(|span| span.name == name)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no `{name}` span in {:?}",
+                    spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+                )
+            })
+    };
+    let run = by_name("invoke_agent reader");
+    let chat = by_name("chat gpt-4o-mini");
+    let tool = by_name("execute_tool read_file");
+    let root = spans
+        .iter()
+        .find(|span| span.parent_span_id.is_none())
+        .expect("a root span");
+    assert_eq!(run.parent_span_id.as_ref(), Some(&root.span_id));
+    assert_eq!(chat.parent_span_id.as_ref(), Some(&run.span_id));
+    assert_eq!(tool.parent_span_id.as_ref(), Some(&run.span_id));
+    assert_eq!(chat.kind, "client");
+    assert_eq!(run.str("gen_ai.operation.name"), Some("invoke_agent"));
+    assert_eq!(run.str("gen_ai.agent.name"), Some("reader"));
+    assert_eq!(chat.str("gen_ai.operation.name"), Some("chat"));
+    assert_eq!(chat.str("gen_ai.request.model"), Some("gpt-4o-mini"));
+    assert_eq!(chat.str("gen_ai.provider.name"), Some("openai"));
+    assert_eq!(chat.int("gen_ai.usage.input_tokens"), Some(10));
+    assert_eq!(chat.int("gen_ai.usage.output_tokens"), Some(5));
+    assert_eq!(tool.str("gen_ai.tool.name"), Some("read_file"));
+    assert_eq!(tool.str("gen_ai.tool.call.id"), Some("call_1"));
+    for span in &spans {
+        assert_eq!(span.str("gen_ai.conversation.id"), Some(session.as_str()));
+        assert_eq!(span.trace_id, root.trace_id);
+        // No content without `captureContent`.
+        assert!(!span.attributes.contains_key("gen_ai.input.messages"));
+        assert!(!span.attributes.contains_key("gen_ai.tool.call.result"));
+    }
+    // The same ids in the session store: one trace, whichever backend reads it.
+    let stored = exported(&project, &session);
+    assert_eq!(stored[0]["trace_id"].as_str(), Some(root.trace_id.as_str()));
+    model.server.assert_no_violations();
+}
+
+#[test]
+fn a_dead_collector_gives_one_warning_and_the_run_succeeds() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (project, model) = otel_project();
+    let mut command = project.command(&["run", "reader", "-p", "Read the notes"]);
+    model.point(&mut command);
+    command.env(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        format!("http://127.0.0.1:{port}"),
+    );
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).trim(), "The notes say hello.");
+    let stderr = text(&output.stderr);
+    assert_eq!(
+        stderr.matches("warning: OpenTelemetry export").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+    // The session's own trace is whole.
+    let spans = exported(&project, &latest_session(&project));
+    assert!(spans.iter().any(|span| span["type"] == "llm"));
 }
