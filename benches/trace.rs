@@ -123,7 +123,7 @@ fn turn_to_session_store(bencher: Bencher<'_, '_>) {
     let store = Arc::new(SqliteStore::open(&dir.path().join("sessions.db")).unwrap());
     let session = store.create_session(None).unwrap().id;
     let sink = Arc::new(StoreSink::new(
-        store.clone() as Arc<dyn TraceLog>,
+        store as Arc<dyn TraceLog>,
         &session,
         Arc::new(|_| {}),
     ));

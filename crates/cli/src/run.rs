@@ -175,9 +175,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
                 agent.name()
             );
         };
-        return graph::run_graph_agent(
-            global, &agent, prompt, format, &options, approvals, session, trace,
-        );
+        let flags = graph::run_flags(&options, format, trace, approvals);
+        return graph::run_graph_agent(global, &agent, prompt, session, &flags);
     }
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
         warn(&format!(

@@ -66,27 +66,34 @@ pub(crate) fn run_graph_agent(
     global: &GlobalArgs,
     agent: &AgentDefinition,
     prompt: String,
-    format: RunFormat,
-    options: &RunOptions,
-    approvals: ApprovalArgs,
     session: SessionChoice,
-    trace: bool,
+    flags: &GraphRunFlags,
 ) -> anyhow::Result<ExitCode> {
-    let flags = GraphRunFlags {
+    execute(
+        global,
+        flags,
+        Target::Named(agent.name().to_owned()),
+        session,
+        Start::New(prompt),
+    )
+}
+
+/// The graph flags `agentctl run GRAPH` implies: its own model, turn limit, format, streaming,
+/// tracing and approvals.
+pub(crate) fn run_flags(
+    options: &RunOptions,
+    format: RunFormat,
+    trace: bool,
+    approvals: ApprovalArgs,
+) -> GraphRunFlags {
+    GraphRunFlags {
         model: options.model.clone(),
         max_turns: options.max_turns,
         format,
         no_stream: !options.stream,
         trace,
         approvals,
-    };
-    execute(
-        global,
-        &flags,
-        Target::Named(agent.name().to_owned()),
-        session,
-        Start::New(prompt),
-    )
+    }
 }
 
 /// Which graph runs.

@@ -43,7 +43,7 @@ fn spans_come_back_in_start_order_and_rewrites_replace() {
     let early = span(trace, 10, "early");
     store.record_span(&session, &late).unwrap();
     store.record_span(&session, &early).unwrap();
-    let mut again = early.clone();
+    let mut again = early;
     again.duration_ms = 9.0;
     store.record_span(&session, &again).unwrap();
     assert_eq!(read(store, &session), [again, late]);
