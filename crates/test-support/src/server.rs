@@ -246,6 +246,11 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             })
         }
     };
+    write_reply(&mut stream, reply).await;
+}
+
+/// Writes `reply` (after its delay) and closes the connection.
+pub(crate) async fn write_reply(stream: &mut TcpStream, reply: Reply) {
     tokio::time::sleep(reply.delay).await;
     let mut head = format!(
         "HTTP/1.1 {} {}\r\nconnection: close\r\n",
@@ -275,7 +280,8 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
     let _ = stream.shutdown().await;
 }
 
-async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
+/// Reads one HTTP/1.1 request (head and `content-length` body).
+pub(crate) async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
