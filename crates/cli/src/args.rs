@@ -5,6 +5,7 @@ mod bare_prompt;
 pub(crate) mod context;
 pub(crate) mod graph;
 pub(crate) mod mcp;
+pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
 
@@ -59,6 +60,9 @@ pub(crate) enum Command {
     /// Run, resume, replay and draw graphs of agents.
     #[command(subcommand)]
     Graph(graph::GraphCommand),
+    /// List, search and forget agents' long-term memories.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
     /// Inspect and call MCP servers; serve agents over MCP.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),

@@ -117,7 +117,7 @@ memory:
   longTerm: true
 tracing:
   enabled: true
-  events: [tool_call]
+  events: [tool]
   backend: jsonl
   sampleRate: 0.5
 ---

@@ -57,5 +57,7 @@ pub use secrets::secrets_of;
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
-pub use toolset::{AgentTools, McpTools, agent_tools, handoff_tools, with_agent_pool};
+pub use toolset::{
+    AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
+};
 pub use turn::{Notice, Turn, TurnOutcome};
