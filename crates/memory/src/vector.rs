@@ -25,7 +25,7 @@ pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
 
 /// A stored vector; `None` when the BLOB is not a whole number of `f32`s.
 pub(crate) fn from_blob(blob: &[u8]) -> Option<Vec<f32>> {
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return None;
     }
     Some(

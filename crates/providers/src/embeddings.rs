@@ -56,7 +56,12 @@ pub fn build_embedder(
              embedding model"
         ))
     };
-    if name == "scripted" && !settings.providers.contains_key(name) {
+    // Before the key is looked for: "set ANTHROPIC_API_KEY" would send users the wrong way.
+    let without_api = match settings.providers.get(name) {
+        Some(config) => config.kind == ProviderKind::Anthropic,
+        None => name == "anthropic" || name == "scripted",
+    };
+    if without_api {
         return Err(no_api());
     }
     let Endpoint {

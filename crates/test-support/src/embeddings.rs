@@ -37,7 +37,7 @@ pub const FAKE_SYNONYMS: &[&[&str]] = &[
 /// use agentctl_test_support::fake_embedding;
 /// let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
 /// let car = fake_embedding("repair the car");
-/// assert!(cosine(&car, &fake_embedding("automobile repair")) > 0.99);
+/// assert!(cosine(&car, &fake_embedding("the automobile repair")) > 0.99);
 /// assert!(cosine(&car, &fake_embedding("bake bread")) < 0.01);
 /// ```
 pub fn fake_embedding(text: &str) -> Vec<f32> {
@@ -306,7 +306,7 @@ fn check_openai(body: &Value) -> Result<Vec<String>, Problems> {
         ));
     }
     if let Some(dimensions) = body.get("dimensions")
-        && !dimensions.as_u64().is_some_and(|d| d > 0)
+        && dimensions.as_u64().is_none_or(|d| d == 0)
     {
         problems.push((
             "dimensions".into(),

@@ -1,6 +1,11 @@
 //! Embedding models over real HTTP against the strict fake embeddings server: the three wire
 //! formats, keys and headers, answers checked, errors naming provider, model and URL.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers: a panic is a test failure"
+)]
+
 use super::common::{KEY, options};
 use agentctl_core::{Embedder, ModelRef, ProviderConfig, ProviderKind, Settings};
 use agentctl_providers::{EMBEDDING_BATCH, build_embedder};
