@@ -66,20 +66,21 @@ pub(crate) fn long_term_values(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
 }
 
 /// The embedding model of `vector_store` resolves, to a provider that has an embeddings API
-/// (part of the `model resolvable` check: it depends on the settings).
-pub(crate) fn embedding_model(agent: &LoadedAgent, settings: &Settings) -> Vec<Diagnostic> {
+/// (part of the `model resolvable` check: it depends on the settings): the problems, or the
+/// resolved model for the check's note.
+pub(crate) fn embedding_model(
+    agent: &LoadedAgent,
+    settings: &Settings,
+) -> (Vec<Diagnostic>, Option<String>) {
     let Some(model) = long_term(agent).and_then(LongTermMemory::embedding_model) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let at = field(agent, "config.embedding_model");
     let resolved = match resolve_embedding_model(model, settings) {
         Ok(resolved) => resolved,
         Err(error) => {
-            return vec![agent.diagnostic(
-                Severity::Error,
-                &at,
-                format!("embedding model: {error}"),
-            )];
+            let problem = format!("embedding model: {error}");
+            return (vec![agent.diagnostic(Severity::Error, &at, problem)], None);
         }
     };
     let kind = match settings.providers.get(&resolved.provider) {
@@ -91,17 +92,14 @@ pub(crate) fn embedding_model(agent: &LoadedAgent, settings: &Settings) -> Vec<D
         },
     };
     if matches!(kind, Some(ProviderKind::Openai | ProviderKind::Gemini)) {
-        return Vec::new();
+        return (Vec::new(), Some(resolved.to_string()));
     }
-    vec![agent.diagnostic(
-        Severity::Error,
-        &at,
-        format!(
-            "embedding model `{resolved}`: provider `{}` has no embeddings API; use an \
-             OpenAI-compatible (openai, ollama, or a `kind: openai` provider) or a gemini model",
-            resolved.provider
-        ),
-    )]
+    let problem = format!(
+        "embedding model `{resolved}`: provider `{}` has no embeddings API; use an \
+         OpenAI-compatible (openai, ollama, or a `kind: openai` provider) or a gemini model",
+        resolved.provider
+    );
+    (vec![agent.diagnostic(Severity::Error, &at, problem)], None)
 }
 
 /// True for `remember` and `recall`.

@@ -378,10 +378,13 @@ fn memory_keys(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
 
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
     let mut check = chat_model_resolvable(agent, settings);
-    check
-        .diagnostics
-        .extend(memory_check::embedding_model(agent, settings));
-    Check::new(check.name, check.diagnostics, check.note)
+    let (diagnostics, embeddings) = memory_check::embedding_model(agent, settings);
+    check.diagnostics.extend(diagnostics);
+    let note = match (check.note, embeddings) {
+        (Some(note), Some(model)) => Some(format!("{note}; embeddings: {model}")),
+        (note, _) => note,
+    };
+    Check::new(check.name, check.diagnostics, note)
 }
 
 fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
