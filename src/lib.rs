@@ -15,6 +15,8 @@
 //! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
 //! - [`context`]: the session store, context modes, history views, compaction, `@file:`;
 //! - [`mcp`]: MCP servers as tools, and agents served over MCP;
+//! - [`memory`]: agents' long-term memory — the embedded FTS5 store, embeddings fused by rank,
+//!   the `remember` and `recall` tools;
 //! - [`guardrails`]: checks of agents' input and output — JSON Schemas, built-in and registered
 //!   validators, sandboxed validator programs;
 //! - [`routing`]: routing by triggers, handoff tools, CEL conditions over session state;
@@ -27,6 +29,7 @@ pub use agentctl_core as core;
 pub use agentctl_definitions as definitions;
 pub use agentctl_guardrails as guardrails;
 pub use agentctl_mcp as mcp;
+pub use agentctl_memory as memory;
 pub use agentctl_providers as providers;
 pub use agentctl_routing as routing;
 pub use agentctl_runtime as runtime;

@@ -13,6 +13,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
+    mod memory;
     mod routing;
     mod run;
     mod secrets;

@@ -5,6 +5,7 @@ mod bare_prompt;
 pub(crate) mod context;
 pub(crate) mod graph;
 pub(crate) mod mcp;
+pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
 pub(crate) mod trace;
@@ -63,6 +64,9 @@ pub(crate) enum Command {
     /// Show and export the traces of a session's runs.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
+    /// List, search and forget agents' long-term memories.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
     /// Inspect and call MCP servers; serve agents over MCP.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),

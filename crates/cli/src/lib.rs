@@ -13,6 +13,7 @@ mod context;
 mod context_cmd;
 mod graph_cmd;
 mod mcp_cmd;
+mod memory_cmd;
 mod output;
 mod route_cmd;
 mod run;
@@ -50,6 +51,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Context(args) => context_cmd::run(&cli.global, args),
         Command::Graph(command) => graph_cmd::run(&cli.global, command),
         Command::Trace(command) => trace_cmd::run(&cli.global, command),
+        Command::Memory(command) => memory_cmd::run(&cli.global, command),
         // `args::parse` turns a prompt into `run` and refuses anything else.
         Command::Prompt(_) => {
             anyhow::bail!("give the prompt as one quoted argument: agentctl \"PROMPT\"")

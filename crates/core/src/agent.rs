@@ -4,6 +4,7 @@ use crate::graph::GraphSpec;
 use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
+use crate::memory::MemorySpec;
 use crate::serde_util::one_or_many;
 use crate::trace::SpanKind;
 use schemars::JsonSchema;
@@ -354,22 +355,6 @@ pub struct Handoff {
 pub struct HandoffPayload {
     /// JSON Schema the payload must satisfy.
     pub schema: Value,
-}
-
-/// Memory an agent keeps.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MemorySpec {
-    /// Keys kept for the duration of a session.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "one_or_many"
-    )]
-    pub session: Vec<String>,
-    /// Whether the agent keeps long-term memory across sessions.
-    #[serde(default, alias = "long_term")]
-    pub long_term: bool,
 }
 
 /// Tracing of an agent's runs (`tracing:` in the front matter). Fields left out take the

@@ -10,11 +10,13 @@ mod agent;
 mod approval;
 mod conversation;
 mod decision;
+mod embed;
 mod event;
 mod graph;
 mod guardrail;
 mod handoff;
 mod mcp;
+mod memory;
 mod model;
 mod provider;
 mod redact;
@@ -31,8 +33,8 @@ mod tool_registry;
 mod trace;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs,
-    MemorySpec, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs, Scope,
+    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{CallGate, PendingCall};
 pub use conversation::{
@@ -40,6 +42,7 @@ pub use conversation::{
     json_len,
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
+pub use embed::Embedder;
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{
     DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphEvent, GraphNode, GraphSpec, GraphStart,
@@ -52,7 +55,10 @@ pub use guardrail::{
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
 pub use mcp::McpServerConfig;
-pub use model::{BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_model};
+pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
+pub use model::{
+    BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,
+};
 pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};
 pub use redact::Redactor;
 pub use risk::RiskLevel;

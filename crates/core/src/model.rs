@@ -164,6 +164,68 @@ fn parse_reference(input: &str, settings: &Settings) -> Result<ModelRef, ModelEr
         })
 }
 
+/// Resolves the `embedding_model` of long-term memory: `provider:model` and aliases as for
+/// chat models ([`resolve_model`]); a bare name goes by its family — OpenAI's
+/// `text-embedding-3-*`/`text-embedding-ada-*` to `openai`, Gemini's `gemini-embedding-*`,
+/// `text-embedding-004`/`005`, `embedding-001` and `text-multilingual-embedding-*` to
+/// `gemini`, the usual Ollama library models (`nomic-embed-text`, `mxbai-embed-large`,
+/// `all-minilm`, `bge-*`, `snowflake-arctic-embed*`, `granite-embedding*`, `embeddinggemma`)
+/// to `ollama` — and any other bare name to `openai`, whose base URL (`OPENAI_BASE_URL`) may
+/// point at any OpenAI-compatible server. `inherit` means nothing here and is refused.
+///
+/// ```
+/// use agentctl_core::{resolve_embedding_model, Settings};
+/// let settings = Settings::default();
+/// let model = |name| resolve_embedding_model(name, &settings).unwrap().to_string();
+/// assert_eq!(model("text-embedding-3-small"), "openai:text-embedding-3-small");
+/// assert_eq!(model("text-embedding-004"), "gemini:text-embedding-004");
+/// assert_eq!(model("nomic-embed-text"), "ollama:nomic-embed-text");
+/// assert_eq!(model("ollama:bge-m3"), "ollama:bge-m3");
+/// assert_eq!(model("my-embedder"), "openai:my-embedder");
+/// ```
+pub fn resolve_embedding_model(input: &str, settings: &Settings) -> Result<ModelRef, ModelError> {
+    let input = input.trim();
+    if input.is_empty() || input == "inherit" {
+        return Err(ModelError::UnknownModel {
+            input: input.to_owned(),
+        });
+    }
+    match resolve_model(input, settings, None) {
+        Err(ModelError::UnknownModel { input }) => Ok(ModelRef {
+            provider: embedding_provider(&input).to_owned(),
+            model: input,
+        }),
+        other => other,
+    }
+}
+
+/// The provider of a bare embedding model name.
+fn embedding_provider(model: &str) -> &'static str {
+    const GEMINI: &[&str] = &[
+        "gemini-embedding",
+        "text-embedding-004",
+        "text-embedding-005",
+        "embedding-001",
+        "text-multilingual-embedding",
+    ];
+    const OLLAMA: &[&str] = &[
+        "nomic-embed",
+        "mxbai-embed",
+        "all-minilm",
+        "bge-",
+        "snowflake-arctic-embed",
+        "granite-embedding",
+        "embeddinggemma",
+    ];
+    if GEMINI.iter().any(|prefix| model.starts_with(prefix)) {
+        "gemini"
+    } else if OLLAMA.iter().any(|prefix| model.starts_with(prefix)) {
+        "ollama"
+    } else {
+        "openai"
+    }
+}
+
 /// Infers the provider of a bare model id, as Claude Code and Gemini CLI files write them.
 fn infer_provider(model: &str) -> Option<&'static str> {
     const PREFIXES: &[(&str, &str)] = &[

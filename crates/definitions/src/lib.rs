@@ -26,6 +26,7 @@ mod gemini;
 mod graph_check;
 mod graph_file;
 mod lookup;
+mod memory_check;
 mod native;
 mod parse;
 mod schema;

@@ -148,7 +148,10 @@ Prompt body.
         assert_eq!(spec.triggers[0].priority, 5);
         assert_eq!(spec.handoffs[0].to, "fixer");
         assert_eq!(spec.guardrails[0].max_repairs, Some(2));
-        assert!(spec.memory.as_ref().unwrap().long_term);
+        assert_eq!(
+            spec.memory.as_ref().unwrap().long_term,
+            Some(agentctl_core::LongTermMemory::default())
+        );
         assert_eq!(spec.tracing.as_ref().unwrap().sample_rate, Some(0.5));
         assert_eq!(agent.locate("tools.allow[1]"), (13, 22));
         assert_eq!(agent.locate("triggers[0].regex[0]"), (26, 5));

@@ -108,7 +108,7 @@ fn walk<'a>(root: &'a Value, path: &[Segment]) -> Option<Vec<&'a Value>> {
             .filter_map(|node| match segment {
                 Segment::Key(key) => node
                     .get("properties")
-                    .and_then(|p| p.get(key))
+                    .and_then(|p| p.get(key).or_else(|| p.get(alias_target(key)?)))
                     .or_else(|| node.get("additionalProperties").filter(|a| a.is_object())),
                 Segment::Index(_) => node.get("items"),
             })
@@ -119,6 +119,26 @@ fn walk<'a>(root: &'a Value, path: &[Segment]) -> Option<Vec<&'a Value>> {
         nodes = next;
     }
     Some(nodes)
+}
+
+/// The schema's spelling of an alias (`long_term` → `longTerm`), so the keys under an alias
+/// are checked too.
+fn alias_target(key: &str) -> Option<String> {
+    ALIASES.contains(&key).then(|| {
+        let mut out = String::with_capacity(key.len());
+        let mut upper = false;
+        for c in key.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    })
 }
 
 /// `None` when `key` is allowed among `nodes`, else the names that are.
@@ -167,6 +187,12 @@ mod tests {
             unknown(yaml),
             ["modle", "tools.allows", "triggers[0].regexp"]
         );
+        // The seed's long-term memory object, under either spelling; `config` takes any key.
+        let yaml = "name: a\nmemory:\n  long_term:\n    backend: vector_store\n    backnd: x\n    config:\n      index_name: k\n      dims: 3\n";
+        assert_eq!(unknown(yaml), ["memory.long_term.backnd"]);
+        let yaml =
+            "name: a\nmemory:\n  longTerm:\n    config:\n      embedding_model: m\n    extra: 1\n";
+        assert_eq!(unknown(yaml), ["memory.longTerm.extra"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use crate::discover::Discovery;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
 use crate::graph_check::{graph_errors, graph_valid};
+use crate::memory_check;
 use crate::parse::LoadedAgent;
 use crate::suggest;
 use agentctl_core::{
@@ -294,6 +295,7 @@ fn field_values(agent: &LoadedAgent) -> Check {
     }
     when_conditions(agent, &mut out);
     memory_keys(agent, &mut out);
+    memory_check::long_term_values(agent, &mut out);
     if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate)
         && !(0.0..=1.0).contains(&rate)
     {
@@ -375,6 +377,17 @@ fn memory_keys(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
 }
 
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
+    let mut check = chat_model_resolvable(agent, settings);
+    let (diagnostics, embeddings) = memory_check::embedding_model(agent, settings);
+    check.diagnostics.extend(diagnostics);
+    let note = match (check.note, embeddings) {
+        (Some(note), Some(model)) => Some(format!("{note}; embeddings: {model}")),
+        (note, _) => note,
+    };
+    Check::new(check.name, check.diagnostics, note)
+}
+
+fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
     let Some(model) = agent.definition.spec.model.as_deref() else {
         let note = match &settings.agents.default_model {
             _ if agent.definition.spec.graph.is_some() => {
@@ -431,6 +444,15 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
                         ));
                     }
                 }
+                KnownTool::Unknown if memory_check::is_long_term_tool(tool) => {
+                    if !memory_check::declares_long_term(agent) {
+                        out.push(agent.diagnostic(
+                            Severity::Warning,
+                            &field,
+                            format!("`{tool}` is only offered to agents that declare `memory.longTerm`; this one does not"),
+                        ));
+                    }
+                }
                 KnownTool::Unknown if is_memory_tool(tool) => {
                     if !declares_memory {
                         out.push(agent.diagnostic(
@@ -471,6 +493,7 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
             ));
         }
     }
+    out.extend(memory_check::blocked_tools(agent));
     Check::new("tools exist", out, None)
 }
 

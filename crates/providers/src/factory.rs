@@ -84,6 +84,38 @@ pub fn build_provider(
         };
         return Ok(Arc::new(ScriptedProvider::from_file(&path)?));
     }
+    let Endpoint {
+        kind,
+        base_url,
+        http,
+    } = endpoint(model, settings, options)?;
+    Ok(match kind {
+        ProviderKind::Openai => Arc::new(OpenAiProvider::new(http, &base_url)),
+        ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http, &base_url)),
+        ProviderKind::Gemini => Arc::new(GeminiProvider::new(http, &base_url)),
+    })
+}
+
+/// A provider's API as the settings and the environment configure it: its wire format, base
+/// URL and a client sending its key and headers.
+pub(crate) struct Endpoint {
+    /// The wire format.
+    pub kind: ProviderKind,
+    /// The base URL (checked to be http or https).
+    pub base_url: String,
+    /// The client.
+    pub http: HttpClient,
+}
+
+/// Resolves the endpoint of `model`'s provider: a key of `settings.providers`, else one of the
+/// built-in names; base URL, key and headers as [`build_provider`] documents.
+pub(crate) fn endpoint(
+    model: &ModelRef,
+    settings: &Settings,
+    options: &ProviderOptions,
+) -> Result<Endpoint, ProviderError> {
+    let name = model.provider.as_str();
+    let configured = settings.providers.get(name);
     let default_config;
     let config = match configured {
         Some(config) => config,
@@ -175,9 +207,9 @@ pub fn build_provider(
         )));
     }
     let http = HttpClient::new(name, &key_env, auth, &config.headers, options)?;
-    Ok(match config.kind {
-        ProviderKind::Openai => Arc::new(OpenAiProvider::new(http, &base_url)),
-        ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http, &base_url)),
-        ProviderKind::Gemini => Arc::new(GeminiProvider::new(http, &base_url)),
+    Ok(Endpoint {
+        kind: config.kind,
+        base_url,
+        http,
     })
 }

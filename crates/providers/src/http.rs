@@ -52,9 +52,14 @@ impl HttpClient {
         };
         // The key and every configured header value: an API that echoes them in an error body
         // (some do, in full) must not put them in our messages.
+        // `Bearer KEY` is masked as a whole and the key alone, which is what APIs echo
+        // ("Incorrect API key provided: sk-…").
         let secrets = Redactor::new(
             auth.iter()
-                .map(|(_, value)| value.clone())
+                .flat_map(|(_, value)| {
+                    let bare = value.strip_prefix("Bearer ").map(str::to_owned);
+                    std::iter::once(value.clone()).chain(bare)
+                })
                 .chain(extra.values().cloned()),
         );
         let mut headers = HeaderMap::new();

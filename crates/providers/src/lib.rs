@@ -6,6 +6,9 @@
 //! llama.cpp, …), the Anthropic Messages API, Gemini's `generateContent`, or a
 //! [`ScriptedProvider`] replaying a YAML cassette for offline runs and tests.
 //! [`RecordingProvider`] wraps any provider and writes such a cassette from a real run.
+//! [`build_embedder`] does the same for embedding models (long-term memory's
+//! `vector_store`): OpenAI-compatible `/v1/embeddings`, Gemini `batchEmbedContents` and
+//! Ollama's `/api/embed`, from the same provider settings.
 //!
 //! HTTP providers share one behaviour: retries with exponential backoff and jitter on 429, 5xx,
 //! connection errors and timeouts (honouring `Retry-After`), a request timeout and an
@@ -20,6 +23,7 @@
 mod anthropic;
 mod assemble;
 mod cassette;
+mod embeddings;
 mod factory;
 mod gemini;
 mod http;
@@ -32,6 +36,7 @@ mod scripted;
 mod sse;
 mod tool_names;
 
+pub use embeddings::{BATCH as EMBEDDING_BATCH, build_embedder};
 pub use factory::{BuiltinProviders, build_provider};
 pub use options::{Env, ProviderOptions, RetryPolicy};
 pub use recording::RecordingProvider;

@@ -5,6 +5,7 @@ mod suite {
     mod agent_loop;
     mod anthropic;
     mod common;
+    mod embeddings;
     mod gemini;
     mod openai;
     mod scripted;

@@ -5,11 +5,11 @@ use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::secrets_of;
 use agentctl_core::{
-    ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel, Settings, Tool,
-    ToolRegistry,
+    Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel,
+    Settings, Tool, ToolRegistry, resolve_embedding_model,
 };
 use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
-use agentctl_providers::{ProviderOptions, RecordingProvider, build_provider};
+use agentctl_providers::{ProviderOptions, RecordingProvider, build_embedder, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
 use std::path::{Path, PathBuf};
@@ -217,6 +217,14 @@ impl RuntimeBuilder {
     /// The project root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The embedding model `model` names (long-term memory's `embedding_model`), with the
+    /// providers' settings, keys and base URLs of the runtimes' own providers.
+    pub fn embedder(&self, model: &str) -> Result<Arc<dyn Embedder>, ProviderError> {
+        let model = resolve_embedding_model(model, &self.settings)
+            .map_err(|error| ProviderError::Config(format!("embedding model: {error}")))?;
+        build_embedder(&model, &self.settings, &self.provider_options)
     }
 
     /// The approval gate: the chain of the settings and choices, asking the approver.

@@ -5,7 +5,9 @@ use crate::builder::RuntimeBuilder;
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use crate::task::TaskTool;
-use crate::toolset::{AgentTools, McpTools, agent_tools, handoff_tools, with_agent_pool};
+use crate::toolset::{
+    AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
+};
 use agentctl_core::{AgentDefinition, AgentsSettings};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::{McpError, McpManager};
@@ -58,6 +60,12 @@ impl Shared {
         let mut tools = agent_tools(&self.builtin, &self.mcp, agent, which, task).await;
         for tool in handoff_tools(agent, &self.agents, session) {
             tools.registry.register_arc(tool);
+        }
+        // Long-term memory outlives sessions: offered whenever there is a project store.
+        if let Some(store) = &self.store_path
+            && let Some(memory) = long_term_memory_tools(agent, store, &self.builder)
+        {
+            memory.register(&mut tools.registry);
         }
         tools
     }

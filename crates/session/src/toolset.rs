@@ -1,7 +1,9 @@
 //! The tools an agent gets: the built-in tools, the MCP tools of the servers it names, the
 //! session's `task` tool (and `memory_get`/`memory_set` for agents that declare
-//! `memory.session` keys), and for agents that may delegate, the agent pool in their prompt.
+//! `memory.session` keys), `remember`/`recall` for agents that declare `memory.longTerm`, and
+//! for agents that may delegate, the agent pool in their prompt.
 
+use crate::builder::RuntimeBuilder;
 use crate::capability::{Executor, ResourcePool};
 use crate::session::SessionHandle;
 use crate::state::when_check;
@@ -9,8 +11,10 @@ use crate::task::TaskTool;
 use agentctl_core::Tool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
 use agentctl_mcp::{McpError, McpManager};
+use agentctl_memory::{LongTermTools, MemoryStore};
 use agentctl_routing::{HandoffTool, MemoryTools};
 use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Which MCP tools [`agent_tools`] adds.
@@ -108,6 +112,30 @@ fn memory_tools(agent: &AgentDefinition, task: &TaskTool) -> Option<MemoryTools>
         agent.name().to_owned(),
         keys.clone(),
     ))
+}
+
+/// `remember` and `recall` of an agent that declares `memory.longTerm`, over the project's
+/// memory store beside `session_database` (opened on first use), masking `builder`'s secrets;
+/// with `backend: vector_store`, its embedding model built like the runtimes' providers — one
+/// that cannot be built (no key) leaves keyword search, and each answer says why.
+pub fn long_term_memory_tools(
+    agent: &AgentDefinition,
+    session_database: &Path,
+    builder: &RuntimeBuilder,
+) -> Option<LongTermTools> {
+    let long_term = agent.spec.memory.as_ref()?.long_term.as_ref()?;
+    let tools = LongTermTools::at_path(
+        MemoryStore::path_beside(session_database),
+        builder.secrets().clone(),
+        agent.name(),
+    );
+    Some(match long_term.embedding_model() {
+        None => tools,
+        Some(model) => match builder.embedder(model) {
+            Ok(embedder) => tools.with_embedder(embedder),
+            Err(error) => tools.embedder_unavailable(error.to_string()),
+        },
+    })
 }
 
 /// An agent that may delegate with `task` gets the pool of agents it can delegate to (their

@@ -1,5 +1,5 @@
 //! Test helpers for agentctl: fake model servers speaking the OpenAI, Anthropic and Gemini wire
-//! formats on `127.0.0.1:0`, builders for their JSON and SSE answers, and in-process fakes
+//! formats on `127.0.0.1:0` (and a fake embeddings server, [`FakeEmbeddings`]), builders for their JSON and SSE answers, and in-process fakes
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
 //! builders) shared by every crate's tests.
 //!
@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod embeddings;
 mod fakes;
 mod otlp;
 #[cfg(target_os = "linux")]
@@ -28,6 +29,7 @@ mod rules;
 mod server;
 mod wire;
 
+pub use embeddings::{FAKE_DIMENSIONS, FAKE_SYNONYMS, FakeEmbeddings, fake_embedding};
 pub use fakes::{
     Behaviour, FakeTool, HangingProvider, LookupArgs, LookupTool, QueueProvider, Rendezvous, Route,
     RoutedProvider, agent, calls, collect, first_user, kinds, text,

@@ -300,7 +300,7 @@ impl RawRequest {
     }
 }
 
-async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
+pub(crate) async fn read_request(stream: &mut TcpStream) -> Option<RecordedRequest> {
     let raw = read_raw_request(stream).await?;
     let raw_body = String::from_utf8_lossy(&raw.body).into_owned();
     let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);

@@ -2,8 +2,8 @@
 //!
 //! A write, rename or delete under `.agentctl/`, `.git/`, `.claude/` or `.gemini/` of the
 //! project is rated at least `high` and is never auto-approved: a person must say yes each
-//! time. The session database (`.agentctl/sessions.db` and its journal files) is never
-//! writable by a tool at all. Paths are judged after resolving `.`/`..` and any symlinks of
+//! time. The session database (`.agentctl/sessions.db` and its journal files) and the
+//! long-term memory store beside it (`.agentctl/memory.db`) are never writable by a tool at all. Paths are judged after resolving `.`/`..` and any symlinks of
 //! the part that exists, so `src/../.git/config` or a link to `.agentctl` are caught too.
 
 use std::path::{Component, Path, PathBuf};
@@ -11,12 +11,17 @@ use std::path::{Component, Path, PathBuf};
 /// Top-level folders of the project whose contents only a person may let a tool change.
 pub const PROTECTED_DIRS: [&str; 4] = [".agentctl", ".git", ".claude", ".gemini"];
 
-/// File names under `.agentctl/` that belong to the session database.
-const DATABASE_FILES: [&str; 4] = [
+/// File names under `.agentctl/` that belong to the session database or the long-term memory
+/// store (which `remember` writes through its own checks: size caps, masking, one agent's rows).
+const DATABASE_FILES: [&str; 8] = [
     "sessions.db",
     "sessions.db-wal",
     "sessions.db-shm",
     "sessions.db-journal",
+    "memory.db",
+    "memory.db-wal",
+    "memory.db-shm",
+    "memory.db-journal",
 ];
 
 /// What a path is, for the policy.
@@ -24,7 +29,7 @@ const DATABASE_FILES: [&str; 4] = [
 pub enum Protection {
     /// Under one of [`PROTECTED_DIRS`] (the folder's name).
     Protected(&'static str),
-    /// The session database: never writable by a tool.
+    /// The session database or the memory store: never writable by a tool.
     SessionDatabase,
 }
 
@@ -125,6 +130,10 @@ mod tests {
         );
         assert_eq!(
             protection(root, &root.join(".agentctl/sessions.db")),
+            Some(Protection::SessionDatabase)
+        );
+        assert_eq!(
+            protection(root, Path::new(".agentctl/memory.db-wal")),
             Some(Protection::SessionDatabase)
         );
         assert_eq!(

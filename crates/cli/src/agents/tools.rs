@@ -7,7 +7,9 @@ use crate::output::print_json;
 use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
 use agentctl_mcp::McpManager;
-use agentctl_session::{McpTools, Project, RuntimeBuilder, TaskTool, agent_tools};
+use agentctl_session::{
+    McpTools, Project, RuntimeBuilder, TaskTool, agent_tools, long_term_memory_tools,
+};
 use agentctl_tools::{AutoApprove, BuiltinToolsConfig, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;
@@ -43,12 +45,16 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let assembled = tokio.block_on(async {
+    let mut assembled = tokio.block_on(async {
         let builtin = BuiltinToolsConfig::from_settings(context.settings());
         let assembled = agent_tools(&builtin, &mcp, agent, which, Some(task)).await;
         mcp.shutdown().await;
         assembled
     });
+    // As `agentctl run` offers them (the store is only opened when a tool is called).
+    if let Some(memory) = long_term_memory_tools(agent, &context.store_path(), &builder) {
+        memory.register(&mut assembled.registry);
+    }
     for warning in &assembled.warnings {
         let _ = writeln!(std::io::stderr().lock(), "warning: {warning}");
     }

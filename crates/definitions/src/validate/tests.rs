@@ -152,3 +152,117 @@ fn kebab_case() {
     assert!(!is_kebab_case("a--b"));
     assert!(!is_kebab_case("-a"));
 }
+
+#[test]
+fn long_term_memory_backends_are_checked_where_written() {
+    // The seed's shape passes.
+    let r = report(
+        "name: a\ndescription: d\nmemory:\n  session: [current_task]\n  long_term:\n    backend: vector_store\n    config:\n      index_name: debug_knowledge\n      embedding_model: openai:text-embedding-3-small\n",
+    );
+    assert_eq!(messages(&r), Vec::<String>::new());
+    assert!(r.valid);
+    // An unknown backend, at its line and column, naming the supported ones.
+    let r = report("name: a\ndescription: d\nmemory:\n  long_term:\n    backend: redis\n");
+    assert_eq!(
+        messages(&r),
+        [
+            "a.md:6:5: field `memory.long_term.backend`: unknown long-term memory backend `redis`: use sqlite, vector_store, filesystem (sqlite is the default; filesystem is the same embedded store)"
+        ]
+    );
+    assert!(!r.valid);
+    let agent = parse_str(
+        "---\nname: a\nmemory:\n  longTerm: redis\n---\nP\n",
+        Path::new("a.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    )
+    .unwrap();
+    let errors: Vec<String> = definition_errors(&agent)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(
+            "a.md:4:3: field `memory.longTerm.backend`: unknown long-term memory backend `redis`"
+        ),
+        "{}",
+        errors[0]
+    );
+    // vector_store needs an embedding model.
+    let r = report(
+        "name: a\ndescription: d\nmemory:\n  longTerm:\n    backend: vector_store\n    config:\n      index_name: k\n",
+    );
+    let m = messages(&r);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].starts_with("a.md:7:5: field `memory.longTerm.config.embedding_model`: backend `vector_store` needs `config.embedding_model`"),
+        "{}",
+        m[0]
+    );
+    // An embedding model sqlite ignores is a warning.
+    let r = report(
+        "name: a\ndescription: d\nmemory:\n  longTerm:\n    config:\n      embedding_model: m\n",
+    );
+    assert!(r.valid);
+    assert!(
+        messages(&r)[0]
+            .contains("backend `sqlite` searches by keyword and ignores `embedding_model`")
+    );
+}
+
+#[test]
+fn embedding_models_resolve_to_a_provider_with_embeddings() {
+    let r = report(
+        "name: a\ndescription: d\nmemory:\n  longTerm:\n    backend: vector_store\n    config:\n      embedding_model: anthropic:claude-haiku-4-5\n",
+    );
+    let m = messages(&r);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].starts_with("a.md:8:7: field `memory.longTerm.config.embedding_model`: embedding model `anthropic:claude-haiku-4-5`: provider `anthropic` has no embeddings API"),
+        "{}",
+        m[0]
+    );
+    let r = report(
+        "name: a\ndescription: d\nmemory:\n  longTerm:\n    backend: vector_store\n    config:\n      embedding_model: nope:x\n",
+    );
+    assert!(
+        messages(&r)[0].contains("embedding model: unknown provider `nope`"),
+        "{:?}",
+        messages(&r)
+    );
+    for model in [
+        "text-embedding-3-small",
+        "ollama:nomic-embed-text",
+        "gemini-embedding-001",
+    ] {
+        let r = report(&format!(
+            "name: a\ndescription: d\nmemory:\n  longTerm:\n    backend: vector_store\n    config:\n      embedding_model: {model}\n"
+        ));
+        assert_eq!(messages(&r), Vec::<String>::new(), "{model}");
+    }
+}
+
+#[test]
+fn long_term_tools_in_tool_lists() {
+    let r = report(
+        "name: a\ndescription: d\ntools: [read_file, remember, recall]\nmemory:\n  longTerm: true\n",
+    );
+    assert_eq!(messages(&r), Vec::<String>::new());
+    let r =
+        report("name: a\ndescription: d\ntools: [read_file, recall]\nmemory:\n  longTerm: true\n");
+    assert_eq!(
+        messages(&r),
+        [
+            "a.md:6:3: field `memory.longTerm`: the agent declares long-term memory but its tool lists keep out remember: add them to tools.allow to let it remember and recall"
+        ]
+    );
+    let r = report("name: a\ndescription: d\ntools: [remember]\n");
+    let m = messages(&r);
+    assert_eq!(m.len(), 1);
+    assert!(
+        m[0].contains("`remember` is only offered to agents that declare `memory.longTerm`"),
+        "{}",
+        m[0]
+    );
+}

@@ -1,0 +1,203 @@
+//! `agentctl memory list|search|forget`: the long-term memories agents keep with `remember`.
+//!
+//! The store is `memory.db` beside the session database (`<project>/.agentctl/memory.db`, or
+//! `$AGENTCTL_HOME/memory.db` outside a project). Reading commands do not create it; `search`
+//! is keyword (BM25) search, whatever the agents' backends.
+
+use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, MemorySearchArgs};
+use crate::args::{GlobalArgs, TableFormat, TextFormat};
+use crate::output::{print_json, terminal_safe};
+use agentctl_context::utc_timestamp;
+use agentctl_memory::{MemoryEntry, MemoryHit, MemoryQuery, MemoryStore};
+use agentctl_session::Project;
+use anyhow::Context as _;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Runs `agentctl memory …`.
+pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load(global)?;
+    match command {
+        MemoryCommand::List(args) => list(&project, &args),
+        MemoryCommand::Search(args) => search(&project, &args),
+        MemoryCommand::Forget(args) => forget(&project, &args),
+    }
+}
+
+fn store_path(project: &Project) -> PathBuf {
+    MemoryStore::path_beside(&project.store_path())
+}
+
+/// The project's memory store; `None` when no memory was ever stored here.
+fn open_store(project: &Project) -> anyhow::Result<Option<MemoryStore>> {
+    let path = store_path(project);
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(MemoryStore::open(&path)?))
+}
+
+#[expect(clippy::print_stdout, reason = "the result is the command's output")]
+fn print_text(text: &str) {
+    print!("{}", terminal_safe(text));
+}
+
+fn list(project: &Project, args: &MemoryListArgs) -> anyhow::Result<ExitCode> {
+    let entries = match open_store(project)? {
+        Some(store) => store.list(args.agent.as_deref())?,
+        None => Vec::new(),
+    };
+    match args.format {
+        TableFormat::Json => print_json(&entries)?,
+        TableFormat::Table => print_text(&render_list(&entries, args.agent.as_deref())),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_list(entries: &[MemoryEntry], agent: Option<&str>) -> String {
+    if entries.is_empty() {
+        return match agent {
+            Some(agent) => format!("No memories of agent `{agent}`.\n"),
+            None => "No memories.\n".to_owned(),
+        };
+    }
+    let rows: Vec<[String; 4]> = entries
+        .iter()
+        .map(|entry| {
+            [
+                entry.id.to_string(),
+                entry.agent.clone(),
+                utc_timestamp(entry.created_at),
+                one_line(&entry.content, 100),
+            ]
+        })
+        .collect();
+    table(["ID", "AGENT", "CREATED", "CONTENT"], &rows)
+}
+
+fn search(project: &Project, args: &MemorySearchArgs) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        (1..=MemoryQuery::MAX_LIMIT).contains(&args.limit),
+        "--limit {} is out of range: give 1 to {}",
+        args.limit,
+        MemoryQuery::MAX_LIMIT
+    );
+    let hits = match open_store(project)? {
+        Some(store) => {
+            let mut query = MemoryQuery::new(&args.query).limit(args.limit);
+            if let Some(agent) = &args.agent {
+                query = query.agent(agent);
+            }
+            store.search(&query)?
+        }
+        None => Vec::new(),
+    };
+    match args.format {
+        TableFormat::Json => print_json(&hits)?,
+        TableFormat::Table => print_text(&render_hits(&hits, &args.query)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_hits(hits: &[MemoryHit], query: &str) -> String {
+    if hits.is_empty() {
+        return format!("No memory matches `{}`.\n", one_line(query, 60));
+    }
+    // Best first; the BM25 scores themselves (in `--format json`) mean little to a reader.
+    let entries: Vec<MemoryEntry> = hits.iter().map(|hit| hit.entry.clone()).collect();
+    render_list(&entries, None)
+}
+
+/// What `memory forget --format json` prints.
+#[derive(Serialize)]
+struct Forgotten {
+    forgotten: MemoryEntry,
+}
+
+fn forget(project: &Project, args: &MemoryForgetArgs) -> anyhow::Result<ExitCode> {
+    let id = parse_id(&args.id)?;
+    let store = open_store(project)?.with_context(|| {
+        format!("no memory #{id}: no memory has been stored here yet (agentctl memory list)")
+    })?;
+    let entry = store.forget(id, args.agent.as_deref())?;
+    match args.format {
+        TextFormat::Json => print_json(&Forgotten { forgotten: entry })?,
+        TextFormat::Text => print_text(&format!(
+            "Forgot memory #{} of {}: {}\n",
+            entry.id,
+            entry.agent,
+            one_line(&entry.content, 100)
+        )),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `12` or `#12`.
+fn parse_id(text: &str) -> anyhow::Result<i64> {
+    let digits = text.trim().trim_start_matches('#');
+    digits
+        .parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .with_context(|| {
+            format!("`{text}` is not a memory id: ids are positive numbers, as `agentctl memory list` shows them")
+        })
+}
+
+/// Columns padded to their widest cell; the last one is not padded.
+fn table<const N: usize>(headers: [&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = headers.map(str::len);
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: [&str; N]| {
+        for (index, cell) in cells.iter().enumerate() {
+            if index + 1 == N {
+                out.push_str(cell);
+            } else {
+                let _ = write!(out, "{cell:<width$}  ", width = widths[index]);
+            }
+        }
+        out.push('\n');
+    };
+    line(headers);
+    for row in rows {
+        line(row.each_ref().map(String::as_str));
+    }
+    out
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_tables() {
+        assert_eq!(parse_id("#12").unwrap(), 12);
+        assert_eq!(parse_id(" 7 ").unwrap(), 7);
+        for bad in ["abc", "0", "-3", "1.5", ""] {
+            assert!(parse_id(bad).is_err(), "{bad}");
+        }
+        let rendered = table(
+            ["ID", "NAME"],
+            &[["1".into(), "a".into()], ["12".into(), "bb".into()]],
+        );
+        assert_eq!(rendered, "ID  NAME\n1   a\n12  bb\n");
+        assert_eq!(one_line("a\n b   c", 100), "a b c");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+    }
+}

@@ -1,0 +1,74 @@
+//! The crate's error type.
+
+use std::path::PathBuf;
+
+/// Result of the memory crate.
+pub type Result<T, E = MemoryError> = std::result::Result<T, E>;
+
+/// What went wrong while storing or searching long-term memory.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    /// The database failed.
+    #[error("memory store {path}: {source}")]
+    Database {
+        /// The database file (`:memory:` for in-memory stores).
+        path: String,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The folder of the database could not be created.
+    #[error("cannot create the folder of the memory store {path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The database was written by a newer agentctl.
+    #[error(
+        "memory store {path} has schema version {found}, newer than this agentctl supports \
+         ({supported}): upgrade agentctl"
+    )]
+    SchemaTooNew {
+        /// The database file.
+        path: String,
+        /// `PRAGMA user_version` of the file.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A stored row could not be decoded.
+    #[error("memory store {path}: corrupt entry #{id}: {detail}")]
+    CorruptRow {
+        /// The database file.
+        path: String,
+        /// The entry.
+        id: i64,
+        /// What was wrong.
+        detail: String,
+    },
+    /// No entry has this id (for this agent, when one was named).
+    #[error("no memory #{id}{}: see `agentctl memory list`", agent.as_deref().map(|a| format!(" of agent `{a}`")).unwrap_or_default())]
+    NotFound {
+        /// The id asked for.
+        id: i64,
+        /// The agent the lookup was limited to.
+        agent: Option<String>,
+    },
+    /// The content or metadata of a new entry is unusable.
+    #[error("{0}")]
+    Invalid(String),
+    /// An agent has as many entries as one agent may keep.
+    #[error(
+        "agent `{agent}` already keeps {max} memories, the most one agent may: forget old ones \
+         with `agentctl memory forget ID` (see `agentctl memory list --agent {agent}`)"
+    )]
+    Full {
+        /// The agent.
+        agent: String,
+        /// The limit.
+        max: usize,
+    },
+}

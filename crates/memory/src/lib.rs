@@ -1,0 +1,28 @@
+//! Long-term memory of agentctl agents.
+//!
+//! An agent that declares `memory.longTerm` (see [`agentctl_core::MemorySpec`]) gets two tools,
+//! `remember` and `recall` ([`LongTermTools`]), over one embedded store per project
+//! ([`MemoryStore`]: `memory.db` beside the session database). Entries are
+//! `{id, agent, content, metadata, created_at}`, searched with SQLite FTS5 (BM25) — offline,
+//! no model needed. `backend: vector_store` adds embeddings from an
+//! [`Embedder`](agentctl_core::Embedder) stored beside the text, and recall then fuses the
+//! keyword and similarity rankings by reciprocal rank. `agentctl memory list|search|forget`
+//! reads and prunes the same store.
+//!
+//! Everything a model can send is bounded and inert: any query text becomes quoted FTS5 words
+//! (no operator, no syntax error), content and metadata are size-capped and masked with the
+//! session's [`Redactor`](agentctl_core::Redactor), and recall only ever searches the calling
+//! agent's entries.
+
+mod error;
+mod query;
+mod store;
+mod tools;
+mod vector;
+
+pub use error::{MemoryError, Result};
+pub use store::{
+    Embedding, Matched, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
+};
+pub use tools::{LongTermTools, MAX_RECALL_LIMIT, RecallArgs, RememberArgs};
+pub use vector::MAX_DIMENSIONS;
