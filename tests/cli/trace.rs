@@ -31,6 +31,8 @@ fn exported(project: &TestProject, session: &str) -> Vec<Value> {
 /// Durations, bars, ids and times differ from run to run.
 fn trace_filters() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
+    // The duration column is right-aligned: its padding changes with the figure.
+    settings.add_filter(r" +\d+(\.\d+)?(ms|s) ▕", " [T] ▕");
     settings.add_filter(r"\b\d+(\.\d+)?(ms|s)\b", "[T]");
     settings.add_filter(r"▕[ █]+▏", "[BAR]");
     settings.add_filter(r"trace [0-9a-f]{32} · \S+", "trace [ID] · [TIME]");
