@@ -81,7 +81,10 @@ pub use record::{
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
-pub use sqlite::{MAX_CHECKPOINT_STATE_BYTES, SCHEMA_VERSION, SqliteStore, StateEntry};
+pub use sqlite::{
+    BUSY_TIMEOUT, MAX_CHECKPOINT_STATE_BYTES, SCHEMA_VERSION, SchemaError, SqliteStore, StateEntry,
+    migrate_sqlite, prepare_sqlite,
+};
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::estimate_tokens;
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};

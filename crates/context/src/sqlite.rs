@@ -27,6 +27,7 @@ mod owner;
 mod runs;
 mod schema;
 mod sessions;
+mod setup;
 mod state;
 mod trace;
 
@@ -38,6 +39,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use graph::MAX_CHECKPOINT_STATE_BYTES;
+pub use setup::{SchemaError, migrate_sqlite, prepare_sqlite};
 pub use state::StateEntry;
 
 /// Latest schema version this build writes.
@@ -47,7 +49,7 @@ pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
 /// "database is locked". Writers hold the lock for milliseconds (one turn's rows); 30 s leaves
 /// room for many processes, a slow disk or a checkpoint, while a process that truly hangs with
 /// the lock still turns into an error instead of a stalled run.
-pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A [`SessionStore`](crate::SessionStore) in a SQLite file.
 ///
@@ -167,13 +169,15 @@ impl SqliteStore {
 
     fn init(mut conn: Connection, path: String) -> Result<Self> {
         let setup = |conn: &mut Connection| -> FaultResult<()> {
-            conn.busy_timeout(BUSY_TIMEOUT)?;
-            use_wal(conn)?;
-            // NORMAL is durable against process crashes in WAL mode; only a power loss can
-            // drop the last transactions, never corrupt the file.
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-            conn.pragma_update(None, "foreign_keys", "ON")?;
-            migrate(conn, &path)
+            prepare_sqlite(conn)?;
+            migrate_sqlite(conn, schema::MIGRATIONS).map_err(|error| match error {
+                SchemaError::Sql(error) => Fault::Sql(error),
+                SchemaError::TooNew { found } => Fault::Context(ContextError::SchemaTooNew {
+                    path: path.clone(),
+                    found,
+                    supported: SCHEMA_VERSION,
+                }),
+            })
         };
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
@@ -222,36 +226,6 @@ fn immediate<T>(
     Ok(value)
 }
 
-/// Switches a file database to WAL unless it is already (in-memory databases stay `memory`).
-/// Asking first matters when several processes open the file at once: the mode is persistent,
-/// and only the first open of a new file has to change it.
-fn use_wal(conn: &Connection) -> FaultResult<()> {
-    let mode: String = conn.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
-    if mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory") {
-        return Ok(());
-    }
-    // Switching a new file to WAL needs it to itself, and SQLite answers "busy" at once,
-    // without its busy handler, while another process does the same: retry until the busy
-    // timeout. `journal_mode` answers with the mode set.
-    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
-    let mut pause = Duration::from_millis(5);
-    loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
-            row.get::<_, String>(0)
-        }) {
-            Ok(_) => return Ok(()),
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if error.code == rusqlite::ErrorCode::DatabaseBusy
-                    && std::time::Instant::now() < deadline =>
-            {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(200));
-            }
-            Err(error) => return Err(error.into()),
-        }
-    }
-}
-
 fn into_error(fault: Fault, path: &str) -> ContextError {
     match fault {
         Fault::Sql(source) => ContextError::Database {
@@ -265,45 +239,6 @@ fn into_error(fault: Fault, path: &str) -> ContextError {
             detail,
         },
     }
-}
-
-/// Brings the schema up to [`SCHEMA_VERSION`]. The version is read again inside each
-/// migration's immediate transaction: when two processes open an old file at once, the second
-/// waits for the first and then finds the migration done.
-fn migrate(conn: &mut Connection, path: &str) -> FaultResult<()> {
-    let too_new = |found: i64| {
-        Fault::Context(ContextError::SchemaTooNew {
-            path: path.to_owned(),
-            found,
-            supported: SCHEMA_VERSION,
-        })
-    };
-    let found = user_version(conn)?;
-    if found > SCHEMA_VERSION {
-        return Err(too_new(found));
-    }
-    if found == SCHEMA_VERSION {
-        return Ok(());
-    }
-    for (index, sql) in schema::MIGRATIONS.iter().enumerate() {
-        let version = index as i64 + 1;
-        immediate(conn, |tx| {
-            let found = user_version(tx)?;
-            if found > SCHEMA_VERSION {
-                return Err(too_new(found));
-            }
-            if version > found {
-                tx.execute_batch(sql)?;
-                tx.pragma_update(None, "user_version", version)?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(())
-}
-
-fn user_version(conn: &Connection) -> FaultResult<i64> {
-    Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
 }
 
 /// Milliseconds since the Unix epoch.

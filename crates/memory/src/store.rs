@@ -22,13 +22,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use search::{Matched, MemoryHit, MemoryQuery};
-
-/// How long a write waits for another process's write before failing ("database is locked").
-/// Writes hold the lock for one row: the limit only bounds a wait on a stuck process.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An embedding of an entry's content.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +181,7 @@ impl MemoryStore {
     }
 
     fn init(mut conn: Connection, path: String) -> Result<Self> {
-        schema::prepare(&mut conn, &path, BUSY_TIMEOUT)?;
+        schema::prepare(&mut conn, &path)?;
         Ok(Self {
             conn: Mutex::new(conn),
             path,
