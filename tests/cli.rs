@@ -7,6 +7,7 @@ mod cli {
     mod support;
 
     mod agents;
+    mod chat;
     mod completions;
     mod concurrency;
     mod graph;
@@ -17,6 +18,7 @@ mod cli {
     mod routing;
     mod run;
     mod secrets;
+    mod seed_fidelity;
     mod sessions;
     mod sessions_run;
     // Reads `/proc` to find the tool's processes.

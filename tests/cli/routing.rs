@@ -112,7 +112,7 @@ fn run_auto_picks_the_debug_analyzer_and_says_why() {
     assert_eq!(text(&output.stdout), "debug-analyzer here\n");
     assert_eq!(
         text(&output.stderr),
-        "Auto-routing to: debug-analyzer (matched: bug)\n"
+        "Auto-routing to: debug-analyzer (matched: bug)\ncontext: isolated (default)\n"
     );
 }
 
@@ -183,7 +183,7 @@ fn the_auto_route_setting_routes_runs_without_a_name() {
     assert_eq!(text(&output.stdout), "code-reviewer here\n");
     assert_eq!(
         text(&output.stderr),
-        "Auto-routing to: code-reviewer (matched: review)\n"
+        "Auto-routing to: code-reviewer (matched: review)\ncontext: isolated (default)\n"
     );
 }
 
@@ -198,7 +198,11 @@ fn a_name_wins_over_auto_routing() {
     ] {
         let output = project.agentctl(args);
         assert_eq!(text(&output.stdout), "code-reviewer here\n", "{args:?}");
-        assert_eq!(text(&output.stderr), "", "{args:?}");
+        assert_eq!(
+            text(&output.stderr),
+            "context: isolated (default)\n",
+            "{args:?}"
+        );
     }
     let both = project.output(&["run", "code-reviewer", "--agent", "test-fixer", "-p", BUG]);
     assert_eq!(both.status.code(), Some(2));
@@ -212,7 +216,7 @@ fn no_match_falls_back_to_the_default_agent() {
     assert_eq!(text(&output.stdout), "code-reviewer here\n");
     assert_eq!(
         text(&output.stderr),
-        "No agent's triggers match the prompt; running the default agent code-reviewer (agents.defaultAgent)\n"
+        "No agent's triggers match the prompt; running the default agent code-reviewer (agents.defaultAgent)\ncontext: isolated (default)\n"
     );
 }
 

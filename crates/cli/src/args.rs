@@ -9,8 +9,10 @@ pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
 pub(crate) mod trace;
+mod turn;
 
 pub(crate) use bare_prompt::parse;
+pub(crate) use turn::{ChatArgs, TurnArgs};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -48,6 +50,8 @@ pub(crate) struct GlobalArgs {
 pub(crate) enum Command {
     /// Run an agent on a prompt, or interactively.
     Run(RunArgs),
+    /// Talk to the default model in the session's main conversation; `@agent` runs an agent.
+    Chat(ChatArgs),
     /// Show which agents a prompt's words route to, and why.
     Route(route::RouteArgs),
     /// Create, list, show, edit, delete and validate agents.
@@ -360,44 +364,11 @@ pub(crate) struct RunArgs {
     /// Pick the agent whose triggers match the prompt; a name given wins.
     #[arg(long)]
     pub auto: bool,
-    /// The prompt. Without it: an interactive session on a terminal, else the prompt is read
-    /// from stdin.
-    #[arg(short = 'p', long)]
-    pub prompt: Option<String>,
-    /// Model (`provider:model` or alias), instead of the agent's.
-    #[arg(long)]
-    pub model: Option<String>,
     /// Context mode, instead of the agent's.
     #[arg(long, value_parser = ["isolated", "shared", "run"])]
     pub context: Option<String>,
-    /// Turn limit, instead of the agent's `maxTurns` (default 25).
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: RunFormat,
-    /// Save the model calls as a cassette replayable with `--model scripted:PATH`.
-    #[arg(long, value_name = "PATH")]
-    pub record: Option<PathBuf>,
-    /// Ask the model for the whole answer at once instead of streaming it.
-    #[arg(long)]
-    pub no_stream: bool,
-    /// Keep talking to the agent: one prompt per line; `exit` quits, `context` shows the
-    /// conversation.
-    #[arg(long, short = 'i')]
-    pub interactive: bool,
-    /// Record into (and resume) this session; see `agentctl sessions list`.
-    #[arg(long, value_name = "ID", conflicts_with = "continue_session")]
-    pub session: Option<String>,
-    /// Resume the latest session of this project (or start one).
-    #[arg(long = "continue", short = 'c')]
-    pub continue_session: bool,
-    /// Trace the run: print model calls, tool calls, handoffs and guardrails on stderr as they
-    /// finish, and keep the trace in the session for `agentctl trace show|export`.
-    #[arg(long)]
-    pub trace: bool,
     #[command(flatten)]
-    pub approvals: ApprovalArgs,
+    pub turn: TurnArgs,
 }
 
 /// Output format of `run`.

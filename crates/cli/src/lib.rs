@@ -45,6 +45,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schema(command) => schema::run(command),
         Command::Completions(command) => completions::run(command),
         Command::Run(args) => run::run(&cli.global, args),
+        Command::Chat(args) => run::chat(&cli.global, args),
         Command::Route(args) => route_cmd::run(&cli.global, &args),
         Command::Mcp(command) => mcp_cmd::run(&cli.global, command),
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),

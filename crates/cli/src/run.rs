@@ -12,11 +12,11 @@ mod repl;
 mod signals;
 mod terminal;
 
-use crate::args::{ApprovalArgs, GlobalArgs, RunArgs, RunFormat};
+use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnArgs};
 use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, ContextMode, RunError, RunOptions};
 use agentctl_sandbox::SandboxStatus;
-use agentctl_session::{Conversation, Recording, RuntimeBuilder, SessionRunner};
+use agentctl_session::{Conversation, Project, Recording, RuntimeBuilder, SessionRunner};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read, Write as _};
 use std::path::PathBuf;
@@ -39,9 +39,11 @@ enum AgentChoice {
     Named(String),
     /// The one the prompt's words route to (`--auto` or `agents.autoRoute`).
     Routed,
+    /// The main conversation (`agentctl chat`): the default model, no agent file.
+    Main,
 }
 
-/// `agentctl run`, validated.
+/// `agentctl run` or `agentctl chat`, validated.
 struct RunRequest {
     agent: AgentChoice,
     prompt: PromptSource,
@@ -50,21 +52,41 @@ struct RunRequest {
     record: Option<PathBuf>,
     approvals: ApprovalArgs,
     session: SessionChoice,
+    trace: bool,
 }
 
 impl RunRequest {
-    /// Validates the flags; `auto_route` is the `agents.autoRoute` setting.
+    /// Validates the flags of `run`; `auto_route` is the `agents.autoRoute` setting.
     fn from_args(args: RunArgs, auto_route: bool) -> anyhow::Result<Self> {
         let agent = match (args.agent.or(args.name), args.auto || auto_route) {
             (Some(name), _) => AgentChoice::Named(name),
             (None, true) => AgentChoice::Routed,
             (None, false) => anyhow::bail!(
                 "no agent given: pass NAME, --agent NAME, or --auto to pick the agent by its \
-                 triggers (or set agents.autoRoute to true)"
+                 triggers (or set agents.autoRoute to true); `agentctl chat` talks to the \
+                 default model without an agent"
             ),
         };
+        let context_mode = args.context.as_deref().map(|mode| match mode {
+            "shared" => ContextMode::Shared,
+            "run" => ContextMode::Run,
+            _ => ContextMode::Isolated,
+        });
+        Self::new(agent, args.turn, context_mode)
+    }
+
+    /// Validates the flags of `chat`.
+    fn from_chat(args: ChatArgs) -> anyhow::Result<Self> {
+        Self::new(AgentChoice::Main, args.turn, None)
+    }
+
+    fn new(
+        agent: AgentChoice,
+        turn: TurnArgs,
+        context_mode: Option<ContextMode>,
+    ) -> anyhow::Result<Self> {
         let stdin_terminal = std::io::stdin().is_terminal();
-        let prompt = match (args.prompt, args.interactive) {
+        let prompt = match (turn.prompt, turn.interactive) {
             (prompt, true) => PromptSource::Interactive(prompt),
             (Some(prompt), false) => PromptSource::Once(prompt),
             (None, false) if stdin_terminal => PromptSource::Interactive(None),
@@ -80,36 +102,32 @@ impl RunRequest {
                 "auto-routing needs a prompt to route: pass -p PROMPT, or name the agent"
             );
         }
-        if matches!(prompt, PromptSource::Interactive(_)) && args.format != RunFormat::Text {
+        if matches!(prompt, PromptSource::Interactive(_)) && turn.format != RunFormat::Text {
             anyhow::bail!(
                 "--format {} needs a prompt: pass -p PROMPT",
-                args.format.name()
+                turn.format.name()
             );
         }
-        let context_mode = args.context.as_deref().map(|mode| match mode {
-            "shared" => ContextMode::Shared,
-            "run" => ContextMode::Run,
-            _ => ContextMode::Isolated,
-        });
         let options = RunOptions {
-            stream: !args.no_stream,
-            max_turns: args.max_turns,
+            stream: !turn.no_stream,
+            max_turns: turn.max_turns,
             context_mode,
-            model: args.model,
+            model: turn.model,
             ..RunOptions::default()
         };
         Ok(Self {
             agent,
             prompt,
-            format: args.format,
+            format: turn.format,
             options,
-            record: args.record,
-            approvals: args.approvals,
-            session: match (args.session, args.continue_session) {
+            record: turn.record,
+            approvals: turn.approvals,
+            session: match (turn.session, turn.continue_session) {
                 (Some(id), _) => SessionChoice::Resume(id),
                 (None, true) => SessionChoice::Continue,
                 (None, false) => SessionChoice::New,
             },
+            trace: turn.trace,
         })
     }
 }
@@ -143,7 +161,21 @@ enum Ending {
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let trace = args.trace;
+    let request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+    execute(global, &project, request)
+}
+
+/// Runs `agentctl chat`.
+pub(crate) fn chat(global: &GlobalArgs, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load(global)?;
+    execute(global, &project, RunRequest::from_chat(args)?)
+}
+
+fn execute(
+    global: &GlobalArgs,
+    project: &Project,
+    request: RunRequest,
+) -> anyhow::Result<ExitCode> {
     let RunRequest {
         agent,
         prompt,
@@ -152,22 +184,23 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         record,
         approvals,
         session,
-    } = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+        trace,
+    } = request;
     let (frontend, approver) = Frontend::new();
     let recording = record.as_ref().map(|_| Recording::new());
-    let mut builder = RuntimeBuilder::new(&project)
+    let mut builder = RuntimeBuilder::new(project)
         .approvals(crate::approvals::choice(&approvals)?)
         .approver(approver);
     if let Some(recording) = &recording {
         builder = builder.record(recording.clone());
     }
-    let runner = SessionRunner::new(&project, builder).with_tracing(trace, None);
+    let runner = SessionRunner::new(project, builder).with_tracing(trace, None);
     let first_prompt = match &prompt {
         PromptSource::Once(prompt) => Some(prompt.as_str()),
         PromptSource::Interactive(first) => first.as_deref(),
     };
     let agent = choose_agent(&runner, &agent, first_prompt)?;
-    if agent.spec.graph.is_some() {
+    if let Some(agent) = agent.as_ref().filter(|agent| agent.spec.graph.is_some()) {
         // A graph agent (seed 002: `debug-flow.md`) runs its graph.
         let PromptSource::Once(prompt) = prompt else {
             anyhow::bail!(
@@ -176,7 +209,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
             );
         };
         let flags = graph::run_flags(&options, format, trace, approvals);
-        return graph::run_graph_agent(global, &agent, prompt, session, &flags);
+        return graph::run_graph_agent(global, agent, prompt, session, &flags);
     }
     if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
         warn(&format!(
@@ -190,12 +223,21 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
         .build()
         .context("cannot start the async runtime")?;
     let ending = tokio.block_on(async {
-        let ending = match runner.conversation(agent, session, options).await {
+        let opened = match agent {
+            Some(agent) => runner.conversation(agent, session, options.clone()).await,
+            None => runner.main_conversation(session, options.clone()).await,
+        };
+        let ending = match opened {
             Ok((mut conversation, warnings)) => {
                 for warning in warnings {
                     warn(&warning.to_string());
                 }
-                converse(&mut conversation, prompt, format, &frontend).await
+                let desk = repl::Desk {
+                    runner: &runner,
+                    frontend: &frontend,
+                    options: &options,
+                };
+                converse(&desk, &mut conversation, prompt, format).await
             }
             Err(error) => Err(error.into()),
         };
@@ -227,31 +269,35 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
 }
 
 /// The agent to run: the one named, or the one the (first) prompt routes to, announced on
-/// stderr (see `agentctl route`).
+/// stderr (see `agentctl route`); `None` for the main conversation.
 fn choose_agent(
     runner: &SessionRunner,
     choice: &AgentChoice,
     prompt: Option<&str>,
-) -> anyhow::Result<AgentDefinition> {
+) -> anyhow::Result<Option<AgentDefinition>> {
     match (choice, prompt) {
-        (AgentChoice::Named(name), _) => crate::agents::require(runner, name),
-        (AgentChoice::Routed, Some(prompt)) => crate::route_cmd::pick(runner, prompt),
+        (AgentChoice::Main, _) => Ok(None),
+        (AgentChoice::Named(name), _) => crate::agents::require(runner, name).map(Some),
+        (AgentChoice::Routed, Some(prompt)) => crate::route_cmd::pick(runner, prompt).map(Some),
         (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
     }
 }
 
-/// Runs the prompt, or the interactive session, in the agent's conversation.
+/// Runs the prompt, or the interactive session, in the conversation.
 async fn converse(
+    desk: &repl::Desk<'_>,
     conversation: &mut Conversation,
     prompt: PromptSource,
     format: RunFormat,
-    frontend: &Frontend,
 ) -> anyhow::Result<Ending> {
     match prompt {
         PromptSource::Once(prompt) => {
-            render::run_once(conversation, &prompt, format, frontend).await
+            if format == RunFormat::Text {
+                render::note(&render::context_note(conversation));
+            }
+            render::run_once(conversation, &prompt, format, desk.frontend).await
         }
-        PromptSource::Interactive(first) => repl::run(conversation, first, frontend).await,
+        PromptSource::Interactive(first) => repl::run(desk, conversation, first).await,
     }
 }
 

@@ -18,6 +18,7 @@
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
 
 mod claude;
+mod detect;
 mod discover;
 mod error;
 mod foreign;

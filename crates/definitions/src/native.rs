@@ -35,6 +35,20 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             }
         }
     }
+    // Seed 003's graph agents are named by their graph; a title is asked of agents only.
+    let untitled = spec
+        .title
+        .as_deref()
+        .is_none_or(|title| title.trim().is_empty());
+    if untitled && spec.graph.is_none() {
+        warnings.push(source.warning(
+            "title",
+            format!(
+                "no `title`: lists and prompts show the name instead; add e.g. `title: {}`",
+                suggested_title(&spec.name)
+            ),
+        ));
+    }
     // A graph agent runs its nodes' agents, each with its own prompt: it needs none.
     let allow_empty_body = spec.graph.is_some();
     Ok(Mapped {
@@ -43,6 +57,20 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
         warnings,
         allow_empty_body,
     })
+}
+
+/// `debug-analyzer` → `Debug Analyzer`.
+fn suggested_title(name: &str) -> String {
+    name.split(['-', '_'])
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -68,6 +96,26 @@ mod tests {
             [
                 "a.md:3:1: field `modle`: unknown field (did you mean `model`?): kept in `extra`",
                 "a.md:5:3: field `tools.allows`: unknown field (did you mean `allow`?): ignored",
+                "a.md:2:1: field `title`: no `title`: lists and prompts show the name instead; add e.g. `title: A`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_title_warns_with_a_suggestion() {
+        let text = "---\nname: debug-analyzer\n---\nPrompt\n";
+        let agent = parse_str(
+            text,
+            Path::new("a.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
+        let warnings: Vec<String> = agent.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "a.md:2:1: field `title`: no `title`: lists and prompts show the name instead; add e.g. `title: Debug Analyzer`",
             ]
         );
     }

@@ -1,5 +1,6 @@
 //! Loading one agent file: bytes → front matter + body → [`LoadedAgent`].
 
+use crate::detect::detect;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, line_col};
 use crate::frontmatter::{self};
 use crate::source::Source;
@@ -21,6 +22,7 @@ pub struct LoadedAgent {
     pub definition: AgentDefinition,
     /// Problems that did not stop the file from loading.
     pub warnings: Vec<Diagnostic>,
+    format_reason: String,
     positions: Positions,
 }
 
@@ -44,6 +46,7 @@ impl LoadedAgent {
         Self {
             definition,
             warnings: Vec::new(),
+            format_reason: "defined in code".to_owned(),
             positions: Positions {
                 fallback: (1, 1),
                 ..Positions::default()
@@ -63,6 +66,7 @@ impl LoadedAgent {
         Self {
             definition,
             warnings,
+            format_reason: "a graph file".to_owned(),
             positions: Positions {
                 map: positions,
                 format: None,
@@ -74,6 +78,13 @@ impl LoadedAgent {
     /// The agent's name.
     pub fn name(&self) -> &str {
         &self.definition.spec.name
+    }
+
+    /// Why the file was read in its format (`agent.definition.source.format`): the folder it
+    /// is in, or the agentctl-only fields that made a file in a Claude Code or Gemini CLI
+    /// folder read as native.
+    pub fn format_reason(&self) -> &str {
+        &self.format_reason
     }
 
     /// The file the agent was loaded from.
@@ -193,6 +204,9 @@ fn translate(format: SourceFormat, field: &str) -> Option<String> {
 /// Parses an agent file held in memory.
 ///
 /// `path` is used for messages and recorded as the agent's source; nothing is read from it.
+/// `format` is the format of the folder the file is in: a file in a Claude Code or Gemini CLI
+/// folder that writes agentctl-only fields (`kind: agent`, `tools: {allow, deny}`,
+/// `contextMode`, …) is read as native ([`LoadedAgent::format_reason`] says why).
 ///
 /// ```
 /// use agentctl_core::{Scope, SourceFormat};
@@ -249,6 +263,8 @@ pub fn parse_str(
         )
         .with_field("name"));
     }
+    let detected = detect(format, &source.index, split.yaml);
+    let format = detected.format;
     let mapped = match format {
         SourceFormat::Native => native::read(&source)?,
         SourceFormat::Claude => claude::read(&mut source)?,
@@ -283,6 +299,7 @@ pub fn parse_str(
             extra: mapped.extra,
         },
         warnings: mapped.warnings,
+        format_reason: detected.reason,
         positions: Positions {
             map,
             format: Some(format),

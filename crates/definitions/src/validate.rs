@@ -317,13 +317,14 @@ fn field_values(agent: &LoadedAgent) -> Check {
         };
         out.push(agent.diagnostic(Severity::Error, "temperature", problem));
     }
+    // `local` and `remote` are Gemini CLI's kinds, met in files of mixed folders.
     if let Some(kind) = spec.kind.as_deref()
-        && kind != "agent"
+        && !matches!(kind, "agent" | "local" | "remote")
     {
         out.push(agent.diagnostic(
             Severity::Warning,
             "kind",
-            format!("unknown kind `{kind}`: expected `agent`; the file is read as an agent"),
+            format!("unknown kind `{kind}`: expected `agent` (or Gemini CLI's `local`/`remote`); the file is read as an agent"),
         ));
     }
     if spec.max_turns == Some(0) {

@@ -11,4 +11,5 @@ mod suite {
     mod inputs;
     mod lookup;
     mod never_panics;
+    mod seed_files;
 }

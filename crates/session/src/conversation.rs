@@ -9,8 +9,8 @@ use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::turn::{Notice, Turn, TurnTracing};
 use agentctl_context::{
-    ContextError, ModeInputs, ProviderSummarizer, Summarizer, SummaryRequest, TraceLog,
-    expand_file_references, resolve_mode,
+    ContextError, ModeInputs, ProviderSummarizer, ResolvedMode, Summarizer, SummaryRequest,
+    TraceLog, expand_file_references, resolve_mode,
 };
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunError, RunOptions, SpanDetail};
 use agentctl_runtime::{Runtime, model_context_window};
@@ -29,6 +29,9 @@ pub struct Conversation {
     pub(crate) options: RunOptions,
     pub(crate) session: Option<SessionHandle>,
     pub(crate) mode: ContextMode,
+    /// How the mode was decided; `None` for the main conversation, whose workspace is always
+    /// the `main` timeline.
+    resolved: Option<ResolvedMode>,
     /// The conversation so far when no session records it.
     pub(crate) memory: Vec<Message>,
     root: PathBuf,
@@ -46,7 +49,8 @@ impl std::fmt::Debug for Conversation {
 
 impl Conversation {
     /// Resolves the agent's context mode: `options.context_mode` > the session's override >
-    /// agent file > settings > isolated (shared refused when the settings forbid it).
+    /// agent file > settings > isolated (shared refused when the settings forbid it). The main
+    /// conversation (`main`) always works in the `main` timeline.
     pub(crate) fn new(
         shared: Arc<Shared>,
         runtime: Runtime,
@@ -54,21 +58,25 @@ impl Conversation {
         session: Option<SessionHandle>,
         options: RunOptions,
         root: PathBuf,
+        main: bool,
     ) -> Result<Self, SessionError> {
         let flag = options.context_mode;
-        let mode = match &session {
-            Some(session) => session.mode(&agent, flag)?.mode,
+        let resolved = match &session {
+            _ if main => None,
+            Some(session) => Some(session.mode(&agent, flag)?),
             None => {
                 let inputs = ModeInputs {
                     flag,
                     session_override: None,
                     agent_file: agent.spec.context_mode,
                 };
-                resolve_mode(agent.name(), inputs, &runtime.settings().agents)
-                    .map_err(SessionError::Store)?
-                    .mode
+                Some(
+                    resolve_mode(agent.name(), inputs, &runtime.settings().agents)
+                        .map_err(SessionError::Store)?,
+                )
             }
         };
+        let mode = resolved.map_or(ContextMode::Shared, |resolved| resolved.mode);
         Ok(Self {
             shared,
             runtime,
@@ -76,6 +84,7 @@ impl Conversation {
             options,
             session,
             mode,
+            resolved,
             memory: Vec::new(),
             root,
         })
@@ -94,6 +103,12 @@ impl Conversation {
     /// The context mode in effect.
     pub fn mode(&self) -> ContextMode {
         self.mode
+    }
+
+    /// How the context mode was decided (which layer, and the agent's own mode); `None` for
+    /// the main conversation, which always works in the `main` timeline.
+    pub fn resolved_mode(&self) -> Option<ResolvedMode> {
+        self.resolved
     }
 
     /// What the agent would see before the next prompt.

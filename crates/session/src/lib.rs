@@ -28,6 +28,7 @@ mod capability;
 mod conversation;
 mod error;
 mod graph;
+mod main_agent;
 mod maintenance;
 mod project;
 mod runner;
@@ -51,6 +52,7 @@ pub use graph::{
     GraphError, GraphOutcome, GraphReplay, GraphRun, GraphRunner, ReplayItem, ReplayNode,
     ReplayTotals, find_branch,
 };
+pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
 pub use project::Project;
 pub use runner::SessionRunner;

@@ -4,6 +4,7 @@
 use crate::builder::RuntimeBuilder;
 use crate::conversation::Conversation;
 use crate::error::SessionError;
+use crate::main_agent::main_agent;
 use crate::project::{Project, open_store_file};
 use crate::secrets::secrets_of;
 use crate::session::SessionHandle;
@@ -227,6 +228,29 @@ impl SessionRunner {
         session: Option<SessionHandle>,
         options: RunOptions,
     ) -> Result<(Conversation, Vec<McpError>), SessionError> {
+        self.converse(agent, session, options, false).await
+    }
+
+    /// The main conversation (`agentctl chat`): the default model, with no agent file, in the
+    /// session's `main` timeline, which shared agents read and isolated ones never see. Its
+    /// tools are every tool the settings allow, `task` among them when there are agents to
+    /// delegate to.
+    pub async fn main_conversation(
+        &self,
+        session: Option<SessionHandle>,
+        options: RunOptions,
+    ) -> Result<(Conversation, Vec<McpError>), SessionError> {
+        let agent = main_agent(self.shared.builder.settings());
+        self.converse(agent, session, options, true).await
+    }
+
+    async fn converse(
+        &self,
+        agent: AgentDefinition,
+        session: Option<SessionHandle>,
+        options: RunOptions,
+        main: bool,
+    ) -> Result<(Conversation, Vec<McpError>), SessionError> {
         let Prepared {
             agent,
             runtime,
@@ -240,6 +264,7 @@ impl SessionRunner {
             session,
             options,
             root,
+            main,
         )?;
         Ok((conversation, warnings))
     }

@@ -22,6 +22,7 @@ pub(super) fn run(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode
         TextFormat::Json => {
             let mut value = serde_json::to_value(&agent.definition)?;
             if let Some(object) = value.as_object_mut() {
+                object.insert("formatReason".into(), agent.format_reason().into());
                 object.insert("warnings".into(), serde_json::to_value(&agent.warnings)?);
                 object.insert("shadows".into(), serde_json::to_value(&shadowed)?);
             }
@@ -76,6 +77,10 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
             source.scope
         ),
     )?;
+    field(
+        "format",
+        &format!("{} ({})", source.format, agent.format_reason()),
+    )?;
     let model = match spec.model.as_deref() {
         None => "(default)".to_owned(),
         Some(model) => match resolve_model(model, settings, None) {
@@ -119,6 +124,18 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
     if !spec.guardrails.is_empty() {
         let names: Vec<&str> = spec.guardrails.iter().map(|g| g.name.as_str()).collect();
         field("guardrails", &names.join(", "))?;
+    }
+    if let Some(memory) = &spec.memory {
+        let mut parts = Vec::new();
+        if !memory.session.is_empty() {
+            parts.push(format!("session [{}]", memory.session.join(", ")));
+        }
+        if let Some(long_term) = &memory.long_term {
+            parts.push(format!("long-term {}", long_term.backend));
+        }
+        if !parts.is_empty() {
+            field("memory", &parts.join("; "))?;
+        }
     }
     for (key, value) in &agent.definition.extra {
         let value = match value {

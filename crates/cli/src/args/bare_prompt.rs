@@ -106,10 +106,10 @@ mod tests {
         assert!(run.auto);
         assert_eq!(run.name, None);
         assert_eq!(
-            run.prompt.as_deref(),
+            run.turn.prompt.as_deref(),
             Some("There's a bug in the login flow")
         );
-        assert_eq!(run.format, crate::args::RunFormat::Json);
+        assert_eq!(run.turn.format, crate::args::RunFormat::Json);
         let (_, run) = run_args(&["fix the tests", "--agent", "test-fixer"]);
         assert_eq!(run.agent.as_deref(), Some("test-fixer"));
     }

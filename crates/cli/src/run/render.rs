@@ -55,6 +55,25 @@ pub(super) async fn run_once(
     Ok(Ending::Done)
 }
 
+/// A note line on stderr (context mode, greetings): stdout carries only the answer.
+pub(super) fn note(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Which context the conversation works in and why (seed 000 example 3), as one line:
+/// `context: shared (session override; the agent's own mode: isolated)`.
+pub(super) fn context_note(conversation: &Conversation) -> String {
+    let Some(resolved) = conversation.resolved_mode() else {
+        return "context: main (the session's main conversation)".to_owned();
+    };
+    let mut line = format!("context: {} ({}", resolved.mode, resolved.source);
+    if resolved.original != resolved.mode {
+        line.push_str(&format!("; the agent's own mode: {}", resolved.original));
+    }
+    line.push(')');
+    line
+}
+
 /// Renders one turn as its events come, asking approval questions once the events before them
 /// are shown; SIGINT, SIGTERM and SIGHUP cancel the run (the signal is returned). The turn is
 /// recorded by the session runner as its events pass.

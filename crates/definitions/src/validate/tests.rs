@@ -5,7 +5,13 @@ use crate::parse_str;
 use std::path::Path;
 
 fn report(front: &str) -> ValidationReport {
-    let text = format!("---\n{front}---\nPrompt\n");
+    // A title keeps its missing-title warning out of reports about other fields.
+    let title = if front.contains("title:") {
+        ""
+    } else {
+        "title: T\n"
+    };
+    let text = format!("---\n{front}{title}---\nPrompt\n");
     let agent = parse_str(
         &text,
         Path::new("a.md"),

@@ -208,7 +208,10 @@ fn an_unknown_name_suggests_close_ones_as_data() {
 #[test]
 fn an_unknown_kind_is_a_warning_only() {
     let p = Project::new();
-    p.write(".agentctl/agents/k.md", &agent("k", "kind: workflow\n"));
+    p.write(
+        ".agentctl/agents/k.md",
+        &agent("k", "kind: workflow\ntitle: K\n"),
+    );
     let found = discover(&p.locations());
     let k = found.require("k").unwrap();
     let report = agentctl_definitions::validate(k, &agentctl_core::Settings::default());
@@ -217,7 +220,7 @@ fn an_unknown_kind_is_a_warning_only() {
     assert_eq!(
         warnings,
         [format!(
-            "{}:4:1: field `kind`: unknown kind `workflow`: expected `agent`; the file is read as an agent",
+            "{}:4:1: field `kind`: unknown kind `workflow`: expected `agent` (or Gemini CLI's `local`/`remote`); the file is read as an agent",
             Path::new(&p.root).join(".agentctl/agents/k.md").display()
         )]
     );

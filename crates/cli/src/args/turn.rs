@@ -1,0 +1,63 @@
+//! Flags of a conversation turn, shared by `run` and `chat`.
+
+use super::{ApprovalArgs, RunFormat};
+use clap::Args;
+use std::path::PathBuf;
+
+/// How one invocation talks: the prompt, the model, the session, the output.
+#[derive(Debug, Args)]
+pub(crate) struct TurnArgs {
+    /// The prompt. Without it: an interactive session on a terminal, else the prompt is read
+    /// from stdin.
+    #[arg(short = 'p', long)]
+    pub prompt: Option<String>,
+    /// Model (`provider:model` or alias), instead of the agent's.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Turn limit, instead of the agent's `maxTurns` (default 25).
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RunFormat,
+    /// Save the model calls as a cassette replayable with `--model scripted:PATH`.
+    #[arg(long, value_name = "PATH")]
+    pub record: Option<PathBuf>,
+    /// Ask the model for the whole answer at once instead of streaming it.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Keep talking: one prompt per line; `exit` quits, `context` shows the conversation,
+    /// `@agent-name PROMPT` runs that agent in the same session.
+    #[arg(long, short = 'i')]
+    pub interactive: bool,
+    /// Record into (and resume) this session; see `agentctl sessions list`.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_session")]
+    pub session: Option<String>,
+    /// Resume the latest session of this project (or start one).
+    #[arg(long = "continue", short = 'c')]
+    pub continue_session: bool,
+    /// Trace the run: print model calls, tool calls, handoffs and guardrails on stderr as they
+    /// finish, and keep the trace in the session for `agentctl trace show|export`.
+    #[arg(long)]
+    pub trace: bool,
+    #[command(flatten)]
+    pub approvals: ApprovalArgs,
+}
+
+/// `agentctl chat`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  agentctl chat\n  agentctl chat -p 'What does src/stats.py do?'\n  \
+agentctl chat --continue\n  agentctl chat --model sonnet\n\n\
+The main conversation has no agent file: it talks to the default model (`agents.defaultModel`,\n\
+or --model) in the session's main timeline, with the tools the settings allow. Agents with\n\
+`contextMode: shared` see it; isolated agents do not. In the interactive session,\n\
+`@agent-name PROMPT` runs that agent in the same session, and `@agent-name --shared PROMPT`\n\
+runs it in the shared context for that turn.\n\n\
+Exit status: 0 done; 1 error; 2 bad usage; 3 a guardrail rejected the input or the output;\n\
+128+N stopped by signal N (130 for Ctrl-C)."
+)]
+pub(crate) struct ChatArgs {
+    #[command(flatten)]
+    pub turn: TurnArgs,
+}
