@@ -225,6 +225,16 @@ fn required_fields(agent: &LoadedAgent) -> Check {
             ),
         ));
     }
+    // `agentctl chat` records the main conversation under this name (agentctl-session's
+    // `MAIN_AGENT`); an agent of the same name would be indistinguishable in the timeline.
+    if name == "main" {
+        out.push(agent.diagnostic(
+            Severity::Warning,
+            "name",
+            "`main` is the name of the main conversation (`agentctl chat`) in the session \
+             timeline: pick another name so the two can be told apart",
+        ));
+    }
     if spec
         .description
         .as_deref()

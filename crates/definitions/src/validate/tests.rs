@@ -272,3 +272,15 @@ fn long_term_tools_in_tool_lists() {
         m[0]
     );
 }
+
+#[test]
+fn an_agent_named_main_is_told_it_collides_with_the_main_conversation() {
+    let r = report("name: main\ndescription: d\n");
+    assert!(r.valid);
+    assert_eq!(
+        messages(&r),
+        [
+            "a.md:2:1: field `name`: `main` is the name of the main conversation (`agentctl chat`) in the session timeline: pick another name so the two can be told apart"
+        ]
+    );
+}
