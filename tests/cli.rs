@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod completions;
     mod concurrency;
+    mod create;
     mod graph;
     mod guardrails;
     mod handoffs;
