@@ -10,6 +10,7 @@ mod cli {
     mod completions;
     mod concurrency;
     mod create;
+    mod create_wizard;
     mod graph;
     mod guardrails;
     mod handoffs;

@@ -220,8 +220,9 @@ pub(crate) struct CreateArgs {
     /// The same as `--scope global`.
     #[arg(long)]
     pub global: bool,
-    /// Allowed tools, comma-separated names or patterns (`read_file,grep,mcp.github.*`);
-    /// default: every tool.
+    /// Allowed tools, comma-separated names or patterns (`read_file,grep,mcp.github.*`).
+    /// Without it the wizard offers a picker (read-only tools ticked); without a terminal the
+    /// agent may use every tool.
     #[arg(
         long,
         visible_alias = "tools",
@@ -241,7 +242,12 @@ pub(crate) struct CreateArgs {
     )]
     pub mcp_servers: Vec<String>,
     /// Which conversation the agent sees (default: settings `agents.defaultContextMode`).
-    #[arg(long = "context-mode", visible_alias = "context", value_parser = ["isolated", "shared", "run"])]
+    #[arg(
+        long = "context-mode",
+        visible_alias = "context",
+        value_name = "MODE",
+        value_parser = ["isolated", "shared", "run"]
+    )]
     pub context_mode: Option<String>,
     /// Start from a template: its title, description, tools and system prompt.
     #[arg(long, value_enum)]
@@ -291,7 +297,7 @@ pub(crate) struct ExtendedArgs {
     #[arg(long = "guardrail", value_name = "CHECK")]
     pub guardrails: Vec<String>,
     /// What a failing guardrail does (default reject).
-    #[arg(long = "guardrail-policy", value_parser = ["reject", "repair", "warn"])]
+    #[arg(long = "guardrail-policy", value_name = "POLICY", value_parser = ["reject", "repair", "warn"])]
     pub guardrail_policy: Option<String>,
     /// Session memory keys, comma-separated (`current_task,analyzed_files`).
     #[arg(long = "memory", value_delimiter = ',', value_name = "KEYS")]

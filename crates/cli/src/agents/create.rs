@@ -128,6 +128,7 @@ fn request(
     spec.memory = checks::memory(ui, &args.p2, ask, settings)?;
     spec.graph = routing::graph(ui, &args.p2, ask, &known)?;
     spec.tracing = checks::tracing(ui, &args.p2, ask)?;
+    ui.section("")?;
     let mut notes = Vec::new();
     let added = checks::allow_memory_tools(&mut spec.tools, spec.memory.as_ref());
     if !added.is_empty() {

@@ -39,10 +39,16 @@ impl Ui {
         matches!(self, Self::Terminal(_))
     }
 
-    /// A heading before a group of questions (`🔧 Tools`), on a terminal only.
+    /// A heading before a group of questions (`🔧 Tools`), on a terminal only; an empty one
+    /// ends the questions with a blank line.
     pub(super) fn section(&self, title: &str) -> anyhow::Result<()> {
         if self.is_terminal() {
-            dialoguer::console::Term::stderr().write_line(&format!("\n{title}\n"))?;
+            let line = if title.is_empty() {
+                String::new()
+            } else {
+                format!("\n{title}\n")
+            };
+            dialoguer::console::Term::stderr().write_line(&line)?;
         }
         Ok(())
     }
