@@ -18,7 +18,8 @@ pub(super) const SETTINGS: &str = r#"{
   "mcpServers": {"github": {"command": "github-mcp-server", "args": ["stdio"]}}
 }"#;
 
-const REVIEWER: &str = "---\nname: code-reviewer\ndescription: Reviews code\n---\nReview.\n";
+pub(super) const REVIEWER: &str =
+    "---\nname: code-reviewer\ndescription: Reviews code\n---\nReview.\n";
 const FIXER: &str = "---\nname: code-fixer\ndescription: Fixes code\n---\nFix.\n";
 
 pub(super) fn project() -> TestProject {

@@ -1,7 +1,7 @@
 //! The `agents create` wizard driven through a real pseudo-terminal (`script`): every question
 //! of seed 002 §3 and §4.2.1 answered key by key, as a person would.
 
-use super::create::{HANG, project, read};
+use super::create::{HANG, REVIEWER, project, read};
 use super::support::{TestProject, spawn_piped, wait_for};
 use std::io::{Read as _, Write as _};
 use std::sync::{Arc, Mutex};
@@ -274,4 +274,51 @@ fn the_wizard_builds_a_graph_from_the_agents_found() {
         })
     );
     project.agentctl(&["agents", "validate", "review-flow"]);
+}
+
+/// On a terminal an existing agent is not an error at once: the wizard asks, and only a yes
+/// replaces it.
+#[test]
+fn on_a_terminal_an_existing_agent_is_replaced_only_after_a_yes() {
+    if !has_script() {
+        return;
+    }
+    let project = project();
+    let reviewer = project.root.join(".agentctl/agents/code-reviewer.md");
+    let args = [
+        "agents",
+        "create",
+        "code-reviewer",
+        "--title",
+        "Reviewer",
+        "--description",
+        "Reviews again",
+        "--model",
+        "sonnet",
+        "--scope",
+        "project",
+        "--allow",
+        "read_file",
+        "--deny",
+        "bash",
+        "--mcp-server",
+        "github",
+        "--context-mode",
+        "isolated",
+    ];
+    let mut term = Terminal::start(&project, &args);
+    term.answer("already exists. Replace it?", "n");
+    let (status, screen) = term.finish();
+    assert_eq!(status.code(), Some(1), "{screen}");
+    assert!(
+        screen.contains("already exists: pass --force to replace it"),
+        "{screen}"
+    );
+    assert_eq!(read(&reviewer), REVIEWER);
+
+    let mut term = Terminal::start(&project, &args);
+    term.answer("already exists. Replace it?", "y");
+    let (status, screen) = term.finish();
+    assert!(status.success(), "{screen}");
+    assert!(read(&reviewer).contains("description: Reviews again"));
 }

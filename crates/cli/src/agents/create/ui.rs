@@ -110,7 +110,7 @@ impl Ui {
             Self::Defaults(_) => Ok(default),
             Self::Terminal(theme) => Select::with_theme(theme.as_ref())
                 .with_prompt(question.prompt)
-                .items(items)
+                .items(&shown(items))
                 .default(default)
                 .interact()
                 .map_err(|e| question.failed(e)),
@@ -132,7 +132,7 @@ impl Ui {
                 .collect()),
             Self::Terminal(theme) => MultiSelect::with_theme(theme.as_ref())
                 .with_prompt(question.prompt)
-                .items(items)
+                .items(&shown(items))
                 .defaults(checked)
                 .interact()
                 .map_err(|e| question.failed(e)),
@@ -182,8 +182,60 @@ impl Question<'_> {
     }
 }
 
+/// Items as the terminal may show them: names from settings and agent files (aliases, MCP
+/// servers) with their control characters escaped, so a project's files cannot move the
+/// cursor or rewrite the lines of the wizard.
+fn shown(items: &[String]) -> Vec<String> {
+    items
+        .iter()
+        .map(|item| crate::output::terminal_safe(item).into_owned())
+        .collect()
+}
+
 /// True when a CI system runs us (`CI` set to anything but empty, `0` or `false`): nobody
 /// watches the terminal there, even when there is one.
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|value| !matches!(value.trim(), "" | "0" | "false"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_from_files_cannot_drive_the_terminal() {
+        let items = ["fast\x1b[2J\x1b[1;1Hgotcha".to_owned(), "plain".to_owned()];
+        let shown = shown(&items);
+        assert!(!shown[0].contains('\x1b'), "{:?}", shown[0]);
+        assert!(shown[0].starts_with("fast") && shown[0].ends_with("gotcha"));
+        assert_eq!(shown[1], "plain");
+    }
+
+    #[test]
+    fn without_a_terminal_questions_take_defaults_or_name_their_flag() {
+        let ui = Ui::Defaults("stdin is not a terminal");
+        let question = Question {
+            prompt: "Title",
+            flag: "--title TITLE",
+            what: "title",
+        };
+        assert_eq!(
+            ui.text(&question, Some("T".into()), false, |_| Ok(()))
+                .unwrap(),
+            "T"
+        );
+        assert_eq!(ui.text(&question, None, true, |_| Ok(())).unwrap(), "");
+        let error = ui.text(&question, None, false, |_| Ok(())).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "missing title: pass --title TITLE (nothing is asked: stdin is not a terminal)"
+        );
+        let items = ["a".to_owned(), "b".to_owned()];
+        assert_eq!(ui.select(&question, &items, 1).unwrap(), 1);
+        assert_eq!(
+            ui.multi_select(&question, &items, &[true, false]).unwrap(),
+            [0]
+        );
+        assert!(!ui.confirm(&question, false).unwrap());
+    }
 }
