@@ -448,18 +448,24 @@ fn without_a_terminal_a_missing_answer_names_its_flag_and_never_waits() {
             .unwrap();
         (status.unwrap(), format!("{stdout}{stderr}"))
     };
-    // stdin is /dev/null in `project.command`.
-    let (status, out) = finished(project.command(&["agents", "create", "--extended"]));
+    // stdin is /dev/null in `project.command`; CI (set where the suite runs on CI) is
+    // checked below on its own.
+    let no_ci = |args: &[&str]| {
+        let mut command = project.command(args);
+        command.env_remove("CI");
+        command
+    };
+    let (status, out) = finished(no_ci(&["agents", "create", "--extended"]));
     assert_eq!(status.code(), Some(1));
     assert!(
         out.contains("missing agent name: pass NAME, e.g. `agentctl agents create code-reviewer` (nothing is asked: stdin is not a terminal)"),
         "{out}"
     );
-    let (status, out) = finished(project.command(&["agents", "create", "lonely"]));
+    let (status, out) = finished(no_ci(&["agents", "create", "lonely"]));
     assert_eq!(status.code(), Some(1));
     assert!(out.contains("missing description: pass --description '…' (what the agent does and when to use it) or --template NAME"), "{out}");
     // Optional answers take their defaults: a template gives the description.
-    let (status, out) = finished(project.command(&[
+    let (status, out) = finished(no_ci(&[
         "agents",
         "create",
         "sec",
