@@ -110,7 +110,7 @@ impl Ui {
             Self::Defaults(_) => Ok(default),
             Self::Terminal(theme) => Select::with_theme(theme.as_ref())
                 .with_prompt(question.prompt)
-                .items(&shown(items))
+                .items(shown(items))
                 .default(default)
                 .interact()
                 .map_err(|e| question.failed(e)),
@@ -132,7 +132,7 @@ impl Ui {
                 .collect()),
             Self::Terminal(theme) => MultiSelect::with_theme(theme.as_ref())
                 .with_prompt(question.prompt)
-                .items(&shown(items))
+                .items(shown(items))
                 .defaults(checked)
                 .interact()
                 .map_err(|e| question.failed(e)),
