@@ -10,6 +10,8 @@ mod cli {
     mod chat;
     mod completions;
     mod concurrency;
+    mod create;
+    mod create_wizard;
     mod graph;
     mod guardrails;
     mod handoffs;

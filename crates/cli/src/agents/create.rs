@@ -1,22 +1,52 @@
-//! `agents create`.
+//! `agents create`: the wizard of seed 002 §3 (and, with `--extended`, §4.2.1), and its
+//! scriptable form.
+//!
+//! Every question has a flag; a flag given skips its question. On a terminal the questions
+//! left are asked ([`ui::Ui`]); without one (stdin or stderr not a terminal, `CI` set, or
+//! `--no-input`) each takes its default, and the two answers with none — the name and the
+//! description — are errors naming their flag. The front matter is then checked as
+//! `agents validate` checks it, written atomically (never over an existing agent without
+//! `--force` or a yes on the terminal), and the command ends with the next steps.
 
-use super::{display_path, prompt, validate::render};
-use crate::args::{CreateArgs, TemplateName, TextFormat};
-use crate::output::{print_json, stdin_is_terminal};
-use agentctl_core::{AgentSpec, ContextMode, Scope, SourceFormat};
-use agentctl_definitions::{
-    DEFAULT_PROMPT, Template, is_valid_name, load_file, render_agent_file, validate,
+mod checks;
+mod choices;
+mod routing;
+mod ui;
+mod write;
+
+use super::{discover_agents, display_path};
+use crate::args::{CreateArgs, CreateScope, TemplateName};
+use agentctl_core::{
+    AgentSpec, ContextMode, ModelError, Scope, Settings, ToolPolicy, resolve_model,
 };
+use agentctl_definitions::{DEFAULT_PROMPT, Discovery, Template, is_valid_name};
 use agentctl_session::Project;
-use anyhow::Context as _;
+use choices::{ModelPick, READ_ONLY_TOOLS};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use ui::{Question, Ui};
 
-/// What `agents create` writes, after defaults and prompts.
+/// What `agents create` writes, once every question is answered.
 struct CreateRequest {
+    /// The front matter.
     spec: AgentSpec,
+    /// The system prompt.
     body: &'static str,
+    /// Where it goes.
     scope: Scope,
-    force: bool,
+    /// The file.
+    path: PathBuf,
+    /// Whether an existing file may be replaced.
+    replace: bool,
+    /// What the wizard changed on its own, for the user to know.
+    notes: Vec<String>,
+}
+
+pub(super) fn run(context: &Project, args: CreateArgs) -> anyhow::Result<ExitCode> {
+    let ui = Ui::detect(args.no_input);
+    let discovery = discover_agents(context);
+    let request = request(context, &discovery, &ui, &args)?;
+    write::finish(context, &discovery, request, args.format)
 }
 
 fn template(name: TemplateName) -> Template {
@@ -29,20 +59,25 @@ fn template(name: TemplateName) -> Template {
     }
 }
 
-fn request(context: &Project, args: CreateArgs) -> anyhow::Result<CreateRequest> {
-    let interactive = stdin_is_terminal();
-    let name = match args.name {
-        Some(name) => name,
-        None if interactive => prompt("Agent name (kebab-case): ")?,
-        None => anyhow::bail!(
-            "missing agent name: pass NAME (e.g. `agentctl agents create code-reviewer`)"
-        ),
-    };
+/// Asks what the flags did not say (or takes the defaults), in the seed's order.
+fn request(
+    context: &Project,
+    discovery: &Discovery,
+    ui: &Ui,
+    args: &CreateArgs,
+) -> anyhow::Result<CreateRequest> {
+    let settings = &context.settings.settings;
     anyhow::ensure!(
-        is_valid_name(&name),
-        "`{name}` is not a valid agent name: use kebab-case (lowercase letters, digits and hyphens), e.g. `code-reviewer`"
+        !(args.global && args.scope == Some(CreateScope::Project)),
+        "--global and --scope project contradict each other: pass one of them"
     );
     let template = args.template.map(template);
+    ui.section(if args.extended {
+        "✦ Create Extended Agent"
+    } else {
+        "✦ Create New Agent"
+    })?;
+    let name = name(ui, args)?;
     let mut spec = template.map_or_else(
         || AgentSpec {
             name: name.clone(),
@@ -50,92 +85,382 @@ fn request(context: &Project, args: CreateArgs) -> anyhow::Result<CreateRequest>
         },
         |t| t.spec(&name),
     );
-    if args.description.is_some() {
-        spec.description = args.description;
-    }
-    if spec.description.is_none() {
-        let description = if interactive {
-            prompt("Description (what the agent does and when to use it): ")?
-        } else {
-            anyhow::bail!("missing description: pass --description '…' or --template NAME")
-        };
-        anyhow::ensure!(!description.is_empty(), "a description is required");
-        spec.description = Some(description);
-    }
-    if args.title.is_some() {
-        spec.title = args.title;
-    }
-    if args.model.is_some() {
-        spec.model = args.model;
-    }
-    if !args.tools.is_empty() {
-        spec.tools.allow = Some(args.tools);
-    }
-    if !args.deny.is_empty() {
-        spec.tools.deny = args.deny;
-    }
-    if !args.mcp.is_empty() {
-        spec.mcp.servers = args.mcp;
-    }
-    spec.context_mode = match args.context.as_deref() {
-        Some("shared") => Some(ContextMode::Shared),
-        Some("run") => Some(ContextMode::Run),
-        Some("isolated") => Some(ContextMode::Isolated),
-        _ => None,
+    spec.kind = Some("agent".to_owned());
+    spec.title = Some(match &args.title {
+        Some(title) => title.trim().to_owned(),
+        None => ui.text(
+            &Question {
+                prompt: "Title",
+                flag: "--title TITLE",
+                what: "title",
+            },
+            Some(
+                spec.title
+                    .clone()
+                    .unwrap_or_else(|| choices::title_case(&name)),
+            ),
+            false,
+            |_| Ok(()),
+        )?,
+    })
+    .filter(|title| !title.is_empty());
+    spec.description = description(ui, args, spec.description.take())?;
+    spec.model = model(ui, args, settings)?;
+    let scope = scope(ui, args, context)?;
+    let (path, replace) = target(ui, context, scope, &name, args.force)?;
+    ui.section("🔧 Tools")?;
+    spec.tools = tools(ui, args, settings, spec.tools)?;
+    spec.mcp.servers = mcp_servers(ui, args, settings, &spec.tools)?;
+    spec.context_mode = context_mode(ui, args, settings)?;
+    let agents: Vec<String> = discovery
+        .agents
+        .iter()
+        .map(|a| a.name().to_owned())
+        .collect();
+    let known = routing::Known {
+        agents: &agents,
+        name: &name,
     };
-    let scope = if args.global {
-        Scope::Global
-    } else {
-        context.settings.settings.agents.default_scope
-    };
+    let ask = args.extended;
+    spec.triggers = routing::triggers(ui, &args.p2, ask)?;
+    spec.handoffs = routing::handoffs(ui, &args.p2, ask, &known)?;
+    spec.guardrails = checks::guardrails(ui, &args.p2, ask)?;
+    spec.memory = checks::memory(ui, &args.p2, ask, settings)?;
+    spec.graph = routing::graph(ui, &args.p2, ask, &known)?;
+    spec.tracing = checks::tracing(ui, &args.p2, ask)?;
+    ui.section("")?;
+    let mut notes = Vec::new();
+    let added = checks::allow_memory_tools(&mut spec.tools, spec.memory.as_ref());
+    if !added.is_empty() {
+        notes.push(format!(
+            "added {} to tools.allow: the memory the agent declares is used through them",
+            added.join(", ")
+        ));
+    }
+    for handoff in &spec.handoffs {
+        if !agents.contains(&handoff.to) {
+            notes.push(format!(
+                "no agent `{}` exists yet: the handoff to it fails until one does",
+                handoff.to
+            ));
+        }
+    }
     Ok(CreateRequest {
         spec,
         body: template.map_or(DEFAULT_PROMPT, Template::system_prompt),
         scope,
-        force: args.force,
+        path,
+        replace,
+        notes,
     })
 }
 
-pub(super) fn run(context: &Project, args: CreateArgs) -> anyhow::Result<ExitCode> {
-    let format = args.format;
-    let request = request(context, args)?;
-    let locations = &context.locations;
-    let dir = match request.scope {
-        Scope::Global => locations.global_agents_dir(),
-        Scope::Project => locations.project_agents_dir().context(
-            "not inside a project (no .agentctl, .claude, .gemini or .git folder found): pass --project-dir DIR or --global",
+/// NAME, checked before anything is asked or written: kebab-case only, so no path
+/// separators, `..` or absolute paths reach the file system.
+fn name(ui: &Ui, args: &CreateArgs) -> anyhow::Result<String> {
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => ui.text(
+            &Question {
+                prompt: "Name (kebab-case)",
+                flag: "NAME, e.g. `agentctl agents create code-reviewer`",
+                what: "agent name",
+            },
+            None,
+            false,
+            |answer| {
+                if is_valid_name(answer) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "`{answer}` is not kebab-case: lowercase letters, digits and hyphens, e.g. `code-reviewer`"
+                    ))
+                }
+            },
         )?,
     };
-    let path = dir.join(format!("{}.md", request.spec.name));
     anyhow::ensure!(
-        request.force || !path.exists(),
-        "{} already exists: pass --force to replace it, or `agentctl agents edit {}`",
-        display_path(&path, locations),
-        request.spec.name
+        is_valid_name(&name),
+        "`{name}` is not a valid agent name: use kebab-case (lowercase letters, digits and hyphens), e.g. `code-reviewer`"
     );
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::write(&path, render_agent_file(&request.spec, request.body))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let agent = load_file(&path, SourceFormat::Native, request.scope)?;
-    let report = validate(&agent, &context.settings.settings);
-    match format {
-        TextFormat::Json => {
-            print_json(&serde_json::json!({ "path": path, "validation": report }))?;
-        }
-        TextFormat::Text => {
-            let text = render(context, std::slice::from_ref(&report), false)?;
-            print_created(&display_path(&path, locations), &text);
+    Ok(name)
+}
+
+/// Optional in the wizard (seed: "Description (optional)"); without a terminal required
+/// unless a template gives one, since routers and other agents read it.
+fn description(
+    ui: &Ui,
+    args: &CreateArgs,
+    from_template: Option<String>,
+) -> anyhow::Result<Option<String>> {
+    let description = match &args.description {
+        Some(description) => description.trim().to_owned(),
+        None => ui.text(
+            &Question {
+                prompt: "Description (optional: what it does and when to use it)",
+                flag: "--description '…' (what the agent does and when to use it) or --template NAME",
+                what: "description",
+            },
+            from_template,
+            ui.is_terminal(),
+            |_| Ok(()),
+        )?,
+    };
+    Ok((!description.is_empty()).then_some(description))
+}
+
+/// `--model`, or one of the default, the aliases and the configured providers' models.
+fn model(ui: &Ui, args: &CreateArgs, settings: &Settings) -> anyhow::Result<Option<String>> {
+    if let Some(model) = &args.model {
+        return Ok(Some(model.trim().to_owned()).filter(|m| !m.is_empty()));
+    }
+    let choices = choices::model_choices(settings, &|var| std::env::var_os(var).is_some());
+    let labels: Vec<String> = choices.iter().map(|(label, _)| label.clone()).collect();
+    let question = Question {
+        prompt: "Model",
+        flag: "--model MODEL",
+        what: "model",
+    };
+    let index = ui.select(&question, &labels, 0)?;
+    match &choices[index].1 {
+        ModelPick::Default => Ok(None),
+        ModelPick::Model(model) => Ok(Some(model.clone())),
+        ModelPick::Other => {
+            let model = ui.text(
+                &Question {
+                    prompt: "  Model (provider:model or alias)",
+                    flag: "--model MODEL",
+                    what: "model",
+                },
+                None,
+                false,
+                |answer| match resolve_model(answer, settings, None) {
+                    Ok(_) | Err(ModelError::NothingToInherit) => Ok(()),
+                    Err(error) => Err(error.to_string()),
+                },
+            )?;
+            Ok(Some(model))
         }
     }
-    Ok(if report.valid {
-        ExitCode::SUCCESS
+}
+
+/// `--scope`/`--global`, else asked, defaulting to settings `agents.defaultScope` (global
+/// when there is no project).
+fn scope(ui: &Ui, args: &CreateArgs, context: &Project) -> anyhow::Result<Scope> {
+    if args.global {
+        return Ok(Scope::Global);
+    }
+    match args.scope {
+        Some(CreateScope::Global) => return Ok(Scope::Global),
+        Some(CreateScope::Project) => return Ok(Scope::Project),
+        None => {}
+    }
+    let locations = &context.locations;
+    let default = context.settings.settings.agents.default_scope;
+    let Some(project) = locations.project_agents_dir() else {
+        return Ok(if ui.is_terminal() {
+            ui.note("Not inside a project: the agent goes to the global folder.")?;
+            Scope::Global
+        } else {
+            default
+        });
+    };
+    if !ui.is_terminal() {
+        return Ok(default);
+    }
+    let items = [
+        format!("project ({}/)", display_path(&project, locations)),
+        format!(
+            "global ({}/)",
+            display_path(&locations.global_agents_dir(), locations)
+        ),
+    ];
+    let question = Question {
+        prompt: "Scope",
+        flag: "--scope project|global",
+        what: "scope",
+    };
+    let index = ui.select(&question, &items, usize::from(default == Scope::Global))?;
+    Ok(if index == 1 {
+        Scope::Global
     } else {
-        ExitCode::FAILURE
+        Scope::Project
     })
 }
 
-#[expect(clippy::print_stdout, reason = "the result is the command's output")]
-fn print_created(path: &str, report: &str) {
-    println!("Created {path}\n");
-    print!("{report}");
+/// The file to write, and whether it may replace one: with `--force`, or a yes on the
+/// terminal; without either an existing file is an error before any other question.
+fn target(
+    ui: &Ui,
+    context: &Project,
+    scope: Scope,
+    name: &str,
+    force: bool,
+) -> anyhow::Result<(PathBuf, bool)> {
+    let locations = &context.locations;
+    let dir = match scope {
+        Scope::Global => locations.global_agents_dir(),
+        Scope::Project => locations.project_agents_dir().ok_or_else(|| {
+            anyhow::anyhow!(
+                "not inside a project (no .agentctl, .claude, .gemini or .git folder found): pass --project-dir DIR or --scope global"
+            )
+        })?,
+    };
+    let path = dir.join(format!("{name}.md"));
+    if force || !path.exists() {
+        return Ok((path, force));
+    }
+    let shown = display_path(&path, locations);
+    let exists = || {
+        anyhow::anyhow!(
+            "{shown} already exists: pass --force to replace it, or `agentctl agents edit {name}`"
+        )
+    };
+    if !ui.is_terminal() {
+        return Err(exists());
+    }
+    let question = Question {
+        prompt: &format!("{shown} already exists. Replace it?"),
+        flag: "--force",
+        what: "replacement",
+    };
+    if ui.confirm(&question, false)? {
+        Ok((path, true))
+    } else {
+        Err(exists())
+    }
+}
+
+/// Allowed and denied tools: the flags, else the pickers (the built-in tools and each MCP
+/// server's `mcp.<server>.*`). Without a terminal and flags: the template's lists, or none.
+fn tools(
+    ui: &Ui,
+    args: &CreateArgs,
+    settings: &Settings,
+    from_template: ToolPolicy,
+) -> anyhow::Result<ToolPolicy> {
+    let names = choices::tool_choices(settings);
+    let allow = if !args.allow.is_empty() {
+        Some(args.allow.clone())
+    } else if ui.is_terminal() {
+        let ticked: Vec<&str> = match &from_template.allow {
+            Some(allow) => allow.iter().map(String::as_str).collect(),
+            None => READ_ONLY_TOOLS.to_vec(),
+        };
+        let mut items = vec!["every tool (no allow list)".to_owned()];
+        items.extend(names.iter().cloned());
+        let mut checked = vec![false];
+        checked.extend(names.iter().map(|n| ticked.contains(&n.as_str())));
+        let question = Question {
+            prompt: "Allowed tools (space to tick, enter to confirm)",
+            flag: "--allow TOOLS",
+            what: "allowed tools",
+        };
+        let picked = ui.multi_select(&question, &items, &checked)?;
+        if picked.contains(&0) {
+            None
+        } else {
+            Some(picked.into_iter().map(|i| items[i].clone()).collect())
+        }
+    } else {
+        from_template.allow.clone()
+    };
+    let deny = if !args.deny.is_empty() {
+        args.deny.clone()
+    } else if ui.is_terminal() {
+        let items: Vec<String> = names
+            .into_iter()
+            .filter(|n| allow.as_ref().is_none_or(|allow| !allow.contains(n)))
+            .collect();
+        let checked: Vec<bool> = items
+            .iter()
+            .map(|n| from_template.deny.contains(n))
+            .collect();
+        let question = Question {
+            prompt: "Denied tools (deny wins over allow; enter for none)",
+            flag: "--deny TOOLS",
+            what: "denied tools",
+        };
+        if items.is_empty() {
+            Vec::new()
+        } else {
+            let picked = ui.multi_select(&question, &items, &checked)?;
+            picked.into_iter().map(|i| items[i].clone()).collect()
+        }
+    } else {
+        from_template.deny
+    };
+    Ok(ToolPolicy { allow, deny })
+}
+
+/// 🔌 MCP servers from settings, ticked at first when the allowed tools name them.
+fn mcp_servers(
+    ui: &Ui,
+    args: &CreateArgs,
+    settings: &Settings,
+    tools: &ToolPolicy,
+) -> anyhow::Result<Vec<String>> {
+    if !args.mcp_servers.is_empty() {
+        return Ok(args.mcp_servers.clone());
+    }
+    let servers: Vec<String> = settings.mcp_servers.keys().cloned().collect();
+    ui.section("🔌 MCP Servers")?;
+    if servers.is_empty() {
+        ui.note("No MCP servers in settings (`mcpServers`): none to add.")?;
+        return Ok(Vec::new());
+    }
+    let named: Vec<&str> = tools
+        .allow
+        .iter()
+        .flatten()
+        .filter_map(|tool| choices::mcp_server_of(tool))
+        .collect();
+    let checked: Vec<bool> = servers
+        .iter()
+        .map(|s| named.contains(&s.as_str()))
+        .collect();
+    let question = Question {
+        prompt: "MCP servers (space to tick, enter to confirm)",
+        flag: "--mcp-server SERVERS",
+        what: "MCP servers",
+    };
+    let picked = ui.multi_select(&question, &servers, &checked)?;
+    Ok(picked.into_iter().map(|i| servers[i].clone()).collect())
+}
+
+/// `--context-mode`, else asked (default: settings `agents.defaultContextMode`); without a
+/// terminal left out, so the settings decide.
+fn context_mode(
+    ui: &Ui,
+    args: &CreateArgs,
+    settings: &Settings,
+) -> anyhow::Result<Option<ContextMode>> {
+    let parse = |mode: &str| match mode {
+        "shared" => ContextMode::Shared,
+        "run" => ContextMode::Run,
+        _ => ContextMode::Isolated,
+    };
+    if let Some(mode) = &args.context_mode {
+        return Ok(Some(parse(mode)));
+    }
+    if !ui.is_terminal() {
+        return Ok(None);
+    }
+    ui.section("🧠 Context")?;
+    let modes = [ContextMode::Isolated, ContextMode::Shared, ContextMode::Run];
+    let items = [
+        "isolated: its own conversation history".to_owned(),
+        "shared: sees the main conversation".to_owned(),
+        "run: a fresh context each run; only its summary returns".to_owned(),
+    ];
+    let default = modes
+        .iter()
+        .position(|m| *m == settings.agents.default_context_mode)
+        .unwrap_or(0);
+    let question = Question {
+        prompt: "Context mode",
+        flag: "--context-mode isolated|shared|run",
+        what: "context mode",
+    };
+    Ok(Some(modes[ui.select(&question, &items, default)?]))
 }
