@@ -4,7 +4,7 @@
 use super::support::{TestProject, text};
 use agentctl_context::{
     ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, RunLog, RunStatus,
-    SessionLog,
+    SessionLog, Source,
 };
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 
@@ -54,6 +54,7 @@ fn seed(project: &TestProject) -> String {
                 parent_run_id: None,
                 handoff: false,
                 model: Some("scripted:review.yaml".into()),
+                source: Source::CLI,
             },
         )
         .unwrap();
@@ -93,6 +94,7 @@ fn seed(project: &TestProject) -> String {
             &[NewStep {
                 kind: "model_call".into(),
                 content: serde_json::json!({"turn": 1}),
+                budget: None,
             }],
         )
         .unwrap();
@@ -105,6 +107,7 @@ fn seed(project: &TestProject) -> String {
                 parent_run_id: Some(run.id),
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();

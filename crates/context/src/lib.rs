@@ -38,9 +38,7 @@
 //! let mode = resolve_mode("reviewer", inputs, &settings)?.mode;
 //! let history = load_history(&store, &session.id, "reviewer", mode,
 //!     settings.shared_context_max_messages)?.to_messages(); // RunOptions::history
-//! let run = store.start_run(&session.id, &NewRun {
-//!     agent: "reviewer".into(), mode, parent_run_id: None, handoff: false, model: None,
-//! })?;
+//! let run = store.start_run(&session.id, &NewRun::new("reviewer", mode))?;
 //! store.record_turn(run.id, &[
 //!     NewMessage::new(run.context_scope.clone(), None, Message::user("review it")),
 //!     NewMessage::new(run.context_scope.clone(), Some("reviewer"), Message::assistant("done")),
@@ -59,6 +57,7 @@ mod record;
 mod recorder;
 mod scope;
 mod session;
+mod source;
 mod sqlite;
 mod store;
 mod tokens;
@@ -74,13 +73,15 @@ pub use file_refs::{
 };
 pub use mode::{ModeInputs, ModeSource, ResolvedMode, parse_mode, resolve_mode};
 pub use record::{
-    CheckpointSource, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MAIN_TIMELINE,
-    MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord,
-    RunStatus, SessionInfo, StepRecord, StoredMessage, utc_timestamp,
+    CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
+    MAIN_TIMELINE, MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep,
+    PromptBudget, RunId, RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage,
+    utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
+pub use source::Source;
 pub use sqlite::{
     BUSY_TIMEOUT, MAX_CHECKPOINT_STATE_BYTES, SCHEMA_VERSION, SchemaError, SqliteStore, StateEntry,
     migrate_sqlite, prepare_sqlite,

@@ -6,11 +6,13 @@
 mod suite {
     pub mod support;
 
+    mod clear;
     mod compaction;
     mod concurrency;
     mod file_refs;
     mod graph;
     mod graph_writers;
+    mod inspection;
     mod kill;
     mod mode;
     mod recorder;
