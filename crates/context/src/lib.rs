@@ -8,11 +8,13 @@
 //!   the precedence flag > session override > agent file > settings > `isolated`, refusing
 //!   `shared` when `agents.allowSharedContext` is false.
 //! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`] +
-//!   [`GraphLog`]) and its SQLite implementation [`SqliteStore`]: sessions, messages, runs,
-//!   steps, summaries, per-session mode overrides, session state (the JSON values agents keep
-//!   with `memory_set`, read by `when` conditions) and graph checkpoints (resume, time
-//!   travel), one transaction per turn. [`open_session`] picks new / `--session` /
-//!   `--continue`.
+//!   [`GraphLog`] + [`TraceLog`]) and its SQLite implementation [`SqliteStore`]: sessions,
+//!   messages and runs (with the [`Source`] that wrote them), steps (a model call's with its
+//!   [`PromptBudget`]), one current summary per scope, per-session mode overrides, session
+//!   state (the JSON values agents keep with `memory_set`, read by `when` conditions) and
+//!   graph checkpoints (resume, time travel), one transaction per turn.
+//!   [`MessageLog::clear_agent_context`] forgets an agent's isolated workspace.
+//!   [`open_session`] picks new / `--session` / `--continue`.
 //! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
 //! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
