@@ -3,8 +3,8 @@
 
 use super::support::{TestProject, text};
 use agentctl_context::{
-    ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, RunLog, RunStatus,
-    SessionLog,
+    ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, PromptBudget, RunLog,
+    RunStatus, SessionLog, Source,
 };
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 
@@ -54,6 +54,7 @@ fn seed(project: &TestProject) -> String {
                 parent_run_id: None,
                 handoff: false,
                 model: Some("scripted:review.yaml".into()),
+                source: Source::CLI,
             },
         )
         .unwrap();
@@ -92,7 +93,12 @@ fn seed(project: &TestProject) -> String {
             ],
             &[NewStep {
                 kind: "model_call".into(),
-                content: serde_json::json!({"turn": 1}),
+                content: serde_json::json!({"input_tokens": 410, "output_tokens": 25}),
+                budget: Some(PromptBudget {
+                    prompt_token_budget: 120_000,
+                    estimated_prompt_tokens: 420,
+                    model_context_window: 128_000,
+                }),
             }],
         )
         .unwrap();
@@ -105,6 +111,7 @@ fn seed(project: &TestProject) -> String {
                 parent_run_id: Some(run.id),
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();
@@ -200,6 +207,12 @@ fn sessions_list_and_show() {
         &["sessions", "show", "missing"],
         &session
     ));
+    // `--all` adds each model call's token figures.
+    snapshot!(transcript(
+        &project,
+        &["sessions", "show", &session, "--all"],
+        &session
+    ));
 }
 
 #[test]
@@ -223,8 +236,16 @@ fn sessions_show_json_fields() {
         .find(|m| m["context_scope"].as_str().unwrap().starts_with("sub:"))
         .unwrap();
     assert_eq!(sub_step["visible"], false);
+    assert!(messages.iter().all(|m| m["source"] == "cli"));
     let runs = json["runs"].as_array().unwrap();
     assert_eq!(runs[1]["parent_run_id"], runs[0]["id"]);
+    assert!(runs.iter().all(|r| r["source"] == "cli"));
+    let call = &json["model_calls"][0];
+    assert_eq!(call["run"], runs[0]["id"]);
+    assert_eq!(call["estimated_prompt_tokens"], 420);
+    assert_eq!(call["prompt_token_budget"], 120_000);
+    assert_eq!(call["model_context_window"], 128_000);
+    assert_eq!(call["usage"]["input_tokens"], 410);
 }
 
 #[test]

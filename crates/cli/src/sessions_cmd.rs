@@ -8,8 +8,8 @@ use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, stdin_is_terminal, terminal_safe};
 use agentctl_context::{
-    ContextScope, ContextSummary, MessageLog, MessageQuery, RunLog, RunRecord, SessionInfo,
-    SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
+    ContextScope, ContextSummary, MessageLog, MessageQuery, PromptBudget, RunLog, RunRecord,
+    SessionInfo, SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
 };
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
@@ -94,6 +94,20 @@ struct SessionView {
     /// With `--all`: every guardrail check of the session's runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     guardrails: Vec<GuardrailStep>,
+    /// With `--all`: every model call with its prompt's token budget, estimate and window.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    model_calls: Vec<ModelCallStep>,
+}
+
+/// One model call of a run, as its step recorded it.
+#[derive(Debug, Serialize)]
+struct ModelCallStep {
+    run: i64,
+    step: i64,
+    /// What the provider reported (`input_tokens`, `output_tokens`).
+    usage: Value,
+    #[serde(flatten)]
+    budget: PromptBudget,
 }
 
 /// One guardrail check, as its run recorded it.
@@ -123,10 +137,18 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     }
     let state = state_views(store.state_entries(&session.id)?);
     let mut guardrails = Vec::new();
+    let mut model_calls = Vec::new();
     if args.all {
         for run in &runs {
             for step in store.steps(run.id)? {
-                if step.kind == "guardrail"
+                if let Some(budget) = step.budget {
+                    model_calls.push(ModelCallStep {
+                        run: run.id,
+                        step: step.step_index,
+                        usage: step.content,
+                        budget,
+                    });
+                } else if step.kind == "guardrail"
                     && let Ok(event) = serde_json::from_value::<RunEvent>(step.content)
                 {
                     guardrails.push(GuardrailStep { run: run.id, event });
@@ -142,6 +164,7 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         runs,
         summaries,
         guardrails,
+        model_calls,
     };
     match args.format {
         TextFormat::Json => print_json(&shown)?,
@@ -203,6 +226,30 @@ fn render_show(shown: &SessionView) -> String {
         out.push_str("\nGuardrails:\n");
         for step in &shown.guardrails {
             out.push_str(&guardrail_line(step));
+        }
+    }
+    if !shown.model_calls.is_empty() {
+        out.push_str("\nModel calls (estimated prompt / budget / window, tokens):\n");
+        for call in &shown.model_calls {
+            let budget = &call.budget;
+            let _ = write!(
+                out,
+                "  #{} step {}: {} / {} / {}",
+                call.run,
+                call.step,
+                budget.estimated_prompt_tokens,
+                budget.prompt_token_budget,
+                budget.model_context_window
+            );
+            match (
+                call.usage.get("input_tokens"),
+                call.usage.get("output_tokens"),
+            ) {
+                (Some(input), Some(output)) => {
+                    let _ = writeln!(out, "; used {input} in, {output} out");
+                }
+                _ => out.push_str("; no answer\n"),
+            }
         }
     }
     let _ = writeln!(out, "\nMessages ({}):", shown.view);

@@ -23,6 +23,12 @@ pub enum ContextError {
     /// A context scope string could not be parsed.
     #[error("invalid context scope `{0}`: expected main, agent:NAME, run:ID or sub:AGENT:RUN")]
     InvalidScope(String),
+    /// A message or run source name is not a lowercase identifier.
+    #[error(
+        "invalid source `{0}`: expected 1-32 lowercase ASCII letters, digits, `-` or `_`, \
+         starting with a letter (e.g. cli, repl, mcp, web)"
+    )]
+    InvalidSource(String),
     /// A context mode string could not be parsed.
     #[error("invalid context mode `{0}`: expected isolated, shared or run")]
     InvalidMode(String),

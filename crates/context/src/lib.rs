@@ -8,11 +8,13 @@
 //!   the precedence flag > session override > agent file > settings > `isolated`, refusing
 //!   `shared` when `agents.allowSharedContext` is false.
 //! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`] +
-//!   [`GraphLog`]) and its SQLite implementation [`SqliteStore`]: sessions, messages, runs,
-//!   steps, summaries, per-session mode overrides, session state (the JSON values agents keep
-//!   with `memory_set`, read by `when` conditions) and graph checkpoints (resume, time
-//!   travel), one transaction per turn. [`open_session`] picks new / `--session` /
-//!   `--continue`.
+//!   [`GraphLog`] + [`TraceLog`]) and its SQLite implementation [`SqliteStore`]: sessions,
+//!   messages and runs (with the [`Source`] that wrote them), steps (a model call's with its
+//!   [`PromptBudget`]), one current summary per scope, per-session mode overrides, session
+//!   state (the JSON values agents keep with `memory_set`, read by `when` conditions) and
+//!   graph checkpoints (resume, time travel), one transaction per turn.
+//!   [`MessageLog::clear_agent_context`] forgets an agent's isolated workspace.
+//!   [`open_session`] picks new / `--session` / `--continue`.
 //! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
 //! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
@@ -38,9 +40,7 @@
 //! let mode = resolve_mode("reviewer", inputs, &settings)?.mode;
 //! let history = load_history(&store, &session.id, "reviewer", mode,
 //!     settings.shared_context_max_messages)?.to_messages(); // RunOptions::history
-//! let run = store.start_run(&session.id, &NewRun {
-//!     agent: "reviewer".into(), mode, parent_run_id: None, handoff: false, model: None,
-//! })?;
+//! let run = store.start_run(&session.id, &NewRun::new("reviewer", mode))?;
 //! store.record_turn(run.id, &[
 //!     NewMessage::new(run.context_scope.clone(), None, Message::user("review it")),
 //!     NewMessage::new(run.context_scope.clone(), Some("reviewer"), Message::assistant("done")),
@@ -59,6 +59,7 @@ mod record;
 mod recorder;
 mod scope;
 mod session;
+mod source;
 mod sqlite;
 mod store;
 mod tokens;
@@ -74,13 +75,15 @@ pub use file_refs::{
 };
 pub use mode::{ModeInputs, ModeSource, ResolvedMode, parse_mode, resolve_mode};
 pub use record::{
-    CheckpointSource, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MAIN_TIMELINE,
-    MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord,
-    RunStatus, SessionInfo, StepRecord, StoredMessage, utc_timestamp,
+    CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
+    MAIN_TIMELINE, MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep,
+    PromptBudget, RunId, RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage,
+    utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
+pub use source::Source;
 pub use sqlite::{
     BUSY_TIMEOUT, MAX_CHECKPOINT_STATE_BYTES, SCHEMA_VERSION, SchemaError, SqliteStore, StateEntry,
     migrate_sqlite, prepare_sqlite,

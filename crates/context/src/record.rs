@@ -1,6 +1,7 @@
 //! The rows of the session store, as plain data.
 
 use crate::scope::ContextScope;
+use crate::source::Source;
 use agentctl_core::{ContextMode, Message, Usage};
 use serde::Serialize;
 use std::fmt;
@@ -43,6 +44,10 @@ pub struct NewMessage {
     pub message: Message,
     /// Whether the timeline shows it. Always false in sub-agent scopes, whatever is set here.
     pub visible: bool,
+    /// What wrote it; `None` takes the source of the run it is recorded in
+    /// ([`RunLog::record_turn`](crate::RunLog::record_turn)), or [`Source::default`] when
+    /// appended without a run.
+    pub source: Option<Source>,
 }
 
 impl NewMessage {
@@ -60,7 +65,14 @@ impl NewMessage {
             scope,
             agent: agent.map(str::to_owned),
             message,
+            source: None,
         }
+    }
+
+    /// The same message, written by `source` rather than by its run's source.
+    pub fn with_source(mut self, source: Source) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// The same message, hidden from the timeline (kept in its workspace).
@@ -88,6 +100,8 @@ pub struct StoredMessage {
     pub role: &'static str,
     /// Whether the timeline shows it.
     pub visible: bool,
+    /// What wrote it (`cli`, `repl`, `mcp`, `task`, …).
+    pub source: Source,
     /// Estimated tokens.
     pub token_estimate: u32,
     /// Milliseconds since the Unix epoch.
@@ -159,6 +173,30 @@ pub struct NewRun {
     pub handoff: bool,
     /// `provider:model`, when known.
     pub model: Option<String>,
+    /// What started it (`cli`, `repl`, `mcp`, `task`, `handoff`, `graph`, …); the messages
+    /// it records take this source unless they name their own.
+    pub source: Source,
+}
+
+impl NewRun {
+    /// A run of `agent` in `mode`, without a parent or a model, from [`Source::default`].
+    ///
+    /// ```
+    /// use agentctl_context::{NewRun, Source};
+    /// use agentctl_core::ContextMode;
+    /// let run = NewRun { source: Source::REPL, ..NewRun::new("reviewer", ContextMode::Isolated) };
+    /// assert_eq!(run.source.as_str(), "repl");
+    /// ```
+    pub fn new(agent: impl Into<String>, mode: ContextMode) -> Self {
+        Self {
+            agent: agent.into(),
+            mode,
+            parent_run_id: None,
+            handoff: false,
+            model: None,
+            source: Source::default(),
+        }
+    }
 }
 
 /// How a run ended (or that it has not).
@@ -230,6 +268,8 @@ pub struct RunRecord {
     pub status: RunStatus,
     /// `provider:model`, when known.
     pub model: Option<String>,
+    /// What started it.
+    pub source: Source,
     /// Token usage reported when it finished.
     pub usage: Usage,
     /// Milliseconds since the Unix epoch.
@@ -245,6 +285,38 @@ pub struct NewStep {
     pub kind: String,
     /// Its details as JSON.
     pub content: serde_json::Value,
+    /// For a model call: the prompt's token budget, estimate and the model's window.
+    pub budget: Option<PromptBudget>,
+}
+
+impl NewStep {
+    /// A step without a token budget.
+    pub fn new(kind: impl Into<String>, content: serde_json::Value) -> Self {
+        Self {
+            kind: kind.into(),
+            content,
+            budget: None,
+        }
+    }
+
+    /// The same step with the token budget of its model call.
+    pub fn with_budget(mut self, budget: PromptBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+}
+
+/// The token figures of one model call, as the runtime reported them before sending it
+/// (`RunEvent::ModelRequest`); stored with the call's `model_call` step in the
+/// `agent_run_steps` columns of the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PromptBudget {
+    /// Tokens the prompt may use: the context window minus the output reserve.
+    pub prompt_token_budget: u64,
+    /// Estimated prompt tokens (system, messages and tool specs).
+    pub estimated_prompt_tokens: u64,
+    /// The model's context window.
+    pub model_context_window: u64,
 }
 
 /// A stored run step.
@@ -260,14 +332,20 @@ pub struct StepRecord {
     pub kind: String,
     /// Details.
     pub content: serde_json::Value,
+    /// For a model call: its prompt's token budget, estimate and the model's window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<PromptBudget>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }
 
 /// A compaction summary: the text that stands for a scope's messages up to a cursor.
+///
+/// A session keeps one current summary per scope (one `chat_context_summaries` row, updated
+/// in place); the summaries it replaced are kept in `chat_context_summary_history`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ContextSummary {
-    /// Row id.
+    /// Row id of the scope's summary row (the same for every summary of the scope).
     pub id: i64,
     /// The workspace summarised.
     #[serde(serialize_with = "crate::record::display")]
@@ -276,8 +354,21 @@ pub struct ContextSummary {
     pub until_message_id: MessageId,
     /// The summary.
     pub summary_text: String,
-    /// Milliseconds since the Unix epoch.
+    /// When the scope's first summary was written, milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// When this summary was written, milliseconds since the Unix epoch.
+    pub updated_at: i64,
+}
+
+/// What [`MessageLog::clear_agent_context`](crate::MessageLog::clear_agent_context) deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ClearedContext {
+    /// Sessions in which the agent's workspace held anything.
+    pub sessions: u64,
+    /// Messages of the workspace deleted.
+    pub messages: u64,
+    /// Summaries of the workspace deleted: current ones and those they had replaced.
+    pub summaries: u64,
 }
 
 /// The structured result a run hands back to the main timeline when it ends.

@@ -7,7 +7,9 @@
 //! streamed deltas.
 
 use crate::error::ContextError;
-use crate::record::{HandoffSummary, NewMessage, NewRun, NewStep, RunRecord, RunStatus};
+use crate::record::{
+    HandoffSummary, NewMessage, NewRun, NewStep, PromptBudget, RunRecord, RunStatus,
+};
 use crate::store::SessionStore;
 use agentctl_core::{GuardrailPolicy, Message, RunEvent, Usage};
 use serde_json::json;
@@ -43,7 +45,7 @@ pub struct RunEnding {
 ///
 /// let store = Arc::new(SqliteStore::open_in_memory()?);
 /// let session = store.create_session(None)?.id;
-/// let run = NewRun { agent: "helper".into(), mode: ContextMode::Shared, parent_run_id: None, handoff: false, model: None };
+/// let run = NewRun::new("helper", ContextMode::Shared);
 /// let mut recorder = RunRecorder::start(store.clone(), &session, &run, "hello", Vec::new())?;
 /// let answer = Message::Assistant { content: Some("Hi!".into()), tool_calls: vec![] };
 /// recorder.event(&RunEvent::TurnCommitted { turn: 1, messages: vec![answer] });
@@ -62,6 +64,8 @@ pub struct RunRecorder {
     committed: Vec<Message>,
     /// Steps of the current turn.
     steps: Vec<NewStep>,
+    /// The token budget of the model call in flight, stored with its `model_call` step.
+    request: Option<PromptBudget>,
     /// Texts of the turns recorded so far.
     answers: Vec<String>,
     /// Tokens over all of the run's model calls.
@@ -101,6 +105,7 @@ impl RunRecorder {
             text: String::new(),
             committed: Vec::new(),
             steps: Vec::new(),
+            request: None,
             answers: Vec::new(),
             usage: Usage::default(),
             turns: 0,
@@ -127,9 +132,19 @@ impl RunRecorder {
     /// Takes one event of the run.
     pub fn event(&mut self, event: &RunEvent) {
         match event {
-            RunEvent::ModelRequest { .. } => {
+            RunEvent::ModelRequest {
+                prompt_token_budget,
+                estimated_prompt_tokens,
+                model_context_window,
+                ..
+            } => {
                 self.flush_turn(false);
                 self.turns += 1;
+                self.request = Some(PromptBudget {
+                    prompt_token_budget: *prompt_token_budget,
+                    estimated_prompt_tokens: *estimated_prompt_tokens,
+                    model_context_window: *model_context_window,
+                });
             }
             RunEvent::TextDelta { text, .. } => self.text.push_str(text),
             RunEvent::TurnCommitted { messages, .. } => {
@@ -160,10 +175,8 @@ impl RunRecorder {
             } => {
                 self.usage.input_tokens += input_tokens;
                 self.usage.output_tokens += output_tokens;
-                self.steps.push(NewStep {
-                    kind: "model_call".into(),
-                    content: json!({"input_tokens": input_tokens, "output_tokens": output_tokens}),
-                });
+                let content = json!({"input_tokens": input_tokens, "output_tokens": output_tokens});
+                self.model_call(content);
             }
             _ => {}
         }
@@ -171,11 +184,15 @@ impl RunRecorder {
 
     fn step(&mut self, kind: &str, event: &RunEvent) {
         if let Ok(content) = serde_json::to_value(event) {
-            self.steps.push(NewStep {
-                kind: kind.into(),
-                content,
-            });
+            self.steps.push(NewStep::new(kind, content));
         }
+    }
+
+    /// A `model_call` step, with the budget of the call in flight.
+    fn model_call(&mut self, content: serde_json::Value) {
+        let mut step = NewStep::new("model_call", content);
+        step.budget = self.request.take();
+        self.steps.push(step);
     }
 
     /// Everything the run wrote so far, turn by turn (committed answers, then the text of the
@@ -222,6 +239,11 @@ impl RunRecorder {
     /// message without tool calls) is visible when `answer_visible`; everything else of a run
     /// is hidden from the timeline.
     fn flush_turn(&mut self, answer_visible: bool) {
+        // A call that never answered (failed, cancelled) still leaves its budget: a prompt
+        // over the window is when it matters most.
+        if self.request.is_some() {
+            self.model_call(json!({"completed": false}));
+        }
         let committed = std::mem::take(&mut self.committed);
         let steps = std::mem::take(&mut self.steps);
         if committed.is_empty() && steps.is_empty() {

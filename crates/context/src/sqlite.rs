@@ -29,6 +29,7 @@ mod schema;
 mod sessions;
 mod setup;
 mod state;
+mod summaries;
 mod trace;
 
 use crate::error::{ContextError, Result};

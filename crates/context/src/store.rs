@@ -8,9 +8,9 @@
 
 use crate::error::Result;
 use crate::record::{
-    ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId, MessageQuery,
-    NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, SessionInfo,
-    StepRecord, StoredMessage,
+    ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId,
+    MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus,
+    SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
 use agentctl_core::{ContextMode, Span, Usage};
@@ -53,7 +53,10 @@ pub trait MessageLog: Send + Sync {
     fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>>;
     /// The workspaces that hold messages, in order of first use.
     fn scopes(&self, session: &str) -> Result<Vec<ContextScope>>;
-    /// Stores a summary of `scope` up to `until_message_id`.
+    /// Makes `summary_text` the current summary of `scope`, up to `until_message_id`; the
+    /// summary it replaces is kept as history. Returns the scope's current summary: the one
+    /// given, unless a summary with a further cursor was saved meanwhile (by another
+    /// process), which then stays current while the given one goes to history.
     fn save_summary(
         &self,
         session: &str,
@@ -61,9 +64,38 @@ pub trait MessageLog: Send + Sync {
         until_message_id: MessageId,
         summary_text: &str,
     ) -> Result<ContextSummary>;
-    /// The newest summary of a scope.
+    /// The current summary of a scope: the one with the furthest cursor.
     fn latest_summary(&self, session: &str, scope: &ContextScope)
     -> Result<Option<ContextSummary>>;
+    /// Forgets what `agent` remembers in isolated mode: deletes its `agent:{name}` workspace
+    /// in every session — the workspace's messages and its summaries, current and replaced —
+    /// in one transaction. The `main` workspace (the timeline's shared history, the handoffs
+    /// the agent left there) and every other workspace stay, and so do the agent's runs with
+    /// their steps (the audit of what ran; `delete_session` removes them). The agent's prompts
+    /// and answers inside its workspace leave the timeline with it. An empty name is
+    /// [`ContextError::InvalidScope`](crate::ContextError).
+    ///
+    /// ```
+    /// use agentctl_context::*;
+    /// use agentctl_core::Message;
+    ///
+    /// let store = SqliteStore::open_in_memory()?;
+    /// let session = store.create_session(None)?.id;
+    /// let reviewer = ContextScope::agent("reviewer");
+    /// store.append_messages(&session, None, &[
+    ///     NewMessage::new(ContextScope::Main, None, Message::user("hello")),
+    ///     NewMessage::new(reviewer.clone(), Some("reviewer"), Message::assistant("noted")),
+    /// ])?;
+    /// let cleared = store.clear_agent_context("reviewer")?;
+    /// assert_eq!((cleared.sessions, cleared.messages, cleared.summaries), (1, 1, 0));
+    /// assert!(store.messages(&session, &MessageQuery::scope(reviewer))?.is_empty());
+    /// assert_eq!(store.messages(&session, &MessageQuery::scope(ContextScope::Main))?.len(), 1);
+    /// # Ok::<(), ContextError>(())
+    /// ```
+    fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext>;
+    /// [`clear_agent_context`](Self::clear_agent_context) in one session only;
+    /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
+    fn clear_agent_context_in(&self, session: &str, agent: &str) -> Result<ClearedContext>;
 }
 
 /// Agent runs and their steps.

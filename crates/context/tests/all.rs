@@ -6,12 +6,16 @@
 mod suite {
     pub mod support;
 
+    mod budgets;
+    mod clear;
     mod compaction;
     mod concurrency;
     mod file_refs;
     mod graph;
     mod graph_writers;
+    pub mod inspection;
     mod kill;
+    mod migration;
     mod mode;
     mod recorder;
     mod state;

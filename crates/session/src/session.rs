@@ -13,7 +13,7 @@ use crate::state::Chain;
 use agentctl_context::{
     CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
     RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo,
-    SessionLog as _, SessionStore, SqliteStore, Summarizer, compact_scope, load_history,
+    SessionLog as _, SessionStore, Source, SqliteStore, Summarizer, compact_scope, load_history,
     open_session, resolve_mode,
 };
 use agentctl_core::{
@@ -160,6 +160,12 @@ impl SessionHandle {
             parent_run_id: handed_off_by,
             handoff: handed_off_by.is_some(),
             model,
+            // The front end (cli, repl, mcp, graph) is the caller's to say.
+            source: if handed_off_by.is_some() {
+                Source::HANDOFF
+            } else {
+                Source::default()
+            },
         };
         let recorder =
             RunRecorder::start(self.dyn_store(), &self.info.id, &run, prompt, Vec::new())?;

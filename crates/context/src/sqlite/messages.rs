@@ -1,13 +1,14 @@
 //! [`MessageLog`] for [`SqliteStore`].
 
 use super::sessions::require_session;
-use super::{Fault, FaultResult, SqliteStore, now_ms};
-use crate::error::Result;
+use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
+use crate::error::{ContextError, Result};
 use crate::record::{
-    ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, RunId, StoredMessage,
-    role_of,
+    ClearedContext, ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, RunId,
+    StoredMessage, role_of,
 };
 use crate::scope::ContextScope;
+use crate::source::Source;
 use crate::store::MessageLog;
 use crate::tokens::estimate_tokens;
 use agentctl_core::Message;
@@ -15,19 +16,21 @@ use agentctl_core::Redactor;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-/// Inserts messages inside the caller's transaction and touches the session.
+/// Inserts messages inside the caller's transaction and touches the session. A message that
+/// names no source takes `source` (its run's, or the default without a run).
 pub(crate) fn insert_messages(
     conn: &Connection,
     redactor: &Redactor,
     session: &str,
     run: Option<RunId>,
+    source: &Source,
     messages: &[NewMessage],
 ) -> FaultResult<Vec<MessageId>> {
     let now = now_ms();
     let mut statement = conn.prepare_cached(
         "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
-             role, content, visible, token_estimate, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             role, content, visible, token_estimate, created_at, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     let mut ids = Vec::with_capacity(messages.len());
     for new in messages {
@@ -48,6 +51,7 @@ pub(crate) fn insert_messages(
             visible,
             estimate_tokens(&message),
             now,
+            new.source.as_ref().unwrap_or(source).as_str(),
         ])?;
         ids.push(conn.last_insert_rowid());
     }
@@ -57,7 +61,7 @@ pub(crate) fn insert_messages(
 }
 
 const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
-     token_estimate, created_at, content";
+     token_estimate, created_at, content, source";
 
 fn message_row(row: &Row<'_>) -> rusqlite::Result<FaultResult<StoredMessage>> {
     let scope: String = row.get(3)?;
@@ -77,22 +81,13 @@ fn message_row(row: &Row<'_>) -> rusqlite::Result<FaultResult<StoredMessage>> {
             agent: row.get(4)?,
             role: role_of(&message),
             visible: row.get(5)?,
+            source: Source::stored(row.get(9)?),
             token_estimate: row.get(6)?,
             created_at: row.get(7)?,
             message,
         })
     })();
     Ok(decoded)
-}
-
-fn summary_row(row: &Row<'_>) -> rusqlite::Result<(i64, String, i64, String, i64)> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-    ))
 }
 
 impl MessageLog for SqliteStore {
@@ -104,7 +99,16 @@ impl MessageLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         self.write(|tx| {
             require_session(tx, session)?;
-            insert_messages(tx, self.redactor(), session, run, messages)
+            let source = match run {
+                Some(run) => tx
+                    .prepare_cached("SELECT source FROM agent_runs WHERE id = ?1")?
+                    .query_row([run], |row| row.get(0))
+                    .optional()?
+                    .map(Source::stored),
+                None => None,
+            }
+            .unwrap_or_default();
+            insert_messages(tx, self.redactor(), session, run, &source, messages)
         })
     }
 
@@ -176,21 +180,7 @@ impl MessageLog for SqliteStore {
         let summary_text = &*self.redactor().redact(summary_text);
         self.write(|tx| {
             require_session(tx, session)?;
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO chat_context_summaries (session_id, scope, until_message_id, summary_text, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![session, scope.to_string(), until_message_id, summary_text, now],
-            )?;
-            let id = tx.last_insert_rowid();
-            tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            Ok(ContextSummary {
-                id,
-                scope: scope.clone(),
-                until_message_id,
-                summary_text: summary_text.to_owned(),
-                created_at: now,
-            })
+            summaries::save(tx, session, scope, until_message_id, summary_text)
         })
     }
 
@@ -199,24 +189,27 @@ impl MessageLog for SqliteStore {
         session: &str,
         scope: &ContextScope,
     ) -> Result<Option<ContextSummary>> {
-        self.with(|conn| {
-            let row = conn
-                .prepare_cached(
-                    "SELECT id, scope, until_message_id, summary_text, created_at
-                     FROM chat_context_summaries WHERE session_id = ?1 AND scope = ?2
-                     ORDER BY until_message_id DESC, id DESC LIMIT 1",
-                )?
-                .query_row(params![session, scope.to_string()], summary_row)
-                .optional()?;
-            Ok(row.map(
-                |(id, _, until_message_id, summary_text, created_at)| ContextSummary {
-                    id,
-                    scope: scope.clone(),
-                    until_message_id,
-                    summary_text,
-                    created_at,
-                },
-            ))
+        self.with(|conn| summaries::latest(conn, session, scope))
+    }
+
+    fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        self.write(|tx| summaries::clear(tx, None, &scope))
+    }
+
+    fn clear_agent_context_in(&self, session: &str, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        self.write(|tx| {
+            require_session(tx, session)?;
+            summaries::clear(tx, Some(session), &scope)
         })
     }
+}
+
+/// The isolated workspace of `agent`; an empty name has none.
+fn agent_scope(agent: &str) -> Result<ContextScope> {
+    if agent.is_empty() {
+        return Err(ContextError::InvalidScope("agent:".into()));
+    }
+    Ok(ContextScope::agent(agent))
 }

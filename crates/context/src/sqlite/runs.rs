@@ -6,16 +6,18 @@ use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use crate::error::{ContextError, Result};
 use crate::record::{
-    HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
+    HandoffSummary, MessageId, NewMessage, NewRun, NewStep, PromptBudget, RunId, RunRecord,
+    RunStatus, StepRecord,
 };
 use crate::scope::ContextScope;
+use crate::source::Source;
 use crate::store::RunLog;
 use agentctl_core::Redactor;
 use agentctl_core::{ContextMode, Message, Usage};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
-     usage, started_at, finished_at";
+     usage, started_at, finished_at, source";
 
 type RawRun = (
     i64,
@@ -28,6 +30,7 @@ type RawRun = (
     Option<String>,
     i64,
     Option<i64>,
+    String,
 );
 
 fn raw_run(row: &Row<'_>) -> rusqlite::Result<RawRun> {
@@ -42,12 +45,24 @@ fn raw_run(row: &Row<'_>) -> rusqlite::Result<RawRun> {
         row.get(7)?,
         row.get(8)?,
         row.get(9)?,
+        row.get(10)?,
     ))
 }
 
 fn decode_run(raw: RawRun) -> FaultResult<RunRecord> {
-    let (id, session_id, agent, parent_run_id, scope, status, model, usage, started, finished) =
-        raw;
+    let (
+        id,
+        session_id,
+        agent,
+        parent_run_id,
+        scope,
+        status,
+        model,
+        usage,
+        started,
+        finished,
+        source,
+    ) = raw;
     let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
     Ok(RunRecord {
         id,
@@ -59,6 +74,7 @@ fn decode_run(raw: RawRun) -> FaultResult<RunRecord> {
             .map_err(|_| corrupt(format!("scope `{scope}`")))?,
         status: status.parse().map_err(corrupt)?,
         model,
+        source: Source::stored(source),
         usage: match usage {
             Some(json) => {
                 serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
@@ -97,19 +113,39 @@ fn insert_steps(
         .query_row([run], |row| row.get(0))?;
     let now = now_ms();
     let mut statement = conn.prepare_cached(
-        "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
+             prompt_token_budget, estimated_prompt_tokens, model_context_window)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
+    let column = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     for (index, step) in (first..).zip(steps) {
+        let budget = step.budget.as_ref();
         statement.execute(params![
             run,
             index,
             step.kind,
             redactor.redact(&step.content.to_string()),
-            now
+            now,
+            budget.map(|budget| column(budget.prompt_token_budget)),
+            budget.map(|budget| column(budget.estimated_prompt_tokens)),
+            budget.map(|budget| column(budget.model_context_window)),
         ])?;
     }
     Ok(())
+}
+
+/// A step's token columns, when the step has them (a model call).
+fn budget_columns(
+    budget: Option<i64>,
+    estimate: Option<i64>,
+    window: Option<i64>,
+) -> Option<PromptBudget> {
+    let figure = |value: i64| u64::try_from(value).unwrap_or(0);
+    Some(PromptBudget {
+        prompt_token_budget: figure(budget?),
+        estimated_prompt_tokens: figure(estimate?),
+        model_context_window: figure(window?),
+    })
 }
 
 /// The workspace of a run: a sub-agent's own scope when it has a parent (a handoff's target
@@ -159,8 +195,8 @@ impl RunLog for SqliteStore {
             let owner = Owner::current();
             tx.execute(
                 "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
-                     owner_pid, owner_start, owner_boot)
-                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8)",
+                     owner_pid, owner_start, owner_boot, source)
+                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     session,
                     run.agent,
@@ -169,7 +205,8 @@ impl RunLog for SqliteStore {
                     now,
                     owner.pid,
                     owner.start_column(),
-                    owner.boot
+                    owner.boot,
+                    run.source.as_str()
                 ],
             )?;
             let id = tx.last_insert_rowid();
@@ -187,6 +224,7 @@ impl RunLog for SqliteStore {
                 context_scope: scope,
                 status: RunStatus::Running,
                 model: run.model.clone(),
+                source: run.source.clone(),
                 usage: Usage::default(),
                 started_at: now,
                 finished_at: None,
@@ -202,8 +240,14 @@ impl RunLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         self.write(|tx| {
             let record = load_run(tx, run)?;
-            let ids =
-                insert_messages(tx, self.redactor(), &record.session_id, Some(run), messages)?;
+            let ids = insert_messages(
+                tx,
+                self.redactor(),
+                &record.session_id,
+                Some(run),
+                &record.source,
+                messages,
+            )?;
             insert_steps(tx, self.redactor(), run, steps)?;
             Ok(ids)
         })
@@ -238,6 +282,7 @@ impl RunLog for SqliteStore {
                 self.redactor(),
                 &record.session_id,
                 Some(run),
+                &record.source,
                 &[message],
             )?;
             let content = serde_json::to_value(handoff)
@@ -246,10 +291,7 @@ impl RunLog for SqliteStore {
                 tx,
                 self.redactor(),
                 run,
-                &[NewStep {
-                    kind: "handoff".into(),
-                    content,
-                }],
+                &[NewStep::new("handoff", content)],
             )?;
             ids.first()
                 .copied()
@@ -279,22 +321,30 @@ impl RunLog for SqliteStore {
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
         self.with(|conn| {
             let mut statement = conn.prepare(
-                "SELECT id, run_id, step_index, kind, content, created_at FROM agent_run_steps
-                 WHERE run_id = ?1 ORDER BY step_index",
+                "SELECT id, run_id, step_index, kind, content, created_at,
+                     prompt_token_budget, estimated_prompt_tokens, model_context_window
+                 FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index",
             )?;
             let rows = statement.query_map([run], |row| {
                 Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, i64>(5)?,
+                    (
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, i64>(5)?,
+                    ),
+                    budget_columns(
+                        row.get::<_, Option<i64>>(6)?,
+                        row.get::<_, Option<i64>>(7)?,
+                        row.get::<_, Option<i64>>(8)?,
+                    ),
                 ))
             })?;
             let mut steps = Vec::new();
             for row in rows {
-                let (id, run_id, step_index, kind, content, created_at) = row?;
+                let ((id, run_id, step_index, kind, content, created_at), budget) = row?;
                 let content = serde_json::from_str(&content).map_err(|error| {
                     Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
                 })?;
@@ -304,6 +354,7 @@ impl RunLog for SqliteStore {
                     step_index,
                     kind,
                     content,
+                    budget,
                     created_at,
                 });
             }

@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -143,4 +143,78 @@ CREATE TABLE trace_spans (
     PRIMARY KEY (session_id, trace_id, span_id)
 ) WITHOUT ROWID;
 CREATE INDEX idx_trace_spans_start ON trace_spans(session_id, start_ns);
+"#;
+
+/// What the inspection queries of the context design (seed 001's appendix) read, and the
+/// figures it asks to keep per turn:
+///
+/// * `source` on messages and runs: what wrote or started them (`cli`, `repl`, `mcp`, `task`,
+///   `handoff`, `graph`, …). Older rows are filled from what the file shows: a run with a
+///   parent in a `sub:` scope is a `task`, one with a parent elsewhere a `handoff`, a graph
+///   node's run a `graph`, anything else `cli` (every front end was the command line); a
+///   message takes its run's source.
+/// * `chat_context_summaries` keeps one current row per `(session, scope)`, updated in place
+///   (`updated_at` says when); the summaries it replaced move to
+///   `chat_context_summary_history`. `created_at` of the current row becomes the time of the
+///   scope's first summary.
+/// * `agent_run_steps` keeps each model call's prompt token budget, estimate and context
+///   window (NULL for other steps and older rows).
+/// * The index `agent_runs(context_scope, started_at DESC)` for "latest runs of a workspace".
+const V6: &str = r#"
+ALTER TABLE agent_runs ADD COLUMN source TEXT NOT NULL DEFAULT 'cli';
+UPDATE agent_runs SET source = 'task'
+    WHERE parent_run_id IS NOT NULL AND context_scope LIKE 'sub:%';
+UPDATE agent_runs SET source = 'handoff'
+    WHERE parent_run_id IS NOT NULL AND context_scope NOT LIKE 'sub:%';
+UPDATE agent_runs SET source = 'graph'
+    WHERE id IN (SELECT run_id FROM graph_checkpoints WHERE run_id IS NOT NULL);
+CREATE INDEX idx_agent_runs_context_scope_started_at ON agent_runs(context_scope, started_at DESC);
+
+ALTER TABLE chat_messages ADD COLUMN source TEXT NOT NULL DEFAULT 'cli';
+UPDATE chat_messages
+    SET source = (SELECT r.source FROM agent_runs r WHERE r.id = chat_messages.run_id)
+    WHERE run_id IN (SELECT id FROM agent_runs);
+
+ALTER TABLE agent_run_steps ADD COLUMN prompt_token_budget INTEGER;
+ALTER TABLE agent_run_steps ADD COLUMN estimated_prompt_tokens INTEGER;
+ALTER TABLE agent_run_steps ADD COLUMN model_context_window INTEGER;
+
+CREATE TABLE chat_context_summary_history (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    scope             TEXT NOT NULL,
+    until_message_id  INTEGER NOT NULL,
+    summary_text      TEXT NOT NULL,
+    created_at        INTEGER NOT NULL,
+    replaced_at       INTEGER NOT NULL
+);
+CREATE INDEX idx_chat_context_summary_history_scope
+    ON chat_context_summary_history(session_id, scope, id);
+
+ALTER TABLE chat_context_summaries ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+UPDATE chat_context_summaries SET updated_at = created_at;
+-- The current summary of a scope is the one with the furthest cursor, the newest on a tie
+-- (what the store read as "latest" before); each other one is history, replaced when the next
+-- one in that order was written.
+CREATE TEMP TABLE v6_summaries AS
+    SELECT id,
+        ROW_NUMBER() OVER (scope_rows ORDER BY until_message_id DESC, id DESC) AS position,
+        MIN(created_at) OVER scope_rows AS first_at,
+        LEAD(created_at) OVER (scope_rows ORDER BY until_message_id, id) AS next_at
+    FROM chat_context_summaries
+    WINDOW scope_rows AS (PARTITION BY session_id, scope);
+INSERT INTO chat_context_summary_history
+    (id, session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+    SELECT s.id, s.session_id, s.scope, s.until_message_id, s.summary_text, s.created_at,
+        v.next_at
+    FROM chat_context_summaries s JOIN v6_summaries v ON v.id = s.id
+    WHERE v.position > 1
+    ORDER BY s.id;
+DELETE FROM chat_context_summaries
+    WHERE id IN (SELECT id FROM v6_summaries WHERE position > 1);
+UPDATE chat_context_summaries
+    SET created_at = (SELECT first_at FROM v6_summaries v WHERE v.id = chat_context_summaries.id);
+DROP TABLE v6_summaries;
+DROP INDEX idx_summaries_scope;
+CREATE UNIQUE INDEX idx_chat_context_summaries_scope ON chat_context_summaries(session_id, scope);
 "#;

@@ -23,6 +23,7 @@ fn new_run(agent: &str) -> NewRun {
         parent_run_id: None,
         handoff: false,
         model: None,
+        source: Source::CLI,
     }
 }
 
@@ -81,6 +82,7 @@ fn write_at_once(path: &Path, session: &str, writers: usize, runs: usize, turns:
                         let step = NewStep {
                             kind: "model_call".into(),
                             content: json!({"turn": n}),
+                            budget: None,
                         };
                         store
                             .record_turn(run.id, &turn(&run.context_scope, &agent, n), &[step])
@@ -289,6 +291,25 @@ fn a_version_1_file_is_migrated_and_keeps_its_runs() {
              parent_run_id INTEGER REFERENCES agent_runs(id) ON DELETE CASCADE,
              context_scope TEXT NOT NULL, status TEXT NOT NULL, model TEXT, usage TEXT,
              started_at INTEGER NOT NULL, finished_at INTEGER);
+         CREATE TABLE chat_messages (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+             run_id INTEGER REFERENCES agent_runs(id) ON DELETE SET NULL,
+             timeline_scope TEXT NOT NULL, context_scope TEXT NOT NULL, agent_id TEXT,
+             role TEXT NOT NULL, content TEXT NOT NULL, visible INTEGER NOT NULL,
+             token_estimate INTEGER NOT NULL, created_at INTEGER NOT NULL);
+         CREATE TABLE chat_context_summaries (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+             scope TEXT NOT NULL, until_message_id INTEGER NOT NULL,
+             summary_text TEXT NOT NULL, created_at INTEGER NOT NULL);
+         CREATE INDEX idx_summaries_scope
+             ON chat_context_summaries(session_id, scope, until_message_id);
+         CREATE TABLE agent_run_steps (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             run_id INTEGER NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+             step_index INTEGER NOT NULL, kind TEXT NOT NULL, content TEXT NOT NULL,
+             created_at INTEGER NOT NULL, UNIQUE (run_id, step_index));
          INSERT INTO sessions VALUES ('s1', NULL, 1, 1);
          INSERT INTO agent_runs (session_id, agent_id, context_scope, status, started_at)
              VALUES ('s1', 'old', 'main', 'running', 1);
@@ -296,7 +317,8 @@ fn a_version_1_file_is_migrated_and_keeps_its_runs() {
     )
     .unwrap();
     drop(conn);
-    // Version 1 as released also has the other tables; the migration only adds columns.
+    // Version 1 as released (these tables and session_mode_overrides, which no migration
+    // touches); the later migrations add columns and tables to them.
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(store.interrupt_stale_runs("s1").unwrap(), 1);

@@ -119,6 +119,7 @@ fn child_graph_writer() {
                     parent_run_id: None,
                     handoff: false,
                     model: None,
+                    source: Source::CLI,
                 },
             )
             .unwrap();

@@ -28,6 +28,7 @@ fn child_writer() {
                 parent_run_id: None,
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();
@@ -65,6 +66,7 @@ fn child_writer() {
                 &[NewStep {
                     kind: "tool_call".into(),
                     content: json!({"turn": turn}),
+                    budget: None,
                 }],
             )
             .unwrap();
@@ -137,6 +139,7 @@ fn killed_writer_leaves_a_consistent_resumable_session() {
                 parent_run_id: None,
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();

@@ -12,6 +12,7 @@ fn new_run() -> NewRun {
         parent_run_id: None,
         handoff: false,
         model: None,
+        source: Source::CLI,
     }
 }
 

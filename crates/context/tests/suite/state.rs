@@ -158,6 +158,7 @@ fn a_version_2_file_gains_the_state_table() {
     drop(temp.store);
     // Back to what an agentctl before session state left: no table, user_version 2.
     let conn = Connection::open(&temp.path).unwrap();
+    super::support::downgrade_to_v5(&conn);
     conn.execute_batch(
         "DROP TABLE trace_spans; DROP TABLE graph_checkpoints; DROP TABLE session_state; \
          PRAGMA user_version = 2;",

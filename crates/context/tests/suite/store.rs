@@ -65,6 +65,7 @@ fn runs_scopes_steps_and_handoff() {
         parent_run_id: parent,
         handoff: false,
         model: Some("scripted:x".into()),
+        source: Source::CLI,
     };
     let isolated = store
         .start_run(&session, &new_run("a", ContextMode::Isolated, None))
@@ -99,6 +100,7 @@ fn runs_scopes_steps_and_handoff() {
             &[NewStep {
                 kind: "model_call".into(),
                 content: json!({"n": 1}),
+                budget: None,
             }],
         )
         .unwrap();

@@ -95,6 +95,7 @@ fn a_version_4_file_gains_the_trace_table() {
     let session = temp.store.create_session(Some("old")).unwrap().id;
     drop(temp.store);
     let conn = Connection::open(&temp.path).unwrap();
+    super::support::downgrade_to_v5(&conn);
     conn.execute_batch("DROP TABLE trace_spans; PRAGMA user_version = 4;")
         .unwrap();
     drop(conn);

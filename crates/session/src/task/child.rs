@@ -4,7 +4,7 @@
 use super::prompt::{self, Brief};
 use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
-use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunRecorder};
+use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunRecorder, Source};
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRunner};
 use agentctl_core::{
     RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
@@ -79,11 +79,9 @@ pub(crate) async fn run(
         parent_run_id: Some(request.parent),
         handoff: false,
         model: Some(model.to_string()),
+        source: Source::TASK,
     };
-    let step = NewStep {
-        kind: "task".into(),
-        content: task_step,
-    };
+    let step = NewStep::new("task", task_step);
     let recorder = RunRecorder::start(
         Arc::clone(&inner.store),
         &inner.session,
@@ -144,10 +142,7 @@ pub(crate) async fn run(
     let store_error = child.recorder.finish(RunEnding {
         status: status.run_status(),
         answer_visible: false,
-        step: Some(NewStep {
-            kind: "task_result".into(),
-            content: report_json,
-        }),
+        step: Some(NewStep::new("task_result", report_json)),
         handoff,
     });
     let mut content = format!("{body}\n\n{report}");

@@ -5,7 +5,7 @@
 
 use agentctl_context::{
     ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionChoice,
-    SessionStore, SqliteStore,
+    SessionStore, Source, SqliteStore,
 };
 use agentctl_core::{
     ContextMode, Message, ModelProvider, ModelRef, Redactor, RunEvent, RunOptions, Settings,
@@ -145,6 +145,7 @@ fn fill(store: &dyn SessionStore, session: &str) {
                 parent_run_id: None,
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();

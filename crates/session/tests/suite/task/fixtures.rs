@@ -2,7 +2,9 @@
 //! provider, and helpers to call `task` and read the store. Providers, tools and builders are
 //! the shared fakes of agentctl-test-support.
 
-use agentctl_context::{NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, SqliteStore};
+use agentctl_context::{
+    NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, Source, SqliteStore,
+};
 use agentctl_core::{
     AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ModelResponse,
     Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
@@ -47,6 +49,7 @@ pub fn setup(config: TaskConfig, agents: Vec<AgentDefinition>, prompt: &str) -> 
                 parent_run_id: None,
                 handoff: false,
                 model: None,
+                source: Source::CLI,
             },
         )
         .unwrap();
