@@ -2,7 +2,7 @@
 //! timeline (shared agents see it, isolated ones do not), and `@agent` turns in the REPL.
 
 use super::support::{ServedModel, TestProject, text};
-use agentctl_context::{ContextScope, MessageLog, MessageQuery, SessionLog};
+use agentctl_context::{ContextScope, MessageLog, MessageQuery, RunLog, SessionLog};
 use serde_json::Value;
 
 const REVIEWER: &str = "---
@@ -182,5 +182,10 @@ fn mentions_in_the_repl_run_agents_in_the_same_session() {
     model.server.assert_no_violations();
 
     let store = project.store();
-    assert_eq!(store.list_sessions().unwrap().len(), 1);
+    let sessions = store.list_sessions().unwrap();
+    assert_eq!(sessions.len(), 1);
+    // Seed 001's `source`: every run of the interactive session came from the REPL.
+    let runs = store.runs(&sessions[0].id).unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|run| run.source.as_str() == "repl"), "{runs:?}");
 }

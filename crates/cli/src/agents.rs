@@ -142,16 +142,6 @@ fn report_load_errors(discovery: &Discovery, locations: &Locations) -> anyhow::R
     Ok(())
 }
 
-/// Asks a question on stderr and reads one line from stdin.
-fn prompt(question: &str) -> anyhow::Result<String> {
-    let mut err = std::io::stderr().lock();
-    write!(err, "{question}")?;
-    err.flush()?;
-    let mut line = String::new();
-    std::io::stdin().read_line(&mut line)?;
-    Ok(line.trim().to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

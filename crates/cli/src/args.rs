@@ -404,6 +404,10 @@ pub(crate) struct DeleteArgs {
     /// Do not ask for confirmation (required when stdin is not a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Keep the agent's stored context (its isolated workspace in this project's sessions);
+    /// by default it is cleared with the last file that defines the agent.
+    #[arg(long)]
+    pub keep_context: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,11 +9,13 @@ use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::sessions_cmd::{StateView, state_line, state_views};
 use agentctl_context::{
-    ModeInputs, ResolvedMode, SessionInfo, SessionLog, SqliteStore, resolve_mode,
+    ClearedContext, MessageLog as _, ModeInputs, ResolvedMode, SessionInfo, SessionLog,
+    SqliteStore, resolve_mode,
 };
 use agentctl_core::{AgentsSettings, ContextMode};
 use agentctl_definitions::discover;
 use agentctl_routing::RESERVED_STATE_KEYS;
+use agentctl_session::Project;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,6 +44,9 @@ fn print_text(text: &str) {
 /// Runs `agentctl context …`.
 pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<ExitCode> {
     let context = crate::context::load(global)?;
+    if args.clear_history {
+        return forget(&context, &args);
+    }
     let settings = &context.settings.settings.agents;
     let discovery = discover(&context.locations);
     let changing = args.mode.is_some() || args.clear;
@@ -264,4 +269,81 @@ fn render_table(reports: &[ModeReport], session: Option<&SessionInfo>) -> String
         }
     }
     out
+}
+
+/// What clearing an agent's stored context removed.
+#[derive(Debug, Serialize)]
+pub(crate) struct Cleared {
+    agent: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<String>,
+    #[serde(flatten)]
+    counts: ClearedContext,
+}
+
+impl std::fmt::Display for Cleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        write!(
+            f,
+            "{} and {} in {}",
+            plural(self.counts.messages, "message", "messages"),
+            plural(self.counts.summaries, "summary", "summaries"),
+            plural(self.counts.sessions, "session", "sessions")
+        )
+    }
+}
+
+/// Forgets `agent`'s isolated workspace (seed 000's `clearHistory`) in every session of the
+/// project, or in `session` only; `None` when no session was ever recorded here.
+pub(crate) fn clear_history(
+    project: &Project,
+    agent: &str,
+    session: Option<&str>,
+) -> anyhow::Result<Option<Cleared>> {
+    let Some(store) = project.open_store(false)? else {
+        if let Some(id) = session {
+            anyhow::bail!("no session `{id}`: no session has been recorded here yet");
+        }
+        return Ok(None);
+    };
+    let counts = match session {
+        Some(id) => store.clear_agent_context_in(id, agent)?,
+        None => store.clear_agent_context(agent)?,
+    };
+    Ok(Some(Cleared {
+        agent: agent.to_owned(),
+        session: session.map(str::to_owned),
+        counts,
+    }))
+}
+
+/// `agentctl context NAME --clear-history [--session ID] [--yes]`.
+fn forget(project: &Project, args: &ContextArgs) -> anyhow::Result<ExitCode> {
+    let Some(name) = args.name.as_deref() else {
+        anyhow::bail!("--clear-history needs the agent's NAME");
+    };
+    // A deleted agent's leftovers may be cleared too: the name need not be defined.
+    let where_ = match &args.session {
+        Some(id) => format!("session {id}"),
+        None => "every session of this project".to_owned(),
+    };
+    let question = format!("Forget what `{name}` remembers in {where_}?");
+    if !args.yes && !crate::output::confirm(&question, &format!("clear the history of `{name}`"))? {
+        print_text("Nothing cleared.\n");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let cleared = clear_history(project, name, args.session.as_deref())?.unwrap_or(Cleared {
+        agent: name.to_owned(),
+        session: None,
+        counts: ClearedContext::default(),
+    });
+    match args.format {
+        TextFormat::Json => print_json(&cleared)?,
+        TextFormat::Text => print_text(&format!(
+            "Cleared the stored context of `{name}`: {cleared}\n"
+        )),
+    }
+    Ok(ExitCode::SUCCESS)
 }

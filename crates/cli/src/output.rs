@@ -52,6 +52,22 @@ pub(crate) fn stdin_is_terminal() -> bool {
     std::io::stdin().is_terminal()
 }
 
+/// Asks a yes/no `question` on the terminal (default no). Without a terminal nothing is
+/// asked: the error says to pass `--yes` to `what`.
+pub(crate) fn confirm(question: &str, what: &str) -> anyhow::Result<bool> {
+    anyhow::ensure!(
+        stdin_is_terminal(),
+        "refusing to {what} without confirmation: pass --yes"
+    );
+    let mut err = std::io::stderr().lock();
+    write!(err, "{question} [y/N] ")?;
+    err.flush()?;
+    drop(err);
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
+}
+
 /// Text from files, tools or the model made safe for a terminal: control characters and
 /// escape sequences (which could move the cursor, rewrite earlier lines, change the window
 /// title or hide text) are shown as `\x1b`-style escapes; line breaks and tabs stay. Raw text

@@ -13,7 +13,7 @@ mod signals;
 mod terminal;
 
 use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnArgs};
-use agentctl_context::SessionChoice;
+use agentctl_context::{SessionChoice, Source};
 use agentctl_core::{AgentDefinition, ContextMode, RunError, RunOptions};
 use agentctl_sandbox::SandboxStatus;
 use agentctl_session::{Conversation, Project, Recording, RuntimeBuilder, SessionRunner};
@@ -216,7 +216,10 @@ fn execute(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"
         ));
     }
-    let session = runner.open_session(session, first_prompt)?;
+    let mut session = runner.open_session(session, first_prompt)?;
+    if matches!(prompt, PromptSource::Interactive(_)) {
+        session = session.map(|session| session.with_source(Source::REPL));
+    }
     let tokio = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

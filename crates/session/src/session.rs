@@ -33,6 +33,9 @@ pub struct SessionHandle {
     agents: AgentsSettings,
     /// The current turn's chain of agents, as handoff conditions see it.
     chain: Chain,
+    /// The front end that starts runs here (`cli`, `repl`, `mcp`, `graph`), recorded with
+    /// each run and message.
+    source: Source,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -62,7 +65,16 @@ impl SessionHandle {
             info,
             agents,
             chain: Chain::default(),
+            source: Source::default(),
         })
+    }
+
+    /// The same session, with runs started here recorded as coming from `source` (seed 001's
+    /// `source` column: `repl`, `mcp`, `graph`…; `cli` by default). Runs started by a handoff
+    /// are recorded as `handoff` and sub-agent tasks as `task` whatever the front end.
+    pub fn with_source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
     }
 
     /// The session's id.
@@ -160,11 +172,10 @@ impl SessionHandle {
             parent_run_id: handed_off_by,
             handoff: handed_off_by.is_some(),
             model,
-            // The front end (cli, repl, mcp, graph) is the caller's to say.
             source: if handed_off_by.is_some() {
                 Source::HANDOFF
             } else {
-                Source::default()
+                self.source.clone()
             },
         };
         let recorder =

@@ -1,8 +1,8 @@
 //! `agents edit` and `agents delete`.
 
-use super::{discover_agents, display_path, find, prompt, validate::render};
+use super::{discover_agents, display_path, find, validate::render};
 use crate::args::{DeleteArgs, EditArgs, ScopeFilter};
-use crate::output::stdin_is_terminal;
+use crate::output::confirm;
 use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{LoadedAgent, ValidationReport, load_file, validate};
 use agentctl_session::Project;
@@ -102,19 +102,37 @@ pub(super) fn delete(context: &Project, args: &DeleteArgs) -> anyhow::Result<Exi
         SourceFormat::Claude => "Claude Code agent",
         SourceFormat::Gemini => "Gemini CLI agent",
     };
-    if !args.yes {
-        anyhow::ensure!(
-            stdin_is_terminal(),
-            "refusing to delete {shown} without confirmation: pass --yes"
-        );
-        let answer = prompt(&format!("Delete {kind} `{}` ({shown})? [y/N] ", args.name))?;
-        if !matches!(answer.as_str(), "y" | "Y" | "yes") {
-            print_text("Not deleted.\n");
-            return Ok(ExitCode::SUCCESS);
-        }
+    // Stored context belongs to the name: it goes with the last file that defines it.
+    let still_defined = discovery
+        .all_named(&args.name)
+        .find(|other| other.path() != path)
+        .map(|other| display_path(other.path(), &context.locations));
+    let clear_context = !args.keep_context && still_defined.is_none();
+    let question = if clear_context {
+        format!(
+            "Delete {kind} `{}` ({shown}) and its stored context in this project's sessions?",
+            args.name
+        )
+    } else {
+        format!("Delete {kind} `{}` ({shown})?", args.name)
+    };
+    if !args.yes && !confirm(&question, &format!("delete {shown}"))? {
+        print_text("Not deleted.\n");
+        return Ok(ExitCode::SUCCESS);
     }
     remove(path)?;
-    print_text(&format!("Deleted {kind} `{}` ({shown})\n", args.name));
+    let mut out = format!("Deleted {kind} `{}` ({shown})\n", args.name);
+    if let Some(other) = still_defined {
+        out.push_str(&format!(
+            "Kept its stored context: `{}` is still defined by {other}\n",
+            args.name
+        ));
+    } else if clear_context
+        && let Some(cleared) = crate::context_cmd::clear_history(context, &args.name, None)?
+    {
+        out.push_str(&format!("Cleared its stored context: {cleared}\n"));
+    }
+    print_text(&out);
     Ok(ExitCode::SUCCESS)
 }
 

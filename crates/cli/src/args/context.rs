@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 #[command(after_help = "Examples:\n  agentctl context code-reviewer\n  \
 agentctl context code-reviewer --mode shared\n  \
 agentctl context code-reviewer --clear --session 20260101-120000-ab12\n  \
+agentctl context code-reviewer --clear-history --yes\n  \
 agentctl context --all --format json")]
 pub(crate) struct ContextArgs {
     /// Agent name.
@@ -23,6 +24,13 @@ pub(crate) struct ContextArgs {
     /// Remove the agent's override for the session.
     #[arg(long, conflicts_with = "all")]
     pub clear: bool,
+    /// Forget the agent's stored context — its isolated workspace's messages and summaries —
+    /// in every session of the project (or only `--session ID`); the agent file stays.
+    #[arg(long, conflicts_with_all = ["all", "mode", "clear"])]
+    pub clear_history: bool,
+    /// Do not ask before `--clear-history` (required when stdin is not a terminal).
+    #[arg(long, short = 'y', requires = "clear_history")]
+    pub yes: bool,
     /// Session id (default: the latest session; `--mode` starts one when there is none).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,

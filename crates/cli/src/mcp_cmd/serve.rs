@@ -6,7 +6,7 @@
 //! and one session per serve process, recorded like any run.
 
 use crate::args::mcp::ServeArgs;
-use agentctl_context::SessionChoice;
+use agentctl_context::{SessionChoice, Source};
 use agentctl_core::ApprovalHint;
 use agentctl_mcp::{ServedAgent, serve_agents_stdio};
 use agentctl_session::{Project, RuntimeBuilder, ServeLog, ServedAgents, SessionRunner};
@@ -48,11 +48,16 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
                 .unwrap_or_else(|| format!("Runs the agentctl agent `{}`.", agent.name())),
         })
         .collect();
-    let session = runner.open_session(SessionChoice::NewTitled("mcp serve".into()), None)?;
+    let session = runner
+        .open_session(SessionChoice::NewTitled("mcp serve".into()), None)?
+        .map(|session| session.with_source(Source::MCP));
     let invoker = ServedAgents::new(Arc::clone(&runner), session, Arc::new(StderrLog));
     let manager = runner.mcp().clone();
     super::block_on(&manager, async move {
-        serve_agents_stdio(served, Arc::new(invoker)).await?;
+        let served = serve_agents_stdio(served, Arc::new(invoker)).await;
+        // Buffered trace spans (an OpenTelemetry exporter's queue) go out before the exit.
+        runner.shutdown().await;
+        served?;
         Ok(ExitCode::SUCCESS)
     })
 }

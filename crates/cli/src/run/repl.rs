@@ -9,7 +9,7 @@ use super::signals::stop_signal;
 use super::terminal::Frontend;
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
-use agentctl_context::SessionChoice;
+use agentctl_context::{SessionChoice, Source};
 use agentctl_core::{ContextMode, Message, RunError, RunOptions};
 use agentctl_session::{Conversation, SessionRunner, TurnOutcome};
 use std::io::Write;
@@ -166,7 +166,8 @@ async fn mention(
     let session = match session_id {
         Some(id) => desk
             .runner
-            .open_session(SessionChoice::Resume(id.to_owned()), None)?,
+            .open_session(SessionChoice::Resume(id.to_owned()), None)?
+            .map(|session| session.with_source(Source::REPL)),
         None => None,
     };
     let mut options = desk.options.clone();

@@ -6,7 +6,7 @@ use super::{GraphOutcome, StartAt};
 use crate::runner::SessionRunner;
 use crate::session::SessionHandle;
 use agentctl_context::{
-    GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, StateLog as _, TraceLog,
+    GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, Source, StateLog as _, TraceLog,
 };
 use agentctl_core::{
     ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions, SpanDetail,
@@ -325,7 +325,11 @@ impl<'r> Driver<'r> {
         }
         let (mut conversation, warnings) = self
             .runner
-            .conversation(agent, Some(self.session.clone()), options)
+            .conversation(
+                agent,
+                Some(self.session.clone().with_source(Source::GRAPH)),
+                options,
+            )
             .await
             .map_err(setup)?;
         for warning in warnings {
