@@ -6,6 +6,7 @@ use agentctl_session::{
 };
 
 mod live;
+mod session;
 
 fn pool() -> ResourcePool {
     ResourcePool::new(vec![
