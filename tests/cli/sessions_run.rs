@@ -204,6 +204,12 @@ fn two_tasks_in_one_turn_run_as_hidden_sub_agents_and_hand_back_summaries() {
         ".agentctl/agents/helper.md",
         "---\nname: helper\ndescription: Summarises files.\nmodel: scripted:helper.yaml\ntools:\n  allow: [read_file]\n---\n\nSummarise.\n",
     );
+    // One task at a time per agent (a busy agent takes no second task): the second helper is
+    // its own agent, on the same script.
+    example.write(
+        ".agentctl/agents/helper-two.md",
+        "---\nname: helper-two\ndescription: Summarises files.\nmodel: scripted:helper.yaml\ntools:\n  allow: [read_file]\n---\n\nSummarise.\n",
+    );
     example.write(
         "lead.yaml",
         r#"version: 1
@@ -212,7 +218,7 @@ turns:
     response:
       toolCalls:
         - { id: t1, name: task, arguments: { goal: Summarise stats.py, resources: [src/stats.py], agent: helper } }
-        - { id: t2, name: task, arguments: { goal: Summarise the tests, resources: [src/test_stats.py], agent: helper } }
+        - { id: t2, name: task, arguments: { goal: Summarise the tests, resources: [src/test_stats.py], agent: helper-two } }
   - expect: { historyContains: "helper says" }
     response: { text: Both helpers reported. }
 "#,
@@ -233,7 +239,7 @@ turns:
     let session = run["sessionId"].as_str().unwrap().to_owned();
 
     let timeline = example.json(&["sessions", "show", &session, "--format", "json"]);
-    let visible: Vec<String> = timeline["messages"]
+    let mut visible: Vec<String> = timeline["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -245,9 +251,16 @@ turns:
             )
         })
         .collect();
+    // The two summaries come in the order the tasks ended.
+    visible[1..3].sort();
     assert_eq!(
         visible,
-        ["agent:lead user", "main helper", "main helper", "main lead"],
+        [
+            "agent:lead user",
+            "main helper",
+            "main helper-two",
+            "main lead"
+        ],
         "{timeline:#}"
     );
     let all = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
@@ -260,7 +273,7 @@ turns:
             child["context_scope"]
                 .as_str()
                 .unwrap()
-                .starts_with("sub:helper:")
+                .starts_with("sub:helper")
         );
     }
     let sub_steps = all["messages"]

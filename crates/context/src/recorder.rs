@@ -162,6 +162,7 @@ impl RunRecorder {
             RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
                 self.step("tool_decision", event);
             }
+            RunEvent::TaskStopped { .. } => self.step("task_stopped", event),
             RunEvent::Guardrail { passed, policy, .. } => {
                 // A rejected or repaired answer is not the run's partial answer either.
                 if !passed && *policy != GuardrailPolicy::Warn {

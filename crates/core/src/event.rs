@@ -19,8 +19,9 @@ use serde_json::Value;
 /// turn `model_request`, any `text_delta`s, `usage`, and for each requested tool `tool_call`,
 /// then per call `tool_decision` (preceded by `approval_requested` when a person is asked) and
 /// `tool_result`, then `turn_committed`; a final answer (or a handoff) with output guardrails
-/// is followed by their `guardrail` events before it is committed. A run ends with exactly one
-/// `run_finished` or `run_failed`.
+/// is followed by their `guardrail` events before it is committed. A tool may emit events of
+/// its own between a call's `tool_decision` and its `tool_result` (`task_stopped`). A run ends
+/// with exactly one `run_finished` or `run_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -153,6 +154,22 @@ pub enum RunEvent {
         errors: Vec<String>,
         /// 0 for the model's first answer, then one more per repair asked for.
         attempt: u32,
+    },
+    /// A `task` call was not started: no available executor (agent) has a capability it
+    /// needs, or the agent it names is busy or failed. The call's `tool_result` carries the
+    /// full STOP report the model reads.
+    TaskStopped {
+        /// Call id of the `task` call.
+        id: String,
+        /// The task, as its goal describes it.
+        task: String,
+        /// Required capabilities no available executor has (empty when each exists but no
+        /// single available executor has them all, or the named agent is busy).
+        missing_capabilities: Vec<String>,
+        /// Executors that could have run it but are busy or failed: `name (status)`.
+        unavailable_executors: Vec<String>,
+        /// One-line explanation.
+        reason: String,
     },
     /// Token usage of one model call.
     Usage {

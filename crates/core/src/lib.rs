@@ -69,7 +69,7 @@ pub use settings::{
     AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, EnvSettings, ProviderConfig,
     ProviderKind, SandboxMode, SandboxSettings, Settings, ToolsSettings, TracingSettings,
 };
-pub use tool::{Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
+pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
 pub use tool_registry::{ToolRegistry, spec_of};

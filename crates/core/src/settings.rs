@@ -59,6 +59,10 @@ pub struct AgentsSettings {
     pub default_agent: Option<String>,
     /// Handoffs one run may make before it is stopped (default 8).
     pub max_handoffs: u32,
+    /// The "Orchestrator note" of the capability context: an instruction shown to agents that
+    /// delegate with `task` and to every executor with its task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orchestrator_note: Option<String>,
 }
 
 impl Default for AgentsSettings {
@@ -74,6 +78,7 @@ impl Default for AgentsSettings {
             default_model: None,
             default_agent: None,
             max_handoffs: 8,
+            orchestrator_note: None,
         }
     }
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use crate::event::RunEvent;
 use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
 use crate::run::SubAgentRunner;
@@ -37,7 +38,11 @@ pub struct ToolContext {
     sub_agents: Option<Arc<dyn SubAgentRunner>>,
     depth: u32,
     trace: Option<TraceContext>,
+    events: Option<EventEmitter>,
 }
+
+/// Where a tool call's own events go: the run's event stream (see [`ToolContext::emit`]).
+pub type EventEmitter = Arc<dyn Fn(RunEvent) + Send + Sync>;
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -69,6 +74,22 @@ impl ToolContext {
             sub_agents: None,
             depth: 0,
             trace: None,
+            events: None,
+        }
+    }
+
+    /// The same context, whose [`emit`](ToolContext::emit)ted events go to `events` (the agent
+    /// loop passes its run's event stream; `None` drops them).
+    pub fn with_events(mut self, events: Option<EventEmitter>) -> Self {
+        self.events = events;
+        self
+    }
+
+    /// Adds an event of the call to its run's stream (between the call's `tool_decision` and
+    /// its `tool_result`); dropped when nobody listens.
+    pub fn emit(&self, event: RunEvent) {
+        if let Some(events) = &self.events {
+            events(event);
         }
     }
 

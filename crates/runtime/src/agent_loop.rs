@@ -75,6 +75,15 @@ impl EventSink {
         Self { sender: None }
     }
 
+    /// The same sink for a tool call's own events ([`agentctl_core::ToolContext::emit`]).
+    pub(crate) fn emitter(&self) -> Option<agentctl_core::EventEmitter> {
+        let sender = self.sender.clone()?;
+        Some(Arc::new(move |event| {
+            // A dropped receiver only means nobody watches any more.
+            let _ = sender.send(event);
+        }))
+    }
+
     pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
         if let Some(sender) = &self.sender {
             // A dropped receiver only means nobody watches any more.

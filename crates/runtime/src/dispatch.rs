@@ -108,7 +108,8 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
                     run.cancel.clone(),
                 )
                 .with_sub_agents(Arc::clone(&run.sub_agents), run.depth)
-                .with_trace(run.trace.as_ref());
+                .with_trace(run.trace.as_ref())
+                .with_events(events.emitter());
                 let limit = run.tool_limits.timeout_for(&call.name);
                 // Dropping a call that ran out of time stops it: tools that start processes
                 // kill their process groups when dropped.

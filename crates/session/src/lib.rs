@@ -14,8 +14,9 @@
 //!   compacts through the runtime's own providers, loads the history, starts the store run
 //!   (whose id the agent run takes) and returns a [`Turn`]: a stream of the run's events,
 //!   each recorded as it passes — what the loop committed, never a reconstruction.
-//! * [`TaskTool`]: sub-agent tasks in hidden `sub:` workspaces; [`ResourcePool`]: capability
-//!   context for delegating agents.
+//! * [`TaskTool`]: sub-agent tasks in hidden `sub:` workspaces; [`ResourcePool`]: the capability
+//!   context of seed 004 — agents as executors, busy while a task runs, and a STOP report
+//!   instead of a task no available agent can take.
 //! * [`ServedAgents`]: the same turns for `agentctl mcp serve`.
 //! * [`GraphRunner`]: graphs of agents, node by node, checkpointed in the session;
 //!   [`GraphReplay`] reads a recorded graph run back.
@@ -43,8 +44,8 @@ mod turn;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
-    AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorStatus,
-    ResourcePool, StopReport, TaskSpec,
+    AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorEntry,
+    ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
 };
 pub use conversation::Conversation;
 pub use error::SessionError;

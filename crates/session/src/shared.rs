@@ -55,8 +55,10 @@ impl Shared {
         session: Option<&SessionHandle>,
         which: McpTools,
     ) -> AgentTools {
-        let task = session
-            .map(|session| TaskTool::new(session.dyn_store(), session.id(), self.agents.clone()));
+        let task = session.map(|session| {
+            TaskTool::new(session.dyn_store(), session.id(), self.agents.clone())
+                .with_orchestrator_note(self.settings.orchestrator_note.clone())
+        });
         let mut tools = agent_tools(&self.builtin, &self.mcp, agent, which, task).await;
         for tool in handoff_tools(agent, &self.agents, session) {
             tools.registry.register_arc(tool);
@@ -79,7 +81,11 @@ impl Shared {
         let AgentTools { registry, warnings } =
             self.tools(&agent, session, McpTools::Allowed).await;
         let agent = if session.is_some() {
-            with_agent_pool(agent, &self.agents)
+            with_agent_pool(
+                agent,
+                &self.agents,
+                self.settings.orchestrator_note.as_deref(),
+            )
         } else {
             agent
         };

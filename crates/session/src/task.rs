@@ -25,6 +25,16 @@
 //! * **Result.** The child's answer, or with a `schema` the JSON value it answered (bare, or one
 //!   ```` ```json ```` block), checked with the guardrails' `JsonSchemaCheck`; a mismatch gets one
 //!   repair turn, then an error listing the violations. A budget report line follows.
+//! * **Capability pool** (seed 004). The agents a call may name are a [`ResourcePool`]: a task
+//!   on one of them (named, or chosen by its `capabilities`) marks it `busy` while it runs and
+//!   `available` when it ends (cancelled included); a child run that fails (model or provider
+//!   error, or a model that cannot be resolved) or panics leaves it `error` until the next
+//!   top-level run dispatches a task. The check and the change happen under one lock. A task
+//!   no available agent can take is not started: its result is the seed's STOP report
+//!   ([`StopReport::render`](crate::StopReport::render)) and the run emits
+//!   [`RunEvent::TaskStopped`](agentctl_core::RunEvent::TaskStopped). The child's system prompt
+//!   ends with its task's capability context (pool counts and statuses, the catalog, the
+//!   task's id, description and capabilities, the orchestrator's note), built at dispatch.
 //!
 //! ```
 //! use agentctl_context::{SessionLog as _, SqliteStore};
@@ -45,18 +55,26 @@
 //! # Ok::<(), agentctl_context::ContextError>(())
 //! ```
 
+mod args;
 mod child;
+mod dispatch;
 mod prompt;
 mod report;
 mod schema;
 
+use crate::capability::{
+    CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, is_known_capability,
+};
 use agentctl_context::{RunId, SessionStore};
-use agentctl_core::{AgentDefinition, RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
+use agentctl_core::{
+    AgentDefinition, RiskLevel, RunEvent, ToolContext, ToolError, ToolOutput, TypedTool,
+};
 use async_trait::async_trait;
+use dispatch::PoolState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -100,15 +118,29 @@ pub struct TaskArgs {
     /// What the sub-agent must achieve, stated so it can work without asking back.
     pub goal: String,
     /// Files, directories or file-name keywords the sub-agent needs; their contents are
-    /// attached to its first message.
-    #[serde(default)]
+    /// attached to its first message. One string or a list.
+    #[serde(default, deserialize_with = "args::string_or_list")]
+    #[schemars(schema_with = "args::string_or_list_schema")]
     pub resources: Vec<String>,
-    /// Hints: what you already know, where to look, what to avoid.
-    #[serde(default)]
+    /// Hints: what you already know, where to look, what to avoid. One string or a list.
+    #[serde(default, deserialize_with = "args::string_or_list")]
+    #[schemars(schema_with = "args::string_or_list_schema")]
     pub hints: Vec<String>,
-    /// Name of the agent to run; by default a copy of yourself.
+    /// Name of the agent to run; by default a copy of yourself (or, with `capabilities`, the
+    /// first available agent that has them all).
     #[serde(default)]
     pub agent: Option<String>,
+    /// Capabilities the task needs (`read_code`, `search_code`, `write_code`, `run_commands`,
+    /// `web_search`, `web_fetch`, `mcp:<server>`). When no available agent has them, the task
+    /// does not run and you get a STOP report. One string or a list.
+    #[serde(
+        default,
+        alias = "requiredCapabilities",
+        alias = "required_capabilities",
+        deserialize_with = "args::string_or_list"
+    )]
+    #[schemars(schema_with = "args::string_or_list_schema")]
+    pub capabilities: Vec<String>,
     /// JSON Schema the result must match; the sub-agent then answers with JSON only.
     #[serde(default)]
     pub schema: Option<Value>,
@@ -129,8 +161,21 @@ pub(crate) struct Inner {
     pub(crate) agents: Vec<AgentDefinition>,
     pub(crate) default_agent: AgentDefinition,
     pub(crate) config: TaskConfig,
+    /// The "Orchestrator note" of every task's capability context.
+    pub(crate) orchestrator_note: Option<String>,
+    /// The agents as executors, with their statuses.
+    pub(crate) pool: Arc<Mutex<PoolState>>,
     /// One semaphore per nesting level.
     permits: Vec<Arc<Semaphore>>,
+}
+
+/// What a [`TaskTool`] is built from; the `with_*` methods rebuild it with one part changed.
+#[derive(Clone)]
+struct Parts {
+    agents: Vec<AgentDefinition>,
+    default_agent: AgentDefinition,
+    config: TaskConfig,
+    orchestrator_note: Option<String>,
 }
 
 impl std::fmt::Debug for TaskTool {
@@ -157,26 +202,27 @@ impl TaskTool {
         session: impl Into<String>,
         agents: Vec<AgentDefinition>,
     ) -> Self {
-        Self::build(
-            store,
-            session.into(),
+        let parts = Parts {
             agents,
-            prompt::general_agent(),
-            TaskConfig::default(),
-        )
+            default_agent: prompt::general_agent(),
+            config: TaskConfig::default(),
+            orchestrator_note: None,
+        };
+        Self::build(store, session.into(), parts)
     }
 
-    fn build(
-        store: Arc<dyn SessionStore>,
-        session: String,
-        agents: Vec<AgentDefinition>,
-        default_agent: AgentDefinition,
-        config: TaskConfig,
-    ) -> Self {
+    fn build(store: Arc<dyn SessionStore>, session: String, parts: Parts) -> Self {
+        let Parts {
+            agents,
+            default_agent,
+            config,
+            orchestrator_note,
+        } = parts;
         let levels = usize::try_from(config.max_depth.max(1)).unwrap_or(1);
         let permits = (0..levels)
             .map(|_| Arc::new(Semaphore::new(config.max_concurrent.max(1))))
             .collect();
+        let pool = ResourcePool::from_agents(&agents);
         Self {
             inner: Arc::new(Inner {
                 store,
@@ -184,36 +230,49 @@ impl TaskTool {
                 agents,
                 default_agent,
                 config,
+                orchestrator_note,
+                pool: Arc::new(Mutex::new(PoolState::new(pool))),
                 permits,
             }),
         }
     }
 
+    /// Rebuilds the tool with one part changed (a fresh pool and fresh permits).
+    fn rebuild(self, change: impl FnOnce(&mut Parts)) -> Self {
+        let inner = &self.inner;
+        let mut parts = Parts {
+            agents: inner.agents.clone(),
+            default_agent: inner.default_agent.clone(),
+            config: inner.config.clone(),
+            orchestrator_note: inner.orchestrator_note.clone(),
+        };
+        change(&mut parts);
+        Self::build(Arc::clone(&inner.store), inner.session.clone(), parts)
+    }
+
     /// The same tool with other limits. Call it while building: clones made earlier keep the
     /// old limits.
     pub fn with_config(self, config: TaskConfig) -> Self {
-        let inner = &self.inner;
-        Self::build(
-            Arc::clone(&inner.store),
-            inner.session.clone(),
-            inner.agents.clone(),
-            inner.default_agent.clone(),
-            config,
-        )
+        self.rebuild(|parts| parts.config = config)
     }
 
     /// The same tool with another default sub-agent (used when a call names none and the
     /// caller is not among the known agents). Call it while building, like
     /// [`with_config`](TaskTool::with_config).
     pub fn with_default_agent(self, agent: AgentDefinition) -> Self {
-        let inner = &self.inner;
-        Self::build(
-            Arc::clone(&inner.store),
-            inner.session.clone(),
-            inner.agents.clone(),
-            agent,
-            inner.config.clone(),
-        )
+        self.rebuild(|parts| parts.default_agent = agent)
+    }
+
+    /// The same tool whose tasks' capability context carries `note` as its "Orchestrator
+    /// note" (settings `agents.orchestratorNote`). Call it while building, like
+    /// [`with_config`](TaskTool::with_config).
+    pub fn with_orchestrator_note(self, note: Option<String>) -> Self {
+        self.rebuild(|parts| parts.orchestrator_note = note)
+    }
+
+    /// The pool of executors as it is now: each agent a call may name, with its status.
+    pub fn pool(&self) -> ResourcePool {
+        dispatch::lock(&self.inner.pool).pool.clone()
     }
 
     /// The built-in general-purpose sub-agent `general`: a short system prompt, no model of
@@ -286,7 +345,9 @@ impl TypedTool for TaskTool {
         "Hands a self-contained goal to a sub-agent that works in its own context and returns \
          its result (text, or JSON matching `schema`). Give it the resources (files, \
          directories) and hints it needs: it does not see this conversation, only a short \
-         summary. Several task calls in one turn run at the same time."
+         summary. Name the `agent`, or the `capabilities` the task needs to let an available \
+         agent that has them take it; a busy or failed agent cannot. Several task calls in one \
+         turn run at the same time."
     }
 
     async fn call(&self, args: TaskArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -318,7 +379,18 @@ impl TypedTool for TaskTool {
             Some(schema) => Some(schema::compile(schema)?),
             None => None,
         };
-        let agent = self.child_agent(args.agent.as_deref(), ctx.agent())?;
+        let task = task_spec(&args, ctx)?;
+        let default_child = self.child_agent(args.agent.as_deref(), ctx.agent())?;
+        let assignment = match dispatch::assign(
+            &self.inner,
+            &task,
+            args.agent.as_deref(),
+            default_child,
+            ctx,
+        ) {
+            Ok(assignment) => assignment,
+            Err(stop) => return Err(stopped(&stop, ctx)),
+        };
         let level = usize::try_from(ctx.depth()).unwrap_or(usize::MAX);
         let semaphore = self
             .inner
@@ -333,9 +405,49 @@ impl TypedTool for TaskTool {
         let request = child::ChildRequest {
             args: &args,
             validator: validator.as_ref(),
-            agent: &agent,
+            agent: &assignment.agent,
+            context: &assignment.context,
+            lease: assignment.lease,
             parent,
         };
         child::run(&self.inner, runner.as_ref(), ctx, request).await
     }
+}
+
+/// The task of a call: its id (the call's), goal and required capabilities, checked.
+fn task_spec(args: &TaskArgs, ctx: &ToolContext) -> Result<TaskSpec, ToolError> {
+    let mut required: Vec<String> = Vec::new();
+    for capability in &args.capabilities {
+        if !is_known_capability(capability) {
+            let known: Vec<&str> = CAPABILITY_TOOLS.iter().map(|(name, _)| *name).collect();
+            return Err(ToolError::InvalidArguments {
+                tool: TaskTool::NAME.into(),
+                message: format!(
+                    "unknown capability `{}` in `capabilities`; known: {}, mcp:<server>",
+                    prompt::shorten_to(capability, 80),
+                    known.join(", ")
+                ),
+            });
+        }
+        if !required.contains(capability) {
+            required.push(capability.clone());
+        }
+    }
+    Ok(TaskSpec {
+        id: ctx.call_id().to_owned(),
+        description: args.goal.trim().to_owned(),
+        required_capabilities: required,
+    })
+}
+
+/// The STOP report as the call's result, and its event.
+fn stopped(stop: &StopReport, ctx: &ToolContext) -> ToolError {
+    ctx.emit(RunEvent::TaskStopped {
+        id: ctx.call_id().to_owned(),
+        task: stop.task.clone(),
+        missing_capabilities: stop.missing_capabilities.clone(),
+        unavailable_executors: stop.unavailable_executors.clone(),
+        reason: stop.reason.clone(),
+    });
+    ToolError::Failed(stop.render())
 }

@@ -4,7 +4,7 @@
 //! for agents that may delegate, the agent pool in their prompt.
 
 use crate::builder::RuntimeBuilder;
-use crate::capability::{Executor, ResourcePool};
+use crate::capability::ResourcePool;
 use crate::session::SessionHandle;
 use crate::state::when_check;
 use crate::task::TaskTool;
@@ -139,33 +139,29 @@ pub fn long_term_memory_tools(
 }
 
 /// An agent that may delegate with `task` gets the pool of agents it can delegate to (their
-/// status and the capabilities their tools give them) at the end of its system prompt; other
-/// agents are returned as they are.
-pub fn with_agent_pool(mut agent: AgentDefinition, agents: &[AgentDefinition]) -> AgentDefinition {
+/// status and the capabilities their tools give them), the capability catalog and `note` (the
+/// settings' `agents.orchestratorNote`) at the end of its system prompt — seed 004's
+/// capability context as it stands when the conversation starts; each task's executor gets
+/// the context of its own dispatch. Other agents are returned as they are.
+pub fn with_agent_pool(
+    mut agent: AgentDefinition,
+    agents: &[AgentDefinition],
+    note: Option<&str>,
+) -> AgentDefinition {
     let delegates =
         ToolFilter::new(&agent.spec.tools).is_ok_and(|filter| filter.allows(TaskTool::NAME));
     if !delegates {
         return agent;
     }
-    let executors = agents
-        .iter()
-        .filter(|other| other.name() != agent.name())
-        .map(|other| {
-            let tools = other
-                .spec
-                .tools
-                .allow
-                .clone()
-                .unwrap_or_else(|| vec!["*".into()]);
-            Executor::new(other.name(), tools)
-        })
-        .collect();
-    let pool = ResourcePool::new(executors).build_agent_context(None);
+    let pool =
+        ResourcePool::from_agents(agents.iter().filter(|other| other.name() != agent.name()));
+    let mut context = pool.build_agent_context(None);
+    context.orchestrator_note = note.map(str::to_owned);
     agent.system_prompt = format!(
-        "{}\n\n# Delegation\n\nThe `task` tool hands a goal to one of these agents (its `agent` argument), \
-or to a copy of yourself when none fits.\n\n{}",
+        "{}\n\n# Delegation\n\nThe `task` tool hands a goal to one of these agents (its `agent` argument, \
+or the `capabilities` the task needs), or to a copy of yourself when none fits.\n\n{}",
         agent.system_prompt.trim_end(),
-        pool.render_markdown()
+        context.render_markdown()
     );
     agent
 }

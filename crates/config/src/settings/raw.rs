@@ -67,6 +67,8 @@ struct RawAgents {
     default_agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_handoffs: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    orchestrator_note: Option<String>,
 }
 
 /// `agents.tracing` as written: a boolean, or an object whose fields merge one by one.
@@ -450,6 +452,20 @@ mod tests {
         assert!(
             error.to_string().contains("tools.timeoutSeconds"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn orchestrator_note_is_read_and_a_non_string_is_a_located_error() {
+        let layer = parse(r#"{"agents": {"orchestratorNote": "Prefer reviewers."}}"#).unwrap();
+        assert_eq!(
+            Value::Object(layer.value),
+            json!({"agents": {"orchestratorNote": "Prefer reviewers."}})
+        );
+        let error = parse("{\"agents\": {\n  \"orchestratorNote\": [1]}}").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/p/settings.json:2:22: agents.orchestratorNote: invalid type: sequence, expected a string"
         );
     }
 

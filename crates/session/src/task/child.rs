@@ -1,9 +1,11 @@
 //! One task: start the child run, watch its events against the budget, check the result
 //! (with one repair turn), record everything and build the caller's tool result.
 
+use super::dispatch::Lease;
 use super::prompt::{self, Brief};
 use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
+use crate::capability::AgentCapabilityContext;
 use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunRecorder, Source};
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRunner};
 use agentctl_core::{
@@ -19,11 +21,16 @@ use std::time::Instant;
 /// Characters of a failed child's answer quoted back to the caller.
 const QUOTED_ANSWER_CHARS: usize = 2_000;
 
-/// What one call asks for, checked.
+/// What one call asks for, checked, and who runs it.
 pub(crate) struct ChildRequest<'a> {
     pub args: &'a TaskArgs,
     pub validator: Option<&'a JsonSchemaCheck>,
+    /// The child, its system prompt ending with its task's capability context.
     pub agent: &'a AgentDefinition,
+    /// That context, recorded with the task.
+    pub context: &'a AgentCapabilityContext,
+    /// The pool executor the task took, given back when the task ends (dropped).
+    pub lease: Option<Lease>,
     pub parent: RunId,
 }
 
@@ -37,9 +44,16 @@ pub(crate) async fn run(
     let config = &inner.config;
     let started = Instant::now();
     let agent = request.agent;
+    let mut lease = request.lease;
     let model = runner
         .resolve_model(agent, &RunOptions::new())
-        .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
+        .map_err(|error| {
+            // An agent whose model cannot be resolved cannot take tasks either.
+            if let Some(lease) = &mut lease {
+                lease.fail();
+            }
+            ToolError::failed(format!("task not started: {error}"))
+        })?;
     let brief = Brief {
         goal: request.args.goal.clone(),
         caller: ctx.agent().to_owned(),
@@ -59,6 +73,7 @@ pub(crate) async fn run(
         .await
         .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
     let task_step = json!({
+        "task_id": ctx.call_id(),
         "goal": request.args.goal,
         "caller": ctx.agent(),
         "depth": ctx.depth() + 1,
@@ -67,6 +82,8 @@ pub(crate) async fn run(
         "files": expansion.files,
         "warnings": expansion.warnings,
         "schema": request.args.schema,
+        "capabilities": request.args.capabilities,
+        "capability_context": request.context,
         "budget": {
             "max_turns": config.max_turns,
             "max_tokens": config.max_tokens,
@@ -137,6 +154,11 @@ pub(crate) async fn run(
         repaired,
     };
     let (status, body, handoff) = conclude(&ending, request.validator, &child.recorder);
+    if status == TaskStatus::Failed
+        && let Some(lease) = &mut lease
+    {
+        lease.fail();
+    }
     let report = report_for(status, &child.recorder);
     let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
     let store_error = child.recorder.finish(RunEnding {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-mod fixtures;
+pub mod fixtures;
 
 /// Options of the top-level run of `main`: it runs under its store run's id.
 fn top_run(fixture: &Fixture) -> RunOptions {
@@ -109,7 +109,16 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
     assert!(first.starts_with("# Task\n\ncheck alpha\n"), "{first}");
     assert!(first.contains("## Context: recent turns of main\n\n- user: plan the release"));
     assert!(first.contains("## Hints\n\n- look at A"));
-    assert_eq!(alpha.system.as_deref(), Some("You are main."));
+    // The child's system prompt: its own, then its task's capability context.
+    let system = alpha.system.as_deref().unwrap();
+    assert!(
+        system.starts_with("You are main.\n\n# Task context\n\n## Resource pool\n"),
+        "{system}"
+    );
+    assert!(
+        system.contains("- ID: t1\n- Description: check alpha\n"),
+        "{system}"
+    );
 
     // Store: two children of the parent run, each in its own sub scope, all steps recorded.
     let kids = children(&fixture);
