@@ -62,6 +62,8 @@ mod prompt;
 mod report;
 mod schema;
 
+pub(crate) use prompt::shorten_to;
+
 use crate::capability::{
     CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, is_known_capability,
 };

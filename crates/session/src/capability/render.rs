@@ -5,6 +5,7 @@
 //! forge a heading of the section nor fill the executor's system prompt.
 
 use super::{AgentCapabilityContext, CapabilityRow, StopReport};
+use crate::task::shorten_to as one_line;
 use std::fmt::Write as _;
 
 /// Characters of a task's description kept in the section.
@@ -207,15 +208,6 @@ fn list_or_dash(items: &[String]) -> String {
 /// A table cell: one line, pipes escaped.
 fn cell(text: &str) -> String {
     one_line(text, DESCRIPTION_CHARS).replace('|', "\\|")
-}
-
-/// `text` on one line, cut at `max` characters with `…`.
-fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &flat[..cut]),
-        None => flat,
-    }
 }
 
 #[cfg(test)]
