@@ -57,16 +57,22 @@ pub(crate) enum WebError {
     )]
     Scheme { url: String, scheme: String },
     #[error(
-        "refused {url}: {host} is {address}, {kind}; web tools reach only public addresses \
-         unless settings allow it (`web.allowedHosts: [\"{pattern}\"]` for this host, or \
+        "refused {url}: {subject} {kind}; web tools reach only public addresses unless \
+         settings allow it (`web.allowedHosts: [\"{pattern}\"]` for this host, or \
          `web.allowPrivateAddresses: true`)"
     )]
     Blocked {
         url: String,
-        host: String,
-        address: String,
+        /// `10.0.0.1 is` or `intranet resolves to 10.0.0.1,`.
+        subject: String,
         kind: &'static str,
         pattern: String,
+    },
+    #[error("{from} redirected to a URL that was refused: {source}")]
+    Redirected {
+        from: String,
+        #[source]
+        source: Box<WebError>,
     },
     #[error("cannot resolve {host}: {reason}")]
     Resolve { host: String, reason: String },

@@ -85,8 +85,11 @@ impl AddressPolicy {
             }),
             Some(addr) => Err(WebError::Blocked {
                 url: url.to_string(),
-                host: host.to_owned(),
-                address: addr.ip().to_string(),
+                subject: if by_name {
+                    format!("{host} resolves to {},", addr.ip())
+                } else {
+                    format!("{host} is")
+                },
                 kind: non_public(addr.ip()).unwrap_or("not public"),
                 pattern: format!("{host}:{port}"),
             }),
@@ -292,7 +295,7 @@ mod tests {
         let policy = AddressPolicy::default();
         let url = Url::parse("http://localhost:9/").unwrap();
         let error = policy.resolve(&url).await.unwrap_err().to_string();
-        assert!(error.contains("localhost is "), "{error}");
+        assert!(error.contains("localhost resolves to "), "{error}");
         assert!(error.contains("a loopback address"), "{error}");
         assert!(
             error.contains("web.allowedHosts: [\"localhost:9\"]"),

@@ -136,7 +136,7 @@ impl WebFetch {
         }
         let (content, title, omitted) = match kind {
             Kind::Html => {
-                let page = markdown::to_markdown(text).await?;
+                let page = markdown::to_markdown(text, opened.url.clone()).await?;
                 (page.markdown, page.title, page.omitted)
             }
             _ => (text, None, None),

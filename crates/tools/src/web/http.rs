@@ -56,7 +56,16 @@ pub(crate) async fn send(policy: &AddressPolicy, request: Request<'_>) -> Result
     let mut redirects = 0;
     loop {
         check_scheme(&url)?;
-        let destination = policy.resolve(&url).await?;
+        let destination = policy
+            .resolve(&url)
+            .await
+            .map_err(|error| match redirects {
+                0 => error,
+                _ => WebError::Redirected {
+                    from: start.to_string(),
+                    source: Box::new(error),
+                },
+            })?;
         let client = client_for(&destination)?;
         let mut builder = client
             .request(request.method.clone(), url.clone())
@@ -87,8 +96,11 @@ pub(crate) async fn send(policy: &AddressPolicy, request: Request<'_>) -> Result
             reason: error.to_string(),
         })?;
         if request.max_redirects == 0 || request.method != Method::GET {
+            let mut shown = url.clone();
+            // Only search services are not followed; their query stays out of the message.
+            shown.set_query(None);
             return Err(WebError::RedirectNotFollowed {
-                url: url.to_string(),
+                url: shown.to_string(),
                 location: next.to_string(),
             });
         }

@@ -7,6 +7,9 @@
 //!   time rather than a guessed depth holds whatever the parser's costly path is.
 //! - The converter recurses once per level: the tree is cut at [`MAX_DEPTH`] first.
 //!
+//! Links and images are made absolute against the page's URL, so the model can fetch what a
+//! page links to.
+//!
 //! The work runs on a thread of its own with a large stack, off the async runtime, so that a
 //! converter panic is an error message instead of a dead run.
 
@@ -16,6 +19,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{ParseOpts, parse_document};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use reqwest::Url;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -70,14 +74,14 @@ impl Omitted {
     }
 }
 
-/// Converts `html` to Markdown on a thread of its own.
-pub(crate) async fn to_markdown(html: String) -> Result<Page, WebError> {
+/// Converts `html`, the page at `base`, to Markdown on a thread of its own.
+pub(crate) async fn to_markdown(html: String, base: Url) -> Result<Page, WebError> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("agentctl-web-markdown".into())
         .stack_size(STACK_BYTES)
         .spawn(move || {
-            let _ = sender.send(convert(&html, PARSE_BUDGET));
+            let _ = sender.send(convert(&html, &base, PARSE_BUDGET));
         })
         .map_err(|error| {
             WebError::Other(format!(
@@ -89,11 +93,13 @@ pub(crate) async fn to_markdown(html: String) -> Result<Page, WebError> {
     })
 }
 
-/// Converts `html` to Markdown here, on the calling thread, parsing for at most `budget`.
-pub(crate) fn convert(html: &str, budget: Duration) -> Page {
+/// Converts `html`, the page at `base`, to Markdown here, on the calling thread, parsing for
+/// at most `budget`.
+pub(crate) fn convert(html: &str, base: &Url, budget: Duration) -> Page {
     let (document, slow) = parse(html, budget);
     let title = title(&document);
-    let too_deep = prune(&document, MAX_DEPTH);
+    let base = base_url(&document, base);
+    let too_deep = prune(&document, MAX_DEPTH, &base);
     let converter = HtmlToMarkdown::builder()
         .skip_tags(SKIPPED.to_vec())
         .build();
@@ -140,12 +146,13 @@ fn parse(html: &str, budget: Duration) -> (Handle, Option<usize>) {
     (parser.finish().document, stopped_at)
 }
 
-/// Drops the children of every node `max` levels down, without recursing; true when any
-/// were dropped.
-fn prune(root: &Handle, max: usize) -> bool {
+/// Drops the children of every node `max` levels down, without recursing, and makes the
+/// links of the rest absolute against `base`; true when any were dropped.
+fn prune(root: &Handle, max: usize, base: &Url) -> bool {
     let mut pruned = false;
     let mut pending = vec![(Rc::clone(root), 0usize)];
     while let Some((node, depth)) = pending.pop() {
+        absolutize(&node, base);
         if depth >= max {
             let mut children = node.children.borrow_mut();
             pruned |= !children.is_empty();
@@ -163,23 +170,65 @@ fn prune(root: &Handle, max: usize) -> bool {
     pruned
 }
 
+/// Rewrites a relative `href` or `src` of `node` as an absolute URL.
+fn absolutize(node: &Handle, base: &Url) {
+    let NodeData::Element { attrs, .. } = &node.data else {
+        return;
+    };
+    for attr in attrs.borrow_mut().iter_mut() {
+        if !matches!(&*attr.name.local, "href" | "src") {
+            continue;
+        }
+        let value = attr.value.trim();
+        // Fragments stay as they are: they point into this page.
+        if value.is_empty() || value.starts_with('#') {
+            continue;
+        }
+        if let Ok(absolute) = base.join(value) {
+            attr.value = StrTendril::from_slice(absolute.as_str());
+        }
+    }
+}
+
 /// The text of the first `<title>`, whitespace collapsed.
 fn title(root: &Handle) -> Option<String> {
+    let node = first_element(root, "title")?;
+    let mut text = String::new();
+    for child in node.children.borrow().iter() {
+        if let NodeData::Text { contents } = &child.data {
+            text.push_str(&contents.borrow());
+        }
+    }
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The URL relative links resolve against: the first `<base href>`, else the page's own.
+fn base_url(root: &Handle, page: &Url) -> Url {
+    let Some(node) = first_element(root, "base") else {
+        return page.clone();
+    };
+    let NodeData::Element { attrs, .. } = &node.data else {
+        return page.clone();
+    };
+    attrs
+        .borrow()
+        .iter()
+        .find(|attr| &*attr.name.local == "href")
+        .and_then(|attr| page.join(attr.value.trim()).ok())
+        .filter(|base| matches!(base.scheme(), "http" | "https"))
+        .unwrap_or_else(|| page.clone())
+}
+
+/// The first element named `name`, in document order, found without recursing.
+fn first_element(root: &Handle, name: &str) -> Option<Handle> {
     let mut pending = vec![Rc::clone(root)];
     while let Some(node) = pending.pop() {
-        if let NodeData::Element { name, .. } = &node.data
-            && &*name.local == "title"
+        if let NodeData::Element { name: own, .. } = &node.data
+            && &*own.local == name
         {
-            let mut text = String::new();
-            for child in node.children.borrow().iter() {
-                if let NodeData::Text { contents } = &child.data {
-                    text.push_str(&contents.borrow());
-                }
-            }
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            return (!text.is_empty()).then_some(text);
+            return Some(node);
         }
-        // Depth first, in document order.
         pending.extend(node.children.borrow().iter().rev().cloned());
     }
     None
@@ -189,12 +238,18 @@ fn title(root: &Handle) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn base() -> Url {
+        Url::parse("https://example.com/docs/page.html").unwrap()
+    }
+
     #[test]
     fn pages_become_markdown_without_scripts() {
         let page = convert(
             "<html><head><title>Fish &amp;\n Chips</title><style>p{}</style></head>\
              <body><h1>Menu</h1><script>alert(1)</script><p>Cod, <b>fried</b>.</p>\
-             <ul><li>one</li><li>two</li></ul><a href=\"/x\">more</a></body></html>",
+             <ul><li>one</li><li>two</li></ul><a href=\"/x\">more</a> <a href=\"b.html#s\">b</a>\
+             <a href=\"#top\">up</a><img src=\"i.png\" alt=\"pic\"></body></html>",
+            &base(),
             PARSE_BUDGET,
         );
         assert_eq!(page.title.as_deref(), Some("Fish & Chips"));
@@ -206,7 +261,19 @@ mod tests {
             markdown.contains("one") && markdown.contains("two"),
             "{markdown}"
         );
-        assert!(markdown.contains("[more](/x)"), "{markdown}");
+        assert!(
+            markdown.contains("[more](https://example.com/x)"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("[b](https://example.com/docs/b.html#s)"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("[up](#top)"), "{markdown}");
+        assert!(
+            markdown.contains("![pic](https://example.com/docs/i.png)"),
+            "{markdown}"
+        );
         assert!(!markdown.contains("alert"), "{markdown}");
         assert!(!markdown.contains("p{}"), "{markdown}");
         assert!(
@@ -226,7 +293,7 @@ mod tests {
         // The test harness's threads have small stacks: convert on one like the tool's.
         let page = std::thread::Builder::new()
             .stack_size(STACK_BYTES)
-            .spawn(move || convert(&html, PARSE_BUDGET))
+            .spawn(move || convert(&html, &base(), PARSE_BUDGET))
             .unwrap()
             .join()
             .unwrap();
@@ -239,12 +306,12 @@ mod tests {
     fn a_page_slow_to_parse_is_cut_when_its_budget_is_spent() {
         // Quadratic for the parser; with no budget at all, parsing stops at once.
         let html = format!("<p>top</p>{}", "<div>".repeat(50_000));
-        let page = convert(&html, Duration::ZERO);
+        let page = convert(&html, &base(), Duration::ZERO);
         assert_eq!(page.omitted, Some(Omitted::SlowToParse { parsed_bytes: 0 }));
         let html = format!("<p>top</p>{}", "<div>".repeat(300_000));
         let page = std::thread::Builder::new()
             .stack_size(STACK_BYTES)
-            .spawn(move || convert(&html, Duration::from_millis(200)))
+            .spawn(move || convert(&html, &base(), Duration::from_millis(200)))
             .unwrap()
             .join()
             .unwrap();
@@ -257,9 +324,20 @@ mod tests {
     }
 
     #[test]
+    fn a_base_element_moves_relative_links() {
+        let page = convert(
+            "<head><base href=\"https://cdn.example.org/v2/\"></head><a href=\"x\">x</a>",
+            &base(),
+            PARSE_BUDGET,
+        );
+        assert_eq!(page.markdown, "[x](https://cdn.example.org/v2/x)");
+    }
+
+    #[test]
     fn a_title_is_text() {
         let page = convert(
             "<title>a <script>x</script> b</title><p>body</p>",
+            &base(),
             PARSE_BUDGET,
         );
         assert_eq!(page.title.as_deref(), Some("a <script>x</script> b"));
