@@ -517,3 +517,57 @@ impl std::fmt::Display for HostPattern {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_patterns_parse_and_print_back() {
+        for (text, shown) in [
+            ("Example.COM.", "example.com"),
+            ("wiki.internal:8080", "wiki.internal:8080"),
+            ("10.0.0.5", "10.0.0.5"),
+            ("::1", "::1"),
+            ("[::1]:3000", "[::1]:3000"),
+            ("[fe80::1]", "fe80::1"),
+        ] {
+            let pattern: HostPattern = text.parse().unwrap();
+            assert_eq!(pattern.to_string(), shown, "{text}");
+            assert_eq!(shown.parse::<HostPattern>().unwrap(), pattern, "{text}");
+        }
+        for bad in [
+            "", "http://x", "x/y", "user@x", "x:", "x:0", "x:65536", "[::1", "[::1]x", "a:b:c",
+            "x y",
+        ] {
+            assert!(bad.parse::<HostPattern>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn host_patterns_match_host_and_port() {
+        let any_port: HostPattern = "intranet".parse().unwrap();
+        assert!(any_port.matches("INTRANET", 80) && any_port.matches("intranet.", 8443));
+        assert!(!any_port.matches("intranet.example", 80));
+        let v4: HostPattern = "127.0.0.1:9".parse().unwrap();
+        assert!(v4.matches("127.0.0.1", 9) && !v4.matches("127.0.0.1", 10));
+        assert!(
+            !v4.matches("[::ffff:127.0.0.1]", 9),
+            "another address form is another host"
+        );
+    }
+
+    #[test]
+    fn web_settings_default_to_public_only_and_no_search() {
+        let web = WebSettings::default();
+        assert!(!web.allow_private_addresses && web.allowed_hosts.is_empty());
+        assert_eq!(web.max_bytes.get(), DEFAULT_WEB_MAX_BYTES);
+        assert_eq!(web.search.backend, None);
+        let json = serde_json::to_value(&web).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"allowPrivateAddresses": false, "allowedHosts": [],
+                               "maxBytes": DEFAULT_WEB_MAX_BYTES, "search": {}})
+        );
+    }
+}
