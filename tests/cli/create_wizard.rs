@@ -131,10 +131,10 @@ fn the_wizard_asks_everything_and_ends_with_the_next_steps() {
     term.answer("Model", &format!("{DOWN}{ENTER}"));
     term.answer("Scope", ENTER); // project
     // every tool, read_file ✔, read_many_files ✔, grep ✔, glob ✔, write_file, edit_file,
-    // bash, delete_file, mcp.github.*: tick bash and mcp.github.*.
+    // bash, delete_file, web_fetch, web_search, mcp.github.*: tick bash and mcp.github.*.
     term.answer(
         "Allowed tools",
-        &format!("{} {DOWN}{DOWN} {ENTER}", DOWN.repeat(7)),
+        &format!("{} {} {ENTER}", DOWN.repeat(7), DOWN.repeat(4)),
     );
     // write_file, edit_file, delete_file: tick write_file and delete_file.
     term.answer("Denied tools", &format!(" {DOWN}{DOWN} {ENTER}"));

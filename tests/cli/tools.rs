@@ -163,8 +163,8 @@ fn agents_tools_shows_the_effective_set() {
     let all: Value = serde_json::from_slice(&all.stdout).unwrap();
     assert_eq!(
         all["tools"].as_array().unwrap().len(),
-        9,
-        "eight built-ins and task"
+        agentctl_core::BUILTIN_TOOLS.len() + 1,
+        "the built-ins and task"
     );
 }
 

@@ -290,7 +290,8 @@ mod tests {
                 "mcpServers",
                 "providers",
                 "sandbox",
-                "tools"
+                "tools",
+                "web"
             ]
         );
         // Origins line up in one column.

@@ -30,6 +30,8 @@ pub struct Settings {
     pub sandbox: SandboxSettings,
     /// Environment of the processes tools and MCP servers start.
     pub env: EnvSettings,
+    /// The `web_fetch` and `web_search` tools.
+    pub web: WebSettings,
 }
 
 /// `agents.*` keys.
@@ -311,4 +313,266 @@ pub struct EnvSettings {
     /// Variable names passed on although they look like secrets (`bash` commands) or are not
     /// in the default set (MCP stdio servers), e.g. `["GITHUB_TOKEN"]`.
     pub passthrough: Vec<String>,
+}
+
+/// `web.*` keys: what the `web_fetch` and `web_search` tools may reach and which search
+/// service answers `web_search`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebSettings {
+    /// Whether `web_fetch` may reach private, loopback, link-local, unique-local, CGNAT and
+    /// other non-public addresses (default: no, so a page cannot make the model probe the
+    /// local network or a cloud metadata service).
+    pub allow_private_addresses: bool,
+    /// Hosts `web_fetch` may reach even at a non-public address, as `name` (any port) or
+    /// `name:port`, e.g. `["wiki.internal", "localhost:8080", "[::1]:3000"]`. Matched against
+    /// the host of each URL as written, redirects included.
+    pub allowed_hosts: Vec<HostPattern>,
+    /// Most bytes of a response body `web_fetch` reads; the rest is cut and the answer says so
+    /// (default 2 MiB).
+    pub max_bytes: NonZeroU64,
+    /// The search service of `web_search`.
+    pub search: WebSearchSettings,
+}
+
+/// Default of `web.maxBytes`: 2 MiB, more than any article and little enough to hold.
+pub const DEFAULT_WEB_MAX_BYTES: u64 = 2 * 1024 * 1024;
+
+impl Default for WebSettings {
+    fn default() -> Self {
+        Self {
+            allow_private_addresses: false,
+            allowed_hosts: Vec::new(),
+            max_bytes: NonZeroU64::new(DEFAULT_WEB_MAX_BYTES).unwrap_or(NonZeroU64::MIN),
+            search: WebSearchSettings::default(),
+        }
+    }
+}
+
+/// `web.search.*` keys. The API key of a keyed service is read from the environment variable
+/// `apiKeyEnv` names, never written in settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WebSearchSettings {
+    /// The service; `web_search` fails with a message naming this key while it is unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<SearchBackend>,
+    /// The service's URL: required for `searxng` (the instance, e.g. `http://localhost:8888`),
+    /// optional for `brave` and `tavily` (their public endpoints by default). A URL written
+    /// here is trusted: it may be a private address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Environment variable holding the API key (`brave`: default `BRAVE_API_KEY`, `tavily`:
+    /// default `TAVILY_API_KEY`; `searxng` needs none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+/// A web search service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchBackend {
+    /// A SearXNG instance's JSON API (`/search?q=…&format=json`; the instance must list `json`
+    /// under `search.formats`).
+    Searxng,
+    /// The Brave Search API (`X-Subscription-Token` header).
+    Brave,
+    /// The Tavily search API (`POST /search`, bearer token).
+    Tavily,
+}
+
+impl SearchBackend {
+    /// `searxng`, `brave` or `tavily`, as written in settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchBackend::Searxng => "searxng",
+            SearchBackend::Brave => "brave",
+            SearchBackend::Tavily => "tavily",
+        }
+    }
+}
+
+/// An entry of `web.allowedHosts`: a host name or IP address, and maybe a port. Written
+/// `name`, `name:port`, `1.2.3.4:80`, `::1` or `[::1]:3000`; names are compared without case.
+///
+/// ```
+/// use agentctl_core::HostPattern;
+///
+/// let pattern: HostPattern = "LocalHost:8080".parse().unwrap();
+/// assert!(pattern.matches("localhost", 8080));
+/// assert!(!pattern.matches("localhost", 8081));
+/// assert!("[::1]".parse::<HostPattern>().unwrap().matches("[0:0::1]", 443));
+/// assert!("https://example.com".parse::<HostPattern>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(try_from = "String", into = "String")]
+#[schemars(with = "String")]
+pub struct HostPattern {
+    host: String,
+    port: Option<u16>,
+}
+
+impl HostPattern {
+    /// The host, lowercased, an IPv6 address without brackets.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, when the pattern names one.
+    pub fn port(&self) -> Option<u16> {
+        self.port
+    }
+
+    /// Whether a URL's host (as the URL writes it, IPv6 in brackets or not) and port match.
+    pub fn matches(&self, host: &str, port: u16) -> bool {
+        if self.port.is_some_and(|own| own != port) {
+            return false;
+        }
+        let host = unbracket(host);
+        match (
+            self.host.parse::<std::net::IpAddr>(),
+            host.parse::<std::net::IpAddr>(),
+        ) {
+            (Ok(own), Ok(other)) => own == other,
+            _ => self.host.eq_ignore_ascii_case(host.trim_end_matches('.')),
+        }
+    }
+}
+
+fn unbracket(host: &str) -> &str {
+    host.strip_prefix('[')
+        .and_then(|inner| inner.strip_suffix(']'))
+        .unwrap_or(host)
+}
+
+impl std::str::FromStr for HostPattern {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(
+                "an empty host; write a name such as `wiki.internal` or `localhost:8080`".into(),
+            );
+        }
+        if text.contains("://")
+            || text.contains(['/', '@', '?', '#'])
+            || text.contains(char::is_whitespace)
+        {
+            return Err(format!(
+                "`{text}` is not a host; write only the host and maybe a port, e.g. `localhost:8080`"
+            ));
+        }
+        let (host, port) = if let Some(rest) = text.strip_prefix('[') {
+            let (host, after) = rest
+                .split_once(']')
+                .ok_or_else(|| format!("`{text}` opens `[` without closing it"))?;
+            match after {
+                "" => (host, None),
+                _ => match after.strip_prefix(':') {
+                    Some(port) => (host, Some(port)),
+                    None => return Err(format!("`{text}`: expected `:port` after `]`")),
+                },
+            }
+        } else if text.matches(':').count() == 1 {
+            let (host, port) = text.split_once(':').unwrap_or((text, ""));
+            (host, Some(port))
+        } else {
+            (text, None)
+        };
+        if host.is_empty() {
+            return Err(format!("`{text}` has no host"));
+        }
+        if host.contains(':') && host.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("`{host}` is not an IPv6 address"));
+        }
+        let port = port
+            .map(|port| match port.parse::<u16>() {
+                Ok(0) | Err(_) => Err(format!("`{port}` in `{text}` is not a port (1 to 65535)")),
+                Ok(port) => Ok(port),
+            })
+            .transpose()?;
+        Ok(Self {
+            host: host.trim_end_matches('.').to_ascii_lowercase(),
+            port,
+        })
+    }
+}
+
+impl TryFrom<String> for HostPattern {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        text.parse()
+    }
+}
+
+impl From<HostPattern> for String {
+    fn from(pattern: HostPattern) -> String {
+        pattern.to_string()
+    }
+}
+
+impl std::fmt::Display for HostPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.port, self.host.contains(':')) {
+            (Some(port), true) => write!(f, "[{}]:{port}", self.host),
+            (Some(port), false) => write!(f, "{}:{port}", self.host),
+            (None, _) => f.write_str(&self.host),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_patterns_parse_and_print_back() {
+        for (text, shown) in [
+            ("Example.COM.", "example.com"),
+            ("wiki.internal:8080", "wiki.internal:8080"),
+            ("10.0.0.5", "10.0.0.5"),
+            ("::1", "::1"),
+            ("[::1]:3000", "[::1]:3000"),
+            ("[fe80::1]", "fe80::1"),
+        ] {
+            let pattern: HostPattern = text.parse().unwrap();
+            assert_eq!(pattern.to_string(), shown, "{text}");
+            assert_eq!(shown.parse::<HostPattern>().unwrap(), pattern, "{text}");
+        }
+        for bad in [
+            "", "http://x", "x/y", "user@x", "x:", "x:0", "x:65536", "[::1", "[::1]x", "a:b:c",
+            "x y",
+        ] {
+            assert!(bad.parse::<HostPattern>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn host_patterns_match_host_and_port() {
+        let any_port: HostPattern = "intranet".parse().unwrap();
+        assert!(any_port.matches("INTRANET", 80) && any_port.matches("intranet.", 8443));
+        assert!(!any_port.matches("intranet.example", 80));
+        let v4: HostPattern = "127.0.0.1:9".parse().unwrap();
+        assert!(v4.matches("127.0.0.1", 9) && !v4.matches("127.0.0.1", 10));
+        assert!(
+            !v4.matches("[::ffff:127.0.0.1]", 9),
+            "another address form is another host"
+        );
+    }
+
+    #[test]
+    fn web_settings_default_to_public_only_and_no_search() {
+        let web = WebSettings::default();
+        assert!(!web.allow_private_addresses && web.allowed_hosts.is_empty());
+        assert_eq!(web.max_bytes.get(), DEFAULT_WEB_MAX_BYTES);
+        assert_eq!(web.search.backend, None);
+        let json = serde_json::to_value(&web).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"allowPrivateAddresses": false, "allowedHosts": [],
+                               "maxBytes": DEFAULT_WEB_MAX_BYTES, "search": {}})
+        );
+    }
 }

@@ -10,6 +10,8 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "edit_file",
     "bash",
     "delete_file",
+    "web_fetch",
+    "web_search",
 ];
 
 /// What a tool name in an allow or deny list refers to.
@@ -34,7 +36,8 @@ pub enum KnownTool {
 /// use agentctl_core::{is_known_tool, KnownTool};
 /// assert_eq!(is_known_tool("read_file"), KnownTool::Builtin);
 /// assert_eq!(is_known_tool("mcp.github.*"), KnownTool::Mcp { server: "github".into() });
-/// assert_eq!(is_known_tool("web_search"), KnownTool::Unknown);
+/// assert_eq!(is_known_tool("web_search"), KnownTool::Builtin);
+/// assert_eq!(is_known_tool("todo_write"), KnownTool::Unknown);
 /// ```
 pub fn is_known_tool(name: &str) -> KnownTool {
     if let Some(rest) = name.strip_prefix("mcp.") {
@@ -102,6 +105,8 @@ pub fn claude_tool_name(name: &str) -> String {
 /// assert_eq!(gemini_tool_name("run_shell_command"), "bash");
 /// assert_eq!(gemini_tool_name("replace"), "edit_file");
 /// assert_eq!(gemini_tool_name("read_*"), "read_*");
+/// assert_eq!(gemini_tool_name("web_fetch"), "web_fetch");
+/// assert_eq!(gemini_tool_name("google_web_search"), "web_search");
 /// ```
 pub fn gemini_tool_name(name: &str) -> String {
     let name = name.trim();
@@ -116,7 +121,7 @@ pub fn gemini_tool_name(name: &str) -> String {
         "WriteFileTool" => "write_file",
         "ReadManyFilesTool" => "read_many_files",
         "google_web_search" | "WebSearchTool" => "web_search",
-        "WebFetchTool" => "web_fetch",
+        "web_fetch" | "WebFetchTool" => "web_fetch",
         "MemoryTool" => "save_memory",
         other => other,
     };

@@ -113,7 +113,7 @@ impl ValidationReport {
 /// use agentctl_core::{Scope, Settings, SourceFormat};
 /// use std::path::Path;
 ///
-/// let text = "---\nname: helper\ndescription: Helps\nmodel: vllm:qwen\ntools: [read_file, web_search]\n---\nHelp.\n";
+/// let text = "---\nname: helper\ndescription: Helps\nmodel: vllm:qwen\ntools: [read_file, todo_write]\n---\nHelp.\n";
 /// let agent = agentctl_definitions::parse_str(text, Path::new("helper.md"), SourceFormat::Native, Scope::Project)?;
 /// let report = agentctl_definitions::validate(&agent, &Settings::default());
 /// assert!(!report.valid);

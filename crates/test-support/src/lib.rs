@@ -1,5 +1,6 @@
 //! Test helpers for agentctl: fake model servers speaking the OpenAI, Anthropic and Gemini wire
-//! formats on `127.0.0.1:0` (and a fake embeddings server, [`FakeEmbeddings`]), builders for their JSON and SSE answers, and in-process fakes
+//! formats on `127.0.0.1:0` (and a fake embeddings server, [`FakeEmbeddings`], and a fake web
+//! site, [`FakeWeb`]), builders for their JSON and SSE answers, and in-process fakes
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
 //! builders) shared by every crate's tests.
 //!
@@ -27,6 +28,7 @@ mod otlp;
 pub mod process;
 mod rules;
 mod server;
+mod web;
 mod wire;
 
 pub use embeddings::{FAKE_DIMENSIONS, FAKE_SYNONYMS, FakeEmbeddings, fake_embedding};
@@ -37,6 +39,7 @@ pub use fakes::{
 pub use otlp::{OTLP_WAIT, OtlpReceiver, ReceivedRequest, ReceivedSpan};
 pub use rules::{Violation, check_request};
 pub use server::FakeServer;
+pub use web::FakeWeb;
 pub use wire::{BodyPart, RecordedRequest, Reply, WireFormat};
 
 use serde_json::Value;

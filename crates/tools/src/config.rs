@@ -1,6 +1,6 @@
 //! How the built-in tools run: [`BuiltinToolsConfig`], resolved from settings.
 
-use agentctl_core::Settings;
+use agentctl_core::{Settings, WebSettings};
 use agentctl_sandbox::{EnvPolicy, SandboxPolicy};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -32,6 +32,7 @@ pub struct BuiltinToolsConfig {
     default_timeout: Duration,
     timeouts: BTreeMap<String, Duration>,
     base_env: Option<Arc<[(OsString, OsString)]>>,
+    web: WebSettings,
 }
 
 impl Default for BuiltinToolsConfig {
@@ -41,7 +42,7 @@ impl Default for BuiltinToolsConfig {
 }
 
 impl BuiltinToolsConfig {
-    /// The configuration of `sandbox.*`, `env.*` and `tools.timeoutSeconds` /
+    /// The configuration of `sandbox.*`, `env.*`, `web.*` and `tools.timeoutSeconds` /
     /// `tools.timeouts`.
     pub fn from_settings(settings: &Settings) -> Self {
         let tools = &settings.tools;
@@ -55,6 +56,7 @@ impl BuiltinToolsConfig {
                 .map(|(tool, secs)| (tool.clone(), Duration::from_secs(secs.get())))
                 .collect(),
             base_env: None,
+            web: settings.web.clone(),
         }
     }
 
@@ -77,7 +79,8 @@ impl BuiltinToolsConfig {
     }
 
     /// The same configuration with `vars` as the environment commands start from, instead of
-    /// agentctl's own (embedders and tests; the [`EnvPolicy`] still applies).
+    /// agentctl's own (embedders and tests; the [`EnvPolicy`] still applies). `web_search`
+    /// reads its API key from it too.
     pub fn with_base_env<I, K, V>(mut self, vars: I) -> Self
     where
         I: IntoIterator<Item = (K, V)>,
@@ -89,6 +92,13 @@ impl BuiltinToolsConfig {
                 .map(|(name, value)| (name.into(), value.into()))
                 .collect(),
         );
+        self
+    }
+
+    /// The same configuration with other `web.*` settings (what `web_fetch` may reach, the
+    /// `web_search` service).
+    pub fn with_web(mut self, web: WebSettings) -> Self {
+        self.web = web;
         self
     }
 
@@ -109,6 +119,28 @@ impl BuiltinToolsConfig {
             .get(tool)
             .copied()
             .unwrap_or(self.default_timeout)
+    }
+
+    /// The `web.*` settings of `web_fetch` and `web_search`.
+    pub fn web(&self) -> &WebSettings {
+        &self.web
+    }
+
+    /// The limit `tools.timeouts.<tool>` (or [`with_timeout`](Self::with_timeout)) sets for
+    /// `tool` itself, not the general `tools.timeoutSeconds`.
+    pub(crate) fn own_timeout(&self, tool: &str) -> Option<Duration> {
+        self.timeouts.get(tool).copied()
+    }
+
+    /// The value of environment variable `name` in the base environment (an API key).
+    pub(crate) fn env_var(&self, name: &str) -> Option<String> {
+        match &self.base_env {
+            Some(vars) => vars
+                .iter()
+                .find(|(key, _)| key == name)
+                .and_then(|(_, value)| value.to_str().map(str::to_owned)),
+            None => std::env::var(name).ok(),
+        }
     }
 
     /// The environment commands start from: the injected one, else agentctl's own.

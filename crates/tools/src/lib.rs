@@ -1,9 +1,11 @@
 //! Built-in agentctl tools, risk rating and the one approval policy pipeline.
 //!
 //! - The built-in tools ([`builtin_tools`]: `read_file`, `read_many_files`, `grep`, `glob`,
-//!   `write_file`, `edit_file`, `bash`, `delete_file`) implement the
-//!   `Tool` trait of `agentctl-core` and are confined to the call's working directory,
-//!   the project root ([`ProjectRoot`]).
+//!   `write_file`, `edit_file`, `bash`, `delete_file`, `web_fetch`, `web_search`) implement
+//!   the `Tool` trait of `agentctl-core`. The file and shell tools are confined to the call's
+//!   working directory, the project root ([`ProjectRoot`]); the web tools reach only public
+//!   addresses unless the `web.*` settings allow more, and nothing when the sandbox settings
+//!   turn the network off.
 //! - [`RiskClassifier`] rates a call: settings overrides, for `bash` the command line itself
 //!   ([`classify_command`]), else the tool's own declared risk.
 //! - [`Gate`] is the one policy chain — agent tool list, risk, [protected paths](protection),
@@ -36,6 +38,7 @@ mod risk;
 mod search;
 mod shell;
 mod util;
+mod web;
 mod write;
 
 pub use approver::{
@@ -52,12 +55,16 @@ pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{RiskClassifier, RiskLevelError, parse_risk_level};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
 pub use shell::{RiskAssessment, classify_command};
+pub use web::{
+    DEFAULT_SEARCH_RESULTS, DEFAULT_WEB_TIMEOUT_SECS, MAX_FETCH_OUTPUT_BYTES, MAX_REDIRECTS,
+    MAX_SEARCH_RESULTS,
+};
 
 use agentctl_core::{Tool, ToolRegistry};
 use std::sync::Arc;
 
-/// Registers the eight built-in tools, configured by `config` (sandbox, environment, time
-/// limits), replacing tools of the same names.
+/// Registers the ten built-in tools, configured by `config` (sandbox, environment, time
+/// limits, `web.*`), replacing tools of the same names.
 ///
 /// ```
 /// use agentctl_core::ToolRegistry;
@@ -77,9 +84,11 @@ pub fn register_builtin_tools(registry: &mut ToolRegistry, config: &BuiltinTools
     registry.register_typed(write::EditFile);
     registry.register_typed(bash::Bash::new(config));
     registry.register_typed(write::DeleteFile);
+    registry.register_typed(web::WebFetch::new(config));
+    registry.register_typed(web::WebSearch::new(config));
 }
 
-/// The eight built-in tools with the default [`BuiltinToolsConfig`], sorted by name.
+/// The ten built-in tools with the default [`BuiltinToolsConfig`], sorted by name.
 ///
 /// ```
 /// let names: Vec<_> = agentctl_tools::builtin_tools().iter().map(|t| t.name().to_owned()).collect();

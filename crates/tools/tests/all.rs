@@ -16,4 +16,6 @@ mod suite {
     mod sandbox;
     mod search;
     mod shell;
+    pub mod web;
+    mod web_search;
 }

@@ -6,6 +6,8 @@
 //!
 //! [`Settings`]: agentctl_core::Settings
 
+mod web;
+
 use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
     ContextMode, McpServerConfig, ProviderKind, SandboxMode, Scope, SpanKind, TracingBackend,
@@ -41,6 +43,8 @@ struct RawSettings {
     sandbox: Option<Object<RawSandbox>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     env: Option<Object<RawEnv>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    web: Option<Object<web::RawWeb>>,
 }
 
 /// `agents.*` as written.

@@ -113,7 +113,7 @@ fn listing_goes_through_the_same_chain_and_deny_beats_allow() {
     );
     let tools = gate.list(&filter, &builtin_tools());
     let row = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
-    assert_eq!(tools.len(), 8);
+    assert_eq!(tools.len(), agentctl_core::BUILTIN_TOOLS.len());
     assert!(matches!(
         row("read_file").decision,
         Decision::Allow {
