@@ -192,3 +192,9 @@ fn mentions_in_the_repl_run_agents_in_the_same_session() {
         "{runs:?}"
     );
 }
+
+#[test]
+fn chat_without_a_default_model_says_how_to_choose_one() {
+    let project = TestProject::new();
+    insta::assert_snapshot!(project.transcript(&["chat", "-p", "hi"]));
+}

@@ -168,6 +168,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode
 /// Runs `agentctl chat`.
 pub(crate) fn chat(global: &GlobalArgs, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
+    anyhow::ensure!(
+        args.turn.model.is_some() || project.settings().agents.default_model.is_some(),
+        "the main conversation has no model: pass --model PROVIDER:MODEL (or an alias), or set \
+         `agents.defaultModel` in the settings"
+    );
     execute(global, &project, RunRequest::from_chat(args)?)
 }
 
