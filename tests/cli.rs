@@ -16,6 +16,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
+    mod newcomer;
     mod memory;
     mod routing;
     mod run;

@@ -184,9 +184,14 @@ pub(crate) struct Renderer {
     spinner_enabled: bool,
     /// Calls refused by the gate: their warning line replaces the result line.
     denied: HashSet<String>,
-    /// Answer text an output guardrail has not passed yet: printed once it stands, dropped
-    /// when it fails.
+    /// Answer text an output guardrail has not passed yet (or, when stdout is not a terminal,
+    /// any text not yet known to be the final answer): printed once it stands, dropped when it
+    /// fails.
     held: String,
+    /// Stream answer text to stdout as it comes (stdout is a terminal). Otherwise stdout gets
+    /// the final answer only, and text before a tool call or a handoff goes to stderr, so a
+    /// script can read stdout as the answer (`run … | jq`).
+    stream_answers: bool,
     /// A `repair` guardrail failed: the next model request is the repair.
     repair_next: bool,
     /// A repair is under way: when its answer stands, say that it worked.
@@ -205,6 +210,7 @@ impl Renderer {
             spinner_enabled: terminal,
             denied: HashSet::new(),
             held: String::new(),
+            stream_answers: std::io::stdout().is_terminal(),
             repair_next: false,
             repairing: false,
         }
@@ -232,6 +238,7 @@ impl Renderer {
                 text,
                 provisional: true,
             } => self.held.push_str(text),
+            RunEvent::TextDelta { text, .. } if !self.stream_answers => self.held.push_str(text),
             RunEvent::TextDelta { text, .. } => {
                 self.stop_spinner();
                 self.print_text(text);
@@ -249,7 +256,7 @@ impl Renderer {
             } => {
                 self.stop_spinner();
                 // Text before a tool call was not the final answer: nothing checks it.
-                self.release_held();
+                self.release_between();
                 self.end_line();
                 self.tool_line(&format!("⏺ {name} {}", excerpt(&arguments.to_string())));
             }
@@ -298,7 +305,7 @@ impl Renderer {
                 from, to, reason, ..
             } => {
                 self.stop_spinner();
-                self.answer_stands();
+                self.answer_stands(false);
                 self.end_line();
                 let reason = if reason.trim().is_empty() {
                     String::new()
@@ -310,7 +317,7 @@ impl Renderer {
             }
             RunEvent::RunFinished { .. } => {
                 self.stop_spinner();
-                self.answer_stands();
+                self.answer_stands(true);
                 self.finish();
             }
             RunEvent::RunFailed { .. } => {
@@ -383,19 +390,31 @@ impl Renderer {
         }
     }
 
-    /// The final answer (or handoff) stands: after a repair, say it worked; print it.
-    fn answer_stands(&mut self) {
+    /// An answer stands — the run's `last` one, or one before a handoff: after a repair, say
+    /// it worked; print it.
+    fn answer_stands(&mut self, last: bool) {
         if std::mem::take(&mut self.repairing) {
             self.end_line();
             self.notice("✓ Repaired output passes validation");
         }
-        self.release_held();
+        if last {
+            let held = std::mem::take(&mut self.held);
+            self.print_text(&held);
+        } else {
+            self.release_between();
+        }
     }
 
-    /// Prints the text held for the output guardrails.
-    fn release_held(&mut self) {
+    /// Prints held text that is not the final answer: on stdout when answers stream there,
+    /// else on stderr.
+    fn release_between(&mut self) {
         let held = std::mem::take(&mut self.held);
-        self.print_text(&held);
+        if self.stream_answers {
+            self.print_text(&held);
+        } else if self.answers && !held.trim().is_empty() {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{}", terminal_safe(held.trim_end()));
+        }
     }
 
     pub(crate) fn tool_line(&self, line: &str) {
