@@ -16,8 +16,8 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
-    mod newcomer;
     mod memory;
+    mod newcomer;
     mod routing;
     mod run;
     mod secrets;

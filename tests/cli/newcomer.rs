@@ -13,7 +13,79 @@ fn text_stdout_is_the_final_answer_only() {
     assert_eq!(answer["verdict"], "request-changes");
     // The model's in-between sentences are on stderr, with the tool lines.
     let stderr = text(&output.stderr);
-    let between = stderr.find("I'll read src/stats.py in full first.").unwrap();
+    let between = stderr
+        .find("I'll read src/stats.py in full first.")
+        .unwrap();
     let tool = stderr.find("⏺ read_file").unwrap();
     assert!(between < tool, "{stderr}");
+}
+
+#[test]
+fn the_approval_hint_passed_as_written_lets_the_run_go_on() {
+    let example = TestProject::example();
+    example.agentctl(&["run", "code-reviewer", "-p", "Review src/stats.py"]);
+    let fix = |approve: Option<&str>| {
+        let mut args = vec![
+            "run",
+            "bug-fixer",
+            "--continue",
+            "--model",
+            "scripted:.agentctl/cassettes/bug-fixer.yaml",
+            "-p",
+            "Fix what the review found",
+        ];
+        if let Some(levels) = approve {
+            args.extend(["--approve", levels]);
+        }
+        example.output(&args)
+    };
+    let refused = fix(None);
+    assert!(!refused.status.success());
+    let stderr = text(&refused.stderr);
+    let levels = stderr
+        .split("pass --approve ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no hint in: {stderr}"))
+        .to_owned();
+    // The hint names the levels approved now plus the one the call needed: the reads the
+    // fixer also does stay approved.
+    assert_eq!(levels, "safe,low,medium");
+    let fixed = fix(Some(&levels));
+    assert!(fixed.status.success(), "{}", text(&fixed.stderr));
+    let stats = std::fs::read_to_string(example.root.join("src/stats.py")).unwrap();
+    assert!(
+        stats.contains("return sum(values) / len(values)"),
+        "{stats}"
+    );
+}
+
+#[test]
+fn the_example_has_no_failing_mcp_server_and_the_readme_mcp_commands_work() {
+    let example = TestProject::example();
+    let list = example.agentctl(&["mcp", "list"]);
+    assert!(
+        !text(&list.stdout).contains("error"),
+        "{}",
+        text(&list.stdout)
+    );
+    assert!(
+        !text(&list.stderr).contains("warning"),
+        "{}",
+        text(&list.stderr)
+    );
+
+    let Some(server) = super::support::everything_server() else {
+        return;
+    };
+    // The README's settings block, with the locally installed server in place of `npx -y`.
+    example.write(
+        ".agentctl/settings.json",
+        &serde_json::json!({
+            "mcpServers": {"everything": {"command": server, "args": []}}
+        })
+        .to_string(),
+    );
+    let call = example.agentctl(&["mcp", "call", "everything", "echo", r#"{"message":"hi"}"#]);
+    assert!(text(&call.stdout).contains("hi"), "{}", text(&call.stdout));
 }

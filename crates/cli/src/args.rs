@@ -55,30 +55,62 @@ pub(crate) enum Command {
     /// Show which agents a prompt's words route to, and why.
     Route(route::RouteArgs),
     /// Create, list, show, edit, delete and validate agents.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl agents list\n  agentctl agents show code-reviewer\n  \
+agentctl agents create debug-analyzer --description 'Finds the cause of bugs'\n  \
+agentctl agents validate --all\n  agentctl agents run code-reviewer -p 'Review src/stats.py'"
+    )]
     Agents(AgentsCommand),
     /// List, show, delete and compact persisted sessions.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl sessions list\n  agentctl sessions show ID --all\n  \
+agentctl sessions compact ID\n  agentctl sessions delete ID --yes"
+    )]
     Sessions(sessions::SessionsCommand),
     /// Show or override an agent's context mode for a session.
     Context(context::ContextArgs),
     /// Run, resume, replay and draw graphs of agents.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl graph list\n  agentctl graph run debug-flow -p 'The login test fails'\n  \
+agentctl graph visualize debug-flow --format mermaid\n  agentctl graph resume --session ID"
+    )]
     Graph(graph::GraphCommand),
     /// Show and export the traces of a session's runs.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl trace show --session ID\n  \
+agentctl trace export --session ID --format otlp-json > trace.json"
+    )]
     Trace(trace::TraceCommand),
     /// List, search and forget agents' long-term memories.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl memory list --agent researcher\n  \
+agentctl memory search 'release checklist'\n  agentctl memory forget 42"
+    )]
     Memory(memory::MemoryCommand),
     /// Inspect and call MCP servers; serve agents over MCP.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl mcp list\n  agentctl mcp tools everything\n  \
+agentctl mcp call everything echo '{\"message\":\"hi\"}'\n  agentctl mcp serve"
+    )]
     Mcp(mcp::McpCommand),
     /// Show the resolved settings.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl config show\n  agentctl config show --origin --format json"
+    )]
     Config(ConfigCommand),
     /// Print JSON Schemas of agentctl's file formats.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentctl schema agent > agent.schema.json\n  \
+agentctl schema settings > settings.schema.json"
+    )]
     Schema(SchemaCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),

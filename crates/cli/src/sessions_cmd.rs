@@ -6,7 +6,7 @@
 
 use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, ShowArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
-use crate::output::{print_json, stdin_is_terminal, terminal_safe};
+use crate::output::{confirm, print_json, terminal_safe};
 use agentctl_context::{
     ContextScope, ContextSummary, MessageLog, MessageQuery, PromptBudget, RunLog, RunRecord,
     SessionInfo, SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
@@ -19,7 +19,6 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::process::ExitCode;
 
 /// Runs `agentctl sessions …`.
@@ -181,11 +180,11 @@ fn render_show(shown: &SessionView) -> String {
     }
     let _ = writeln!(
         out,
-        "\nCreated {}, updated {}; {} messages, {} runs",
+        "\nCreated {}, updated {}; {}, {}",
         utc_timestamp(session.created_at),
         utc_timestamp(session.updated_at),
-        session.message_count,
-        session.run_count
+        count(session.message_count, "message"),
+        count(session.run_count, "run")
     );
     if !shown.runs.is_empty() {
         out.push_str("\nRuns:\n");
@@ -373,25 +372,15 @@ fn one_line(text: &str, max: usize) -> String {
 fn delete(context: &Project, args: &DeleteArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
-    if !args.yes {
-        anyhow::ensure!(
-            stdin_is_terminal(),
-            "refusing to delete session {} without confirmation: pass --yes",
-            session.id
-        );
-        let mut stdout = std::io::stdout().lock();
-        write!(
-            stdout,
-            "Delete session {} ({} messages, {} runs)? [y/N] ",
-            session.id, session.message_count, session.run_count
-        )?;
-        stdout.flush()?;
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            print_text("Not deleted.\n");
-            return Ok(ExitCode::SUCCESS);
-        }
+    let question = format!(
+        "Delete session {} ({}, {})?",
+        session.id,
+        count(session.message_count, "message"),
+        count(session.run_count, "run")
+    );
+    if !args.yes && !confirm(&question, &format!("delete session {}", session.id))? {
+        print_text("Not deleted.\n");
+        return Ok(ExitCode::SUCCESS);
     }
     store.delete_session(&session.id)?;
     print_text(&format!("Deleted session {}\n", session.id));
@@ -429,4 +418,10 @@ fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `1 run`, `2 runs`.
+fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

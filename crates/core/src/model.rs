@@ -142,7 +142,14 @@ fn parse_reference(input: &str, settings: &Settings) -> Result<ModelRef, ModelEr
         }
         if !KNOWN_PROVIDERS.contains(&provider) && !settings.providers.contains_key(provider) {
             let mut known: Vec<&str> = KNOWN_PROVIDERS.to_vec();
-            known.extend(settings.providers.keys().map(String::as_str));
+            // A configured provider may reuse a built-in name (`ollama` with its own base URL).
+            known.extend(
+                settings
+                    .providers
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|name| !KNOWN_PROVIDERS.contains(name)),
+            );
             return Err(ModelError::UnknownProvider {
                 input: input.to_owned(),
                 provider: provider.to_owned(),
