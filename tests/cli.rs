@@ -18,6 +18,7 @@ mod cli {
     mod mcp;
     mod memory;
     mod newcomer;
+    mod readme;
     mod routing;
     mod run;
     mod secrets;

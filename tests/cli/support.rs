@@ -18,7 +18,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Copies examples/review-fix to `to`, without any session database a local run left there,
 /// and marks the copy as a project root.
-fn copy_example(name: &str, to: &Path) {
+pub fn copy_example(name: &str, to: &Path) {
     copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("examples")

@@ -118,8 +118,19 @@ struct GuardrailStep {
 }
 
 fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let store = require_store(context, &args.id)?;
-    let session = store.session(&args.id)?;
+    let (store, session) = match &args.id {
+        Some(id) => {
+            let store = require_store(context, id)?;
+            let session = store.session(id)?;
+            (store, session)
+        }
+        None => {
+            let none = "no session has been recorded here yet: run an agent first";
+            let store = context.open_store(false)?.context(none)?;
+            let session = store.latest_session()?.context(none)?;
+            (store, session)
+        }
+    };
     let (view, query) = match (&args.scope, args.all) {
         (Some(scope), _) => {
             let scope: ContextScope = scope.parse()?;

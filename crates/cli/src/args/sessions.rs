@@ -41,8 +41,8 @@ pub(crate) struct ListArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ShowArgs {
-    /// Session id.
-    pub id: String,
+    /// Session id (default: the latest session).
+    pub id: Option<String>,
     /// Only this workspace: main, agent:NAME, run:ID or sub:AGENT:RUN (hidden steps included).
     #[arg(long, value_name = "SCOPE", conflicts_with = "all")]
     pub scope: Option<String>,
