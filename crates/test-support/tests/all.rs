@@ -2,5 +2,6 @@
 
 mod suite {
     mod otlp;
+    mod requirement;
     mod server;
 }
