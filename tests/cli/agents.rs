@@ -28,12 +28,19 @@ fn list_json_lists_each_agent_once_with_its_format() {
         names,
         [
             ("backend-architect", "claude", "project"),
+            ("bad-yaml", "broken", "project"),
+            ("broken", "native", "project"),
             ("code-reviewer", "claude", "project"),
             ("debugger", "claude", "global"),
+            ("empty-body", "broken", "project"),
             ("fixer", "native", "project"),
             ("helper-remote", "gemini", "project"),
+            ("latin1", "broken", "project"),
+            ("no-name", "broken", "project"),
             ("security-auditor", "gemini", "project"),
             ("test-runner", "claude", "project"),
+            ("unterminated", "broken", "project"),
+            ("wrong-type", "broken", "project"),
         ]
     );
     for agent in &agents {
@@ -41,18 +48,26 @@ fn list_json_lists_each_agent_once_with_its_format() {
             assert!(agent.get(key).is_some(), "{key} missing in {agent}");
         }
     }
-    // Every broken file is reported with path:line:col on stderr.
-    let stderr = text(&output.stderr);
+    // Every broken file is listed, marked with its located error; runnable ones have none.
+    let errors: Vec<&str> = agents
+        .iter()
+        .filter_map(|agent| agent["error"].as_str())
+        .collect();
     for expected in [
         ".agentctl/agents/bad-yaml.md:3:14: field `description`",
+        ".agentctl/agents/broken.md:4:1: field `temperature`",
         ".agentctl/agents/empty-body.md:4:1: the system prompt is empty",
         ".agentctl/agents/latin1.md:3:17: the file is not valid UTF-8",
         ".agentctl/agents/no-name.md:2:1: field `name`: missing field `name`",
         ".agentctl/agents/unterminated.md:1:1: the front matter opened here is never closed",
         ".agentctl/agents/wrong-type.md:4:11: field `maxTurns`: invalid type: string \"ten\", expected u32",
     ] {
-        assert!(stderr.contains(expected), "{expected}\nnot in\n{stderr}");
+        assert!(
+            errors.iter().any(|error| error.starts_with(expected)),
+            "{expected}\nnot in\n{errors:#?}"
+        );
     }
+    assert_eq!(errors.len(), 7);
     let shadowed = project.output(&[
         "agents", "list", "--all", "--scope", "global", "--format", "json",
     ]);

@@ -89,3 +89,49 @@ fn the_example_has_no_failing_mcp_server_and_the_readme_mcp_commands_work() {
     let call = example.agentctl(&["mcp", "call", "everything", "echo", r#"{"message":"hi"}"#]);
     assert!(text(&call.stdout).contains("hi"), "{}", text(&call.stdout));
 }
+
+#[test]
+fn broken_agents_are_listed_and_validate_without_a_name_checks_them_all() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/broken.md",
+            "---\nname: broken\nmaxTurns: many\n---\nPrompt\n",
+        )
+        .write(
+            ".agentctl/agents/nomodel.md",
+            "---\nname: nomodel\ntitle: No Model\ndescription: d\n---\nPrompt\n",
+        );
+    let list = project.output(&["agents", "list"]);
+    let listing = text(&list.stdout);
+    assert!(listing.contains("✗ broken"), "{listing}");
+    assert!(
+        listing.contains(".agentctl/agents/broken.md:3:11: field `maxTurns`"),
+        "{listing}"
+    );
+    assert!(listing.contains("1 agent(s), 1 broken"), "{listing}");
+    for args in [
+        &["run", "broken", "-p", "hi"][..],
+        &["agents", "show", "broken"][..],
+    ] {
+        let output = project.output(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&output.stderr).contains("broken.md:3:11: field `maxTurns`"),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+    let validate = project.output(&["agents", "validate"]);
+    assert_eq!(validate.status.code(), Some(1));
+    let report = text(&validate.stdout);
+    assert!(report.contains("Summary: 2 agent file(s)"), "{report}");
+    // What `run nomodel` would fail with is said by validation.
+    assert!(report.contains("no model resolvable"), "{report}");
+    let run = project.output(&["run", "nomodel", "-p", "hi"]);
+    assert!(
+        text(&run.stderr).contains("has no model"),
+        "{}",
+        text(&run.stderr)
+    );
+}

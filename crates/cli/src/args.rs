@@ -470,10 +470,10 @@ pub(crate) struct ApprovalArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// Agent name; omit with --all.
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    /// Agent name; without it every agent file found is validated.
+    #[arg(conflicts_with = "all")]
     pub name: Option<String>,
-    /// Validate every agent found.
+    /// Validate every agent file found (the same as giving no name).
     #[arg(long)]
     pub all: bool,
     /// Output format.

@@ -121,6 +121,15 @@ impl Discovery {
             .find(|invalid| invalid.agent.name() == name)
     }
 
+    /// The `name:` a file that failed to load declares, when it could be read (for listing a
+    /// broken file under the name its author meant).
+    pub fn declared_name(&self, path: &std::path::Path) -> Option<&str> {
+        self.declared_names
+            .iter()
+            .find(|(declared, _)| declared == path)
+            .map(|(_, name)| name.as_str())
+    }
+
     /// Every agent of that name, effective (or invalid) one first, then the shadowed ones.
     pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
         self.get(name)

@@ -405,7 +405,18 @@ fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
                 "graph agent: each node's agent uses its own model".to_owned()
             }
             Some(default) => format!("no model: uses the default `{default}`"),
-            None => "no model: uses the caller's or the default model".to_owned(),
+            None => {
+                // What `agentctl run NAME` would say; as a `task` sub-agent it still runs on
+                // its caller's model, so this is a warning, not an error.
+                let warning = agent.diagnostic(
+                    Severity::Warning,
+                    "model",
+                    "no model resolvable: `agentctl run` would fail; set `model:` here or \
+                     `agents.defaultModel` in settings, or pass --model (as a `task` sub-agent \
+                     it uses its caller's model)",
+                );
+                return Check::new("model resolvable", vec![warning], None);
+            }
         };
         return Check::new("model resolvable", Vec::new(), Some(note));
     };

@@ -1,8 +1,9 @@
 //! `agents list`.
 
-use super::{discover_agents, display_path, report_load_errors};
+use super::{discover_agents, display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
+use crate::output::terminal_safe;
 use agentctl_core::Scope;
 use agentctl_definitions::LoadedAgent;
 use agentctl_session::Project;
@@ -26,6 +27,9 @@ struct Row<'a> {
     shadowed_by: Option<&'a PathBuf>,
     #[serde(skip_serializing_if = "is_zero")]
     warnings: usize,
+    /// Why the file cannot run (it failed to load, or its definition has errors), located.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -34,7 +38,6 @@ fn is_zero(n: &usize) -> bool {
 
 pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
-    report_load_errors(&discovery, &context.locations)?;
     let settings = &context.settings.settings;
     let wanted = |scope: Scope| match args.scope {
         ScopeFilter::All => true,
@@ -60,10 +63,52 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
                     .as_str(),
                 shadowed_by: shadowed_by.cloned(),
                 warnings: agent.warnings.len(),
+                error: None,
             },
         )
     };
     let mut rows: Vec<(Scope, RowData)> = discovery.agents.iter().map(|a| row(a, None)).collect();
+    // Broken files are listed, marked, with their located error: they never vanish.
+    for invalid in &discovery.invalid {
+        let (scope, mut data) = row(&invalid.agent, None);
+        data.error = invalid
+            .errors
+            .first()
+            .map(|error| located(error, &context.locations));
+        rows.push((scope, data));
+    }
+    for error in &discovery.errors {
+        let name = discovery.declared_name(&error.path).map_or_else(
+            || {
+                error
+                    .path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            },
+            str::to_owned,
+        );
+        let scope = match &context.locations.project_root {
+            Some(root) if error.path.starts_with(root) => Scope::Project,
+            _ => Scope::Global,
+        };
+        rows.push((
+            scope,
+            RowData {
+                name,
+                title: None,
+                description: None,
+                model: None,
+                format: "broken",
+                path: error.path.clone(),
+                context_mode: settings.agents.default_context_mode.as_str(),
+                shadowed_by: None,
+                warnings: 0,
+                error: Some(located(&error.to_diagnostic(), &context.locations)),
+            },
+        ));
+    }
+    rows.sort_by(|a, b| a.1.name.cmp(&b.1.name));
     if args.all {
         rows.extend(
             discovery
@@ -102,6 +147,7 @@ struct RowData {
     context_mode: &'static str,
     shadowed_by: Option<PathBuf>,
     warnings: usize,
+    error: Option<String>,
 }
 
 impl RowData {
@@ -117,6 +163,7 @@ impl RowData {
             context_mode: self.context_mode,
             shadowed_by: self.shadowed_by.as_ref(),
             warnings: self.warnings,
+            error: self.error.as_deref(),
         }
     }
 }
@@ -151,10 +198,19 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
                 if let Some(by) = &r.shadowed_by {
                     source.push_str(&format!(" (shadowed by {})", display_path(by, locations)));
                 }
+                let name = if r.error.is_some() {
+                    format!("✗ {}", r.name)
+                } else {
+                    r.name.clone()
+                };
                 [
-                    r.name.clone(),
+                    name,
                     r.title.clone().unwrap_or_else(|| "-".to_owned()),
-                    r.model.clone().unwrap_or_else(|| "(default)".to_owned()),
+                    match (&r.model, &r.error) {
+                        (Some(model), _) => model.clone(),
+                        (None, Some(_)) => "-".to_owned(),
+                        (None, None) => "(default)".to_owned(),
+                    },
                     source,
                 ]
             })
@@ -184,11 +240,29 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
         }
         println!();
     }
-    let shadowed = rows.iter().filter(|(_, r)| r.shadowed_by.is_some()).count();
-    let effective = rows.len() - shadowed;
-    if args.all {
-        println!("{effective} agent(s), {shadowed} shadowed");
-    } else {
-        println!("{effective} agent(s)");
+    let broken: Vec<&RowData> = rows
+        .iter()
+        .map(|(_, r)| r)
+        .filter(|r| r.error.is_some())
+        .collect();
+    if !broken.is_empty() {
+        println!("✗ cannot run (fix the file, then `agentctl agents validate NAME`):");
+        for row in &broken {
+            println!(
+                "  {}",
+                terminal_safe(row.error.as_deref().unwrap_or_default())
+            );
+        }
+        println!();
     }
+    let shadowed = rows.iter().filter(|(_, r)| r.shadowed_by.is_some()).count();
+    let effective = rows.len() - shadowed - broken.len();
+    let mut summary = format!("{effective} agent(s)");
+    if args.all {
+        summary.push_str(&format!(", {shadowed} shadowed"));
+    }
+    if !broken.is_empty() {
+        summary.push_str(&format!(", {} broken", broken.len()));
+    }
+    println!("{summary}");
 }

@@ -19,7 +19,10 @@ fn report(front: &str) -> ValidationReport {
         Scope::Project,
     )
     .unwrap();
-    validate(&agent, &Settings::default())
+    // A default model keeps the no-model warning out of reports about other fields.
+    let mut settings = Settings::default();
+    settings.agents.default_model = Some("sonnet".to_owned());
+    validate(&agent, &settings)
 }
 
 fn messages(report: &ValidationReport) -> Vec<String> {

@@ -210,7 +210,7 @@ fn an_unknown_kind_is_a_warning_only() {
     let p = Project::new();
     p.write(
         ".agentctl/agents/k.md",
-        &agent("k", "kind: workflow\ntitle: K\n"),
+        &agent("k", "kind: workflow\ntitle: K\nmodel: sonnet\n"),
     );
     let found = discover(&p.locations());
     let k = found.require("k").unwrap();
