@@ -11,6 +11,7 @@
 //! `OPENAI_API_KEY`). The last line is machine-readable:
 //! `RESULT {"scenarios":N,"seconds":S,"model_calls":M}`.
 
+use agentctl::StreamExt;
 use agentctl::core::{
     AgentDefinition, AgentSource, AgentSpec, Handoff, ModelProvider, ModelRef, ProviderConfig,
     ProviderKind, RiskLevel, RunOptions, Scope, Settings, SourceFormat, ToolContext, ToolError,
@@ -19,7 +20,6 @@ use agentctl::core::{
 use agentctl::providers::{ProviderOptions, build_provider};
 use agentctl::session::{RuntimeBuilder, SessionRunner};
 use anyhow::{Context as _, bail};
-use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -20,6 +20,7 @@
 //!
 //! Exits 3 when a guardrail still fails after its repairs, like `agentctl run`.
 
+use agentctl::StreamExt;
 use agentctl::core::{
     AgentDefinition, AgentSource, AgentSpec, Guardrail, GuardrailPolicy, ModelProvider, ModelRef,
     ProviderConfig, ProviderError, ProviderKind, RunError, RunEvent, RunOptions, Scope, Settings,
@@ -29,7 +30,6 @@ use agentctl::guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry, va
 use agentctl::providers::{ProviderOptions, ScriptedProvider, build_provider};
 use agentctl::runtime::Runtime;
 use anyhow::{Context as _, bail};
-use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -37,3 +37,7 @@ pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
 pub use agentctl_tools as tools;
 pub use agentctl_trace as trace;
+
+/// The stream traits a turn's events are read with (`turn.next().await`), so an embedder needs
+/// no `futures` dependency of its own.
+pub use futures_util::{Stream, StreamExt};
