@@ -103,3 +103,24 @@ fn the_readme_first_commands_work_as_written_twice() {
         assert_eq!(store.list_sessions().unwrap().len(), 1, "round {round}");
     }
 }
+
+#[test]
+fn the_readme_error_example_is_the_real_message() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let example = readme
+        .lines()
+        .find(|line| line.starts_with(".agentctl/agents/broken.md:"))
+        .unwrap();
+    let project = super::support::TestProject::new();
+    project.write(
+        ".agentctl/agents/broken.md",
+        "---\nname: broken\ntitle: Broken\nmaxTurns: many\n---\nPrompt\n",
+    );
+    let output = project.output(&["agents", "validate", "broken"]);
+    assert!(
+        text(&output.stdout).contains(example),
+        "{example}\nnot in\n{}",
+        text(&output.stdout)
+    );
+}
