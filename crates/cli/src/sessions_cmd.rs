@@ -436,3 +436,15 @@ fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_are_singular_when_one() {
+        assert_eq!(count(1u64, "run"), "1 run");
+        assert_eq!(count(0u64, "run"), "0 runs");
+        assert_eq!(count(2u64, "message"), "2 messages");
+    }
+}

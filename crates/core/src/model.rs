@@ -310,6 +310,20 @@ mod tests {
     }
 
     #[test]
+    fn the_unknown_provider_error_names_each_provider_once() {
+        let mut settings = Settings::default();
+        settings
+            .providers
+            .insert("ollama".into(), Default::default());
+        settings.providers.insert("vllm".into(), Default::default());
+        let error = resolve_model("nope:x", &settings, None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(error.matches("ollama").count(), 1, "{error}");
+        assert!(error.contains("vllm"), "{error}");
+    }
+
+    #[test]
     fn provider_must_be_known_or_configured() {
         let mut settings = Settings::default();
         assert!(matches!(
