@@ -37,6 +37,7 @@ mod templates;
 mod validate;
 mod value;
 mod yaml_index;
+mod yaml_tree;
 
 pub use discover::{
     AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,

@@ -4,11 +4,8 @@ use crate::detect::detect;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, line_col};
 use crate::frontmatter::{self};
 use crate::source::Source;
-use crate::yaml_index::YamlIndex;
 use crate::{claude, gemini, native};
-use agentctl_config::{
-    InputLimit, InputProblem, MAX_AGENT_ALIAS_VALUES, check_yaml_aliases, read_input_bytes,
-};
+use agentctl_config::{InputLimit, InputProblem, read_input_bytes};
 use agentctl_core::{AgentDefinition, AgentSource, Scope, SourceFormat};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -228,20 +225,21 @@ pub fn parse_str(
     format: SourceFormat,
     scope: Scope,
 ) -> Result<LoadedAgent> {
+    parse_text(text, path, format, scope, true)
+}
+
+/// [`parse_str`]; `tree` off has serde_norway read every front matter (see [`Source::tree`]).
+pub(crate) fn parse_text(
+    text: &str,
+    path: &Path,
+    format: SourceFormat,
+    scope: Scope,
+    tree: bool,
+) -> Result<LoadedAgent> {
     let split = frontmatter::split(text, path)?;
-    // Before anything expands the YAML: a few KiB of aliases can stand for gigabytes.
-    if let Err(error) = check_yaml_aliases(split.yaml, MAX_AGENT_ALIAS_VALUES) {
-        return Err(DefinitionError::new(
-            path,
-            ErrorKind::AliasExpansion,
-            split.yaml_line + error.line - 1,
-            error.column,
-            error.to_string(),
-        ));
-    }
-    let index = YamlIndex::build(split.yaml);
-    if index.nulls.contains("name") {
-        let (line, col) = index.positions.get("name").copied().unwrap_or((1, 1));
+    let mut source = Source::parse(path, split, tree)?;
+    if source.index.nulls.contains("name") {
+        let (line, col) = source.index.positions.get("name").copied().unwrap_or((1, 1));
         return Err(DefinitionError::new(
             path,
             ErrorKind::Yaml,
@@ -252,7 +250,6 @@ pub fn parse_str(
         )
         .with_field("name"));
     }
-    let mut source = Source { path, split, index };
     if source.index.keys.is_empty() && !source.index.root_is_mapping && is_blank_yaml(split.yaml) {
         return Err(DefinitionError::new(
             path,
@@ -263,7 +260,7 @@ pub fn parse_str(
         )
         .with_field("name"));
     }
-    let detected = detect(format, &source.index, split.yaml);
+    let detected = detect(format, &source);
     let format = detected.format;
     let mapped = match format {
         SourceFormat::Native => native::read(&source)?,
@@ -284,8 +281,8 @@ pub fn parse_str(
     let map = source
         .index
         .positions
-        .iter()
-        .map(|(k, &(line, col))| (k.clone(), (split.yaml_line + line - 1, col)))
+        .into_iter()
+        .map(|(k, (line, col))| (k, (split.yaml_line + line - 1, col)))
         .collect();
     Ok(LoadedAgent {
         definition: AgentDefinition {
@@ -360,3 +357,6 @@ pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
         DefinitionError::new(path, kind, 0, 0, error.problem.to_string())
     })
 }
+
+#[cfg(test)]
+mod differential;

@@ -4,7 +4,9 @@
 //! deserialisation (unknown fields, bad regexes, unknown tools …) look the field's position up
 //! here by its path: `model`, `tools.allow[1]`, `triggers[0].regex[0]`.
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
+#[cfg(test)]
+use saphyr_parser::Parser;
+use saphyr_parser::{Event, ScalarStyle};
 use std::collections::{HashMap, HashSet};
 
 /// One segment of a field path.
@@ -82,80 +84,98 @@ pub(crate) fn join(segments: &[Segment]) -> String {
 impl YamlIndex {
     /// Indexes `yaml`. Best effort: on a syntax error, what was seen so far is kept (the YAML
     /// deserialiser reports the error itself).
+    #[cfg(test)]
     pub(crate) fn build(yaml: &str) -> Self {
-        let mut index = YamlIndex::default();
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut builder = IndexBuilder::default();
         let mut parser = Parser::new_from_str(yaml);
         while let Some(Ok((event, span))) = parser.next_event() {
-            let pos = (span.start.line(), span.start.col() + 1);
-            let is_node = matches!(
-                event,
-                Event::Scalar(..)
-                    | Event::SequenceStart(..)
-                    | Event::MappingStart(..)
-                    | Event::Alias(_)
-            );
-            if is_node {
-                let opens = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
-                let child = match stack.last_mut() {
-                    None => {
-                        index.root_is_mapping = matches!(event, Event::MappingStart(..));
-                        Some(Vec::new())
-                    }
-                    Some(Frame::Skip) => None,
-                    Some(Frame::Map { segments, key }) => match key.take() {
-                        Some(path) => {
-                            if let Event::Scalar(value, style, ..) = &event
-                                && is_null(value, *style)
-                            {
-                                index.nulls.insert(join(&path));
-                            }
-                            Some(path)
+            builder.event(&event, (span.start.line(), span.start.col() + 1));
+        }
+        builder.finish()
+    }
+}
+
+/// Builds a [`YamlIndex`] from the parser's events, one at a time, so that the one pass over
+/// a front matter ([`crate::yaml_tree`]) can index it while it builds its tree.
+#[derive(Default)]
+pub(crate) struct IndexBuilder {
+    index: YamlIndex,
+    stack: Vec<Frame>,
+}
+
+impl IndexBuilder {
+    /// Takes the next event; `pos` is its 1-based line and column.
+    pub(crate) fn event(&mut self, event: &Event<'_>, pos: (usize, usize)) {
+        let index = &mut self.index;
+        let stack = &mut self.stack;
+        let is_node = matches!(
+            event,
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) | Event::Alias(_)
+        );
+        if is_node {
+            let opens = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+            let child = match stack.last_mut() {
+                None => {
+                    index.root_is_mapping = matches!(event, Event::MappingStart(..));
+                    Some(Vec::new())
+                }
+                Some(Frame::Skip) => None,
+                Some(Frame::Map { segments, key }) => match key.take() {
+                    Some(path) => {
+                        if let Event::Scalar(value, style, ..) = event
+                            && is_null(value, *style)
+                        {
+                            index.nulls.insert(join(&path));
                         }
-                        None => {
-                            if let Event::Scalar(value, ..) = &event {
-                                let mut path = segments.clone();
-                                path.push(Segment::Key(value.to_string()));
-                                let dotted = join(&path);
-                                index.positions.entry(dotted.clone()).or_insert(pos);
-                                index.keys.push(KeyEntry {
-                                    segments: path.clone(),
-                                    path: dotted,
-                                    pos,
-                                });
-                                *key = Some(path);
-                            } else {
-                                *key = Some(segments.clone());
-                                if opens {
-                                    stack.push(Frame::Skip);
-                                }
-                            }
-                            continue;
-                        }
-                    },
-                    Some(Frame::Seq { segments, next }) => {
-                        let mut path = segments.clone();
-                        path.push(Segment::Index(*next));
-                        *next += 1;
-                        index.positions.entry(join(&path)).or_insert(pos);
                         Some(path)
                     }
-                };
-                if opens {
-                    stack.push(match (child, &event) {
-                        (None, _) => Frame::Skip,
-                        (Some(segments), Event::MappingStart(..)) => Frame::Map {
-                            segments,
-                            key: None,
-                        },
-                        (Some(segments), _) => Frame::Seq { segments, next: 0 },
-                    });
+                    None => {
+                        if let Event::Scalar(value, ..) = event {
+                            let mut path = segments.clone();
+                            path.push(Segment::Key(value.to_string()));
+                            let dotted = join(&path);
+                            index.positions.entry(dotted.clone()).or_insert(pos);
+                            index.keys.push(KeyEntry {
+                                segments: path.clone(),
+                                path: dotted,
+                                pos,
+                            });
+                            *key = Some(path);
+                        } else {
+                            *key = Some(segments.clone());
+                            if opens {
+                                stack.push(Frame::Skip);
+                            }
+                        }
+                        return;
+                    }
+                },
+                Some(Frame::Seq { segments, next }) => {
+                    let mut path = segments.clone();
+                    path.push(Segment::Index(*next));
+                    *next += 1;
+                    index.positions.entry(join(&path)).or_insert(pos);
+                    Some(path)
                 }
-            } else if matches!(event, Event::SequenceEnd | Event::MappingEnd) {
-                stack.pop();
+            };
+            if opens {
+                stack.push(match (child, event) {
+                    (None, _) => Frame::Skip,
+                    (Some(segments), Event::MappingStart(..)) => Frame::Map {
+                        segments,
+                        key: None,
+                    },
+                    (Some(segments), _) => Frame::Seq { segments, next: 0 },
+                });
             }
+        } else if matches!(event, Event::SequenceEnd | Event::MappingEnd) {
+            stack.pop();
         }
-        index
+    }
+
+    /// The index of the events seen.
+    pub(crate) fn finish(self) -> YamlIndex {
+        self.index
     }
 }
 
