@@ -59,8 +59,7 @@ struct ClaudeFrontMatter {
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, mut warnings) =
-        deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
+    let (front, mut warnings) = deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {

@@ -64,8 +64,7 @@ fn tool_name(name: &str) -> String {
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, mut warnings) =
-        deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
+    let (front, mut warnings) = deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {

@@ -30,6 +30,7 @@ mod lookup;
 mod memory_check;
 mod native;
 mod parse;
+mod regex_check;
 mod schema;
 mod source;
 mod suggest;

@@ -46,6 +46,7 @@ impl LoadedAgent {
             format_reason: "defined in code".to_owned(),
             positions: Positions {
                 fallback: (1, 1),
+                first_line: 1,
                 ..Positions::default()
             },
         }
@@ -66,6 +67,7 @@ impl LoadedAgent {
             format_reason: "a graph file".to_owned(),
             positions: Positions {
                 map: positions,
+                first_line: 1,
                 format: None,
                 fallback,
             },
@@ -135,29 +137,41 @@ impl LoadedAgent {
     }
 }
 
-/// Field positions of one file, in file coordinates.
+/// Field positions of one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Positions {
+    /// Positions by field path, in the coordinates of the text they were found in.
     map: HashMap<String, (usize, usize)>,
+    /// The file line of that text's first line (the front matter's, or 1).
+    first_line: usize,
     format: Option<SourceFormat>,
+    /// Where fields that are not written point, in file coordinates.
     fallback: (usize, usize),
 }
 
 impl Positions {
+    /// File line and column of `field`.
     fn locate(&self, field: &str) -> (usize, usize) {
+        match self.find(field) {
+            Some((line, col)) => (self.first_line + line - 1, col),
+            None => self.fallback,
+        }
+    }
+
+    fn find(&self, field: &str) -> Option<(usize, usize)> {
         let mut candidates = Vec::with_capacity(2);
         if let Some(translated) = self.format.and_then(|format| translate(format, field)) {
             candidates.push(translated);
         }
         candidates.push(field.to_owned());
         if let Some(pos) = candidates.iter().find_map(|c| self.map.get(c.as_str())) {
-            return *pos;
+            return Some(*pos);
         }
         for candidate in candidates.iter().rev() {
             let mut current = candidate.as_str();
             loop {
                 if let Some(pos) = self.map.get(current) {
-                    return *pos;
+                    return Some(*pos);
                 }
                 let cut = if current.ends_with(']') {
                     current.rfind('[')
@@ -170,7 +184,7 @@ impl Positions {
                 }
             }
         }
-        self.fallback
+        None
     }
 }
 
@@ -239,7 +253,12 @@ pub(crate) fn parse_text(
     let split = frontmatter::split(text, path)?;
     let mut source = Source::parse(path, split, tree)?;
     if source.index.nulls.contains("name") {
-        let (line, col) = source.index.positions.get("name").copied().unwrap_or((1, 1));
+        let (line, col) = source
+            .index
+            .positions
+            .get("name")
+            .copied()
+            .unwrap_or((1, 1));
         return Err(DefinitionError::new(
             path,
             ErrorKind::Yaml,
@@ -278,12 +297,6 @@ pub(crate) fn parse_text(
                 .to_owned(),
         ));
     }
-    let map = source
-        .index
-        .positions
-        .into_iter()
-        .map(|(k, (line, col))| (k, (split.yaml_line + line - 1, col)))
-        .collect();
     Ok(LoadedAgent {
         definition: AgentDefinition {
             spec: mapped.spec,
@@ -298,7 +311,8 @@ pub(crate) fn parse_text(
         warnings: mapped.warnings,
         format_reason: detected.reason,
         positions: Positions {
-            map,
+            map: source.index.positions,
+            first_line: split.yaml_line,
             format: Some(format),
             fallback: (split.yaml_line, 1),
         },

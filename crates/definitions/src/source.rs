@@ -1,7 +1,9 @@
 //! What the format readers share: a file being parsed (its split text, field index and parsed
 //! front matter) and what a reader produces from it.
 
-use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_tree, from_yaml};
+use crate::error::{
+    DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_tree, from_yaml,
+};
 use crate::frontmatter::Split;
 use crate::value;
 use crate::yaml_index::YamlIndex;
@@ -99,7 +101,7 @@ impl Source<'_> {
                 // serde points at the mapping; point at the repeated key instead.
                 let mut seen = std::collections::HashSet::new();
                 let repeated = index.keys.iter().find(|entry| {
-                    entry.segments.last() == Some(&crate::yaml_index::Segment::Key(key.to_owned()))
+                    matches!(entry.segments.last(), Some(crate::yaml_index::Segment::Key(last)) if **last == *key)
                         && !seen.insert(entry.path.as_str())
                 });
                 if let Some(entry) = repeated {

@@ -86,7 +86,10 @@ mod tests {
     #[test]
     fn duplicate_keys_read_as_nothing_both_ways() {
         for tree in [true, false] {
-            assert_eq!(entries("a: 1\nb: {c: 1, c: 2}\n", tree), serde_json::json!({}));
+            assert_eq!(
+                entries("a: 1\nb: {c: 1, c: 2}\n", tree),
+                serde_json::json!({})
+            );
         }
     }
 }

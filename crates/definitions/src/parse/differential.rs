@@ -171,30 +171,94 @@ fn fixture_files_read_alike() {
 /// Front-matter-shaped YAML built from the spec's own keys and values of every type.
 fn spec_yaml() -> impl Strategy<Value = String> {
     let key = prop::sample::select(vec![
-        "name", "title", "description", "model", "maxTurns", "temperature", "contextMode",
-        "tools", "allow", "deny", "mcp", "servers", "inline", "command", "args", "triggers",
-        "keywords", "regex", "priority", "handoffs", "to", "when", "guardrails", "stage",
-        "memory", "longTerm", "session", "tracing", "sampleRate", "kind", "disallowedTools",
-        "mcpServers", "max_turns", "display_name", "color", "modle", "x",
+        "name",
+        "title",
+        "description",
+        "model",
+        "maxTurns",
+        "temperature",
+        "contextMode",
+        "tools",
+        "allow",
+        "deny",
+        "mcp",
+        "servers",
+        "inline",
+        "command",
+        "args",
+        "triggers",
+        "keywords",
+        "regex",
+        "priority",
+        "handoffs",
+        "to",
+        "when",
+        "guardrails",
+        "stage",
+        "memory",
+        "longTerm",
+        "session",
+        "tracing",
+        "sampleRate",
+        "kind",
+        "disallowedTools",
+        "mcpServers",
+        "max_turns",
+        "display_name",
+        "color",
+        "modle",
+        "x",
     ]);
     let scalar = prop::sample::select(vec![
-        "a", "code-reviewer", "3", "0", "-2", "1.5", "0x10", "007", "true", "no", "~", "null",
-        "''", "'7'", "\"x\"", ".inf", "shared", "isolated", "Read, Grep", "[]", "{}",
-        "[read_file, grep]", "{allow: [a]}", "[1, {a: b}]", "x: y", "|\n  block", "&a 1", "*a",
+        "a",
+        "code-reviewer",
+        "3",
+        "0",
+        "-2",
+        "1.5",
+        "0x10",
+        "007",
+        "true",
+        "no",
+        "~",
+        "null",
+        "''",
+        "'7'",
+        "\"x\"",
+        ".inf",
+        "shared",
+        "isolated",
+        "Read, Grep",
+        "[]",
+        "{}",
+        "[read_file, grep]",
+        "{allow: [a]}",
+        "[1, {a: b}]",
+        "x: y",
+        "|\n  block",
+        "&a 1",
+        "*a",
     ]);
     let line = (0..3usize, key, scalar).prop_map(|(indent, key, value)| {
         let pad = "  ".repeat(indent);
         format!("{pad}{key}: {value}\n")
     });
-    let item = (0..3usize, scalar_item()).prop_map(|(indent, value)| {
-        format!("{}- {value}\n", "  ".repeat(indent))
-    });
+    let item = (0..3usize, scalar_item())
+        .prop_map(|(indent, value)| format!("{}- {value}\n", "  ".repeat(indent)));
     prop::collection::vec(prop_oneof![4 => line, 1 => item], 0..12)
         .prop_map(|lines| format!("name: a\n{}", lines.concat()))
 }
 
 fn scalar_item() -> impl Strategy<Value = &'static str> {
-    prop::sample::select(vec!["a", "3", "{to: b}", "[x]", "keywords: [k]", "to: b", "~"])
+    prop::sample::select(vec![
+        "a",
+        "3",
+        "{to: b}",
+        "[x]",
+        "keywords: [k]",
+        "to: b",
+        "~",
+    ])
 }
 
 proptest! {
@@ -215,4 +279,3 @@ proptest! {
         same(&format!("---\n{yaml}\n---\nP\n"));
     }
 }
-

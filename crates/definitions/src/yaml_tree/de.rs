@@ -150,7 +150,10 @@ impl<'de> NodeDe<'de, '_> {
         if total == read {
             Ok(value)
         } else {
-            Err(de::Error::invalid_length(total, &ExpectedLen(read, "sequence of", "element", "elements")))
+            Err(de::Error::invalid_length(
+                total,
+                &ExpectedLen(read, "sequence of", "element", "elements"),
+            ))
         }
     }
 
@@ -171,7 +174,10 @@ impl<'de> NodeDe<'de, '_> {
         if total == read {
             Ok(value)
         } else {
-            Err(de::Error::invalid_length(total, &ExpectedLen(read, "map containing", "entry", "entries")))
+            Err(de::Error::invalid_length(
+                total,
+                &ExpectedLen(read, "map containing", "entry", "entries"),
+            ))
         }
     }
 
@@ -250,7 +256,10 @@ struct MapDe<'a, 'de, 'p> {
 impl<'de> de::MapAccess<'de> for MapDe<'_, 'de, '_> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
@@ -301,11 +310,17 @@ impl<'de> de::VariantAccess<'de> for UnitVariant<'de, '_> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value, Error> {
-        Err(de::Error::invalid_type(Unexpected::UnitVariant, &"newtype variant"))
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"newtype variant",
+        ))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
-        Err(de::Error::invalid_type(Unexpected::UnitVariant, &"tuple variant"))
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"tuple variant",
+        ))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -313,7 +328,10 @@ impl<'de> de::VariantAccess<'de> for UnitVariant<'de, '_> {
         _fields: &'static [&'static str],
         _visitor: V,
     ) -> Result<V::Value, Error> {
-        Err(de::Error::invalid_type(Unexpected::UnitVariant, &"struct variant"))
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"struct variant",
+        ))
     }
 }
 
@@ -475,15 +493,17 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de, '_> {
         match self.node.map(|node| &node.kind) {
             Some(Kind::Seq(items)) => self.seq(items, visitor),
             None => self.seq(&[], visitor),
-            Some(Kind::Scalar { value, plain: true }) if value.is_empty() => {
-                self.seq(&[], visitor)
-            }
+            Some(Kind::Scalar { value, plain: true }) if value.is_empty() => self.seq(&[], visitor),
             Some(_) => Err(invalid_type(self.node, &visitor)),
         }
         .map_err(|error| error.locate(self.pos(), &self.path))
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_seq(visitor)
     }
 
@@ -500,9 +520,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de, '_> {
         match self.node.map(|node| &node.kind) {
             Some(Kind::Map(entries)) => self.map(entries, visitor),
             None => self.map(&[], visitor),
-            Some(Kind::Scalar { value, plain: true }) if value.is_empty() => {
-                self.map(&[], visitor)
-            }
+            Some(Kind::Scalar { value, plain: true }) if value.is_empty() => self.map(&[], visitor),
             Some(_) => Err(invalid_type(self.node, &visitor)),
         }
         .map_err(|error| error.locate(self.pos(), &self.path))
@@ -573,7 +591,11 @@ fn invalid_type(node: Option<&Node<'_>>, expected: &dyn Expected) -> Error {
     }
 }
 
-fn visit_scalar<'de, V: Visitor<'de>>(visitor: V, v: &'de str, plain: bool) -> Result<V::Value, Error> {
+fn visit_scalar<'de, V: Visitor<'de>>(
+    visitor: V,
+    v: &'de str,
+    plain: bool,
+) -> Result<V::Value, Error> {
     if !plain {
         return visitor.visit_borrowed_str(v);
     }
