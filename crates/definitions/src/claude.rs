@@ -59,8 +59,7 @@ struct ClaudeFrontMatter {
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, yaml, mut warnings) =
-        deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
+    let (front, mut warnings) = deserialize_lenient::<ClaudeFrontMatter>(source, "Claude Code")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {
@@ -72,7 +71,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
             stem
         }
     };
-    let (extra, extra_warnings) = extras(source, &yaml, MAPPED, KNOWN, "Claude Code");
+    let (extra, extra_warnings) = extras(source, MAPPED, KNOWN, "Claude Code");
     warnings.extend(extra_warnings);
     let spec = AgentSpec {
         name,

@@ -6,8 +6,7 @@
 //! agent`, `tools: {allow, deny}`, `contextMode`, `handoffs`, … — is read as native; every other
 //! file is read as the folder's format, so Claude Code and Gemini CLI files load as published.
 
-use crate::value;
-use crate::yaml_index::YamlIndex;
+use crate::source::Source;
 use agentctl_core::SourceFormat;
 
 /// Native-only top-level fields: neither Claude Code nor Gemini CLI writes them.
@@ -29,7 +28,7 @@ pub(crate) struct Detected {
 }
 
 /// Decides the format of a file found in a folder of `folder` format.
-pub(crate) fn detect(folder: SourceFormat, index: &YamlIndex, yaml: &str) -> Detected {
+pub(crate) fn detect(folder: SourceFormat, source: &Source<'_>) -> Detected {
     let folder_name = match folder {
         SourceFormat::Native => {
             return Detected {
@@ -40,7 +39,7 @@ pub(crate) fn detect(folder: SourceFormat, index: &YamlIndex, yaml: &str) -> Det
         SourceFormat::Claude => "Claude Code",
         SourceFormat::Gemini => "Gemini CLI",
     };
-    let markers = native_markers(index, yaml);
+    let markers = native_markers(source);
     if markers.is_empty() {
         return Detected {
             format: folder,
@@ -57,9 +56,10 @@ pub(crate) fn detect(folder: SourceFormat, index: &YamlIndex, yaml: &str) -> Det
 }
 
 /// The native-only fields a file writes, as they would be quoted to a person.
-fn native_markers(index: &YamlIndex, yaml: &str) -> Vec<String> {
+fn native_markers(source: &Source<'_>) -> Vec<String> {
+    let index = &source.index;
     let mut markers = Vec::new();
-    if index.positions.contains_key("kind") && kind_value(yaml).as_deref() == Some("agent") {
+    if index.positions.contains_key("kind") && kind_value(source).as_deref() == Some("agent") {
         markers.push("`kind: agent`".to_owned());
     }
     for field in ["tools.allow", "tools.deny", "mcp.servers", "mcp.inline"] {
@@ -75,8 +75,9 @@ fn native_markers(index: &YamlIndex, yaml: &str) -> Vec<String> {
     markers
 }
 
-fn kind_value(yaml: &str) -> Option<String> {
-    value::top_level(yaml)
+fn kind_value(source: &Source<'_>) -> Option<String> {
+    source
+        .top_level()
         .into_iter()
         .find(|(key, _)| key == "kind")
         .and_then(|(_, value)| value.as_str().map(str::to_owned))
@@ -87,7 +88,14 @@ mod tests {
     use super::*;
 
     fn detect_yaml(folder: SourceFormat, yaml: &str) -> Detected {
-        detect(folder, &YamlIndex::build(yaml), yaml)
+        let split = crate::frontmatter::Split {
+            yaml,
+            yaml_line: 2,
+            body: "",
+            body_line: 3,
+        };
+        let source = Source::parse(std::path::Path::new("a.md"), split, true).unwrap();
+        detect(folder, &source)
     }
 
     #[test]

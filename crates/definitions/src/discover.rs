@@ -5,15 +5,18 @@
 //! `$AGENTCTL_HOME/agents`, `$AGENTCTL_HOME/graphs`, `~/.claude/agents/**`, `~/.gemini/agents`.
 //! The first agent of a name wins; later ones are reported as shadowed.
 
+mod load;
+
 use crate::error::{DefinitionError, Diagnostic, ErrorKind};
 use crate::frontmatter;
 use crate::graph_check::check_graph_nodes;
-use crate::graph_file::{is_graph_file, parse_graph_bytes};
-use crate::parse::{LoadedAgent, parse_bytes, read_capped};
+use crate::graph_file::is_graph_file;
+use crate::parse::LoadedAgent;
 use crate::suggest;
 use crate::validate::definition_errors;
 use agentctl_config::Locations;
 use agentctl_core::{AgentDefinition, Scope, SourceFormat};
+use load::{Outcome, load_all};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -184,40 +187,35 @@ pub fn discover(locations: &Locations) -> Discovery {
 /// Like [`discover`], over an explicit list of folders in precedence order.
 pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
     let mut found = Discovery::default();
-    let mut ordered: Vec<LoadedAgent> = Vec::new();
-    for dir in dirs {
-        for path in markdown_files(dir, &mut found.errors) {
-            let bytes = match read_capped(&path) {
-                Ok(bytes) => bytes,
-                Err(error) => {
-                    found.errors.push(error);
-                    continue;
-                }
-            };
-            let parsed = if dir.graphs {
-                parse_graph_bytes(&bytes, &path, dir.scope)
-            } else {
-                parse_bytes(&bytes, &path, dir.format, dir.scope)
-            };
-            match parsed {
-                Ok(agent) => ordered.push(agent),
-                Err(error)
-                    if error.kind == ErrorKind::MissingFrontMatter
-                        && dir.format != SourceFormat::Native =>
-                {
-                    found.skipped.push(path);
-                }
-                Err(error) => {
-                    if let Some(name) = declared_name(&bytes, &path) {
-                        found.declared_names.push((path, name));
-                    }
+    // Walk every folder first, then load the files, on every core.
+    let mut files: Vec<(usize, PathBuf)> = Vec::new();
+    let mut walk_errors = Vec::with_capacity(dirs.len());
+    for (i, dir) in dirs.iter().enumerate() {
+        let mut errors = Vec::new();
+        files.extend(
+            markdown_files(dir, &mut errors)
+                .into_iter()
+                .map(|path| (i, path)),
+        );
+        walk_errors.push(errors);
+    }
+    let mut outcomes = load_all(dirs, &files).into_iter().zip(&files).peekable();
+    let mut ordered: Vec<(LoadedAgent, Vec<Diagnostic>)> = Vec::new();
+    for (i, errors) in walk_errors.into_iter().enumerate() {
+        found.errors.extend(errors);
+        while let Some((outcome, _)) = outcomes.next_if(|(_, (dir, _))| *dir == i) {
+            match outcome {
+                Outcome::Loaded(agent, errors) => ordered.push((*agent, errors)),
+                Outcome::Skipped(path) => found.skipped.push(path),
+                Outcome::Failed(error, declared) => {
+                    found.declared_names.extend(declared);
                     found.errors.push(error);
                 }
             }
         }
     }
     let mut winners: HashMap<String, PathBuf> = HashMap::with_capacity(ordered.len());
-    for agent in ordered {
+    for (agent, errors) in ordered {
         match winners.get(agent.name()) {
             Some(winner) => {
                 let shadowed_by = winner.clone();
@@ -225,7 +223,6 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
             }
             None => {
                 winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
-                let errors = definition_errors(&agent);
                 if errors.is_empty() {
                     found.agents.push(agent);
                 } else {
@@ -411,5 +408,55 @@ mod tests {
         assert_eq!(found.skipped, [project.join(".claude/agents/README.md")]);
         assert_eq!(found.similar_names("bb"), ["b"]);
         assert_eq!(found.all_named("a").count(), 2);
+    }
+
+    #[test]
+    fn many_files_load_in_discovery_order() {
+        // Enough files for every core to take a share.
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        for i in 0..150 {
+            let path = project.join(format!(".agentctl/agents/a{i:03}.md"));
+            match i % 10 {
+                3 => write(&path, "---\nname: [\n---\nx\n"),
+                7 => write(&path, &agent(&format!("a{:03}", i - 1))),
+                _ => write(&path, &agent(&format!("a{i:03}"))),
+            }
+        }
+        for i in 0..40 {
+            write(
+                &project.join(format!(".claude/agents/g/c{i:02}.md")),
+                &agent(&format!("a{i:03}")),
+            );
+        }
+        let locations = Locations {
+            agentctl_home: tmp.path().join("h/.agentctl"),
+            user_home: Some(tmp.path().join("h")),
+            project_root: Some(project.clone()),
+        };
+        let found = discover(&locations);
+        let broken: Vec<String> = (0..150)
+            .filter(|i| i % 10 == 3)
+            .map(|i| format!("a{i:03}.md"))
+            .collect();
+        let errors: Vec<String> = found
+            .errors
+            .iter()
+            .map(|e| e.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(errors, broken);
+        // 120 native names, and the Claude Code agents of the 8 names no native file has.
+        assert_eq!(found.agents.len(), 128);
+        assert_eq!(found.shadowed.len(), 15 + 32);
+        let a006: Vec<&Path> = found.all_named("a006").map(LoadedAgent::path).collect();
+        assert_eq!(
+            a006,
+            [
+                project.join(".agentctl/agents/a006.md"),
+                project.join(".agentctl/agents/a007.md"),
+                project.join(".claude/agents/g/c06.md"),
+            ]
+        );
+        assert_eq!(found.declared_names.len(), 15);
     }
 }

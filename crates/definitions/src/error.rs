@@ -211,15 +211,34 @@ pub(crate) fn from_yaml(
     path: &Path,
     first_line: usize,
 ) -> DefinitionError {
-    let (line, col) = match error.location() {
-        Some(location) => (
-            first_line + location.line().saturating_sub(1),
-            location.column().max(1),
-        ),
+    let location = error
+        .location()
+        .map(|location| (location.line(), location.column()));
+    located(&error.to_string(), location, path, first_line)
+}
+
+/// Turns an error of the tree deserialiser into a located error, as [`from_yaml`] does for
+/// serde_norway's (the two word and place their errors alike).
+pub(crate) fn from_tree(
+    error: &crate::yaml_tree::de::Error,
+    path: &Path,
+    first_line: usize,
+) -> DefinitionError {
+    located(&error.to_string(), error.location(), path, first_line)
+}
+
+/// `text` is `path: message`, `location` 1-based in the YAML text.
+fn located(
+    text: &str,
+    location: Option<(usize, usize)>,
+    path: &Path,
+    first_line: usize,
+) -> DefinitionError {
+    let (line, col) = match location {
+        Some((line, col)) => (first_line + line.saturating_sub(1), col.max(1)),
         None => (first_line, 1),
     };
-    let text = error.to_string();
-    let text = MARK.replace_all(&text, "");
+    let text = MARK.replace_all(text, "");
     let (field, message) = split_field(&text);
     let field = field.or_else(|| missing_field(message));
     let mut error = DefinitionError::new(path, ErrorKind::Yaml, line, col, message.to_owned());

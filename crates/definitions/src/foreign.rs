@@ -2,8 +2,8 @@
 
 use crate::error::{DefinitionError, Diagnostic, Result};
 use crate::source::Source;
-use crate::value;
-use crate::yaml_index::YamlIndex;
+use crate::yaml_tree;
+use agentctl_config::MAX_AGENT_ALIAS_VALUES;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -16,18 +16,22 @@ use std::fmt;
 pub(crate) fn deserialize_lenient<T: serde::de::DeserializeOwned>(
     source: &mut Source<'_>,
     tool: &str,
-) -> Result<(T, String, Vec<Diagnostic>)> {
-    let strict = source.split.yaml;
-    let error: DefinitionError = match source.deserialize::<T>(strict) {
-        Ok(value) => return Ok((value, strict.to_owned(), Vec::new())),
+) -> Result<(T, Vec<Diagnostic>)> {
+    let error: DefinitionError = match source.deserialize::<T>() {
+        Ok(value) => return Ok((value, Vec::new())),
         Err(error) => error,
     };
-    let Some((repaired, keys)) = quote_plain_values(strict) else {
+    let Some((repaired, keys)) = quote_plain_values(source.split.yaml) else {
         return Err(error);
     };
-    match source.deserialize::<T>(&repaired) {
+    // The repair only quotes values: its aliases are the original's, within the budget.
+    let Ok(front) = yaml_tree::parse(&repaired, MAX_AGENT_ALIAS_VALUES, source.tree) else {
+        return Err(error);
+    };
+    match source.deserialize_body::<T>(&front.body, &front.index) {
         Ok(value) => {
-            source.index = YamlIndex::build(&repaired);
+            source.index = front.index;
+            source.body = front.body.into_owned();
             let warnings = keys
                 .iter()
                 .map(|key| {
@@ -40,7 +44,7 @@ pub(crate) fn deserialize_lenient<T: serde::de::DeserializeOwned>(
                     )
                 })
                 .collect();
-            Ok((value, repaired, warnings))
+            Ok((value, warnings))
         }
         Err(_) => Err(error),
     }
@@ -109,7 +113,6 @@ fn top_level_entry(line: &str) -> Option<(&str, &str)> {
 /// warning for each one the format itself does not define.
 pub(crate) fn extras(
     source: &Source<'_>,
-    yaml: &str,
     mapped: &[&str],
     known: &[&str],
     tool: &str,
@@ -128,7 +131,7 @@ pub(crate) fn extras(
             ));
         }
     }
-    for (key, value) in value::top_level(yaml) {
+    for (key, value) in source.top_level() {
         if !mapped.contains(&key.as_str()) {
             extra.insert(key, value);
         }

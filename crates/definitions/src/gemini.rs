@@ -64,8 +64,7 @@ fn tool_name(name: &str) -> String {
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
-    let (front, yaml, mut warnings) =
-        deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
+    let (front, mut warnings) = deserialize_lenient::<GeminiFrontMatter>(source, "Gemini CLI")?;
     let name = match front.name.filter(|name| !name.trim().is_empty()) {
         Some(name) => name,
         None => {
@@ -94,7 +93,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
             false
         }
     };
-    let (extra, extra_warnings) = extras(source, &yaml, MAPPED, KNOWN, "Gemini CLI");
+    let (extra, extra_warnings) = extras(source, MAPPED, KNOWN, "Gemini CLI");
     warnings.extend(extra_warnings);
     let spec = AgentSpec {
         name,

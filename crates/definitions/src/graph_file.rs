@@ -19,8 +19,6 @@ use crate::error::{DefinitionError, ErrorKind, Result, line_col};
 use crate::frontmatter::{self, MAX_FRONT_MATTER_BYTES, Split};
 use crate::parse::LoadedAgent;
 use crate::source::Source;
-use crate::yaml_index::YamlIndex;
-use agentctl_config::{MAX_AGENT_ALIAS_VALUES, check_yaml_aliases};
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, GraphEdge, GraphNode, GraphSpec, Scope, SourceFormat,
 };
@@ -81,24 +79,14 @@ pub fn parse_graph_str(text: &str, path: &Path, scope: Scope) -> Result<LoadedAg
     } else {
         yaml_split(text, path)?
     };
-    if let Err(error) = check_yaml_aliases(split.yaml, MAX_AGENT_ALIAS_VALUES) {
-        return Err(DefinitionError::new(
-            path,
-            ErrorKind::AliasExpansion,
-            split.yaml_line + error.line - 1,
-            error.column,
-            error.to_string(),
-        ));
-    }
-    let index = YamlIndex::build(split.yaml);
-    let source = Source { path, split, index };
+    let source = Source::parse(path, split, true)?;
     if split.yaml.lines().all(|line| {
         let line = line.trim();
         line.is_empty() || line.starts_with('#')
     }) {
         return Err(no_graph(&source, "the file is empty"));
     }
-    let file: GraphFile = source.deserialize(split.yaml)?;
+    let file: GraphFile = source.deserialize()?;
     let top_level: Vec<&str> = GRAPH_FIELDS
         .iter()
         .copied()

@@ -30,6 +30,7 @@ mod lookup;
 mod memory_check;
 mod native;
 mod parse;
+mod regex_check;
 mod schema;
 mod source;
 mod suggest;
@@ -37,6 +38,7 @@ mod templates;
 mod validate;
 mod value;
 mod yaml_index;
+mod yaml_tree;
 
 pub use discover::{
     AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,

@@ -1,12 +1,12 @@
 //! agentctl's own format: front matter is an [`AgentSpec`]; unknown fields warn and are kept.
 
 use crate::source::{Mapped, Source};
-use crate::{error::Result, schema, suggest, value};
+use crate::{error::Result, schema, suggest};
 use agentctl_core::AgentSpec;
 use std::collections::BTreeMap;
 
 pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
-    let spec: AgentSpec = source.deserialize(source.split.yaml)?;
+    let spec: AgentSpec = source.deserialize()?;
     let mut warnings = Vec::new();
     let mut extra = BTreeMap::new();
     let unknown = schema::unknown_fields(&source.index);
@@ -29,7 +29,7 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
         }
     }
     if !top_level_unknown.is_empty() {
-        for (key, value) in value::top_level(source.split.yaml) {
+        for (key, value) in source.top_level() {
             if top_level_unknown.contains(&key.as_str()) {
                 extra.insert(key, value);
             }

@@ -4,11 +4,8 @@ use crate::detect::detect;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, line_col};
 use crate::frontmatter::{self};
 use crate::source::Source;
-use crate::yaml_index::YamlIndex;
 use crate::{claude, gemini, native};
-use agentctl_config::{
-    InputLimit, InputProblem, MAX_AGENT_ALIAS_VALUES, check_yaml_aliases, read_input_bytes,
-};
+use agentctl_config::{InputLimit, InputProblem, read_input_bytes};
 use agentctl_core::{AgentDefinition, AgentSource, Scope, SourceFormat};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -49,6 +46,7 @@ impl LoadedAgent {
             format_reason: "defined in code".to_owned(),
             positions: Positions {
                 fallback: (1, 1),
+                first_line: 1,
                 ..Positions::default()
             },
         }
@@ -69,6 +67,7 @@ impl LoadedAgent {
             format_reason: "a graph file".to_owned(),
             positions: Positions {
                 map: positions,
+                first_line: 1,
                 format: None,
                 fallback,
             },
@@ -138,29 +137,41 @@ impl LoadedAgent {
     }
 }
 
-/// Field positions of one file, in file coordinates.
+/// Field positions of one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Positions {
+    /// Positions by field path, in the coordinates of the text they were found in.
     map: HashMap<String, (usize, usize)>,
+    /// The file line of that text's first line (the front matter's, or 1).
+    first_line: usize,
     format: Option<SourceFormat>,
+    /// Where fields that are not written point, in file coordinates.
     fallback: (usize, usize),
 }
 
 impl Positions {
+    /// File line and column of `field`.
     fn locate(&self, field: &str) -> (usize, usize) {
+        match self.find(field) {
+            Some((line, col)) => (self.first_line + line - 1, col),
+            None => self.fallback,
+        }
+    }
+
+    fn find(&self, field: &str) -> Option<(usize, usize)> {
         let mut candidates = Vec::with_capacity(2);
         if let Some(translated) = self.format.and_then(|format| translate(format, field)) {
             candidates.push(translated);
         }
         candidates.push(field.to_owned());
         if let Some(pos) = candidates.iter().find_map(|c| self.map.get(c.as_str())) {
-            return *pos;
+            return Some(*pos);
         }
         for candidate in candidates.iter().rev() {
             let mut current = candidate.as_str();
             loop {
                 if let Some(pos) = self.map.get(current) {
-                    return *pos;
+                    return Some(*pos);
                 }
                 let cut = if current.ends_with(']') {
                     current.rfind('[')
@@ -173,7 +184,7 @@ impl Positions {
                 }
             }
         }
-        self.fallback
+        None
     }
 }
 
@@ -228,20 +239,26 @@ pub fn parse_str(
     format: SourceFormat,
     scope: Scope,
 ) -> Result<LoadedAgent> {
+    parse_text(text, path, format, scope, true)
+}
+
+/// [`parse_str`]; `tree` off has serde_norway read every front matter (see [`Source::tree`]).
+pub(crate) fn parse_text(
+    text: &str,
+    path: &Path,
+    format: SourceFormat,
+    scope: Scope,
+    tree: bool,
+) -> Result<LoadedAgent> {
     let split = frontmatter::split(text, path)?;
-    // Before anything expands the YAML: a few KiB of aliases can stand for gigabytes.
-    if let Err(error) = check_yaml_aliases(split.yaml, MAX_AGENT_ALIAS_VALUES) {
-        return Err(DefinitionError::new(
-            path,
-            ErrorKind::AliasExpansion,
-            split.yaml_line + error.line - 1,
-            error.column,
-            error.to_string(),
-        ));
-    }
-    let index = YamlIndex::build(split.yaml);
-    if index.nulls.contains("name") {
-        let (line, col) = index.positions.get("name").copied().unwrap_or((1, 1));
+    let mut source = Source::parse(path, split, tree)?;
+    if source.index.nulls.contains("name") {
+        let (line, col) = source
+            .index
+            .positions
+            .get("name")
+            .copied()
+            .unwrap_or((1, 1));
         return Err(DefinitionError::new(
             path,
             ErrorKind::Yaml,
@@ -252,7 +269,6 @@ pub fn parse_str(
         )
         .with_field("name"));
     }
-    let mut source = Source { path, split, index };
     if source.index.keys.is_empty() && !source.index.root_is_mapping && is_blank_yaml(split.yaml) {
         return Err(DefinitionError::new(
             path,
@@ -263,7 +279,7 @@ pub fn parse_str(
         )
         .with_field("name"));
     }
-    let detected = detect(format, &source.index, split.yaml);
+    let detected = detect(format, &source);
     let format = detected.format;
     let mapped = match format {
         SourceFormat::Native => native::read(&source)?,
@@ -281,12 +297,6 @@ pub fn parse_str(
                 .to_owned(),
         ));
     }
-    let map = source
-        .index
-        .positions
-        .iter()
-        .map(|(k, &(line, col))| (k.clone(), (split.yaml_line + line - 1, col)))
-        .collect();
     Ok(LoadedAgent {
         definition: AgentDefinition {
             spec: mapped.spec,
@@ -301,7 +311,8 @@ pub fn parse_str(
         warnings: mapped.warnings,
         format_reason: detected.reason,
         positions: Positions {
-            map,
+            map: source.index.positions,
+            first_line: split.yaml_line,
             format: Some(format),
             fallback: (split.yaml_line, 1),
         },
@@ -360,3 +371,6 @@ pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
         DefinitionError::new(path, kind, 0, 0, error.problem.to_string())
     })
 }
+
+#[cfg(test)]
+mod differential;

@@ -6,6 +6,7 @@
 use crate::yaml_index::{KeyEntry, Segment, YamlIndex};
 use agentctl_core::AgentSpec;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 /// Where editors can fetch the schema; written into the `yaml-language-server` comment.
@@ -51,23 +52,88 @@ fn build_schema() -> Value {
 /// Keys of `index` that the native format does not know, with the names that would have
 /// been known at that place (for "did you mean").
 pub(crate) fn unknown_fields(index: &YamlIndex) -> Vec<(&KeyEntry, Vec<String>)> {
-    let root = &*SCHEMA;
     let mut out = Vec::new();
-    for entry in &index.keys {
-        let Some((Segment::Key(key), parent)) = entry.segments.split_last() else {
-            continue;
-        };
-        if ALIASES.contains(&key.as_str()) {
-            continue;
+    PLACES.with_borrow_mut(|places| {
+        let mut shape = String::new();
+        for entry in &index.keys {
+            let Some((Segment::Key(key), parent)) = entry.segments.split_last() else {
+                continue;
+            };
+            if ALIASES.contains(&&**key) {
+                continue;
+            }
+            shape.clear();
+            for segment in parent {
+                match segment {
+                    Segment::Key(key) => shape.push_str(key),
+                    Segment::Index(_) => shape.push_str("[]"),
+                }
+                shape.push('\0');
+            }
+            let place = match places.get(shape.as_str()) {
+                Some(place) => place,
+                None => places
+                    .entry(shape.clone())
+                    .or_insert_with(|| walk(&SCHEMA, parent).map(|nodes| Place::of(&nodes))),
+            };
+            if let Some(known) = place.as_ref().and_then(|place| place.check(&**key)) {
+                out.push((entry, known));
+            }
         }
-        let Some(nodes) = walk(root, parent) else {
-            continue;
-        };
-        if let Some(known) = check_key(&nodes, key) {
-            out.push((entry, known));
-        }
-    }
+    });
     out
+}
+
+thread_local! {
+    /// What the schema allows at each place keys were found, by the place's shape (its path
+    /// with sequence indexes left out): every agent file asks about the same few places.
+    static PLACES: std::cell::RefCell<HashMap<String, Option<Place>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// The keys the schema allows at one place.
+struct Place {
+    /// Any key is allowed (`additionalProperties`).
+    open: bool,
+    /// Whether some object schema there lists its properties.
+    closed: bool,
+    /// The properties listed, in schema order (for "did you mean").
+    known: Vec<String>,
+}
+
+impl Place {
+    /// Of the object schemas a value at this place may match.
+    fn of(nodes: &[&Value]) -> Self {
+        let root = &*SCHEMA;
+        let mut expanded = Vec::new();
+        for node in nodes {
+            expand(root, node, &mut expanded, 0);
+        }
+        let mut place = Place {
+            open: false,
+            closed: false,
+            known: Vec::new(),
+        };
+        for node in expanded {
+            match node.get("additionalProperties") {
+                Some(Value::Bool(false)) | None => {}
+                Some(_) => place.open = true,
+            }
+            if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+                place.closed = true;
+                place.known.extend(properties.keys().cloned());
+            }
+        }
+        place
+    }
+
+    /// `None` when `key` is allowed here, else the names that are.
+    fn check(&self, key: &str) -> Option<Vec<String>> {
+        if self.open || !self.closed || self.known.iter().any(|known| known == key) {
+            return None;
+        }
+        Some(self.known.clone())
+    }
 }
 
 /// Follows `$ref` and `anyOf`/`oneOf`/`allOf` to the object schemas a value may match.
@@ -108,7 +174,7 @@ fn walk<'a>(root: &'a Value, path: &[Segment]) -> Option<Vec<&'a Value>> {
             .filter_map(|node| match segment {
                 Segment::Key(key) => node
                     .get("properties")
-                    .and_then(|p| p.get(key).or_else(|| p.get(alias_target(key)?)))
+                    .and_then(|p| p.get(&**key).or_else(|| p.get(alias_target(key)?)))
                     .or_else(|| node.get("additionalProperties").filter(|a| a.is_object())),
                 Segment::Index(_) => node.get("items"),
             })
@@ -139,31 +205,6 @@ fn alias_target(key: &str) -> Option<String> {
         }
         out
     })
-}
-
-/// `None` when `key` is allowed among `nodes`, else the names that are.
-fn check_key(nodes: &[&Value], key: &str) -> Option<Vec<String>> {
-    let root = &*SCHEMA;
-    let mut expanded = Vec::new();
-    for node in nodes {
-        expand(root, node, &mut expanded, 0);
-    }
-    let mut known = Vec::new();
-    let mut closed = false;
-    for node in expanded {
-        match node.get("additionalProperties") {
-            Some(Value::Bool(false)) | None => {}
-            Some(_) => return None,
-        }
-        if let Some(properties) = node.get("properties").and_then(Value::as_object) {
-            if properties.contains_key(key) {
-                return None;
-            }
-            closed = true;
-            known.extend(properties.keys().cloned());
-        }
-    }
-    closed.then_some(known)
 }
 
 #[cfg(test)]

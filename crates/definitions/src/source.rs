@@ -1,19 +1,53 @@
-//! What the format readers share: a file being parsed (its split text and YAML index) and what
-//! a reader produces from it.
+//! What the format readers share: a file being parsed (its split text, field index and parsed
+//! front matter) and what a reader produces from it.
 
-use crate::error::{Diagnostic, Result, Severity, from_yaml};
+use crate::error::{
+    DefinitionError, Diagnostic, ErrorKind, Result, Severity, from_tree, from_yaml,
+};
 use crate::frontmatter::Split;
+use crate::value;
 use crate::yaml_index::YamlIndex;
+use crate::yaml_tree::{self, Body};
+use agentctl_config::MAX_AGENT_ALIAS_VALUES;
 use agentctl_core::AgentSpec;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A file being parsed: its split text and YAML index, handed to the format readers.
+/// A file being parsed: its split text, field index and front matter, handed to the format
+/// readers.
 pub(crate) struct Source<'a> {
     pub path: &'a Path,
     pub split: Split<'a>,
     pub index: YamlIndex,
+    /// The front matter, parsed once (or, outside what the tree covers, its text).
+    pub body: Body<'a>,
+    /// Whether front matters are read into trees (off: serde_norway reads every one, the
+    /// behaviour the tests compare the tree with).
+    pub tree: bool,
+}
+
+impl<'a> Source<'a> {
+    /// Parses the front matter of `split` once. Aliases that would add more values than an
+    /// agent file may have are refused before anything is expanded.
+    pub fn parse(path: &'a Path, split: Split<'a>, tree: bool) -> Result<Self> {
+        match yaml_tree::parse(split.yaml, MAX_AGENT_ALIAS_VALUES, tree) {
+            Ok(front) => Ok(Source {
+                path,
+                split,
+                index: front.index,
+                body: front.body,
+                tree,
+            }),
+            Err(error) => Err(DefinitionError::new(
+                path,
+                ErrorKind::AliasExpansion,
+                split.yaml_line + error.line - 1,
+                error.column,
+                error.to_string(),
+            )),
+        }
+    }
 }
 
 impl Source<'_> {
@@ -39,9 +73,26 @@ impl Source<'_> {
     }
 
     /// Deserialises the front matter into `T`, with located errors.
-    pub fn deserialize<T: serde::de::DeserializeOwned>(&self, yaml: &str) -> Result<T> {
-        serde_norway::from_str(yaml).map_err(|error| {
-            let mut error = from_yaml(&error, self.path, self.split.yaml_line);
+    pub fn deserialize<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        self.deserialize_body(&self.body, &self.index)
+    }
+
+    /// Deserialises `body` (the front matter or a repaired version of it, indexed by
+    /// `index`) into `T`, with located errors.
+    pub fn deserialize_body<T: serde::de::DeserializeOwned>(
+        &self,
+        body: &Body<'_>,
+        index: &YamlIndex,
+    ) -> Result<T> {
+        let first_line = self.split.yaml_line;
+        let result = match body {
+            Body::Tree(tree) => tree
+                .deserialize()
+                .map_err(|error| from_tree(&error, self.path, first_line)),
+            Body::Text(text) => serde_norway::from_str(text)
+                .map_err(|error| from_yaml(&error, self.path, first_line)),
+        };
+        result.map_err(|mut error| {
             if let Some(key) = error
                 .message
                 .strip_prefix("duplicate field `")
@@ -49,12 +100,12 @@ impl Source<'_> {
             {
                 // serde points at the mapping; point at the repeated key instead.
                 let mut seen = std::collections::HashSet::new();
-                let repeated = self.index.keys.iter().find(|entry| {
-                    entry.segments.last() == Some(&crate::yaml_index::Segment::Key(key.to_owned()))
+                let repeated = index.keys.iter().find(|entry| {
+                    matches!(entry.segments.last(), Some(crate::yaml_index::Segment::Key(last)) if **last == *key)
                         && !seen.insert(entry.path.as_str())
                 });
                 if let Some(entry) = repeated {
-                    (error.line, error.col) = (self.split.yaml_line + entry.pos.0 - 1, entry.pos.1);
+                    (error.line, error.col) = (first_line + entry.pos.0 - 1, entry.pos.1);
                     error.field = Some(entry.path.clone());
                 }
             }
@@ -64,6 +115,12 @@ impl Source<'_> {
             }
             error
         })
+    }
+
+    /// The top-level fields of the front matter as JSON, keyed by their key string (empty
+    /// when the front matter is not a mapping YAML can read as one value).
+    pub fn top_level(&self) -> Vec<(String, Value)> {
+        value::top_level(&self.body)
     }
 
     /// The file stem, used as the name of foreign agents that have none.

@@ -5,6 +5,7 @@ use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
 use crate::graph_check::{graph_errors, graph_valid};
 use crate::memory_check;
 use crate::parse::LoadedAgent;
+use crate::regex_check::regex_error;
 use crate::suggest;
 use agentctl_core::{
     BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, ToolFilter, is_known_tool,
@@ -270,8 +271,7 @@ fn field_values(agent: &LoadedAgent) -> Check {
     let mut out = Vec::new();
     for (i, trigger) in spec.triggers.iter().enumerate() {
         for (j, pattern) in trigger.regex.iter().enumerate() {
-            if let Err(error) = regex::Regex::new(pattern) {
-                let reason = error.to_string();
+            if let Some(reason) = regex_error(pattern) {
                 let reason = reason
                     .lines()
                     .rev()

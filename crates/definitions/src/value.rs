@@ -1,5 +1,6 @@
 //! Conversion of YAML values into JSON values, for fields kept in `extra`.
 
+use crate::yaml_tree::Body;
 use serde_json::{Map, Number, Value};
 use serde_norway::Value as Yaml;
 
@@ -45,10 +46,15 @@ pub(crate) fn key_string(key: &Yaml) -> String {
     }
 }
 
-/// Top-level entries of a YAML mapping, as JSON, keyed by their key string.
-pub(crate) fn top_level(yaml: &str) -> Vec<(String, Value)> {
-    match serde_norway::from_str::<Yaml>(yaml) {
-        Ok(Yaml::Mapping(map)) => map
+/// Top-level entries of a YAML mapping, as JSON, keyed by their key string; empty when the
+/// document is not a mapping serde_norway's `Value` reads (duplicate keys, for one).
+pub(crate) fn top_level(body: &Body<'_>) -> Vec<(String, Value)> {
+    let yaml = match body {
+        Body::Tree(tree) => tree.deserialize::<Yaml>().ok(),
+        Body::Text(text) => serde_norway::from_str::<Yaml>(text).ok(),
+    };
+    match yaml {
+        Some(Yaml::Mapping(map)) => map
             .iter()
             .map(|(k, v)| (key_string(k), to_json(v)))
             .collect(),
@@ -60,13 +66,30 @@ pub(crate) fn top_level(yaml: &str) -> Vec<(String, Value)> {
 mod tests {
     use super::*;
 
+    fn entries(yaml: &str, tree: bool) -> Value {
+        let front = crate::yaml_tree::parse(yaml, 1_000, tree).unwrap();
+        Value::Object(top_level(&front.body).into_iter().collect())
+    }
+
     #[test]
     fn converts_nested_values() {
-        let entries = top_level("a: 1\nb: [x, 2.5, null]\n3: {c: true}\nd: !tag v\n");
-        let json = Value::Object(entries.into_iter().collect());
-        assert_eq!(
-            json,
-            serde_json::json!({"a": 1, "b": ["x", 2.5, null], "3": {"c": true}, "d": "v"})
-        );
+        let yaml = "a: 1\nb: [x, 2.5, null, '7', 0x1F, .inf]\n3: {c: true}\n~: -4\n";
+        let json = serde_json::json!({
+            "a": 1, "b": ["x", 2.5, null, "7", 31, ".inf"], "3": {"c": true}, "null": -4
+        });
+        assert_eq!(entries(yaml, true), json);
+        assert_eq!(entries(yaml, false), json);
+        let tagged = entries("a: 1\nd: !tag v\n", true);
+        assert_eq!(tagged, serde_json::json!({"a": 1, "d": "v"}));
+    }
+
+    #[test]
+    fn duplicate_keys_read_as_nothing_both_ways() {
+        for tree in [true, false] {
+            assert_eq!(
+                entries("a: 1\nb: {c: 1, c: 2}\n", tree),
+                serde_json::json!({})
+            );
+        }
     }
 }

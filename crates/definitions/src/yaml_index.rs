@@ -4,14 +4,17 @@
 //! deserialisation (unknown fields, bad regexes, unknown tools …) look the field's position up
 //! here by its path: `model`, `tools.allow[1]`, `triggers[0].regex[0]`.
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
+#[cfg(test)]
+use saphyr_parser::Parser;
+use saphyr_parser::{Event, ScalarStyle};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// One segment of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Segment {
-    /// A mapping key.
-    Key(String),
+    /// A mapping key (shared by the paths of the key and everything under it).
+    Key(Rc<str>),
     /// A sequence index.
     Index(usize),
 }
@@ -45,117 +48,146 @@ fn is_null(value: &str, style: ScalarStyle) -> bool {
     style == ScalarStyle::Plain && matches!(value, "" | "~" | "null" | "Null" | "NULL")
 }
 
+/// A path, segment by segment and dotted.
+type Path = (Vec<Segment>, String);
+
 enum Frame {
     Map {
-        segments: Vec<Segment>,
-        key: Option<Vec<Segment>>,
+        path: Path,
+        /// The path of the entry whose value comes next.
+        key: Option<Path>,
     },
     Seq {
-        segments: Vec<Segment>,
+        path: Path,
         next: usize,
     },
     /// A complex key (a mapping or sequence used as a key): its contents are not indexed.
     Skip,
 }
 
-/// Renders segments as `a.b[0].c`.
-pub(crate) fn join(segments: &[Segment]) -> String {
-    let mut out = String::new();
-    for segment in segments {
-        match segment {
-            Segment::Key(key) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            Segment::Index(index) => {
-                out.push('[');
-                out.push_str(&index.to_string());
-                out.push(']');
-            }
-        }
+/// `parent.key`, or `key` at the root.
+fn child_key(parent: &str, key: &str) -> String {
+    let mut out = String::with_capacity(parent.len() + 1 + key.len());
+    if !parent.is_empty() {
+        out.push_str(parent);
+        out.push('.');
     }
+    out.push_str(key);
+    out
+}
+
+/// `parent[index]`.
+fn child_index(parent: &str, index: usize) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(parent.len() + 4);
+    out.push_str(parent);
+    let _ = write!(out, "[{index}]");
     out
 }
 
 impl YamlIndex {
     /// Indexes `yaml`. Best effort: on a syntax error, what was seen so far is kept (the YAML
     /// deserialiser reports the error itself).
+    #[cfg(test)]
     pub(crate) fn build(yaml: &str) -> Self {
-        let mut index = YamlIndex::default();
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut builder = IndexBuilder::default();
         let mut parser = Parser::new_from_str(yaml);
         while let Some(Ok((event, span))) = parser.next_event() {
-            let pos = (span.start.line(), span.start.col() + 1);
-            let is_node = matches!(
-                event,
-                Event::Scalar(..)
-                    | Event::SequenceStart(..)
-                    | Event::MappingStart(..)
-                    | Event::Alias(_)
-            );
-            if is_node {
-                let opens = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
-                let child = match stack.last_mut() {
-                    None => {
-                        index.root_is_mapping = matches!(event, Event::MappingStart(..));
-                        Some(Vec::new())
-                    }
-                    Some(Frame::Skip) => None,
-                    Some(Frame::Map { segments, key }) => match key.take() {
-                        Some(path) => {
-                            if let Event::Scalar(value, style, ..) = &event
-                                && is_null(value, *style)
-                            {
-                                index.nulls.insert(join(&path));
-                            }
-                            Some(path)
-                        }
-                        None => {
-                            if let Event::Scalar(value, ..) = &event {
-                                let mut path = segments.clone();
-                                path.push(Segment::Key(value.to_string()));
-                                let dotted = join(&path);
-                                index.positions.entry(dotted.clone()).or_insert(pos);
-                                index.keys.push(KeyEntry {
-                                    segments: path.clone(),
-                                    path: dotted,
-                                    pos,
-                                });
-                                *key = Some(path);
-                            } else {
-                                *key = Some(segments.clone());
-                                if opens {
-                                    stack.push(Frame::Skip);
-                                }
-                            }
-                            continue;
-                        }
-                    },
-                    Some(Frame::Seq { segments, next }) => {
-                        let mut path = segments.clone();
-                        path.push(Segment::Index(*next));
-                        *next += 1;
-                        index.positions.entry(join(&path)).or_insert(pos);
-                        Some(path)
-                    }
-                };
-                if opens {
-                    stack.push(match (child, &event) {
-                        (None, _) => Frame::Skip,
-                        (Some(segments), Event::MappingStart(..)) => Frame::Map {
-                            segments,
-                            key: None,
-                        },
-                        (Some(segments), _) => Frame::Seq { segments, next: 0 },
-                    });
-                }
-            } else if matches!(event, Event::SequenceEnd | Event::MappingEnd) {
-                stack.pop();
-            }
+            builder.event(&event, (span.start.line(), span.start.col() + 1));
         }
-        index
+        builder.finish()
+    }
+}
+
+/// Builds a [`YamlIndex`] from the parser's events, one at a time, so that the one pass over
+/// a front matter ([`crate::yaml_tree`]) can index it while it builds its tree.
+#[derive(Default)]
+pub(crate) struct IndexBuilder {
+    index: YamlIndex,
+    stack: Vec<Frame>,
+}
+
+impl IndexBuilder {
+    /// Takes the next event; `pos` is its 1-based line and column.
+    pub(crate) fn event(&mut self, event: &Event<'_>, pos: (usize, usize)) {
+        let index = &mut self.index;
+        let stack = &mut self.stack;
+        let opens = match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => true,
+            Event::Scalar(..) | Event::Alias(_) => false,
+            Event::SequenceEnd | Event::MappingEnd => {
+                stack.pop();
+                return;
+            }
+            _ => return,
+        };
+        // The path of this node, when it is indexed.
+        let child: Option<Path> = match stack.last_mut() {
+            None => {
+                index.root_is_mapping = matches!(event, Event::MappingStart(..));
+                Some((Vec::new(), String::new()))
+            }
+            Some(Frame::Skip) => None,
+            Some(Frame::Map { path, key }) => match key.take() {
+                Some(entry) => {
+                    if let Event::Scalar(value, style, ..) = event
+                        && is_null(value, *style)
+                    {
+                        index.nulls.insert(entry.1.clone());
+                    }
+                    Some(entry)
+                }
+                None => {
+                    if let Event::Scalar(value, ..) = event {
+                        let mut segments = path.0.clone();
+                        segments.push(Segment::Key(Rc::from(value.as_ref())));
+                        let dotted = child_key(&path.1, value);
+                        if !index.positions.contains_key(&dotted) {
+                            index.positions.insert(dotted.clone(), pos);
+                        }
+                        index.keys.push(KeyEntry {
+                            segments: segments.clone(),
+                            path: dotted.clone(),
+                            pos,
+                        });
+                        *key = Some((segments, dotted));
+                    } else {
+                        *key = Some(path.clone());
+                        if opens {
+                            stack.push(Frame::Skip);
+                        }
+                    }
+                    return;
+                }
+            },
+            Some(Frame::Seq { path, next }) => {
+                let dotted = child_index(&path.1, *next);
+                if !index.positions.contains_key(&dotted) {
+                    index.positions.insert(dotted.clone(), pos);
+                }
+                let segments = if opens {
+                    let mut segments = path.0.clone();
+                    segments.push(Segment::Index(*next));
+                    segments
+                } else {
+                    Vec::new()
+                };
+                *next += 1;
+                Some((segments, dotted))
+            }
+        };
+        if opens {
+            stack.push(match (child, event) {
+                (None, _) => Frame::Skip,
+                (Some(path), Event::MappingStart(..)) => Frame::Map { path, key: None },
+                (Some(path), _) => Frame::Seq { path, next: 0 },
+            });
+        }
+    }
+
+    /// The index of the events seen.
+    pub(crate) fn finish(self) -> YamlIndex {
+        self.index
     }
 }
 

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 use shape::Shape;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, mpsc};
 use value::{describe, json_kind, to_cel};
 
 /// Longest condition accepted, in bytes. A `when` is one line of logic; this bounds the work
@@ -199,7 +199,7 @@ impl Condition {
                 "the condition has {brackets} opening brackets, more than the {MAX_BRACKETS} allowed"
             )));
         }
-        let compiled = on_deep_stack(expression, || compile(expression))??;
+        let compiled = compile_on_deep_stack(expression)?;
         Ok(Condition {
             inner: Arc::new(compiled),
         })
@@ -258,6 +258,66 @@ fn compile(expression: &str) -> Result<Compiled, ConditionError> {
         program,
         shape,
     })
+}
+
+/// A condition to compile and where to send the result.
+type Job = (String, mpsc::SyncSender<Result<Compiled, ConditionError>>);
+
+/// The compiler thread's queue, once started.
+static COMPILER: Mutex<Option<mpsc::Sender<Job>>> = Mutex::new(None);
+
+/// Compiles `expression` on the one long-lived compiler thread (with [`DEEP_STACK`]),
+/// started on first use: a thread per condition cost more than the compilation (listing
+/// agents compiles every `when` of every agent).
+fn compile_on_deep_stack(expression: &str) -> Result<Compiled, ConditionError> {
+    let failed =
+        |message: String| ConditionError::new(expression, ConditionErrorKind::Evaluation, message);
+    // A compiler thread that is gone (it never should be) is replaced once.
+    for _ in 0..2 {
+        let sender = {
+            let mut compiler = COMPILER.lock().unwrap_or_else(PoisonError::into_inner);
+            match compiler.as_ref() {
+                Some(sender) => sender.clone(),
+                None => {
+                    let sender = start_compiler()
+                        .map_err(|error| failed(format!("cannot start the CEL thread: {error}")))?;
+                    *compiler = Some(sender.clone());
+                    sender
+                }
+            }
+        };
+        let (reply, answer) = mpsc::sync_channel(1);
+        if sender.send((expression.to_owned(), reply)).is_err() {
+            *COMPILER.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            continue;
+        }
+        return answer
+            .recv()
+            .map_err(|_| failed("the CEL library failed on this expression".to_owned()))?;
+    }
+    Err(failed("the CEL thread stopped".to_owned()))
+}
+
+fn start_compiler() -> std::io::Result<mpsc::Sender<Job>> {
+    let (sender, jobs) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("agentctl-cel".into())
+        .stack_size(DEEP_STACK)
+        .spawn(move || {
+            for (expression, reply) in jobs {
+                // The parser is another crate's code: a panic in it is an error, not a crash.
+                let result = catch_unwind(AssertUnwindSafe(|| compile(&expression)))
+                    .unwrap_or_else(|_| {
+                        Err(ConditionError::new(
+                            &expression,
+                            ConditionErrorKind::Evaluation,
+                            "the CEL library failed on this expression",
+                        ))
+                    });
+                let _ = reply.send(result);
+            }
+        })?;
+    Ok(sender)
 }
 
 /// Runs `f` on a thread with [`DEEP_STACK`] and waits for it.
