@@ -68,8 +68,15 @@ pub(crate) fn insert_messages(
         ])?;
         ids.push(conn.last_insert_rowid());
     }
-    conn.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?
-        .execute(params![session, now])?;
+    // The count of the session's messages (schema v7) is kept here, not by a trigger per row.
+    conn.prepare_cached(
+        "UPDATE sessions SET updated_at = ?2, message_count = message_count + ?3 WHERE id = ?1",
+    )?
+    .execute(params![
+        session,
+        now,
+        i64::try_from(ids.len()).unwrap_or(i64::MAX)
+    ])?;
     Ok(ids)
 }
 

@@ -36,8 +36,7 @@ pub fn spawn_child_test(name: &str, env: &str, path: &std::path::Path) -> std::p
 /// message and run counts.
 pub fn downgrade_to_v6(conn: &rusqlite::Connection) {
     conn.execute_batch(
-        "DROP TRIGGER chat_messages_count_insert;
-         DROP TRIGGER chat_messages_count_delete;
+        "DROP TRIGGER chat_messages_count_delete;
          DROP TRIGGER agent_runs_count_insert;
          DROP TRIGGER agent_runs_count_delete;
          ALTER TABLE sessions DROP COLUMN message_count;
