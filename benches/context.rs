@@ -1,8 +1,10 @@
-//! Context store and views: appending 100,000 messages to the SQLite session store, building a
+//! Context store and views: recording 100,000 messages into the SQLite session store (a real
+//! file in WAL mode, one transaction per turn of 10 messages, as the recorder writes), opening
+//! a session of 100,000 messages and building the prompt for a 128k-token window, building a
 //! 1,000-message context, and handing the main history to a shared agent at growing history
 //! lengths (which must stay flat: the hand-over shares, it does not copy).
 //!
-//! Run with `cargo bench --bench context`; figures are in `crates/context/README.md`.
+//! Run with `cargo bench --bench context`; figures are in the README's Performance section.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,12 +12,15 @@
 )]
 
 use agentctl_context::{
-    ContextScope, HistoryView, MessageLog, NewMessage, ScopedMessage, SessionLog, SqliteStore,
-    load_history,
+    CompactionPolicy, ContextScope, HistoryView, MessageLog, NewMessage, NewRun, RunLog,
+    ScopedMessage, SessionChoice, SessionLog, SqliteStore, Summarizer, SummaryRequest,
+    compact_scope, load_history, load_history_within, open_session,
 };
-use agentctl_core::{ContextMode, Message};
+use agentctl_core::{ContextMode, Message, ToolCall};
 use divan::Bencher;
-use std::sync::Arc;
+use divan::counter::ItemsCount;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 fn main() {
     divan::main();
@@ -51,6 +56,32 @@ fn append_100k_messages(bencher: Bencher) {
         .bench_local_values(|(dir, store, session)| {
             for _ in 0..10_000 {
                 store.append_messages(&session, None, &batch).unwrap();
+            }
+            (dir, store)
+        });
+}
+
+/// 100,000 messages recorded by a run, 10 per turn, each turn one transaction
+/// (`RunLog::record_turn`, what the recorder calls), into a fresh file in WAL mode.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn record_100k_messages_in_turns_of_10(bencher: Bencher) {
+    let scope = ContextScope::agent("writer");
+    let batch = new_messages(&scope, "writer", 10);
+    bencher
+        .counter(ItemsCount::new(100_000usize))
+        .with_inputs(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = SqliteStore::open(&dir.path().join("sessions.db")).unwrap();
+            let session = store.create_session(None).unwrap().id;
+            let run = store
+                .start_run(&session, &NewRun::new("writer", ContextMode::Isolated))
+                .unwrap()
+                .id;
+            (dir, store, run)
+        })
+        .bench_local_values(|(dir, store, run)| {
+            for _ in 0..10_000 {
+                store.record_turn(run, &batch, &[]).unwrap();
             }
             (dir, store)
         });
@@ -135,5 +166,135 @@ fn shared_view_from_store(bencher: Bencher, length: usize) {
         load_history(&store, &session, "coder", ContextMode::Shared, 100)
             .unwrap()
             .to_messages()
+    });
+}
+
+/// The `i`-th message of a working session: a question, a tool call, its result, an answer
+/// (about 75 estimated tokens on average).
+fn working_message(i: usize) -> Message {
+    let call = format!("call_{}", i / 4);
+    match i % 4 {
+        0 => Message::user(format!(
+            "step {i}: look at the parser and tell me what breaks"
+        )),
+        1 => Message::Assistant {
+            content: None,
+            tool_calls: vec![ToolCall {
+                id: call,
+                name: "grep".into(),
+                arguments: serde_json::json!({"pattern": "fn parse", "path": "src/"}),
+            }],
+        },
+        2 => Message::Tool {
+            call_id: call,
+            name: "grep".into(),
+            content: format!(
+                "src/parser.rs:{i}: fn parse_expression(&mut self) -> Result<Expr> {{ "
+            )
+            .repeat(5),
+            is_error: false,
+        },
+        _ => Message::assistant(format!(
+            "answer {i}: {}",
+            "the parser drops the last token when the input ends early; ".repeat(5)
+        )),
+    }
+}
+
+/// A sessions file holding two sessions of 100,000 messages each: one in an isolated agent's
+/// workspace (`agent:a`), one in `main` (what shared agents see). Written once per process.
+fn big_sessions() -> &'static (tempfile::TempDir, PathBuf, String, String) {
+    static FILE: OnceLock<(tempfile::TempDir, PathBuf, String, String)> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let fill = |scope: ContextScope| {
+            let session = store.create_session(None).unwrap().id;
+            for turn in 0..100 {
+                let batch: Vec<_> = (turn * 1_000..(turn + 1) * 1_000)
+                    .map(|i| {
+                        // The user asks; agents `a` and `b` take turns answering (a shared
+                        // `a` sees `b`'s messages marked).
+                        let agent =
+                            (i % 4 != 0).then_some(if (i / 4) % 2 == 0 { "a" } else { "b" });
+                        NewMessage::new(scope.clone(), agent, working_message(i))
+                    })
+                    .collect();
+                store.append_messages(&session, None, &batch).unwrap();
+            }
+            session
+        };
+        let isolated = fill(ContextScope::agent("a"));
+        let shared = fill(ContextScope::Main);
+        (dir, path, isolated, shared)
+    })
+}
+
+/// Opening a session of 100,000 messages and building the prompt history for a 128k-token
+/// window: open the file, resume the session, load what the window holds (the budget
+/// compaction keeps a workspace under, read newest first) and materialise it. `shared` is
+/// capped by `sharedContextMaxMessages` (100); `shared_uncapped` only by the window.
+#[divan::bench(args = ["isolated", "shared", "shared_uncapped"], sample_count = 30)]
+fn open_100k_session_and_build_128k_prompt(bencher: Bencher, mode: &str) {
+    let (_dir, path, isolated, shared) = big_sessions();
+    let (session, mode, cap) = match mode {
+        "isolated" => (isolated, ContextMode::Isolated, 100),
+        "shared" => (shared, ContextMode::Shared, 100),
+        _ => (shared, ContextMode::Shared, u32::MAX),
+    };
+    let budget = CompactionPolicy::for_context_window(128_000).budget_tokens;
+    bencher.bench_local(|| {
+        let store = SqliteStore::open(path).unwrap();
+        let info = open_session(&store, &SessionChoice::Resume(session.clone())).unwrap();
+        let history = load_history_within(&store, &info.id, "a", mode, cap, budget)
+            .unwrap()
+            .to_messages();
+        assert!(history.len() >= 90);
+        history
+    });
+}
+
+/// Never asked: the scope is under budget.
+struct Unused;
+
+#[async_trait::async_trait]
+impl Summarizer for Unused {
+    async fn summarize(&self, _: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+        unreachable!("the scope is under budget")
+    }
+}
+
+/// The compaction check before every turn on a compacted 100,000-message workspace: a
+/// summary up to message 99,000, so what follows fits the 128k window and nothing is
+/// summarised. Counts only the rows the budget covers.
+#[divan::bench(sample_count = 30)]
+fn compaction_check_on_100k_workspace(bencher: Bencher) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("sessions.db")).unwrap();
+    let session = store.create_session(None).unwrap().id;
+    let scope = ContextScope::agent("a");
+    let mut last = 0;
+    for turn in 0..100 {
+        let batch: Vec<_> = (turn * 1_000..(turn + 1) * 1_000)
+            .map(|i| NewMessage::new(scope.clone(), Some("a"), working_message(i)))
+            .collect();
+        let ids = store.append_messages(&session, None, &batch).unwrap();
+        if turn == 98 {
+            last = *ids.last().unwrap();
+        }
+    }
+    store
+        .save_summary(&session, &scope, last, "what happened before")
+        .unwrap();
+    let policy = CompactionPolicy::for_context_window(128_000);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    bencher.bench_local(|| {
+        let written = runtime
+            .block_on(compact_scope(&store, &Unused, &session, &scope, &policy))
+            .unwrap();
+        assert!(written.is_none());
     });
 }

@@ -246,15 +246,26 @@ pub async fn compact_scope(
     policy: &CompactionPolicy,
 ) -> Result<Option<ContextSummary>> {
     let previous = store.latest_summary(session, scope)?;
-    let query = MessageQuery {
-        scope: Some(scope.clone()),
-        after_id: previous.as_ref().map(|summary| summary.until_message_id),
-        ..MessageQuery::default()
-    };
-    let messages = store.messages(session, &query)?;
+    let after_id = previous.as_ref().map(|summary| summary.until_message_id);
     let summary_tokens = previous
         .as_ref()
         .map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
+    // Checked before every turn: under budget, only the rows the budget covers are counted,
+    // never the whole workspace.
+    if !policy.force {
+        let room = policy.budget_tokens.saturating_sub(summary_tokens);
+        if summary_tokens <= policy.budget_tokens
+            && store.scope_tokens(session, scope, after_id, room)? <= room
+        {
+            return Ok(None);
+        }
+    }
+    let query = MessageQuery {
+        scope: Some(scope.clone()),
+        after_id,
+        ..MessageQuery::default()
+    };
+    let messages = store.messages(session, &query)?;
     let Some(split) = split_point(&messages, summary_tokens, policy) else {
         return Ok(None);
     };

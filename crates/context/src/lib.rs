@@ -15,7 +15,8 @@
 //!   graph checkpoints (resume, time travel), one transaction per turn.
 //!   [`MessageLog::clear_agent_context`] forgets an agent's isolated workspace.
 //!   [`open_session`] picks new / `--session` / `--continue`.
-//! * [`load_history`] / [`HistoryView`]: what an agent sees in each mode. The shared hand-over
+//! * [`load_history`] / [`load_history_within`] / [`HistoryView`]: what an agent sees in each
+//!   mode, within a context window's token budget (read newest first). The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
 //! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
 //!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
@@ -90,4 +91,4 @@ pub use sqlite::{
 };
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::estimate_tokens;
-pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};
+pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history, load_history_within};

@@ -138,6 +138,11 @@ pub struct MessageQuery {
     pub after_id: Option<MessageId>,
     /// Only the last `n` matching messages (still returned oldest first).
     pub last: Option<usize>,
+    /// Only the newest matching messages whose token estimates add up to at most this many
+    /// tokens (still returned oldest first): what a context window can hold. Messages are
+    /// read newest first and reading stops at the first that does not fit, so a long
+    /// workspace is never read whole. Combines with [`last`](Self::last): both limits hold.
+    pub max_tokens: Option<u64>,
 }
 
 impl MessageQuery {

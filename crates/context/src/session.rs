@@ -43,6 +43,7 @@ pub fn open_session(store: &dyn SessionStore, choice: &SessionChoice) -> Result<
             None => return store.create_session(None),
         },
     };
+    // Marking runs changes neither the session's row nor its counts: read once.
     store.interrupt_stale_runs(&existing.id)?;
-    store.session(&existing.id)
+    Ok(existing)
 }

@@ -51,6 +51,30 @@ pub trait MessageLog: Send + Sync {
     ) -> Result<Vec<MessageId>>;
     /// Reads messages, oldest first.
     fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>>;
+    /// Estimated tokens of `scope`'s messages after `after_id` (a summary's cursor), counted
+    /// newest first until the count passes `limit`: exact when it is at most `limit`, else
+    /// some count above `limit`. Tells whether a workspace outgrew a budget without reading
+    /// it whole.
+    fn scope_tokens(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        after_id: Option<MessageId>,
+        limit: u64,
+    ) -> Result<u64> {
+        // A store that cannot stop early counts the whole workspace: still exact.
+        let _ = limit;
+        let query = MessageQuery {
+            after_id,
+            ..MessageQuery::scope(scope.clone())
+        };
+        Ok(self
+            .messages(session, &query)?
+            .iter()
+            .map(|message| u64::from(message.token_estimate))
+            .sum())
+    }
+
     /// The workspaces that hold messages, in order of first use.
     fn scopes(&self, session: &str) -> Result<Vec<ContextScope>>;
     /// Makes `summary_text` the current summary of `scope`, up to `until_message_id`; the

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::record::{ContextSummary, MessageId, MessageQuery, StoredMessage};
 use crate::scope::ContextScope;
 use crate::store::SessionStore;
+use crate::tokens::estimate_text_tokens;
 use agentctl_core::{ContextMode, Message};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -222,11 +223,28 @@ impl ScopeHistory {
         scope: ContextScope,
         last: Option<usize>,
     ) -> Result<Self> {
+        Self::load_within(store, session, scope, last, None)
+    }
+
+    /// Loads `scope` of `session` as far as `max_tokens` allows: the summary's estimate first,
+    /// then the newest messages whose estimates fit the rest (and at most `last` of them).
+    /// Only those rows are read, newest first, whatever the scope's length.
+    pub fn load_within(
+        store: &dyn SessionStore,
+        session: &str,
+        scope: ContextScope,
+        last: Option<usize>,
+        max_tokens: Option<u64>,
+    ) -> Result<Self> {
         let summary = store.latest_summary(session, &scope)?;
+        let summary_tokens = summary
+            .as_ref()
+            .map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
         let query = MessageQuery {
             scope: Some(scope.clone()),
             after_id: summary.as_ref().map(|summary| summary.until_message_id),
             last,
+            max_tokens: max_tokens.map(|max| max.saturating_sub(summary_tokens)),
             ..MessageQuery::default()
         };
         let messages: Arc<[ScopedMessage]> = store
@@ -248,7 +266,8 @@ impl ScopeHistory {
     }
 }
 
-/// Loads what `agent` sees in `session` when it runs in `mode`.
+/// Loads what `agent` sees in `session` when it runs in `mode`, whatever its length (see
+/// [`load_history_within`] to read only what a context window can hold).
 ///
 /// `shared_max_messages` is `agents.sharedContextMaxMessages`. The mode must already be
 /// resolved (see [`resolve_mode`](crate::resolve_mode)), which enforces
@@ -278,6 +297,63 @@ pub fn load_history(
     mode: ContextMode,
     shared_max_messages: u32,
 ) -> Result<HistoryView> {
+    load(store, session, agent, mode, shared_max_messages, None)
+}
+
+/// [`load_history`] for a prompt of at most `max_tokens` history tokens (estimated, see
+/// [`estimate_tokens`](crate::estimate_tokens)): the summary, then the newest messages that
+/// fit, read newest first and stopping at the first that does not. Opening a session of
+/// 100,000 messages reads only the window's rows.
+///
+/// The window keeps the view's rules: it never starts with tool results whose call was cut
+/// off, never ends with a call whose results are missing, and shared agents see others'
+/// messages marked `[name]`. [`CompactionPolicy::budget_tokens`](crate::CompactionPolicy)
+/// for the model's context window is the budget compaction keeps a workspace under, so a
+/// compacted workspace loads whole.
+///
+/// ```
+/// use agentctl_context::*;
+/// use agentctl_core::{ContextMode, Message};
+///
+/// let store = SqliteStore::open_in_memory()?;
+/// let session = store.create_session(None)?.id;
+/// let scope = ContextScope::agent("a");
+/// let notes: Vec<_> = (0..100)
+///     .map(|i| NewMessage::new(scope.clone(), Some("a"), Message::assistant(format!("note {i}"))))
+///     .collect();
+/// store.append_messages(&session, None, &notes)?;
+/// // Each note is estimated at 6 tokens: a 60-token budget holds the last 10.
+/// let view = load_history_within(&store, &session, "a", ContextMode::Isolated, 100, 60)?;
+/// assert_eq!(view.len(), 10);
+/// assert_eq!(view.to_messages()[0], Message::assistant("note 90"));
+/// # Ok::<(), ContextError>(())
+/// ```
+pub fn load_history_within(
+    store: &dyn SessionStore,
+    session: &str,
+    agent: &str,
+    mode: ContextMode,
+    shared_max_messages: u32,
+    max_tokens: u64,
+) -> Result<HistoryView> {
+    load(
+        store,
+        session,
+        agent,
+        mode,
+        shared_max_messages,
+        Some(max_tokens),
+    )
+}
+
+fn load(
+    store: &dyn SessionStore,
+    session: &str,
+    agent: &str,
+    mode: ContextMode,
+    shared_max_messages: u32,
+    max_tokens: Option<u64>,
+) -> Result<HistoryView> {
     match mode {
         ContextMode::Run => {
             // Still fail on an unknown session, like the other modes.
@@ -285,13 +361,20 @@ pub fn load_history(
             Ok(HistoryView::empty())
         }
         ContextMode::Isolated => {
-            let history = ScopeHistory::load(store, session, ContextScope::agent(agent), None)?;
+            let scope = ContextScope::agent(agent);
+            let history = ScopeHistory::load_within(store, session, scope, None, max_tokens)?;
             let summary = history.summary_text();
             Ok(HistoryView::isolated(history.messages, summary))
         }
         ContextMode::Shared => {
             let max = usize::try_from(shared_max_messages).unwrap_or(usize::MAX);
-            let history = ScopeHistory::load(store, session, ContextScope::Main, Some(max))?;
+            let history = ScopeHistory::load_within(
+                store,
+                session,
+                ContextScope::Main,
+                Some(max),
+                max_tokens,
+            )?;
             let summary = history.summary_text();
             Ok(HistoryView::shared(&history.messages, agent, max, summary))
         }

@@ -22,4 +22,5 @@ mod suite {
     mod store;
     mod trace;
     mod views;
+    mod window;
 }

@@ -114,7 +114,15 @@ impl Conversation {
     /// What the agent would see before the next prompt.
     pub fn history(&self) -> Result<Vec<Message>, SessionError> {
         match &self.session {
-            Some(session) => session.history(self.agent.name(), self.mode),
+            Some(session) => {
+                // Without a resolvable model the run reports it; the history is then whole.
+                let window = self
+                    .runtime
+                    .resolve_model(&self.agent, &self.options)
+                    .ok()
+                    .map(|model| model_context_window(&model.model));
+                session.history(self.agent.name(), self.mode, window)
+            }
             None if self.mode == ContextMode::Run => Ok(Vec::new()),
             None => Ok(self.memory.clone()),
         }

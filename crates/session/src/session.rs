@@ -14,7 +14,7 @@ use agentctl_context::{
     CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
     RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo,
     SessionLog as _, SessionStore, Source, SqliteStore, Summarizer, compact_scope, load_history,
-    open_session, resolve_mode,
+    load_history_within, open_session, resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunEvent,
@@ -113,19 +113,24 @@ impl SessionHandle {
         Ok(resolve_mode(agent.name(), inputs, &self.agents)?)
     }
 
-    /// What the agent sees before the prompt, in `mode`.
+    /// What the agent sees before the prompt, in `mode`: with the model's `context_window`
+    /// known, only what the window can hold (the budget compaction keeps the workspace under),
+    /// read newest first.
     pub(crate) fn history(
         &self,
         agent: &str,
         mode: ContextMode,
+        context_window: Option<u64>,
     ) -> Result<Vec<Message>, SessionError> {
-        let view = load_history(
-            self.store.as_ref(),
-            &self.info.id,
-            agent,
-            mode,
-            self.agents.shared_context_max_messages,
-        )?;
+        let store = self.store.as_ref();
+        let shared_max = self.agents.shared_context_max_messages;
+        let view = match context_window {
+            Some(window) => {
+                let budget = CompactionPolicy::for_context_window(window).budget_tokens;
+                load_history_within(store, &self.info.id, agent, mode, shared_max, budget)?
+            }
+            None => load_history(store, &self.info.id, agent, mode, shared_max)?,
+        };
         Ok(view.to_messages())
     }
 

@@ -17,7 +17,7 @@ use agentctl_core::{
     RunOptions, RunResult, TraceContext,
 };
 use agentctl_mcp::McpError;
-use agentctl_runtime::{RunHandle, Runtime};
+use agentctl_runtime::{RunHandle, Runtime, model_context_window};
 use agentctl_trace::{OpenSpan, RunTracer, TurnTrace};
 use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};
@@ -415,7 +415,11 @@ impl StartTarget {
         });
         options.history = match (history, &session) {
             (HandoffHistory::Full, Some(session)) => {
-                session.history(agent.name(), ContextMode::Shared)?
+                let window = runtime
+                    .resolve_model(&agent, &options)
+                    .ok()
+                    .map(|model| model_context_window(&model.model));
+                session.history(agent.name(), ContextMode::Shared, window)?
             }
             _ => Vec::<Message>::new(),
         };

@@ -15,6 +15,7 @@ use agentctl_core::Message;
 use agentctl_core::Redactor;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use std::borrow::Cow;
 
 /// Inserts messages inside the caller's transaction and touches the session. A message that
 /// names no source takes `source` (its run's, or the default without a run).
@@ -33,18 +34,30 @@ pub(crate) fn insert_messages(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     let mut ids = Vec::with_capacity(messages.len());
+    // A turn's messages share one workspace: its name is rendered once.
+    let mut scope: Option<(&ContextScope, String)> = None;
     for new in messages {
-        let mut message = new.message.clone();
-        redactor.redact_message(&mut message);
-        let content = serde_json::to_string(&message)
+        // Copied only when there are secrets to mask in it.
+        let message = if redactor.is_empty() {
+            Cow::Borrowed(&new.message)
+        } else {
+            let mut message = new.message.clone();
+            redactor.redact_message(&mut message);
+            Cow::Owned(message)
+        };
+        let content = serde_json::to_string(&*message)
             .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
         // Sub-agent steps never reach the timeline, whatever the caller asked.
         let visible = new.visible && !new.scope.is_sub();
+        let scope_text = match &scope {
+            Some((rendered, text)) if *rendered == &new.scope => text.as_str(),
+            _ => &scope.insert((&new.scope, new.scope.to_string())).1,
+        };
         statement.execute(params![
             session,
             run,
             MAIN_TIMELINE,
-            new.scope.to_string(),
+            scope_text,
             new.agent,
             role_of(&message),
             content,
@@ -55,39 +68,74 @@ pub(crate) fn insert_messages(
         ])?;
         ids.push(conn.last_insert_rowid());
     }
-    conn.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?
-        .execute(params![session, now])?;
+    // The count of the session's messages (schema v7) is kept here, not by a trigger per row.
+    conn.prepare_cached(
+        "UPDATE sessions SET updated_at = ?2, message_count = message_count + ?3 WHERE id = ?1",
+    )?
+    .execute(params![
+        session,
+        now,
+        i64::try_from(ids.len()).unwrap_or(i64::MAX)
+    ])?;
     Ok(ids)
 }
 
 const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
      token_estimate, created_at, content, source";
 
-fn message_row(row: &Row<'_>) -> rusqlite::Result<FaultResult<StoredMessage>> {
-    let scope: String = row.get(3)?;
-    let content: String = row.get(8)?;
+fn message_row(row: &Row<'_>) -> FaultResult<StoredMessage> {
     let id: i64 = row.get(0)?;
-    let decoded = (|| -> FaultResult<StoredMessage> {
-        let context_scope: ContextScope = scope.parse().map_err(|_| {
-            Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`"))
-        })?;
-        let message: Message = serde_json::from_str(&content)
-            .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
-        Ok(StoredMessage {
-            id,
-            run_id: row.get(1)?,
-            timeline_scope: row.get(2)?,
-            context_scope,
-            agent: row.get(4)?,
-            role: role_of(&message),
-            visible: row.get(5)?,
-            source: Source::stored(row.get(9)?),
-            token_estimate: row.get(6)?,
-            created_at: row.get(7)?,
-            message,
-        })
-    })();
-    Ok(decoded)
+    let scope: String = row.get(3)?;
+    let context_scope: ContextScope = scope
+        .parse()
+        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
+    // Borrowed from the row: the JSON is decoded without copying it first.
+    let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
+    let message: Message = serde_json::from_str(content)
+        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
+    Ok(StoredMessage {
+        id,
+        run_id: row.get(1)?,
+        timeline_scope: row.get(2)?,
+        context_scope,
+        agent: row.get(4)?,
+        role: role_of(&message),
+        visible: row.get(5)?,
+        source: Source::stored(row.get(9)?),
+        token_estimate: row.get(6)?,
+        created_at: row.get(7)?,
+        message,
+    })
+}
+
+/// The statement reading `query`'s messages, and its parameters. When only the newest are
+/// wanted (`last`, `max_tokens`) the rows come newest first, so the index
+/// `(session_id, context_scope, id)` (or the timeline's) is walked from its end and reading
+/// can stop at the limit.
+fn select_messages(session: &str, query: &MessageQuery) -> (String, Vec<Value>) {
+    let mut sql = format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
+    let mut values = vec![Value::Text(session.to_owned())];
+    if query.visible_only {
+        sql.push_str(" AND timeline_scope = ? AND visible = 1");
+        values.push(Value::Text(MAIN_TIMELINE.to_owned()));
+    }
+    if let Some(scope) = &query.scope {
+        sql.push_str(" AND context_scope = ?");
+        values.push(Value::Text(scope.to_string()));
+    }
+    if let Some(after) = query.after_id {
+        sql.push_str(" AND id > ?");
+        values.push(Value::Integer(after));
+    }
+    match query.last {
+        Some(last) => {
+            sql.push_str(" ORDER BY id DESC LIMIT ?");
+            values.push(Value::Integer(i64::try_from(last).unwrap_or(i64::MAX)));
+        }
+        None if query.max_tokens.is_some() => sql.push_str(" ORDER BY id DESC"),
+        None => sql.push_str(" ORDER BY id"),
+    }
+    (sql, values)
 }
 
 impl MessageLog for SqliteStore {
@@ -115,38 +163,55 @@ impl MessageLog for SqliteStore {
     fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>> {
         self.with(|conn| {
             require_session(conn, session)?;
-            let mut sql =
-                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
-            let mut values = vec![Value::Text(session.to_owned())];
-            if query.visible_only {
-                sql.push_str(" AND timeline_scope = ? AND visible = 1");
-                values.push(Value::Text(MAIN_TIMELINE.to_owned()));
-            }
-            if let Some(scope) = &query.scope {
-                sql.push_str(" AND context_scope = ?");
-                values.push(Value::Text(scope.to_string()));
-            }
-            if let Some(after) = query.after_id {
-                sql.push_str(" AND id > ?");
-                values.push(Value::Integer(after));
-            }
-            match query.last {
-                Some(last) => {
-                    sql.push_str(" ORDER BY id DESC LIMIT ?");
-                    values.push(Value::Integer(i64::try_from(last).unwrap_or(i64::MAX)));
-                }
-                None => sql.push_str(" ORDER BY id"),
-            }
+            let (sql, values) = select_messages(session, query);
+            let newest_first = query.last.is_some() || query.max_tokens.is_some();
             let mut statement = conn.prepare_cached(&sql)?;
-            let rows = statement.query_map(params_from_iter(values), message_row)?;
+            let mut rows = statement.query(params_from_iter(values))?;
             let mut messages = Vec::new();
-            for row in rows {
-                messages.push(row??);
+            let mut tokens = 0u64;
+            while let Some(row) = rows.next()? {
+                if let Some(max_tokens) = query.max_tokens {
+                    // The estimate is a column of its own: a message that does not fit is
+                    // never decoded.
+                    let estimate = u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0);
+                    tokens = tokens.saturating_add(estimate);
+                    if tokens > max_tokens {
+                        break;
+                    }
+                }
+                messages.push(message_row(row)?);
             }
-            if query.last.is_some() {
+            if newest_first {
                 messages.reverse();
             }
             Ok(messages)
+        })
+    }
+
+    fn scope_tokens(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        after_id: Option<MessageId>,
+        limit: u64,
+    ) -> Result<u64> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare_cached(
+                "SELECT token_estimate FROM chat_messages
+                 WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
+            )?;
+            let mut rows = statement.query(params![
+                session,
+                scope.to_string(),
+                after_id.unwrap_or(i64::MIN)
+            ])?;
+            let mut tokens = 0u64;
+            while tokens <= limit {
+                let Some(row) = rows.next()? else { break };
+                tokens = tokens.saturating_add(u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0));
+            }
+            Ok(tokens)
         })
     }
 
@@ -212,4 +277,56 @@ fn agent_scope(agent: &str) -> Result<ContextScope> {
         return Err(ContextError::InvalidScope("agent:".into()));
     }
     Ok(ContextScope::agent(agent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite's plan for `sql` with `values`, one detail line per step.
+    fn plan(store: &SqliteStore, sql: &str, values: Vec<Value>) -> Vec<String> {
+        store
+            .with(|conn| {
+                let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let rows = statement.query_map(params_from_iter(values), |row| row.get(3))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn windows_walk_the_scope_index_from_its_end_without_sorting() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let budgeted = MessageQuery {
+            after_id: Some(7),
+            max_tokens: Some(96_000),
+            ..MessageQuery::scope(ContextScope::agent("a"))
+        };
+        let capped = MessageQuery {
+            last: Some(100),
+            max_tokens: Some(96_000),
+            ..MessageQuery::scope(ContextScope::Main)
+        };
+        for query in [budgeted, capped] {
+            let (sql, values) = select_messages("s", &query);
+            let steps = plan(&store, &sql, values);
+            assert_eq!(steps.len(), 1, "{steps:?}");
+            assert!(
+                steps[0].contains("USING INDEX idx_chat_messages_context"),
+                "{steps:?}"
+            );
+        }
+        let steps = plan(
+            &store,
+            "SELECT token_estimate FROM chat_messages
+             WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
+            vec![
+                Value::Text("s".into()),
+                Value::Text("main".into()),
+                Value::Integer(0),
+            ],
+        );
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert!(steps[0].contains("idx_chat_messages_context"), "{steps:?}");
+    }
 }

@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -217,4 +217,27 @@ UPDATE chat_context_summaries
 DROP TABLE v6_summaries;
 DROP INDEX idx_summaries_scope;
 CREATE UNIQUE INDEX idx_chat_context_summaries_scope ON chat_context_summaries(session_id, scope);
+"#;
+
+/// Each session counts its messages and runs in its own row, so opening a session
+/// (`--session`, `--continue`) and `sessions list` read one row per session instead of
+/// counting an index range: a session of 100,000 messages opens in constant time. Existing
+/// rows are counted once here. Deletes and new runs are counted by triggers; new messages by
+/// the store's one insert path, in the `UPDATE sessions` each turn makes anyway (a trigger
+/// per message row would cost every turn one more statement per message).
+const V7: &str = r#"
+ALTER TABLE sessions ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN run_count INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET
+    message_count = (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = sessions.id),
+    run_count = (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = sessions.id);
+CREATE TRIGGER chat_messages_count_delete AFTER DELETE ON chat_messages BEGIN
+    UPDATE sessions SET message_count = message_count - 1 WHERE id = OLD.session_id;
+END;
+CREATE TRIGGER agent_runs_count_insert AFTER INSERT ON agent_runs BEGIN
+    UPDATE sessions SET run_count = run_count + 1 WHERE id = NEW.session_id;
+END;
+CREATE TRIGGER agent_runs_count_delete AFTER DELETE ON agent_runs BEGIN
+    UPDATE sessions SET run_count = run_count - 1 WHERE id = OLD.session_id;
+END;
 "#;

@@ -9,9 +9,10 @@ use agentctl_core::ContextMode;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::BTreeMap;
 
-const SESSION_COLUMNS: &str = "s.id, s.title, s.created_at, s.updated_at,
-    (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.id),
-    (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = s.id)";
+/// The counts are columns the schema's triggers keep (v7): reading a session never counts
+/// its messages.
+const SESSION_COLUMNS: &str =
+    "s.id, s.title, s.created_at, s.updated_at, s.message_count, s.run_count";
 
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
     Ok(SessionInfo {
@@ -27,9 +28,8 @@ fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
 /// Fails with [`ContextError::SessionNotFound`] unless the session exists.
 pub(crate) fn require_session(conn: &Connection, id: &str) -> FaultResult<()> {
     let found: Option<i64> = conn
-        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |row| {
-            row.get(0)
-        })
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .query_row([id], |row| row.get(0))
         .optional()?;
     match found {
         Some(_) => Ok(()),
@@ -85,7 +85,8 @@ impl SessionLog for SqliteStore {
     fn session(&self, id: &str) -> Result<SessionInfo> {
         self.with(|conn| {
             let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
-            conn.query_row(&sql, [id], session_row)
+            conn.prepare_cached(&sql)?
+                .query_row([id], session_row)
                 .optional()?
                 .ok_or_else(|| Fault::Context(ContextError::SessionNotFound(id.to_owned())))
         })

@@ -1,6 +1,7 @@
-//! A file the v5 store wrote (`tests/fixtures/sessions_v5.sql`) migrates to v6 with all of
-//! its rows: sources filled from what each run was, one current summary per scope with the
-//! older ones kept as history, and seed 001's inspection queries answering on it.
+//! A file the v5 store wrote (`tests/fixtures/sessions_v5.sql`) migrates to the latest version
+//! with all of its rows: sources filled from what each run was, one current summary per scope
+//! with the older ones kept as history, sessions counting their messages and runs, and seed
+//! 001's inspection queries answering on it.
 
 use super::inspection::inspect;
 use super::support::v5_file;
@@ -13,7 +14,7 @@ fn a_version_5_file_is_migrated_with_its_data() {
     let (_dir, path) = v5_file();
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 6);
+    assert_eq!(SCHEMA_VERSION, 7);
     assert_eq!(store.integrity_check().unwrap(), "ok");
     let conn = Connection::open(&path).unwrap();
     let violations: i64 = conn
@@ -50,6 +51,13 @@ fn a_version_5_file_is_migrated_with_its_data() {
         .id
         .clone();
     let second = sessions.iter().find(|s| s.id != first).unwrap().id.clone();
+    // Counted once by the migration (v7), then kept by triggers.
+    let counts = |id: &str| {
+        let info = store.session(id).unwrap();
+        (info.message_count, info.run_count)
+    };
+    assert_eq!(counts(&first), (11, 5));
+    assert_eq!(counts(&second), (3, 1));
 
     // Sources read back from what each run was: a task, a handoff, a graph node, else cli.
     let (messages, summaries, runs) = inspect(&path);
@@ -176,4 +184,87 @@ fn a_version_5_file_is_migrated_with_its_data() {
     store
         .finish_run(run.id, RunStatus::Completed, Usage::default())
         .unwrap();
+    assert_eq!(counts(&second), (4, 2));
+}
+
+/// A v6 file (no counts in `sessions`) gains them, counted from its rows; later inserts and
+/// deletes of messages and runs keep them equal to a count of the rows.
+#[test]
+fn a_version_6_file_gains_session_counts_that_stay_true() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let first = store.create_session(Some("one")).unwrap().id;
+    let second = store.create_session(Some("two")).unwrap().id;
+    let reviewer = ContextScope::agent("reviewer");
+    let run = store
+        .start_run(&first, &NewRun::new("reviewer", ContextMode::Isolated))
+        .unwrap();
+    store
+        .record_turn(
+            run.id,
+            &[
+                NewMessage::new(reviewer.clone(), None, Message::user("look")),
+                NewMessage::new(reviewer.clone(), Some("reviewer"), Message::assistant("ok")),
+            ],
+            &[],
+        )
+        .unwrap();
+    store
+        .append_messages(
+            &second,
+            None,
+            &[NewMessage::new(
+                ContextScope::Main,
+                None,
+                Message::user("hi"),
+            )],
+        )
+        .unwrap();
+    drop(store);
+    let conn = Connection::open(&path).unwrap();
+    super::support::downgrade_to_v6(&conn);
+    drop(conn);
+
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let counts = |id: &str| {
+        let info = store.session(id).unwrap();
+        (info.message_count, info.run_count)
+    };
+    assert_eq!(counts(&first), (2, 1));
+    assert_eq!(counts(&second), (1, 0));
+
+    // Every write path keeps them: appends, handoffs, clearing a workspace, deleting.
+    store
+        .write_handoff(
+            run.id,
+            &HandoffSummary {
+                summary: "reviewed".into(),
+                files_changed: Vec::new(),
+                open_items: Vec::new(),
+            },
+        )
+        .unwrap();
+    assert_eq!(counts(&first), (3, 1));
+    store.clear_agent_context("reviewer").unwrap();
+    assert_eq!(counts(&first), (1, 1));
+    let conn = Connection::open(&path).unwrap();
+    let rows: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM chat_messages WHERE session_id = ?1",
+            [&first],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 1);
+    assert!(store.delete_session(&first).unwrap());
+    assert_eq!(counts(&second), (1, 0));
+    let listed: Vec<_> = store
+        .list_sessions()
+        .unwrap()
+        .into_iter()
+        .map(|info| (info.id, info.message_count, info.run_count))
+        .collect();
+    assert_eq!(listed, [(second.clone(), 1, 0)]);
 }

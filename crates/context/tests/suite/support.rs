@@ -32,10 +32,25 @@ pub fn spawn_child_test(name: &str, env: &str, path: &std::path::Path) -> std::p
         .unwrap()
 }
 
+/// Takes an up-to-date file back to what schema version 6 left: sessions without their
+/// message and run counts.
+pub fn downgrade_to_v6(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "DROP TRIGGER chat_messages_count_delete;
+         DROP TRIGGER agent_runs_count_insert;
+         DROP TRIGGER agent_runs_count_delete;
+         ALTER TABLE sessions DROP COLUMN message_count;
+         ALTER TABLE sessions DROP COLUMN run_count;
+         PRAGMA user_version = 6;",
+    )
+    .unwrap();
+}
+
 /// Takes an up-to-date file back to what schema version 5 left — no `source` columns, every
 /// summary in `chat_context_summaries`, no step token columns — so a test of an older
 /// migration can step further back from there.
 pub fn downgrade_to_v5(conn: &rusqlite::Connection) {
+    downgrade_to_v6(conn);
     conn.execute_batch(
         "DROP INDEX idx_agent_runs_context_scope_started_at;
          ALTER TABLE agent_runs DROP COLUMN source;
