@@ -187,5 +187,8 @@ fn mentions_in_the_repl_run_agents_in_the_same_session() {
     // Seed 001's `source`: every run of the interactive session came from the REPL.
     let runs = store.runs(&sessions[0].id).unwrap();
     assert_eq!(runs.len(), 4);
-    assert!(runs.iter().all(|run| run.source.as_str() == "repl"), "{runs:?}");
+    assert!(
+        runs.iter().all(|run| run.source.as_str() == "repl"),
+        "{runs:?}"
+    );
 }
