@@ -5,19 +5,25 @@
 //! cargo run --release --example embed -- --base-url http://127.0.0.1:8080/v1 --model gpt-4o-mini -n 20 -c 8
 //! ```
 //!
-//! Runs `-n` scenarios one after another, then `-c` at once, and prints runs per second and
-//! milliseconds per model call for each phase. The last line is machine-readable:
-//! `RESULT {"scenarios":…,"seconds":…,"model_calls":…}`. The API key, if the endpoint needs one,
-//! is read from `OPENAI_API_KEY`.
+//! Runs `-n` scenarios one after another, then `-c` at once (each of those `--rounds` times in a
+//! row), and prints runs per second and milliseconds per model call for each phase. Without
+//! `--stream` a run is [`Runtime::run_to_completion`]; with it, [`Runtime::run`] with streaming
+//! on, its events read as they come. The last line is machine-readable:
+//! `RESULT {"scenarios":…,"seconds":…,"model_calls":…,"sequential_ms_per_call":…,"concurrent_ms_per_call":…}`.
+//! The API key, if the endpoint needs one, is read from `OPENAI_API_KEY`.
+//!
+//! `examples/floor.rs` makes the same HTTP exchanges with a bare HTTP client, and
+//! `benches/compare.sh` runs both against an instant local server and prints the ratio.
 
 use agentctl::core::{
     AgentDefinition, AgentSource, AgentSpec, DeltaSink, ModelProvider, ModelRequest, ModelResponse,
-    ProviderConfig, ProviderError, ProviderKind, RiskLevel, RunOptions, Scope, Settings,
+    ProviderConfig, ProviderError, ProviderKind, RiskLevel, RunEvent, RunOptions, Scope, Settings,
     SourceFormat, ToolContext, ToolError, ToolOutput, ToolPolicy, ToolRegistry, TypedTool,
 };
 use agentctl::providers::{ProviderOptions, build_provider};
 use agentctl::runtime::Runtime;
 use anyhow::{Context as _, bail};
+use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -96,6 +102,8 @@ struct Args {
     model: String,
     sequential: usize,
     concurrent: usize,
+    rounds: usize,
+    stream: bool,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -104,6 +112,8 @@ fn parse_args() -> anyhow::Result<Args> {
         model: "gpt-4o-mini".into(),
         sequential: 20,
         concurrent: 8,
+        rounds: 1,
+        stream: false,
     };
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
@@ -113,8 +123,10 @@ fn parse_args() -> anyhow::Result<Args> {
             "--model" => args.model = value()?,
             "-n" => args.sequential = value()?.parse().context("-n takes a number")?,
             "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
+            "--rounds" => args.rounds = value()?.parse().context("--rounds takes a number")?,
+            "--stream" => args.stream = true,
             other => bail!(
-                "unknown argument `{other}`; usage: embed --base-url URL [--model M] [-n N] [-c C]"
+                "unknown argument `{other}`; usage: embed --base-url URL [--model M] [-n N] [-c C] [--rounds R] [--stream]"
             ),
         }
     }
@@ -201,6 +213,32 @@ fn report(phase: &str, runs: usize, seconds: f64, calls: u64) {
     );
 }
 
+/// One run: its answer, either at the end or (streaming) assembled from the events.
+async fn ask(
+    runtime: &Runtime,
+    agent: &AgentDefinition,
+    question: &str,
+    stream: bool,
+) -> anyhow::Result<String> {
+    if !stream {
+        return Ok(runtime
+            .run_to_completion(agent, question, RunOptions::new())
+            .await?
+            .text);
+    }
+    let mut run = runtime.run(agent, question, RunOptions::new().stream(true));
+    let mut answer = String::new();
+    while let Some(event) = run.next().await {
+        match event {
+            // A front end would print these as they come.
+            RunEvent::TextDelta { text, .. } => answer.push_str(&text),
+            RunEvent::RunFailed { error } => bail!(error),
+            _ => {}
+        }
+    }
+    Ok(answer)
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
@@ -211,11 +249,9 @@ async fn main() -> anyhow::Result<()> {
 
     for index in 0..args.sequential {
         let question = QUESTIONS[index % QUESTIONS.len()];
-        let result = runtime
-            .run_to_completion(&agent, question, RunOptions::new())
-            .await?;
+        let answer = ask(&runtime, &agent, question, args.stream).await?;
         if index == 0 {
-            println!("Q: {question}\nA: {}", result.text.trim());
+            println!("Q: {question}\nA: {}", answer.trim());
         }
     }
     let sequential_seconds = started.elapsed().as_secs_f64();
@@ -229,14 +265,16 @@ async fn main() -> anyhow::Result<()> {
 
     let concurrent_started = Instant::now();
     let tasks: Vec<_> = (0..args.concurrent)
-        .map(|index| {
+        .map(|worker| {
             let runtime = runtime.clone();
             let agent = agent.clone();
+            let (rounds, stream) = (args.rounds, args.stream);
             tokio::spawn(async move {
-                let question = QUESTIONS[index % QUESTIONS.len()];
-                runtime
-                    .run_to_completion(&agent, question, RunOptions::new())
-                    .await
+                for round in 0..rounds {
+                    let question = QUESTIONS[(worker + round) % QUESTIONS.len()];
+                    ask(&runtime, &agent, question, stream).await?;
+                }
+                anyhow::Ok(())
             })
         })
         .collect();
@@ -244,19 +282,22 @@ async fn main() -> anyhow::Result<()> {
         task.await??;
     }
     let concurrent_seconds = concurrent_started.elapsed().as_secs_f64();
+    let concurrent_calls = calls.load(Ordering::Relaxed) - sequential_calls;
     report(
         "concurrent",
-        args.concurrent,
+        args.concurrent * args.rounds,
         concurrent_seconds,
-        calls.load(Ordering::Relaxed) - sequential_calls,
+        concurrent_calls,
     );
 
     println!(
         "RESULT {}",
         serde_json::json!({
-            "scenarios": args.sequential + args.concurrent,
+            "scenarios": args.sequential + args.concurrent * args.rounds,
             "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
             "model_calls": calls.load(Ordering::Relaxed),
+            "sequential_ms_per_call": sequential_seconds * 1000.0 / sequential_calls.max(1) as f64,
+            "concurrent_ms_per_call": concurrent_seconds * 1000.0 / concurrent_calls.max(1) as f64,
         })
     );
     Ok(())

@@ -2,7 +2,8 @@
 //! formats on `127.0.0.1:0` (and a fake embeddings server, [`FakeEmbeddings`], and a fake web
 //! site, [`FakeWeb`]), builders for their JSON and SSE answers, and in-process fakes
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
-//! builders) shared by every crate's tests.
+//! builders) shared by every crate's tests — and [`InstantServer`], the stateless keep-alive
+//! OpenAI-compatible server the benchmarks measure against.
 //!
 //! The servers are strict: each request is checked against the real API's rules first (tool
 //! names, schemas, the pairing of tool calls and results, roles, required fields — see
@@ -23,6 +24,7 @@
 
 mod embeddings;
 mod fakes;
+mod instant;
 mod otlp;
 #[cfg(target_os = "linux")]
 pub mod process;
@@ -35,6 +37,9 @@ pub use embeddings::{FAKE_DIMENSIONS, FAKE_SYNONYMS, FakeEmbeddings, fake_embedd
 pub use fakes::{
     Behaviour, FakeTool, HangingProvider, LookupArgs, LookupTool, QueueProvider, Rendezvous, Route,
     RoutedProvider, agent, calls, collect, first_user, kinds, text,
+};
+pub use instant::{
+    Exchange, ExchangeSink, INSTANT_ANSWER, INSTANT_LOOKUP_ARGUMENTS, InstantServer,
 };
 pub use otlp::{OTLP_WAIT, OtlpReceiver, ReceivedRequest, ReceivedSpan};
 pub use rules::{Violation, check_request};

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The agent loop against its floor: the embedding example (examples/embed.rs) and a bare HTTP
+# client making the same exchanges (examples/floor.rs), back to back against the same instant
+# local OpenAI-compatible server, sequential and 50 concurrent, streaming and not; repeated, and
+# the medians of milliseconds per model call printed with their ratio. Offline, no keys.
+#
+#   benches/compare.sh [REPEATS]        (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+repeats=${1:-7}
+sequential=${SEQUENTIAL:-2000}
+concurrent=${CONCURRENT:-50}
+rounds=${ROUNDS:-40}
+
+cargo build --release --quiet --example embed --example floor
+bin=target/release/examples
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts the instant server (recording into $1 if given) and sets $base_url and $server_pid.
+start_server() {
+    local fifo="$work/url"
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    if [ -n "${1:-}" ]; then
+        "$bin/floor" --serve --record "$1" >"$fifo" &
+    else
+        "$bin/floor" --serve >"$fifo" &
+    fi
+    server_pid=$!
+    read -r base_url <"$fifo"
+}
+
+stop_server() {
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+}
+
+# What the runtime sends: one run per question, recorded per mode.
+for mode in no-stream stream; do
+    flag=()
+    [ "$mode" = stream ] && flag=(--stream)
+    start_server "$work/$mode.jsonl"
+    "$bin/embed" --base-url "$base_url" -n 4 -c 0 "${flag[@]}" >/dev/null
+    stop_server
+done
+
+start_server
+field() { sed -n "s/.*\"$1\":\([0-9.e-]*\).*/\1/p"; }
+for ((i = 1; i <= repeats; i++)); do
+    for mode in no-stream stream; do
+        flag=()
+        [ "$mode" = stream ] && flag=(--stream)
+        sizes=(-n "$sequential" -c "$concurrent" --rounds "$rounds")
+        embed=$("$bin/embed" --base-url "$base_url" "${sizes[@]}" "${flag[@]}" | grep '^RESULT')
+        floor=$("$bin/floor" --base-url "$base_url" --bodies "$work/$mode.jsonl" "${sizes[@]}" | grep '^RESULT')
+        for phase in sequential concurrent; do
+            printf '%s %s embed %s\n' "$mode" "$phase" "$(field "${phase}_ms_per_call" <<<"$embed")"
+            printf '%s %s floor %s\n' "$mode" "$phase" "$(field "${phase}_ms_per_call" <<<"$floor")"
+        done >>"$work/samples"
+    done
+    printf 'round %d of %d done\n' "$i" "$repeats" >&2
+done
+stop_server
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f–%.3f", lo, hi }'; }
+
+echo
+echo "ms per model call, median of $repeats (min–max); sequential: $sequential runs; concurrent: $concurrent at once × $rounds rounds"
+echo
+echo "| mode | agent loop (embed) | floor (bare reqwest) | ratio |"
+echo "|---|---|---|---|"
+for mode in no-stream stream; do
+    for phase in sequential concurrent; do
+        pick() { awk -v m="$mode" -v p="$phase" -v w="$1" '$1 == m && $2 == p && $3 == w { print $4 }' "$work/samples"; }
+        e=$(pick embed | median)
+        f=$(pick floor | median)
+        ratio=$(awk -v e="$e" -v f="$f" 'BEGIN { printf "%.2f", e / f }')
+        label="$phase, $([ "$mode" = stream ] && echo streaming || echo not streaming)"
+        printf '| %s | %.3f (%s) | %.3f (%s) | %s× |\n' "$label" "$e" "$(pick embed | spread)" "$f" "$(pick floor | spread)" "$ratio"
+    done
+done
