@@ -76,7 +76,7 @@ pub(crate) fn unknown_fields(index: &YamlIndex) -> Vec<(&KeyEntry, Vec<String>)>
                     .entry(shape.clone())
                     .or_insert_with(|| walk(&SCHEMA, parent).map(|nodes| Place::of(&nodes))),
             };
-            if let Some(known) = place.as_ref().and_then(|place| place.check(&**key)) {
+            if let Some(known) = place.as_ref().and_then(|place| place.check(key)) {
                 out.push((entry, known));
             }
         }

@@ -205,7 +205,7 @@ fn a_version_6_file_gains_session_counts_that_stay_true() {
             run.id,
             &[
                 NewMessage::new(reviewer.clone(), None, Message::user("look")),
-                NewMessage::new(reviewer.clone(), Some("reviewer"), Message::assistant("ok")),
+                NewMessage::new(reviewer, Some("reviewer"), Message::assistant("ok")),
             ],
             &[],
         )
@@ -266,5 +266,5 @@ fn a_version_6_file_gains_session_counts_that_stay_true() {
         .into_iter()
         .map(|info| (info.id, info.message_count, info.run_count))
         .collect();
-    assert_eq!(listed, [(second.clone(), 1, 0)]);
+    assert_eq!(listed, [(second, 1, 0)]);
 }
