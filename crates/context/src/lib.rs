@@ -63,6 +63,7 @@ mod source;
 mod sqlite;
 mod store;
 mod tokens;
+mod transfer;
 mod view;
 
 pub use compaction::{
@@ -90,4 +91,7 @@ pub use sqlite::{
 };
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::estimate_tokens;
+pub use transfer::{
+    CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport, copy_sessions, export_session,
+};
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history};
