@@ -344,14 +344,21 @@ impl GraphLog for PgStore {
             let tx = client.transaction().await?;
             lock_session(&tx, &session).await?;
             let branch = next_branch(&*tx, &session).await?;
-            let (state, state_text) = checked
-                .map_err(|reason| Fault::Context(invalid(&session, branch, 0, reason)))?;
+            let (state, state_text) =
+                checked.map_err(|reason| Fault::Context(invalid(&session, branch, 0, reason)))?;
             let now = now_ms();
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
                      source, created_at)
                  VALUES ($1, $2, 0, $3, $4, $5, 'input', $6)",
-                &[&session, &i64::from(branch), &graph, &entry, &state_text, &now],
+                &[
+                    &session,
+                    &i64::from(branch),
+                    &graph,
+                    &entry,
+                    &state_text,
+                    &now,
+                ],
             )
             .await?;
             touch(&tx, &session, now).await?;

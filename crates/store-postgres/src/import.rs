@@ -4,9 +4,7 @@
 use crate::fault::{Fault, FaultResult};
 use crate::messages::role_of;
 use crate::store::{PgStore, opt_text, text};
-use agentctl_context::{
-    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport,
-};
+use agentctl_context::{ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport};
 use agentctl_core::Redactor;
 
 /// A bundle with every secret the target knows masked and every text cleaned, serialised

@@ -169,13 +169,22 @@ impl MessageLog for PgStore {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
             require_session(&**client, &session).await?;
-            let scope = query.scope.as_ref().map(|scope| text(&scope.to_string()).into_owned());
-            let last = query.last.map(|last| i64::try_from(last).unwrap_or(i64::MAX));
-            let mut sql = format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1");
+            let scope = query
+                .scope
+                .as_ref()
+                .map(|scope| text(&scope.to_string()).into_owned());
+            let last = query
+                .last
+                .map(|last| i64::try_from(last).unwrap_or(i64::MAX));
+            let mut sql =
+                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1");
             let mut params: Vec<&(dyn ToSql + Sync)> = vec![&session];
             if query.visible_only {
                 params.push(&MAIN_TIMELINE);
-                sql.push_str(&format!(" AND timeline_scope = ${} AND visible", params.len()));
+                sql.push_str(&format!(
+                    " AND timeline_scope = ${} AND visible",
+                    params.len()
+                ));
             }
             if let Some(scope) = &scope {
                 params.push(scope);
@@ -194,7 +203,10 @@ impl MessageLog for PgStore {
             }
             let statement = client.prepare_cached(&sql).await?;
             let rows = client.query(&statement, &params).await?;
-            let mut messages = rows.iter().map(message_row).collect::<FaultResult<Vec<_>>>()?;
+            let mut messages = rows
+                .iter()
+                .map(message_row)
+                .collect::<FaultResult<Vec<_>>>()?;
             if last.is_some() {
                 messages.reverse();
             }

@@ -52,12 +52,7 @@ impl Presence {
         self.held
             .get_or_try_init(|| async {
                 let connection = hold(url, tls, self.key).await?;
-                tokio::spawn(keep(
-                    Arc::clone(self),
-                    url.clone(),
-                    tls.clone(),
-                    connection,
-                ));
+                tokio::spawn(keep(Arc::clone(self), url.clone(), tls.clone(), connection));
                 Ok(())
             })
             .await

@@ -45,10 +45,7 @@ fn run_row(row: &Row) -> FaultResult<RunRecord> {
 /// One run; [`ContextError::RunNotFound`] when there is none. With `lock`, inside a write
 /// transaction, the run's session is locked first (every write to a session takes its lock
 /// before anything else, so writers never wait for each other in a cycle).
-async fn load_run(
-    client: &impl GenericClient,
-    run: RunId,
-) -> FaultResult<RunRecord> {
+async fn load_run(client: &impl GenericClient, run: RunId) -> FaultResult<RunRecord> {
     let row = client
         .query_opt(
             &format!("SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = $1"),

@@ -122,6 +122,9 @@ mod tests {
             "postgres://u:p@h:5/t1?sslmode=disable"
         );
         assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
-        assert_eq!(with_database("postgres://h?x=1", "t1"), "postgres://h/t1?x=1");
+        assert_eq!(
+            with_database("postgres://h?x=1", "t1"),
+            "postgres://h/t1?x=1"
+        );
     }
 }

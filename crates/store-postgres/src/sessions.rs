@@ -85,7 +85,12 @@ impl SessionLog for PgStore {
             let sql = format!(
                 "SELECT {SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.seq DESC"
             );
-            client.query(&sql, &[]).await?.iter().map(session_row).collect()
+            client
+                .query(&sql, &[])
+                .await?
+                .iter()
+                .map(session_row)
+                .collect()
         })
     }
 

@@ -79,11 +79,9 @@ impl PgStore {
         let fail = |fault: Fault| fault.into_error(&url, &redactor);
         let tls = url.connector()?;
         let manager = match tls.clone() {
-            Connector::Plain => Manager::from_config(
-                url.config.clone(),
-                tokio_postgres::NoTls,
-                manager_config(),
-            ),
+            Connector::Plain => {
+                Manager::from_config(url.config.clone(), tokio_postgres::NoTls, manager_config())
+            }
             Connector::Rustls(connector) => {
                 Manager::from_config(url.config.clone(), connector, manager_config())
             }
@@ -163,9 +161,11 @@ impl PgStore {
     /// Starts a task that lives as long as the store.
     #[allow(dead_code)]
     pub(crate) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> Result<()> {
-        self.worker
-            .spawn(task)
-            .map_err(|_| self.error(Fault::Store("the store's connection thread has stopped".into())))
+        self.worker.spawn(task).map_err(|_| {
+            self.error(Fault::Store(
+                "the store's connection thread has stopped".into(),
+            ))
+        })
     }
 }
 
@@ -222,10 +222,7 @@ pub(crate) fn new_session_id(now_ms: i64) -> String {
 }
 
 /// Fails with [`ContextError::SessionNotFound`] unless the session exists.
-pub(crate) async fn require_session(
-    client: &impl GenericClient,
-    session: &str,
-) -> FaultResult<()> {
+pub(crate) async fn require_session(client: &impl GenericClient, session: &str) -> FaultResult<()> {
     match client
         .query_opt("SELECT 1 FROM sessions WHERE id = $1", &[&text(session)])
         .await?

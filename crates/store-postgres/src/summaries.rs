@@ -101,7 +101,13 @@ pub(crate) async fn save(
                     "INSERT INTO chat_context_summaries
                          (session_id, scope, until_message_id, summary_text, created_at, updated_at)
                      VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
-                    &[&session, &scope_text, &until_message_id, &summary_text, &now],
+                    &[
+                        &session,
+                        &scope_text,
+                        &until_message_id,
+                        &summary_text,
+                        &now,
+                    ],
                 )
                 .await?;
             Current {
@@ -211,12 +217,11 @@ pub(crate) async fn clear(
             &params,
         )
         .await?
-        + tx
-            .execute(
-                &format!("DELETE FROM chat_context_summary_history WHERE {filter} scope = $1"),
-                &params,
-            )
-            .await?;
+        + tx.execute(
+            &format!("DELETE FROM chat_context_summary_history WHERE {filter} scope = $1"),
+            &params,
+        )
+        .await?;
     Ok(ClearedContext {
         sessions: count(sessions),
         messages,

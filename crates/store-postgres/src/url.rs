@@ -390,8 +390,8 @@ mod tests {
 
     #[test]
     fn labels_never_hold_the_password() {
-        let url = parse("postgres://app:hunter2secret@db.internal:6543/agents?sslmode=require")
-            .unwrap();
+        let url =
+            parse("postgres://app:hunter2secret@db.internal:6543/agents?sslmode=require").unwrap();
         assert_eq!(url.label, "postgres://app@db.internal:6543/agents");
         assert_eq!(url.password.as_deref(), Some("hunter2secret"));
         assert_eq!(url.config.get_ssl_mode(), SslMode::Require);
@@ -409,10 +409,7 @@ mod tests {
         assert_eq!(local.label, "postgres://me@127.0.0.1:5433/x");
         let remote = parse("postgresql://u@db.example.com/x").unwrap();
         assert_eq!(remote.config.get_ssl_mode(), SslMode::Prefer);
-        assert_eq!(
-            remote.config.get_options(),
-            Some("-c lock_timeout=30000")
-        );
+        assert_eq!(remote.config.get_options(), Some("-c lock_timeout=30000"));
         let verified = parse("postgres://u@db.example.com/x?sslmode=verify-full").unwrap();
         assert_eq!(verified.config.get_ssl_mode(), SslMode::Require);
     }

@@ -39,7 +39,6 @@ macro_rules! on_each_backend {
     };
 }
 
-
 mod graph;
 mod messages;
 mod processes;

@@ -26,10 +26,14 @@ fn coordinates(rows: &[GraphCheckpoint]) -> Vec<(u32, u32, CheckpointSource)> {
 
 /// A branch 0 with steps 0..=`steps`, the state counting the steps.
 fn graph_with_steps(store: &dyn SessionStore, session: &str, steps: u32) {
-    store.start_graph(session, "loop", &json!({"count": 0}), "worker").unwrap();
+    store
+        .start_graph(session, "loop", &json!({"count": 0}), "worker")
+        .unwrap();
     for step in 1..=steps {
         let state = json!({"count": step});
-        store.write_checkpoint(&node(session, 0, step, &state)).unwrap();
+        store
+            .write_checkpoint(&node(session, 0, step, &state))
+            .unwrap();
     }
 }
 

@@ -119,18 +119,43 @@ fn secrets_never_reach_either_store() {
     for backend in agentctl_test_support::backends() {
         let fresh = backend.fresh_with(Redactor::new([secret]));
         let store = &fresh.store;
-        let session = store.create_session(Some(&format!("title {secret}"))).unwrap().id;
-        let run = store.start_run(&session, &NewRun::new("a", agentctl_core::ContextMode::Shared)).unwrap();
+        let session = store
+            .create_session(Some(&format!("title {secret}")))
+            .unwrap()
+            .id;
+        let run = store
+            .start_run(
+                &session,
+                &NewRun::new("a", agentctl_core::ContextMode::Shared),
+            )
+            .unwrap();
         store
             .record_turn(
                 run.id,
-                &[NewMessage::new(ContextScope::Main, None, Message::user(format!("key {secret}")))],
+                &[NewMessage::new(
+                    ContextScope::Main,
+                    None,
+                    Message::user(format!("key {secret}")),
+                )],
                 &[NewStep::new("tool_call", json!({"args": secret}))],
             )
             .unwrap();
-        store.save_summary(&session, &ContextScope::Main, 1, &format!("said {secret}")).unwrap();
-        store.set_session_state(&session, "task", &json!({"note": secret}), "a").unwrap();
-        store.write_handoff(run.id, &HandoffSummary { summary: format!("done {secret}"), files_changed: vec![], open_items: vec![] }).unwrap();
+        store
+            .save_summary(&session, &ContextScope::Main, 1, &format!("said {secret}"))
+            .unwrap();
+        store
+            .set_session_state(&session, "task", &json!({"note": secret}), "a")
+            .unwrap();
+        store
+            .write_handoff(
+                run.id,
+                &HandoffSummary {
+                    summary: format!("done {secret}"),
+                    files_changed: vec![],
+                    open_items: vec![],
+                },
+            )
+            .unwrap();
         let everything = format!(
             "{:?}{:?}{:?}{:?}{:?}",
             store.session(&session).unwrap(),

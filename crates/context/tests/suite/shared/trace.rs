@@ -15,13 +15,17 @@ fn span(trace: TraceId, start: u64, prompt: &str) -> Span {
         duration_ms: 1.5,
         status: SpanStatus::Ok,
         error: None,
-        detail: SpanDetail::Session { prompt: prompt.into() },
+        detail: SpanDetail::Session {
+            prompt: prompt.into(),
+        },
     }
 }
 
 fn read(store: &dyn SessionStore, session: &str) -> Vec<Span> {
     let mut spans = Vec::new();
-    let count = store.for_each_span(session, &mut |span| spans.push(span)).unwrap();
+    let count = store
+        .for_each_span(session, &mut |span| spans.push(span))
+        .unwrap();
     assert_eq!(count, spans.len());
     spans
 }
