@@ -31,6 +31,7 @@ pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Resu
         SessionsCommand::Show(args) => show(&context, &args),
         SessionsCommand::Delete(args) => delete(&context, &args),
         SessionsCommand::Compact(args) => compact(&context, &args),
+        SessionsCommand::Migrate(args) => crate::sessions_migrate::run(&context, &args),
     }
 }
 
