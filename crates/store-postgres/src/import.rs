@@ -211,7 +211,7 @@ async fn insert_messages(
                     &opt_text(stored.agent.as_deref()),
                     &role_of(&stored.message),
                     content,
-                    &stored.visible,
+                    &i16::from(stored.visible),
                     &i32::try_from(stored.token_estimate).unwrap_or(i32::MAX),
                     &stored.created_at,
                     &stored.source.as_str(),

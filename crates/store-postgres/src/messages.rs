@@ -17,7 +17,7 @@ pub(crate) struct Prepared {
     agent: Option<String>,
     role: &'static str,
     content: String,
-    visible: bool,
+    visible: i16,
     token_estimate: i32,
     source: Option<String>,
 }
@@ -45,7 +45,7 @@ pub(crate) fn prepare(redactor: &Redactor, messages: &[NewMessage]) -> FaultResu
                 agent: new.agent.as_deref().map(|agent| text(agent).into_owned()),
                 role: role_of(&message),
                 // Sub-agent steps never reach the timeline, whatever the caller asked.
-                visible: new.visible && !new.scope.is_sub(),
+                visible: i16::from(new.visible && !new.scope.is_sub()),
                 token_estimate: i32::try_from(agentctl_context::estimate_tokens(&message))
                     .unwrap_or(i32::MAX),
                 content,
@@ -119,7 +119,7 @@ fn message_row(row: &Row) -> FaultResult<StoredMessage> {
         context_scope,
         agent: row.try_get(4)?,
         role: role_of(&message),
-        visible: row.try_get(5)?,
+        visible: row.try_get::<_, i16>(5)? != 0,
         source: Source::stored(row.try_get(9)?),
         token_estimate: u32::try_from(token_estimate).unwrap_or(0),
         created_at: row.try_get(7)?,
@@ -182,7 +182,7 @@ impl MessageLog for PgStore {
             if query.visible_only {
                 params.push(&MAIN_TIMELINE);
                 sql.push_str(&format!(
-                    " AND timeline_scope = ${} AND visible",
+                    " AND timeline_scope = ${} AND visible = 1",
                     params.len()
                 ));
             }

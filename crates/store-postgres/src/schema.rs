@@ -6,8 +6,9 @@
 //! process leaves the previous version.
 //!
 //! Version 1 is the SQLite store's schema version 6, table for table and column for column,
-//! so the inspection queries of seed 001 read both alike, with these differences: ids are
-//! identity columns, flags are `BOOLEAN`, times `BIGINT` milliseconds; `sessions.seq` orders
+//! so the inspection queries of seed 001 read both alike (`visible` is `0`/`1` there too, so
+//! `WHERE visible = 1` runs as written), with these differences: ids are identity columns,
+//! times `BIGINT` milliseconds; `sessions.seq` orders
 //! sessions written in the same millisecond (SQLite's `rowid`); a run records the store client
 //! that owns it (`owner_client`, see [`crate::presence`]) and its host instead of a boot id.
 
@@ -64,7 +65,7 @@ CREATE TABLE chat_messages (
     agent_id        TEXT,
     role            TEXT NOT NULL,
     content         TEXT NOT NULL,
-    visible         BOOLEAN NOT NULL,
+    visible         SMALLINT NOT NULL CHECK (visible IN (0, 1)),
     token_estimate  INTEGER NOT NULL,
     created_at      BIGINT NOT NULL,
     source          TEXT NOT NULL DEFAULT 'cli'
