@@ -57,7 +57,7 @@ on_each_backend! {
         for span in &written {
             store.record_span(&session, span).unwrap();
         }
-        written.sort_by(|a, b| (a.start_unix_nano, a.span_id.to_string()).cmp(&(b.start_unix_nano, b.span_id.to_string())));
+        written.sort_by_key(|span| (span.start_unix_nano, span.span_id.to_string()));
         assert_eq!(read(store, &session), written);
     }
 }
