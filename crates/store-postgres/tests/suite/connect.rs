@@ -78,7 +78,7 @@ async fn calls_from_tasks_of_a_multi_thread_runtime() {
                     .record_turn(
                         run.id,
                         &[NewMessage::new(
-                            run.context_scope.clone(),
+                            run.context_scope,
                             None,
                             Message::user("x"),
                         )],
