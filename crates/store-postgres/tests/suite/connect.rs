@@ -77,11 +77,7 @@ async fn calls_from_tasks_of_a_multi_thread_runtime() {
                 store
                     .record_turn(
                         run.id,
-                        &[NewMessage::new(
-                            run.context_scope,
-                            None,
-                            Message::user("x"),
-                        )],
+                        &[NewMessage::new(run.context_scope, None, Message::user("x"))],
                         &[],
                     )
                     .unwrap();
