@@ -162,3 +162,97 @@ fn an_embedded_store_moves_to_postgres_and_the_password_never_shows() {
     assert!(stderr.contains("postgres://me@127.0.0.1:1/db"), "{stderr}");
     assert!(!stderr.contains("hunter2-secret"), "{stderr}");
 }
+
+const DEBUGGER: &str = "---
+name: debugger
+description: Finds the causes of bugs.
+model: openai:gpt-4o-mini
+memory:
+  long_term:
+    backend: sqlite
+---
+Remember what you learn; recall it before you start.
+";
+
+/// `agent` on `prompt` against `model`, with its sessions and memory in `database`.
+fn remembering_run(
+    project: &TestProject,
+    database: &FreshStore,
+    model: &super::support::ServedModel,
+    prompt: &str,
+) -> Value {
+    let mut command = project.command(&[
+        "run",
+        "debugger",
+        "-p",
+        prompt,
+        "--approve",
+        "safe,low",
+        "--format",
+        "json",
+    ]);
+    command.env("AGENTCTL_DATABASE_URL", &database.location);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn a_lesson_remembered_on_one_machine_is_recalled_on_another() {
+    if postgres_url().is_none() {
+        return;
+    }
+    let database = Backend::Postgres.fresh();
+    let (here, there) = (TestProject::new(), TestProject::new());
+    for project in [&here, &there] {
+        project.write(".agentctl/agents/debugger.md", DEBUGGER);
+    }
+    let model = super::support::ServedModel::openai();
+    model.answer_call(
+        "call_1",
+        "remember",
+        r#"{"content":"The checkout test is flaky unless STRIPE_MODE=test is set"}"#,
+    );
+    model.answer_text("Noted.");
+    remembering_run(&here, &database, &model, "The checkout test failed again");
+    model.answer_call("call_2", "recall", r#"{"query":"flaky checkout tests"}"#);
+    model.answer_text("Set STRIPE_MODE=test.");
+    remembering_run(&there, &database, &model, "Why does checkout fail?");
+    let requests = model.server.requests();
+    let recalled = requests[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .map(|message| message["content"].as_str().unwrap().to_owned())
+        .unwrap();
+    let recalled: Value = serde_json::from_str(&recalled).unwrap();
+    assert_eq!(
+        recalled["memories"][0]["content"],
+        "The checkout test is flaky unless STRIPE_MODE=test is set"
+    );
+    model.server.assert_no_violations();
+    for project in [&here, &there] {
+        assert!(!project.root.join(".agentctl/memory.db").exists());
+    }
+    let listed = json(&there, &database, &["memory", "list", "--format", "json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    let found = json(
+        &here,
+        &database,
+        &["memory", "search", "stripe", "--format", "json"],
+    );
+    assert_eq!(found[0]["agent"], "debugger");
+    on(
+        &here,
+        &database,
+        &["memory", "forget", &found[0]["id"].to_string()],
+    );
+    let listed = json(&there, &database, &["memory", "list", "--format", "json"]);
+    assert!(listed.as_array().unwrap().is_empty());
+}

@@ -69,8 +69,9 @@ impl Shared {
             tools.registry.register_arc(tool);
         }
         // Long-term memory outlives sessions: offered whenever there is a project store.
-        if let Some(store) = &self.store_path
-            && let Some(memory) = long_term_memory_tools(agent, store, &self.builder)
+        // An unusable store URL is reported when a session opens; here it only means no memory.
+        if let Some(location) = self.store.as_ref().and_then(|spec| spec.location().ok())
+            && let Some(memory) = long_term_memory_tools(agent, &location, &self.builder)
         {
             memory.register(&mut tools.registry);
         }

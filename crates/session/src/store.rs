@@ -5,6 +5,7 @@
 use crate::error::SessionError;
 use agentctl_context::{ContextError, SessionImport, SessionStore, SqliteStore};
 use agentctl_core::Redactor;
+use agentctl_memory::{MemoryBackend, MemoryError, MemoryStore};
 use agentctl_store_postgres::{PgStore, is_postgres_url, mask_url};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -102,6 +103,50 @@ impl StoreLocation {
         matches!(self, StoreLocation::Postgres(_))
     }
 
+    /// Where agents' long-term memory lives with these sessions: `memory.db` beside a SQLite
+    /// session file, or the same PostgreSQL database.
+    ///
+    /// ```
+    /// use agentctl_session::StoreLocation;
+    /// let local = StoreLocation::Sqlite("/work/app/.agentctl/sessions.db".into());
+    /// assert_eq!(local.memory(), StoreLocation::Sqlite("/work/app/.agentctl/memory.db".into()));
+    /// ```
+    pub fn memory(&self) -> StoreLocation {
+        match self {
+            StoreLocation::Sqlite(path) => StoreLocation::Sqlite(MemoryStore::path_beside(path)),
+            StoreLocation::Postgres(url) => StoreLocation::Postgres(url.clone()),
+        }
+    }
+
+    /// Opens this location as a long-term memory store (see [`memory`](Self::memory) for
+    /// where a session store keeps it), masking `secrets`; `None` for a SQLite file that does
+    /// not exist when `create` is false.
+    pub fn open_memory(
+        &self,
+        secrets: Redactor,
+        create: bool,
+    ) -> Result<Option<Arc<dyn MemoryBackend>>, MemoryError> {
+        match self {
+            StoreLocation::Sqlite(path) => {
+                if !create && !path.exists() {
+                    return Ok(None);
+                }
+                let store = MemoryStore::open(path)?.with_redactor(secrets);
+                Ok(Some(Arc::new(store)))
+            }
+            StoreLocation::Postgres(url) => {
+                let secrets = password_of(url).map_or(secrets.clone(), |pw| secrets.with([pw]));
+                let store = PgStore::connect(url)
+                    .map_err(|error| MemoryError::Backend {
+                        store: mask_url(url),
+                        message: error.to_string(),
+                    })?
+                    .with_redactor(secrets);
+                Ok(Some(Arc::new(store)))
+            }
+        }
+    }
+
     /// Opens the store, masking `secrets` in what it writes (and the URL's password in its
     /// errors); `None` for a SQLite file that does not exist when `create` is false (a server
     /// database always exists: it is created by whoever runs the server). A project's SQLite
@@ -161,6 +206,11 @@ impl StoreSpec {
             default,
             opened: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Where the store is.
+    pub(crate) fn location(&self) -> Result<StoreLocation, ContextError> {
+        resolve_location(self.chosen.as_deref(), &self.root, &self.default)
     }
 
     /// The store, opened (created) with `secrets`.

@@ -19,6 +19,8 @@ pub(crate) enum Fault {
     Corrupt(&'static str, String),
     /// Something else about the store itself (its thread, its setup).
     Store(String),
+    /// An error of long-term memory's own (a full agent, an unknown id).
+    Memory(agentctl_memory::MemoryError),
 }
 
 impl From<tokio_postgres::Error> for Fault {
@@ -135,6 +137,7 @@ impl Fault {
                 detail: url.mask(&redactor.redact(&detail)),
             },
             Fault::Store(message) => backend(message, false),
+            Fault::Memory(error) => backend(error.to_string(), false),
         }
     }
 }

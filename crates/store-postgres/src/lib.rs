@@ -7,7 +7,9 @@
 //! ([`SessionStore`](agentctl_context::SessionStore)) — and takes whole sessions copied from
 //! another store ([`SessionImport`](agentctl_context::SessionImport), for
 //! `agentctl sessions migrate`). Its schema mirrors the SQLite one table for table, with its
-//! own versioned migrations ([`PG_SCHEMA_VERSION`]).
+//! own versioned migrations ([`PG_SCHEMA_VERSION`]). It is also a long-term memory store
+//! ([`MemoryBackend`](agentctl_memory::MemoryBackend)): full-text search, and similarity by
+//! pgvector when the extension is installed, else computed in the client.
 //!
 //! How it works, and why:
 //!
@@ -47,6 +49,7 @@
 mod fault;
 mod graph;
 mod import;
+mod memory;
 mod messages;
 mod presence;
 mod runs;

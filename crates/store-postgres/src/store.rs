@@ -142,30 +142,27 @@ impl PgStore {
         F: FnOnce(Arc<Inner>) -> Fut,
         Fut: Future<Output = FaultResult<T>> + Send + 'static,
     {
+        self.call_raw(operation).map_err(|fault| self.error(fault))
+    }
+
+    /// [`call`](Self::call), its fault as it is.
+    pub(crate) fn call_raw<T, F, Fut>(&self, operation: F) -> FaultResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Inner>) -> Fut,
+        Fut: Future<Output = FaultResult<T>> + Send + 'static,
+    {
         let future = operation(Arc::clone(&self.inner));
-        self.worker
-            .run(future)
-            .unwrap_or_else(|_| {
-                Err(Fault::Store(
-                    "the store's connection thread has stopped".into(),
-                ))
-            })
-            .map_err(|fault| self.error(fault))
+        self.worker.run(future).unwrap_or_else(|_| {
+            Err(Fault::Store(
+                "the store's connection thread has stopped".into(),
+            ))
+        })
     }
 
     /// A fault as the caller sees it.
     pub(crate) fn error(&self, fault: Fault) -> ContextError {
         fault.into_error(&self.inner.url, &self.redactor)
-    }
-
-    /// Starts a task that lives as long as the store.
-    #[allow(dead_code)]
-    pub(crate) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> Result<()> {
-        self.worker.spawn(task).map_err(|_| {
-            self.error(Fault::Store(
-                "the store's connection thread has stopped".into(),
-            ))
-        })
     }
 }
 

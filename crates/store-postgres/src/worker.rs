@@ -69,19 +69,6 @@ impl Worker {
             .map_err(|_| WorkerGone)?;
         reply.recv().map_err(|_| WorkerGone)
     }
-
-    /// Starts `future` on the worker's runtime without waiting for it (background tasks that
-    /// live as long as the store).
-    pub(crate) fn spawn<F>(&self, future: F) -> Result<(), WorkerGone>
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
-        self.jobs
-            .as_ref()
-            .ok_or(WorkerGone)?
-            .send(Box::pin(future))
-            .map_err(|_| WorkerGone)
-    }
 }
 
 impl Drop for Worker {
