@@ -21,6 +21,9 @@
 //!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
 //! * [`expand_file_references`]: `@file:keyword` references appended as a `<Context>` block.
 //! * [`RunRecorder`]: writes a run into its workspace from the turns the loop committed.
+//! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
+//!   stores (the SQLite one here, the PostgreSQL one of agentctl-store-postgres), ids
+//!   renumbered, idempotent and resumable.
 //!
 //! Wiring a run into a session:
 //!
