@@ -75,6 +75,18 @@ impl StoreLocation {
             message: message.to_owned(),
             retryable: false,
         };
+        // libpq's `host=… dbname=…` form would otherwise name a SQLite file.
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if words.len() > 1 && words.iter().all(|word| word.contains('=')) {
+            // Not echoed: the words may hold a password.
+            return Err(ContextError::Backend {
+                store: format!("{DATABASE_URL_VAR} / store.url"),
+                message: "connection settings as `key=value` words are not supported: write \
+                          them as a URL, postgres://USER@HOST:PORT/DATABASE?PARAM=VALUE"
+                    .into(),
+                retryable: false,
+            });
+        }
         let path = match text.split_once(':') {
             Some((scheme, rest)) if scheme.eq_ignore_ascii_case("sqlite") => {
                 rest.strip_prefix("//").unwrap_or(rest)
@@ -280,9 +292,15 @@ mod tests {
             StoreLocation::Sqlite("/p/x.db".into())
         );
         assert!(parse("postgresql://h/d").unwrap().is_shared());
-        for bad in ["sqlite://", "", "http://example.com/x", "mysql://u:pw@h/d"] {
+        for bad in [
+            "sqlite://",
+            "",
+            "http://example.com/x",
+            "mysql://u:pw@h/d",
+            "host=db user=me password=pw",
+        ] {
             let error = parse(bad).unwrap_err().to_string();
-            assert!(!error.contains(":pw@"), "{error}");
+            assert!(!error.contains(":pw@") && !error.contains("=pw"), "{error}");
         }
         let url = "postgres://u:hunter22@h/d";
         let location = parse(url).unwrap();
