@@ -21,7 +21,8 @@
 //!   validators, sandboxed validator programs;
 //! - [`routing`]: routing by triggers, handoff tools, CEL conditions over session state;
 //! - [`session`]: the session runner — everything a turn needs between a front end and the
-//!   loop.
+//!   loop;
+//! - [`store_postgres`]: the session store on PostgreSQL, shared by several machines.
 
 pub use agentctl_config as config;
 pub use agentctl_context as context;
@@ -35,6 +36,7 @@ pub use agentctl_routing as routing;
 pub use agentctl_runtime as runtime;
 pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
+pub use agentctl_store_postgres as store_postgres;
 pub use agentctl_tools as tools;
 pub use agentctl_trace as trace;
 

@@ -126,6 +126,8 @@ impl TestProject {
             "GEMINI_API_KEY",
             "GOOGLE_API_KEY",
             "GEMINI_BASE_URL",
+            // The sessions go to the project's own file unless a test names a store.
+            "AGENTCTL_DATABASE_URL",
             // `agents edit` and `agents create` must not open the developer's editor.
             "VISUAL",
             "EDITOR",

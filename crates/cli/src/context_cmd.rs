@@ -9,8 +9,7 @@ use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::sessions_cmd::{StateView, state_line, state_views};
 use agentctl_context::{
-    ClearedContext, MessageLog as _, ModeInputs, ResolvedMode, SessionInfo, SessionLog,
-    SqliteStore, resolve_mode,
+    ClearedContext, ModeInputs, ResolvedMode, SessionInfo, SessionStore, resolve_mode,
 };
 use agentctl_core::{AgentsSettings, ContextMode};
 use agentctl_definitions::discover;
@@ -51,9 +50,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
     let discovery = discover(&context.locations);
     let changing = args.mode.is_some() || args.clear;
     let store = context.open_store(changing)?;
-    let session = pick_session(store.as_ref(), args.session.as_deref(), args.mode.is_some())?;
+    let session = pick_session(
+        store.as_deref(),
+        args.session.as_deref(),
+        args.mode.is_some(),
+    )?;
     let Some(name) = args.name.as_deref() else {
-        let overrides = overrides(store.as_ref(), session.as_ref())?;
+        let overrides = overrides(store.as_deref(), session.as_ref())?;
         let reports: Vec<ModeReport> = discovery
             .agents
             .iter()
@@ -81,7 +84,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         .map(|memory| memory.session.clone())
         .unwrap_or_default();
     if changing {
-        let (Some(store), Some(session)) = (store.as_ref(), session.as_ref()) else {
+        let (Some(store), Some(session)) = (store.as_deref(), session.as_ref()) else {
             anyhow::bail!("no session to change: pass --session ID or run an agent first");
         };
         let mode = args.mode.map(ContextMode::from);
@@ -99,9 +102,9 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         }
         store.set_mode_override(&session.id, name, mode)?;
     }
-    let overrides = overrides(store.as_ref(), session.as_ref())?;
+    let overrides = overrides(store.as_deref(), session.as_ref())?;
     let mut report = report(name, file_mode, &overrides, session.as_ref(), settings);
-    report.state = agent_state(&memory_keys, store.as_ref(), session.as_ref())?;
+    report.state = agent_state(&memory_keys, store.as_deref(), session.as_ref())?;
     match args.format {
         TextFormat::Json => print_json(&report)?,
         // State values come from models.
@@ -112,7 +115,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
 
 /// The session named, else the latest; with `create`, a new one when there is none.
 fn pick_session(
-    store: Option<&SqliteStore>,
+    store: Option<&dyn SessionStore>,
     id: Option<&str>,
     create: bool,
 ) -> anyhow::Result<Option<SessionInfo>> {
@@ -133,7 +136,7 @@ fn pick_session(
 }
 
 fn overrides(
-    store: Option<&SqliteStore>,
+    store: Option<&dyn SessionStore>,
     session: Option<&SessionInfo>,
 ) -> anyhow::Result<BTreeMap<String, ContextMode>> {
     match (store, session) {
@@ -145,7 +148,7 @@ fn overrides(
 /// The keys an agent with `memory.session` keys may use, with their values in the session.
 fn agent_state(
     declared: &[String],
-    store: Option<&SqliteStore>,
+    store: Option<&dyn SessionStore>,
     session: Option<&SessionInfo>,
 ) -> anyhow::Result<Option<BTreeMap<String, Option<StateView>>>> {
     if declared.is_empty() {

@@ -19,6 +19,7 @@ mod route_cmd;
 mod run;
 mod schema;
 mod sessions_cmd;
+mod sessions_migrate;
 mod trace_cmd;
 
 use args::{Cli, Command};

@@ -1,20 +1,22 @@
 //! `agentctl memory list|search|forget`: the long-term memories agents keep with `remember`.
 //!
 //! The store is `memory.db` beside the session database (`<project>/.agentctl/memory.db`, or
-//! `$AGENTCTL_HOME/memory.db` outside a project). Reading commands do not create it; `search`
-//! is keyword (BM25) search, whatever the agents' backends.
+//! `$AGENTCTL_HOME/memory.db` outside a project), or the sessions' PostgreSQL database when
+//! `AGENTCTL_DATABASE_URL` / `store.url` name one. Reading commands do not create a file;
+//! `search` is keyword search, whatever the agents' backends.
 
 use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, MemorySearchArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use agentctl_context::utc_timestamp;
-use agentctl_memory::{MemoryEntry, MemoryHit, MemoryQuery, MemoryStore};
+use agentctl_core::Redactor;
+use agentctl_memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
 use agentctl_session::Project;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs `agentctl memory …`.
 pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result<ExitCode> {
@@ -26,17 +28,13 @@ pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result
     }
 }
 
-fn store_path(project: &Project) -> PathBuf {
-    MemoryStore::path_beside(&project.store_path())
-}
-
-/// The project's memory store; `None` when no memory was ever stored here.
-fn open_store(project: &Project) -> anyhow::Result<Option<MemoryStore>> {
-    let path = store_path(project);
-    if !path.exists() {
-        return Ok(None);
-    }
-    Ok(Some(MemoryStore::open(&path)?))
+/// The project's memory store (with its sessions: `memory.db` beside a SQLite session file,
+/// or the sessions' PostgreSQL database); `None` when no memory was ever stored in a file.
+fn open_store(project: &Project) -> anyhow::Result<Option<Arc<dyn MemoryBackend>>> {
+    Ok(project
+        .store_location()?
+        .memory()
+        .open_memory(Redactor::default(), false)?)
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]

@@ -1,15 +1,15 @@
 //! `agentctl sessions list|show|delete|compact`: the persisted sessions of the project.
 //!
-//! The database is `<project>/.agentctl/sessions.db` inside a project, else
-//! `$AGENTCTL_HOME/sessions.db` ([`SqliteStore::default_path`]). Reading commands do not
-//! create it.
+//! The store is the one `AGENTCTL_DATABASE_URL` or settings `store.url` names, else the
+//! embedded `<project>/.agentctl/sessions.db` inside a project or `$AGENTCTL_HOME/sessions.db`
+//! ([`Project::store_location`]). Reading commands do not create a SQLite file.
 
 use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, ShowArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{confirm, print_json, terminal_safe};
 use agentctl_context::{
-    ContextScope, ContextSummary, MessageLog, MessageQuery, PromptBudget, RunLog, RunRecord,
-    SessionInfo, SessionLog, SqliteStore, StateEntry, StoredMessage, utc_timestamp,
+    ContextScope, ContextSummary, MessageQuery, PromptBudget, RunRecord, SessionInfo, SessionStore,
+    StateEntry, StoredMessage, utc_timestamp,
 };
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
@@ -20,6 +20,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs `agentctl sessions …`.
 pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Result<ExitCode> {
@@ -29,12 +30,13 @@ pub(crate) fn run(global: &GlobalArgs, command: SessionsCommand) -> anyhow::Resu
         SessionsCommand::Show(args) => show(&context, &args),
         SessionsCommand::Delete(args) => delete(&context, &args),
         SessionsCommand::Compact(args) => compact(&context, &args),
+        SessionsCommand::Migrate(args) => crate::sessions_migrate::run(&context, &args),
     }
 }
 
 /// The session store of this project (or of the user outside projects); `None` if it does not
 /// exist yet and `create` is false.
-fn require_store(context: &Project, id: &str) -> anyhow::Result<SqliteStore> {
+fn require_store(context: &Project, id: &str) -> anyhow::Result<Arc<dyn SessionStore>> {
     context.open_store(false)?.with_context(|| {
         format!("no session `{id}`: no session has been recorded here yet (agentctl sessions list)")
     })
@@ -409,7 +411,7 @@ fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
     let written = tokio
         .block_on(compact_now(
             &builder,
-            &store,
+            &*store,
             &session.id,
             args.model.as_deref(),
         ))

@@ -4,13 +4,14 @@ use crate::args::GlobalArgs;
 use crate::args::TextFormat;
 use crate::args::trace::{ExportFormat, TraceCommand, TraceExportArgs, TraceShowArgs};
 use crate::output::{print_json, terminal_safe};
-use agentctl_context::{SessionLog as _, SqliteStore, TraceLog as _};
+use agentctl_context::SessionStore;
 use agentctl_core::Span;
 use agentctl_session::Project;
 use agentctl_trace::{build_trees, render_waterfall};
 use anyhow::Context as _;
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Runs `agentctl trace …`.
 pub(crate) fn run(global: &GlobalArgs, command: TraceCommand) -> anyhow::Result<ExitCode> {
@@ -22,7 +23,7 @@ pub(crate) fn run(global: &GlobalArgs, command: TraceCommand) -> anyhow::Result<
 }
 
 /// The store holding `session`, checked to have it.
-fn store_of(project: &Project, session: &str) -> anyhow::Result<SqliteStore> {
+fn store_of(project: &Project, session: &str) -> anyhow::Result<Arc<dyn SessionStore>> {
     let store = project.open_store(false)?.with_context(|| {
         format!(
             "no session `{session}`: no session has been recorded here yet (agentctl sessions list)"
@@ -59,8 +60,8 @@ fn export(project: &Project, args: &TraceExportArgs) -> anyhow::Result<ExitCode>
     let store = store_of(project, &args.session)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let count = match args.format {
-        ExportFormat::Jsonl => stream(&store, &args.session, &mut out, "", "\n", "")?,
-        ExportFormat::Json => stream(&store, &args.session, &mut out, "[\n", ",\n", "\n]\n")?,
+        ExportFormat::Jsonl => stream(&*store, &args.session, &mut out, "", "\n", "")?,
+        ExportFormat::Json => stream(&*store, &args.session, &mut out, "[\n", ",\n", "\n]\n")?,
         ExportFormat::OtlpJson => {
             let mut spans: Vec<Span> = Vec::new();
             store.for_each_span(&args.session, &mut |span| spans.push(span))?;
@@ -84,7 +85,7 @@ fn export(project: &Project, args: &TraceExportArgs) -> anyhow::Result<ExitCode>
 /// then the spans separated by `separator`, then `close`. Nothing is written for a session
 /// without spans.
 fn stream(
-    store: &SqliteStore,
+    store: &dyn SessionStore,
     session: &str,
     out: &mut impl std::io::Write,
     open: &str,

@@ -198,7 +198,29 @@ impl LoadedSettings {
 
     /// The resolved settings as JSON, in the shape of `settings.json`.
     pub fn to_value(&self) -> Value {
-        serde_json::to_value(&self.settings).unwrap_or_else(|_| Value::Object(Map::new()))
+        let mut value =
+            serde_json::to_value(&self.settings).unwrap_or_else(|_| Value::Object(Map::new()));
+        // A listing never shows the store's password (`postgres://user:***@host/db`).
+        if let Some(Value::String(url)) = value.pointer_mut("/store/url") {
+            *url = mask_password(url);
+        }
+        value
+    }
+}
+
+/// `url` with the password of its user info masked: `postgres://me:secret@db/x` →
+/// `postgres://me:***@db/x`.
+fn mask_password(url: &str) -> String {
+    let Some(start) = url.find("://").map(|at| at + 3) else {
+        return url.to_owned();
+    };
+    let rest = &url[start..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    match (authority.rfind('@'), authority.find(':')) {
+        (Some(at), Some(colon)) if colon < at => {
+            format!("{}:***{}", &url[..start + colon], &url[start + at..])
+        }
+        _ => url.to_owned(),
     }
 }
 

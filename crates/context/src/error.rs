@@ -47,6 +47,29 @@ pub enum ContextError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A database server (PostgreSQL) refused an operation or could not be reached. The
+    /// store is named by its URL with the password masked; so is everything in `message`.
+    #[error("session store {store}: {message}")]
+    Backend {
+        /// The store, as a URL without its password.
+        store: String,
+        /// What failed, with the server's own words.
+        message: String,
+        /// Whether trying again may succeed (a lost connection, a serialisation failure, a
+        /// deadlock the server broke, a server starting up).
+        retryable: bool,
+    },
+    /// A session cannot be copied into a store (`agentctl sessions migrate`): the target
+    /// holds a different session under the same id.
+    #[error("cannot copy session {session} into {store}: {reason}")]
+    Transfer {
+        /// The session.
+        session: String,
+        /// The target store (password masked).
+        store: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// The database was written by a newer agentctl.
     #[error(
         "session store {path} has schema version {found}, newer than this agentctl supports \
@@ -184,6 +207,7 @@ impl ContextError {
                 source.sqlite_error_code(),
                 Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
             ),
+            ContextError::Backend { retryable, .. } => *retryable,
             ContextError::Summarizer { .. } => true,
             _ => false,
         }

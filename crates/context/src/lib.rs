@@ -22,6 +22,9 @@
 //!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
 //! * [`expand_file_references`]: `@file:keyword` references appended as a `<Context>` block.
 //! * [`RunRecorder`]: writes a run into its workspace from the turns the loop committed.
+//! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
+//!   stores (the SQLite one here, the PostgreSQL one of agentctl-store-postgres), ids
+//!   renumbered, idempotent and resumable.
 //!
 //! Wiring a run into a session:
 //!
@@ -64,6 +67,7 @@ mod source;
 mod sqlite;
 mod store;
 mod tokens;
+mod transfer;
 mod view;
 
 pub use compaction::{
@@ -91,4 +95,7 @@ pub use sqlite::{
 };
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::estimate_tokens;
+pub use transfer::{
+    CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport, copy_sessions, export_session,
+};
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history, load_history_within};

@@ -61,8 +61,9 @@ impl Source {
         }
     }
 
-    /// A value read from the store, taken as written.
-    pub(crate) fn stored(name: String) -> Self {
+    /// A value read from a store, taken as written (a newer agentctl's names stay readable).
+    /// For store implementations; a name of the caller's own goes through [`Source::new`].
+    pub fn stored(name: String) -> Self {
         Source(Cow::Owned(name))
     }
 

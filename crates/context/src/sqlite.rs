@@ -22,6 +22,7 @@
 //!   reports that the turn could not be saved.
 
 mod graph;
+mod import;
 mod messages;
 mod owner;
 mod runs;

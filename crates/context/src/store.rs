@@ -13,6 +13,7 @@ use crate::record::{
     SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
+use crate::sqlite::StateEntry;
 use agentctl_core::{ContextMode, Span, Usage};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -166,6 +167,10 @@ pub trait StateLog: Send + Sync {
     /// Sets `key` to `value` (JSON `null` deletes it), recording that `agent` wrote it.
     fn set_session_state(&self, session: &str, key: &str, value: &Value, agent: &str)
     -> Result<()>;
+    /// The session's state with who set each key and when, in key order (for listings and
+    /// for copying a session to another store).
+    /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
+    fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>>;
 }
 
 /// Graph checkpoints: after every node of a graph run, the graph state, the node that ran and

@@ -18,6 +18,7 @@ mod suite {
     mod migration;
     mod mode;
     mod recorder;
+    mod shared;
     mod state;
     mod store;
     mod trace;

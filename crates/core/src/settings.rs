@@ -32,6 +32,29 @@ pub struct Settings {
     pub env: EnvSettings,
     /// The `web_fetch` and `web_search` tools.
     pub web: WebSettings,
+    /// Where sessions are stored (left out of listings while unset).
+    #[serde(skip_serializing_if = "StoreSettings::is_unset")]
+    pub store: StoreSettings,
+}
+
+/// `store.*` keys: where sessions, runs, state, checkpoints and traces are stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StoreSettings {
+    /// The session store: `postgres://USER@HOST:PORT/DATABASE` for a PostgreSQL database
+    /// shared by several machines, `sqlite://PATH` or a plain path for a SQLite file (relative
+    /// to the project root). Unset: the embedded `.agentctl/sessions.db`. The
+    /// `AGENTCTL_DATABASE_URL` environment variable overrides it. Keep the password out of
+    /// settings files: `PGPASSWORD` supplies it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl StoreSettings {
+    /// True when nothing is set: the embedded store.
+    pub fn is_unset(&self) -> bool {
+        self.url.is_none()
+    }
 }
 
 /// `agents.*` keys.

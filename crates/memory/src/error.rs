@@ -17,6 +17,14 @@ pub enum MemoryError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A database server (PostgreSQL) refused an operation or could not be reached.
+    #[error("memory store {store}: {message}")]
+    Backend {
+        /// The store, as a URL without its password.
+        store: String,
+        /// What failed.
+        message: String,
+    },
     /// The folder of the database could not be created.
     #[error("cannot create the folder of the memory store {path}: {source}")]
     Io {

@@ -9,20 +9,29 @@
 //! keyword and similarity rankings by reciprocal rank. `agentctl memory list|search|forget`
 //! reads and prunes the same store.
 //!
+//! [`MemoryBackend`] is what the tools need from a store: the embedded [`MemoryStore`], or the
+//! PostgreSQL store of agentctl-store-postgres (full-text search, pgvector when installed)
+//! when the sessions live on a server.
+//!
 //! Everything a model can send is bounded and inert: any query text becomes quoted FTS5 words
 //! (no operator, no syntax error), content and metadata are size-capped and masked with the
 //! session's [`Redactor`](agentctl_core::Redactor), and recall only ever searches the calling
 //! agent's entries.
 
+mod backend;
 mod error;
 mod query;
 mod store;
 mod tools;
 mod vector;
 
+pub use backend::MemoryBackend;
 pub use error::{MemoryError, Result};
+pub use query::search_terms;
 pub use store::{
     Embedding, Matched, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
 };
 pub use tools::{LongTermTools, MAX_RECALL_LIMIT, RecallArgs, RememberArgs};
-pub use vector::MAX_DIMENSIONS;
+pub use vector::{
+    MAX_DIMENSIONS, check as check_embedding, cosine as cosine_similarity, fuse as fuse_rankings,
+};

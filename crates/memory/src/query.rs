@@ -12,8 +12,13 @@ pub(crate) const MAX_TERMS: usize = 32;
 /// Longest word kept, in characters.
 const MAX_TERM_CHARS: usize = 64;
 
-/// The FTS5 `MATCH` expression for `text`; `None` when it has no word to search for.
-pub(crate) fn fts_query(text: &str) -> Option<String> {
+/// The words of a search text, lowercased, each once, at most 32 of 64 characters: runs of
+/// letters and digits, so no operator or quote of any query language survives.
+///
+/// ```
+/// assert_eq!(agentctl_memory::search_terms("Deploy OR \"prod\"; deploy!"), ["deploy", "or", "prod"]);
+/// ```
+pub fn search_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
         if word.is_empty() {
@@ -31,6 +36,12 @@ pub(crate) fn fts_query(text: &str) -> Option<String> {
             break;
         }
     }
+    terms
+}
+
+/// The FTS5 `MATCH` expression for `text`; `None` when it has no word to search for.
+pub(crate) fn fts_query(text: &str) -> Option<String> {
+    let terms = search_terms(text);
     if terms.is_empty() {
         return None;
     }

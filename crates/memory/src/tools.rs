@@ -14,6 +14,7 @@
 //!   persist instructions there; the default policy (`safe` only) asks before either runs.
 //!   `remember` is mutating (its calls run one at a time); `recall` is not.
 
+use crate::backend::MemoryBackend;
 use crate::error::MemoryError;
 use crate::store::{Embedding, MemoryQuery, MemoryStore, NewMemory, Remembered};
 use agentctl_context::utc_timestamp;
@@ -60,31 +61,29 @@ impl std::fmt::Debug for LongTermTools {
     }
 }
 
+/// Opens a store on first use.
+type Opener = Box<dyn Fn() -> Result<Arc<dyn MemoryBackend>, MemoryError> + Send + Sync>;
+
 /// The store, open or opened on first use.
 enum StoreSource {
-    Open(Arc<MemoryStore>),
+    Open(Arc<dyn MemoryBackend>),
     Lazy {
-        path: PathBuf,
-        redactor: Redactor,
-        slot: Mutex<Option<Arc<MemoryStore>>>,
+        open: Opener,
+        slot: Mutex<Option<Arc<dyn MemoryBackend>>>,
     },
 }
 
 impl StoreSource {
     /// The store, opening it on first use (blocking: call off the async threads).
-    fn get(&self) -> Result<Arc<MemoryStore>, MemoryError> {
+    fn get(&self) -> Result<Arc<dyn MemoryBackend>, MemoryError> {
         match self {
             Self::Open(store) => Ok(Arc::clone(store)),
-            Self::Lazy {
-                path,
-                redactor,
-                slot,
-            } => {
+            Self::Lazy { open, slot } => {
                 let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Some(store) = slot.as_ref() {
                     return Ok(Arc::clone(store));
                 }
-                let store = Arc::new(MemoryStore::open(path)?.with_redactor(redactor.clone()));
+                let store = open()?;
                 *slot = Some(Arc::clone(&store));
                 Ok(store)
             }
@@ -109,8 +108,14 @@ impl LongTermTools {
     /// Name of the searching tool.
     pub const RECALL: &'static str = "recall";
 
-    /// The tools of `agent` over an open `store`.
+    /// The tools of `agent` over an open embedded `store`.
     pub fn new(store: Arc<MemoryStore>, agent: impl Into<String>) -> Self {
+        Self::with_backend(store, agent)
+    }
+
+    /// The tools of `agent` over an open store of any [`MemoryBackend`] (the PostgreSQL store
+    /// of agentctl-store-postgres).
+    pub fn with_backend(store: Arc<dyn MemoryBackend>, agent: impl Into<String>) -> Self {
         Self {
             agent: agent.into().into(),
             store: Arc::new(StoreSource::Open(store)),
@@ -122,11 +127,25 @@ impl LongTermTools {
     /// masking `redactor`'s secrets: an agent that never uses them leaves no file behind, and
     /// a store that cannot be opened is a tool error the model reads, not a failed run.
     pub fn at_path(path: PathBuf, redactor: Redactor, agent: impl Into<String>) -> Self {
+        Self::opened_with(
+            move || {
+                let store = MemoryStore::open(&path)?.with_redactor(redactor.clone());
+                Ok(Arc::new(store) as Arc<dyn MemoryBackend>)
+            },
+            agent,
+        )
+    }
+
+    /// The tools of `agent` over the store `open` opens on the first call (a server store
+    /// connects then): a store that cannot be opened is a tool error the model reads.
+    pub fn opened_with(
+        open: impl Fn() -> Result<Arc<dyn MemoryBackend>, MemoryError> + Send + Sync + 'static,
+        agent: impl Into<String>,
+    ) -> Self {
         Self {
             agent: agent.into().into(),
             store: Arc::new(StoreSource::Lazy {
-                path,
-                redactor,
+                open: Box::new(open),
                 slot: Mutex::new(None),
             }),
             embeddings: Embeddings::Off,
@@ -180,7 +199,7 @@ impl LongTermTools {
     }
 
     /// The store, off the async threads (opening it may wait for another process's lock).
-    async fn store(&self) -> Result<Arc<MemoryStore>, ToolError> {
+    async fn store(&self) -> Result<Arc<dyn MemoryBackend>, ToolError> {
         let source = Arc::clone(&self.store);
         tokio::task::spawn_blocking(move || source.get())
             .await

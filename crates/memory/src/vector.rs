@@ -15,7 +15,7 @@ pub(crate) const RRF_K: f64 = 60.0;
 /// Longest vector accepted from an embedding model (the largest common models have 4096).
 pub const MAX_DIMENSIONS: usize = 16_384;
 
-/// A vector as stored: little-endian `f32`s.
+/// A vector as SQLite stores it: little-endian `f32`s.
 pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector
         .iter()
@@ -35,8 +35,9 @@ pub(crate) fn from_blob(blob: &[u8]) -> Option<Vec<f32>> {
     )
 }
 
-/// Why a vector from a model cannot be stored, if it cannot.
-pub(crate) fn check(vector: &[f32]) -> Result<(), String> {
+/// Why a vector from a model cannot be stored, if it cannot: empty, longer than
+/// [`MAX_DIMENSIONS`], or holding a value that is not a finite number.
+pub fn check(vector: &[f32]) -> Result<(), String> {
     if vector.is_empty() {
         return Err("the model answered an empty vector".into());
     }
@@ -53,7 +54,11 @@ pub(crate) fn check(vector: &[f32]) -> Result<(), String> {
 }
 
 /// Cosine similarity; `None` when the lengths differ or a vector is zero.
-pub(crate) fn cosine(a: &[f32], b: &[f32]) -> Option<f64> {
+///
+/// ```
+/// assert_eq!(agentctl_memory::cosine_similarity(&[1.0, 0.0], &[0.0, 2.0]), Some(0.0));
+/// ```
+pub fn cosine(a: &[f32], b: &[f32]) -> Option<f64> {
     if a.len() != b.len() {
         return None;
     }
@@ -68,9 +73,14 @@ pub(crate) fn cosine(a: &[f32], b: &[f32]) -> Option<f64> {
     (norm > 0.0).then(|| dot / norm)
 }
 
-/// Fuses rankings (ids, best first) into one, best first, with each id's fused score; ties
-/// go to the newer entry (the larger id).
-pub(crate) fn fuse(rankings: &[&[i64]]) -> Vec<(i64, f64)> {
+/// Fuses rankings (ids, best first) into one by reciprocal rank, best first, with each id's
+/// fused score; ties go to the newer entry (the larger id).
+///
+/// ```
+/// let fused = agentctl_memory::fuse_rankings(&[&[1, 2, 3], &[4, 3, 5]]);
+/// assert_eq!(fused[0].0, 3);
+/// ```
+pub fn fuse(rankings: &[&[i64]]) -> Vec<(i64, f64)> {
     let mut scores: HashMap<i64, f64> = HashMap::new();
     for ranking in rankings {
         for (index, id) in ranking.iter().enumerate() {

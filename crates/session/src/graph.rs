@@ -23,7 +23,7 @@ pub use replay::{GraphReplay, ReplayItem, ReplayNode, ReplayTotals};
 
 use crate::runner::SessionRunner;
 use crate::session::SessionHandle;
-use agentctl_context::{GraphBranch, GraphLog as _};
+use agentctl_context::GraphBranch;
 use agentctl_core::{GraphEvent, RunOptions};
 use agentctl_routing::Graph;
 use futures_util::Stream;

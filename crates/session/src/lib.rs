@@ -38,6 +38,7 @@ mod serve;
 mod session;
 mod shared;
 mod state;
+mod store;
 mod task;
 mod toolset;
 mod turn;
@@ -60,6 +61,7 @@ pub use runner::SessionRunner;
 pub use secrets::secrets_of;
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
+pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{
     AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,

@@ -3,11 +3,13 @@
 
 use crate::error::SessionError;
 use crate::secrets::secrets_of;
+use crate::store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, resolve_location};
 use agentctl_config::{LoadedSettings, Locations, load_settings};
-use agentctl_context::SqliteStore;
+use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Redactor, Settings};
 use agentctl_definitions::{Discovery, discover};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Locations, settings and root, resolved once per front-end invocation.
 #[derive(Debug)]
@@ -71,8 +73,9 @@ impl Project {
         discover(&self.locations)
     }
 
-    /// Where the session database is: `<project>/.agentctl/sessions.db`, or
-    /// `$AGENTCTL_HOME/sessions.db` outside a project.
+    /// Where the embedded session database is: `<project>/.agentctl/sessions.db`, or
+    /// `$AGENTCTL_HOME/sessions.db` outside a project (traces and long-term memory live
+    /// beside it, whichever store holds the sessions).
     pub fn store_path(&self) -> PathBuf {
         SqliteStore::default_path(
             self.locations.project_root.as_deref(),
@@ -80,24 +83,54 @@ impl Project {
         )
     }
 
-    /// Opens the session store; `None` when it does not exist and `create` is false. A new
-    /// project store gets a `.agentctl/.gitignore` keeping it out of commits.
-    pub fn open_store(&self, create: bool) -> Result<Option<SqliteStore>, SessionError> {
-        let path = self.store_path();
-        if !create && !path.exists() {
-            return Ok(None);
-        }
-        let secrets = secrets_of(self.settings(), &[], std::env::vars_os());
-        open_store_file(&path, secrets).map(Some)
+    /// Which session store to open: `AGENTCTL_DATABASE_URL`, else settings `store.url`, else
+    /// the embedded file ([`store_path`](Self::store_path)). Relative paths are relative to
+    /// the project root.
+    pub fn store_location(&self) -> Result<StoreLocation, SessionError> {
+        let from_env = std::env::var(DATABASE_URL_VAR).ok();
+        self.store_location_from(from_env.as_deref())
     }
-}
 
-/// Opens (creating) the store at `path`, masking `secrets` in what it writes; a project store
-/// gets its `.gitignore`.
-pub(crate) fn open_store_file(path: &Path, secrets: Redactor) -> Result<SqliteStore, SessionError> {
-    let store = SqliteStore::open(path)?.with_redactor(secrets);
-    keep_out_of_git(path);
-    Ok(store)
+    /// [`store_location`](Self::store_location) with the environment variable's value given.
+    pub fn store_location_from(&self, env: Option<&str>) -> Result<StoreLocation, SessionError> {
+        Ok(resolve_location(
+            self.store_choice(env).as_deref(),
+            self.root(),
+            &self.store_path(),
+        )?)
+    }
+
+    /// The store URL as written: the variable's value, else settings `store.url`.
+    pub(crate) fn store_choice(&self, env: Option<&str>) -> Option<String> {
+        env.filter(|url| !url.trim().is_empty())
+            .or(self.settings().store.url.as_deref())
+            .map(str::to_owned)
+    }
+
+    /// Opens the session store ([`store_location`](Self::store_location)), masking the
+    /// project's secrets in what it writes; `None` when it is a SQLite file that does not exist
+    /// and `create` is false. A new project store gets a `.agentctl/.gitignore` keeping it out
+    /// of commits.
+    pub fn open_store(&self, create: bool) -> Result<Option<Arc<dyn SessionStore>>, SessionError> {
+        Ok(self
+            .open_store_at(&self.store_location()?, create)?
+            .map(|store| store as Arc<dyn SessionStore>))
+    }
+
+    /// Opens the store at `location` with the project's secrets, as
+    /// [`open_store`](Self::open_store) does (for copying sessions between stores).
+    pub fn open_store_at(
+        &self,
+        location: &StoreLocation,
+        create: bool,
+    ) -> Result<Option<Arc<dyn MigratableStore>>, SessionError> {
+        location.open(self.secrets(), create)
+    }
+
+    /// The secrets of the settings and the environment, masked in what stores write.
+    pub(crate) fn secrets(&self) -> Redactor {
+        secrets_of(self.settings(), &[], std::env::vars_os())
+    }
 }
 
 /// What agentctl writes into a project's `.agentctl/.gitignore`.
@@ -107,7 +140,7 @@ const GITIGNORE_HEAD: &str = "# agentctl sessions are personal\n";
 /// databases out of commits (written once; one agentctl wrote before the memory store existed
 /// gets its `memory.db*` line; a file of the user's own is left alone; failing to write it is
 /// harmless).
-fn keep_out_of_git(database: &Path) {
+pub(crate) fn keep_out_of_git(database: &Path) {
     let Some(dir) = database.parent() else {
         return;
     };

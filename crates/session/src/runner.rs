@@ -5,10 +5,11 @@ use crate::builder::RuntimeBuilder;
 use crate::conversation::Conversation;
 use crate::error::SessionError;
 use crate::main_agent::main_agent;
-use crate::project::{Project, open_store_file};
+use crate::project::Project;
 use crate::secrets::secrets_of;
 use crate::session::SessionHandle;
 use crate::shared::{Prepared, Shared};
+use crate::store::{DATABASE_URL_VAR, StoreSpec};
 use crate::toolset::{AgentTools, McpTools};
 use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, RunOptions, Settings};
@@ -81,6 +82,11 @@ impl SessionRunner {
                 agents,
                 mcp,
                 store_path: Some(project.store_path()),
+                store: Some(StoreSpec::new(
+                    project.store_choice(std::env::var(DATABASE_URL_VAR).ok().as_deref()),
+                    project.root().to_path_buf(),
+                    project.store_path(),
+                )),
                 settings: project.settings().agents.clone(),
                 tracing,
             }),
@@ -112,6 +118,7 @@ impl SessionRunner {
                 agents,
                 mcp,
                 store_path: None,
+                store: None,
                 settings: settings.agents,
                 tracing,
             }),
@@ -195,16 +202,13 @@ impl SessionRunner {
         first_prompt: Option<&str>,
     ) -> Result<Option<SessionHandle>, SessionError> {
         let shared = &self.shared;
-        let Some(store_path) = &shared.store_path else {
+        let Some(spec) = &shared.store else {
             return Ok(None);
         };
         if !shared.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
-        let store = Arc::new(open_store_file(
-            store_path,
-            shared.builder.secrets().clone(),
-        )?);
+        let store = spec.open(shared.builder.secrets())?;
         SessionHandle::open(store, choice, first_prompt, shared.settings.clone()).map(Some)
     }
 

@@ -12,9 +12,9 @@ use crate::error::SessionError;
 use crate::state::Chain;
 use agentctl_context::{
     CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
-    RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo,
-    SessionLog as _, SessionStore, Source, SqliteStore, Summarizer, compact_scope, load_history,
-    load_history_within, open_session, resolve_mode,
+    RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionStore,
+    Source, Summarizer, compact_scope, load_history, load_history_within, open_session,
+    resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunEvent,
@@ -28,7 +28,7 @@ const TITLE_CHARS: usize = 60;
 /// An open session of a store.
 #[derive(Clone)]
 pub struct SessionHandle {
-    store: Arc<SqliteStore>,
+    store: Arc<dyn SessionStore>,
     info: SessionInfo,
     agents: AgentsSettings,
     /// The current turn's chain of agents, as handoff conditions see it.
@@ -50,7 +50,7 @@ impl SessionHandle {
     /// Opens the chosen session of `store`; a new session is titled with the first line of
     /// `first_prompt`, shortened.
     pub fn open(
-        store: Arc<SqliteStore>,
+        store: Arc<dyn SessionStore>,
         choice: SessionChoice,
         first_prompt: Option<&str>,
         agents: AgentsSettings,
@@ -83,7 +83,7 @@ impl SessionHandle {
     }
 
     /// The store.
-    pub fn store(&self) -> &Arc<SqliteStore> {
+    pub fn store(&self) -> &Arc<dyn SessionStore> {
         &self.store
     }
 
@@ -94,7 +94,7 @@ impl SessionHandle {
 
     /// The store as the trait the tools record through.
     pub(crate) fn dyn_store(&self) -> Arc<dyn SessionStore> {
-        Arc::clone(&self.store) as Arc<dyn SessionStore>
+        Arc::clone(&self.store)
     }
 
     /// The agent's context mode: `flag` > this session's override > agent file > settings >

@@ -4,6 +4,7 @@
 use crate::builder::RuntimeBuilder;
 use crate::error::SessionError;
 use crate::session::SessionHandle;
+use crate::store::StoreSpec;
 use crate::task::TaskTool;
 use crate::toolset::{
     AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
@@ -24,8 +25,12 @@ pub(crate) struct Shared {
     pub(crate) discovery: Discovery,
     pub(crate) agents: Vec<AgentDefinition>,
     pub(crate) mcp: McpManager,
-    /// Where the session store is; `None` for agents defined in code without a project.
+    /// Where the embedded session store is (traces and long-term memory live beside it,
+    /// whichever store holds the sessions); `None` for agents defined in code without a
+    /// project.
     pub(crate) store_path: Option<PathBuf>,
+    /// The session store; `None` for agents defined in code without a project.
+    pub(crate) store: Option<StoreSpec>,
     pub(crate) settings: AgentsSettings,
     /// The tracing backends and the decision, per turn, whether it is traced.
     pub(crate) tracing: Tracing,
@@ -64,8 +69,9 @@ impl Shared {
             tools.registry.register_arc(tool);
         }
         // Long-term memory outlives sessions: offered whenever there is a project store.
-        if let Some(store) = &self.store_path
-            && let Some(memory) = long_term_memory_tools(agent, store, &self.builder)
+        // An unusable store URL is reported when a session opens; here it only means no memory.
+        if let Some(location) = self.store.as_ref().and_then(|spec| spec.location().ok())
+            && let Some(memory) = long_term_memory_tools(agent, &location, &self.builder)
         {
             memory.register(&mut tools.registry);
         }

@@ -3,7 +3,6 @@
 //! how many agents have worked on the request as `turn`.
 
 use crate::session::SessionHandle;
-use agentctl_context::StateLog as _;
 use agentctl_routing::{ChainFacts, Condition, WhenCheck, condition_variables};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};

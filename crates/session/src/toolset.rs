@@ -7,14 +7,14 @@ use crate::builder::RuntimeBuilder;
 use crate::capability::ResourcePool;
 use crate::session::SessionHandle;
 use crate::state::when_check;
+use crate::store::StoreLocation;
 use crate::task::TaskTool;
 use agentctl_core::Tool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};
 use agentctl_mcp::{McpError, McpManager};
-use agentctl_memory::{LongTermTools, MemoryStore};
+use agentctl_memory::LongTermTools;
 use agentctl_routing::{HandoffTool, MemoryTools};
 use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
-use std::path::Path;
 use std::sync::Arc;
 
 /// Which MCP tools [`agent_tools`] adds.
@@ -114,19 +114,28 @@ fn memory_tools(agent: &AgentDefinition, task: &TaskTool) -> Option<MemoryTools>
     ))
 }
 
-/// `remember` and `recall` of an agent that declares `memory.longTerm`, over the project's
-/// memory store beside `session_database` (opened on first use), masking `builder`'s secrets;
+/// `remember` and `recall` of an agent that declares `memory.longTerm`, over the long-term
+/// memory of the session store at `sessions` (`memory.db` beside a SQLite file, or the same
+/// PostgreSQL database; see [`StoreLocation::memory`]), opened on first use, masking
+/// `builder`'s secrets;
 /// with `backend: vector_store`, its embedding model built like the runtimes' providers — one
 /// that cannot be built (no key) leaves keyword search, and each answer says why.
 pub fn long_term_memory_tools(
     agent: &AgentDefinition,
-    session_database: &Path,
+    sessions: &StoreLocation,
     builder: &RuntimeBuilder,
 ) -> Option<LongTermTools> {
     let long_term = agent.spec.memory.as_ref()?.long_term.as_ref()?;
-    let tools = LongTermTools::at_path(
-        MemoryStore::path_beside(session_database),
-        builder.secrets().clone(),
+    let memory = sessions.memory();
+    let secrets = builder.secrets().clone();
+    let tools = LongTermTools::opened_with(
+        move || {
+            memory.open_memory(secrets.clone(), true)?.ok_or_else(|| {
+                agentctl_memory::MemoryError::Invalid(format!(
+                    "the long-term memory store {memory} could not be opened"
+                ))
+            })
+        },
         agent.name(),
     );
     Some(match long_term.embedding_model() {

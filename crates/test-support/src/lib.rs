@@ -2,8 +2,10 @@
 //! formats on `127.0.0.1:0` (and a fake embeddings server, [`FakeEmbeddings`], and a fake web
 //! site, [`FakeWeb`]), builders for their JSON and SSE answers, and in-process fakes
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
-//! builders) shared by every crate's tests — and [`InstantServer`], the stateless keep-alive
-//! OpenAI-compatible server the benchmarks measure against.
+//! builders) shared by every crate's tests, [`InstantServer`] (the stateless keep-alive
+//! OpenAI-compatible server the benchmarks measure against), and the session store backends a
+//! store test runs against ([`backends`]: SQLite, and PostgreSQL when `AGENTCTL_TEST_DATABASE_URL`
+//! names a server).
 //!
 //! The servers are strict: each request is checked against the real API's rules first (tool
 //! names, schemas, the pairing of tool calls and results, roles, required fields — see
@@ -30,6 +32,7 @@ mod otlp;
 pub mod process;
 mod rules;
 mod server;
+mod stores;
 mod web;
 mod wire;
 
@@ -44,6 +47,9 @@ pub use instant::{
 pub use otlp::{OTLP_WAIT, OtlpReceiver, ReceivedRequest, ReceivedSpan};
 pub use rules::{Violation, check_request};
 pub use server::FakeServer;
+pub use stores::{
+    Backend, FreshStore, TEST_DATABASE_URL, TestStore, backends, open_location, postgres_url,
+};
 pub use web::FakeWeb;
 pub use wire::{BodyPart, RecordedRequest, Reply, WireFormat};
 

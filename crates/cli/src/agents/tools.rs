@@ -52,7 +52,7 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         assembled
     });
     // As `agentctl run` offers them (the store is only opened when a tool is called).
-    if let Some(memory) = long_term_memory_tools(agent, &context.store_path(), &builder) {
+    if let Some(memory) = long_term_memory_tools(agent, &context.store_location()?, &builder) {
         memory.register(&mut assembled.registry);
     }
     for warning in &assembled.warnings {

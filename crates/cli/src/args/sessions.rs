@@ -30,6 +30,17 @@ agentctl sessions delete 20260101-120000-ab12 --yes"
 agentctl sessions compact 20260101-120000-ab12 --model sonnet"
     )]
     Compact(CompactArgs),
+    /// Copy sessions between stores: the project's embedded SQLite store and a PostgreSQL
+    /// database shared by several machines (or another SQLite file). Sessions the target
+    /// already holds are skipped, so running it again finishes an interrupted copy.
+    #[command(
+        after_help = "Examples:\n  agentctl sessions migrate --to postgres://agentctl@db.internal:5432/agentctl\n  \
+agentctl sessions migrate --from postgres://agentctl@db.internal:5432/agentctl\n  \
+agentctl sessions migrate --from sqlite:///backup/sessions.db --to postgres://agentctl@localhost/agentctl\n\n\
+Without --from the sessions come from the project's .agentctl/sessions.db (or $AGENTCTL_HOME/sessions.db),\n\
+without --to they go there. Keep passwords out of the command line: PGPASSWORD supplies them."
+    )]
+    Migrate(MigrateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +72,20 @@ pub(crate) struct DeleteArgs {
     /// Do not ask for confirmation.
     #[arg(long, short = 'y')]
     pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("direction").required(true).multiple(true).args(["from", "to"])))]
+pub(crate) struct MigrateArgs {
+    /// The store to copy into: postgres://USER@HOST:PORT/DATABASE, sqlite://PATH or a path.
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+    /// The store to copy from (default: the project's embedded store).
+    #[arg(long, value_name = "URL")]
+    pub from: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextFormat,
 }
 
 #[derive(Debug, Args)]

@@ -45,6 +45,16 @@ struct RawSettings {
     env: Option<Object<RawEnv>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     web: Option<Object<web::RawWeb>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    store: Option<Object<RawStore>>,
+}
+
+/// `store.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawStore {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
 }
 
 /// `agents.*` as written.

@@ -338,3 +338,42 @@ fn defaults_sandbox_with_network_and_ten_minute_timeouts() {
     assert_eq!(value["env"], json!({"passthrough": []}));
     assert_eq!(value["tools"]["timeoutSeconds"], 600);
 }
+
+#[test]
+fn the_store_url_layers_and_its_password_is_never_listed() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .write_global(r#"{"store": {"url": "postgres://team:s3cret-pw@db.internal:5432/agents"}}"#);
+    let loaded = load_settings(&sandbox.locations()).unwrap();
+    // The resolved value keeps the password: the store connects with it.
+    assert_eq!(
+        loaded.settings.store.url.as_deref(),
+        Some("postgres://team:s3cret-pw@db.internal:5432/agents")
+    );
+    let listed = loaded.to_value().to_string();
+    assert!(!listed.contains("s3cret-pw"), "{listed}");
+    let entry = loaded
+        .entries()
+        .into_iter()
+        .find(|entry| entry.key == "store.url")
+        .unwrap();
+    assert_eq!(
+        entry.value,
+        json!("postgres://team:***@db.internal:5432/agents")
+    );
+    // A project's plain path overrides it; unset, the key is not listed at all.
+    sandbox.write_project(r#"{"store": {"url": "sqlite://.agentctl/team.db"}}"#);
+    let loaded = load_settings(&sandbox.locations()).unwrap();
+    assert_eq!(
+        loaded.settings.store.url.as_deref(),
+        Some("sqlite://.agentctl/team.db")
+    );
+    let empty = Sandbox::new();
+    let loaded = load_settings(&empty.locations()).unwrap();
+    assert!(
+        loaded
+            .entries()
+            .iter()
+            .all(|entry| !entry.key.starts_with("store"))
+    );
+}

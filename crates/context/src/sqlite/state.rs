@@ -116,4 +116,8 @@ impl StateLog for SqliteStore {
             Ok(())
         })
     }
+
+    fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
+        SqliteStore::state_entries(self, session)
+    }
 }

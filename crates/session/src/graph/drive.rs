@@ -5,9 +5,7 @@ use super::error::GraphError;
 use super::{GraphOutcome, StartAt};
 use crate::runner::SessionRunner;
 use crate::session::SessionHandle;
-use agentctl_context::{
-    GraphCheckpoint, GraphLog as _, NewCheckpoint, RunLog as _, Source, StateLog as _, TraceLog,
-};
+use agentctl_context::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
 use agentctl_core::{
     ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions, SpanDetail,
     TraceContext,

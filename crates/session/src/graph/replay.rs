@@ -4,8 +4,8 @@
 use super::error::GraphError;
 use crate::session::SessionHandle;
 use agentctl_context::{
-    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog as _, MessageLog as _, MessageQuery,
-    RunId, RunLog as _, RunRecord, StoredMessage,
+    CheckpointSource, GraphBranch, GraphCheckpoint, MessageQuery, RunId, RunRecord, SessionStore,
+    StoredMessage,
 };
 use agentctl_core::{GRAPH_END, Message, RunEvent};
 use serde::Serialize;
@@ -165,7 +165,7 @@ impl GraphReplay {
 
 /// One node from its checkpoint: its run and the runs handoffs started from it.
 fn replay_node(
-    store: &agentctl_context::SqliteStore,
+    store: &dyn SessionStore,
     checkpoint: &GraphCheckpoint,
     runs: &[RunRecord],
     messages: &HashMap<RunId, Vec<&StoredMessage>>,

@@ -2,7 +2,7 @@
 //! node included), stores each node's JSON answer under its output key, checkpoints every
 //! node, and `GraphReplay` reads the run back.
 
-use agentctl_context::{GraphLog as _, SessionChoice};
+use agentctl_context::SessionChoice;
 use agentctl_core::{GraphEvent, ModelProvider, ModelRef, RunOptions, Settings};
 use agentctl_routing::Graph;
 use agentctl_session::{

@@ -1,0 +1,256 @@
+//! Copying sessions between stores (`agentctl sessions migrate --to URL` / `--from URL`).
+//!
+//! A session travels whole, as a [`SessionBundle`] read through the store traits
+//! ([`export_session`]), and lands in one transaction of the target
+//! ([`SessionImport::import_session`]): a copy interrupted half way leaves every session either
+//! copied or absent, never in between. A session the target already holds (same id, same
+//! creation time) is skipped, so running the copy again finishes what an interrupted one left
+//! and copies nothing twice: [`copy_sessions`] is idempotent and resumable.
+//!
+//! Row ids are the target's own: two machines' stores both have a message 1 and a run 1, and
+//! both may be copied into one shared store. Every reference inside the session — a message's
+//! run, a run's parent, a step's run, a checkpoint's run, a summary's cursor — is rewritten to
+//! the new ids, in the same order, so cursors still cut the same messages.
+//!
+//! What does not travel: the summaries a newer summary replaced (kept only for people
+//! inspecting the file), and which process owns a `running` run (in the target no process
+//! does, so resuming the session there marks such a run `interrupted`).
+
+use crate::error::Result;
+use crate::record::{
+    ContextSummary, GraphCheckpoint, MessageId, MessageQuery, RunId, RunRecord, SessionInfo,
+    StepRecord, StoredMessage,
+};
+use crate::scope::ContextScope;
+use crate::sqlite::StateEntry;
+use crate::store::SessionStore;
+use agentctl_core::{ContextMode, Span};
+use std::collections::{BTreeMap, HashMap};
+
+/// One session with everything stored about it, read from a store by [`export_session`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionBundle {
+    /// The session (its id is kept in the target).
+    pub session: SessionInfo,
+    /// Per-agent context mode overrides.
+    pub mode_overrides: BTreeMap<String, ContextMode>,
+    /// Runs, oldest first (a parent before its children).
+    pub runs: Vec<RunRecord>,
+    /// The steps of every run, by run then step index.
+    pub steps: Vec<StepRecord>,
+    /// Every message of every workspace, oldest first.
+    pub messages: Vec<StoredMessage>,
+    /// The current summary of each workspace that has one.
+    pub summaries: Vec<ContextSummary>,
+    /// Session state, in key order.
+    pub state: Vec<StateEntry>,
+    /// Every graph checkpoint, by branch then step.
+    pub checkpoints: Vec<GraphCheckpoint>,
+    /// Trace spans, in start order.
+    pub spans: Vec<Span>,
+}
+
+/// What [`SessionImport::import_session`] did with a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// Copied, with this many messages and runs.
+    Copied {
+        /// Messages written.
+        messages: u64,
+        /// Runs written.
+        runs: u64,
+    },
+    /// The target already holds this session (same id and creation time): nothing written.
+    AlreadyThere,
+}
+
+/// A store that can take a whole session from another store.
+pub trait SessionImport: Send + Sync {
+    /// Writes `bundle` in one transaction with ids of this store, or nothing when the session
+    /// is already here ([`ImportOutcome::AlreadyThere`]).
+    /// [`ContextError::Transfer`](crate::ContextError::Transfer) when another session has the
+    /// same id.
+    fn import_session(&self, bundle: &SessionBundle) -> Result<ImportOutcome>;
+}
+
+/// Reads a session and everything stored about it.
+///
+/// ```
+/// use agentctl_context::*;
+/// use agentctl_core::Message;
+///
+/// let from = SqliteStore::open_in_memory()?;
+/// let session = from.create_session(Some("demo"))?;
+/// from.append_messages(&session.id, None, &[NewMessage::new(ContextScope::Main, None, Message::user("hi"))])?;
+/// let bundle = export_session(&from, &session.id)?;
+/// assert_eq!(bundle.messages.len(), 1);
+///
+/// let to = SqliteStore::open_in_memory()?;
+/// assert!(matches!(to.import_session(&bundle)?, ImportOutcome::Copied { messages: 1, runs: 0 }));
+/// assert_eq!(to.import_session(&bundle)?, ImportOutcome::AlreadyThere);
+/// assert_eq!(to.session(&session.id)?.title.as_deref(), Some("demo"));
+/// # Ok::<(), ContextError>(())
+/// ```
+pub fn export_session(store: &dyn SessionStore, id: &str) -> Result<SessionBundle> {
+    let session = store.session(id)?;
+    let runs = store.runs(id)?;
+    let mut steps = Vec::new();
+    for run in &runs {
+        steps.extend(store.steps(run.id)?);
+    }
+    let messages = store.messages(id, &MessageQuery::default())?;
+    let mut summaries = Vec::new();
+    for scope in store.scopes(id)? {
+        summaries.extend(store.latest_summary(id, &scope)?);
+    }
+    let mut checkpoints = Vec::new();
+    for branch in store.graph_branches(id)? {
+        checkpoints.extend(store.graph_checkpoints(id, branch.branch)?);
+    }
+    let mut spans = Vec::new();
+    store.for_each_span(id, &mut |span| spans.push(span))?;
+    Ok(SessionBundle {
+        mode_overrides: store.mode_overrides(id)?,
+        state: store.state_entries(id)?,
+        session,
+        runs,
+        steps,
+        messages,
+        summaries,
+        checkpoints,
+        spans,
+    })
+}
+
+/// What [`copy_sessions`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CopyReport {
+    /// Sessions copied.
+    pub copied: u64,
+    /// Sessions the target already held.
+    pub skipped: u64,
+    /// Messages copied.
+    pub messages: u64,
+    /// Runs copied.
+    pub runs: u64,
+}
+
+/// Copies every session of `from` into `to`, oldest first, one transaction per session;
+/// `progress` hears of each (its id and what happened). Sessions `to` already holds are
+/// skipped, so a second call copies nothing and a call after an interrupted one finishes it.
+pub fn copy_sessions(
+    from: &dyn SessionStore,
+    to: &dyn SessionImport,
+    progress: &mut dyn FnMut(&str, ImportOutcome),
+) -> Result<CopyReport> {
+    let mut sessions = from.list_sessions()?;
+    sessions.reverse();
+    let mut report = CopyReport::default();
+    for session in sessions {
+        let bundle = export_session(from, &session.id)?;
+        let outcome = to.import_session(&bundle)?;
+        match outcome {
+            ImportOutcome::Copied { messages, runs } => {
+                report.copied += 1;
+                report.messages += messages;
+                report.runs += runs;
+            }
+            ImportOutcome::AlreadyThere => report.skipped += 1,
+        }
+        progress(&session.id, outcome);
+    }
+    Ok(report)
+}
+
+/// Old ids to new ones while a bundle is written: for store implementations of
+/// [`SessionImport`].
+#[derive(Debug, Default)]
+pub struct IdMap {
+    runs: HashMap<RunId, RunId>,
+    /// `(old, new)` message ids in ascending order of both.
+    messages: Vec<(MessageId, MessageId)>,
+}
+
+impl IdMap {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that run `old` was written as `new`.
+    pub fn run_written(&mut self, old: RunId, new: RunId) {
+        self.runs.insert(old, new);
+    }
+
+    /// The new id of run `old`; `None` for a run the bundle does not hold (a reference the
+    /// source had already lost).
+    pub fn run(&self, old: RunId) -> Option<RunId> {
+        self.runs.get(&old).copied()
+    }
+
+    /// A workspace in new ids: `run:{id}` and `sub:{agent}:{id}` name a run, whose id changes
+    /// with the copy (a run the bundle does not hold keeps its number).
+    pub fn scope(&self, scope: &ContextScope) -> ContextScope {
+        let renumber = |id: &str| {
+            id.parse::<RunId>()
+                .ok()
+                .and_then(|old| self.run(old))
+                .map_or_else(|| id.to_owned(), |new| new.to_string())
+        };
+        match scope {
+            ContextScope::Run(id) => ContextScope::Run(renumber(id)),
+            ContextScope::Sub { agent, run } => ContextScope::Sub {
+                agent: agent.clone(),
+                run: renumber(run),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Records that message `old` was written as `new`; messages are written oldest first.
+    pub fn message_written(&mut self, old: MessageId, new: MessageId) {
+        self.messages.push((old, new));
+    }
+
+    /// A summary cursor in new ids: the new id of the last message at or before `old`, so the
+    /// cursor cuts the same messages; 0 when it covered none.
+    pub fn cursor(&self, old: MessageId) -> MessageId {
+        let at = self.messages.partition_point(|(from, _)| *from <= old);
+        at.checked_sub(1)
+            .and_then(|index| self.messages.get(index))
+            .map_or(0, |(_, to)| *to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_cut_the_same_messages() {
+        let mut map = IdMap::new();
+        for (old, new) in [(3, 100), (7, 101), (9, 140)] {
+            map.message_written(old, new);
+        }
+        assert_eq!(map.cursor(2), 0);
+        assert_eq!(map.cursor(3), 100);
+        assert_eq!(map.cursor(8), 101);
+        assert_eq!(map.cursor(9), 140);
+        assert_eq!(map.cursor(i64::MAX), 140);
+        map.run_written(1, 5);
+        assert_eq!((map.run(1), map.run(2)), (Some(5), None));
+        assert_eq!(map.scope(&ContextScope::run(1)), ContextScope::run(5));
+        assert_eq!(
+            map.scope(&ContextScope::sub("t", 1)),
+            ContextScope::sub("t", 5)
+        );
+        assert_eq!(
+            map.scope(&ContextScope::sub("t", 2)),
+            ContextScope::sub("t", 2)
+        );
+        assert_eq!(
+            map.scope(&ContextScope::agent("1")),
+            ContextScope::agent("1")
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! [`MemoryBackend`]: what the `remember`/`recall` tools and `agentctl memory` need from a
+//! long-term memory store, so the embedded SQLite [`MemoryStore`] and a shared server store
+//! (agentctl-store-postgres) serve them alike.
+
+use crate::error::Result;
+use crate::store::{MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered};
+
+/// A long-term memory store. Synchronous, like the session store traits: the tools call it
+/// off the async threads.
+///
+/// Every implementation keeps the rules of [`MemoryStore`]: entries checked with
+/// [`MemoryStore::check_entry`] and masked before they are written, one entry per agent and
+/// content ([`Remembered::Existing`] for a repeat), at most
+/// [`MemoryStore::MAX_ENTRIES_PER_AGENT`] per agent, any query text inert (no operator, no
+/// syntax error), keyword and similarity rankings fused by reciprocal rank
+/// ([`fuse_rankings`](crate::fuse_rankings)).
+pub trait MemoryBackend: Send + Sync {
+    /// The store, as errors and listings name it (a path, or a URL without its password).
+    fn label(&self) -> &str;
+    /// `text` with the secrets this store masks masked: what an embedding model may be sent.
+    fn mask(&self, text: &str) -> String;
+    /// Stores an entry, unless the agent already keeps exactly this content.
+    fn remember(&self, new: NewMemory) -> Result<Remembered>;
+    /// The entry `id`, if there is one.
+    fn get(&self, id: i64) -> Result<Option<MemoryEntry>>;
+    /// Entries, newest first: every agent's, or `agent`'s only.
+    fn list(&self, agent: Option<&str>) -> Result<Vec<MemoryEntry>>;
+    /// Deletes entry `id` (only if it belongs to `agent`, when given) and returns it.
+    fn forget(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry>;
+    /// The best entries for `query`, best first.
+    fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>>;
+}
+
+impl MemoryBackend for MemoryStore {
+    fn label(&self) -> &str {
+        self.path()
+    }
+
+    fn mask(&self, text: &str) -> String {
+        MemoryStore::mask(self, text)
+    }
+
+    fn remember(&self, new: NewMemory) -> Result<Remembered> {
+        MemoryStore::remember(self, new)
+    }
+
+    fn get(&self, id: i64) -> Result<Option<MemoryEntry>> {
+        MemoryStore::get(self, id)
+    }
+
+    fn list(&self, agent: Option<&str>) -> Result<Vec<MemoryEntry>> {
+        MemoryStore::list(self, agent)
+    }
+
+    fn forget(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry> {
+        MemoryStore::forget(self, id, agent)
+    }
+
+    fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>> {
+        MemoryStore::search(self, query)
+    }
+}

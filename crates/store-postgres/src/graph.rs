@@ -1,0 +1,584 @@
+//! [`GraphLog`] for [`PgStore`]: one `graph_checkpoints` row per `(session, branch, step)`,
+//! the state as JSON text.
+//!
+//! Every write locks its session first and reads the branch's latest step after, so "is this
+//! exactly the next step?" is still true when the row is inserted: two processes resuming the
+//! same branch queue on the lock, and the second finds the step taken. The rules and the
+//! errors' words are the SQLite store's.
+
+use crate::fault::{Fault, FaultResult};
+use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
+use agentctl_context::{
+    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
+    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+};
+use serde_json::Value;
+use tokio_postgres::{GenericClient, Row};
+
+const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
+     state, source, parent_branch, parent_step, created_at";
+
+fn number(value: i64, what: &str) -> FaultResult<u32> {
+    u32::try_from(value).map_err(|_| Fault::Corrupt("graph_checkpoints", format!("{what} {value}")))
+}
+
+fn parent_of(branch: Option<i64>, step: Option<i64>) -> FaultResult<Option<(u32, u32)>> {
+    Ok(match (branch, step) {
+        (Some(branch), Some(step)) => Some((
+            number(branch, "parent branch")?,
+            number(step, "parent step")?,
+        )),
+        _ => None,
+    })
+}
+
+fn decode(row: &Row) -> FaultResult<GraphCheckpoint> {
+    let (branch, step): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
+    let at = format!("branch {branch} step {step}");
+    let corrupt = |detail: String| Fault::Corrupt("graph_checkpoints", format!("{at}: {detail}"));
+    let state: String = row.try_get(8)?;
+    let source: String = row.try_get(9)?;
+    Ok(GraphCheckpoint {
+        session_id: row.try_get(0)?,
+        branch: number(branch, "branch")?,
+        step: number(step, "step")?,
+        graph: row.try_get(3)?,
+        node: row.try_get(4)?,
+        run: row.try_get(5)?,
+        next: row.try_get(6)?,
+        reason: row.try_get(7)?,
+        state: serde_json::from_str(&state).map_err(|error| corrupt(error.to_string()))?,
+        source: source.parse().map_err(corrupt)?,
+        parent: parent_of(row.try_get(10)?, row.try_get(11)?)?,
+        created_at: row.try_get(12)?,
+    })
+}
+
+/// The branch's own rows in step order, up to `until` when given.
+async fn load_branch(
+    client: &impl GenericClient,
+    session: &str,
+    branch: u32,
+    until: Option<u32>,
+) -> FaultResult<Vec<GraphCheckpoint>> {
+    let until = until.map_or(i64::MAX, i64::from);
+    client
+        .query(
+            &format!(
+                "SELECT {COLUMNS} FROM graph_checkpoints
+                 WHERE session_id = $1 AND branch = $2 AND step <= $3 ORDER BY step"
+            ),
+            &[&session, &i64::from(branch), &until],
+        )
+        .await?
+        .iter()
+        .map(decode)
+        .collect()
+}
+
+async fn load_one(
+    client: &impl GenericClient,
+    session: &str,
+    branch: u32,
+    step: u32,
+) -> FaultResult<Option<GraphCheckpoint>> {
+    client
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS} FROM graph_checkpoints
+                 WHERE session_id = $1 AND branch = $2 AND step = $3"
+            ),
+            &[&session, &i64::from(branch), &i64::from(step)],
+        )
+        .await?
+        .as_ref()
+        .map(decode)
+        .transpose()
+}
+
+async fn load_latest(
+    client: &impl GenericClient,
+    session: &str,
+    branch: u32,
+) -> FaultResult<Option<GraphCheckpoint>> {
+    client
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = $1 AND branch = $2
+                 ORDER BY step DESC LIMIT 1"
+            ),
+            &[&session, &i64::from(branch)],
+        )
+        .await?
+        .as_ref()
+        .map(decode)
+        .transpose()
+}
+
+/// The session's branch numbers, ascending.
+async fn branch_numbers(client: &impl GenericClient, session: &str) -> FaultResult<Vec<u32>> {
+    client
+        .query(
+            "SELECT DISTINCT branch FROM graph_checkpoints WHERE session_id = $1 ORDER BY branch",
+            &[&session],
+        )
+        .await?
+        .iter()
+        .map(|row| number(row.try_get(0)?, "branch"))
+        .collect()
+}
+
+/// The number a new branch of the session gets: one past the highest, 0 for the first.
+async fn next_branch(client: &impl GenericClient, session: &str) -> FaultResult<u32> {
+    let next: i64 = client
+        .query_one(
+            "SELECT COALESCE(MAX(branch) + 1, 0) FROM graph_checkpoints WHERE session_id = $1",
+            &[&session],
+        )
+        .await?
+        .try_get(0)?;
+    number(next, "next branch")
+}
+
+/// Numbers as ranges: `0–3, 5, 7–9`.
+fn ranges(numbers: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut iter = numbers.iter().copied().peekable();
+    while let Some(start) = iter.next() {
+        let mut end = start;
+        while iter
+            .peek()
+            .is_some_and(|&n| u64::from(n) == u64::from(end) + 1)
+        {
+            end = iter.next().unwrap_or(end);
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+    }
+    parts.join(", ")
+}
+
+async fn branch_not_found(
+    client: &impl GenericClient,
+    session: &str,
+    branch: u32,
+) -> FaultResult<Fault> {
+    let branches = branch_numbers(client, session).await?;
+    let known = if branches.is_empty() {
+        "it has no graph checkpoints".to_owned()
+    } else {
+        format!("its branches are {}", ranges(&branches))
+    };
+    Ok(Fault::Context(ContextError::GraphBranchNotFound {
+        session: session.to_owned(),
+        branch,
+        known,
+    }))
+}
+
+async fn checkpoint_not_found(
+    client: &impl GenericClient,
+    session: &str,
+    branch: u32,
+    step: u32,
+) -> FaultResult<Fault> {
+    let rows = load_branch(client, session, branch, None).await?;
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return branch_not_found(client, session, branch).await;
+    };
+    let steps: Vec<u32> = rows.iter().map(|row| row.step).collect();
+    let mut known = format!("its checkpoints are steps {}", ranges(&steps));
+    if let Some((parent, at)) = first.parent
+        && step < first.step
+    {
+        known.push_str(&format!(
+            " (it was forked from branch {parent} at step {at}; step {step} is in branch {parent}'s history)"
+        ));
+    } else if step > last.step {
+        known.push_str(&format!(", the latest is {}", last.step));
+    }
+    Ok(Fault::Context(ContextError::CheckpointNotFound {
+        session: session.to_owned(),
+        branch,
+        step,
+        known,
+    }))
+}
+
+/// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
+fn state_text(store: &PgStore, state: &Value) -> std::result::Result<(Value, String), String> {
+    if !state.is_object() {
+        return Err(format!(
+            "the graph state must be a JSON object (keys are node outputs), not {}",
+            json_kind(state)
+        ));
+    }
+    let mut state = state.clone();
+    store.redactor.redact_json(&mut state);
+    let text = state.to_string();
+    if text.len() > MAX_CHECKPOINT_STATE_BYTES {
+        return Err(format!(
+            "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
+             store smaller node outputs (a summary, a file path) in the state",
+            text.len(),
+            MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok((state, text))
+}
+
+fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
+    ContextError::InvalidCheckpoint {
+        session: session.to_owned(),
+        branch,
+        step,
+        reason,
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The parts of a [`NewCheckpoint`] the store's thread needs, owned.
+struct Checkpoint {
+    session: String,
+    branch: u32,
+    step: u32,
+    node: String,
+    run: Option<RunId>,
+    next: Option<String>,
+    reason: Option<String>,
+}
+
+/// Refuses a run that does not exist or belongs to another session.
+async fn check_run(
+    client: &impl GenericClient,
+    checkpoint: &Checkpoint,
+    run: RunId,
+) -> FaultResult<()> {
+    let owner: Option<String> = client
+        .query_opt("SELECT session_id FROM agent_runs WHERE id = $1", &[&run])
+        .await?
+        .map(|row| row.try_get(0))
+        .transpose()?;
+    match owner {
+        None => Err(Fault::Context(ContextError::RunNotFound(run))),
+        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
+            &checkpoint.session,
+            checkpoint.branch,
+            checkpoint.step,
+            format!(
+                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
+                 session"
+            ),
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Refuses a step that is not exactly the one after `latest`, or any step after an end.
+fn check_order(checkpoint: &Checkpoint, latest: &GraphCheckpoint) -> FaultResult<()> {
+    let (session, branch, step, last) = (
+        checkpoint.session.clone(),
+        checkpoint.branch,
+        checkpoint.step,
+        latest.step,
+    );
+    let error = if step <= last {
+        ContextError::CheckpointConflict {
+            session,
+            branch,
+            step,
+            last,
+        }
+    } else if latest.is_end() {
+        ContextError::GraphEnded {
+            session,
+            branch,
+            last,
+            reason: latest
+                .reason
+                .clone()
+                .unwrap_or_else(|| "no reason recorded".into()),
+        }
+    } else if u64::from(step) != u64::from(last) + 1 {
+        ContextError::CheckpointGap {
+            session,
+            branch,
+            step,
+            last,
+        }
+    } else {
+        return Ok(());
+    };
+    Err(Fault::Context(error))
+}
+
+impl GraphLog for PgStore {
+    fn start_graph(
+        &self,
+        session: &str,
+        graph: &str,
+        state: &Value,
+        entry: &str,
+    ) -> Result<GraphCheckpoint> {
+        let checked = state_text(self, state);
+        let (session, graph, entry) = (
+            text(session).into_owned(),
+            text(graph).into_owned(),
+            text(entry).into_owned(),
+        );
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let branch = next_branch(&*tx, &session).await?;
+            let (state, state_text) =
+                checked.map_err(|reason| Fault::Context(invalid(&session, branch, 0, reason)))?;
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
+                     source, created_at)
+                 VALUES ($1, $2, 0, $3, $4, $5, 'input', $6)",
+                &[
+                    &session,
+                    &i64::from(branch),
+                    &graph,
+                    &entry,
+                    &state_text,
+                    &now,
+                ],
+            )
+            .await?;
+            touch(&tx, &session, now).await?;
+            tx.commit().await?;
+            Ok(GraphCheckpoint {
+                session_id: session,
+                branch,
+                step: 0,
+                graph,
+                node: None,
+                run: None,
+                next: Some(entry),
+                reason: None,
+                state,
+                source: CheckpointSource::Input,
+                parent: None,
+                created_at: now,
+            })
+        })
+    }
+
+    fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
+        // Masked and measured before the lock is taken: the lock is held for the rows.
+        let (state, state_text) = state_text(self, checkpoint.state).map_err(|reason| {
+            invalid(
+                checkpoint.session,
+                checkpoint.branch,
+                checkpoint.step,
+                reason,
+            )
+        })?;
+        let owned = Checkpoint {
+            session: text(checkpoint.session).into_owned(),
+            branch: checkpoint.branch,
+            step: checkpoint.step,
+            node: text(checkpoint.node).into_owned(),
+            run: checkpoint.run,
+            next: opt_text(checkpoint.next),
+            reason: checkpoint
+                .reason
+                .map(|reason| text(&self.redactor.redact(reason)).into_owned()),
+        };
+        self.call(|inner| async move {
+            let checkpoint = owned;
+            let session = checkpoint.session.as_str();
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, session).await?;
+            let Some(latest) = load_latest(&*tx, session, checkpoint.branch).await? else {
+                return Err(branch_not_found(&*tx, session, checkpoint.branch).await?);
+            };
+            check_order(&checkpoint, &latest)?;
+            if let Some(run) = checkpoint.run {
+                check_run(&*tx, &checkpoint, run).await?;
+            }
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
+                     next_node, reason, state, source, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'node', $10)",
+                &[
+                    &session,
+                    &i64::from(checkpoint.branch),
+                    &i64::from(checkpoint.step),
+                    &latest.graph,
+                    &checkpoint.node,
+                    &checkpoint.run,
+                    &checkpoint.next,
+                    &checkpoint.reason,
+                    &state_text,
+                    &now,
+                ],
+            )
+            .await?;
+            touch(&tx, session, now).await?;
+            tx.commit().await?;
+            Ok(GraphCheckpoint {
+                session_id: checkpoint.session.clone(),
+                branch: checkpoint.branch,
+                step: checkpoint.step,
+                graph: latest.graph,
+                node: Some(checkpoint.node),
+                run: checkpoint.run,
+                next: checkpoint.next,
+                reason: checkpoint.reason,
+                state,
+                source: CheckpointSource::Node,
+                parent: None,
+                created_at: now,
+            })
+        })
+    }
+
+    fn fork_graph(&self, session: &str, branch: u32, step: u32) -> Result<GraphCheckpoint> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            if load_one(&*tx, &session, branch, step).await?.is_none() {
+                return Err(checkpoint_not_found(&*tx, &session, branch, step).await?);
+            }
+            let fork = next_branch(&*tx, &session).await?;
+            let now = now_ms();
+            // Copied in SQL: the state is already masked and checked, and may be large.
+            tx.execute(
+                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node,
+                     reason, state, source, parent_branch, parent_step, created_at)
+                 SELECT session_id, $4, step, graph, next_node, reason, state, 'fork',
+                     branch, step, $5
+                 FROM graph_checkpoints WHERE session_id = $1 AND branch = $2 AND step = $3",
+                &[
+                    &session,
+                    &i64::from(branch),
+                    &i64::from(step),
+                    &i64::from(fork),
+                    &now,
+                ],
+            )
+            .await?;
+            touch(&tx, &session, now).await?;
+            let forked = load_one(&*tx, &session, fork, step).await?.ok_or_else(|| {
+                Fault::Corrupt("graph_checkpoints", format!("fork {fork} not stored"))
+            })?;
+            tx.commit().await?;
+            Ok(forked)
+        })
+    }
+
+    fn graph_checkpoints(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            load_branch(&**client, &session, branch, None).await
+        })
+    }
+
+    fn latest_checkpoint(&self, session: &str, branch: u32) -> Result<Option<GraphCheckpoint>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            load_latest(&**client, &session, branch).await
+        })
+    }
+
+    fn graph_branches(&self, session: &str) -> Result<Vec<GraphBranch>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            let rows = client
+                .query(
+                    "SELECT f.branch, f.graph, f.parent_branch, f.parent_step, f.step, f.created_at,
+                            l.step, l.next_node IS NULL,
+                            CASE WHEN l.next_node IS NULL THEN l.reason END, l.created_at
+                     FROM graph_checkpoints f
+                     JOIN graph_checkpoints l ON l.session_id = f.session_id AND l.branch = f.branch
+                     WHERE f.session_id = $1
+                       AND f.step = (SELECT MIN(step) FROM graph_checkpoints
+                                     WHERE session_id = f.session_id AND branch = f.branch)
+                       AND l.step = (SELECT MAX(step) FROM graph_checkpoints
+                                     WHERE session_id = f.session_id AND branch = f.branch)
+                     ORDER BY f.branch",
+                    &[&session],
+                )
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    Ok(GraphBranch {
+                        branch: number(row.try_get(0)?, "branch")?,
+                        graph: row.try_get(1)?,
+                        parent: parent_of(row.try_get(2)?, row.try_get(3)?)?,
+                        first_step: number(row.try_get(4)?, "step")?,
+                        last_step: number(row.try_get(6)?, "step")?,
+                        ended: row.try_get(7)?,
+                        end_reason: row.try_get(8)?,
+                        created_at: row.try_get(5)?,
+                        updated_at: row.try_get(9)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn graph_history(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            let mut segments = Vec::new();
+            let (mut current, mut until) = (branch, None);
+            loop {
+                let rows = load_branch(&**client, &session, current, until).await?;
+                if let Some(until) = until
+                    && rows.last().map(|row| row.step) != Some(until)
+                {
+                    return Err(Fault::Corrupt(
+                        "graph_checkpoints",
+                        format!("branch {current} has no step {until}, which a fork copied"),
+                    ));
+                }
+                let parent = rows.first().and_then(|first| first.parent);
+                segments.push(rows);
+                match parent {
+                    // A fork always gets a higher number than its parent, so this ends.
+                    Some((parent, step)) if parent < current => {
+                        (current, until) = (parent, Some(step));
+                    }
+                    Some((parent, _)) => {
+                        return Err(Fault::Corrupt(
+                            "graph_checkpoints",
+                            format!("branch {current} names branch {parent} as its parent"),
+                        ));
+                    }
+                    None => break,
+                }
+            }
+            Ok(segments.into_iter().rev().flatten().collect())
+        })
+    }
+}

@@ -1,0 +1,295 @@
+//! [`MessageLog`] for [`PgStore`].
+
+use crate::fault::{Fault, FaultResult};
+use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
+use crate::summaries;
+use agentctl_context::{
+    ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
+    MessageLog, MessageQuery, NewMessage, Result, RunId, Source, StoredMessage,
+};
+use agentctl_core::{Message, Redactor};
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+/// A message ready to insert: masked, serialised, its text columns cleaned.
+pub(crate) struct Prepared {
+    scope: String,
+    agent: Option<String>,
+    role: &'static str,
+    content: String,
+    visible: i16,
+    token_estimate: i32,
+    source: Option<String>,
+}
+
+/// The role name of a message, as stored.
+pub(crate) fn role_of(message: &Message) -> &'static str {
+    match message {
+        Message::User { .. } => "user",
+        Message::Assistant { .. } => "assistant",
+        Message::Tool { .. } => "tool",
+    }
+}
+
+/// Masks and serialises messages on the caller's thread, so the store's thread only sends.
+pub(crate) fn prepare(redactor: &Redactor, messages: &[NewMessage]) -> FaultResult<Vec<Prepared>> {
+    messages
+        .iter()
+        .map(|new| {
+            let mut message = new.message.clone();
+            redactor.redact_message(&mut message);
+            let content = serde_json::to_string(&message)
+                .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
+            Ok(Prepared {
+                scope: text(&new.scope.to_string()).into_owned(),
+                agent: new.agent.as_deref().map(|agent| text(agent).into_owned()),
+                role: role_of(&message),
+                // Sub-agent steps never reach the timeline, whatever the caller asked.
+                visible: i16::from(new.visible && !new.scope.is_sub()),
+                token_estimate: i32::try_from(agentctl_context::estimate_tokens(&message))
+                    .unwrap_or(i32::MAX),
+                content,
+                source: new.source.as_ref().map(|source| source.as_str().to_owned()),
+            })
+        })
+        .collect()
+}
+
+/// Inserts prepared messages inside the caller's transaction (which holds the session's
+/// lock) and touches the session. A message that names no source takes `source`.
+pub(crate) async fn insert(
+    tx: &deadpool_postgres::Transaction<'_>,
+    session: &str,
+    run: Option<RunId>,
+    source: &str,
+    messages: &[Prepared],
+) -> FaultResult<Vec<MessageId>> {
+    let now = now_ms();
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
+                 role, content, visible, token_estimate, created_at, source)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+        )
+        .await?;
+    let session = text(session);
+    let mut ids = Vec::with_capacity(messages.len());
+    for message in messages {
+        let row = tx
+            .query_one(
+                &statement,
+                &[
+                    &session,
+                    &run,
+                    &MAIN_TIMELINE,
+                    &message.scope,
+                    &message.agent,
+                    &message.role,
+                    &message.content,
+                    &message.visible,
+                    &message.token_estimate,
+                    &now,
+                    &message.source.as_deref().unwrap_or(source),
+                ],
+            )
+            .await?;
+        ids.push(row.try_get(0)?);
+    }
+    touch(tx, &session, now).await?;
+    Ok(ids)
+}
+
+const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
+     token_estimate, created_at, content, source";
+
+fn message_row(row: &Row) -> FaultResult<StoredMessage> {
+    let id: i64 = row.try_get(0)?;
+    let scope: String = row.try_get(3)?;
+    let content: String = row.try_get(8)?;
+    let context_scope: ContextScope = scope
+        .parse()
+        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
+    let message: Message = serde_json::from_str(&content)
+        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
+    let token_estimate: i32 = row.try_get(6)?;
+    Ok(StoredMessage {
+        id,
+        run_id: row.try_get(1)?,
+        timeline_scope: row.try_get(2)?,
+        context_scope,
+        agent: row.try_get(4)?,
+        role: role_of(&message),
+        visible: row.try_get::<_, i16>(5)? != 0,
+        source: Source::stored(row.try_get(9)?),
+        token_estimate: u32::try_from(token_estimate).unwrap_or(0),
+        created_at: row.try_get(7)?,
+        message,
+    })
+}
+
+/// The isolated workspace of `agent`; an empty name has none.
+fn agent_scope(agent: &str) -> Result<ContextScope> {
+    if agent.is_empty() {
+        return Err(ContextError::InvalidScope("agent:".into()));
+    }
+    Ok(ContextScope::agent(agent))
+}
+
+impl MessageLog for PgStore {
+    fn append_messages(
+        &self,
+        session: &str,
+        run: Option<RunId>,
+        messages: &[NewMessage],
+    ) -> Result<Vec<MessageId>> {
+        let prepared = prepare(&self.redactor, messages).map_err(|fault| self.error(fault))?;
+        let session = session.to_owned();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let source = match run {
+                Some(run) => tx
+                    .query_opt("SELECT source FROM agent_runs WHERE id = $1", &[&run])
+                    .await?
+                    .map(|row| row.try_get::<_, String>(0))
+                    .transpose()?,
+                None => None,
+            }
+            .unwrap_or_else(|| Source::default().as_str().to_owned());
+            let ids = insert(&tx, &session, run, &source, &prepared).await?;
+            tx.commit().await?;
+            Ok(ids)
+        })
+    }
+
+    fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>> {
+        let session = text(session).into_owned();
+        let query = query.clone();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            let scope = query
+                .scope
+                .as_ref()
+                .map(|scope| text(&scope.to_string()).into_owned());
+            let last = query
+                .last
+                .map(|last| i64::try_from(last).unwrap_or(i64::MAX));
+            let mut sql =
+                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1");
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![&session];
+            if query.visible_only {
+                params.push(&MAIN_TIMELINE);
+                sql.push_str(&format!(
+                    " AND timeline_scope = ${} AND visible = 1",
+                    params.len()
+                ));
+            }
+            if let Some(scope) = &scope {
+                params.push(scope);
+                sql.push_str(&format!(" AND context_scope = ${}", params.len()));
+            }
+            if let Some(after) = &query.after_id {
+                params.push(after);
+                sql.push_str(&format!(" AND id > ${}", params.len()));
+            }
+            match &last {
+                Some(last) => {
+                    params.push(last);
+                    sql.push_str(&format!(" ORDER BY id DESC LIMIT ${}", params.len()));
+                }
+                None => sql.push_str(" ORDER BY id"),
+            }
+            let statement = client.prepare_cached(&sql).await?;
+            let rows = client.query(&statement, &params).await?;
+            let mut messages = rows
+                .iter()
+                .map(message_row)
+                .collect::<FaultResult<Vec<_>>>()?;
+            if last.is_some() {
+                messages.reverse();
+            }
+            Ok(messages)
+        })
+    }
+
+    fn scopes(&self, session: &str) -> Result<Vec<ContextScope>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            let rows = client
+                .query(
+                    "SELECT context_scope FROM chat_messages WHERE session_id = $1
+                     GROUP BY context_scope ORDER BY MIN(id)",
+                    &[&session],
+                )
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    let scope: String = row.try_get(0)?;
+                    scope
+                        .parse()
+                        .map_err(|_| Fault::Corrupt("chat_messages", format!("scope `{scope}`")))
+                })
+                .collect()
+        })
+    }
+
+    fn save_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        until_message_id: MessageId,
+        summary_text: &str,
+    ) -> Result<ContextSummary> {
+        let summary_text = text(&self.redactor.redact(summary_text)).into_owned();
+        let (session, scope) = (session.to_owned(), scope.clone());
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let summary =
+                summaries::save(&tx, &session, &scope, until_message_id, &summary_text).await?;
+            tx.commit().await?;
+            Ok(summary)
+        })
+    }
+
+    fn latest_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+    ) -> Result<Option<ContextSummary>> {
+        let (session, scope) = (session.to_owned(), scope.clone());
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            summaries::latest(&**client, &session, &scope).await
+        })
+    }
+
+    fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            let cleared = summaries::clear(&tx, None, &scope).await?;
+            tx.commit().await?;
+            Ok(cleared)
+        })
+    }
+
+    fn clear_agent_context_in(&self, session: &str, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        let session = session.to_owned();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let cleared = summaries::clear(&tx, Some(&session), &scope).await?;
+            tx.commit().await?;
+            Ok(cleared)
+        })
+    }
+}

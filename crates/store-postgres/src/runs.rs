@@ -1,0 +1,399 @@
+//! [`RunLog`] for [`PgStore`].
+
+use crate::fault::{Fault, FaultResult};
+use crate::messages;
+use crate::presence::OWNER_ALIVE;
+use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
+use agentctl_context::{
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
+    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+};
+use agentctl_core::{ContextMode, Message, Usage};
+use tokio_postgres::{GenericClient, Row};
+
+const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
+     usage, started_at, finished_at, source";
+
+fn run_row(row: &Row) -> FaultResult<RunRecord> {
+    let id: i64 = row.try_get(0)?;
+    let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
+    let scope: String = row.try_get(4)?;
+    let status: String = row.try_get(5)?;
+    let usage: Option<String> = row.try_get(7)?;
+    Ok(RunRecord {
+        id,
+        session_id: row.try_get(1)?,
+        agent: row.try_get(2)?,
+        parent_run_id: row.try_get(3)?,
+        context_scope: scope
+            .parse()
+            .map_err(|_| corrupt(format!("scope `{scope}`")))?,
+        status: status.parse().map_err(corrupt)?,
+        model: row.try_get(6)?,
+        source: Source::stored(row.try_get(10)?),
+        usage: match usage {
+            Some(json) => {
+                serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
+            }
+            None => Usage::default(),
+        },
+        started_at: row.try_get(8)?,
+        finished_at: row.try_get(9)?,
+    })
+}
+
+/// One run; [`ContextError::RunNotFound`] when there is none. With `lock`, inside a write
+/// transaction, the run's session is locked first (every write to a session takes its lock
+/// before anything else, so writers never wait for each other in a cycle).
+async fn load_run(client: &impl GenericClient, run: RunId) -> FaultResult<RunRecord> {
+    let row = client
+        .query_opt(
+            &format!("SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = $1"),
+            &[&run],
+        )
+        .await?
+        .ok_or(Fault::Context(ContextError::RunNotFound(run)))?;
+    run_row(&row)
+}
+
+/// The run's session, locked for the rest of the transaction, then the run as it is now.
+pub(crate) async fn lock_run(
+    tx: &tokio_postgres::Transaction<'_>,
+    run: RunId,
+) -> FaultResult<RunRecord> {
+    let session: String = tx
+        .query_opt("SELECT session_id FROM agent_runs WHERE id = $1", &[&run])
+        .await?
+        .ok_or(Fault::Context(ContextError::RunNotFound(run)))?
+        .try_get(0)?;
+    lock_session(tx, &session).await?;
+    load_run(tx, run).await
+}
+
+/// A step ready to insert: masked and serialised on the caller's thread.
+pub(crate) struct PreparedStep {
+    kind: String,
+    content: String,
+    budget: Option<[i64; 3]>,
+}
+
+pub(crate) fn prepare_steps(
+    redactor: &agentctl_core::Redactor,
+    steps: &[NewStep],
+) -> Vec<PreparedStep> {
+    let figure = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    steps
+        .iter()
+        .map(|step| PreparedStep {
+            kind: text(&step.kind).into_owned(),
+            content: redactor.redact(&step.content.to_string()).into_owned(),
+            budget: step.budget.map(|budget| {
+                [
+                    figure(budget.prompt_token_budget),
+                    figure(budget.estimated_prompt_tokens),
+                    figure(budget.model_context_window),
+                ]
+            }),
+        })
+        .collect()
+}
+
+async fn insert_steps(
+    tx: &deadpool_postgres::Transaction<'_>,
+    run: RunId,
+    steps: &[PreparedStep],
+) -> FaultResult<()> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let first: i64 = tx
+        .query_one(
+            "SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = $1",
+            &[&run],
+        )
+        .await?
+        .try_get(0)?;
+    let now = now_ms();
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
+                 prompt_token_budget, estimated_prompt_tokens, model_context_window)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .await?;
+    for (index, step) in (first..).zip(steps) {
+        let budget = |at: usize| step.budget.and_then(|figures| figures.get(at).copied());
+        tx.execute(
+            &statement,
+            &[
+                &run,
+                &index,
+                &step.kind,
+                &step.content,
+                &now,
+                &budget(0),
+                &budget(1),
+                &budget(2),
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// The workspace of a run: a sub-agent's own scope when it has a parent (a handoff's target
+/// keeps the workspace of its mode), else by mode — as the SQLite store decides it.
+fn run_scope(run: &NewRun, id: RunId) -> ContextScope {
+    if run.parent_run_id.is_some() && !run.handoff {
+        return ContextScope::sub(&run.agent, id);
+    }
+    match run.mode {
+        ContextMode::Shared => ContextScope::Main,
+        ContextMode::Isolated => ContextScope::agent(&run.agent),
+        ContextMode::Run => ContextScope::run(id),
+    }
+}
+
+/// The handoff as the text the timeline shows (the SQLite store writes the same).
+fn render_handoff(run: &RunRecord, handoff: &HandoffSummary) -> String {
+    let mut text = format!(
+        "Handoff from {} (run {}, {}):\n{}",
+        run.agent,
+        run.id,
+        run.status,
+        handoff.summary.trim()
+    );
+    for (title, items) in [
+        ("Files changed", &handoff.files_changed),
+        ("Open items", &handoff.open_items),
+    ] {
+        if !items.is_empty() {
+            text.push_str(&format!("\n\n{title}:"));
+            for item in items {
+                text.push_str(&format!("\n- {item}"));
+            }
+        }
+    }
+    text
+}
+
+fn budget_of(values: [Option<i64>; 3]) -> Option<PromptBudget> {
+    let figure = |value: i64| u64::try_from(value).unwrap_or(0);
+    let [budget, estimate, window] = values;
+    Some(PromptBudget {
+        prompt_token_budget: figure(budget?),
+        estimated_prompt_tokens: figure(estimate?),
+        model_context_window: figure(window?),
+    })
+}
+
+impl RunLog for PgStore {
+    fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
+        let (session, run) = (session.to_owned(), run.clone());
+        self.call(|inner| async move {
+            // The lock that tells other processes this store's runs are alive.
+            inner.presence.ensure(&inner.url, &inner.tls).await?;
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            if let Some(parent) = run.parent_run_id {
+                load_run(&*tx, parent).await?;
+            }
+            let now = now_ms();
+            let id: RunId = tx
+                .query_one(
+                    "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope,
+                         status, model, started_at, owner_client, owner_pid, owner_host, source)
+                     VALUES ($1, $2, $3, '', 'running', $4, $5, $6, $7, $8, $9) RETURNING id",
+                    &[
+                        &text(&session),
+                        &text(&run.agent),
+                        &run.parent_run_id,
+                        &run.model.as_deref().map(text),
+                        &now,
+                        &inner.presence.key,
+                        &inner.pid,
+                        &inner.host,
+                        &run.source.as_str(),
+                    ],
+                )
+                .await?
+                .try_get(0)?;
+            let scope = run_scope(&run, id);
+            tx.execute(
+                "UPDATE agent_runs SET context_scope = $2 WHERE id = $1",
+                &[&id, &text(&scope.to_string())],
+            )
+            .await?;
+            touch(&tx, &session, now).await?;
+            tx.commit().await?;
+            Ok(RunRecord {
+                id,
+                session_id: session,
+                agent: run.agent,
+                parent_run_id: run.parent_run_id,
+                context_scope: scope,
+                status: RunStatus::Running,
+                model: run.model,
+                source: run.source,
+                usage: Usage::default(),
+                started_at: now,
+                finished_at: None,
+            })
+        })
+    }
+
+    fn record_turn(
+        &self,
+        run: RunId,
+        messages: &[NewMessage],
+        steps: &[NewStep],
+    ) -> Result<Vec<MessageId>> {
+        let prepared = messages::prepare(&self.redactor, messages).map_err(|f| self.error(f))?;
+        let steps = prepare_steps(&self.redactor, steps);
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            let record = lock_run(&tx, run).await?;
+            let ids = messages::insert(
+                &tx,
+                &record.session_id,
+                Some(run),
+                record.source.as_str(),
+                &prepared,
+            )
+            .await?;
+            insert_steps(&tx, run, &steps).await?;
+            tx.commit().await?;
+            Ok(ids)
+        })
+    }
+
+    fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
+        let usage = serde_json::to_string(&usage)
+            .map_err(|error| self.error(Fault::Corrupt("agent_runs", error.to_string())))?;
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_run(&tx, run).await?;
+            tx.execute(
+                "UPDATE agent_runs SET status = $2, usage = $3, finished_at = $4 WHERE id = $1",
+                &[&run, &status.as_str(), &usage, &now_ms()],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
+        let handoff = handoff.clone();
+        let redactor = self.redactor.clone();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            let record = lock_run(&tx, run).await?;
+            let message = NewMessage::new(
+                ContextScope::Main,
+                Some(&record.agent),
+                Message::assistant(render_handoff(&record, &handoff)),
+            );
+            let prepared = messages::prepare(&redactor, &[message])?;
+            let ids = messages::insert(
+                &tx,
+                &record.session_id,
+                Some(run),
+                record.source.as_str(),
+                &prepared,
+            )
+            .await?;
+            let content = serde_json::to_value(&handoff)
+                .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
+            let steps = prepare_steps(&redactor, &[NewStep::new("handoff", content)]);
+            insert_steps(&tx, run, &steps).await?;
+            tx.commit().await?;
+            ids.first()
+                .copied()
+                .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
+        })
+    }
+
+    fn run(&self, run: RunId) -> Result<RunRecord> {
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            load_run(&**client, run).await
+        })
+    }
+
+    fn runs(&self, session: &str) -> Result<Vec<RunRecord>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            client
+                .query(
+                    &format!(
+                        "SELECT {RUN_COLUMNS} FROM agent_runs WHERE session_id = $1 ORDER BY id"
+                    ),
+                    &[&session],
+                )
+                .await?
+                .iter()
+                .map(run_row)
+                .collect()
+        })
+    }
+
+    fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            let rows = client
+                .query(
+                    "SELECT id, run_id, step_index, kind, content, created_at,
+                         prompt_token_budget, estimated_prompt_tokens, model_context_window
+                     FROM agent_run_steps WHERE run_id = $1 ORDER BY step_index",
+                    &[&run],
+                )
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    let id: i64 = row.try_get(0)?;
+                    let content: String = row.try_get(4)?;
+                    Ok(StepRecord {
+                        id,
+                        run_id: row.try_get(1)?,
+                        step_index: row.try_get(2)?,
+                        kind: row.try_get(3)?,
+                        content: serde_json::from_str(&content).map_err(|error| {
+                            Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
+                        })?,
+                        budget: budget_of([row.try_get(6)?, row.try_get(7)?, row.try_get(8)?]),
+                        created_at: row.try_get(5)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn interrupt_stale_runs(&self, session: &str) -> Result<usize> {
+        let session = session.to_owned();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            // A run without an owner was copied from another store: no process here runs it.
+            let marked = tx
+                .execute(
+                    &format!(
+                        "UPDATE agent_runs r SET status = 'interrupted', finished_at = $2
+                         WHERE r.session_id = $1 AND r.status = 'running'
+                           AND (r.owner_client IS NULL OR NOT {OWNER_ALIVE})"
+                    ),
+                    &[&text(&session), &now_ms()],
+                )
+                .await?;
+            tx.commit().await?;
+            Ok(usize::try_from(marked).unwrap_or(usize::MAX))
+        })
+    }
+}

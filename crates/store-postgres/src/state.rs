@@ -1,0 +1,98 @@
+//! [`StateLog`] for [`PgStore`]: one `session_state` row per key, the value as JSON text.
+
+use crate::fault::Fault;
+use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
+use agentctl_context::{Result, StateEntry, StateLog};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+impl StateLog for PgStore {
+    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>> {
+        Ok(self
+            .state_entries(session)?
+            .into_iter()
+            .map(|entry| (entry.key, entry.value))
+            .collect())
+    }
+
+    fn set_session_state(
+        &self,
+        session: &str,
+        key: &str,
+        value: &Value,
+        agent: &str,
+    ) -> Result<()> {
+        // A model may echo a secret it read into its notes; it never reaches the server.
+        let mut value = value.clone();
+        self.redactor.redact_json(&mut value);
+        let value = (!value.is_null()).then(|| value.to_string());
+        let (session, key, agent) = (
+            session.to_owned(),
+            text(key).into_owned(),
+            text(agent).into_owned(),
+        );
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let now = now_ms();
+            let session = text(&session);
+            match &value {
+                Some(value) => {
+                    tx.execute(
+                        "INSERT INTO session_state (session_id, key, value, updated_at, updated_by)
+                         VALUES ($1, $2, $3, $4, $5)
+                         ON CONFLICT (session_id, key) DO UPDATE SET
+                             value = excluded.value,
+                             updated_at = excluded.updated_at,
+                             updated_by = excluded.updated_by",
+                        &[&session, &key, value, &now, &agent],
+                    )
+                    .await?
+                }
+                None => {
+                    tx.execute(
+                        "DELETE FROM session_state WHERE session_id = $1 AND key = $2",
+                        &[&session, &key],
+                    )
+                    .await?
+                }
+            };
+            touch(&tx, &session, now).await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            // Byte order, as a BTreeMap and the SQLite store sort keys, whatever the
+            // database's collation.
+            let rows = client
+                .query(
+                    "SELECT key, value, updated_at, updated_by FROM session_state
+                     WHERE session_id = $1 ORDER BY key COLLATE \"C\"",
+                    &[&session],
+                )
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    let key: String = row.try_get(0)?;
+                    let value: String = row.try_get(1)?;
+                    let value = serde_json::from_str(&value).map_err(|error| {
+                        Fault::Corrupt("session_state", format!("key `{key}`: {error}"))
+                    })?;
+                    Ok(StateEntry {
+                        key,
+                        value,
+                        updated_at: row.try_get(2)?,
+                        updated_by: row.try_get(3)?,
+                    })
+                })
+                .collect()
+        })
+    }
+}

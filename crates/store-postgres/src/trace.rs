@@ -1,0 +1,94 @@
+//! [`TraceLog`] for [`PgStore`]: one `trace_spans` row per span, the span as JSON.
+
+use crate::fault::Fault;
+use crate::store::{PgStore, lock_session, now_ms, require_session, text};
+use agentctl_context::{Result, TraceLog};
+use agentctl_core::Span;
+
+/// Spans read per round trip: a long trace is read in pages, never whole.
+const PAGE: i64 = 256;
+
+impl TraceLog for PgStore {
+    fn record_span(&self, session: &str, span: &Span) -> Result<()> {
+        // Spans reach the store masked by the trace policy; masking again costs little and
+        // keeps the rule "nothing the store writes carries a known secret" true on its own.
+        let mut json = serde_json::to_value(span)
+            .map_err(|error| self.error(Fault::Corrupt("trace_spans", error.to_string())))?;
+        self.redactor.redact_json(&mut json);
+        let row = (
+            span.trace_id.to_string(),
+            span.span_id.to_string(),
+            span.parent_id.map(|id| id.to_string()),
+            span.kind().as_str(),
+            i64::try_from(span.start_unix_nano).unwrap_or(i64::MAX),
+            json.to_string(),
+        );
+        let session = session.to_owned();
+        self.call(|inner| async move {
+            let (trace_id, span_id, parent_id, kind, start, span) = row;
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            lock_session(&tx, &session).await?;
+            let session = text(&session);
+            tx.execute(
+                "INSERT INTO trace_spans
+                     (session_id, trace_id, span_id, parent_id, kind, start_ns, span)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
+                 ON CONFLICT (session_id, trace_id, span_id) DO UPDATE SET
+                     parent_id = excluded.parent_id, kind = excluded.kind,
+                     start_ns = excluded.start_ns, span = excluded.span",
+                &[
+                    &session, &trace_id, &span_id, &parent_id, &kind, &start, &span,
+                ],
+            )
+            .await?;
+            tx.execute(
+                "UPDATE sessions SET updated_at = GREATEST(updated_at, $2) WHERE id = $1",
+                &[&session, &now_ms()],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn for_each_span(&self, session: &str, visit: &mut dyn FnMut(Span)) -> Result<usize> {
+        let session = text(session).into_owned();
+        let mut cursor: Option<(i64, String)> = None;
+        let mut count = 0;
+        loop {
+            let (session, after) = (session.clone(), cursor.clone());
+            let page: Vec<(i64, String, String)> = self.call(|inner| async move {
+                let client = inner.pool.get().await?;
+                if after.is_none() {
+                    require_session(&**client, &session).await?;
+                }
+                let (start, id) = after.unwrap_or((i64::MIN, String::new()));
+                let rows = client
+                    .query(
+                        "SELECT start_ns, span_id, span FROM trace_spans
+                         WHERE session_id = $1
+                           AND (start_ns > $2 OR (start_ns = $2 AND span_id COLLATE \"C\" > $3))
+                         ORDER BY start_ns, span_id COLLATE \"C\" LIMIT $4",
+                        &[&session, &start, &id, &PAGE],
+                    )
+                    .await?;
+                rows.iter()
+                    .map(|row| Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)))
+                    .collect()
+            })?;
+            let full = i64::try_from(page.len()).unwrap_or(i64::MAX) == PAGE;
+            for (start, id, text) in page {
+                let span = serde_json::from_str(&text).map_err(|error| {
+                    self.error(Fault::Corrupt("trace_spans", format!("span {id}: {error}")))
+                })?;
+                visit(span);
+                count += 1;
+                cursor = Some((start, id));
+            }
+            if !full {
+                return Ok(count);
+            }
+        }
+    }
+}
