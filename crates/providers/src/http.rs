@@ -12,6 +12,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AF
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
 
@@ -166,6 +167,7 @@ impl HttpClient {
         Ok(ByteStream {
             response,
             idle_timeout: self.idle_timeout,
+            idle: Box::pin(tokio::time::sleep(self.idle_timeout)),
         })
     }
 
@@ -266,10 +268,14 @@ impl HttpClient {
         target: &Target<'_>,
         stream: &mut ByteStream,
     ) -> Result<Option<Bytes>, ProviderError> {
-        match tokio::time::timeout(stream.idle_timeout, stream.response.chunk()).await {
-            Err(_) => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
-            Ok(Err(error)) => Err(self.connection(target, &error)),
-            Ok(Ok(chunk)) => Ok(chunk),
+        // One timer per stream, moved on at each chunk: a new timer per chunk would wake the
+        // timer driver for every delta.
+        let deadline = tokio::time::Instant::now() + stream.idle_timeout;
+        stream.idle.as_mut().reset(deadline);
+        tokio::select! {
+            biased;
+            chunk = stream.response.chunk() => chunk.map_err(|error| self.connection(target, &error)),
+            () = stream.idle.as_mut() => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
         }
     }
 }
@@ -307,6 +313,8 @@ impl HttpClient {
 pub(crate) struct ByteStream {
     response: reqwest::Response,
     idle_timeout: Duration,
+    /// The idle limit's timer, reset at each chunk.
+    idle: Pin<Box<tokio::time::Sleep>>,
 }
 
 /// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used
