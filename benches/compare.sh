@@ -76,15 +76,18 @@ spread() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f–%
 echo
 echo "ms per model call, median of $repeats (min–max); sequential: $sequential runs; concurrent: $concurrent at once × $rounds rounds"
 echo
-echo "| mode | agent loop (embed) | floor (bare reqwest) | ratio |"
-echo "|---|---|---|---|"
+echo "| mode | agent loop (embed) | floor (bare reqwest) | ratio of medians | median of paired ratios |"
+echo "|---|---|---|---|---|"
 for mode in no-stream stream; do
     for phase in sequential concurrent; do
         pick() { awk -v m="$mode" -v p="$phase" -v w="$1" '$1 == m && $2 == p && $3 == w { print $4 }' "$work/samples"; }
         e=$(pick embed | median)
         f=$(pick floor | median)
         ratio=$(awk -v e="$e" -v f="$f" 'BEGIN { printf "%.2f", e / f }')
+        # Each embed run is paired with the floor run right after it: load that drifts between
+        # repeats cancels out of the pair's ratio.
+        paired=$(paste <(pick embed) <(pick floor) | awk '{ print $1 / $2 }' | median)
         label="$phase, $([ "$mode" = stream ] && echo streaming || echo not streaming)"
-        printf '| %s | %.3f (%s) | %.3f (%s) | %s× |\n' "$label" "$e" "$(pick embed | spread)" "$f" "$(pick floor | spread)" "$ratio"
+        printf '| %s | %.3f (%s) | %.3f (%s) | %s× | %.2f× |\n' "$label" "$e" "$(pick embed | spread)" "$f" "$(pick floor | spread)" "$ratio" "$paired"
     done
 done

@@ -17,88 +17,19 @@ use agentctl_core::{
 use agentctl_core::{RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
 use agentctl_providers::{BuiltinProviders, ProviderOptions, RetryPolicy};
 use agentctl_runtime::Runtime;
+use agentctl_test_support::InstantServer;
 use divan::Bencher;
-use std::net::SocketAddr;
 use std::sync::OnceLock;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
 fn main() {
     divan::main();
 }
 
-/// The instant server, started once on its own thread.
-fn server() -> SocketAddr {
-    static ADDRESS: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDRESS.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-                sender.send(listener.local_addr().unwrap()).unwrap();
-                while let Ok((stream, _)) = listener.accept().await {
-                    stream.set_nodelay(true).unwrap();
-                    tokio::spawn(serve(stream));
-                }
-            });
-        });
-        receiver.recv().unwrap()
-    })
-}
-
-const TEXT: &str = r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"The value is Paris."},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":5}}"#;
-const TOOL_CALL: &str = r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"key\":\"capital\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":20,"completion_tokens":5}}"#;
-
-/// Keep-alive HTTP/1.1: answers a tool call when tools are offered and the last message is the
-/// user's, else text.
-async fn serve(mut stream: TcpStream) {
-    let mut buffer = Vec::with_capacity(8192);
-    let mut chunk = [0u8; 8192];
-    loop {
-        let (head_end, length) = loop {
-            if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = String::from_utf8_lossy(&buffer[..end]).to_ascii_lowercase();
-                let length = head
-                    .lines()
-                    .find_map(|line| line.strip_prefix("content-length:"))
-                    .and_then(|value| value.trim().parse::<usize>().ok())
-                    .unwrap_or(0);
-                break (end + 4, length);
-            }
-            match stream.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(read) => buffer.extend_from_slice(&chunk[..read]),
-            }
-        };
-        while buffer.len() < head_end + length {
-            match stream.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(read) => buffer.extend_from_slice(&chunk[..read]),
-            }
-        }
-        let body = String::from_utf8_lossy(&buffer[head_end..head_end + length]);
-        let last_role = body
-            .rfind("\"role\":\"")
-            .map(|at| &body[at + 8..])
-            .unwrap_or("");
-        let answer = if body.contains("\"tools\":[") && last_role.starts_with("user") {
-            TOOL_CALL
-        } else {
-            TEXT
-        };
-        buffer.drain(..head_end + length);
-        let reply = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
-            answer.len()
-        );
-        if stream.write_all(reply.as_bytes()).await.is_err() {
-            return;
-        }
-    }
+/// The instant server (the one `examples/floor.rs` and `benches/compare.sh` use), started once
+/// on its own thread.
+fn server() -> &'static InstantServer {
+    static SERVER: OnceLock<InstantServer> = OnceLock::new();
+    SERVER.get_or_init(|| InstantServer::start().unwrap())
 }
 
 fn client_runtime() -> tokio::runtime::Runtime {
@@ -111,7 +42,7 @@ fn client_runtime() -> tokio::runtime::Runtime {
 /// The baseline: the same kind of request and JSON decoding, no agent loop.
 #[divan::bench]
 fn bare_reqwest(bencher: Bencher) {
-    let url = format!("http://{}/v1/chat/completions", server());
+    let url = format!("{}/chat/completions", server().base_url());
     // Building the runtime's provider first installs the TLS crypto provider reqwest needs.
     let _ = agent_runtime();
     let client = reqwest::Client::new();
@@ -164,7 +95,7 @@ fn agent_runtime() -> Runtime {
         "local".into(),
         ProviderConfig {
             kind: ProviderKind::Openai,
-            base_url: Some(format!("http://{}/v1", server())),
+            base_url: Some(server().base_url()),
             ..ProviderConfig::default()
         },
     );

@@ -11,9 +11,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::any::TypeId;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use crate::event::RunEvent;
@@ -323,17 +325,40 @@ pub fn typed_tool<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
     Arc::new(TypedAdapter::new(tool))
 }
 
-/// Adapts a [`TypedTool`] to [`Tool`], computing the schema once.
+/// Adapts a [`TypedTool`] to [`Tool`], computing the schema once per tool type.
 pub(crate) struct TypedAdapter<T> {
     tool: T,
-    schema: Value,
+    schema: Arc<Value>,
 }
 
 impl<T: TypedTool> TypedAdapter<T> {
     pub(crate) fn new(tool: T) -> Self {
-        let schema = schema_of::<T::Args>();
-        Self { tool, schema }
+        Self {
+            tool,
+            schema: schema_of_tool::<T>(),
+        }
     }
+}
+
+/// The schema of `T`'s arguments, derived on the first adapter of a `T` and shared after:
+/// the built-in tools are assembled for every agent a session starts (a handoff's target
+/// among them), and deriving a schema costs far more than sharing one.
+fn schema_of_tool<T: TypedTool>() -> Arc<Value> {
+    static SCHEMAS: Mutex<BTreeMap<TypeId, Arc<Value>>> = Mutex::new(BTreeMap::new());
+    let key = TypeId::of::<T>();
+    if let Some(schema) = SCHEMAS
+        .lock()
+        .ok()
+        .and_then(|schemas| schemas.get(&key).cloned())
+    {
+        return schema;
+    }
+    // Derived outside the lock: two first uses at once both derive, and either result serves.
+    let schema = Arc::new(schema_of::<T::Args>());
+    if let Ok(mut schemas) = SCHEMAS.lock() {
+        schemas.insert(key, Arc::clone(&schema));
+    }
+    schema
 }
 
 /// JSON Schema of an arguments type, without the keys model APIs reject or ignore.
@@ -357,7 +382,7 @@ impl<T: TypedTool> Tool for TypedAdapter<T> {
     }
 
     fn parameters(&self) -> Value {
-        self.schema.clone()
+        Value::clone(&self.schema)
     }
 
     fn risk(&self) -> RiskLevel {

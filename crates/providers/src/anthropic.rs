@@ -45,7 +45,7 @@ impl ModelProvider for AnthropicProvider {
     ) -> Result<ModelResponse, ProviderError> {
         let target = Target {
             model: &request.model,
-            url: format!("{}/v1/messages", self.base_url),
+            url: format!("{}/v1/messages", self.base_url).into(),
         };
         let names = ToolNames::for_request(request);
         let body = request_body(request, &names);
@@ -57,7 +57,7 @@ impl ModelProvider for AnthropicProvider {
         let mut answer = Assembler::default();
         let mut stop: Option<String> = None;
         self.http
-            .post_sse(&target, &body, |event| {
+            .post_sse(&target, crate::http::json_body(&body), |event| {
                 let value: Value = serde_json::from_str(&event.data).map_err(|error| {
                     self.http.malformed(
                         &target,
@@ -235,7 +235,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
             .iter()
             .map(|tool| {
                 json!({"name": names.wire(&tool.name), "description": tool.description,
-                       "input_schema": object_schema(&tool.parameters)})
+                       "input_schema": object_schema(&tool.parameters).into_owned()})
             })
             .collect();
     }

@@ -125,7 +125,7 @@ impl Embedder for HttpEmbedder {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, ProviderError> {
         let target = Target {
             model: &self.model.model,
-            url: self.url.clone(),
+            url: self.url.as_str().into(),
         };
         let mut vectors = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {

@@ -56,7 +56,7 @@ impl ModelProvider for GeminiProvider {
         let url = format!("{}/v1beta/models/{model}:{method}", self.base_url);
         let target = Target {
             model: &request.model,
-            url,
+            url: url.into(),
         };
         let names = ToolNames::for_request(request);
         let body = request_body(request, &names);
@@ -70,7 +70,7 @@ impl ModelProvider for GeminiProvider {
             answer.apply(&value, &names, &|_| {});
         } else {
             self.http
-                .post_sse(&target, &body, |event| {
+                .post_sse(&target, crate::http::json_body(&body), |event| {
                     let value: Value = serde_json::from_str(&event.data).map_err(|error| {
                         self.http.malformed(
                             &target,

@@ -8,9 +8,11 @@ use crate::retry;
 use crate::sse::{SseEvent, SseParser};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
 
@@ -31,8 +33,16 @@ pub(crate) struct HttpClient {
 /// Where a call goes: kept together so every error can name provider, model and URL.
 pub(crate) struct Target<'a> {
     pub model: &'a str,
-    pub url: String,
+    pub url: Cow<'a, str>,
 }
+
+/// `value` as a request body (JSON text).
+pub(crate) fn json_body(value: &Value) -> Bytes {
+    // Serialising a `Value` cannot fail: its map keys are strings.
+    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 impl HttpClient {
     /// Builds the client; `headers` are sent with every request (auth headers are marked
@@ -106,32 +116,46 @@ impl HttpClient {
         target: &Target<'_>,
         body: &Value,
     ) -> Result<Value, ProviderError> {
+        let bytes = self.post_bytes(target, json_body(body)).await?;
+        self.parse_json(target, &bytes)
+    }
+
+    /// Posts `body` (JSON text) and returns the whole answer, retrying transient failures.
+    pub async fn post_bytes(
+        &self,
+        target: &Target<'_>,
+        body: Bytes,
+    ) -> Result<Bytes, ProviderError> {
         self.with_retries(|| async {
             let attempt = async {
-                let response = self.send(target, body).await?;
+                let response = self.send(target, &body).await?;
                 response
                     .bytes()
                     .await
                     .map_err(|error| self.connection(target, &error))
             };
-            let bytes = tokio::time::timeout(self.request_timeout, attempt)
+            tokio::time::timeout(self.request_timeout, attempt)
                 .await
-                .map_err(|_| self.timeout(target, self.request_timeout, "request"))??;
-            serde_json::from_slice(&bytes).map_err(|error| {
-                self.malformed(
-                    target,
-                    format!("expected JSON ({error}); body: {}", excerpt(&bytes)),
-                )
-            })
+                .map_err(|_| self.timeout(target, self.request_timeout, "request"))?
         })
         .await
+    }
+
+    /// An answer's bytes as JSON, or the error saying they are not.
+    pub fn parse_json(&self, target: &Target<'_>, bytes: &[u8]) -> Result<Value, ProviderError> {
+        serde_json::from_slice(bytes).map_err(|error| {
+            self.malformed(
+                target,
+                format!("expected JSON ({error}); body: {}", excerpt(bytes)),
+            )
+        })
     }
 
     /// Posts `body` and returns the answer's byte stream once its headers are in.
     async fn post_stream(
         &self,
         target: &Target<'_>,
-        body: &Value,
+        body: &Bytes,
     ) -> Result<ByteStream, ProviderError> {
         let response = self
             .with_retries(|| async {
@@ -143,6 +167,7 @@ impl HttpClient {
         Ok(ByteStream {
             response,
             idle_timeout: self.idle_timeout,
+            idle: Box::pin(tokio::time::sleep(self.idle_timeout)),
         })
     }
 
@@ -173,12 +198,14 @@ impl HttpClient {
     async fn send(
         &self,
         target: &Target<'_>,
-        body: &Value,
+        body: &Bytes,
     ) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .client
-            .post(&target.url)
-            .json(body)
+            .post(target.url.as_ref())
+            .header(CONTENT_TYPE, APPLICATION_JSON)
+            // A clone of `Bytes` shares the buffer: retries re-send it without a copy.
+            .body(body.clone())
             .send()
             .await
             .map_err(|error| self.connection(target, &error))?;
@@ -241,10 +268,14 @@ impl HttpClient {
         target: &Target<'_>,
         stream: &mut ByteStream,
     ) -> Result<Option<Bytes>, ProviderError> {
-        match tokio::time::timeout(stream.idle_timeout, stream.response.chunk()).await {
-            Err(_) => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
-            Ok(Err(error)) => Err(self.connection(target, &error)),
-            Ok(Ok(chunk)) => Ok(chunk),
+        // One timer per stream, moved on at each chunk: a new timer per chunk would wake the
+        // timer driver for every delta.
+        let deadline = tokio::time::Instant::now() + stream.idle_timeout;
+        stream.idle.as_mut().reset(deadline);
+        tokio::select! {
+            biased;
+            chunk = stream.response.chunk() => chunk.map_err(|error| self.connection(target, &error)),
+            () = stream.idle.as_mut() => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
         }
     }
 }
@@ -255,10 +286,10 @@ impl HttpClient {
     pub async fn post_sse(
         &self,
         target: &Target<'_>,
-        body: &Value,
+        body: Bytes,
         mut handle: impl FnMut(SseEvent) -> Result<bool, ProviderError>,
     ) -> Result<(), ProviderError> {
-        let mut stream = self.post_stream(target, body).await?;
+        let mut stream = self.post_stream(target, &body).await?;
         let mut parser = SseParser::default();
         loop {
             let chunk = self.next_chunk(target, &mut stream).await?;
@@ -282,6 +313,8 @@ impl HttpClient {
 pub(crate) struct ByteStream {
     response: reqwest::Response,
     idle_timeout: Duration,
+    /// The idle limit's timer, reset at each chunk.
+    idle: Pin<Box<tokio::time::Sleep>>,
 }
 
 /// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used

@@ -16,6 +16,7 @@
 //! Schema in `parametersJsonSchema` instead, which v1beta documents as the alternative.
 
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
 /// Keys Gemini's `Schema` message has (the allow-list the conversion keeps).
 const GEMINI_KEYS: &[&str] = &[
@@ -49,18 +50,19 @@ const MAX_REF_DEPTH: usize = 8;
 /// `parameters` as an object schema: `null` and `{}` (no arguments) become an empty object
 /// schema, and a schema with `properties` but no `type` gets `"type": "object"`. Anything else
 /// is sent as it is, for the API to refuse with its own message.
-pub(crate) fn object_schema(parameters: &Value) -> Value {
+/// Borrowed when it is sent unchanged (the usual case: no copy of the schema per call).
+pub(crate) fn object_schema(parameters: &Value) -> Cow<'_, Value> {
     match parameters {
-        Value::Null => json!({"type": "object", "properties": {}}),
+        Value::Null => Cow::Owned(json!({"type": "object", "properties": {}})),
         Value::Object(map) if map.get("type").is_none() => {
             let mut map = map.clone();
             map.insert("type".into(), json!("object"));
             if !map.contains_key("properties") {
                 map.insert("properties".into(), json!({}));
             }
-            Value::Object(map)
+            Cow::Owned(Value::Object(map))
         }
-        other => other.clone(),
+        other => Cow::Borrowed(other),
     }
 }
 
@@ -77,7 +79,7 @@ pub(crate) enum GeminiParameters {
 
 /// `parameters` for Gemini: see [`GeminiParameters`].
 pub(crate) fn gemini_schema(parameters: &Value) -> GeminiParameters {
-    let root = object_schema(parameters);
+    let root = object_schema(parameters).into_owned();
     let converted = Converter { root: &root }.convert(&root, 0);
     if is_object(&converted) && !has_properties(&converted) {
         return GeminiParameters::None;
@@ -282,19 +284,19 @@ mod tests {
     #[test]
     fn no_arguments_is_an_empty_object_schema() {
         assert_eq!(
-            object_schema(&Value::Null),
+            object_schema(&Value::Null).into_owned(),
             json!({"type": "object", "properties": {}})
         );
         assert_eq!(
-            object_schema(&json!({})),
+            object_schema(&json!({})).into_owned(),
             json!({"type": "object", "properties": {}})
         );
         assert_eq!(
-            object_schema(&json!({"properties": {"a": {"type": "string"}}})),
+            object_schema(&json!({"properties": {"a": {"type": "string"}}})).into_owned(),
             json!({"properties": {"a": {"type": "string"}}, "type": "object"})
         );
         assert_eq!(
-            object_schema(&json!({"type": "string"})),
+            object_schema(&json!({"type": "string"})).into_owned(),
             json!({"type": "string"})
         );
         assert_eq!(gemini_schema(&json!({})), GeminiParameters::None);

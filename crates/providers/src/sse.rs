@@ -24,6 +24,12 @@ impl SseEvent {
 #[derive(Debug, Default)]
 pub(crate) struct SseParser {
     buffer: Vec<u8>,
+    pending: Pending,
+}
+
+/// The fields of the event being read.
+#[derive(Debug, Default)]
+struct Pending {
     event: Option<String>,
     data: Vec<String>,
 }
@@ -33,17 +39,20 @@ impl SseParser {
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         self.buffer.extend_from_slice(chunk);
         let mut events = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
-            line.pop();
+        // Lines are read in place and the buffer is drained once, after the last whole line.
+        let mut start = 0;
+        while let Some(offset) = self.buffer[start..].iter().position(|&b| b == b'\n') {
+            let end = start + offset;
+            let mut line = &self.buffer[start..end];
             if line.last() == Some(&b'\r') {
-                line.pop();
+                line = &line[..line.len() - 1];
             }
-            let line = String::from_utf8_lossy(&line);
-            if let Some(event) = self.line(&line) {
+            if let Some(event) = self.pending.line(&String::from_utf8_lossy(line)) {
                 events.push(event);
             }
+            start = end + 1;
         }
+        self.buffer.drain(..start);
         events
     }
 
@@ -54,13 +63,15 @@ impl SseParser {
             let line = String::from_utf8_lossy(&rest)
                 .trim_end_matches('\r')
                 .to_owned();
-            if let Some(event) = self.line(&line) {
+            if let Some(event) = self.pending.line(&line) {
                 return Some(event);
             }
         }
-        self.dispatch()
+        self.pending.dispatch()
     }
+}
 
+impl Pending {
     fn line(&mut self, line: &str) -> Option<SseEvent> {
         if line.is_empty() {
             return self.dispatch();
@@ -82,10 +93,12 @@ impl SseParser {
 
     fn dispatch(&mut self) -> Option<SseEvent> {
         let event = self.event.take();
-        if self.data.is_empty() {
-            return None;
-        }
-        let data = std::mem::take(&mut self.data).join("\n");
+        let data = match self.data.len() {
+            0 => return None,
+            // The usual case: one `data:` line, taken as it is.
+            1 => self.data.pop().unwrap_or_default(),
+            _ => std::mem::take(&mut self.data).join("\n"),
+        };
         Some(SseEvent { event, data })
     }
 }

@@ -38,6 +38,21 @@ pub(crate) struct ToolNames {
 impl ToolNames {
     /// The names of `request`: its tool specs and every tool named in its history.
     pub fn for_request(request: &ModelRequest) -> Self {
+        // Names every API accepts go to the wire as they are: then the maps would only map
+        // names to themselves, which is what a name missing from them does anyway.
+        let mut names = request.tools.iter().map(|tool| tool.name.as_str()).chain(
+            request.messages.iter().flat_map(|message| {
+                let (calls, result) = match message {
+                    Message::Assistant { tool_calls, .. } => (tool_calls.as_slice(), None),
+                    Message::Tool { name, .. } => (&[][..], Some(name.as_str())),
+                    Message::User { .. } => (&[][..], None),
+                };
+                calls.iter().map(|call| call.name.as_str()).chain(result)
+            }),
+        );
+        if names.all(is_valid) {
+            return Self::default();
+        }
         let history = request.messages.iter().flat_map(|message| match message {
             Message::Assistant { tool_calls, .. } => {
                 tool_calls.iter().map(|call| call.name.as_str()).collect()
@@ -305,5 +320,14 @@ mod tests {
         let names = ToolNames::for_request(&request);
         assert_eq!(names.wire("mcp.old.tool"), "mcp__old__tool");
         assert_eq!(names.wire("mcp.new.tool"), "mcp__new__tool");
+        // Only valid names: no map is built, and every name still maps to itself.
+        let mut request = request;
+        request.tools[0].name = "new_tool".into();
+        request.messages.truncate(1);
+        let names = ToolNames::for_request(&request);
+        assert!(names.to_wire.is_empty() && names.to_original.is_empty());
+        assert_eq!(names.wire("new_tool"), "new_tool");
+        assert_eq!(names.original("new_tool"), "new_tool");
+        assert_eq!(names.original("mcp__x"), "mcp__x");
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
 use crate::dispatch::dispatch;
+pub(crate) use crate::events::EventSink;
 use crate::guard::{self, Checked, TextBarrier};
 use agentctl_core::{
     CallGate, ContextMode, GuardrailSubject, HandoffRequest, Message, ModelDelta, ModelProvider,
@@ -20,7 +21,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Everything a run needs, resolved before the first turn.
@@ -57,39 +57,6 @@ pub(crate) struct Prepared {
     pub tool_limits: ToolsSettings,
     /// The trace the run belongs to, passed on to its tool calls.
     pub trace: Option<TraceContext>,
-}
-
-/// Where events go; building an event is skipped entirely when nobody listens.
-pub(crate) struct EventSink {
-    sender: Option<mpsc::UnboundedSender<RunEvent>>,
-}
-
-impl EventSink {
-    pub(crate) fn channel(sender: mpsc::UnboundedSender<RunEvent>) -> Self {
-        Self {
-            sender: Some(sender),
-        }
-    }
-
-    pub(crate) fn disabled() -> Self {
-        Self { sender: None }
-    }
-
-    /// The same sink for a tool call's own events ([`agentctl_core::ToolContext::emit`]).
-    pub(crate) fn emitter(&self) -> Option<agentctl_core::EventEmitter> {
-        let sender = self.sender.clone()?;
-        Some(Arc::new(move |event| {
-            // A dropped receiver only means nobody watches any more.
-            let _ = sender.send(event);
-        }))
-    }
-
-    pub(crate) fn emit(&self, make: impl FnOnce() -> RunEvent) {
-        if let Some(sender) = &self.sender {
-            // A dropped receiver only means nobody watches any more.
-            let _ = sender.send(make());
-        }
-    }
 }
 
 /// Runs a prepared run and reports its start and end.

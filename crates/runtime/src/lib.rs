@@ -18,8 +18,11 @@
 mod agent_loop;
 mod budget;
 mod dispatch;
+mod events;
 mod guard;
+mod handle;
 mod runtime;
 
 pub use budget::{DEFAULT_CONTEXT_WINDOW, model_context_window};
-pub use runtime::{RunHandle, Runtime};
+pub use handle::RunHandle;
+pub use runtime::Runtime;

@@ -1,24 +1,20 @@
 //! The [`Runtime`]: settings, a provider factory and the tool registry; it starts runs and hands
-//! back a [`RunHandle`] (a stream of [`RunEvent`]s that can be cancelled).
+//! back a [`RunHandle`] (a stream of [`RunEvent`](agentctl_core::RunEvent)s that can be cancelled).
 
 use crate::agent_loop::{self, EventSink, Prepared};
+use crate::events::{self, SharedOutbox};
+use crate::handle::RunHandle;
 use agentctl_core::{
     AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
-    ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunEvent,
-    RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
-    resolve_model, spec_of,
+    ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunOptions,
+    RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model,
+    spec_of,
 };
-use futures_util::Stream;
-use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{SystemTime, UNIX_EPOCH};
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// Runs agents: resolves their model, offers them the registry's tools (filtered by the
@@ -199,16 +195,13 @@ impl Runtime {
             .map_or_else(CancellationToken::new, |parent| parent.child_token());
         let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
         let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
-        let (sender, events) = mpsc::unbounded_channel();
-        let task = tokio::spawn(async move {
-            agent_loop::execute(prepared, &EventSink::channel(sender)).await
-        });
-        RunHandle {
-            run_id,
-            events,
-            cancel,
-            task,
-        }
+        let outbox = SharedOutbox::default();
+        let sink = EventSink::outbox(Arc::clone(&outbox));
+        let task = tokio::spawn(events::batched(
+            async move { agent_loop::execute(prepared, &sink).await },
+            Arc::clone(&outbox),
+        ));
+        RunHandle::new(run_id, cancel, outbox, task)
     }
 
     /// Runs to the end on the caller's task (no spawned task, no event channel) and returns
@@ -346,59 +339,6 @@ fn new_run_id() -> String {
     format!("run-{millis:x}-{n}")
 }
 
-/// A running agent: a [`Stream`] of [`RunEvent`]s ending after `run_finished` or `run_failed`.
-///
-/// Dropping the handle cancels the run.
-#[derive(Debug)]
-pub struct RunHandle {
-    run_id: String,
-    events: mpsc::UnboundedReceiver<RunEvent>,
-    cancel: CancellationToken,
-    task: JoinHandle<Result<RunResult, RunError>>,
-}
-
-impl RunHandle {
-    /// Id of the run (also in `run_started`).
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    /// Cancels the run; it ends with `run_failed` and [`RunError::Cancelled`].
-    pub fn cancel(&self) {
-        self.cancel.cancel();
-    }
-
-    /// A token that cancels this run (e.g. for a Ctrl-C handler).
-    pub fn cancellation_token(&self) -> CancellationToken {
-        self.cancel.clone()
-    }
-
-    /// Waits for the end of the run and returns its result, including the conversation
-    /// ([`RunResult::messages`], which the `run_finished` event leaves empty). Events not read
-    /// yet are discarded.
-    pub async fn result(mut self) -> Result<RunResult, RunError> {
-        self.events.close();
-        match (&mut self.task).await {
-            Ok(result) => result,
-            Err(error) => Err(RunError::Aborted(error.to_string())),
-        }
-    }
-}
-
-impl RunStream for RunHandle {
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    fn cancel(&self) {
-        self.cancel.cancel();
-    }
-
-    fn into_result(self: Box<Self>) -> BoxFuture<'static, Result<RunResult, RunError>> {
-        Box::pin((*self).result())
-    }
-}
-
 impl SubAgentRunner for Runtime {
     fn resolve_model(
         &self,
@@ -415,21 +355,5 @@ impl SubAgentRunner for Runtime {
         options: RunOptions,
     ) -> Box<dyn RunStream> {
         Box::new(self.run(agent, prompt, options))
-    }
-}
-
-impl Stream for RunHandle {
-    type Item = RunEvent;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-        self.events.poll_recv(cx)
-    }
-}
-
-impl Drop for RunHandle {
-    fn drop(&mut self) {
-        if !self.task.is_finished() {
-            self.cancel.cancel();
-        }
     }
 }

@@ -12,6 +12,7 @@ use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_embedder, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -98,7 +99,13 @@ pub struct RuntimeBuilder {
     redactor: Redactor,
     /// Validators of the embedder, named by agents' guardrails.
     validators: ValidatorRegistry,
+    /// The built-in HTTP providers built so far, shared by every runtime built here: the agent
+    /// a handoff starts gets a runtime of its own, and building a provider again would build an
+    /// HTTP client (and read the system's certificates) on every switch.
+    http_providers: ProviderCache,
 }
+
+type ProviderCache = Arc<Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>>;
 
 impl std::fmt::Debug for RuntimeBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -134,6 +141,7 @@ impl RuntimeBuilder {
                 working_dir: Some(root.to_path_buf()),
                 ..ProviderOptions::default()
             },
+            http_providers: ProviderCache::default(),
         }
     }
 
@@ -169,6 +177,7 @@ impl RuntimeBuilder {
 
     /// Provider options (keys and base URLs from another environment, retries).
     pub fn provider_options(mut self, options: ProviderOptions) -> Self {
+        self.http_providers = ProviderCache::default();
         self.provider_options = ProviderOptions {
             working_dir: options
                 .working_dir
@@ -245,12 +254,15 @@ impl RuntimeBuilder {
         let custom = self.providers.clone();
         let recording = self.recording.clone();
         let redactor = self.redactor.clone();
+        let cache = Arc::clone(&self.http_providers);
         let factory = move |model: &ModelRef,
                             settings: &Settings|
               -> Result<Arc<dyn ModelProvider>, ProviderError> {
             let provider = match &custom {
                 Some(factory) => factory.build(model, settings)?,
-                None => build_provider(model, settings, &options)?,
+                None => {
+                    shared_provider(&cache, model, || build_provider(model, settings, &options))?
+                }
             };
             Ok(match &recording {
                 Some(recording) => recording.wrap(provider, &redactor),
@@ -262,4 +274,31 @@ impl RuntimeBuilder {
             .with_redactor(self.redactor.clone())
             .with_guardrails(Arc::new(self.guardrails())))
     }
+}
+
+/// The built-in provider of `model` from `cache`, built once. A scripted provider is built
+/// anew for each runtime: its cassette's turns are used up as they are played.
+fn shared_provider(
+    cache: &ProviderCache,
+    model: &ModelRef,
+    build: impl FnOnce() -> Result<Arc<dyn ModelProvider>, ProviderError>,
+) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+    if model.provider == "scripted" {
+        return build();
+    }
+    // The lock is never held while building.
+    let cached = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(model)
+        .cloned();
+    if let Some(provider) = cached {
+        return Ok(provider);
+    }
+    let provider = build()?;
+    cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(model.clone(), Arc::clone(&provider));
+    Ok(provider)
 }
