@@ -21,6 +21,7 @@
 //!   processes; the limit only bounds how long a process waits for a stuck writer before it
 //!   reports that the turn could not be saved.
 
+mod checkpoint;
 mod graph;
 mod messages;
 mod owner;
@@ -72,6 +73,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    /// Checkpoints the log of a file store off the write path; `None` in memory.
+    checkpointer: Option<checkpoint::Checkpointer>,
     path: String,
     /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
     /// checkpoints.
@@ -120,7 +123,10 @@ impl SqliteStore {
             path: label.clone(),
             source,
         })?;
-        Self::init(conn, label)
+        let mut store = Self::init(conn, label)?;
+        let conn = store.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
+        store.checkpointer = checkpoint::Checkpointer::start(conn, path);
+        Ok(store)
     }
 
     /// An in-memory store, for tests and throwaway sessions.
@@ -183,6 +189,7 @@ impl SqliteStore {
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
             conn: Mutex::new(conn),
+            checkpointer: None,
             path,
             redactor: Redactor::default(),
         })
@@ -212,7 +219,11 @@ impl SqliteStore {
     /// The write lock is taken (waiting up to [`BUSY_TIMEOUT`] for other processes) before `f`
     /// reads anything, so what `f` reads is still true when it writes.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
-        self.with(|conn| immediate(conn, f))
+        let value = self.with(|conn| immediate(conn, f))?;
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.committed();
+        }
+        Ok(value)
     }
 }
 
