@@ -34,10 +34,10 @@ use agentctl::tools::{BuiltinToolsConfig, register_builtin_tools};
 use agentctl_test_support::{FakeServer, Reply, openai};
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::process::{Child, ChildStdin, Command, Stdio};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 use std::alloc::System;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -522,7 +522,10 @@ fn lead(args: &Args) -> anyhow::Result<()> {
             range(&peak),
         );
         let heap_median = median(heap.clone());
-        println!("{kind:<8} live heap {heap_median:>6.1} KB per idle run ({})", range(&heap));
+        println!(
+            "{kind:<8} live heap {heap_median:>6.1} KB per idle run ({})",
+            range(&heap)
+        );
         if let (Some(heap), Some(json)) = (
             last["tool_specs_heap_kb"].as_f64(),
             last["tool_specs_json_kb"].as_f64(),
