@@ -37,7 +37,7 @@ use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use graph::MAX_CHECKPOINT_STATE_BYTES;
@@ -73,8 +73,11 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Mutex<Connection>,
-    /// Checkpoints the log of a file store off the write path; `None` in memory.
-    checkpointer: Option<checkpoint::Checkpointer>,
+    /// The file, for the checkpoint thread; `None` in memory.
+    file: Option<PathBuf>,
+    /// Checkpoints the log off the write path; started by the first write, so a store that
+    /// only reads (`sessions list`) starts no thread.
+    checkpointer: OnceLock<Option<checkpoint::Checkpointer>>,
     path: String,
     /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
     /// checkpoints.
@@ -124,8 +127,7 @@ impl SqliteStore {
             source,
         })?;
         let mut store = Self::init(conn, label)?;
-        let conn = store.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
-        store.checkpointer = checkpoint::Checkpointer::start(conn, path);
+        store.file = Some(path.to_path_buf());
         Ok(store)
     }
 
@@ -189,7 +191,8 @@ impl SqliteStore {
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
             conn: Mutex::new(conn),
-            checkpointer: None,
+            file: None,
+            checkpointer: OnceLock::new(),
             path,
             redactor: Redactor::default(),
         })
@@ -219,11 +222,17 @@ impl SqliteStore {
     /// The write lock is taken (waiting up to [`BUSY_TIMEOUT`] for other processes) before `f`
     /// reads anything, so what `f` reads is still true when it writes.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
-        let value = self.with(|conn| immediate(conn, f))?;
-        if let Some(checkpointer) = &self.checkpointer {
-            checkpointer.committed();
-        }
-        Ok(value)
+        self.with(|conn| {
+            let checkpointer = self.checkpointer.get_or_init(|| {
+                let file = self.file.as_deref()?;
+                checkpoint::Checkpointer::start(conn, file)
+            });
+            let value = immediate(conn, f)?;
+            if let Some(checkpointer) = checkpointer {
+                checkpointer.committed();
+            }
+            Ok(value)
+        })
     }
 }
 
