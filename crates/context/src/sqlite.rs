@@ -37,6 +37,7 @@ use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -75,8 +76,10 @@ pub struct SqliteStore {
     conn: Mutex<Connection>,
     /// The file, for the checkpoint thread; `None` in memory.
     file: Option<PathBuf>,
-    /// Checkpoints the log off the write path; started by the first write, so a store that
-    /// only reads (`sessions list`) starts no thread.
+    /// Write transactions committed, for the checkpoint thread.
+    commits: AtomicU32,
+    /// Checkpoints the log off the write path; started at the
+    /// [`EVERY`](checkpoint::EVERY)th write transaction.
     checkpointer: OnceLock<Option<checkpoint::Checkpointer>>,
     path: String,
     /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
@@ -192,6 +195,7 @@ impl SqliteStore {
         Ok(Self {
             conn: Mutex::new(conn),
             file: None,
+            commits: AtomicU32::new(0),
             checkpointer: OnceLock::new(),
             path,
             redactor: Redactor::default(),
@@ -223,13 +227,15 @@ impl SqliteStore {
     /// reads anything, so what `f` reads is still true when it writes.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
         self.with(|conn| {
-            let checkpointer = self.checkpointer.get_or_init(|| {
-                let file = self.file.as_deref()?;
-                checkpoint::Checkpointer::start(conn, file)
-            });
             let value = immediate(conn, f)?;
-            if let Some(checkpointer) = checkpointer {
-                checkpointer.committed();
+            let commits = self.commits.fetch_add(1, Ordering::Relaxed) + 1;
+            if commits.is_multiple_of(checkpoint::EVERY) {
+                let checkpointer = self
+                    .checkpointer
+                    .get_or_init(|| checkpoint::Checkpointer::start(conn, self.file.as_deref()?));
+                if let Some(checkpointer) = checkpointer {
+                    checkpointer.nudge();
+                }
             }
             Ok(value)
         })

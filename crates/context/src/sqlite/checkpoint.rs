@@ -14,12 +14,13 @@
 use super::prepare_sqlite;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
-/// Write transactions between two checkpoints: about 800 pages of log at a turn's 12.
-const EVERY: u32 = 64;
+/// Write transactions between two checkpoints: about 800 pages of log at a turn's 12. The
+/// thread starts at the first of them, so a process that writes less (`sessions list`, a
+/// short run) starts none: SQLite's default would not have checkpointed yet either.
+pub(crate) const EVERY: u32 = 64;
 
 /// Log pages (16 MiB) past which the writing connection checkpoints itself.
 const SAFETY_NET_PAGES: i64 = 4_096;
@@ -27,7 +28,6 @@ const SAFETY_NET_PAGES: i64 = 4_096;
 /// The checkpointing thread of a file store.
 #[derive(Debug)]
 pub(crate) struct Checkpointer {
-    commits: AtomicU32,
     nudge: Option<SyncSender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -58,20 +58,15 @@ impl Checkpointer {
             return None;
         }
         Some(Self {
-            commits: AtomicU32::new(0),
             nudge: Some(nudge),
             thread: Some(thread),
         })
     }
 
-    /// Counts a committed write transaction; every [`EVERY`]th wakes the thread.
-    pub(crate) fn committed(&self) {
-        let commits = self.commits.fetch_add(1, Ordering::Relaxed) + 1;
-        if commits.is_multiple_of(EVERY)
-            && let Some(nudge) = &self.nudge
-        {
-            // Full: a checkpoint is already due, which covers this one too. Gone: the last
-            // connection's close still checkpoints.
+    /// Asks for a checkpoint. When one is already due it covers this request too; when the
+    /// thread is gone, the last connection's close still checkpoints.
+    pub(crate) fn nudge(&self) {
+        if let Some(nudge) = &self.nudge {
             let _ = nudge.try_send(());
         }
     }
