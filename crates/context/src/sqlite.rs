@@ -21,6 +21,7 @@
 //!   processes; the limit only bounds how long a process waits for a stuck writer before it
 //!   reports that the turn could not be saved.
 
+mod checkpoint;
 mod graph;
 mod import;
 mod messages;
@@ -37,7 +38,8 @@ use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use graph::MAX_CHECKPOINT_STATE_BYTES;
@@ -73,6 +75,13 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    /// The file, for the checkpoint thread; `None` in memory.
+    file: Option<PathBuf>,
+    /// Write transactions committed, for the checkpoint thread.
+    commits: AtomicU32,
+    /// Checkpoints the log off the write path; started at the
+    /// [`EVERY`](checkpoint::EVERY)th write transaction.
+    checkpointer: OnceLock<Option<checkpoint::Checkpointer>>,
     path: String,
     /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
     /// checkpoints.
@@ -121,7 +130,9 @@ impl SqliteStore {
             path: label.clone(),
             source,
         })?;
-        Self::init(conn, label)
+        let mut store = Self::init(conn, label)?;
+        store.file = Some(path.to_path_buf());
+        Ok(store)
     }
 
     /// An in-memory store, for tests and throwaway sessions.
@@ -184,6 +195,9 @@ impl SqliteStore {
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
             conn: Mutex::new(conn),
+            file: None,
+            commits: AtomicU32::new(0),
+            checkpointer: OnceLock::new(),
             path,
             redactor: Redactor::default(),
         })
@@ -213,7 +227,19 @@ impl SqliteStore {
     /// The write lock is taken (waiting up to [`BUSY_TIMEOUT`] for other processes) before `f`
     /// reads anything, so what `f` reads is still true when it writes.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
-        self.with(|conn| immediate(conn, f))
+        self.with(|conn| {
+            let value = immediate(conn, f)?;
+            let commits = self.commits.fetch_add(1, Ordering::Relaxed) + 1;
+            if commits.is_multiple_of(checkpoint::EVERY) {
+                let checkpointer = self
+                    .checkpointer
+                    .get_or_init(|| checkpoint::Checkpointer::start(conn, self.file.as_deref()?));
+                if let Some(checkpointer) = checkpointer {
+                    checkpointer.nudge();
+                }
+            }
+            Ok(value)
+        })
     }
 }
 

@@ -7,6 +7,7 @@ mod suite {
     pub mod support;
 
     mod budgets;
+    mod checkpoint;
     mod clear;
     mod compaction;
     mod concurrency;
