@@ -63,7 +63,7 @@ def prompt(target_bytes):
 def native(i):
     tools = rng.sample(["read_file", "grep", "glob", "bash", "write_file", "edit_file", "web_fetch"], 4)
     kw = rng.sample(WORDS, 3)
-    handoff = f"handoffs:\n  - to: agent-{(i + 1) % 1000:04d}\n    when: task.status == 'need-review'\n" if i % 4 == 0 else ""
+    handoff = f"handoffs:\n  - to: agent-{(i + 1) % 1000:04d}\n    when: task.status == 'review-{i}'\n" if i % 4 == 0 else ""
     return (
         f"---\nname: agent-{i:04d}\ntitle: Agent {i}\n"
         f"description: {sentence(rng.randint(10, 25))}\n"
