@@ -8,6 +8,9 @@
 use saphyr_parser::Parser;
 use saphyr_parser::{Event, ScalarStyle};
 use std::collections::{HashMap, HashSet};
+
+/// Field positions by dotted path.
+pub(crate) type PositionMap = HashMap<String, (usize, usize), foldhash::fast::RandomState>;
 use std::rc::Rc;
 
 /// One segment of a field path.
@@ -47,7 +50,7 @@ impl KeyEntry {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct YamlIndex {
     /// Position by dotted path: keys for mapping entries, items for sequence entries.
-    pub positions: HashMap<String, (usize, usize)>,
+    pub positions: PositionMap,
     /// Every mapping key, in document order.
     pub keys: Vec<KeyEntry>,
     /// Whether the document's root is a mapping.
@@ -141,6 +144,14 @@ pub(crate) struct IndexBuilder {
 }
 
 impl IndexBuilder {
+    /// A builder with room for about `fields` keys and sequence items.
+    pub(crate) fn with_capacity(fields: usize) -> Self {
+        let mut builder = IndexBuilder::default();
+        builder.index.positions.reserve(fields);
+        builder.index.keys.reserve(fields);
+        builder
+    }
+
     /// Takes the next event; `pos` is its 1-based line and column.
     pub(crate) fn event(&mut self, event: &Event<'_>, pos: (usize, usize)) {
         let index = &mut self.index;

@@ -338,7 +338,7 @@ pub(crate) fn parse(
 
 /// The front matter from the fast reader's events (no aliases: no budget to check).
 fn from_items(items: Vec<fast::Item<'_>>) -> Front<'_> {
-    let mut index = IndexBuilder::default();
+    let mut index = IndexBuilder::with_capacity(items.len() / 2);
     let mut tree = TreeBuilder::default();
     for item in items {
         index.event(&item.event, item.pos);

@@ -478,24 +478,23 @@ impl Gen {
     }
 }
 
+/// Front matter in and near the fast reader's form (a survey of 300,000 such documents found
+/// no difference; this keeps a few thousand of them).
 #[test]
-fn survey_generated() {
-    let Ok(count) = std::env::var("SURVEY_G") else {
-        return;
-    };
-    let (mut fast, mut total) = (0, 0);
-    for seed in 0..count.parse::<u64>().unwrap() {
-        let mut generator = Gen(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+fn generated_front_matter_reads_alike() {
+    let mut fast = 0;
+    for seed in 0..4_000_u64 {
+        let mut generator = Gen(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let mut yaml = String::new();
         let indent = generator.next(2) * 2;
         generator.mapping(&mut yaml, indent, 0);
-        total += 1;
         if crate::yaml_tree::fast_agrees(&yaml) {
             fast += 1;
         }
-        if seed % 4 == 0 {
+        if seed % 8 == 0 {
             same(&format!("---\n{yaml}---\nP\n"));
         }
     }
-    println!("{fast} of {total} read fast");
+    // The generator aims at the fast reader's edges: about a quarter is in its form.
+    assert!(fast > 500, "{fast}");
 }

@@ -427,61 +427,58 @@ fn double_quoted(text: &str) -> Option<(Event<'_>, usize)> {
     let body = &text[1..];
     let end = body.find(['"', '\\'])?;
     if body.as_bytes()[end] == b'"' {
+        let value = Cow::Borrowed(&body[..end]);
         return Some((
-            Event::Scalar(
-                Cow::Borrowed(&body[..end]),
-                ScalarStyle::DoubleQuoted,
-                0,
-                None,
-            ),
+            Event::Scalar(value, ScalarStyle::DoubleQuoted, 0, None),
             end + 2,
         ));
     }
     let mut value = String::with_capacity(body.len());
-    let mut chars = body.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => {
-                return Some((
-                    Event::Scalar(Cow::Owned(value), ScalarStyle::DoubleQuoted, 0, None),
-                    i + 2,
-                ));
-            }
-            '\\' => {
-                let (_, escape) = chars.next()?;
-                let hex = |chars: &mut std::str::CharIndices<'_>, n: usize| -> Option<char> {
-                    let mut code = 0u32;
-                    for _ in 0..n {
-                        code = code * 16 + chars.next()?.1.to_digit(16)?;
-                    }
-                    char::from_u32(code)
-                };
-                value.push(match escape {
-                    '0' => '\0',
-                    'a' => '\u{7}',
-                    'b' => '\u{8}',
-                    't' => '\t',
-                    'n' => '\n',
-                    'v' => '\u{b}',
-                    'f' => '\u{c}',
-                    'r' => '\r',
-                    'e' => '\u{1b}',
-                    ' ' => ' ',
-                    '"' => '"',
-                    '/' => '/',
-                    '\\' => '\\',
-                    'N' => '\u{85}',
-                    '_' => '\u{a0}',
-                    'L' => '\u{2028}',
-                    'P' => '\u{2029}',
-                    'x' => hex(&mut chars, 2)?,
-                    'u' => hex(&mut chars, 4)?,
-                    'U' => hex(&mut chars, 8)?,
-                    _ => return None,
-                });
-            }
-            c => value.push(c),
+    let mut copied = 0;
+    loop {
+        // Copy up to the next quote or escape at once.
+        let next = copied + body[copied..].find(['"', '\\'])?;
+        value.push_str(&body[copied..next]);
+        if body.as_bytes()[next] == b'"' {
+            let value = Cow::Owned(value);
+            return Some((
+                Event::Scalar(value, ScalarStyle::DoubleQuoted, 0, None),
+                next + 2,
+            ));
         }
+        let mut chars = body[next + 1..].char_indices();
+        let (_, escape) = chars.next()?;
+        let mut hex = |n: usize| -> Option<char> {
+            let mut code = 0u32;
+            for _ in 0..n {
+                code = code * 16 + chars.next()?.1.to_digit(16)?;
+            }
+            char::from_u32(code)
+        };
+        value.push(match escape {
+            '0' => '\0',
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            't' => '\t',
+            'n' => '\n',
+            'v' => '\u{b}',
+            'f' => '\u{c}',
+            'r' => '\r',
+            'e' => '\u{1b}',
+            ' ' => ' ',
+            '"' => '"',
+            '/' => '/',
+            '\\' => '\\',
+            'N' => '\u{85}',
+            '_' => '\u{a0}',
+            'L' => '\u{2028}',
+            'P' => '\u{2029}',
+            'x' => hex(2)?,
+            'u' => hex(4)?,
+            'U' => hex(8)?,
+            // Other escapes are errors: the parser words them.
+            _ => return None,
+        });
+        copied = next + 1 + chars.offset();
     }
-    None
 }

@@ -10,6 +10,13 @@ use saphyr_parser::Marker;
 /// a line.
 pub(super) fn libyaml_reads_alike(yaml: &str) -> bool {
     let bytes = yaml.as_bytes();
+    // Printable ASCII and line feeds, the usual case, checked a word at a time.
+    if bytes
+        .iter()
+        .all(|&b| b == b'\n' || (0x20..0x7F).contains(&b))
+    {
+        return true;
+    }
     bytes.iter().enumerate().all(|(i, &b)| match b {
         b'\n' => true,
         // A carriage return alone is a line break to libyaml, not to the parser's line count.
