@@ -63,7 +63,7 @@ def prompt(target_bytes):
 def native(i):
     tools = rng.sample(["read_file", "grep", "glob", "bash", "write_file", "edit_file", "web_fetch"], 4)
     kw = rng.sample(WORDS, 3)
-    handoff = f"handoffs:\n  - to: agent-{(i + 1) % 1000:04d}\n    when: task.status == 'need-review'\n" if i % 4 == 0 else ""
+    handoff = f"handoffs:\n  - to: agent-{(i + 1) % 1000:04d}\n    when: task.status == 'review-{i}'\n" if i % 4 == 0 else ""
     return (
         f"---\nname: agent-{i:04d}\ntitle: Agent {i}\n"
         f"description: {sentence(rng.randint(10, 25))}\n"
@@ -117,7 +117,7 @@ if real_claude:
     real_project = os.path.join(work, "real")
     os.makedirs(os.path.join(real_project, ".claude"))
     os.symlink(os.path.abspath(real_claude), os.path.join(real_project, ".claude", "agents"))
-    trees.append((f"Claude agents in {real_claude}", real_project))
+    trees.append((os.path.basename(os.path.abspath(real_claude)) or real_claude, real_project))
 
 env = dict(os.environ, HOME=home, AGENTCTL_HOME=os.path.join(home, ".agentctl"))
 env.pop("AGENTCTL_LOG", None)
@@ -130,10 +130,12 @@ def once(project, stderr=subprocess.DEVNULL):
     wall = (time.perf_counter() - start) * 1000
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"agents list failed in {project}")
-    return wall, usage.ru_maxrss / 1024  # KiB → MiB
+    cpu = (usage.ru_utime + usage.ru_stime) * 1000
+    return wall, usage.ru_maxrss / 1024, cpu  # ms, KiB → MiB, ms
 
-print(f"agentctl agents list, {runs} runs after a warm-up, on {os.cpu_count()} CPUs")
-print(f"{'tree':<32} {'wall median':>12} {'(min–max)':>16} {'peak RSS median':>16} {'(max)':>8}")
+print(f"agentctl agents list, {runs} runs after a warm-up, on {os.cpu_count()} CPUs, "
+      f"load average {os.getloadavg()[0]:.1f}")
+print(f"{'tree':<24} {'wall median':>12} {'(min–max)':>16} {'CPU median':>11} {'peak RSS median':>16} {'(max)':>9}")
 for label, project in trees:
     # The warm-up run also checks the tree lists cleanly: a warning per file would be measured too.
     with open(os.path.join(work, "stderr"), "w+") as err:
@@ -141,10 +143,11 @@ for label, project in trees:
         err.seek(0)
         warnings = sum(1 for _ in err)
     if warnings:
-        print(f"  ({label}: {warnings} warning line(s) on stderr)")
+        print(f"  ({label}: {warnings} warning line(s) on stderr, measured too)")
     samples = [once(project) for _ in range(runs)]
-    walls = [w for w, _ in samples]
-    rss = [r for _, r in samples]
-    print(f"{label:<32} {statistics.median(walls):>9.1f} ms {min(walls):>7.1f}–{max(walls):.1f} ms"
-          f" {statistics.median(rss):>13.1f} MiB {max(rss):>5.1f} MiB")
+    walls = [w for w, _, _ in samples]
+    rss = [r for _, r, _ in samples]
+    cpu = [c for _, _, c in samples]
+    print(f"{label:<24} {statistics.median(walls):>9.1f} ms {min(walls):>7.1f}–{max(walls):.1f} ms"
+          f" {statistics.median(cpu):>8.1f} ms {statistics.median(rss):>12.1f} MiB {max(rss):>5.1f} MiB")
 PY

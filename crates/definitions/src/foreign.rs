@@ -119,7 +119,7 @@ pub(crate) fn extras(
 ) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
     let mut extra = BTreeMap::new();
     let mut warnings = Vec::new();
-    let top_level = source.index.keys.iter().filter(|k| k.segments.len() == 1);
+    let top_level = source.index.keys.iter().filter(|k| k.is_top_level());
     if top_level.clone().all(|k| mapped.contains(&k.path.as_str())) {
         return (extra, warnings);
     }

@@ -19,11 +19,11 @@ use crate::error::{DefinitionError, ErrorKind, Result, line_col};
 use crate::frontmatter::{self, MAX_FRONT_MATTER_BYTES, Split};
 use crate::parse::LoadedAgent;
 use crate::source::Source;
+use crate::yaml_index::PositionMap;
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, GraphEdge, GraphNode, GraphSpec, Scope, SourceFormat,
 };
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// The graph fields a file may write at the top level.
@@ -202,7 +202,7 @@ fn no_graph(source: &Source<'_>, what: &str) -> DefinitionError {
 
 /// Field positions in file coordinates, with top-level graph fields moved under `graph.` so
 /// that both forms are located by the same paths.
-fn positions(source: &Source<'_>, nested: bool) -> HashMap<String, (usize, usize)> {
+fn positions(source: &Source<'_>, nested: bool) -> PositionMap {
     let first_line = source.split.yaml_line;
     source
         .index

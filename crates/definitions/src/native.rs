@@ -17,7 +17,7 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             .first()
             .map(|best| format!(" (did you mean `{best}`?)"))
             .unwrap_or_default();
-        let top_level = entry.segments.len() == 1;
+        let top_level = entry.is_top_level();
         let fate = if top_level {
             "kept in `extra`"
         } else {

@@ -4,11 +4,11 @@ use crate::detect::detect;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity, line_col};
 use crate::frontmatter::{self};
 use crate::source::Source;
+use crate::yaml_index::PositionMap;
 use crate::{claude, gemini, native};
 use agentctl_config::{InputLimit, InputProblem, read_input_bytes};
 use agentctl_core::{AgentDefinition, AgentSource, Scope, SourceFormat};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// An agent definition as loaded from a file, with the warnings found while loading it
@@ -58,7 +58,7 @@ impl LoadedAgent {
     pub(crate) fn located(
         definition: AgentDefinition,
         warnings: Vec<Diagnostic>,
-        positions: HashMap<String, (usize, usize)>,
+        positions: PositionMap,
         fallback: (usize, usize),
     ) -> Self {
         Self {
@@ -141,7 +141,7 @@ impl LoadedAgent {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Positions {
     /// Positions by field path, in the coordinates of the text they were found in.
-    map: HashMap<String, (usize, usize)>,
+    map: PositionMap,
     /// The file line of that text's first line (the front matter's, or 1).
     first_line: usize,
     format: Option<SourceFormat>,

@@ -56,10 +56,8 @@ pub(crate) fn unknown_fields(index: &YamlIndex) -> Vec<(&KeyEntry, Vec<String>)>
     PLACES.with_borrow_mut(|places| {
         let mut shape = String::new();
         for entry in &index.keys {
-            let Some((Segment::Key(key), parent)) = entry.segments.split_last() else {
-                continue;
-            };
-            if ALIASES.contains(&&**key) {
+            let (key, parent) = (entry.key(), &*entry.parent);
+            if ALIASES.contains(&key) {
                 continue;
             }
             shape.clear();

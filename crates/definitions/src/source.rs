@@ -100,10 +100,10 @@ impl Source<'_> {
             {
                 // serde points at the mapping; point at the repeated key instead.
                 let mut seen = std::collections::HashSet::new();
-                let repeated = index.keys.iter().find(|entry| {
-                    matches!(entry.segments.last(), Some(crate::yaml_index::Segment::Key(last)) if **last == *key)
-                        && !seen.insert(entry.path.as_str())
-                });
+                let repeated = index
+                    .keys
+                    .iter()
+                    .find(|entry| entry.key() == key && !seen.insert(entry.path.as_str()));
                 if let Some(entry) = repeated {
                     (error.line, error.col) = (first_line + entry.pos.0 - 1, entry.pos.1);
                     error.field = Some(entry.path.clone());

@@ -8,6 +8,9 @@
 use saphyr_parser::Parser;
 use saphyr_parser::{Event, ScalarStyle};
 use std::collections::{HashMap, HashSet};
+
+/// Field positions by dotted path.
+pub(crate) type PositionMap = HashMap<String, (usize, usize), foldhash::fast::RandomState>;
 use std::rc::Rc;
 
 /// One segment of a field path.
@@ -22,19 +25,32 @@ pub(crate) enum Segment {
 /// A mapping key found in the YAML.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct KeyEntry {
-    /// Path of the key, segment by segment.
-    pub segments: Vec<Segment>,
-    /// Dotted path, e.g. `tools.allow`.
+    /// Path of the mapping the key is in, segment by segment (shared by its keys).
+    pub parent: Rc<[Segment]>,
+    /// Dotted path, e.g. `tools.allow`; the key itself is its end, from `key_start`.
     pub path: String,
+    key_start: usize,
     /// 1-based line and column of the key, relative to the YAML text.
     pub pos: (usize, usize),
+}
+
+impl KeyEntry {
+    /// The key itself.
+    pub(crate) fn key(&self) -> &str {
+        &self.path[self.key_start..]
+    }
+
+    /// Whether the key is a top-level field.
+    pub(crate) fn is_top_level(&self) -> bool {
+        self.parent.is_empty()
+    }
 }
 
 /// Positions of every key and sequence item of a YAML document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct YamlIndex {
     /// Position by dotted path: keys for mapping entries, items for sequence entries.
-    pub positions: HashMap<String, (usize, usize)>,
+    pub positions: PositionMap,
     /// Every mapping key, in document order.
     pub keys: Vec<KeyEntry>,
     /// Whether the document's root is a mapping.
@@ -49,13 +65,20 @@ fn is_null(value: &str, style: ScalarStyle) -> bool {
 }
 
 /// A path, segment by segment and dotted.
-type Path = (Vec<Segment>, String);
+type Path = (Rc<[Segment]>, String);
+
+/// What the next node of a mapping is the value of.
+enum Pending {
+    /// The key at this index of [`YamlIndex::keys`].
+    Key(usize),
+    /// A complex key (not indexed): the value takes the mapping's own path.
+    Complex,
+}
 
 enum Frame {
     Map {
         path: Path,
-        /// The path of the entry whose value comes next.
-        key: Option<Path>,
+        key: Option<Pending>,
     },
     Seq {
         path: Path,
@@ -78,10 +101,23 @@ fn child_key(parent: &str, key: &str) -> String {
 
 /// `parent[index]`.
 fn child_index(parent: &str, index: usize) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(parent.len() + 4);
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = std::str::from_utf8(&digits[at..]).unwrap_or("0");
+    let mut out = String::with_capacity(parent.len() + digits.len() + 2);
     out.push_str(parent);
-    let _ = write!(out, "[{index}]");
+    out.push('[');
+    out.push_str(digits);
+    out.push(']');
     out
 }
 
@@ -108,6 +144,14 @@ pub(crate) struct IndexBuilder {
 }
 
 impl IndexBuilder {
+    /// A builder with room for about `fields` keys and sequence items.
+    pub(crate) fn with_capacity(fields: usize) -> Self {
+        let mut builder = IndexBuilder::default();
+        builder.index.positions.reserve(fields);
+        builder.index.keys.reserve(fields);
+        builder
+    }
+
     /// Takes the next event; `pos` is its 1-based line and column.
     pub(crate) fn event(&mut self, event: &Event<'_>, pos: (usize, usize)) {
         let index = &mut self.index;
@@ -121,38 +165,49 @@ impl IndexBuilder {
             }
             _ => return,
         };
-        // The path of this node, when it is indexed.
+        // The path of this node when it is indexed, computed only for collections (their
+        // contents are indexed under it).
         let child: Option<Path> = match stack.last_mut() {
             None => {
                 index.root_is_mapping = matches!(event, Event::MappingStart(..));
-                Some((Vec::new(), String::new()))
+                Some((Rc::from([]), String::new()))
             }
             Some(Frame::Skip) => None,
             Some(Frame::Map { path, key }) => match key.take() {
-                Some(entry) => {
+                Some(pending) => {
+                    let entry = match pending {
+                        Pending::Key(i) => index.keys.get(i),
+                        Pending::Complex => None,
+                    };
                     if let Event::Scalar(value, style, ..) = event
                         && is_null(value, *style)
                     {
-                        index.nulls.insert(entry.1.clone());
+                        let dotted = entry.map_or(&path.1, |entry| &entry.path);
+                        index.nulls.insert(dotted.clone());
                     }
-                    Some(entry)
+                    match entry {
+                        _ if !opens => None,
+                        Some(entry) => {
+                            let mut segments = entry.parent.to_vec();
+                            segments.push(Segment::Key(Rc::from(entry.key())));
+                            Some((Rc::from(segments), entry.path.clone()))
+                        }
+                        None => Some(path.clone()),
+                    }
                 }
                 None => {
                     if let Event::Scalar(value, ..) = event {
-                        let mut segments = path.0.clone();
-                        segments.push(Segment::Key(Rc::from(value.as_ref())));
                         let dotted = child_key(&path.1, value);
-                        if !index.positions.contains_key(&dotted) {
-                            index.positions.insert(dotted.clone(), pos);
-                        }
+                        index.positions.entry(dotted.clone()).or_insert(pos);
+                        *key = Some(Pending::Key(index.keys.len()));
                         index.keys.push(KeyEntry {
-                            segments: segments.clone(),
-                            path: dotted.clone(),
+                            parent: Rc::clone(&path.0),
+                            key_start: dotted.len() - value.len(),
+                            path: dotted,
                             pos,
                         });
-                        *key = Some((segments, dotted));
                     } else {
-                        *key = Some(path.clone());
+                        *key = Some(Pending::Complex);
                         if opens {
                             stack.push(Frame::Skip);
                         }
@@ -162,18 +217,14 @@ impl IndexBuilder {
             },
             Some(Frame::Seq { path, next }) => {
                 let dotted = child_index(&path.1, *next);
-                if !index.positions.contains_key(&dotted) {
-                    index.positions.insert(dotted.clone(), pos);
-                }
-                let segments = if opens {
-                    let mut segments = path.0.clone();
+                let segments = opens.then(|| {
+                    let mut segments = path.0.to_vec();
                     segments.push(Segment::Index(*next));
-                    segments
-                } else {
-                    Vec::new()
-                };
+                    Rc::from(segments)
+                });
                 *next += 1;
-                Some((segments, dotted))
+                index.positions.entry(dotted.clone()).or_insert(pos);
+                segments.map(|segments| (segments, dotted))
             }
         };
         if opens {

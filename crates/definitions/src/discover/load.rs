@@ -10,7 +10,7 @@ use crate::graph_file::parse_graph_bytes;
 use crate::parse::{LoadedAgent, parse_bytes, read_capped};
 use crate::validate::definition_errors;
 use agentctl_core::SourceFormat;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Fewer files than this are loaded on the caller's thread: a thread costs more than they do.
@@ -85,7 +85,7 @@ pub(super) fn load_all(dirs: &[AgentDir], files: &[(usize, PathBuf)]) -> Vec<Out
 }
 
 /// Reads, parses and checks one file.
-fn load(dir: &AgentDir, path: &std::path::Path) -> Outcome {
+fn load(dir: &AgentDir, path: &Path) -> Outcome {
     let bytes = match read_capped(path) {
         Ok(bytes) => bytes,
         Err(error) => return Outcome::Failed(error, None),
