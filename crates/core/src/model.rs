@@ -2,7 +2,9 @@
 
 use crate::settings::Settings;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt;
+use std::path::Path;
 
 /// Providers agentctl knows without any settings.
 pub const KNOWN_PROVIDERS: &[&str] = &["openai", "anthropic", "gemini", "ollama", "scripted"];
@@ -24,6 +26,34 @@ pub struct ModelRef {
     pub provider: String,
     /// Model id as the provider knows it (for `scripted`, the cassette path).
     pub model: String,
+}
+
+impl ModelRef {
+    /// This model as a run in `dir` finds it: a `scripted:` cassette named by a relative path
+    /// is looked up in `dir`, not in the process's current directory; any other model is
+    /// itself. (Only the built-in `scripted` provider names a file: a provider configured
+    /// under that name in settings is not given this rewrite by its caller.)
+    ///
+    /// ```
+    /// use agentctl_core::ModelRef;
+    /// use std::path::Path;
+    ///
+    /// let cassette = ModelRef { provider: "scripted".into(), model: "review.yaml".into() };
+    /// let found = cassette.located_in(Path::new("/work/project"));
+    /// assert_eq!(found.model, Path::new("/work/project/review.yaml").to_string_lossy());
+    /// let hosted = ModelRef { provider: "openai".into(), model: "gpt-4o".into() };
+    /// assert_eq!(*hosted.located_in(Path::new("/work/project")), hosted);
+    /// ```
+    pub fn located_in(&self, dir: &Path) -> Cow<'_, ModelRef> {
+        let path = Path::new(&self.model);
+        if self.provider != "scripted" || !path.is_relative() || self.model.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        Cow::Owned(ModelRef {
+            provider: self.provider.clone(),
+            model: dir.join(path).to_string_lossy().into_owned(),
+        })
+    }
 }
 
 impl fmt::Display for ModelRef {

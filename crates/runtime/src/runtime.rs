@@ -251,7 +251,13 @@ impl Runtime {
             agent: name.to_owned(),
             source,
         })?;
-        let provider = self.provider_for(&model)?;
+        // A relative cassette path is the run's file, not the process's.
+        let provider = match &options.working_dir {
+            Some(dir) if !self.inner.settings.providers.contains_key(&model.provider) => {
+                self.provider_for(&model.located_in(dir))?
+            }
+            _ => self.provider_for(&model)?,
+        };
         let tools = self.inner.tools.filtered(&filter);
         let context_mode = options
             .context_mode

@@ -117,3 +117,44 @@ async fn provider_build_errors_pass_through_and_providers_are_cached() {
     );
     assert_eq!(built.lock().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn a_relative_cassette_is_the_run_working_directorys_file() {
+    let built = Arc::new(Mutex::new(Vec::<ModelRef>::new()));
+    let seen = built.clone();
+    let queue = Queue::new(vec![text("a"), text("b"), text("c")]);
+    let runtime = Runtime::new(
+        Settings::default(),
+        move |model: &ModelRef, _: &Settings| -> Result<Arc<dyn ModelProvider>, ProviderError> {
+            seen.lock().unwrap().push(model.clone());
+            Ok(Arc::clone(&queue) as Arc<dyn ModelProvider>)
+        },
+        ToolRegistry::new(),
+    );
+    let definition = agent("reviewer");
+    // The fake provider reads nothing: any directory will do.
+    let dir = std::env::temp_dir().join("agentctl-project");
+    let in_dir = RunOptions::new()
+        .model("scripted:cassettes/review.yaml")
+        .working_dir(&dir);
+    let result = runtime
+        .run_to_completion(&definition, "hi", in_dir)
+        .await
+        .unwrap();
+    // The label stays as written; the provider gets the run's file.
+    assert_eq!(result.metadata.model, "scripted:cassettes/review.yaml");
+    // Absolute paths and hosted models are left alone; without a working directory, the
+    // process's is the run's.
+    for model in ["scripted:/abs/review.yaml", "openai:gpt-4o"] {
+        let options = RunOptions::new().model(model).working_dir(&dir);
+        runtime
+            .run_to_completion(&definition, "hi", options)
+            .await
+            .unwrap();
+    }
+    let built = built.lock().unwrap();
+    let expected = dir.join("cassettes/review.yaml");
+    assert_eq!(built[0].model, expected.to_string_lossy());
+    assert_eq!(built[1].to_string(), "scripted:/abs/review.yaml");
+    assert_eq!(built[2].to_string(), "openai:gpt-4o");
+}
