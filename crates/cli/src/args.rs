@@ -46,6 +46,48 @@ pub(crate) struct GlobalArgs {
     pub project_dir: Option<PathBuf>,
 }
 
+/// Commands that read no project: `--project-dir` is neither shown nor accepted there.
+pub(crate) const PROJECTLESS: [&str; 2] = ["schema", "completions"];
+
+/// The command line as clap sees it: [`Cli`]'s, where the commands that read no project do not
+/// take `--project-dir` (their help and the completion scripts do not offer it).
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory as _;
+    let mut command = Cli::command();
+    for name in PROJECTLESS {
+        // A global flag reaches each subcommand that has no argument of its name: this
+        // hidden one takes its place and refuses any value.
+        command = command.mut_subcommand(name, |sub| {
+            sub.arg(
+                clap::Arg::new("project_dir")
+                    .long("project-dir")
+                    .value_name("DIR")
+                    .hide(true)
+                    .value_parser(move |_: &str| -> Result<String, String> {
+                        Err(idle_project_dir(name))
+                    }),
+            )
+        });
+    }
+    command
+}
+
+/// Why `--project-dir` is refused by `agentctl NAME`.
+pub(crate) fn idle_project_dir(name: &str) -> String {
+    format!("`agentctl {name}` reads no project: leave out --project-dir")
+}
+
+impl Command {
+    /// This command's name when it reads no project, so `--project-dir` would do nothing.
+    pub(crate) fn projectless_name(&self) -> Option<&'static str> {
+        match self {
+            Command::Schema(_) => Some(PROJECTLESS[0]),
+            Command::Completions(_) => Some(PROJECTLESS[1]),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run an agent on a prompt, or interactively.

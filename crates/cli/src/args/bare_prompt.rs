@@ -6,9 +6,8 @@
 //! the prompt. Anything else (`agentctl agnets list`) is a mistyped command and gets clap's own
 //! error, with its "a similar subcommand exists" tip.
 
-use super::{Cli, Command};
-use clap::CommandFactory as _;
-use clap::Parser as _;
+use super::{Cli, Command, command};
+use clap::FromArgMatches as _;
 use clap::error::ErrorKind;
 use std::ffi::OsString;
 
@@ -19,9 +18,9 @@ pub(crate) fn parse() -> Cli {
 
 /// Parses `argv` (program name first), turning a bare prompt into `run --auto -p PROMPT`.
 pub(crate) fn parse_from(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
-    let cli = Cli::try_parse_from(&argv)?;
+    let cli = try_parse_from(&argv)?;
     let Command::Prompt(words) = &cli.command else {
-        return Ok(cli);
+        return refuse_idle_project_dir(cli);
     };
     let prompt = words
         .first()
@@ -34,10 +33,10 @@ pub(crate) fn parse_from(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
     let mut rewritten: Vec<OsString> = argv.iter().take(before).cloned().collect();
     rewritten.extend(["run", "--auto", "--prompt", prompt].map(OsString::from));
     rewritten.extend(words.iter().skip(1).cloned());
-    let cli = Cli::try_parse_from(rewritten)?;
+    let cli = try_parse_from(&rewritten)?;
     match &cli.command {
         Command::Run(args) if args.name.is_none() => Ok(cli),
-        Command::Run(args) => Err(Cli::command().error(
+        Command::Run(args) => Err(command().error(
             ErrorKind::UnknownArgument,
             format!(
                 "unexpected argument '{}' after the prompt: quote the whole prompt as one argument",
@@ -45,6 +44,20 @@ pub(crate) fn parse_from(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
             ),
         )),
         _ => Err(strict_error(&argv)),
+    }
+}
+
+fn try_parse_from(argv: &[OsString]) -> Result<Cli, clap::Error> {
+    Cli::from_arg_matches(&command().try_get_matches_from(argv)?)
+}
+
+/// `--project-dir` given to a command that reads no project is a mistake worth saying.
+fn refuse_idle_project_dir(cli: Cli) -> Result<Cli, clap::Error> {
+    match (cli.command.projectless_name(), &cli.global.project_dir) {
+        (Some(name), Some(_)) => {
+            Err(command().error(ErrorKind::ArgumentConflict, super::idle_project_dir(name)))
+        }
+        _ => Ok(cli),
     }
 }
 
@@ -57,13 +70,13 @@ fn is_prompt(word: &str) -> bool {
 /// with a close command name when there is one.
 fn strict_error(argv: &[OsString]) -> clap::Error {
     // The derive's value parser for the external subcommand would turn it back on.
-    match Cli::command()
+    match command()
         .external_subcommand_value_parser(clap::builder::Resettable::Reset)
         .allow_external_subcommands(false)
         .try_get_matches_from(argv)
     {
         Err(error) => error,
-        Ok(_) => Cli::command().error(
+        Ok(_) => command().error(
             ErrorKind::InvalidSubcommand,
             "give the prompt as one quoted argument: agentctl \"PROMPT\"",
         ),
@@ -148,5 +161,61 @@ mod tests {
         let (_, run) = run_args(&["run", "code-reviewer", "-p", "Review it"]);
         assert!(!run.auto);
         assert_eq!(run.name.as_deref(), Some("code-reviewer"));
+    }
+
+    #[test]
+    fn project_dir_is_neither_offered_nor_taken_where_it_does_nothing() {
+        for args in [
+            &["schema", "--project-dir", "/p", "agent"][..],
+            &["--project-dir", "/p", "completions", "bash"],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert!(error.to_string().contains("reads no project"), "{error}");
+        }
+        let error = parse(&["schema", "agent", "--project-dir", "/p"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::UnknownArgument);
+        assert!(parse(&["schema", "agent"]).is_ok());
+        for shell in [clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+            let script = crate::completions::script(shell);
+            let offered = script
+                .lines()
+                .filter(|line| line.contains("project-dir"))
+                .filter(|line| line.contains("schema") || line.contains("completions"));
+            assert_eq!(offered.count(), 0, "{shell}");
+        }
+        let mut command = command();
+        command.build();
+        for name in crate::args::PROJECTLESS {
+            let help = command
+                .find_subcommand_mut(name)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            assert!(!help.contains("--project-dir"), "{name}: {help}");
+        }
+        let help = command
+            .find_subcommand_mut("sessions")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--project-dir"), "{help}");
+        // The completion scripts offer it where it works, and only there.
+        let script = crate::completions::script(clap_complete::Shell::Bash);
+        let options = |case: &str| {
+            let at = script.find(&format!("        {case})\n")).unwrap();
+            script[at..].lines().nth(1).unwrap().to_owned()
+        };
+        for case in ["agentctl__subcmd__schema", "agentctl__subcmd__completions"] {
+            let offered = options(case);
+            assert!(
+                offered.contains("opts=") && !offered.contains("--project-dir"),
+                "{offered}"
+            );
+        }
+        assert!(options("agentctl__subcmd__sessions").contains("--project-dir"));
+        for shell in [clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+            let script = crate::completions::script(shell);
+            assert!(script.contains("project-dir"), "{shell}");
+        }
     }
 }
