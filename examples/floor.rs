@@ -239,7 +239,8 @@ async fn run(client: &reqwest::Client, url: &str, script: &Script) -> anyhow::Re
     Ok(script.len() as u64)
 }
 
-/// Reads an SSE answer chunk by chunk, parsing each event's JSON, up to `[DONE]`.
+/// Reads an SSE answer chunk by chunk, parsing each event's JSON, up to `[DONE]` and the end
+/// of the body.
 async fn read_events(mut response: reqwest::Response) -> anyhow::Result<()> {
     let mut pending: Vec<u8> = Vec::new();
     while let Some(chunk) = response.chunk().await? {
@@ -251,6 +252,9 @@ async fn read_events(mut response: reqwest::Response) -> anyhow::Result<()> {
             };
             let data = data.trim_ascii_end();
             if data == b"[DONE]" {
+                // The body's end too, as the runtime reads it: a response dropped before its
+                // last chunk takes its connection with it, and the next call opens a new one.
+                while response.chunk().await?.is_some() {}
                 return Ok(());
             }
             let _: Value = serde_json::from_slice(data)?;
