@@ -177,7 +177,10 @@ fn agent_loop_events(bencher: Bencher) {
             while let Some(event) = handle.next().await {
                 last = Some(event);
             }
-            assert!(matches!(last, Some(agentctl_core::RunEvent::RunFinished { .. })));
+            assert!(matches!(
+                last,
+                Some(agentctl_core::RunEvent::RunFinished { .. })
+            ));
         })
     });
 }

@@ -24,6 +24,7 @@ mod cli {
     mod secrets;
     mod seed_fidelity;
     mod sessions;
+    mod sessions_migrate;
     mod sessions_postgres;
     mod sessions_run;
     // Reads `/proc` to find the tool's processes.

@@ -286,8 +286,7 @@ pub(crate) struct Cleared {
 
 impl std::fmt::Display for Cleared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let plural = crate::output::counted;
         write!(
             f,
             "{} and {} in {}",

@@ -96,6 +96,11 @@ pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(safe)
 }
 
+/// `n` and the noun that goes with it: "1 session", "2 sessions".
+pub(crate) fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,13 +1,16 @@
 //! `agentctl sessions migrate --to URL | --from URL`: copies sessions between the project's
 //! embedded store and another (a PostgreSQL database shared by several machines, another
-//! SQLite file), one transaction per session; sessions the target holds are skipped, so the
-//! copy is idempotent and a second run finishes an interrupted one
-//! ([`agentctl_context::copy_sessions`]).
+//! SQLite file), one transaction per session, and the agents' long-term memories with them
+//! ([`agentctl_context::copy_sessions`], [`agentctl_memory::copy_memories`]). Run again, it
+//! copies new sessions, brings copies the source outgrew up to date, skips unchanged ones and
+//! leaves alone — naming them, and failing at the end — sessions changed in both stores.
 
 use crate::args::TextFormat;
 use crate::args::sessions::MigrateArgs;
-use crate::output::{print_json, terminal_safe};
-use agentctl_context::{ImportOutcome, SessionStore, copy_sessions};
+use crate::output::{counted, print_json, terminal_safe};
+use agentctl_context::{Conflict, CopyOutcome, copy_sessions};
+use agentctl_core::Redactor;
+use agentctl_memory::copy_memories;
 use agentctl_session::{Project, StoreLocation};
 use anyhow::Context as _;
 use serde::Serialize;
@@ -19,9 +22,13 @@ struct MigrateReport {
     from: String,
     to: String,
     copied: u64,
+    updated: u64,
     skipped: u64,
+    conflicts: u64,
     messages: u64,
     runs: u64,
+    memories_copied: u64,
+    memories_existing: u64,
     sessions: Vec<SessionOutcome>,
 }
 
@@ -33,6 +40,28 @@ struct SessionOutcome {
     messages: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+/// Why a session was left alone, and what to do, for the person running the command.
+fn conflict_reason(why: Conflict, from: &str, to: &str) -> String {
+    let cause = match why {
+        Conflict::BothChanged => "changed in both stores since they were last copied",
+        Conflict::NoRecord => {
+            "differs between the stores, and neither recorded when they were last in step"
+        }
+    };
+    format!(
+        "{cause}: copying would lose one side's changes, so it was left alone. Keep one copy: \
+         delete the session from the store whose changes you drop (`agentctl sessions delete \
+         ID` with AGENTCTL_DATABASE_URL naming that store), then run this again ({from} → {to})"
+    )
+}
+
+#[expect(clippy::print_stderr, reason = "conflicts are reported on stderr")]
+fn print_error(text: &str) {
+    eprintln!("{}", terminal_safe(text));
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]
@@ -60,18 +89,32 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
         .open_store_at(&to, true)?
         .with_context(|| format!("{to}: cannot open the store"))?;
     let text = args.format == TextFormat::Text;
+    let (from_label, to_label) = (from.to_string(), to.to_string());
     let mut sessions = Vec::new();
-    let source: &dyn SessionStore = &*source;
-    let report = copy_sessions(source, &*target, &mut |id, outcome| {
-        let (word, messages, runs) = match outcome {
-            ImportOutcome::Copied { messages, runs } => ("copied", Some(messages), Some(runs)),
-            ImportOutcome::AlreadyThere => ("already there", None, None),
+    let report = copy_sessions(&*source, &*target, &mut |id, outcome| {
+        let (word, messages, runs, reason) = match outcome {
+            CopyOutcome::Copied { messages, runs } => ("copied", Some(messages), Some(runs), None),
+            CopyOutcome::Updated { messages, runs } => {
+                ("updated", Some(messages), Some(runs), None)
+            }
+            CopyOutcome::Unchanged => ("already there", None, None, None),
+            CopyOutcome::Conflict(why) => (
+                "conflict",
+                None,
+                None,
+                Some(conflict_reason(why, &from_label, &to_label)),
+            ),
         };
         if text {
-            match (messages, runs) {
-                (Some(messages), Some(runs)) => {
-                    print_line(&format!("{word} {id} ({messages} messages, {runs} runs)"));
+            match (messages, runs, &reason) {
+                (Some(messages), Some(runs), _) => {
+                    print_line(&format!(
+                        "{word} {id} ({}, {})",
+                        counted(messages, "message", "messages"),
+                        counted(runs, "run", "runs")
+                    ));
                 }
+                (_, _, Some(reason)) => print_error(&format!("not copied: session {id} {reason}")),
                 _ => print_line(&format!("{word} {id}")),
             }
         }
@@ -80,24 +123,62 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
             outcome: word,
             messages,
             runs,
+            reason,
         });
     })
     .with_context(|| format!("copying sessions from {from} to {to} (run it again to go on)"))?;
+    // Entries are masked where they were remembered; the target masks its URL's password.
+    let memories = match from.memory().open_memory(Redactor::default(), false)? {
+        Some(source) => {
+            let target = to
+                .memory()
+                .open_memory(Redactor::default(), true)?
+                .with_context(|| format!("{to}: cannot open its memory store"))?;
+            copy_memories(&*source, &*target).with_context(|| {
+                format!("copying long-term memories from {from} to {to} (run it again to go on)")
+            })?
+        }
+        None => Default::default(),
+    };
+    let conflicts = report.conflicts.len() as u64;
     if text {
         print_line(&format!(
-            "Copied {} sessions ({} messages, {} runs) from {from} to {to}; {} already there.",
-            report.copied, report.messages, report.runs, report.skipped
+            "Copied {} and updated {} ({}, {}), and {}, from {from} to {to}; {} already there, \
+             {} already there.",
+            counted(report.copied, "session", "sessions"),
+            report.updated,
+            counted(report.messages, "message", "messages"),
+            counted(report.runs, "run", "runs"),
+            counted(memories.copied, "memory", "memories"),
+            report.skipped,
+            counted(memories.existing, "memory", "memories"),
         ));
+        if conflicts > 0 {
+            let ids: Vec<&str> = report.conflicts.iter().map(|(id, _)| id.as_str()).collect();
+            print_error(&format!(
+                "{} changed in both stores not copied: {}",
+                counted(conflicts, "session", "sessions"),
+                ids.join(", ")
+            ));
+        }
     } else {
         print_json(&MigrateReport {
             from: from.to_string(),
             to: to.to_string(),
             copied: report.copied,
+            updated: report.updated,
             skipped: report.skipped,
+            conflicts,
             messages: report.messages,
             runs: report.runs,
+            memories_copied: memories.copied,
+            memories_existing: memories.existing,
             sessions,
         })?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if conflicts > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

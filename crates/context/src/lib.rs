@@ -24,7 +24,8 @@
 //! * [`RunRecorder`]: writes a run into its workspace from the turns the loop committed.
 //! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
 //!   stores (the SQLite one here, the PostgreSQL one of agentctl-store-postgres), ids
-//!   renumbered, idempotent and resumable.
+//!   renumbered; run again, it brings earlier copies up to date and refuses sessions changed
+//!   on both sides.
 //!
 //! Wiring a run into a session:
 //!
@@ -82,8 +83,8 @@ pub use mode::{ModeInputs, ModeSource, ResolvedMode, parse_mode, resolve_mode};
 pub use record::{
     CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
     MAIN_TIMELINE, MessageId, MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep,
-    PromptBudget, RunId, RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage,
-    utc_timestamp,
+    PromptBudget, ReplacedSummary, RunId, RunRecord, RunStatus, SessionInfo, StepRecord,
+    StoredMessage, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder};
 pub use scope::ContextScope;
@@ -96,6 +97,7 @@ pub use sqlite::{
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::estimate_tokens;
 pub use transfer::{
-    CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport, copy_sessions, export_session,
+    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport,
+    SyncMark, copy_sessions, export_session, same_version,
 };
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history, load_history_within};

@@ -365,6 +365,23 @@ pub struct ContextSummary {
     pub updated_at: i64,
 }
 
+/// A summary a newer one replaced (`chat_context_summary_history`): read for inspection and
+/// to copy a session whole ([`MessageLog::replaced_summaries`](crate::MessageLog::replaced_summaries)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReplacedSummary {
+    /// The workspace it summarised.
+    #[serde(serialize_with = "crate::record::display")]
+    pub scope: ContextScope,
+    /// Its cursor: messages of the scope up to and including this id.
+    pub until_message_id: MessageId,
+    /// The summary.
+    pub summary_text: String,
+    /// When it was written, milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// When a newer summary replaced it, milliseconds since the Unix epoch.
+    pub replaced_at: i64,
+}
+
 /// What [`MessageLog::clear_agent_context`](crate::MessageLog::clear_agent_context) deleted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ClearedContext {

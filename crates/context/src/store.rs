@@ -9,8 +9,8 @@
 use crate::error::Result;
 use crate::record::{
     ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId,
-    MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus,
-    SessionInfo, StepRecord, StoredMessage,
+    MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, ReplacedSummary, RunId, RunRecord,
+    RunStatus, SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
 use crate::sqlite::StateEntry;
@@ -92,6 +92,13 @@ pub trait MessageLog: Send + Sync {
     /// The current summary of a scope: the one with the furthest cursor.
     fn latest_summary(&self, session: &str, scope: &ContextScope)
     -> Result<Option<ContextSummary>>;
+    /// The summaries newer ones replaced, in the order they were written (oldest first): what
+    /// `chat_context_summary_history` keeps for inspection, and what a copy of the session
+    /// takes along. A store that keeps no history has none.
+    fn replaced_summaries(&self, session: &str) -> Result<Vec<ReplacedSummary>> {
+        let _ = session;
+        Ok(Vec::new())
+    }
     /// Forgets what `agent` remembers in isolated mode: deletes its `agent:{name}` workspace
     /// in every session — the workspace's messages and its summaries, current and replaced —
     /// in one transaction. The `main` workspace (the timeline's shared history, the handoffs

@@ -2,24 +2,30 @@
 //!
 //! A session travels whole, as a [`SessionBundle`] read through the store traits
 //! ([`export_session`]), and lands in one transaction of the target
-//! ([`SessionImport::import_session`]): a copy interrupted half way leaves every session either
-//! copied or absent, never in between. A session the target already holds (same id, same
-//! creation time) is skipped, so running the copy again finishes what an interrupted one left
-//! and copies nothing twice: [`copy_sessions`] is idempotent and resumable.
+//! ([`SessionImport::import_session`], or [`SessionImport::replace_session`] to bring an
+//! earlier copy up to date): a copy interrupted half way leaves every session either as it was
+//! or as the source has it, never in between. [`copy_sessions`] decides, per session, whether
+//! to copy, update, skip or refuse (see [`CopyOutcome`] and the rule in its module).
 //!
 //! Row ids are the target's own: two machines' stores both have a message 1 and a run 1, and
 //! both may be copied into one shared store. Every reference inside the session — a message's
-//! run, a run's parent, a step's run, a checkpoint's run, a summary's cursor — is rewritten to
-//! the new ids, in the same order, so cursors still cut the same messages.
+//! run, a run's parent, a step's run, a checkpoint's run, a summary's cursor, current or
+//! replaced — is rewritten to the new ids, in the same order, so cursors still cut the same
+//! messages.
 //!
-//! What does not travel: the summaries a newer summary replaced (kept only for people
-//! inspecting the file), and which process owns a `running` run (in the target no process
-//! does, so resuming the session there marks such a run `interrupted`).
+//! What does not travel: which process owns a `running` run (in the target no process does,
+//! so resuming the session there marks such a run `interrupted`).
+
+mod copy;
+mod fingerprint;
+
+pub use copy::{Conflict, CopyOutcome, CopyReport, copy_sessions};
+pub use fingerprint::SyncMark;
 
 use crate::error::Result;
 use crate::record::{
-    ContextSummary, GraphCheckpoint, MessageId, MessageQuery, RunId, RunRecord, SessionInfo,
-    StepRecord, StoredMessage,
+    ContextSummary, GraphCheckpoint, MessageId, MessageQuery, ReplacedSummary, RunId, RunRecord,
+    SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
 use crate::sqlite::StateEntry;
@@ -42,6 +48,8 @@ pub struct SessionBundle {
     pub messages: Vec<StoredMessage>,
     /// The current summary of each workspace that has one.
     pub summaries: Vec<ContextSummary>,
+    /// The summaries newer ones replaced, oldest first.
+    pub replaced_summaries: Vec<ReplacedSummary>,
     /// Session state, in key order.
     pub state: Vec<StateEntry>,
     /// Every graph checkpoint, by branch then step.
@@ -64,13 +72,48 @@ pub enum ImportOutcome {
     AlreadyThere,
 }
 
-/// A store that can take a whole session from another store.
+/// A store that can take a whole session from another store, and remembers, per session,
+/// where it and the other store last stood ([`SyncMark`]) so a later copy knows which side
+/// changed.
 pub trait SessionImport: Send + Sync {
     /// Writes `bundle` in one transaction with ids of this store, or nothing when the session
     /// is already here ([`ImportOutcome::AlreadyThere`]).
     /// [`ContextError::Transfer`](crate::ContextError::Transfer) when another session has the
     /// same id.
     fn import_session(&self, bundle: &SessionBundle) -> Result<ImportOutcome>;
+    /// Replaces this store's copy of the session with `bundle`, in one transaction (the old
+    /// rows go, the bundle's are written with new ids; the session's [`SyncMark`] goes with
+    /// them), provided the copy is still as `expected` says: same creation and update time,
+    /// same message and run counts. Otherwise nothing is written and the error is
+    /// [`ContextError::Transfer`](crate::ContextError::Transfer) (it changed meanwhile: run the
+    /// copy again). [`ContextError::SessionNotFound`](crate::ContextError) when there is none.
+    fn replace_session(
+        &self,
+        bundle: &SessionBundle,
+        expected: &SessionInfo,
+    ) -> Result<ImportOutcome>;
+    /// The session's mark of its last copy to or from another store, if one was recorded.
+    fn sync_mark(&self, session: &str) -> Result<Option<SyncMark>>;
+    /// Records `mark` for session `copy.id`, replacing any earlier one, provided the session
+    /// is still as `copy` says (same creation and update time, message and run counts);
+    /// returns false, writing nothing, when it is not (or is gone).
+    fn set_sync_mark(&self, copy: &SessionInfo, mark: &SyncMark) -> Result<bool>;
+}
+
+/// True when `found` is the session `expected` describes, unchanged: same creation and update
+/// time, message and run counts (for [`SessionImport`] implementations).
+pub fn same_version(expected: &SessionInfo, found: &SessionInfo) -> bool {
+    (
+        expected.created_at,
+        expected.updated_at,
+        expected.message_count,
+        expected.run_count,
+    ) == (
+        found.created_at,
+        found.updated_at,
+        found.message_count,
+        found.run_count,
+    )
 }
 
 /// Reads a session and everything stored about it.
@@ -91,7 +134,7 @@ pub trait SessionImport: Send + Sync {
 /// assert_eq!(to.session(&session.id)?.title.as_deref(), Some("demo"));
 /// # Ok::<(), ContextError>(())
 /// ```
-pub fn export_session(store: &dyn SessionStore, id: &str) -> Result<SessionBundle> {
+pub fn export_session<S: SessionStore + ?Sized>(store: &S, id: &str) -> Result<SessionBundle> {
     let session = store.session(id)?;
     let runs = store.runs(id)?;
     let mut steps = Vec::new();
@@ -103,6 +146,7 @@ pub fn export_session(store: &dyn SessionStore, id: &str) -> Result<SessionBundl
     for scope in store.scopes(id)? {
         summaries.extend(store.latest_summary(id, &scope)?);
     }
+    let replaced_summaries = store.replaced_summaries(id)?;
     let mut checkpoints = Vec::new();
     for branch in store.graph_branches(id)? {
         checkpoints.extend(store.graph_checkpoints(id, branch.branch)?);
@@ -117,49 +161,10 @@ pub fn export_session(store: &dyn SessionStore, id: &str) -> Result<SessionBundl
         steps,
         messages,
         summaries,
+        replaced_summaries,
         checkpoints,
         spans,
     })
-}
-
-/// What [`copy_sessions`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CopyReport {
-    /// Sessions copied.
-    pub copied: u64,
-    /// Sessions the target already held.
-    pub skipped: u64,
-    /// Messages copied.
-    pub messages: u64,
-    /// Runs copied.
-    pub runs: u64,
-}
-
-/// Copies every session of `from` into `to`, oldest first, one transaction per session;
-/// `progress` hears of each (its id and what happened). Sessions `to` already holds are
-/// skipped, so a second call copies nothing and a call after an interrupted one finishes it.
-pub fn copy_sessions(
-    from: &dyn SessionStore,
-    to: &dyn SessionImport,
-    progress: &mut dyn FnMut(&str, ImportOutcome),
-) -> Result<CopyReport> {
-    let mut sessions = from.list_sessions()?;
-    sessions.reverse();
-    let mut report = CopyReport::default();
-    for session in sessions {
-        let bundle = export_session(from, &session.id)?;
-        let outcome = to.import_session(&bundle)?;
-        match outcome {
-            ImportOutcome::Copied { messages, runs } => {
-                report.copied += 1;
-                report.messages += messages;
-                report.runs += runs;
-            }
-            ImportOutcome::AlreadyThere => report.skipped += 1,
-        }
-        progress(&session.id, outcome);
-    }
-    Ok(report)
 }
 
 /// Old ids to new ones while a bundle is written: for store implementations of

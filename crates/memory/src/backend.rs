@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::store::{MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered};
+use crate::transfer::CopiedMemory;
 
 /// A long-term memory store. Synchronous, like the session store traits: the tools call it
 /// off the async threads.
@@ -29,6 +30,13 @@ pub trait MemoryBackend: Send + Sync {
     fn forget(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry>;
     /// The best entries for `query`, best first.
     fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>>;
+    /// Up to `limit` entries with ids above `after`, in id order, with their embeddings (for
+    /// [`copy_memories`](crate::copy_memories)).
+    fn entries_after(&self, after: i64, limit: usize) -> Result<Vec<CopiedMemory>>;
+    /// Stores an entry copied from another store, keeping its time and embedding, unless its
+    /// agent already keeps this content (then [`Remembered::Existing`]); checked and masked as
+    /// [`remember`](Self::remember) does.
+    fn import_entry(&self, copied: &CopiedMemory) -> Result<Remembered>;
 }
 
 impl MemoryBackend for MemoryStore {
@@ -58,5 +66,13 @@ impl MemoryBackend for MemoryStore {
 
     fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>> {
         MemoryStore::search(self, query)
+    }
+
+    fn entries_after(&self, after: i64, limit: usize) -> Result<Vec<CopiedMemory>> {
+        MemoryStore::entries_after(self, after, limit)
+    }
+
+    fn import_entry(&self, copied: &CopiedMemory) -> Result<Remembered> {
+        MemoryStore::import_entry(self, copied)
     }
 }

@@ -23,6 +23,7 @@ mod error;
 mod query;
 mod store;
 mod tools;
+mod transfer;
 mod vector;
 
 pub use backend::MemoryBackend;
@@ -32,6 +33,7 @@ pub use store::{
     Embedding, Matched, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
 };
 pub use tools::{LongTermTools, MAX_RECALL_LIMIT, RecallArgs, RememberArgs};
+pub use transfer::{CopiedMemory, MemoryCopyReport, copy_memories};
 pub use vector::{
     MAX_DIMENSIONS, check as check_embedding, cosine as cosine_similarity, fuse as fuse_rankings,
 };

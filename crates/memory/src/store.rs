@@ -14,6 +14,7 @@
 
 mod schema;
 mod search;
+mod transfer;
 
 use crate::error::{MemoryError, Result};
 use agentctl_core::Redactor;
@@ -241,6 +242,12 @@ impl MemoryStore {
     /// this content; refuses empty or oversized entries and an agent past
     /// [`MAX_ENTRIES_PER_AGENT`](Self::MAX_ENTRIES_PER_AGENT).
     pub fn remember(&self, new: NewMemory) -> Result<Remembered> {
+        self.remember_at(new, None)
+    }
+
+    /// [`remember`](Self::remember), stamped `created_at` when given (a copied entry keeps its
+    /// time), else now.
+    fn remember_at(&self, new: NewMemory, created_at: Option<i64>) -> Result<Remembered> {
         Self::check_entry(&new.content, &new.metadata)?;
         if new.agent.trim().is_empty() {
             return Err(MemoryError::Invalid(
@@ -287,7 +294,7 @@ impl MemoryStore {
                     max: Self::MAX_ENTRIES_PER_AGENT,
                 }));
             }
-            let created_at = now_ms();
+            let created_at = created_at.unwrap_or_else(now_ms);
             let (blob, model) = match &embedding {
                 Some(embedding) => (
                     Some(crate::vector::to_blob(&embedding.vector)),

@@ -1,10 +1,14 @@
 //! [`SessionImport`] for [`PgStore`]: a whole session from another store in one transaction,
-//! with the server's own ids (see [`agentctl_context::SessionBundle`]).
+//! with the server's own ids (see [`agentctl_context::SessionBundle`]); an earlier copy
+//! replaced the same way; the session's mark of its last copy (`session_sync`).
 
 use crate::fault::{Fault, FaultResult};
 use crate::messages::role_of;
-use crate::store::{PgStore, opt_text, text};
-use agentctl_context::{ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport};
+use crate::store::{PgStore, count, now_ms, opt_text, text};
+use agentctl_context::{
+    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
+    SyncMark, same_version,
+};
 use agentctl_core::Redactor;
 
 /// A bundle with every secret the target knows masked and every text cleaned, serialised
@@ -21,6 +25,84 @@ struct Masked {
     checkpoints: Vec<String>,
     /// The spans' JSON, in bundle order.
     spans: Vec<String>,
+}
+
+/// The session's row as [`same_version`] compares it, locked for the transaction; `None`
+/// when there is none.
+async fn session_version(
+    tx: &tokio_postgres::Transaction<'_>,
+    id: &str,
+) -> FaultResult<Option<SessionInfo>> {
+    let Some(row) = tx
+        .query_opt(
+            "SELECT s.title, s.created_at, s.updated_at,
+                 (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.id),
+                 (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = s.id)
+             FROM sessions s WHERE s.id = $1 FOR UPDATE",
+            &[&id],
+        )
+        .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(SessionInfo {
+        id: id.to_owned(),
+        title: row.try_get(0)?,
+        created_at: row.try_get(1)?,
+        updated_at: row.try_get(2)?,
+        message_count: count(row.try_get(3)?),
+        run_count: count(row.try_get(4)?),
+    }))
+}
+
+/// Writes the whole masked bundle, its session absent, with the server's ids.
+async fn insert_session(
+    tx: &tokio_postgres::Transaction<'_>,
+    id: &str,
+    masked: &Masked,
+) -> FaultResult<ImportOutcome> {
+    let session = &masked.bundle.session;
+    tx.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ($1, $2, $3, $4)",
+        &[
+            &id,
+            &session.title,
+            &session.created_at,
+            &session.updated_at,
+        ],
+    )
+    .await?;
+    for (agent, mode) in &masked.bundle.mode_overrides {
+        tx.execute(
+            "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES ($1, $2, $3)",
+            &[&id, &text(agent), &mode.as_str()],
+        )
+        .await?;
+    }
+    let mut ids = IdMap::new();
+    insert_runs(tx, id, masked, &mut ids).await?;
+    insert_messages(tx, id, masked, &mut ids).await?;
+    insert_rest(tx, id, masked, &ids).await?;
+    Ok(ImportOutcome::Copied {
+        messages: masked.bundle.messages.len() as u64,
+        runs: masked.bundle.runs.len() as u64,
+    })
+}
+
+/// Deletes session `id` with everything stored about it, inside the caller's transaction.
+async fn delete_session_rows(tx: &tokio_postgres::Transaction<'_>, id: &str) -> FaultResult<()> {
+    // Children first: runs reference each other, messages and checkpoints reference runs.
+    for sql in [
+        "DELETE FROM graph_checkpoints WHERE session_id = $1",
+        "DELETE FROM chat_messages WHERE session_id = $1",
+        "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = $1)",
+        "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = $1",
+        "DELETE FROM agent_runs WHERE session_id = $1",
+        "DELETE FROM sessions WHERE id = $1",
+    ] {
+        tx.execute(sql, &[&id]).await?;
+    }
+    Ok(())
 }
 
 fn mask(redactor: &Redactor, bundle: &SessionBundle) -> FaultResult<Masked> {
@@ -72,6 +154,9 @@ fn mask(redactor: &Redactor, bundle: &SessionBundle) -> FaultResult<Masked> {
     for summary in &mut bundle.summaries {
         summary.summary_text = text(&redactor.redact(&summary.summary_text)).into_owned();
     }
+    for summary in &mut bundle.replaced_summaries {
+        summary.summary_text = text(&redactor.redact(&summary.summary_text)).into_owned();
+    }
     for checkpoint in &mut bundle.checkpoints {
         checkpoint.reason = checkpoint
             .reason
@@ -98,8 +183,11 @@ impl SessionImport for PgStore {
             let session = &masked.bundle.session;
             let id = text(&session.id).into_owned();
             // Taken before the check: two copies of the same session at once write it once.
-            tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 17))", &[&id])
-                .await?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 17))",
+                &[&id],
+            )
+            .await?;
             if let Some(row) = tx
                 .query_opt("SELECT created_at FROM sessions WHERE id = $1", &[&id])
                 .await?
@@ -116,27 +204,82 @@ impl SessionImport for PgStore {
                         .into(),
                 }));
             }
-            tx.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ($1, $2, $3, $4)",
-                &[&id, &session.title, &session.created_at, &session.updated_at],
-            )
-            .await?;
-            for (agent, mode) in &masked.bundle.mode_overrides {
-                tx.execute(
-                    "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES ($1, $2, $3)",
-                    &[&id, &text(agent), &mode.as_str()],
+            let outcome = insert_session(&tx, &id, &masked).await?;
+            tx.commit().await?;
+            Ok(outcome)
+        })
+    }
+
+    fn replace_session(
+        &self,
+        bundle: &SessionBundle,
+        expected: &SessionInfo,
+    ) -> Result<ImportOutcome> {
+        let masked = mask(&self.redactor, bundle).map_err(|fault| self.error(fault))?;
+        let label = self.url().to_owned();
+        let expected = expected.clone();
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            let id = text(&masked.bundle.session.id).into_owned();
+            let found = session_version(&tx, &id)
+                .await?
+                .ok_or_else(|| Fault::Context(ContextError::SessionNotFound(id.clone())))?;
+            if !same_version(&expected, &found) {
+                return Err(Fault::Context(ContextError::Transfer {
+                    session: id,
+                    store: label,
+                    reason: "it changed while it was being copied; run the copy again".into(),
+                }));
+            }
+            delete_session_rows(&tx, &id).await?;
+            let outcome = insert_session(&tx, &id, &masked).await?;
+            tx.commit().await?;
+            Ok(outcome)
+        })
+    }
+
+    fn sync_mark(&self, session: &str) -> Result<Option<SyncMark>> {
+        let session = text(session).into_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            let row = client
+                .query_opt(
+                    "SELECT mine, theirs FROM session_sync WHERE session_id = $1",
+                    &[&session],
                 )
                 .await?;
-            }
-            let mut ids = IdMap::new();
-            insert_runs(&tx, &id, &masked, &mut ids).await?;
-            insert_messages(&tx, &id, &masked, &mut ids).await?;
-            insert_rest(&tx, &id, &masked, &ids).await?;
-            tx.commit().await?;
-            Ok(ImportOutcome::Copied {
-                messages: masked.bundle.messages.len() as u64,
-                runs: masked.bundle.runs.len() as u64,
+            Ok(match row {
+                Some(row) => Some(SyncMark {
+                    mine: row.try_get(0)?,
+                    theirs: row.try_get(1)?,
+                }),
+                None => None,
             })
+        })
+    }
+
+    fn set_sync_mark(&self, copy: &SessionInfo, mark: &SyncMark) -> Result<bool> {
+        let (copy, mark) = (copy.clone(), mark.clone());
+        self.call(|inner| async move {
+            let mut client = inner.pool.get().await?;
+            let tx = client.transaction().await?;
+            let id = text(&copy.id).into_owned();
+            let current = session_version(&tx, &id).await?;
+            if !current.is_some_and(|found| same_version(&copy, &found)) {
+                return Ok(false);
+            }
+            tx.execute(
+                "INSERT INTO session_sync (session_id, mine, theirs, marked_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (session_id) DO UPDATE SET
+                     mine = excluded.mine, theirs = excluded.theirs,
+                     marked_at = excluded.marked_at",
+                &[&id, &mark.mine, &mark.theirs, &now_ms()],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(true)
         })
     }
 }
@@ -267,6 +410,22 @@ async fn insert_rest(
                 &summary.summary_text,
                 &summary.created_at,
                 &summary.updated_at,
+            ],
+        )
+        .await?;
+    }
+    for summary in &bundle.replaced_summaries {
+        tx.execute(
+            "INSERT INTO chat_context_summary_history
+                 (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &session,
+                &text(&ids.scope(&summary.scope).to_string()),
+                &ids.cursor(summary.until_message_id),
+                &summary.summary_text,
+                &summary.created_at,
+                &summary.replaced_at,
             ],
         )
         .await?;

@@ -12,9 +12,9 @@
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, now_ms, text};
 use agentctl_memory::{
-    Embedding, Matched, MemoryBackend, MemoryEntry, MemoryError, MemoryHit, MemoryQuery,
-    MemoryStore, NewMemory, Remembered, check_embedding, cosine_similarity, fuse_rankings,
-    search_terms,
+    CopiedMemory, Embedding, Matched, MemoryBackend, MemoryEntry, MemoryError, MemoryHit,
+    MemoryQuery, MemoryStore, NewMemory, Remembered, check_embedding, cosine_similarity,
+    fuse_rankings, search_terms,
 };
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -87,6 +87,74 @@ impl MemoryBackend for PgStore {
     }
 
     fn remember(&self, new: NewMemory) -> Result<Remembered, MemoryError> {
+        self.remember_at(new, None)
+    }
+
+    fn get(&self, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
+        self.get_entry(id)
+    }
+
+    fn list(&self, agent: Option<&str>) -> Result<Vec<MemoryEntry>, MemoryError> {
+        self.list_entries(agent)
+    }
+
+    fn forget(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry, MemoryError> {
+        self.forget_entry(id, agent)
+    }
+
+    fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>, MemoryError> {
+        self.search_entries(query)
+    }
+
+    fn entries_after(&self, after: i64, limit: usize) -> Result<Vec<CopiedMemory>, MemoryError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.memory_call(|inner| async move {
+            let client = inner.pool.get().await?;
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS}, embedding FROM memories WHERE id > $1
+                         ORDER BY id LIMIT $2"
+                    ),
+                    &[&after, &limit],
+                )
+                .await?;
+            let mut entries = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let entry = entry(row)?;
+                let vector: Option<Vec<f32>> = row.try_get(6)?;
+                let embedding = match (&entry.embedding_model, vector) {
+                    (Some(model), Some(vector)) => Some(Embedding {
+                        model: model.clone(),
+                        vector,
+                    }),
+                    _ => None,
+                };
+                entries.push(CopiedMemory { entry, embedding });
+            }
+            Ok(entries)
+        })
+    }
+
+    fn import_entry(&self, copied: &CopiedMemory) -> Result<Remembered, MemoryError> {
+        let new = NewMemory {
+            agent: copied.entry.agent.clone(),
+            content: copied.entry.content.clone(),
+            metadata: copied.entry.metadata.clone(),
+            embedding: copied.embedding.clone(),
+        };
+        self.remember_at(new, Some(copied.entry.created_at))
+    }
+}
+
+impl PgStore {
+    /// [`MemoryBackend::remember`], stamped `created_at` when given (a copied entry keeps its
+    /// time), else now.
+    fn remember_at(
+        &self,
+        new: NewMemory,
+        created_at: Option<i64>,
+    ) -> Result<Remembered, MemoryError> {
         MemoryStore::check_entry(&new.content, &new.metadata)?;
         if new.agent.trim().is_empty() {
             return Err(MemoryError::Invalid(
@@ -139,7 +207,7 @@ impl MemoryBackend for PgStore {
                     max: MemoryStore::MAX_ENTRIES_PER_AGENT,
                 }));
             }
-            let created_at = now_ms();
+            let created_at = created_at.unwrap_or_else(now_ms);
             let (vector, model) = match &embedding {
                 Some(embedding) => (
                     Some(embedding.vector.clone()),
@@ -175,7 +243,7 @@ impl MemoryBackend for PgStore {
         })
     }
 
-    fn get(&self, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
+    fn get_entry(&self, id: i64) -> Result<Option<MemoryEntry>, MemoryError> {
         self.memory_call(|inner| async move {
             let client = inner.pool.get().await?;
             client
@@ -190,7 +258,7 @@ impl MemoryBackend for PgStore {
         })
     }
 
-    fn list(&self, agent: Option<&str>) -> Result<Vec<MemoryEntry>, MemoryError> {
+    fn list_entries(&self, agent: Option<&str>) -> Result<Vec<MemoryEntry>, MemoryError> {
         let agent = agent.map(|agent| text(agent).into_owned());
         self.memory_call(|inner| async move {
             let client = inner.pool.get().await?;
@@ -209,7 +277,7 @@ impl MemoryBackend for PgStore {
         })
     }
 
-    fn forget(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry, MemoryError> {
+    fn forget_entry(&self, id: i64, agent: Option<&str>) -> Result<MemoryEntry, MemoryError> {
         let agent = agent.map(|agent| text(agent).into_owned());
         self.memory_call(|inner| async move {
             let client = inner.pool.get().await?;
@@ -229,7 +297,7 @@ impl MemoryBackend for PgStore {
         })
     }
 
-    fn search(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>, MemoryError> {
+    fn search_entries(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryHit>, MemoryError> {
         let limit = query.limit.clamp(1, MemoryQuery::MAX_LIMIT);
         let terms = search_terms(query.text);
         // Words are letters and digits only: quoted, none is an operator.

@@ -5,7 +5,7 @@ use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use crate::summaries;
 use agentctl_context::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
-    MessageLog, MessageQuery, NewMessage, Result, RunId, Source, StoredMessage,
+    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
 };
 use agentctl_core::{Message, Redactor};
 use tokio_postgres::Row;
@@ -266,6 +266,15 @@ impl MessageLog for PgStore {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
             summaries::latest(&**client, &session, &scope).await
+        })
+    }
+
+    fn replaced_summaries(&self, session: &str) -> Result<Vec<ReplacedSummary>> {
+        let session = session.to_owned();
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            require_session(&**client, &session).await?;
+            summaries::replaced(&**client, &session).await
         })
     }
 

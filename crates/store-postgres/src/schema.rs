@@ -17,7 +17,7 @@ use agentctl_context::ContextError;
 use deadpool_postgres::Client;
 
 /// `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Latest schema version this build writes.
 pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -176,6 +176,18 @@ CREATE TABLE memories (
 CREATE INDEX memories_by_agent ON memories (agent, id);
 CREATE INDEX memories_by_content ON memories (agent, md5(content));
 CREATE INDEX memories_search ON memories USING GIN (search);
+"#;
+
+/// Where a session stood when it was last copied to or from another store
+/// (`agentctl sessions migrate`): the fingerprints of this database's copy and of the other
+/// store's then (the SQLite store's version 8).
+const V3: &str = r#"
+CREATE TABLE session_sync (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    mine        TEXT NOT NULL,
+    theirs      TEXT NOT NULL,
+    marked_at   BIGINT NOT NULL
+);
 "#;
 
 /// Applies the migrations the database lacks. `label` names the store in errors.

@@ -2,9 +2,9 @@
 //! `(session, scope)` updated in place, the summaries it replaced in
 //! `chat_context_summary_history`.
 
-use crate::fault::FaultResult;
+use crate::fault::{Fault, FaultResult};
 use crate::store::{count, now_ms, text, touch};
-use agentctl_context::{ClearedContext, ContextScope, ContextSummary, MessageId};
+use agentctl_context::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
 use tokio_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
@@ -172,6 +172,35 @@ pub(crate) async fn latest(
             .await?
             .map(|row| row.into_summary(scope)),
     )
+}
+
+/// The session's replaced summaries, oldest first.
+pub(crate) async fn replaced(
+    client: &impl GenericClient,
+    session: &str,
+) -> FaultResult<Vec<ReplacedSummary>> {
+    let rows = client
+        .query(
+            "SELECT scope, until_message_id, summary_text, created_at, replaced_at
+             FROM chat_context_summary_history WHERE session_id = $1 ORDER BY id",
+            &[&text(session)],
+        )
+        .await?;
+    let mut replaced = Vec::with_capacity(rows.len());
+    for row in rows {
+        let scope: String = row.try_get(0)?;
+        let scope = scope
+            .parse::<ContextScope>()
+            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
+        replaced.push(ReplacedSummary {
+            scope,
+            until_message_id: row.try_get(1)?,
+            summary_text: row.try_get(2)?,
+            created_at: row.try_get(3)?,
+            replaced_at: row.try_get(4)?,
+        });
+    }
+    Ok(replaced)
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in

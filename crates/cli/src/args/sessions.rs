@@ -30,9 +30,11 @@ agentctl sessions delete 20260101-120000-ab12 --yes"
 agentctl sessions compact 20260101-120000-ab12 --model sonnet"
     )]
     Compact(CompactArgs),
-    /// Copy sessions between stores: the project's embedded SQLite store and a PostgreSQL
-    /// database shared by several machines (or another SQLite file). Sessions the target
-    /// already holds are skipped, so running it again finishes an interrupted copy.
+    /// Copy sessions, and agents' long-term memories, between stores: the project's embedded
+    /// SQLite store and a PostgreSQL database shared by several machines (or another SQLite
+    /// file). Run again, it copies new sessions, brings copies the source outgrew up to date,
+    /// skips unchanged ones, and leaves alone (naming them, exit status 1) sessions changed in
+    /// both stores since their last copy.
     #[command(
         after_help = "Examples:\n  agentctl sessions migrate --to postgres://agentctl@db.internal:5432/agentctl\n  \
 agentctl sessions migrate --from postgres://agentctl@db.internal:5432/agentctl\n  \

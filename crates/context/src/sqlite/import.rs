@@ -1,10 +1,13 @@
 //! [`SessionImport`] for [`SqliteStore`]: a whole session from another store, in one
-//! `BEGIN IMMEDIATE` transaction, with this file's own row ids (see [`crate::transfer`]).
+//! `BEGIN IMMEDIATE` transaction, with this file's own row ids (see [`crate::transfer`]); an
+//! earlier copy replaced the same way; the session's mark of its last copy (`session_sync`).
 
-use super::{Fault, FaultResult, SqliteStore};
+use super::sessions::delete_session_rows;
+use super::{Fault, FaultResult, SqliteStore, now_ms};
 use crate::error::{ContextError, Result};
+use crate::record::SessionInfo;
 use crate::record::role_of;
-use crate::transfer::{IdMap, ImportOutcome, SessionBundle, SessionImport};
+use crate::transfer::{IdMap, ImportOutcome, SessionBundle, SessionImport, SyncMark, same_version};
 use agentctl_core::Redactor;
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -36,37 +39,123 @@ impl SessionImport for SqliteStore {
                 }
                 None => {}
             }
-            tx.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    session.id,
-                    session.title.as_deref().map(|title| redactor.redact(title)),
-                    session.created_at,
-                    session.updated_at
-                ],
-            )?;
-            for (agent, mode) in &bundle.mode_overrides {
-                tx.execute(
-                    "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES (?1, ?2, ?3)",
-                    params![session.id, agent, mode.as_str()],
-                )?;
-            }
-            let mut ids = IdMap::new();
-            insert_runs(tx, bundle, &mut ids)?;
-            insert_messages(tx, redactor, bundle, &mut ids)?;
-            // Runs are counted by a trigger; messages by their one insert path, which is not
-            // this one.
-            tx.execute(
-                "UPDATE sessions SET message_count = ?2 WHERE id = ?1",
-                params![session.id, bundle.messages.len() as i64],
-            )?;
-            insert_rest(tx, redactor, bundle, &ids)?;
-            Ok(ImportOutcome::Copied {
-                messages: bundle.messages.len() as u64,
-                runs: bundle.runs.len() as u64,
-            })
+            insert_session(tx, redactor, bundle)
         })
     }
+
+    fn replace_session(
+        &self,
+        bundle: &SessionBundle,
+        expected: &SessionInfo,
+    ) -> Result<ImportOutcome> {
+        let redactor = self.redactor();
+        let path = self.path().to_owned();
+        self.write(|tx| {
+            let id = &bundle.session.id;
+            let found = session_version(tx, id)?
+                .ok_or_else(|| Fault::Context(ContextError::SessionNotFound(id.clone())))?;
+            if !same_version(expected, &found) {
+                return Err(Fault::Context(ContextError::Transfer {
+                    session: id.clone(),
+                    store: path.clone(),
+                    reason: "it changed while it was being copied; run the copy again".into(),
+                }));
+            }
+            delete_session_rows(tx, id)?;
+            insert_session(tx, redactor, bundle)
+        })
+    }
+
+    fn sync_mark(&self, session: &str) -> Result<Option<SyncMark>> {
+        self.with(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT mine, theirs FROM session_sync WHERE session_id = ?1")?
+                .query_row([session], |row| {
+                    Ok(SyncMark {
+                        mine: row.get(0)?,
+                        theirs: row.get(1)?,
+                    })
+                })
+                .optional()?)
+        })
+    }
+
+    fn set_sync_mark(&self, copy: &SessionInfo, mark: &SyncMark) -> Result<bool> {
+        self.write(|tx| {
+            let current = session_version(tx, &copy.id)?;
+            if !current.is_some_and(|found| same_version(copy, &found)) {
+                return Ok(false);
+            }
+            tx.execute(
+                "INSERT INTO session_sync (session_id, mine, theirs, marked_at)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (session_id) DO UPDATE SET
+                     mine = excluded.mine, theirs = excluded.theirs,
+                     marked_at = excluded.marked_at",
+                params![copy.id, mark.mine, mark.theirs, now_ms()],
+            )?;
+            Ok(true)
+        })
+    }
+}
+
+/// The session's row as [`same_version`] compares it; `None` when there is none.
+fn session_version(tx: &Transaction<'_>, id: &str) -> FaultResult<Option<SessionInfo>> {
+    Ok(tx
+        .query_row(
+            "SELECT title, created_at, updated_at, message_count, run_count
+             FROM sessions WHERE id = ?1",
+            [id],
+            |row| {
+                Ok(SessionInfo {
+                    id: id.to_owned(),
+                    title: row.get(0)?,
+                    created_at: row.get(1)?,
+                    updated_at: row.get(2)?,
+                    message_count: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
+                    run_count: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// Writes the whole bundle, its session absent, with this file's ids.
+fn insert_session(
+    tx: &Transaction<'_>,
+    redactor: &Redactor,
+    bundle: &SessionBundle,
+) -> FaultResult<ImportOutcome> {
+    let session = &bundle.session;
+    tx.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)",
+        params![
+            session.id,
+            session.title.as_deref().map(|title| redactor.redact(title)),
+            session.created_at,
+            session.updated_at
+        ],
+    )?;
+    for (agent, mode) in &bundle.mode_overrides {
+        tx.execute(
+            "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES (?1, ?2, ?3)",
+            params![session.id, agent, mode.as_str()],
+        )?;
+    }
+    let mut ids = IdMap::new();
+    insert_runs(tx, bundle, &mut ids)?;
+    insert_messages(tx, redactor, bundle, &mut ids)?;
+    // Runs are counted by a trigger; messages by their one insert path, which is not
+    // this one.
+    tx.execute(
+        "UPDATE sessions SET message_count = ?2 WHERE id = ?1",
+        params![session.id, bundle.messages.len() as i64],
+    )?;
+    insert_rest(tx, redactor, bundle, &ids)?;
+    Ok(ImportOutcome::Copied {
+        messages: bundle.messages.len() as u64,
+        runs: bundle.runs.len() as u64,
+    })
 }
 
 fn json_text(value: &impl serde::Serialize, table: &'static str) -> FaultResult<String> {
@@ -182,6 +271,21 @@ fn insert_rest(
                 redactor.redact(&summary.summary_text),
                 summary.created_at,
                 summary.updated_at
+            ],
+        )?;
+    }
+    for summary in &bundle.replaced_summaries {
+        tx.execute(
+            "INSERT INTO chat_context_summary_history
+                 (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                session,
+                ids.scope(&summary.scope).to_string(),
+                ids.cursor(summary.until_message_id),
+                redactor.redact(&summary.summary_text),
+                summary.created_at,
+                summary.replaced_at
             ],
         )?;
     }

@@ -4,8 +4,8 @@ use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
 use crate::error::{ContextError, Result};
 use crate::record::{
-    ClearedContext, ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage, RunId,
-    StoredMessage, role_of,
+    ClearedContext, ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage,
+    ReplacedSummary, RunId, StoredMessage, role_of,
 };
 use crate::scope::ContextScope;
 use crate::source::Source;
@@ -255,6 +255,13 @@ impl MessageLog for SqliteStore {
         scope: &ContextScope,
     ) -> Result<Option<ContextSummary>> {
         self.with(|conn| summaries::latest(conn, session, scope))
+    }
+
+    fn replaced_summaries(&self, session: &str) -> Result<Vec<ReplacedSummary>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            summaries::replaced(conn, session)
+        })
     }
 
     fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext> {

@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -240,4 +240,16 @@ END;
 CREATE TRIGGER agent_runs_count_delete AFTER DELETE ON agent_runs BEGIN
     UPDATE sessions SET run_count = run_count - 1 WHERE id = OLD.session_id;
 END;
+"#;
+
+/// Where a session stood when it was last copied to or from another store
+/// (`agentctl sessions migrate`): the fingerprints of this file's copy and of the other
+/// store's then, so the next copy tells which side changed. Deleting the session deletes it.
+const V8: &str = r#"
+CREATE TABLE session_sync (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    mine        TEXT NOT NULL,
+    theirs      TEXT NOT NULL,
+    marked_at   INTEGER NOT NULL
+) WITHOUT ROWID;
 "#;

@@ -38,6 +38,25 @@ pub(crate) fn require_session(conn: &Connection, id: &str) -> FaultResult<()> {
 }
 
 /// A sortable, readable id: `YYYYMMDD-HHMMSS-xxxx` (UTC, then 16 random bits).
+/// Deletes session `id` with everything stored about it, inside the caller's transaction;
+/// false if there was none.
+pub(crate) fn delete_session_rows(conn: &Connection, id: &str) -> FaultResult<bool> {
+    // Children first: runs reference each other, messages and checkpoints reference runs.
+    conn.execute("DELETE FROM graph_checkpoints WHERE session_id = ?1", [id])?;
+    conn.execute("DELETE FROM chat_messages WHERE session_id = ?1", [id])?;
+    conn.execute(
+        "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = ?1)",
+        [id],
+    )?;
+    conn.execute(
+        "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = ?1",
+        [id],
+    )?;
+    conn.execute("DELETE FROM agent_runs WHERE session_id = ?1", [id])?;
+    let deleted = conn.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+    Ok(deleted > 0)
+}
+
 fn new_session_id(now_ms: i64) -> String {
     let secs = now_ms.div_euclid(1000);
     let days = secs.div_euclid(86_400);
@@ -113,22 +132,7 @@ impl SessionLog for SqliteStore {
     }
 
     fn delete_session(&self, id: &str) -> Result<bool> {
-        self.write(|tx| {
-            // Children first: runs reference each other, messages and checkpoints reference runs.
-            tx.execute("DELETE FROM graph_checkpoints WHERE session_id = ?1", [id])?;
-            tx.execute("DELETE FROM chat_messages WHERE session_id = ?1", [id])?;
-            tx.execute(
-                "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = ?1)",
-                [id],
-            )?;
-            tx.execute(
-                "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = ?1",
-                [id],
-            )?;
-            tx.execute("DELETE FROM agent_runs WHERE session_id = ?1", [id])?;
-            let deleted = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
-            Ok(deleted > 0)
-        })
+        self.write(|tx| delete_session_rows(tx, id))
     }
 
     fn set_mode_override(

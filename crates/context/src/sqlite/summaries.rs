@@ -6,8 +6,8 @@
 //! query lists). Each summary it replaces moves to `chat_context_summary_history`, where
 //! nothing reads it but a person inspecting the file.
 
-use super::{FaultResult, now_ms};
-use crate::record::{ClearedContext, ContextSummary, MessageId};
+use super::{Fault, FaultResult, now_ms};
+use crate::record::{ClearedContext, ContextSummary, MessageId, ReplacedSummary};
 use crate::scope::ContextScope;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
@@ -158,6 +158,38 @@ pub(super) fn latest(
     scope: &ContextScope,
 ) -> FaultResult<Option<ContextSummary>> {
     Ok(current(conn, session, &scope.to_string())?.map(|row| row.into_summary(scope)))
+}
+
+/// The session's replaced summaries, oldest first.
+pub(super) fn replaced(conn: &Connection, session: &str) -> FaultResult<Vec<ReplacedSummary>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT scope, until_message_id, summary_text, created_at, replaced_at
+         FROM chat_context_summary_history WHERE session_id = ?1 ORDER BY id",
+    )?;
+    let rows = statement.query_map([session], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+        ))
+    })?;
+    let mut replaced = Vec::new();
+    for row in rows {
+        let (scope, until_message_id, summary_text, created_at, replaced_at) = row?;
+        let scope = scope
+            .parse::<ContextScope>()
+            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
+        replaced.push(ReplacedSummary {
+            scope,
+            until_message_id,
+            summary_text,
+            created_at,
+            replaced_at,
+        });
+    }
+    Ok(replaced)
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in

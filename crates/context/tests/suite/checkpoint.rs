@@ -40,7 +40,7 @@ fn the_log_stays_bounded_and_closing_keeps_every_turn() {
             &session,
             &MessageQuery {
                 last: Some(1),
-                ..MessageQuery::scope(run.context_scope.clone())
+                ..MessageQuery::scope(run.context_scope)
             },
         )
         .unwrap();

@@ -32,9 +32,16 @@ pub fn spawn_child_test(name: &str, env: &str, path: &std::path::Path) -> std::p
         .unwrap()
 }
 
+/// Takes an up-to-date file back to what schema version 7 left: no marks of copies.
+pub fn downgrade_to_v7(conn: &rusqlite::Connection) {
+    conn.execute_batch("DROP TABLE session_sync; PRAGMA user_version = 7;")
+        .unwrap();
+}
+
 /// Takes an up-to-date file back to what schema version 6 left: sessions without their
 /// message and run counts.
 pub fn downgrade_to_v6(conn: &rusqlite::Connection) {
+    downgrade_to_v7(conn);
     conn.execute_batch(
         "DROP TRIGGER chat_messages_count_delete;
          DROP TRIGGER agent_runs_count_insert;

@@ -4,8 +4,8 @@
 
 use agentctl_core::Redactor;
 use agentctl_memory::{
-    Embedding, Matched, MemoryBackend, MemoryError, MemoryHit, MemoryQuery, MemoryStore, NewMemory,
-    Remembered,
+    Embedding, Matched, MemoryBackend, MemoryCopyReport, MemoryError, MemoryHit, MemoryQuery,
+    MemoryStore, NewMemory, Remembered, copy_memories,
 };
 use agentctl_store_postgres::PgStore;
 use agentctl_test_support::{Backend, FreshStore, fake_embedding};
@@ -204,5 +204,98 @@ on_each_backend! {
         }
         assert_eq!(fresh.store.list(Some("a")).unwrap().len(), 120);
         assert_eq!(fresh.store.search(&MemoryQuery::new("writer").limit(50)).unwrap().len(), 50);
+    }
+}
+
+/// Every (source, target) pair of backends.
+fn pairs() -> Vec<(Fresh, Fresh, String)> {
+    let mut backends = vec![Backend::Sqlite];
+    if agentctl_test_support::postgres_url().is_some() {
+        backends.push(Backend::Postgres);
+    }
+    let mut pairs = Vec::new();
+    for &from in &backends {
+        for &to in &backends {
+            pairs.push((
+                fresh(from, Redactor::default()),
+                fresh(to, Redactor::default()),
+                format!("{from:?} → {to:?}"),
+            ));
+        }
+    }
+    pairs
+}
+
+#[test]
+fn memories_are_copied_once_whichever_way_and_however_often() {
+    for (from, to, pair) in pairs() {
+        let embed = |text: &str| Embedding {
+            model: "fake:bag-of-words".into(),
+            vector: fake_embedding(text),
+        };
+        let mut lesson = NewMemory::new("debugger", "The checkout test needs STRIPE_MODE=test");
+        lesson.metadata = json!({"topic": "ci"}).as_object().unwrap().clone();
+        lesson.embedding = Some(embed("checkout stripe test"));
+        from.store.remember(lesson).unwrap();
+        remember(&*from.store, "reviewer", "Two approvals for login changes");
+        // The target already keeps one of them, and one of its own.
+        remember(&*to.store, "reviewer", "Two approvals for login changes");
+        remember(&*to.store, "fixer", "Run cargo fmt before committing");
+
+        let report = copy_memories(&*from.store, &*to.store).unwrap();
+        assert_eq!(
+            report,
+            MemoryCopyReport {
+                copied: 1,
+                existing: 1
+            },
+            "{pair}"
+        );
+        let again = copy_memories(&*from.store, &*to.store).unwrap();
+        assert_eq!(
+            again,
+            MemoryCopyReport {
+                copied: 0,
+                existing: 2
+            },
+            "{pair}"
+        );
+        let back = copy_memories(&*to.store, &*from.store).unwrap();
+        assert_eq!(
+            back,
+            MemoryCopyReport {
+                copied: 1,
+                existing: 2
+            },
+            "{pair}"
+        );
+        assert_eq!(to.store.list(None).unwrap().len(), 3, "{pair}");
+        assert_eq!(from.store.list(None).unwrap().len(), 3, "{pair}");
+
+        // The copy keeps its time, metadata and embedding: recall by meaning finds it.
+        let original = &from.store.list(Some("debugger")).unwrap()[0];
+        let copied = &to.store.list(Some("debugger")).unwrap()[0];
+        assert_eq!(
+            (
+                &copied.content,
+                &copied.metadata,
+                copied.created_at,
+                &copied.embedding_model
+            ),
+            (
+                &original.content,
+                &original.metadata,
+                original.created_at,
+                &original.embedding_model
+            ),
+            "{pair}"
+        );
+        let query = embed("stripe checkout");
+        let hits = to
+            .store
+            .search(&MemoryQuery::new("").agent("debugger").embedding(&query))
+            .unwrap();
+        assert_eq!(hits.len(), 1, "{pair}");
+        assert_eq!(hits[0].matched, Matched::Meaning, "{pair}");
     }
 }

@@ -5,7 +5,7 @@
 use super::{new_run, turn};
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Span, SpanDetail, SpanId, SpanStatus, TraceId};
-use agentctl_test_support::{Backend, backends};
+use agentctl_test_support::{Backend, FreshStore, backends};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -107,6 +107,9 @@ fn rich_session(store: &dyn SessionStore, title: &str) -> String {
         )
         .unwrap();
     store
+        .save_summary(&session, &lead.context_scope, reviewed[1].id, "a start")
+        .unwrap();
+    store
         .save_summary(&session, &lead.context_scope, i64::MAX - 1, "everything")
         .unwrap();
     store
@@ -196,6 +199,7 @@ fn canonical(bundle: &SessionBundle) -> Value {
         "steps": bundle.steps.iter().map(|s| json!([run(Some(s.run_id)), s.step_index, s.kind, s.content, s.budget, s.created_at])).collect::<Vec<_>>(),
         "messages": bundle.messages.iter().map(|m| json!([run(m.run_id), m.timeline_scope, scope(&m.context_scope), m.agent, m.role, m.visible, m.source.as_str(), m.token_estimate, m.created_at, m.message])).collect::<Vec<_>>(),
         "summaries": bundle.summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.updated_at])).collect::<Vec<_>>(),
+        "replaced": bundle.replaced_summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.replaced_at])).collect::<Vec<_>>(),
         "state": bundle.state,
         "checkpoints": bundle.checkpoints.iter().map(|c| json!([c.branch, c.step, c.graph, c.node, run(c.run), c.next, c.reason, c.state, c.source, c.parent, c.created_at])).collect::<Vec<_>>(),
         "spans": bundle.spans,
@@ -277,9 +281,8 @@ fn sessions_copy_between_every_pair_of_backends() {
 
 #[test]
 fn an_interrupted_copy_is_finished_by_the_next() {
-    for backend in backends() {
-        let from = Backend::Sqlite.fresh();
-        let to = backend.fresh();
+    for (from, to, _) in pairs() {
+        let backend = to.backend;
         let ids: Vec<String> = (0..3)
             .map(|n| rich_session(&*from.store, &format!("s{n}")))
             .collect();
@@ -319,5 +322,212 @@ fn another_session_under_the_same_id_is_refused_whole() {
             Some("mine")
         );
         assert_eq!(to.store.runs(&id).unwrap().len(), 3);
+    }
+}
+
+/// Every (source, target) pair of backends, each with fresh stores.
+fn pairs() -> Vec<(FreshStore, FreshStore, String)> {
+    let mut pairs = Vec::new();
+    for from in backends() {
+        for to in backends() {
+            pairs.push((from.fresh(), to.fresh(), format!("{from:?} → {to:?}")));
+        }
+    }
+    pairs
+}
+
+fn copy(from: &FreshStore, to: &FreshStore) -> (CopyReport, Vec<(String, CopyOutcome)>) {
+    let mut heard = Vec::new();
+    let report = copy_sessions(&*from.store, &*to.store, &mut |id, outcome| {
+        heard.push((id.to_owned(), outcome))
+    })
+    .unwrap();
+    (report, heard)
+}
+
+/// Another turn of the session's first run, a new summary (the old one goes to history) and
+/// a state value: what a session that keeps being used gains.
+fn grow(store: &dyn SessionStore, session: &str, label: &str) {
+    let run = store.runs(session).unwrap()[0].clone();
+    store
+        .record_turn(run.id, &turn(&run.context_scope, &run.agent, label), &[])
+        .unwrap();
+    let last = store.messages(session, &MessageQuery::default()).unwrap();
+    store
+        .save_summary(session, &run.context_scope, last.last().unwrap().id, label)
+        .unwrap();
+    store
+        .set_session_state(session, "task", &json!({"status": label}), "lead")
+        .unwrap();
+}
+
+fn same(from: &FreshStore, to: &FreshStore, id: &str) -> bool {
+    canonical(&export_session(&*from.store, id).unwrap())
+        == canonical(&export_session(&*to.store, id).unwrap())
+}
+
+#[test]
+fn a_grown_source_updates_its_copy_and_a_second_run_does_nothing() {
+    for (from, to, pair) in pairs() {
+        let id = rich_session(&*from.store, "grows");
+        let still = rich_session(&*from.store, "still");
+        copy(&from, &to);
+        grow(&*from.store, &id, "more");
+        let messages = from.store.session(&id).unwrap().message_count;
+        let (report, heard) = copy(&from, &to);
+        assert_eq!(
+            (report.copied, report.updated, report.skipped),
+            (0, 1, 1),
+            "{pair}"
+        );
+        assert!(report.conflicts.is_empty(), "{pair}");
+        assert!(
+            heard.contains(&(id.clone(), CopyOutcome::Updated { messages, runs: 3 })),
+            "{pair}: {heard:?}"
+        );
+        assert!(
+            heard.contains(&(still.clone(), CopyOutcome::Unchanged)),
+            "{pair}"
+        );
+        assert!(same(&from, &to, &id), "{pair}: the copy is the source's");
+        let replaced = to.store.replaced_summaries(&id).unwrap();
+        assert_eq!(
+            replaced
+                .iter()
+                .map(|s| s.summary_text.as_str())
+                .collect::<Vec<_>>(),
+            ["a start", "more"],
+            "{pair}: replaced summaries travel"
+        );
+        // Again: nothing new, nothing written (the target's copy is byte for byte the same).
+        let before = export_session(&*to.store, &id).unwrap();
+        let (again, _) = copy(&from, &to);
+        assert_eq!(
+            (again.copied, again.updated, again.skipped),
+            (0, 0, 2),
+            "{pair}"
+        );
+        assert_eq!(export_session(&*to.store, &id).unwrap(), before, "{pair}");
+        // The other way: the copy grows, and the original (untouched since) takes it.
+        grow(&*to.store, &id, "there");
+        let (back, _) = copy(&to, &from);
+        assert_eq!((back.updated, back.skipped), (1, 1), "{pair}: back");
+        assert!(same(&from, &to, &id), "{pair}");
+        let (forth, _) = copy(&from, &to);
+        assert_eq!((forth.updated, forth.skipped), (0, 2), "{pair}: forth");
+    }
+}
+
+#[test]
+fn a_session_changed_on_both_sides_is_refused_and_named_while_the_rest_is_copied() {
+    for (from, to, pair) in pairs() {
+        let both = rich_session(&*from.store, "both");
+        let grows = rich_session(&*from.store, "grows");
+        copy(&from, &to);
+        grow(&*from.store, &both, "here");
+        grow(&*to.store, &both, "there");
+        grow(&*from.store, &grows, "here");
+        let fresh = rich_session(&*from.store, "new");
+        let theirs = export_session(&*to.store, &both).unwrap();
+        let mine = export_session(&*from.store, &both).unwrap();
+        let (report, heard) = copy(&from, &to);
+        assert_eq!(
+            report.conflicts,
+            [(both.clone(), Conflict::BothChanged)],
+            "{pair}"
+        );
+        assert!(heard.contains(&(both.clone(), CopyOutcome::Conflict(Conflict::BothChanged))));
+        assert_eq!((report.copied, report.updated), (1, 1), "{pair}");
+        assert!(
+            same(&from, &to, &grows) && same(&from, &to, &fresh),
+            "{pair}"
+        );
+        assert_eq!(
+            export_session(&*to.store, &both).unwrap(),
+            theirs,
+            "{pair}: untouched"
+        );
+        assert_eq!(export_session(&*from.store, &both).unwrap(), mine, "{pair}");
+        // The other way, the same answer.
+        let (back, _) = copy(&to, &from);
+        assert_eq!(
+            back.conflicts,
+            [(both.clone(), Conflict::BothChanged)],
+            "{pair}"
+        );
+        // A state change alone counts as a change.
+        let quiet = rich_session(&*from.store, "quiet");
+        copy(&from, &to);
+        to.store
+            .set_session_state(&quiet, "task", &json!("theirs"), "lead")
+            .unwrap();
+        grow(&*from.store, &quiet, "here");
+        let (report, _) = copy(&from, &to);
+        assert!(
+            report
+                .conflicts
+                .contains(&(quiet.clone(), Conflict::BothChanged)),
+            "{pair}"
+        );
+        // Deleting one side's copy settles it.
+        to.store.delete_session(&both).unwrap();
+        let (settled, _) = copy(&from, &to);
+        assert!(
+            !settled.conflicts.iter().any(|(id, _)| *id == both),
+            "{pair}"
+        );
+        assert!(same(&from, &to, &both), "{pair}");
+    }
+}
+
+#[test]
+fn a_copy_without_a_record_is_in_step_when_equal_and_refused_when_not() {
+    for (from, to, pair) in pairs() {
+        let id = rich_session(&*from.store, "old");
+        // As an older agentctl copied it: no mark.
+        to.store
+            .import_session(&export_session(&*from.store, &id).unwrap())
+            .unwrap();
+        assert_eq!(to.store.sync_mark(&id).unwrap(), None);
+        let (report, _) = copy(&from, &to);
+        assert_eq!(report.skipped, 1, "{pair}");
+        assert!(
+            to.store.sync_mark(&id).unwrap().is_some(),
+            "{pair}: recorded now"
+        );
+        let other = rich_session(&*from.store, "other");
+        to.store
+            .import_session(&export_session(&*from.store, &other).unwrap())
+            .unwrap();
+        grow(&*from.store, &other, "more");
+        let (report, _) = copy(&from, &to);
+        assert_eq!(
+            report.conflicts,
+            [(other.clone(), Conflict::NoRecord)],
+            "{pair}"
+        );
+    }
+}
+
+#[test]
+fn a_replace_refuses_a_copy_that_changed_meanwhile() {
+    for (from, to, pair) in pairs() {
+        let id = rich_session(&*from.store, "s");
+        copy(&from, &to);
+        let seen = to.store.session(&id).unwrap();
+        grow(&*to.store, &id, "meanwhile");
+        let grown = export_session(&*to.store, &id).unwrap();
+        let bundle = export_session(&*from.store, &id).unwrap();
+        let error = to.store.replace_session(&bundle, &seen).unwrap_err();
+        assert!(
+            matches!(error, ContextError::Transfer { .. }),
+            "{pair}: {error}"
+        );
+        assert!(error.to_string().contains("run the copy again"), "{error}");
+        assert_eq!(
+            export_session(&*to.store, &id).unwrap(),
+            grown,
+            "{pair}: untouched"
+        );
     }
 }
