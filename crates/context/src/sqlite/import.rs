@@ -5,8 +5,8 @@
 use super::sessions::delete_session_rows;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use crate::error::{ContextError, Result};
-use crate::record::SessionInfo;
 use crate::record::role_of;
+use crate::record::{ContextSummary, ReplacedSummary, SessionInfo};
 use crate::transfer::{IdMap, ImportOutcome, SessionBundle, SessionImport, SyncMark, same_version};
 use agentctl_core::Redactor;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -229,6 +229,13 @@ fn insert_messages(
     Ok(())
 }
 
+const CURRENT_SUMMARY: &str = "INSERT INTO chat_context_summaries
+    (session_id, scope, until_message_id, summary_text, created_at, updated_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const REPLACED_SUMMARY: &str = "INSERT INTO chat_context_summary_history
+    (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
 /// Steps, summaries, state, checkpoints and spans: rows that only point at runs and messages.
 fn insert_rest(
     tx: &Transaction<'_>,
@@ -237,12 +244,13 @@ fn insert_rest(
     ids: &IdMap,
 ) -> FaultResult<()> {
     let session = &bundle.session.id;
-    let figure = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     for step in &bundle.steps {
         let Some(run) = ids.run(step.run_id) else {
             continue;
         };
-        let budget = step.budget.as_ref();
+        let [budget, estimate, window] = step
+            .budget
+            .map_or([None; 3], |budget| budget.columns().map(Some));
         tx.execute(
             "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
                  prompt_token_budget, estimated_prompt_tokens, model_context_window)
@@ -253,39 +261,58 @@ fn insert_rest(
                 step.kind,
                 redactor.redact(&step.content.to_string()),
                 step.created_at,
-                budget.map(|budget| figure(budget.prompt_token_budget)),
-                budget.map(|budget| figure(budget.estimated_prompt_tokens)),
-                budget.map(|budget| figure(budget.model_context_window)),
+                budget,
+                estimate,
+                window,
             ],
         )?;
     }
-    for summary in &bundle.summaries {
+    // Current summaries and replaced ones: the same columns but the last.
+    let current = bundle.summaries.iter().map(|summary| {
+        let ContextSummary {
+            scope,
+            until_message_id,
+            summary_text,
+            created_at,
+            updated_at,
+            ..
+        } = summary;
+        (
+            CURRENT_SUMMARY,
+            scope,
+            *until_message_id,
+            summary_text,
+            *created_at,
+            *updated_at,
+        )
+    });
+    let replaced = bundle.replaced_summaries.iter().map(|summary| {
+        let ReplacedSummary {
+            scope,
+            until_message_id,
+            summary_text,
+            created_at,
+            replaced_at,
+        } = summary;
+        (
+            REPLACED_SUMMARY,
+            scope,
+            *until_message_id,
+            summary_text,
+            *created_at,
+            *replaced_at,
+        )
+    });
+    for (sql, scope, cursor, summary_text, created_at, last) in current.chain(replaced) {
         tx.execute(
-            "INSERT INTO chat_context_summaries
-                 (session_id, scope, until_message_id, summary_text, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            sql,
             params![
                 session,
-                ids.scope(&summary.scope).to_string(),
-                ids.cursor(summary.until_message_id),
-                redactor.redact(&summary.summary_text),
-                summary.created_at,
-                summary.updated_at
-            ],
-        )?;
-    }
-    for summary in &bundle.replaced_summaries {
-        tx.execute(
-            "INSERT INTO chat_context_summary_history
-                 (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                session,
-                ids.scope(&summary.scope).to_string(),
-                ids.cursor(summary.until_message_id),
-                redactor.redact(&summary.summary_text),
-                summary.created_at,
-                summary.replaced_at
+                ids.scope(scope).to_string(),
+                ids.cursor(cursor),
+                redactor.redact(summary_text),
+                created_at,
+                last
             ],
         )?;
     }
