@@ -7,8 +7,8 @@ use crate::messages::role_of;
 use crate::sessions::delete_session_rows;
 use crate::store::{PgStore, count, now_ms, opt_text, text};
 use agentctl_context::{
-    ContextError, ContextSummary, IdMap, ImportOutcome, ReplacedSummary, Result, SessionBundle,
-    SessionImport, SessionInfo, SyncMark, same_version,
+    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
+    SyncMark, same_version,
 };
 use agentctl_core::Redactor;
 
@@ -391,52 +391,21 @@ async fn insert_rest(
         )
         .await?;
     }
-    // Current summaries and replaced ones: the same columns but the last.
-    let current = bundle.summaries.iter().map(|summary| {
-        let ContextSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            updated_at,
-            ..
-        } = summary;
-        (
-            CURRENT_SUMMARY,
-            scope,
-            *until_message_id,
-            summary_text,
-            *created_at,
-            *updated_at,
-        )
-    });
-    let replaced = bundle.replaced_summaries.iter().map(|summary| {
-        let ReplacedSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            replaced_at,
-        } = summary;
-        (
-            REPLACED_SUMMARY,
-            scope,
-            *until_message_id,
-            summary_text,
-            *created_at,
-            *replaced_at,
-        )
-    });
-    for (sql, scope, cursor, summary_text, created_at, last) in current.chain(replaced) {
+    for row in bundle.summary_rows() {
+        let sql = if row.replaced {
+            REPLACED_SUMMARY
+        } else {
+            CURRENT_SUMMARY
+        };
         tx.execute(
             sql,
             &[
                 &session,
-                &text(&ids.scope(scope).to_string()),
-                &ids.cursor(cursor),
-                summary_text,
-                &created_at,
-                &last,
+                &text(&ids.scope(row.scope).to_string()),
+                &ids.cursor(row.until_message_id),
+                &row.summary_text,
+                &row.created_at,
+                &row.last_at,
             ],
         )
         .await?;

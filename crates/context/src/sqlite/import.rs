@@ -5,8 +5,8 @@
 use super::sessions::delete_session_rows;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use crate::error::{ContextError, Result};
+use crate::record::SessionInfo;
 use crate::record::role_of;
-use crate::record::{ContextSummary, ReplacedSummary, SessionInfo};
 use crate::transfer::{IdMap, ImportOutcome, SessionBundle, SessionImport, SyncMark, same_version};
 use agentctl_core::Redactor;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -267,52 +267,21 @@ fn insert_rest(
             ],
         )?;
     }
-    // Current summaries and replaced ones: the same columns but the last.
-    let current = bundle.summaries.iter().map(|summary| {
-        let ContextSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            updated_at,
-            ..
-        } = summary;
-        (
-            CURRENT_SUMMARY,
-            scope,
-            *until_message_id,
-            summary_text,
-            *created_at,
-            *updated_at,
-        )
-    });
-    let replaced = bundle.replaced_summaries.iter().map(|summary| {
-        let ReplacedSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            replaced_at,
-        } = summary;
-        (
-            REPLACED_SUMMARY,
-            scope,
-            *until_message_id,
-            summary_text,
-            *created_at,
-            *replaced_at,
-        )
-    });
-    for (sql, scope, cursor, summary_text, created_at, last) in current.chain(replaced) {
+    for row in bundle.summary_rows() {
+        let sql = if row.replaced {
+            REPLACED_SUMMARY
+        } else {
+            CURRENT_SUMMARY
+        };
         tx.execute(
             sql,
             params![
                 session,
-                ids.scope(scope).to_string(),
-                ids.cursor(cursor),
-                redactor.redact(summary_text),
-                created_at,
-                last
+                ids.scope(row.scope).to_string(),
+                ids.cursor(row.until_message_id),
+                redactor.redact(row.summary_text),
+                row.created_at,
+                row.last_at
             ],
         )?;
     }
