@@ -98,6 +98,6 @@ pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog
 pub use tokens::estimate_tokens;
 pub use transfer::{
     Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport,
-    SyncMark, copy_sessions, export_session, same_version,
+    SummaryRow, SyncMark, copy_sessions, export_session, same_version,
 };
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history, load_history_within};

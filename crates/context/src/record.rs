@@ -202,6 +202,28 @@ impl NewRun {
             source: Source::default(),
         }
     }
+
+    /// The workspace of this run once it has id `id`: a sub-agent's own scope when it has a
+    /// parent (a handoff's target keeps the workspace of its mode), else by mode. Every store
+    /// decides it here, so a run lands in the same workspace whichever holds the session.
+    ///
+    /// ```
+    /// use agentctl_context::{ContextScope, NewRun};
+    /// use agentctl_core::ContextMode;
+    /// assert_eq!(NewRun::new("reviewer", ContextMode::Isolated).scope(7), ContextScope::agent("reviewer"));
+    /// let task = NewRun { parent_run_id: Some(3), ..NewRun::new("tester", ContextMode::Shared) };
+    /// assert_eq!(task.scope(7), ContextScope::sub("tester", 7));
+    /// ```
+    pub fn scope(&self, id: RunId) -> ContextScope {
+        if self.parent_run_id.is_some() && !self.handoff {
+            return ContextScope::sub(&self.agent, id);
+        }
+        match self.mode {
+            ContextMode::Shared => ContextScope::Main,
+            ContextMode::Isolated => ContextScope::agent(&self.agent),
+            ContextMode::Run => ContextScope::run(id),
+        }
+    }
 }
 
 /// How a run ended (or that it has not).
@@ -324,6 +346,38 @@ pub struct PromptBudget {
     pub model_context_window: u64,
 }
 
+impl PromptBudget {
+    /// The figures as a store's three integer columns (budget, estimate, window), in the
+    /// order of their names.
+    pub fn columns(&self) -> [i64; 3] {
+        let column = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+        [
+            column(self.prompt_token_budget),
+            column(self.estimated_prompt_tokens),
+            column(self.model_context_window),
+        ]
+    }
+
+    /// The budget a step's three columns hold; `None` unless all three are set (a step that
+    /// is not a model call, or a row written before the columns existed).
+    ///
+    /// ```
+    /// use agentctl_context::PromptBudget;
+    /// let budget = PromptBudget { prompt_token_budget: 100, estimated_prompt_tokens: 42, model_context_window: 200 };
+    /// assert_eq!(PromptBudget::from_columns(budget.columns().map(Some)), Some(budget));
+    /// assert_eq!(PromptBudget::from_columns([Some(1), None, Some(3)]), None);
+    /// ```
+    pub fn from_columns(columns: [Option<i64>; 3]) -> Option<Self> {
+        let figure = |value: i64| u64::try_from(value).unwrap_or(0);
+        let [budget, estimate, window] = columns;
+        Some(Self {
+            prompt_token_budget: figure(budget?),
+            estimated_prompt_tokens: figure(estimate?),
+            model_context_window: figure(window?),
+        })
+    }
+}
+
 /// A stored run step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepRecord {
@@ -404,6 +458,31 @@ pub struct HandoffSummary {
     /// What is still open.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub open_items: Vec<String>,
+}
+
+impl HandoffSummary {
+    /// The handoff of `run` as the text the timeline shows (every store writes this).
+    pub fn render(&self, run: &RunRecord) -> String {
+        let mut text = format!(
+            "Handoff from {} (run {}, {}):\n{}",
+            run.agent,
+            run.id,
+            run.status,
+            self.summary.trim()
+        );
+        for (title, items) in [
+            ("Files changed", &self.files_changed),
+            ("Open items", &self.open_items),
+        ] {
+            if !items.is_empty() {
+                text.push_str(&format!("\n\n{title}:"));
+                for item in items {
+                    text.push_str(&format!("\n- {item}"));
+                }
+            }
+        }
+        text
+    }
 }
 
 /// A store timestamp (milliseconds since the Unix epoch) as ISO 8601 UTC, to the second.

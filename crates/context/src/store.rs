@@ -170,7 +170,13 @@ pub trait RunLog: Send + Sync {
 pub trait StateLog: Send + Sync {
     /// The session's state, by key; empty when nothing was set.
     /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
-    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>>;
+    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>> {
+        Ok(self
+            .state_entries(session)?
+            .into_iter()
+            .map(|entry| (entry.key, entry.value))
+            .collect())
+    }
     /// Sets `key` to `value` (JSON `null` deletes it), recording that `agent` wrote it.
     fn set_session_state(&self, session: &str, key: &str, value: &Value, agent: &str)
     -> Result<()>;

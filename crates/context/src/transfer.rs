@@ -58,6 +58,48 @@ pub struct SessionBundle {
     pub spans: Vec<Span>,
 }
 
+/// A summary of a bundle to write, current or replaced: what a [`SessionImport`]
+/// implementation inserts ([`SessionBundle::summary_rows`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SummaryRow<'a> {
+    /// True for a summary a newer one replaced (`chat_context_summary_history`), false for a
+    /// scope's current one (`chat_context_summaries`).
+    pub replaced: bool,
+    /// Its workspace, in the source's ids.
+    pub scope: &'a ContextScope,
+    /// Its cursor, in the source's ids.
+    pub until_message_id: MessageId,
+    /// The text.
+    pub summary_text: &'a str,
+    /// When it (or the scope's first summary, for a current one) was written.
+    pub created_at: i64,
+    /// When it was last written (current) or replaced (replaced).
+    pub last_at: i64,
+}
+
+impl SessionBundle {
+    /// The current summaries, then the replaced ones, as rows to write.
+    pub fn summary_rows(&self) -> impl Iterator<Item = SummaryRow<'_>> {
+        let current = self.summaries.iter().map(|summary| SummaryRow {
+            replaced: false,
+            scope: &summary.scope,
+            until_message_id: summary.until_message_id,
+            summary_text: &summary.summary_text,
+            created_at: summary.created_at,
+            last_at: summary.updated_at,
+        });
+        let replaced = self.replaced_summaries.iter().map(|summary| SummaryRow {
+            replaced: true,
+            scope: &summary.scope,
+            until_message_id: summary.until_message_id,
+            summary_text: &summary.summary_text,
+            created_at: summary.created_at,
+            last_at: summary.replaced_at,
+        });
+        current.chain(replaced)
+    }
+}
+
 /// What [`SessionImport::import_session`] did with a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportOutcome {

@@ -4,6 +4,7 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::messages::role_of;
+use crate::sessions::delete_session_rows;
 use crate::store::{PgStore, count, now_ms, opt_text, text};
 use agentctl_context::{
     ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
@@ -87,22 +88,6 @@ async fn insert_session(
         messages: masked.bundle.messages.len() as u64,
         runs: masked.bundle.runs.len() as u64,
     })
-}
-
-/// Deletes session `id` with everything stored about it, inside the caller's transaction.
-async fn delete_session_rows(tx: &tokio_postgres::Transaction<'_>, id: &str) -> FaultResult<()> {
-    // Children first: runs reference each other, messages and checkpoints reference runs.
-    for sql in [
-        "DELETE FROM graph_checkpoints WHERE session_id = $1",
-        "DELETE FROM chat_messages WHERE session_id = $1",
-        "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = $1)",
-        "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = $1",
-        "DELETE FROM agent_runs WHERE session_id = $1",
-        "DELETE FROM sessions WHERE id = $1",
-    ] {
-        tx.execute(sql, &[&id]).await?;
-    }
-    Ok(())
 }
 
 fn mask(redactor: &Redactor, bundle: &SessionBundle) -> FaultResult<Masked> {
@@ -367,6 +352,13 @@ async fn insert_messages(
     Ok(())
 }
 
+const CURRENT_SUMMARY: &str = "INSERT INTO chat_context_summaries
+    (session_id, scope, until_message_id, summary_text, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6)";
+const REPLACED_SUMMARY: &str = "INSERT INTO chat_context_summary_history
+    (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+    VALUES ($1, $2, $3, $4, $5, $6)";
+
 /// Steps, summaries, state, checkpoints and spans: rows that only point at runs and messages.
 async fn insert_rest(
     tx: &tokio_postgres::Transaction<'_>,
@@ -375,12 +367,13 @@ async fn insert_rest(
     ids: &IdMap,
 ) -> FaultResult<()> {
     let bundle = &masked.bundle;
-    let figure = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     for (step, content) in bundle.steps.iter().zip(&masked.steps) {
         let Some(run) = ids.run(step.run_id) else {
             continue;
         };
-        let budget = step.budget.as_ref();
+        let [budget, estimate, window] = step
+            .budget
+            .map_or([None; 3], |budget| budget.columns().map(Some));
         tx.execute(
             "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
                  prompt_token_budget, estimated_prompt_tokens, model_context_window)
@@ -391,41 +384,28 @@ async fn insert_rest(
                 &text(&step.kind),
                 content,
                 &step.created_at,
-                &budget.map(|budget| figure(budget.prompt_token_budget)),
-                &budget.map(|budget| figure(budget.estimated_prompt_tokens)),
-                &budget.map(|budget| figure(budget.model_context_window)),
+                &budget,
+                &estimate,
+                &window,
             ],
         )
         .await?;
     }
-    for summary in &bundle.summaries {
+    for row in bundle.summary_rows() {
+        let sql = if row.replaced {
+            REPLACED_SUMMARY
+        } else {
+            CURRENT_SUMMARY
+        };
         tx.execute(
-            "INSERT INTO chat_context_summaries
-                 (session_id, scope, until_message_id, summary_text, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            sql,
             &[
                 &session,
-                &text(&ids.scope(&summary.scope).to_string()),
-                &ids.cursor(summary.until_message_id),
-                &summary.summary_text,
-                &summary.created_at,
-                &summary.updated_at,
-            ],
-        )
-        .await?;
-    }
-    for summary in &bundle.replaced_summaries {
-        tx.execute(
-            "INSERT INTO chat_context_summary_history
-                 (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &[
-                &session,
-                &text(&ids.scope(&summary.scope).to_string()),
-                &ids.cursor(summary.until_message_id),
-                &summary.summary_text,
-                &summary.created_at,
-                &summary.replaced_at,
+                &text(&ids.scope(row.scope).to_string()),
+                &ids.cursor(row.until_message_id),
+                &row.summary_text,
+                &row.created_at,
+                &row.last_at,
             ],
         )
         .await?;

@@ -8,7 +8,7 @@ use agentctl_context::{
     ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
     PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
 };
-use agentctl_core::{ContextMode, Message, Usage};
+use agentctl_core::{Message, Usage};
 use tokio_postgres::{GenericClient, Row};
 
 const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
@@ -81,19 +81,12 @@ pub(crate) fn prepare_steps(
     redactor: &agentctl_core::Redactor,
     steps: &[NewStep],
 ) -> Vec<PreparedStep> {
-    let figure = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     steps
         .iter()
         .map(|step| PreparedStep {
             kind: text(&step.kind).into_owned(),
             content: redactor.redact(&step.content.to_string()).into_owned(),
-            budget: step.budget.map(|budget| {
-                [
-                    figure(budget.prompt_token_budget),
-                    figure(budget.estimated_prompt_tokens),
-                    figure(budget.model_context_window),
-                ]
-            }),
+            budget: step.budget.map(|budget| budget.columns()),
         })
         .collect()
 }
@@ -141,52 +134,6 @@ async fn insert_steps(
     Ok(())
 }
 
-/// The workspace of a run: a sub-agent's own scope when it has a parent (a handoff's target
-/// keeps the workspace of its mode), else by mode — as the SQLite store decides it.
-fn run_scope(run: &NewRun, id: RunId) -> ContextScope {
-    if run.parent_run_id.is_some() && !run.handoff {
-        return ContextScope::sub(&run.agent, id);
-    }
-    match run.mode {
-        ContextMode::Shared => ContextScope::Main,
-        ContextMode::Isolated => ContextScope::agent(&run.agent),
-        ContextMode::Run => ContextScope::run(id),
-    }
-}
-
-/// The handoff as the text the timeline shows (the SQLite store writes the same).
-fn render_handoff(run: &RunRecord, handoff: &HandoffSummary) -> String {
-    let mut text = format!(
-        "Handoff from {} (run {}, {}):\n{}",
-        run.agent,
-        run.id,
-        run.status,
-        handoff.summary.trim()
-    );
-    for (title, items) in [
-        ("Files changed", &handoff.files_changed),
-        ("Open items", &handoff.open_items),
-    ] {
-        if !items.is_empty() {
-            text.push_str(&format!("\n\n{title}:"));
-            for item in items {
-                text.push_str(&format!("\n- {item}"));
-            }
-        }
-    }
-    text
-}
-
-fn budget_of(values: [Option<i64>; 3]) -> Option<PromptBudget> {
-    let figure = |value: i64| u64::try_from(value).unwrap_or(0);
-    let [budget, estimate, window] = values;
-    Some(PromptBudget {
-        prompt_token_budget: figure(budget?),
-        estimated_prompt_tokens: figure(estimate?),
-        model_context_window: figure(window?),
-    })
-}
-
 impl RunLog for PgStore {
     fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
         let (session, run) = (session.to_owned(), run.clone());
@@ -219,7 +166,7 @@ impl RunLog for PgStore {
                 )
                 .await?
                 .try_get(0)?;
-            let scope = run_scope(&run, id);
+            let scope = run.scope(id);
             tx.execute(
                 "UPDATE agent_runs SET context_scope = $2 WHERE id = $1",
                 &[&id, &text(&scope.to_string())],
@@ -296,7 +243,7 @@ impl RunLog for PgStore {
             let message = NewMessage::new(
                 ContextScope::Main,
                 Some(&record.agent),
-                Message::assistant(render_handoff(&record, &handoff)),
+                Message::assistant(handoff.render(&record)),
             );
             let prepared = messages::prepare(&redactor, &[message])?;
             let ids = messages::insert(
@@ -367,7 +314,11 @@ impl RunLog for PgStore {
                         content: serde_json::from_str(&content).map_err(|error| {
                             Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
                         })?,
-                        budget: budget_of([row.try_get(6)?, row.try_get(7)?, row.try_get(8)?]),
+                        budget: PromptBudget::from_columns([
+                            row.try_get(6)?,
+                            row.try_get(7)?,
+                            row.try_get(8)?,
+                        ]),
                         created_at: row.try_get(5)?,
                     })
                 })

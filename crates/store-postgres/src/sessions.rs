@@ -22,6 +22,28 @@ fn session_row(row: &Row) -> FaultResult<SessionInfo> {
     })
 }
 
+/// Deletes session `id` with everything stored about it, inside the caller's transaction;
+/// false if there was none.
+pub(crate) async fn delete_session_rows(
+    tx: &tokio_postgres::Transaction<'_>,
+    id: &str,
+) -> FaultResult<bool> {
+    // Children first: runs reference each other, messages and checkpoints reference runs.
+    for sql in [
+        "DELETE FROM graph_checkpoints WHERE session_id = $1",
+        "DELETE FROM chat_messages WHERE session_id = $1",
+        "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = $1)",
+        "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = $1",
+        "DELETE FROM agent_runs WHERE session_id = $1",
+    ] {
+        tx.execute(sql, &[&id]).await?;
+    }
+    let deleted = tx
+        .execute("DELETE FROM sessions WHERE id = $1", &[&id])
+        .await?;
+    Ok(deleted > 0)
+}
+
 impl SessionLog for PgStore {
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
         let title = title.map(|title| text(&self.redactor.redact(title)).into_owned());
@@ -104,21 +126,9 @@ impl SessionLog for PgStore {
                 Err(Fault::Context(ContextError::SessionNotFound(_))) => return Ok(false),
                 Err(fault) => return Err(fault),
             }
-            // Children first: runs reference each other, messages and checkpoints reference runs.
-            for sql in [
-                "DELETE FROM graph_checkpoints WHERE session_id = $1",
-                "DELETE FROM chat_messages WHERE session_id = $1",
-                "DELETE FROM agent_run_steps WHERE run_id IN (SELECT id FROM agent_runs WHERE session_id = $1)",
-                "UPDATE agent_runs SET parent_run_id = NULL WHERE session_id = $1",
-                "DELETE FROM agent_runs WHERE session_id = $1",
-            ] {
-                tx.execute(sql, &[&id]).await?;
-            }
-            let deleted = tx
-                .execute("DELETE FROM sessions WHERE id = $1", &[&id])
-                .await?;
+            let deleted = delete_session_rows(&tx, &id).await?;
             tx.commit().await?;
-            Ok(deleted > 0)
+            Ok(deleted)
         })
     }
 

@@ -4,17 +4,8 @@ use crate::fault::Fault;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use agentctl_context::{Result, StateEntry, StateLog};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 impl StateLog for PgStore {
-    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>> {
-        Ok(self
-            .state_entries(session)?
-            .into_iter()
-            .map(|entry| (entry.key, entry.value))
-            .collect())
-    }
-
     fn set_session_state(
         &self,
         session: &str,

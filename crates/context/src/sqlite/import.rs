@@ -229,6 +229,13 @@ fn insert_messages(
     Ok(())
 }
 
+const CURRENT_SUMMARY: &str = "INSERT INTO chat_context_summaries
+    (session_id, scope, until_message_id, summary_text, created_at, updated_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const REPLACED_SUMMARY: &str = "INSERT INTO chat_context_summary_history
+    (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
 /// Steps, summaries, state, checkpoints and spans: rows that only point at runs and messages.
 fn insert_rest(
     tx: &Transaction<'_>,
@@ -237,12 +244,13 @@ fn insert_rest(
     ids: &IdMap,
 ) -> FaultResult<()> {
     let session = &bundle.session.id;
-    let figure = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     for step in &bundle.steps {
         let Some(run) = ids.run(step.run_id) else {
             continue;
         };
-        let budget = step.budget.as_ref();
+        let [budget, estimate, window] = step
+            .budget
+            .map_or([None; 3], |budget| budget.columns().map(Some));
         tx.execute(
             "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
                  prompt_token_budget, estimated_prompt_tokens, model_context_window)
@@ -253,39 +261,27 @@ fn insert_rest(
                 step.kind,
                 redactor.redact(&step.content.to_string()),
                 step.created_at,
-                budget.map(|budget| figure(budget.prompt_token_budget)),
-                budget.map(|budget| figure(budget.estimated_prompt_tokens)),
-                budget.map(|budget| figure(budget.model_context_window)),
+                budget,
+                estimate,
+                window,
             ],
         )?;
     }
-    for summary in &bundle.summaries {
+    for row in bundle.summary_rows() {
+        let sql = if row.replaced {
+            REPLACED_SUMMARY
+        } else {
+            CURRENT_SUMMARY
+        };
         tx.execute(
-            "INSERT INTO chat_context_summaries
-                 (session_id, scope, until_message_id, summary_text, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            sql,
             params![
                 session,
-                ids.scope(&summary.scope).to_string(),
-                ids.cursor(summary.until_message_id),
-                redactor.redact(&summary.summary_text),
-                summary.created_at,
-                summary.updated_at
-            ],
-        )?;
-    }
-    for summary in &bundle.replaced_summaries {
-        tx.execute(
-            "INSERT INTO chat_context_summary_history
-                 (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                session,
-                ids.scope(&summary.scope).to_string(),
-                ids.cursor(summary.until_message_id),
-                redactor.redact(&summary.summary_text),
-                summary.created_at,
-                summary.replaced_at
+                ids.scope(row.scope).to_string(),
+                ids.cursor(row.until_message_id),
+                redactor.redact(row.summary_text),
+                row.created_at,
+                row.last_at
             ],
         )?;
     }

@@ -13,7 +13,7 @@ use crate::scope::ContextScope;
 use crate::source::Source;
 use crate::store::RunLog;
 use agentctl_core::Redactor;
-use agentctl_core::{ContextMode, Message, Usage};
+use agentctl_core::{Message, Usage};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
@@ -117,71 +117,22 @@ fn insert_steps(
              prompt_token_budget, estimated_prompt_tokens, model_context_window)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
-    let column = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     for (index, step) in (first..).zip(steps) {
-        let budget = step.budget.as_ref();
+        let [budget, estimate, window] = step
+            .budget
+            .map_or([None; 3], |budget| budget.columns().map(Some));
         statement.execute(params![
             run,
             index,
             step.kind,
             redactor.redact(&step.content.to_string()),
             now,
-            budget.map(|budget| column(budget.prompt_token_budget)),
-            budget.map(|budget| column(budget.estimated_prompt_tokens)),
-            budget.map(|budget| column(budget.model_context_window)),
+            budget,
+            estimate,
+            window,
         ])?;
     }
     Ok(())
-}
-
-/// A step's token columns, when the step has them (a model call).
-fn budget_columns(
-    budget: Option<i64>,
-    estimate: Option<i64>,
-    window: Option<i64>,
-) -> Option<PromptBudget> {
-    let figure = |value: i64| u64::try_from(value).unwrap_or(0);
-    Some(PromptBudget {
-        prompt_token_budget: figure(budget?),
-        estimated_prompt_tokens: figure(estimate?),
-        model_context_window: figure(window?),
-    })
-}
-
-/// The workspace of a run: a sub-agent's own scope when it has a parent (a handoff's target
-/// keeps the workspace of its mode), else by mode.
-fn run_scope(run: &NewRun, id: RunId) -> ContextScope {
-    if run.parent_run_id.is_some() && !run.handoff {
-        return ContextScope::sub(&run.agent, id);
-    }
-    match run.mode {
-        ContextMode::Shared => ContextScope::Main,
-        ContextMode::Isolated => ContextScope::agent(&run.agent),
-        ContextMode::Run => ContextScope::run(id),
-    }
-}
-
-/// The handoff as the text the timeline shows.
-fn render_handoff(run: &RunRecord, handoff: &HandoffSummary) -> String {
-    let mut text = format!(
-        "Handoff from {} (run {}, {}):\n{}",
-        run.agent,
-        run.id,
-        run.status,
-        handoff.summary.trim()
-    );
-    for (title, items) in [
-        ("Files changed", &handoff.files_changed),
-        ("Open items", &handoff.open_items),
-    ] {
-        if !items.is_empty() {
-            text.push_str(&format!("\n\n{title}:"));
-            for item in items {
-                text.push_str(&format!("\n- {item}"));
-            }
-        }
-    }
-    text
 }
 
 impl RunLog for SqliteStore {
@@ -210,7 +161,7 @@ impl RunLog for SqliteStore {
                 ],
             )?;
             let id = tx.last_insert_rowid();
-            let scope = run_scope(run, id);
+            let scope = run.scope(id);
             tx.execute(
                 "UPDATE agent_runs SET context_scope = ?2 WHERE id = ?1",
                 params![id, scope.to_string()],
@@ -271,7 +222,7 @@ impl RunLog for SqliteStore {
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
         self.write(|tx| {
             let record = load_run(tx, run)?;
-            let text = render_handoff(&record, handoff);
+            let text = handoff.render(&record);
             let message = NewMessage::new(
                 ContextScope::Main,
                 Some(&record.agent),
@@ -335,11 +286,7 @@ impl RunLog for SqliteStore {
                         row.get::<_, String>(4)?,
                         row.get::<_, i64>(5)?,
                     ),
-                    budget_columns(
-                        row.get::<_, Option<i64>>(6)?,
-                        row.get::<_, Option<i64>>(7)?,
-                        row.get::<_, Option<i64>>(8)?,
-                    ),
+                    PromptBudget::from_columns([row.get(6)?, row.get(7)?, row.get(8)?]),
                 ))
             })?;
             let mut steps = Vec::new();

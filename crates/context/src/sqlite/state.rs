@@ -7,7 +7,6 @@ use crate::store::StateLog;
 use rusqlite::params;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// One key of a session's state with who wrote it last, for listings
 /// ([`SqliteStore::state_entries`]).
@@ -72,14 +71,6 @@ impl SqliteStore {
 }
 
 impl StateLog for SqliteStore {
-    fn session_state(&self, session: &str) -> Result<BTreeMap<String, Value>> {
-        Ok(self
-            .state_entries(session)?
-            .into_iter()
-            .map(|entry| (entry.key, entry.value))
-            .collect())
-    }
-
     fn set_session_state(
         &self,
         session: &str,

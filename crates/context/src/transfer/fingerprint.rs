@@ -48,8 +48,10 @@ impl SessionBundle {
         digest.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
-    /// The bundle with its store's ids replaced by positions.
-    fn canonical(&self) -> Value {
+    /// The bundle with its store's ids replaced by positions (a run is `#2`, a cursor the
+    /// number of messages it covers): what two copies of one session in two stores share, and
+    /// what [`fingerprint`](Self::fingerprint) hashes.
+    pub fn canonical(&self) -> Value {
         let runs: HashMap<RunId, usize> = self
             .runs
             .iter()
@@ -79,7 +81,7 @@ impl SessionBundle {
             "overrides": self.mode_overrides.iter().map(|(agent, mode)| format!("{agent}={mode}")).collect::<Vec<_>>(),
             "runs": self.runs.iter().map(|r| json!([r.agent, run(r.parent_run_id), scope(&r.context_scope), r.status.as_str(), r.model, r.source.as_str(), r.usage, r.started_at, r.finished_at])).collect::<Vec<_>>(),
             "steps": self.steps.iter().map(|s| json!([run(Some(s.run_id)), s.step_index, s.kind, s.content, s.budget, s.created_at])).collect::<Vec<_>>(),
-            "messages": self.messages.iter().map(|m| json!([run(m.run_id), m.timeline_scope, scope(&m.context_scope), m.agent, m.visible, m.source.as_str(), m.token_estimate, m.created_at, m.message])).collect::<Vec<_>>(),
+            "messages": self.messages.iter().map(|m| json!([run(m.run_id), m.timeline_scope, scope(&m.context_scope), m.agent, m.role, m.visible, m.source.as_str(), m.token_estimate, m.created_at, m.message])).collect::<Vec<_>>(),
             "summaries": self.summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.updated_at])).collect::<Vec<_>>(),
             "replaced": self.replaced_summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.replaced_at])).collect::<Vec<_>>(),
             "state": self.state.iter().map(|e| json!([e.key, e.value, e.updated_at, e.updated_by])).collect::<Vec<_>>(),

@@ -7,7 +7,6 @@ use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Span, SpanDetail, SpanId, SpanStatus, TraceId};
 use agentctl_test_support::{Backend, FreshStore, backends};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// A session with a bit of everything: workspaces of every kind, a sub-agent with a parent,
 /// steps with budgets, a handoff, summaries, state, overrides, a forked graph and spans.
@@ -171,39 +170,7 @@ fn rich_session(store: &dyn SessionStore, title: &str) -> String {
 
 /// The bundle with its store's own ids replaced by positions: what a copy must keep.
 fn canonical(bundle: &SessionBundle) -> Value {
-    let runs: HashMap<RunId, usize> = bundle
-        .runs
-        .iter()
-        .enumerate()
-        .map(|(at, run)| (run.id, at))
-        .collect();
-    let run = |id: Option<RunId>| id.map(|id| runs.get(&id).copied());
-    let scope = |scope: &ContextScope| -> String {
-        let renumber = |id: &str| {
-            id.parse::<RunId>()
-                .ok()
-                .and_then(|id| runs.get(&id))
-                .map_or_else(|| id.to_owned(), |at| format!("#{at}"))
-        };
-        match scope {
-            ContextScope::Run(id) => format!("run:{}", renumber(id)),
-            ContextScope::Sub { agent, run } => format!("sub:{agent}:{}", renumber(run)),
-            other => other.to_string(),
-        }
-    };
-    let cursor = |until: MessageId| bundle.messages.iter().filter(|m| m.id <= until).count();
-    json!({
-        "session": [bundle.session.id, bundle.session.title, bundle.session.created_at, bundle.session.updated_at],
-        "overrides": bundle.mode_overrides.iter().map(|(a, m)| format!("{a}={m}")).collect::<Vec<_>>(),
-        "runs": bundle.runs.iter().map(|r| json!([r.agent, run(r.parent_run_id), scope(&r.context_scope), r.status.as_str(), r.model, r.source.as_str(), r.usage, r.started_at, r.finished_at])).collect::<Vec<_>>(),
-        "steps": bundle.steps.iter().map(|s| json!([run(Some(s.run_id)), s.step_index, s.kind, s.content, s.budget, s.created_at])).collect::<Vec<_>>(),
-        "messages": bundle.messages.iter().map(|m| json!([run(m.run_id), m.timeline_scope, scope(&m.context_scope), m.agent, m.role, m.visible, m.source.as_str(), m.token_estimate, m.created_at, m.message])).collect::<Vec<_>>(),
-        "summaries": bundle.summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.updated_at])).collect::<Vec<_>>(),
-        "replaced": bundle.replaced_summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.replaced_at])).collect::<Vec<_>>(),
-        "state": bundle.state,
-        "checkpoints": bundle.checkpoints.iter().map(|c| json!([c.branch, c.step, c.graph, c.node, run(c.run), c.next, c.reason, c.state, c.source, c.parent, c.created_at])).collect::<Vec<_>>(),
-        "spans": bundle.spans,
-    })
+    bundle.canonical()
 }
 
 #[test]
