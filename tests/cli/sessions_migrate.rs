@@ -3,9 +3,7 @@
 //! command fail after everything else was copied, and memories travel once.
 
 use super::support::TestProject;
-use agentctl_context::{
-    ContextScope, MessageLog, MessageQuery, NewMessage, SessionImport, SessionLog, SessionStore,
-};
+use agentctl_context::{ContextScope, MessageQuery, NewMessage, SessionLog, SessionStore};
 use agentctl_core::Message;
 use agentctl_test_support::{backends, open_location};
 
