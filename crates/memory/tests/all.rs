@@ -6,6 +6,7 @@
 mod suite {
     mod backends;
     mod hostile;
+    mod pgvector;
     mod store;
     mod support;
     mod tools;

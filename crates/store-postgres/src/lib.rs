@@ -63,6 +63,7 @@ mod trace;
 mod url;
 mod worker;
 
+pub use memory::SimilarityRanker;
 pub use schema::PG_SCHEMA_VERSION;
 pub use scratch::ScratchDatabase;
 pub use store::PgStore;

@@ -400,6 +400,56 @@ async fn by_keyword(
         .collect()
 }
 
+/// Who computes similarity for a recall by meaning ([`PgStore::similarity_ranker`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimilarityRanker {
+    /// The database, with pgvector's cosine distance (`CREATE EXTENSION vector` was run in
+    /// it): only the best entries leave the server.
+    Pgvector,
+    /// This process, over the agent's embedded entries: what a database without pgvector (or
+    /// with a version that cannot cast `real[]` to `vector`) gets. Same ranking, more rows
+    /// read.
+    Client,
+}
+
+impl PgStore {
+    /// Who ranks this database's memories by meaning: pgvector when the extension is
+    /// installed in it and casts `real[]` to `vector`, else this process. Both give the same
+    /// ranking.
+    pub fn similarity_ranker(&self) -> Result<SimilarityRanker, MemoryError> {
+        self.memory_call(|inner| async move {
+            let client = inner.pool.get().await?;
+            ranker(&**client).await
+        })
+    }
+}
+
+/// [`PgStore::similarity_ranker`] on a connection.
+async fn ranker(client: &impl GenericClient) -> FaultResult<SimilarityRanker> {
+    let installed: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
+            &[],
+        )
+        .await?
+        .try_get(0)?;
+    if !installed {
+        return Ok(SimilarityRanker::Client);
+    }
+    // An old pgvector without the array cast leaves ranking to the client.
+    let probe = client
+        .query_one(
+            "SELECT ('{1,0}'::real[]::vector <=> '{1,0}'::real[]::vector)::float8",
+            &[],
+        )
+        .await;
+    Ok(if probe.is_ok() {
+        SimilarityRanker::Pgvector
+    } else {
+        SimilarityRanker::Client
+    })
+}
+
 /// The `pool` entries most similar to `embedding` (cosine above 0) among those embedded by
 /// the same model with as many dimensions: by pgvector when the database has it, else here.
 async fn by_meaning(
@@ -409,15 +459,8 @@ async fn by_meaning(
     pool: i64,
 ) -> FaultResult<Vec<(i64, f64)>> {
     let dimensions = i32::try_from(embedding.vector.len()).unwrap_or(i32::MAX);
-    let pgvector: bool = client
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
-            &[],
-        )
-        .await?
-        .try_get(0)?;
-    if pgvector {
-        let ranked = client
+    if ranker(client).await? == SimilarityRanker::Pgvector {
+        let rows = client
             .query(
                 "SELECT id, (1 - (embedding::vector <=> $1::real[]::vector))::float8 AS similarity
                  FROM memories
@@ -432,18 +475,16 @@ async fn by_meaning(
                     &pool,
                 ],
             )
-            .await;
-        // A pgvector this query does not suit (an old version) leaves the client's way.
-        if let Ok(rows) = ranked {
-            let mut scored = Vec::new();
-            for row in rows {
-                let similarity: f64 = row.try_get(1)?;
-                if similarity > 0.0 {
-                    scored.push((row.try_get(0)?, similarity));
-                }
+            .await?;
+        let mut scored = Vec::new();
+        for row in rows {
+            let similarity: f64 = row.try_get(1)?;
+            if similarity > 0.0 {
+                scored.push((row.try_get(0)?, similarity));
             }
-            return Ok(scored);
         }
+        order_by_similarity(&mut scored);
+        return Ok(scored);
     }
     let scan = i64::try_from(MemoryStore::MAX_ENTRIES_PER_AGENT).unwrap_or(i64::MAX);
     let rows = client
@@ -464,7 +505,15 @@ async fn by_meaning(
             scored.push((row.try_get::<_, i64>(0)?, similarity));
         }
     }
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    order_by_similarity(&mut scored);
     scored.truncate(usize::try_from(pool).unwrap_or(usize::MAX));
     Ok(scored)
+}
+
+/// Most similar first, newest first among equals. pgvector computes in `real` and this client
+/// in `f64`: similarities equal to six places are taken as equal, so that both paths break a
+/// tie the same way instead of by rounding noise.
+fn order_by_similarity(scored: &mut [(i64, f64)]) {
+    let level = |similarity: f64| (similarity * 1e6).round() as i64;
+    scored.sort_by(|a, b| level(b.1).cmp(&level(a.1)).then(b.0.cmp(&a.0)));
 }
