@@ -108,11 +108,14 @@ impl TestProject {
 
     /// `agentctl --project-dir ROOT ARGS…` with the project's home, no provider keys or base
     /// URLs from the test's environment, and a closed stdin (approvals are refused at once).
+    /// `schema` and `completions` read no project and refuse `--project-dir`: they run in the
+    /// project's folder without it.
     pub fn command(&self, args: &[&str]) -> std::process::Command {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agentctl"));
+        if !matches!(args.first(), Some(&("schema" | "completions"))) {
+            command.arg("--project-dir").arg(&self.root);
+        }
         command
-            .arg("--project-dir")
-            .arg(&self.root)
             .args(args)
             .env("HOME", &self.home)
             .env("AGENTCTL_HOME", self.home.join(".agentctl"))
