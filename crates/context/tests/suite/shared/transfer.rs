@@ -233,7 +233,11 @@ fn sessions_copy_between_every_pair_of_backends() {
             }
             // The listing's counts are the copy's, not zero.
             let count = |store: &dyn SessionStore, id: &str| {
-                let info = store.list_sessions().unwrap().into_iter().find(|s| s.id == id);
+                let info = store
+                    .list_sessions()
+                    .unwrap()
+                    .into_iter()
+                    .find(|s| s.id == id);
                 info.map(|s| (s.message_count, s.run_count)).unwrap()
             };
             assert_eq!(
