@@ -21,7 +21,7 @@ fn filters() -> insta::Settings {
 
 fn only_session(project: &TestProject) -> String {
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    sessions[0]["id"].as_str().unwrap().to_owned()
+    sessions[0]["sessionId"].as_str().unwrap().to_owned()
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn the_seed_scenario_repairs_the_answer_and_stores_only_the_repaired_one() {
         insta::assert_snapshot!(project.transcript(&["run", "analyzer", "-p", ANSWER]));
     });
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    let session = sessions[0]["id"].as_str().unwrap();
+    let session = sessions[0]["sessionId"].as_str().unwrap();
     let shown = project.json(&["sessions", "show", session, "--all", "--format", "json"]);
     // Every check is stored with its run; the failed one with its errors.
     let checks: Vec<(String, bool, u64)> = shown["guardrails"]
@@ -51,7 +51,7 @@ fn json_output_carries_the_repaired_result() {
     let result = project.json(&["run", "analyzer", "-p", ANSWER, "--format", "json"]);
     let answer: Value = serde_json::from_str(result["text"].as_str().unwrap()).unwrap();
     assert_eq!(answer["confidence"], 0.85);
-    assert_eq!(result["metadata"]["iterations"], 3);
+    assert_eq!(result["iterations"], 3);
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn a_rejected_handoff_payload_hands_nothing_off() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|session| session["id"].as_str().unwrap().to_owned())
+        .map(|session| session["sessionId"].as_str().unwrap().to_owned())
         .collect();
     let shown = project.json(&["sessions", "show", &runs[0], "--all", "--format", "json"]);
     let agents: Vec<&str> = shown["runs"]

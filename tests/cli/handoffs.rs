@@ -31,7 +31,7 @@ fn the_example_chain_runs_three_agents_and_sessions_show_the_chain() {
     assert!(source.contains("if (!user.profile) {"), "{source}");
 
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    let session = sessions[0]["id"].as_str().unwrap();
+    let session = sessions[0]["sessionId"].as_str().unwrap();
     let shown = project.json(&["sessions", "show", session, "--all", "--format", "json"]);
     let runs: Vec<(String, serde_json::Value)> = shown["runs"]
         .as_array()
@@ -40,7 +40,7 @@ fn the_example_chain_runs_three_agents_and_sessions_show_the_chain() {
         .map(|run| {
             (
                 run["agent"].as_str().unwrap().to_owned(),
-                run["parent_run_id"].clone(),
+                run["parentRunId"].clone(),
             )
         })
         .collect();
@@ -76,5 +76,5 @@ fn json_output_lists_the_agents_a_chain_went_through() {
             .unwrap()
             .starts_with("✓ Changes approved")
     );
-    assert_eq!(result["metadata"]["agent"], "code-reviewer");
+    assert_eq!(result["agent"], "code-reviewer");
 }

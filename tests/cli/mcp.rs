@@ -56,14 +56,14 @@ fn allow_list_of_one_mcp_tool_is_the_effective_set_and_runs() {
     ]);
     let events = events(&output);
     let result = |id: &str| tool_result(&events, id);
-    assert_eq!(result("e1")["is_error"], false);
+    assert_eq!(result("e1")["isError"], false);
     assert!(
         result("e1")["content"]
             .as_str()
             .unwrap()
             .contains("hello over MCP")
     );
-    assert_eq!(result("e2")["is_error"], true);
+    assert_eq!(result("e2")["isError"], true);
     assert!(
         result("e2")["content"]
             .as_str()

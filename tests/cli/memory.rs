@@ -31,7 +31,7 @@ macro_rules! snapshot {
     ($value:expr) => {
         insta::with_settings!({filters => vec![
             (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "[TIME]"),
-            (r#""created_at": \d+"#, "\"created_at\": [MS]"),
+            (r#""\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z""#, "[TIME]"),
         ]}, {
             insta::assert_snapshot!($value);
         });
@@ -225,7 +225,7 @@ fn vector_store_recalls_by_meaning_through_the_embeddings_endpoint() {
     model.server.assert_no_violations();
     // `memory list --format json` shows the model that embedded it.
     let listed = project.json(&["memory", "list", "--format", "json"]);
-    assert_eq!(listed[0]["embedding_model"], "embed:text-embedding-3-small");
+    assert_eq!(listed[0]["embeddingModel"], "embed:text-embedding-3-small");
 }
 
 /// A project whose memory store holds entries of two agents (one with a secret masked).

@@ -134,7 +134,7 @@ fn a_bare_prompt_at_the_top_level_runs_auto_routed() {
         "--no-stream",
     ]);
     assert_eq!(json["text"], "test-fixer here");
-    assert_eq!(json["metadata"]["agent"], "test-fixer");
+    assert_eq!(json["agent"], "test-fixer");
 }
 
 #[test]

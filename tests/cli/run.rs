@@ -1,6 +1,6 @@
 //! End-to-end tests of `agentctl run` against the offline review-fix example.
 
-use super::support::{TestProject, events, text};
+use super::support::{TestProject, check_shape, events, text};
 use serde_json::Value;
 
 const REVIEW: &[&str] = &[
@@ -52,13 +52,14 @@ fn default_model_of_the_example_is_the_reviewer_cassette() {
     ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    check_shape("run-result", &result);
     assert!(
         result["text"]
             .as_str()
             .unwrap()
             .contains("\"verdict\": \"request-changes\"")
     );
-    let metadata = &result["metadata"];
+    let metadata = &result;
     assert_eq!(metadata["agent"], "code-reviewer");
     assert_eq!(
         metadata["model"],
@@ -96,7 +97,7 @@ fn stream_json_prints_one_event_per_line_in_order() {
         .map(|event| {
             (
                 event["name"].as_str().unwrap(),
-                event["is_error"].as_bool().unwrap(),
+                event["isError"].as_bool().unwrap(),
             )
         })
         .collect();

@@ -1,7 +1,7 @@
 //! `agentctl sessions …` and `agentctl context …` against a session store written through the
 //! library, in a temporary project and home.
 
-use super::support::{TestProject, text};
+use super::support::{TestProject, check_shape, text};
 use agentctl_context::{
     ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, PromptBudget, RunLog,
     RunStatus, SessionLog, Source,
@@ -168,7 +168,7 @@ macro_rules! snapshot {
     ($value:expr) => {
         insta::with_settings!({filters => vec![
             (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "[TIME]"),
-            (r#""(created_at|updated_at|started_at|finished_at)": \d+"#, "\"$1\": [MS]"),
+            (r#""\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z""#, "[TIME]"),
             (r"\d{8}-\d{6}-[0-9a-f]{4}", "[SESSION]"),
         ]}, {
             insta::assert_snapshot!($value);
@@ -221,31 +221,30 @@ fn sessions_show_json_fields() {
     let session = seed(&project);
     let output = project.output(&["sessions", "show", &session, "--all", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    check_shape("session", &json);
+    check_shape(
+        "sessions",
+        &project.json(&["sessions", "list", "--format", "json"]),
+    );
     let messages = json["messages"].as_array().unwrap();
-    for key in [
-        "timeline_scope",
-        "context_scope",
-        "agent",
-        "role",
-        "visible",
-    ] {
+    for key in ["timelineScope", "contextScope", "agent", "role", "visible"] {
         assert!(messages.iter().all(|m| m.get(key).is_some()), "{key}");
     }
     let sub_step = messages
         .iter()
-        .find(|m| m["context_scope"].as_str().unwrap().starts_with("sub:"))
+        .find(|m| m["contextScope"].as_str().unwrap().starts_with("sub:"))
         .unwrap();
     assert_eq!(sub_step["visible"], false);
     assert!(messages.iter().all(|m| m["source"] == "cli"));
     let runs = json["runs"].as_array().unwrap();
-    assert_eq!(runs[1]["parent_run_id"], runs[0]["id"]);
+    assert_eq!(runs[1]["parentRunId"], runs[0]["runId"]);
     assert!(runs.iter().all(|r| r["source"] == "cli"));
-    let call = &json["model_calls"][0];
-    assert_eq!(call["run"], runs[0]["id"]);
-    assert_eq!(call["estimated_prompt_tokens"], 420);
-    assert_eq!(call["prompt_token_budget"], 120_000);
-    assert_eq!(call["model_context_window"], 128_000);
-    assert_eq!(call["usage"]["input_tokens"], 410);
+    let call = &json["modelCalls"][0];
+    assert_eq!(call["runId"], runs[0]["runId"]);
+    assert_eq!(call["estimatedPromptTokens"], 420);
+    assert_eq!(call["promptTokenBudget"], 120_000);
+    assert_eq!(call["modelContextWindow"], 128_000);
+    assert_eq!(call["usage"]["inputTokens"], 410);
 }
 
 #[test]

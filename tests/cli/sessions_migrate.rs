@@ -75,7 +75,7 @@ fn a_session_changed_in_both_stores_is_named_and_the_command_fails_after_the_res
             .as_array()
             .unwrap()
             .iter()
-            .find(|session| session["id"] == both.as_str())
+            .find(|session| session["sessionId"] == both.as_str())
             .unwrap();
         assert_eq!(named["outcome"], "conflict");
         assert!(

@@ -64,7 +64,7 @@ fn review_then_fix_runs_on_a_shared_postgres_store() {
     // reviewer's own turns are not — read back from PostgreSQL.
     let fix = json(&example, &database, FIX);
     assert_eq!(fix["sessionId"], session.as_str());
-    assert_eq!(fix["metadata"]["contextMode"], "shared");
+    assert_eq!(fix["contextMode"], "shared");
     let stats = std::fs::read_to_string(example.root.join("src/stats.py")).unwrap();
     assert!(
         stats.contains("return sum(values) / len(values)"),
@@ -84,8 +84,8 @@ fn review_then_fix_runs_on_a_shared_postgres_store() {
     );
     let listed = listed.as_array().unwrap();
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0]["id"], session.as_str());
-    assert_eq!(listed[0]["run_count"], 2);
+    assert_eq!(listed[0]["sessionId"], session.as_str());
+    assert_eq!(listed[0]["runCount"], 2);
     let shown = json(
         &elsewhere,
         &database,
@@ -100,7 +100,7 @@ fn review_then_fix_runs_on_a_shared_postgres_store() {
     assert_eq!(runs, ["code-reviewer", "bug-fixer"]);
     assert_eq!(
         shown["messages"].as_array().unwrap().len(),
-        listed[0]["message_count"].as_u64().unwrap() as usize
+        listed[0]["messageCount"].as_u64().unwrap() as usize
     );
 
     // Copied back into that checkout's embedded store, it reads the same there.
@@ -144,7 +144,7 @@ fn an_embedded_store_moves_to_postgres_and_the_password_never_shows() {
         &database,
         &["sessions", "list", "--format", "json"],
     );
-    assert_eq!(listed[0]["id"], session.as_str());
+    assert_eq!(listed[0]["sessionId"], session.as_str());
 
     // An unreachable server is an error naming the store without its password; the
     // embedded store is still there without the variable.

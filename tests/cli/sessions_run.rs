@@ -42,12 +42,12 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
     let example = TestProject::example();
     let review = example.json(REVIEW);
     let session = review["sessionId"].as_str().unwrap().to_owned();
-    assert_eq!(review["metadata"]["contextMode"], "isolated");
+    assert_eq!(review["contextMode"], "isolated");
     // The fixer's cassette checks its request: the handoff is there, the reviewer's own turns
     // are not (historyContains / historyExcludes).
     let fix = example.json(FIX);
     assert_eq!(fix["sessionId"], session.as_str());
-    assert_eq!(fix["metadata"]["contextMode"], "shared");
+    assert_eq!(fix["contextMode"], "shared");
     let stats = std::fs::read_to_string(example.root.join("src/stats.py")).unwrap();
     assert!(
         stats.contains("return sum(values) / len(values)"),
@@ -65,7 +65,7 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
         .iter()
         .map(|m| {
             (
-                m["context_scope"].as_str().unwrap(),
+                m["contextScope"].as_str().unwrap(),
                 m["role"].as_str().unwrap(),
                 m["agent"].as_str().unwrap_or("user"),
             )
@@ -122,7 +122,7 @@ fn persistence_off_writes_no_session() {
     let example = TestProject::example();
     set_agents_setting(&example, "contextPersistence", Value::Bool(false));
     let review = example.json(REVIEW);
-    assert!(review.get("sessionId").is_none());
+    assert!(review["sessionId"].is_null());
     assert!(!example.root.join(".agentctl/sessions.db").exists());
 }
 
@@ -161,14 +161,14 @@ fn a_killed_run_leaves_a_readable_resumable_session() {
         }
         let output = example.output(&["sessions", "list", "--format", "json"]);
         let list: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        (list[0]["message_count"].as_u64().unwrap_or(0) >= 3).then_some(())
+        (list[0]["messageCount"].as_u64().unwrap_or(0) >= 3).then_some(())
     });
     assert!(going.is_some(), "the run never got going");
     child.kill().unwrap();
     child.wait().unwrap();
 
     let sessions = example.json(&["sessions", "list", "--format", "json"]);
-    let session = sessions[0]["id"].as_str().unwrap().to_owned();
+    let session = sessions[0]["sessionId"].as_str().unwrap().to_owned();
     // Resuming marks the killed run interrupted and appends a new run.
     let resumed = example.json(&[
         "run",
@@ -246,7 +246,7 @@ turns:
         .map(|m| {
             format!(
                 "{} {}",
-                m["context_scope"].as_str().unwrap(),
+                m["contextScope"].as_str().unwrap(),
                 m["agent"].as_str().unwrap_or("user")
             )
         })
@@ -266,11 +266,11 @@ turns:
     let all = example.json(&["sessions", "show", &session, "--all", "--format", "json"]);
     let runs = all["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3, "{all:#}");
-    let parent = runs[0]["id"].clone();
+    let parent = runs[0]["runId"].clone();
     for child in &runs[1..] {
-        assert_eq!(child["parent_run_id"], parent);
+        assert_eq!(child["parentRunId"], parent);
         assert!(
-            child["context_scope"]
+            child["contextScope"]
                 .as_str()
                 .unwrap()
                 .starts_with("sub:helper")
@@ -280,7 +280,7 @@ turns:
         .as_array()
         .unwrap()
         .iter()
-        .filter(|m| m["context_scope"].as_str().unwrap().starts_with("sub:"))
+        .filter(|m| m["contextScope"].as_str().unwrap().starts_with("sub:"))
         .inspect(|m| assert_eq!(m["visible"], false))
         .count();
     assert!(sub_steps >= 4, "{all:#}");

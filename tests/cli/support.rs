@@ -290,11 +290,52 @@ pub fn spawn_piped(mut command: std::process::Command) -> std::process::Child {
 }
 
 /// The events of a `--format stream-json` run, one JSON value a line.
+///
+/// Every line must match the schema `agentctl schema run-event` (or `graph-event`, for a
+/// graph's lines) prints.
 pub fn events(output: &std::process::Output) -> Vec<serde_json::Value> {
-    text(&output.stdout)
+    let events: Vec<serde_json::Value> = text(&output.stdout)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+        .collect();
+    let graph = events
+        .first()
+        .is_some_and(|event| event["type"] == "graph_started");
+    for event in &events {
+        check_shape(if graph { "graph-event" } else { "run-event" }, event);
+    }
+    events
+}
+
+/// Fails the test unless `value` matches the JSON Schema `agentctl schema SHAPE` prints.
+pub fn check_shape(shape: &str, value: &serde_json::Value) {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SCHEMAS: OnceLock<Mutex<HashMap<String, serde_json::Value>>> = OnceLock::new();
+    let schema = SCHEMAS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap()
+        .entry(shape.to_owned())
+        .or_insert_with(|| {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_agentctl"))
+                .args(["schema", shape])
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "agentctl schema {shape}");
+            serde_json::from_slice(&output.stdout).unwrap()
+        })
+        .clone();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "output does not match `agentctl schema {shape}`:\n{}\n{value:#}",
+        errors.join("\n")
+    );
 }
 
 /// The `tool_result` event of call `id`.

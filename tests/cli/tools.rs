@@ -54,7 +54,7 @@ fn agent_limited_to_read_and_grep_is_refused_write_and_goes_on() {
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "stderr: {stderr}");
     let events = events(&output);
-    assert_eq!(tool_result(&events, "c1")["is_error"], false);
+    assert_eq!(tool_result(&events, "c1")["isError"], false);
     assert!(
         tool_result(&events, "c1")["content"]
             .as_str()
@@ -68,7 +68,7 @@ fn agent_limited_to_read_and_grep_is_refused_write_and_goes_on() {
             .contains("notes.txt:2")
     );
     let refused = tool_result(&events, "c3");
-    assert_eq!(refused["is_error"], true);
+    assert_eq!(refused["isError"], true);
     assert!(
         refused["content"]
             .as_str()
@@ -194,7 +194,7 @@ turns:
     let events = events(&output);
     for id in ["up", "abs"] {
         let result = tool_result(&events, id);
-        assert_eq!(result["is_error"], true, "{result}");
+        assert_eq!(result["isError"], true, "{result}");
         assert!(!result["content"].as_str().unwrap().contains("secret"));
     }
 }

@@ -3,7 +3,7 @@
 //! their parent links, JSONL files in the seed's layout, `sampleRate` and `events` from the
 //! settings, sub-agents under their `task` call and graphs under their nodes.
 
-use super::support::{ServedModel, TestProject, text};
+use super::support::{ServedModel, TestProject, check_shape, text};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -20,12 +20,16 @@ fn with_tracing(project: &TestProject, tracing: Value) {
 
 fn latest_session(project: &TestProject) -> String {
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    sessions[0]["id"].as_str().unwrap().to_owned()
+    sessions[0]["sessionId"].as_str().unwrap().to_owned()
 }
 
 fn exported(project: &TestProject, session: &str) -> Vec<Value> {
     let spans = project.json(&["trace", "export", "--session", session, "--format", "json"]);
-    spans.as_array().unwrap().clone()
+    let spans = spans.as_array().unwrap().clone();
+    for span in &spans {
+        check_shape("trace-span", span);
+    }
+    spans
 }
 
 /// Durations, bars, ids and times differ from run to run.
@@ -72,17 +76,17 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
     }
     let by_id: HashMap<&str, &Value> = spans
         .iter()
-        .map(|span| (span["span_id"].as_str().unwrap(), span))
+        .map(|span| (span["spanId"].as_str().unwrap(), span))
         .collect();
     let kind_of_parent = |span: &Value| {
-        let parent = span["parent_id"].as_str().expect("a parent");
+        let parent = span["parentId"].as_str().expect("a parent");
         by_id[parent]["type"].as_str().unwrap().to_owned()
     };
     for span in &spans {
-        assert_eq!(span["session_id"], session.as_str());
-        assert_eq!(span["trace_id"], spans[0]["trace_id"], "one trace per turn");
+        assert_eq!(span["sessionId"], session.as_str());
+        assert_eq!(span["traceId"], spans[0]["traceId"], "one trace per turn");
         match span["type"].as_str().unwrap() {
-            "session" => assert!(span.get("parent_id").is_none()),
+            "session" => assert!(span.get("parentId").is_none()),
             "run" | "handoff" => assert_eq!(kind_of_parent(span), "session"),
             _ => assert_eq!(kind_of_parent(span), "run", "{span}"),
         }
@@ -96,7 +100,7 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
             .unwrap()
             .starts_with("scripted:")
     );
-    assert!(llm["data"]["tokens"]["input"].is_u64() && llm["data"]["latency_ms"].is_f64());
+    assert!(llm["data"]["tokens"]["input"].is_u64() && llm["data"]["latencyMs"].is_f64());
     let tool = spans.iter().find(|s| s["type"] == "tool").unwrap();
     assert_eq!(tool["data"]["name"], "read_file");
     assert_eq!(tool["data"]["input"], json!({"path": "src/auth.ts"}));
@@ -117,7 +121,7 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
         .iter()
         .find(|s| s["type"] == "run" && s["agent"] == "code-fixer")
         .unwrap();
-    assert_eq!(fixer["links"], json!([handoff["span_id"]]));
+    assert_eq!(fixer["links"], json!([handoff["spanId"]]));
     let guardrail = spans.iter().find(|s| s["type"] == "guardrail").unwrap();
     assert_eq!(guardrail["data"]["name"], "no-secrets-in-review");
     assert_eq!(guardrail["data"]["passed"], true);
@@ -232,14 +236,19 @@ fn settings_tracing_writes_jsonl_files_in_the_seed_layout_and_appends_per_sessio
             .collect()
     };
     let first = read();
-    let by_id = |spans: &[Value]| {
-        let mut spans = spans.to_vec();
-        spans.sort_by_key(|span| span["span_id"].as_str().unwrap().to_owned());
-        spans
+    // The files keep the trace crate's span records (snake_case); `trace export` prints the
+    // CLI's shape: the same spans.
+    let ids = |spans: &[Value], key: &str| {
+        let mut ids: Vec<String> = spans
+            .iter()
+            .map(|span| span[key].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
     };
     assert_eq!(
-        by_id(&first),
-        by_id(&exported(&project, &session)),
+        ids(&first, "span_id"),
+        ids(&exported(&project, &session), "spanId"),
         "file and store agree"
     );
     // The next turn of the session appends to the same file.
@@ -340,10 +349,10 @@ fn a_sub_agents_run_hangs_under_the_task_call_that_started_it() {
         .iter()
         .find(|s| s["type"] == "run" && s["data"]["depth"] == 1)
         .expect("the sub-agent's run");
-    assert_eq!(child["parent_id"], task["span_id"]);
+    assert_eq!(child["parentId"], task["spanId"]);
     let child_llm = spans
         .iter()
-        .find(|s| s["type"] == "llm" && s["parent_id"] == child["span_id"])
+        .find(|s| s["type"] == "llm" && s["parentId"] == child["spanId"])
         .expect("the sub-agent's model call");
     assert_eq!(
         child_llm["data"]["response"],
@@ -351,8 +360,9 @@ fn a_sub_agents_run_hangs_under_the_task_call_that_started_it() {
     );
     // The child's run ends inside the call's span.
     let end = |span: &Value| {
-        span["start_unix_nano"].as_u64().unwrap() as f64
-            + span["duration_ms"].as_f64().unwrap() * 1e6
+        let start = span["startTime"].as_str().unwrap();
+        let start = chrono::DateTime::parse_from_rfc3339(start).unwrap();
+        start.timestamp_nanos_opt().unwrap() as f64 + span["durationMs"].as_f64().unwrap() * 1e6
     };
     assert!(end(child) <= end(task) + 1e6);
     model.server.assert_no_violations();
@@ -374,11 +384,11 @@ fn a_graph_run_is_traced_graph_then_nodes_then_runs() {
     let spans = exported(&project, &session);
     let by_id: HashMap<&str, &Value> = spans
         .iter()
-        .map(|span| (span["span_id"].as_str().unwrap(), span))
+        .map(|span| (span["spanId"].as_str().unwrap(), span))
         .collect();
     let roots: Vec<&Value> = spans
         .iter()
-        .filter(|s| s.get("parent_id").is_none())
+        .filter(|s| s.get("parentId").is_none())
         .collect();
     assert_eq!(roots.len(), 1);
     assert_eq!(roots[0]["type"], "graph");
@@ -386,10 +396,10 @@ fn a_graph_run_is_traced_graph_then_nodes_then_runs() {
     let nodes: Vec<&Value> = spans.iter().filter(|s| s["type"] == "node").collect();
     assert!(nodes.len() >= 2, "{nodes:?}");
     for node in &nodes {
-        assert_eq!(node["parent_id"], roots[0]["span_id"]);
+        assert_eq!(node["parentId"], roots[0]["spanId"]);
     }
     for run in spans.iter().filter(|s| s["type"] == "run") {
-        let parent = by_id[run["parent_id"].as_str().unwrap()];
+        let parent = by_id[run["parentId"].as_str().unwrap()];
         assert_eq!(parent["type"], "node", "{run}");
         assert_eq!(parent["data"]["agent"], run["agent"]);
     }
@@ -477,7 +487,7 @@ fn spans_reach_an_otlp_collector_with_the_gen_ai_names_and_nesting() {
     }
     // The same ids in the session store: one trace, whichever backend reads it.
     let stored = exported(&project, &session);
-    assert_eq!(stored[0]["trace_id"].as_str(), Some(root.trace_id.as_str()));
+    assert_eq!(stored[0]["traceId"].as_str(), Some(root.trace_id.as_str()));
     model.server.assert_no_violations();
 }
 

@@ -147,11 +147,15 @@ agentctl mcp call everything echo '{\"message\":\"hi\"}'\n  agentctl mcp serve"
         after_help = "Examples:\n  agentctl config show\n  agentctl config show --origin --format json"
     )]
     Config(ConfigCommand),
-    /// Print JSON Schemas of agentctl's file formats.
+    /// Print JSON Schemas of agentctl's file formats and of its JSON output.
     #[command(
         subcommand,
-        after_help = "Examples:\n  agentctl schema agent > agent.schema.json\n  \
-agentctl schema settings > settings.schema.json"
+        after_help = "JSON output: keys are camelCase, times RFC 3339 UTC (`2026-11-23T10:04:05.123Z`), \
+every `stream-json` line has `type` and `sessionId`, run ids are the store's (`#N` in `sessions show`).\n\n\
+Examples:\n  agentctl schema agent > agent.schema.json\n  \
+agentctl schema settings > settings.schema.json\n  \
+agentctl schema run-result > run-result.schema.json\n  \
+agentctl schema run-event    # one line of `run --format stream-json`"
     )]
     Schema(SchemaCommand),
     /// Print a shell completion script.
@@ -551,6 +555,55 @@ pub(crate) enum SchemaCommand {
     /// JSON Schema of settings.json.
     #[command(after_help = "Example:\n  agentctl schema settings > settings.schema.json")]
     Settings,
+    /// JSON Schema of `run`/`agents run`/`chat -p --format json`: the run's result.
+    #[command(after_help = "Example:\n  agentctl schema run-result > run-result.schema.json")]
+    RunResult,
+    /// JSON Schema of one line of `run`/`agents run`/`chat -p --format stream-json`.
+    #[command(after_help = "Example:\n  agentctl schema run-event > run-event.schema.json")]
+    RunEvent,
+    /// JSON Schema of `graph run|resume --format json`.
+    #[command(after_help = "Example:\n  agentctl schema graph-result > graph-result.schema.json")]
+    GraphResult,
+    /// JSON Schema of one line of `graph run|resume --format stream-json`.
+    #[command(after_help = "Example:\n  agentctl schema graph-event > graph-event.schema.json")]
+    GraphEvent,
+    /// JSON Schema of `sessions list --format json`.
+    #[command(after_help = "Example:\n  agentctl schema sessions > sessions.schema.json")]
+    Sessions,
+    /// JSON Schema of `sessions show --format json`.
+    #[command(after_help = "Example:\n  agentctl schema session > session.schema.json")]
+    Session,
+    /// JSON Schema of `context NAME --format json` (`--all`: an array of them).
+    #[command(after_help = "Example:\n  agentctl schema context > context.schema.json")]
+    Context,
+    /// JSON Schema of `memory list|search --format json`.
+    #[command(after_help = "Example:\n  agentctl schema memory > memory.schema.json")]
+    Memory,
+    /// JSON Schema of `trace show --format json`.
+    #[command(after_help = "Example:\n  agentctl schema trace > trace.schema.json")]
+    Trace,
+    /// JSON Schema of one span of `trace export --format jsonl|json`.
+    #[command(after_help = "Example:\n  agentctl schema trace-span > trace-span.schema.json")]
+    TraceSpan,
+}
+
+impl SchemaCommand {
+    /// The name of an output shape (`agentctl schema NAME`); `None` for the file formats.
+    pub(crate) fn output_shape(&self) -> Option<&'static str> {
+        Some(match self {
+            SchemaCommand::Agent | SchemaCommand::Settings => return None,
+            SchemaCommand::RunResult => "run-result",
+            SchemaCommand::RunEvent => "run-event",
+            SchemaCommand::GraphResult => "graph-result",
+            SchemaCommand::GraphEvent => "graph-event",
+            SchemaCommand::Sessions => "sessions",
+            SchemaCommand::Session => "session",
+            SchemaCommand::Context => "context",
+            SchemaCommand::Memory => "memory",
+            SchemaCommand::Trace => "trace",
+            SchemaCommand::TraceSpan => "trace-span",
+        })
+    }
 }
 
 #[derive(Debug, Args)]

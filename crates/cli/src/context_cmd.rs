@@ -7,7 +7,8 @@
 use crate::args::context::ContextArgs;
 use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
-use crate::sessions_cmd::{StateView, state_line, state_views};
+use crate::sessions_cmd::state_line;
+use crate::wire::{ContextModeReport, StateJson};
 use agentctl_context::{
     ClearedContext, ModeInputs, ResolvedMode, SessionInfo, SessionStore, resolve_mode,
 };
@@ -20,19 +21,28 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-/// One agent's mode, as printed.
-#[derive(Debug, Serialize)]
+/// One agent's mode (printed as [`ContextModeReport`]).
+#[derive(Debug)]
 struct ModeReport {
     agent: String,
     session: Option<String>,
-    #[serde(flatten)]
     resolved: Option<ResolvedMode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     /// For an agent that declares `memory.session` keys: each key it may use (`task` and the
     /// declared ones) with its value in the session, `null` when not set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    state: Option<BTreeMap<String, Option<StateView>>>,
+    state: Option<BTreeMap<String, Option<StateJson>>>,
+}
+
+impl From<ModeReport> for ContextModeReport {
+    fn from(report: ModeReport) -> Self {
+        ContextModeReport::new(
+            report.agent,
+            report.session,
+            report.resolved,
+            report.error,
+            report.state,
+        )
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]
@@ -71,8 +81,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
             })
             .collect();
         match args.format {
-            TextFormat::Json => print_json(&reports)?,
             TextFormat::Text => print_text(&render_table(&reports, session.as_ref())),
+            TextFormat::Json => print_json(
+                &reports
+                    .into_iter()
+                    .map(ContextModeReport::from)
+                    .collect::<Vec<_>>(),
+            )?,
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -106,9 +121,9 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
     let mut report = report(name, file_mode, &overrides, session.as_ref(), settings);
     report.state = agent_state(&memory_keys, store.as_deref(), session.as_ref())?;
     match args.format {
-        TextFormat::Json => print_json(&report)?,
         // State values come from models.
         TextFormat::Text => print_text(&terminal_safe(&render_one(&report))),
+        TextFormat::Json => print_json(&ContextModeReport::from(report))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -150,12 +165,12 @@ fn agent_state(
     declared: &[String],
     store: Option<&dyn SessionStore>,
     session: Option<&SessionInfo>,
-) -> anyhow::Result<Option<BTreeMap<String, Option<StateView>>>> {
+) -> anyhow::Result<Option<BTreeMap<String, Option<StateJson>>>> {
     if declared.is_empty() {
         return Ok(None);
     }
     let mut values = match (store, session) {
-        (Some(store), Some(session)) => state_views(store.state_entries(&session.id)?),
+        (Some(store), Some(session)) => StateJson::by_key(store.state_entries(&session.id)?),
         _ => BTreeMap::new(),
     };
     let keys = RESERVED_STATE_KEYS
@@ -276,9 +291,10 @@ fn render_table(reports: &[ModeReport], session: Option<&SessionInfo>) -> String
 
 /// What clearing an agent's stored context removed.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Cleared {
     agent: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "sessionId", skip_serializing_if = "Option::is_none")]
     session: Option<String>,
     #[serde(flatten)]
     counts: ClearedContext,

@@ -21,6 +21,7 @@ mod schema;
 mod sessions_cmd;
 mod sessions_migrate;
 mod trace_cmd;
+mod wire;
 
 use args::{Cli, Command};
 use std::process::ExitCode;

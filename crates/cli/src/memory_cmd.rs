@@ -8,6 +8,7 @@
 use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, MemorySearchArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
+use crate::wire::MemoryEntryJson;
 use agentctl_context::utc_timestamp;
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
@@ -48,7 +49,12 @@ fn list(project: &Project, args: &MemoryListArgs) -> anyhow::Result<ExitCode> {
         None => Vec::new(),
     };
     match args.format {
-        TableFormat::Json => print_json(&entries)?,
+        TableFormat::Json => print_json(
+            &entries
+                .into_iter()
+                .map(MemoryEntryJson::from)
+                .collect::<Vec<_>>(),
+        )?,
         TableFormat::Table => print_text(&render_list(&entries, args.agent.as_deref())),
     }
     Ok(ExitCode::SUCCESS)
@@ -93,7 +99,12 @@ fn search(project: &Project, args: &MemorySearchArgs) -> anyhow::Result<ExitCode
         None => Vec::new(),
     };
     match args.format {
-        TableFormat::Json => print_json(&hits)?,
+        TableFormat::Json => print_json(
+            &hits
+                .into_iter()
+                .map(MemoryEntryJson::from)
+                .collect::<Vec<_>>(),
+        )?,
         TableFormat::Table => print_text(&render_hits(&hits, &args.query)),
     }
     Ok(ExitCode::SUCCESS)
@@ -111,7 +122,7 @@ fn render_hits(hits: &[MemoryHit], query: &str) -> String {
 /// What `memory forget --format json` prints.
 #[derive(Serialize)]
 struct Forgotten {
-    forgotten: MemoryEntry,
+    forgotten: MemoryEntryJson,
 }
 
 fn forget(project: &Project, args: &MemoryForgetArgs) -> anyhow::Result<ExitCode> {
@@ -121,7 +132,9 @@ fn forget(project: &Project, args: &MemoryForgetArgs) -> anyhow::Result<ExitCode
     })?;
     let entry = store.forget(id, args.agent.as_deref())?;
     match args.format {
-        TextFormat::Json => print_json(&Forgotten { forgotten: entry })?,
+        TextFormat::Json => print_json(&Forgotten {
+            forgotten: entry.into(),
+        })?,
         TextFormat::Text => print_text(&format!(
             "Forgot memory #{} of {}: {}\n",
             entry.id,

@@ -7,16 +7,15 @@
 use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, ShowArgs};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{confirm, print_json, terminal_safe};
+use crate::wire::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
 use agentctl_context::{
-    ContextScope, ContextSummary, MessageQuery, PromptBudget, RunRecord, SessionInfo, SessionStore,
-    StateEntry, StoredMessage, utc_timestamp,
+    ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionStore,
+    StoredMessage, utc_timestamp,
 };
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
 use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
-use serde::Serialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -53,7 +52,12 @@ fn list(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
         None => Vec::new(),
     };
     match args.format {
-        TableFormat::Json => print_json(&sessions)?,
+        TableFormat::Json => print_json(
+            &sessions
+                .into_iter()
+                .map(SessionJson::from)
+                .collect::<Vec<_>>(),
+        )?,
         TableFormat::Table => print_text(&terminal_safe(&render_list(&sessions))),
     }
     Ok(ExitCode::SUCCESS)
@@ -81,42 +85,37 @@ fn render_list(sessions: &[SessionInfo]) -> String {
     out
 }
 
-/// What `sessions show --format json` prints.
-#[derive(Serialize)]
+/// What `sessions show` shows, as the store keeps it (the text view reads it; the JSON view is
+/// [`SessionShow`]).
 struct SessionView {
     session: SessionInfo,
     /// The session state by key (`memory_set`, read by `when` conditions).
-    state: BTreeMap<String, StateView>,
+    state: BTreeMap<String, StateJson>,
     /// `timeline`, `all` or the scope shown.
     view: String,
     messages: Vec<StoredMessage>,
     runs: Vec<RunRecord>,
     summaries: Vec<ContextSummary>,
     /// With `--all`: every guardrail check of the session's runs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     guardrails: Vec<GuardrailStep>,
     /// With `--all`: every model call with its prompt's token budget, estimate and window.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     model_calls: Vec<ModelCallStep>,
 }
 
-/// One model call of a run, as its step recorded it.
-#[derive(Debug, Serialize)]
-struct ModelCallStep {
-    run: i64,
-    step: i64,
-    /// What the provider reported (`input_tokens`, `output_tokens`).
-    usage: Value,
-    #[serde(flatten)]
-    budget: PromptBudget,
-}
-
-/// One guardrail check, as its run recorded it.
-#[derive(Debug, Serialize)]
-struct GuardrailStep {
-    run: i64,
-    #[serde(flatten)]
-    event: RunEvent,
+impl From<SessionView> for SessionShow {
+    fn from(view: SessionView) -> Self {
+        Self {
+            session_id: view.session.id.clone(),
+            session: view.session.into(),
+            view: view.view,
+            state: view.state,
+            runs: view.runs.into_iter().map(Into::into).collect(),
+            messages: view.messages.into_iter().map(Into::into).collect(),
+            summaries: view.summaries.into_iter().map(Into::into).collect(),
+            guardrails: view.guardrails,
+            model_calls: view.model_calls,
+        }
+    }
 }
 
 fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
@@ -147,23 +146,38 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     for scope in store.scopes(&session.id)? {
         summaries.extend(store.latest_summary(&session.id, &scope)?);
     }
-    let state = state_views(store.state_entries(&session.id)?);
+    let state = StateJson::by_key(store.state_entries(&session.id)?);
     let mut guardrails = Vec::new();
     let mut model_calls = Vec::new();
     if args.all {
         for run in &runs {
             for step in store.steps(run.id)? {
                 if let Some(budget) = step.budget {
-                    model_calls.push(ModelCallStep {
-                        run: run.id,
-                        step: step.step_index,
-                        usage: step.content,
+                    model_calls.push(ModelCallStep::new(
+                        run.id,
+                        step.step_index,
+                        &step.content,
                         budget,
-                    });
+                    ));
                 } else if step.kind == "guardrail"
-                    && let Ok(event) = serde_json::from_value::<RunEvent>(step.content)
+                    && let Ok(RunEvent::Guardrail {
+                        name,
+                        stage,
+                        passed,
+                        policy,
+                        errors,
+                        attempt,
+                    }) = serde_json::from_value::<RunEvent>(step.content)
                 {
-                    guardrails.push(GuardrailStep { run: run.id, event });
+                    guardrails.push(GuardrailStep {
+                        run_id: run.id,
+                        name,
+                        stage,
+                        passed,
+                        policy,
+                        errors,
+                        attempt,
+                    });
                 }
             }
         }
@@ -179,7 +193,7 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         model_calls,
     };
     match args.format {
-        TextFormat::Json => print_json(&shown)?,
+        TextFormat::Json => print_json(&SessionShow::from(shown))?,
         TextFormat::Text => print_text(&terminal_safe(&render_show(&shown))),
     }
     Ok(ExitCode::SUCCESS)
@@ -243,24 +257,24 @@ fn render_show(shown: &SessionView) -> String {
     if !shown.model_calls.is_empty() {
         out.push_str("\nModel calls (estimated prompt / budget / window, tokens):\n");
         for call in &shown.model_calls {
-            let budget = &call.budget;
             let _ = write!(
                 out,
                 "  #{} step {}: {} / {} / {}",
-                call.run,
+                call.run_id,
                 call.step,
-                budget.estimated_prompt_tokens,
-                budget.prompt_token_budget,
-                budget.model_context_window
+                call.estimated_prompt_tokens,
+                call.prompt_token_budget,
+                call.model_context_window
             );
-            match (
-                call.usage.get("input_tokens"),
-                call.usage.get("output_tokens"),
-            ) {
-                (Some(input), Some(output)) => {
-                    let _ = writeln!(out, "; used {input} in, {output} out");
+            match &call.usage {
+                Some(usage) => {
+                    let _ = writeln!(
+                        out,
+                        "; used {} in, {} out",
+                        usage.input_tokens, usage.output_tokens
+                    );
                 }
-                _ => out.push_str("; no answer\n"),
+                None => out.push_str("; no answer\n"),
             }
         }
     }
@@ -286,60 +300,26 @@ fn render_show(shown: &SessionView) -> String {
 
 /// `  #3 ✗ valid-json-output (output, repair, attempt 0): error; error`
 fn guardrail_line(step: &GuardrailStep) -> String {
-    let RunEvent::Guardrail {
-        name,
-        stage,
-        passed,
-        policy,
-        errors,
-        attempt,
-    } = &step.event
-    else {
-        return String::new();
-    };
-    let mark = if *passed { "✓" } else { "✗" };
+    let mark = if step.passed { "✓" } else { "✗" };
     let mut line = format!(
-        "  #{} {mark} {name} ({stage}, {policy}, attempt {attempt})",
-        step.run
+        "  #{} {mark} {} ({}, {}, attempt {})",
+        step.run_id, step.name, step.stage, step.policy, step.attempt
     );
-    if !errors.is_empty() {
-        let _ = write!(line, ": {}", one_line(&errors.join("; "), 160));
+    if !step.errors.is_empty() {
+        let _ = write!(line, ": {}", one_line(&step.errors.join("; "), 160));
     }
     line.push('\n');
     line
 }
 
-/// One key of the session state, as printed: its value, who set it and when.
-#[derive(Debug, Serialize)]
-pub(crate) struct StateView {
-    value: Value,
-    updated_by: String,
-    updated_at: i64,
-}
-
-/// The state entries by key.
-pub(crate) fn state_views(entries: Vec<StateEntry>) -> BTreeMap<String, StateView> {
-    entries
-        .into_iter()
-        .map(|entry| {
-            let view = StateView {
-                value: entry.value,
-                updated_by: entry.updated_by,
-                updated_at: entry.updated_at,
-            };
-            (entry.key, view)
-        })
-        .collect()
-}
-
 /// `  fix = {"applied":true}  (set by fixer, 2025-01-01T10:00:00Z)`, or `(not set)`.
-pub(crate) fn state_line(key: &str, entry: Option<&StateView>) -> String {
+pub(crate) fn state_line(key: &str, entry: Option<&StateJson>) -> String {
     match entry {
         Some(entry) => format!(
             "  {key} = {}  (set by {}, {})\n",
             one_line(&entry.value.to_string(), 100),
             entry.updated_by,
-            utc_timestamp(entry.updated_at)
+            utc_timestamp(entry.updated_at.0)
         ),
         None => format!("  {key} = (not set)\n"),
     }

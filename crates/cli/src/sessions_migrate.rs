@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 /// What `--format json` prints.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct MigrateReport {
     from: String,
     to: String,
@@ -33,8 +34,9 @@ struct MigrateReport {
 }
 
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct SessionOutcome {
-    id: String,
+    session_id: String,
     outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     messages: Option<u64>,
@@ -119,7 +121,7 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
             }
         }
         sessions.push(SessionOutcome {
-            id: id.to_owned(),
+            session_id: id.to_owned(),
             outcome: word,
             messages,
             runs,

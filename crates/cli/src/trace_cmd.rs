@@ -4,6 +4,7 @@ use crate::args::GlobalArgs;
 use crate::args::TextFormat;
 use crate::args::trace::{ExportFormat, TraceCommand, TraceExportArgs, TraceShowArgs};
 use crate::output::{print_json, terminal_safe};
+use crate::wire::{TraceSpan, TraceTree};
 use agentctl_context::SessionStore;
 use agentctl_core::Span;
 use agentctl_session::Project;
@@ -50,8 +51,10 @@ fn show(project: &Project, args: &TraceShowArgs) -> anyhow::Result<ExitCode> {
     }
     let trees = build_trees(spans);
     match args.format {
-        TextFormat::Json => print_json(&trees)?,
         TextFormat::Text => print_text(&terminal_safe(&render_waterfall(&trees)))?,
+        TextFormat::Json => {
+            print_json(&trees.into_iter().map(TraceTree::from).collect::<Vec<_>>())?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -98,9 +101,9 @@ fn stream(
         if failure.is_some() {
             return;
         }
-        let mut write = || -> anyhow::Result<()> {
+        let write = || -> anyhow::Result<()> {
             out.write_all(if written == 0 { open } else { separator }.as_bytes())?;
-            serde_json::to_writer(&mut *out, &span)?;
+            serde_json::to_writer(&mut *out, &TraceSpan::from(span))?;
             Ok(())
         };
         match write() {

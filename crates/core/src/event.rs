@@ -1,8 +1,9 @@
 //! The typed events a run emits and its final result.
 //!
 //! A front end renders these: the CLI prints text deltas and dim tool lines, `--format
-//! stream-json` prints one event per line. Event field names are snake_case (`run_id`), the
-//! result object camelCase (`tokensUsed`), matching the JSON output of the other commands.
+//! stream-json` prints one event per line. These library types serialise event fields
+//! snake_case (`run_id`) and the result camelCase (`tokensUsed`); the CLI prints its own
+//! documented shape of them (camelCase throughout, with `sessionId`: `agentctl schema run-event`).
 
 use crate::agent::ContextMode;
 use crate::conversation::Message;

@@ -102,7 +102,8 @@ pub struct GraphEdge {
 /// `node_started`, the node's run events (`run`), `node_finished`, `edge_taken` and
 /// `checkpoint_saved`; a graph ends with exactly one `graph_finished` or `graph_failed`.
 ///
-/// Like [`RunEvent`], field names are snake_case; `--format stream-json` prints one per line.
+/// Like [`RunEvent`], field names are snake_case here; the CLI's `--format stream-json` prints
+/// them in its camelCase shape (`agentctl schema graph-event`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]

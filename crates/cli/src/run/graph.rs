@@ -8,6 +8,7 @@ use super::{GUARDRAIL_EXIT, warn};
 use crate::args::graph::{GraphResumeArgs, GraphRunArgs, GraphRunFlags};
 use crate::args::{ApprovalArgs, GlobalArgs, RunFormat};
 use crate::output::terminal_safe;
+use crate::wire::{GraphEventLine, GraphResult};
 use agentctl_context::SessionChoice;
 use agentctl_core::{AgentDefinition, GraphEvent, GraphStart, RunError, RunOptions};
 use agentctl_routing::Graph;
@@ -205,6 +206,7 @@ async fn render(
         frontend: frontend.clone(),
         node: None,
         dim: std::io::stderr().is_terminal(),
+        session_id: None,
     };
     let signal = pump(&mut run, &cancel, frontend, &mut sink).await;
     if let Some(node) = sink.node.as_mut() {
@@ -222,13 +224,23 @@ struct GraphRenderer {
     /// The renderer of the node running now.
     node: Option<Renderer>,
     dim: bool,
+    /// The graph's session, from its `graph_started` event (the first): on every line.
+    session_id: Option<String>,
 }
 
 impl EventSink<GraphEvent> for GraphRenderer {
     fn show(&mut self, event: &GraphEvent) {
         match self.format {
             RunFormat::Json => {}
-            RunFormat::StreamJson => json_line(event),
+            RunFormat::StreamJson => {
+                if let GraphEvent::GraphStarted { session_id, .. } = event {
+                    self.session_id = Some(session_id.clone());
+                }
+                json_line(&GraphEventLine {
+                    session_id: self.session_id.as_deref(),
+                    event: event.into(),
+                });
+            }
             RunFormat::Text => self.text(event),
         }
     }
@@ -326,7 +338,7 @@ fn print_outcome(outcome: &GraphOutcome, format: RunFormat) -> anyhow::Result<()
             let _ = writeln!(out, "{}", terminal_safe(outcome.text.trim_end()));
             Ok(())
         }
-        RunFormat::Json => crate::output::print_json(outcome),
+        RunFormat::Json => crate::output::print_json(&GraphResult::from(outcome)),
         RunFormat::StreamJson => Ok(()),
     }
 }

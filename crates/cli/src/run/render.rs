@@ -6,6 +6,7 @@ use super::signals::stop_signal;
 use super::terminal::{Frontend, Spinner};
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
+use crate::wire::{RunEventLine, RunResultJson};
 use agentctl_core::{GuardrailPolicy, GuardrailStage, RunError, RunEvent, Verdict};
 use agentctl_session::{Conversation, Notice, Turn, TurnOutcome};
 use agentctl_tools::ApprovalAnswer;
@@ -26,7 +27,7 @@ pub(super) async fn run_once(
 ) -> anyhow::Result<Ending> {
     let session_id = conversation.session_id().map(str::to_owned);
     let turn = conversation.turn(prompt).await?;
-    let (outcome, signal) = render_turn(turn, format, frontend).await;
+    let (outcome, signal) = render_turn(turn, format, frontend, session_id.as_deref()).await;
     for warning in &outcome.warnings {
         super::warn(&warning.to_string());
     }
@@ -39,17 +40,14 @@ pub(super) async fn run_once(
         Err(error) => return Ok(Ending::Failed(error)),
     };
     if format == RunFormat::Json {
-        let mut value = serde_json::to_value(&result)?;
-        if let Some(object) = value.as_object_mut() {
-            if let Some(id) = session_id {
-                object.insert("sessionId".into(), id.into());
-            }
-            // The agents that worked on the prompt, in order (more than one after handoffs).
-            object.insert("agents".into(), outcome.agents.clone().into());
-        }
+        let json = RunResultJson {
+            session_id: session_id.as_deref(),
+            agents: &outcome.agents,
+            result: (&result).into(),
+        };
         let mut out = std::io::stdout().lock();
         // A closed stdout (e.g. `| head`) is not the run's failure.
-        let _ = serde_json::to_writer_pretty(&mut out, &value);
+        let _ = serde_json::to_writer_pretty(&mut out, &json);
         let _ = writeln!(out);
     }
     Ok(Ending::Done)
@@ -81,6 +79,7 @@ pub(super) async fn render_turn(
     mut turn: Turn<'_>,
     format: RunFormat,
     frontend: &Frontend,
+    session_id: Option<&str>,
 ) -> (TurnOutcome, Option<i32>) {
     for notice in turn.notices() {
         let mut err = std::io::stderr().lock();
@@ -94,7 +93,8 @@ pub(super) async fn render_turn(
         };
     }
     let cancel = turn.cancellation_token();
-    let mut renderer = Renderer::new(format, frontend.spinner.clone());
+    let mut renderer =
+        Renderer::new(format, frontend.spinner.clone()).in_session(session_id.map(str::to_owned));
     let signal = pump(&mut turn, &cancel, frontend, &mut renderer).await;
     renderer.finish();
     (turn.finish().await, signal)
@@ -196,6 +196,8 @@ pub(crate) struct Renderer {
     repair_next: bool,
     /// A repair is under way: when its answer stands, say that it worked.
     repairing: bool,
+    /// The session of the run, on every `stream-json` line.
+    session_id: Option<String>,
 }
 
 impl Renderer {
@@ -213,13 +215,23 @@ impl Renderer {
             stream_answers: std::io::stdout().is_terminal(),
             repair_next: false,
             repairing: false,
+            session_id: None,
         }
+    }
+
+    /// The same renderer, naming `session_id` on its `stream-json` lines.
+    pub(crate) fn in_session(mut self, session_id: Option<String>) -> Self {
+        self.session_id = session_id;
+        self
     }
 
     pub(crate) fn event(&mut self, event: &RunEvent) {
         match self.format {
             RunFormat::Json => {}
-            RunFormat::StreamJson => json_line(event),
+            RunFormat::StreamJson => json_line(&RunEventLine {
+                session_id: self.session_id.as_deref(),
+                event: event.into(),
+            }),
             RunFormat::Text => self.text_event(event),
         }
     }

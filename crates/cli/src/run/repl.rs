@@ -117,7 +117,7 @@ pub(super) async fn run(
             }
             Line::Prompt(text) => {
                 let turn = conversation.turn(text).await?;
-                render_turn(turn, RunFormat::Text, desk.frontend).await
+                render_turn(turn, RunFormat::Text, desk.frontend, None).await
             }
             Line::Mention {
                 agent,
@@ -182,7 +182,7 @@ async fn mention(
     say(&format!("@{agent} · {}", context_note(&conversation)));
     let turn = conversation.turn(prompt).await?;
     Ok(Some(
-        render_turn(turn, RunFormat::Text, desk.frontend).await,
+        render_turn(turn, RunFormat::Text, desk.frontend, None).await,
     ))
 }
 
