@@ -353,7 +353,7 @@ mod tests {
                 result("a"),
                 result("b"),
             ],
-            tools: vec![],
+            tools: Default::default(),
             temperature: None,
             max_tokens: None,
             stream: false,

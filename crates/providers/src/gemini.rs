@@ -315,7 +315,7 @@ mod tests {
                     is_error: false,
                 },
             ],
-            tools: vec![],
+            tools: Default::default(),
             temperature: Some(0.5),
             max_tokens: None,
             stream: false,

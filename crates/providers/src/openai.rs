@@ -432,7 +432,7 @@ mod tests {
                     description: String::new(),
                     parameters: Value::Null,
                 },
-            ],
+            ].into(),
             temperature: Some(0.2),
             max_tokens: Some(5),
             stream,
@@ -452,7 +452,7 @@ mod tests {
             request.temperature = None;
             request.max_tokens = None;
             request.system = None;
-            request.tools.clear();
+            request.tools = Default::default();
             let names = ToolNames::for_request(&request);
             let reference = serde_json::to_vec(&reference_body(&request, &names)).unwrap();
             assert_eq!(

@@ -185,7 +185,7 @@ struct Tools<'a> {
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.request.tools.len()))?;
-        for tool in &self.request.tools {
+        for tool in self.request.tools.iter() {
             seq.serialize_element(&WireTool {
                 kind: "function",
                 function: WireToolFunction {

@@ -518,7 +518,7 @@ async fn a_tool_without_parameters_gets_an_object_schema() {
     let (server, provider) = setup(&options()).await;
     server.push_json(openai::text_response("ok"));
     let mut request = request("what time is it", false);
-    request.tools[0].parameters = json!({});
+    std::sync::Arc::make_mut(&mut request.tools)[0].parameters = json!({});
     provider.complete(&request, &|_| {}).await.unwrap();
     assert_eq!(
         server.single_request().body["tools"][0]["function"]["parameters"],
