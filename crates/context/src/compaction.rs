@@ -110,7 +110,7 @@ impl Summarizer for ProviderSummarizer {
             model: self.model.clone(),
             system: Some(SUMMARY_PROMPT.to_owned()),
             messages: vec![Message::user(transcript(&request))],
-            tools: Vec::new(),
+            tools: Default::default(),
             temperature: None,
             max_tokens: Some(self.max_tokens),
             stream: false,

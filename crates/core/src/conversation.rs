@@ -2,8 +2,9 @@
 //! specs, model requests and responses. Providers convert to and from their wire formats at the
 //! edge; nothing here knows about HTTP.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,9 +115,16 @@ pub struct ModelRequest {
     pub system: Option<String>,
     /// Conversation so far.
     pub messages: Vec<Message>,
-    /// Tools the model may call.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolSpec>,
+    /// Tools the model may call, shared: every run of an agent offers the same specs, and a
+    /// run's request (cloned for events and sub-steps) holds them without a copy. Build one
+    /// from a `Vec` with `.into()`; change one with [`Arc::make_mut`].
+    #[serde(
+        default,
+        skip_serializing_if = "<[ToolSpec]>::is_empty",
+        serialize_with = "serialize_specs",
+        deserialize_with = "deserialize_specs"
+    )]
+    pub tools: Arc<[ToolSpec]>,
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
@@ -126,6 +134,19 @@ pub struct ModelRequest {
     /// Whether to stream the answer.
     #[serde(default)]
     pub stream: bool,
+}
+
+fn serialize_specs<S: Serializer>(
+    specs: &Arc<[ToolSpec]>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    specs.as_ref().serialize(serializer)
+}
+
+fn deserialize_specs<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Arc<[ToolSpec]>, D::Error> {
+    Vec::<ToolSpec>::deserialize(deserializer).map(Arc::from)
 }
 
 /// Token counts of one model call (or a sum of calls).

@@ -48,16 +48,18 @@ impl ModelProvider for AnthropicProvider {
             url: format!("{}/v1/messages", self.base_url).into(),
         };
         let names = ToolNames::for_request(request);
-        let body = request_body(request, &names);
+        // As text, the `Value` tree (a copy of every tool schema) dropped before the await.
+        let body = crate::http::json_body(&request_body(request, &names));
         if !request.stream {
-            let value = self.http.post_json(&target, &body).await?;
+            let bytes = self.http.post_bytes(&target, body).await?;
+            let value = self.http.parse_json(&target, &bytes)?;
             return parse_response(&value, &names)
                 .map_err(|message| self.http.malformed(&target, message));
         }
         let mut answer = Assembler::default();
         let mut stop: Option<String> = None;
         self.http
-            .post_sse(&target, crate::http::json_body(&body), |event| {
+            .post_sse(&target, body, |event| {
                 let value: Value = serde_json::from_str(&event.data).map_err(|error| {
                     self.http.malformed(
                         &target,
@@ -353,7 +355,7 @@ mod tests {
                 result("a"),
                 result("b"),
             ],
-            tools: vec![],
+            tools: Default::default(),
             temperature: None,
             max_tokens: None,
             stream: false,

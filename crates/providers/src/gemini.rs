@@ -59,18 +59,20 @@ impl ModelProvider for GeminiProvider {
             url: url.into(),
         };
         let names = ToolNames::for_request(request);
-        let body = request_body(request, &names);
+        // As text, the `Value` tree (a copy of every tool schema) dropped before the await.
+        let body = crate::http::json_body(&request_body(request, &names));
         let first_id = previous_calls(request);
         let mut answer = Answer {
             next_id: first_id,
             ..Answer::default()
         };
         if !request.stream {
-            let value = self.http.post_json(&target, &body).await?;
+            let bytes = self.http.post_bytes(&target, body).await?;
+            let value = self.http.parse_json(&target, &bytes)?;
             answer.apply(&value, &names, &|_| {});
         } else {
             self.http
-                .post_sse(&target, crate::http::json_body(&body), |event| {
+                .post_sse(&target, body, |event| {
                     let value: Value = serde_json::from_str(&event.data).map_err(|error| {
                         self.http.malformed(
                             &target,
@@ -315,7 +317,7 @@ mod tests {
                     is_error: false,
                 },
             ],
-            tools: vec![],
+            tools: Default::default(),
             temperature: Some(0.5),
             max_tokens: None,
             stream: false,

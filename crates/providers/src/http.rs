@@ -8,10 +8,13 @@ use crate::retry;
 use crate::sse::{SseEvent, SseParser};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::header::{
+    CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
+};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
@@ -40,6 +43,51 @@ pub(crate) struct Target<'a> {
 pub(crate) fn json_body(value: &Value) -> Bytes {
     // Serialising a `Value` cannot fail: its map keys are strings.
     Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// A request body (JSON text) in parts sent one after another, so a part many requests share
+/// (the serialised tool specs) is sent from its one copy rather than copied into every body
+/// a waiting run keeps for its retries.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestBody {
+    parts: Vec<Bytes>,
+}
+
+impl RequestBody {
+    /// The body made of `parts`, in order.
+    pub fn from_parts(parts: impl IntoIterator<Item = Bytes>) -> Self {
+        Self {
+            parts: parts.into_iter().filter(|part| !part.is_empty()).collect(),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(Bytes::len).sum()
+    }
+
+    /// The whole body in one buffer (tests and recordings).
+    #[cfg(test)]
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.parts.concat()
+    }
+
+    /// The body for one attempt; clones of `Bytes` share their buffers.
+    fn to_reqwest(&self) -> reqwest::Body {
+        match self.parts.as_slice() {
+            [] => reqwest::Body::from(Bytes::new()),
+            [one] => reqwest::Body::from(one.clone()),
+            _ => reqwest::Body::wrap_stream(futures_util::stream::iter(
+                self.parts.clone().into_iter().map(Ok::<Bytes, Infallible>),
+            )),
+        }
+    }
+}
+
+impl From<Bytes> for RequestBody {
+    fn from(bytes: Bytes) -> Self {
+        Self::from_parts([bytes])
+    }
 }
 
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -124,8 +172,9 @@ impl HttpClient {
     pub async fn post_bytes(
         &self,
         target: &Target<'_>,
-        body: Bytes,
+        body: impl Into<RequestBody>,
     ) -> Result<Bytes, ProviderError> {
+        let body = body.into();
         self.with_retries(|| async {
             let attempt = async {
                 let response = self.send(target, &body).await?;
@@ -155,7 +204,7 @@ impl HttpClient {
     async fn post_stream(
         &self,
         target: &Target<'_>,
-        body: &Bytes,
+        body: &RequestBody,
     ) -> Result<ByteStream, ProviderError> {
         let response = self
             .with_retries(|| async {
@@ -198,14 +247,16 @@ impl HttpClient {
     async fn send(
         &self,
         target: &Target<'_>,
-        body: &Bytes,
+        body: &RequestBody,
     ) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .client
             .post(target.url.as_ref())
             .header(CONTENT_TYPE, APPLICATION_JSON)
-            // A clone of `Bytes` shares the buffer: retries re-send it without a copy.
-            .body(body.clone())
+            // Stated, so a body sent in parts goes with a length like a whole one (not chunked).
+            .header(CONTENT_LENGTH, body.len())
+            // Clones of `Bytes` share the buffers: retries re-send them without a copy.
+            .body(body.to_reqwest())
             .send()
             .await
             .map_err(|error| self.connection(target, &error))?;
@@ -286,9 +337,10 @@ impl HttpClient {
     pub async fn post_sse(
         &self,
         target: &Target<'_>,
-        body: Bytes,
+        body: impl Into<RequestBody>,
         mut handle: impl FnMut(SseEvent) -> Result<bool, ProviderError>,
     ) -> Result<(), ProviderError> {
+        let body = body.into();
         let mut stream = self.post_stream(target, &body).await?;
         let mut parser = SseParser::default();
         loop {

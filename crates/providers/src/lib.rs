@@ -33,6 +33,7 @@ mod recording;
 mod retry;
 mod schema;
 mod scripted;
+mod shared_tools;
 mod sse;
 mod tool_names;
 

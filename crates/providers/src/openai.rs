@@ -5,7 +5,8 @@
 //! `index` and are parsed as JSON once the stream ends.
 
 use crate::assemble::{self, Assembler};
-use crate::http::{HttpClient, Target};
+use crate::http::{HttpClient, RequestBody, Target};
+use crate::shared_tools::SharedTools;
 use crate::tool_names::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
@@ -22,6 +23,8 @@ pub(crate) struct OpenAiProvider {
     http: HttpClient,
     /// `{base}/chat/completions`, built once.
     url: String,
+    /// The tool sets of the runs, serialised once each.
+    tools: SharedTools,
 }
 
 impl OpenAiProvider {
@@ -29,6 +32,7 @@ impl OpenAiProvider {
         Self {
             http,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            tools: SharedTools::default(),
         }
     }
 }
@@ -49,7 +53,7 @@ impl ModelProvider for OpenAiProvider {
             url: Cow::Borrowed(&self.url),
         };
         let names = ToolNames::for_request(request);
-        let body = request_bytes(request, &names);
+        let body = self.request_body(request, &names);
         if !request.stream {
             let bytes = self.http.post_bytes(&target, body).await?;
             return match fast_response(&bytes, &names) {
@@ -92,6 +96,34 @@ impl ModelProvider for OpenAiProvider {
         answer
             .finish(stop_reason(finish_reason.as_deref()))
             .map_err(|message| self.http.malformed(&target, message))
+    }
+}
+
+impl OpenAiProvider {
+    /// The request body as [`request_bytes`] writes it, the tools spliced in from their one
+    /// serialised copy.
+    fn request_body(&self, request: &ModelRequest, names: &ToolNames) -> RequestBody {
+        if request.tools.is_empty() {
+            return request_bytes(request, names).into();
+        }
+        let tools = self
+            .tools
+            .bytes(&request.tools, names, || wire::tools_json(request, names));
+        // `{"model":…,"messages":[…]` `,"tools":` TOOLS `,"temperature":…}`: the same bytes
+        // as the whole body, which has the keys in this order.
+        let mut head = Vec::with_capacity(1024);
+        // Serialising borrowed strings and `Value`s into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut head, &wire::Head::new(request, names));
+        head.pop();
+        head.extend_from_slice(br#","tools":"#);
+        let mut tail = serde_json::to_vec(&wire::Tail::new(request)).unwrap_or_default();
+        let tail = if tail.len() <= 2 {
+            Bytes::from_static(b"}")
+        } else {
+            tail[0] = b',';
+            Bytes::from(tail)
+        };
+        RequestBody::from_parts([Bytes::from(head), tools, tail])
     }
 }
 
@@ -432,7 +464,7 @@ mod tests {
                     description: String::new(),
                     parameters: Value::Null,
                 },
-            ],
+            ].into(),
             temperature: Some(0.2),
             max_tokens: Some(5),
             stream,
@@ -452,7 +484,7 @@ mod tests {
             request.temperature = None;
             request.max_tokens = None;
             request.system = None;
-            request.tools.clear();
+            request.tools = Default::default();
             let names = ToolNames::for_request(&request);
             let reference = serde_json::to_vec(&reference_body(&request, &names)).unwrap();
             assert_eq!(
@@ -460,6 +492,42 @@ mod tests {
                 reference.as_slice()
             );
         }
+    }
+
+    #[test]
+    fn a_body_with_shared_tools_sends_the_same_bytes() {
+        let http = HttpClient::new(
+            "test",
+            "TEST_KEY",
+            Vec::new(),
+            &Default::default(),
+            &crate::ProviderOptions::default(),
+        )
+        .unwrap();
+        let provider = OpenAiProvider::new(http, "http://localhost");
+        for stream in [false, true] {
+            for (temperature, max_tokens) in [(Some(0.2), Some(5)), (None, None)] {
+                let mut request = request(stream);
+                request.temperature = temperature;
+                request.max_tokens = max_tokens;
+                let names = ToolNames::for_request(&request);
+                let whole = request_bytes(&request, &names);
+                let spliced = provider.request_body(&request, &names);
+                assert_eq!(
+                    String::from_utf8_lossy(&spliced.to_vec()),
+                    String::from_utf8_lossy(&whole)
+                );
+                assert_eq!(spliced.len(), whole.len());
+            }
+        }
+        // Without tools, one part as before.
+        let mut request = request(false);
+        request.tools = Default::default();
+        let names = ToolNames::for_request(&request);
+        assert_eq!(
+            provider.request_body(&request, &names).to_vec(),
+            request_bytes(&request, &names).to_vec()
+        );
     }
 
     #[test]

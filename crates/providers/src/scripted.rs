@@ -32,7 +32,7 @@ use std::sync::{Mutex, PoisonError};
 ///     model: "inline".into(),
 ///     system: None,
 ///     messages: vec![Message::user("hello")],
-///     tools: vec![],
+///     tools: Default::default(),
 ///     temperature: None,
 ///     max_tokens: None,
 ///     stream: false,

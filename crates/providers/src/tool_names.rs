@@ -312,7 +312,8 @@ mod tests {
                 name: "mcp.new.tool".into(),
                 description: String::new(),
                 parameters: json!({"type": "object"}),
-            }],
+            }]
+            .into(),
             temperature: None,
             max_tokens: None,
             stream: false,
@@ -322,7 +323,7 @@ mod tests {
         assert_eq!(names.wire("mcp.new.tool"), "mcp__new__tool");
         // Only valid names: no map is built, and every name still maps to itself.
         let mut request = request;
-        request.tools[0].name = "new_tool".into();
+        std::sync::Arc::make_mut(&mut request.tools)[0].name = "new_tool".into();
         request.messages.truncate(1);
         let names = ToolNames::for_request(&request);
         assert!(names.to_wire.is_empty() && names.to_original.is_empty());

@@ -22,6 +22,7 @@ mod events;
 mod guard;
 mod handle;
 mod runtime;
+mod specs;
 
 pub use budget::{DEFAULT_CONTEXT_WINDOW, model_context_window};
 pub use handle::RunHandle;

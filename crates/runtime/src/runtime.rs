@@ -4,11 +4,11 @@
 use crate::agent_loop::{self, EventSink, Prepared};
 use crate::events::{self, SharedOutbox};
 use crate::handle::RunHandle;
+use crate::specs::SpecCache;
 use agentctl_core::{
     AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
     ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunOptions,
     RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model,
-    spec_of,
 };
 use std::collections::HashMap;
 use std::path::Path;
@@ -69,6 +69,8 @@ struct Inner {
     factory: Arc<dyn ProviderFactory>,
     providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
     tools: Arc<ToolRegistry>,
+    /// The specs of `tools` as runs offer them, shared by every run offering the same set.
+    specs: Arc<SpecCache>,
     gate: Option<Arc<dyn CallGate>>,
     redactor: Redactor,
     guardrails: Option<Arc<dyn GuardrailFactory>>,
@@ -95,6 +97,7 @@ impl Runtime {
                 factory: Arc::new(providers),
                 providers: Mutex::new(HashMap::new()),
                 tools: Arc::new(tools),
+                specs: Arc::default(),
                 gate: None,
                 redactor: Redactor::default(),
                 guardrails: None,
@@ -137,6 +140,7 @@ impl Runtime {
                 factory: Arc::clone(&shared.factory),
                 providers: Mutex::new(HashMap::new()),
                 tools: Arc::clone(&shared.tools),
+                specs: Arc::clone(&shared.specs),
                 gate: shared.gate.clone(),
                 redactor: shared.redactor.clone(),
                 guardrails: shared.guardrails.clone(),
@@ -279,7 +283,7 @@ impl Runtime {
             model: model.model.clone(),
             system,
             messages,
-            tools: tools.iter().map(|tool| spec_of(tool.as_ref())).collect(),
+            tools: self.inner.specs.specs(&tools),
             temperature: options.temperature.or(agent.spec.temperature),
             max_tokens: options.max_tokens,
             stream: options.stream,

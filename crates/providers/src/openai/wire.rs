@@ -50,6 +50,55 @@ impl<'a> Body<'a> {
     }
 }
 
+/// The body's keys before `tools`: a body offering tools is these, the shared tools and
+/// [`Tail`], spliced, and sends the same bytes as [`Body`].
+#[derive(Serialize)]
+pub(super) struct Head<'a> {
+    model: &'a str,
+    messages: Messages<'a>,
+}
+
+impl<'a> Head<'a> {
+    pub(super) fn new(request: &'a ModelRequest, names: &'a ToolNames) -> Self {
+        Self {
+            model: &request.model,
+            messages: Messages { request, names },
+        }
+    }
+}
+
+/// The body's keys after `tools` (see [`Head`]).
+#[derive(Serialize)]
+pub(super) struct Tail {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+impl Tail {
+    pub(super) fn new(request: &ModelRequest) -> Self {
+        Self {
+            temperature: request.temperature.map(f64::from),
+            max_tokens: request.max_tokens,
+            stream: request.stream.then_some(true),
+            stream_options: request.stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
+        }
+    }
+}
+
+/// The request's `tools` array as JSON text.
+pub(super) fn tools_json(request: &ModelRequest, names: &ToolNames) -> Vec<u8> {
+    // Serialising borrowed strings and `Value`s into a `Vec` cannot fail.
+    serde_json::to_vec(&Tools { request, names }).unwrap_or_default()
+}
+
 #[derive(Serialize)]
 struct StreamOptions {
     include_usage: bool,
@@ -185,7 +234,7 @@ struct Tools<'a> {
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.request.tools.len()))?;
-        for tool in &self.request.tools {
+        for tool in self.request.tools.iter() {
             seq.serialize_element(&WireTool {
                 kind: "function",
                 function: WireToolFunction {

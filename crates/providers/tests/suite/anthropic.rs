@@ -274,7 +274,7 @@ async fn empty_turns_and_text_are_left_out() {
     });
     request.messages.push(Message::user("second"));
     request.messages.push(Message::user(""));
-    request.tools[0].parameters = json!({});
+    std::sync::Arc::make_mut(&mut request.tools)[0].parameters = json!({});
     provider(&server).complete(&request, &|_| {}).await.unwrap();
     let sent = server.single_request();
     assert_eq!(

@@ -70,7 +70,8 @@ pub fn request(text: &str, stream: bool) -> ModelRequest {
                 "properties": {"path": {"type": "string"}},
                 "additionalProperties": false,
             }),
-        }],
+        }]
+        .into(),
         temperature: None,
         max_tokens: None,
         stream,
@@ -159,7 +160,7 @@ pub fn mcp_request(call_id: &str, stream: bool) -> ModelRequest {
             },
             Message::user("now the long one and both a's"),
         ],
-        tools,
+        tools: tools.into(),
         temperature: None,
         max_tokens: None,
         stream,

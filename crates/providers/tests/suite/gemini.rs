@@ -205,7 +205,7 @@ async fn tool_schemas_are_sent_in_geminis_subset() {
     let mut request = request("run it", false);
     // What schemars writes for a struct with an optional field and a nested enum, and a tool
     // without arguments.
-    request.tools[0].parameters = json!({
+    std::sync::Arc::make_mut(&mut request.tools)[0].parameters = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "BashArgs",
         "type": "object",
@@ -218,11 +218,13 @@ async fn tool_schemas_are_sent_in_geminis_subset() {
         "additionalProperties": false,
         "$defs": {"Mode": {"oneOf": [{"type": "string", "const": "fast"}, {"type": "string", "const": "slow"}]}},
     });
-    request.tools.push(agentctl_core::ToolSpec {
+    let mut tools = request.tools.to_vec();
+    tools.push(agentctl_core::ToolSpec {
         name: "now".into(),
         description: "The time".into(),
         parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
     });
+    request.tools = tools.into();
     provider(&server).complete(&request, &|_| {}).await.unwrap();
     let declarations = server.single_request().body["tools"][0]["functionDeclarations"].clone();
     assert_eq!(
@@ -254,7 +256,7 @@ async fn a_free_form_object_argument_goes_as_json_schema() {
         "type": "object",
         "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}},
     });
-    request.tools[0].parameters = schema.clone();
+    std::sync::Arc::make_mut(&mut request.tools)[0].parameters = schema.clone();
     provider(&server).complete(&request, &|_| {}).await.unwrap();
     let declaration = server.single_request().body["tools"][0]["functionDeclarations"][0].clone();
     assert_eq!(declaration["parametersJsonSchema"], schema);

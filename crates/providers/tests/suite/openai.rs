@@ -245,6 +245,28 @@ async fn server_errors_are_retried_until_attempts_run_out() {
 }
 
 #[tokio::test]
+async fn a_body_with_tools_is_sent_whole_with_its_length_on_every_attempt() {
+    let (server, provider) = setup(&options()).await;
+    server.push_status(500, None);
+    server.push_json(openai::text_response("ok"));
+    let request = request("hi", false);
+    provider.complete(&request, &|_| {}).await.unwrap();
+    // A second request offering the same shared specs sends them from the same serialised copy.
+    server.push_json(openai::text_response("ok"));
+    provider.complete(&request, &|_| {}).await.unwrap();
+    let sent = server.requests();
+    assert_eq!(sent.len(), 3);
+    for attempt in &sent {
+        assert_eq!(attempt.raw_body, sent[0].raw_body);
+        let length = attempt.raw_body.len().to_string();
+        assert_eq!(attempt.header("content-length"), Some(length.as_str()));
+        assert_eq!(attempt.header("transfer-encoding"), None);
+        assert_eq!(attempt.body["tools"][0]["function"]["name"], "read_file");
+        assert_eq!(attempt.body["model"], "test-model");
+    }
+}
+
+#[tokio::test]
 async fn request_timeout() {
     let mut options = options();
     options.request_timeout = Duration::from_millis(200);
@@ -518,7 +540,7 @@ async fn a_tool_without_parameters_gets_an_object_schema() {
     let (server, provider) = setup(&options()).await;
     server.push_json(openai::text_response("ok"));
     let mut request = request("what time is it", false);
-    request.tools[0].parameters = json!({});
+    std::sync::Arc::make_mut(&mut request.tools)[0].parameters = json!({});
     provider.complete(&request, &|_| {}).await.unwrap();
     assert_eq!(
         server.single_request().body["tools"][0]["function"]["parameters"],

@@ -96,7 +96,7 @@ async fn matcher_mismatch_says_turn_expected_and_actual() {
         "scripted:review.yaml: turn 1 of 3: expected the last user message to contain \"review\", but it is \"hello\""
     );
     let mut no_tools = request("review", false);
-    no_tools.tools.clear();
+    no_tools.tools = Default::default();
     let error = provider.complete(&no_tools, &|_| {}).await.unwrap_err();
     assert!(
         check_display(&error)
