@@ -249,12 +249,17 @@ impl HttpClient {
         target: &Target<'_>,
         body: &RequestBody,
     ) -> Result<reqwest::Response, ProviderError> {
-        let response = self
+        let mut request = self
             .client
             .post(target.url.as_ref())
-            .header(CONTENT_TYPE, APPLICATION_JSON)
-            // Stated, so a body sent in parts goes with a length like a whole one (not chunked).
-            .header(CONTENT_LENGTH, body.len())
+            .header(CONTENT_TYPE, APPLICATION_JSON);
+        if body.parts.len() > 1 {
+            // Stated, so a body sent in parts goes with a length like a whole one (not
+            // chunked). Only then: reqwest keeps the headers across the await, and a whole
+            // body gets its length from the HTTP layer.
+            request = request.header(CONTENT_LENGTH, body.len());
+        }
+        let response = request
             // Clones of `Bytes` share the buffers: retries re-send them without a copy.
             .body(body.to_reqwest())
             .send()
