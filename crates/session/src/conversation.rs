@@ -7,6 +7,7 @@
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
+use crate::toolset::BuiltinTools;
 use crate::turn::{Notice, Turn, TurnTracing};
 use agentctl_context::{
     ContextError, ModeInputs, ProviderSummarizer, ResolvedMode, Summarizer, SummaryRequest,
@@ -24,6 +25,8 @@ use tokio_util::sync::CancellationToken;
 pub struct Conversation {
     pub(crate) shared: Arc<Shared>,
     pub(crate) runtime: Runtime,
+    /// The built-in tools, shared by the agents handoffs pass control to.
+    pub(crate) builtin: BuiltinTools,
     pub(crate) agent: AgentDefinition,
     /// Options every turn starts from (model, turn limit, streaming…).
     pub(crate) options: RunOptions,
@@ -53,7 +56,7 @@ impl Conversation {
     /// conversation (`main`) always works in the `main` timeline.
     pub(crate) fn new(
         shared: Arc<Shared>,
-        runtime: Runtime,
+        (runtime, builtin): (Runtime, BuiltinTools),
         agent: AgentDefinition,
         session: Option<SessionHandle>,
         options: RunOptions,
@@ -80,6 +83,7 @@ impl Conversation {
         Ok(Self {
             shared,
             runtime,
+            builtin,
             agent,
             options,
             session,

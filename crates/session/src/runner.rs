@@ -259,11 +259,12 @@ impl SessionRunner {
             agent,
             runtime,
             warnings,
-        } = self.shared.prepare(agent, session.as_ref()).await?;
+            builtin,
+        } = self.shared.prepare(agent, session.as_ref(), None).await?;
         let root = self.shared.builder.root().to_path_buf();
         let conversation = Conversation::new(
             Arc::clone(&self.shared),
-            runtime,
+            (runtime, builtin),
             agent,
             session,
             options,

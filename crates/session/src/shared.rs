@@ -7,7 +7,8 @@ use crate::session::SessionHandle;
 use crate::store::StoreSpec;
 use crate::task::TaskTool;
 use crate::toolset::{
-    AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
+    AgentTools, BuiltinTools, McpTools, agent_tools_sharing, builtin_tool_set, handoff_tools,
+    long_term_memory_tools, with_agent_pool,
 };
 use agentctl_core::{AgentDefinition, AgentsSettings};
 use agentctl_definitions::Discovery;
@@ -42,6 +43,8 @@ pub(crate) struct Prepared {
     pub agent: AgentDefinition,
     pub runtime: Runtime,
     pub warnings: Vec<McpError>,
+    /// Its built-in tools, for the agents a handoff passes control to.
+    pub builtin: BuiltinTools,
 }
 
 impl Shared {
@@ -60,11 +63,23 @@ impl Shared {
         session: Option<&SessionHandle>,
         which: McpTools,
     ) -> AgentTools {
+        let builtin = builtin_tool_set(&self.builtin);
+        self.tools_sharing(&builtin, agent, session, which).await
+    }
+
+    /// [`tools`](Self::tools) with the built-in tools given.
+    async fn tools_sharing(
+        &self,
+        builtin: &BuiltinTools,
+        agent: &AgentDefinition,
+        session: Option<&SessionHandle>,
+        which: McpTools,
+    ) -> AgentTools {
         let task = session.map(|session| {
             TaskTool::new(session.dyn_store(), session.id(), self.agents.clone())
                 .with_orchestrator_note(self.settings.orchestrator_note.clone())
         });
-        let mut tools = agent_tools(&self.builtin, &self.mcp, agent, which, task).await;
+        let mut tools = agent_tools_sharing(builtin, &self.mcp, agent, which, task).await;
         for tool in handoff_tools(agent, &self.agents, session) {
             tools.registry.register_arc(tool);
         }
@@ -78,14 +93,18 @@ impl Shared {
         tools
     }
 
-    /// Assembles `agent`'s tools and builds its runtime.
+    /// Assembles `agent`'s tools — with `builtin`, the built-in tools of the conversation a
+    /// handoff passes control in, else new ones — and builds its runtime.
     pub(crate) async fn prepare(
         &self,
         agent: AgentDefinition,
         session: Option<&SessionHandle>,
+        builtin: Option<BuiltinTools>,
     ) -> Result<Prepared, SessionError> {
-        let AgentTools { registry, warnings } =
-            self.tools(&agent, session, McpTools::Allowed).await;
+        let builtin = builtin.unwrap_or_else(|| builtin_tool_set(&self.builtin));
+        let AgentTools { registry, warnings } = self
+            .tools_sharing(&builtin, &agent, session, McpTools::Allowed)
+            .await;
         let agent = if session.is_some() {
             with_agent_pool(
                 agent,
@@ -100,6 +119,7 @@ impl Shared {
             agent,
             runtime,
             warnings,
+            builtin,
         })
     }
 }

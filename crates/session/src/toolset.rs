@@ -48,6 +48,46 @@ pub async fn agent_tools(
 ) -> AgentTools {
     let mut registry = ToolRegistry::new();
     register_builtin_tools(&mut registry, builtin);
+    add_agent_tools(registry, manager, agent, which, task).await
+}
+
+/// The built-in tools configured by `builtin`, built once to be shared by the agents of one
+/// conversation (see [`agent_tools_sharing`]).
+pub(crate) fn builtin_tool_set(builtin: &BuiltinToolsConfig) -> BuiltinTools {
+    let mut registry = ToolRegistry::new();
+    register_builtin_tools(&mut registry, builtin);
+    registry.iter().cloned().collect::<Vec<_>>().into()
+}
+
+/// [`agent_tools`] with built-in tools already built: the agents a handoff passes control to
+/// share the conversation's (one `bash` temp dir per conversation, removed, and its lingering
+/// background jobs killed, when the conversation ends), so a switch builds none.
+pub(crate) async fn agent_tools_sharing(
+    builtin: &BuiltinTools,
+    manager: &McpManager,
+    agent: &AgentDefinition,
+    which: McpTools,
+    task: Option<TaskTool>,
+) -> AgentTools {
+    let mut registry = ToolRegistry::new();
+    for tool in builtin.iter() {
+        registry.register_arc(Arc::clone(tool));
+    }
+    add_agent_tools(registry, manager, agent, which, task).await
+}
+
+/// The built-in tools of one conversation, shared by the agents it passes through.
+pub(crate) type BuiltinTools = Arc<[Arc<dyn Tool>]>;
+
+/// Adds to `registry` (the built-in tools) the MCP tools of the servers `agent` names and
+/// `task` with its session memory tools.
+async fn add_agent_tools(
+    mut registry: ToolRegistry,
+    manager: &McpManager,
+    agent: &AgentDefinition,
+    which: McpTools,
+    task: Option<TaskTool>,
+) -> AgentTools {
     let (tools, warnings) = match which {
         McpTools::Allowed => manager.tools_for_agent(agent).await,
         McpTools::Candidates => manager.candidate_tools_for_agent(agent).await,

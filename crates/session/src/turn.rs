@@ -11,6 +11,7 @@ use crate::conversation::Conversation;
 use crate::error::SessionError;
 use crate::session::{SessionHandle, TurnRecorder};
 use crate::shared::{Prepared, Shared};
+use crate::toolset::BuiltinTools;
 use agentctl_context::{ContextError, ModeInputs, RunId, resolve_mode};
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, Message, RunError, RunEvent,
@@ -290,6 +291,7 @@ impl<'a> Turn<'a> {
         options.trace = self.trace.context().cloned();
         let start = StartTarget {
             shared: Arc::clone(&self.conversation.shared),
+            builtin: Arc::clone(&self.conversation.builtin),
             session: self.conversation.session.clone(),
             request,
             answer: finished.text,
@@ -371,6 +373,8 @@ impl Stream for Turn<'_> {
 /// What starting a handoff's target needs, owned, so the start can run as its own future.
 struct StartTarget {
     shared: Arc<Shared>,
+    /// The conversation's built-in tools, which the target shares.
+    builtin: BuiltinTools,
     session: Option<SessionHandle>,
     request: HandoffRequest,
     /// The handing-off agent's last answer.
@@ -385,6 +389,7 @@ impl StartTarget {
     async fn run(self) -> Result<Switch, SessionError> {
         let StartTarget {
             shared,
+            builtin,
             session,
             request,
             answer,
@@ -397,7 +402,10 @@ impl StartTarget {
             agent,
             runtime,
             warnings,
-        } = shared.prepare(target, session.as_ref()).await?;
+            builtin: _,
+        } = shared
+            .prepare(target, session.as_ref(), Some(builtin))
+            .await?;
         let mode = match &session {
             Some(session) => session.mode(&agent, None)?.mode,
             None => {
