@@ -184,8 +184,44 @@ pub fn discover(locations: &Locations) -> Discovery {
     discover_in(&agent_dirs(locations))
 }
 
+/// Like [`discover`], but each agent's system prompt is dropped once the file is checked
+/// (its `system_prompt` is empty): for listings, which show every agent and run none, so a
+/// thousand prompts are never held at once. Everything else — errors, warnings, shadowing —
+/// is what [`discover`] finds.
+///
+/// ```
+/// use agentctl_config::Locations;
+/// let project = tempfile::tempdir()?;
+/// let dir = project.path().join(".agentctl/agents");
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("reviewer.md"), "---\nname: reviewer\ndescription: Reviews\n---\nReview.\n")?;
+/// let locations = Locations {
+///     agentctl_home: project.path().join("home"),
+///     user_home: None,
+///     project_root: Some(project.path().to_path_buf()),
+/// };
+/// let found = agentctl_definitions::discover_summaries(&locations);
+/// assert_eq!(found.agents[0].name(), "reviewer");
+/// assert!(found.agents[0].definition.system_prompt.is_empty());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn discover_summaries(locations: &Locations) -> Discovery {
+    discover_dirs(&agent_dirs(locations), Prompts::Drop)
+}
+
+/// Whether loaded agents keep their system prompts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prompts {
+    Keep,
+    Drop,
+}
+
 /// Like [`discover`], over an explicit list of folders in precedence order.
 pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
+    discover_dirs(dirs, Prompts::Keep)
+}
+
+fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
     let mut found = Discovery::default();
     // Walk every folder first, then load the files, on every core.
     let mut files: Vec<(usize, PathBuf)> = Vec::new();
@@ -199,7 +235,10 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
         );
         walk_errors.push(errors);
     }
-    let mut outcomes = load_all(dirs, &files).into_iter().zip(&files).peekable();
+    let mut outcomes = load_all(dirs, &files, prompts)
+        .into_iter()
+        .zip(&files)
+        .peekable();
     let mut ordered: Vec<(LoadedAgent, Vec<Diagnostic>)> = Vec::new();
     for (i, errors) in walk_errors.into_iter().enumerate() {
         found.errors.extend(errors);

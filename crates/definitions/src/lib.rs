@@ -42,6 +42,7 @@ mod yaml_tree;
 
 pub use discover::{
     AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,
+    discover_summaries,
 };
 pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
 pub use graph_file::parse_graph_str;

@@ -1,6 +1,6 @@
 //! `agents list`.
 
-use super::{discover_agents, display_path, located};
+use super::{display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
 use crate::output::terminal_safe;
@@ -8,6 +8,7 @@ use agentctl_core::Scope;
 use agentctl_definitions::LoadedAgent;
 use agentctl_session::Project;
 use serde::Serialize;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,7 +38,8 @@ fn is_zero(n: &usize) -> bool {
 }
 
 pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
-    let discovery = discover_agents(context);
+    // A listing runs no agent: their prompts are checked, then dropped as each file loads.
+    let discovery = agentctl_definitions::discover_summaries(&context.locations);
     let settings = &context.settings.settings;
     let wanted = |scope: Scope| match args.scope {
         ScopeFilter::All => true,
@@ -131,7 +133,12 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
                 .collect();
             print_json(&json)?;
         }
-        TableFormat::Table => print_table(context, &rows, args),
+        TableFormat::Table => {
+            // One write for the whole table rather than one per line.
+            let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
+            print_table(&mut out, context, &rows, args)?;
+            out.flush()?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -168,14 +175,19 @@ impl RowData {
     }
 }
 
-#[expect(clippy::print_stdout, reason = "the listing is the command's output")]
-fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
+fn print_table(
+    out: &mut impl std::io::Write,
+    context: &Project,
+    rows: &[(Scope, RowData)],
+    args: &ListArgs,
+) -> std::io::Result<()> {
     let locations = &context.locations;
     if rows.is_empty() {
-        println!(
+        writeln!(
+            out,
             "No agents found. Create one with `agentctl agents create NAME --description '…'`."
-        );
-        return;
+        )?;
+        return Ok(());
     }
     for scope in [Scope::Project, Scope::Global] {
         let group: Vec<&RowData> = rows
@@ -190,7 +202,7 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
             Scope::Project => "Project agents",
             Scope::Global => "Global agents",
         };
-        println!("{heading}:");
+        writeln!(out, "{heading}:")?;
         let table: Vec<[String; 4]> = group
             .iter()
             .map(|r| {
@@ -234,11 +246,11 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
             out.push_str(cells[3]);
             out
         };
-        println!("{}", line(headers));
+        writeln!(out, "{}", line(headers))?;
         for row in &table {
-            println!("{}", line([&row[0], &row[1], &row[2], &row[3]]));
+            writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3]]))?;
         }
-        println!();
+        writeln!(out)?;
     }
     let broken: Vec<&RowData> = rows
         .iter()
@@ -246,14 +258,18 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
         .filter(|r| r.error.is_some())
         .collect();
     if !broken.is_empty() {
-        println!("✗ cannot run (fix the file, then `agentctl agents validate NAME`):");
+        writeln!(
+            out,
+            "✗ cannot run (fix the file, then `agentctl agents validate NAME`):"
+        )?;
         for row in &broken {
-            println!(
+            writeln!(
+                out,
                 "  {}",
                 terminal_safe(row.error.as_deref().unwrap_or_default())
-            );
+            )?;
         }
-        println!();
+        writeln!(out)?;
     }
     let shadowed = rows.iter().filter(|(_, r)| r.shadowed_by.is_some()).count();
     let effective = rows.len() - shadowed - broken.len();
@@ -264,5 +280,5 @@ fn print_table(context: &Project, rows: &[(Scope, RowData)], args: &ListArgs) {
     if !broken.is_empty() {
         summary.push_str(&format!(", {} broken", broken.len()));
     }
-    println!("{summary}");
+    writeln!(out, "{summary}")
 }

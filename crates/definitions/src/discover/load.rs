@@ -4,7 +4,7 @@
 //! threads (one per core, the caller's included) and the results put back in discovery order:
 //! what is found does not depend on how many threads found it.
 
-use super::{AgentDir, declared_name};
+use super::{AgentDir, Prompts, declared_name};
 use crate::error::{DefinitionError, Diagnostic, ErrorKind};
 use crate::graph_file::parse_graph_bytes;
 use crate::parse::{LoadedAgent, parse_bytes, read_capped};
@@ -31,13 +31,17 @@ pub(super) enum Outcome {
 }
 
 /// Loads `files` (each with the index of its folder in `dirs`), results in the same order.
-pub(super) fn load_all(dirs: &[AgentDir], files: &[(usize, PathBuf)]) -> Vec<Outcome> {
+pub(super) fn load_all(
+    dirs: &[AgentDir],
+    files: &[(usize, PathBuf)],
+    prompts: Prompts,
+) -> Vec<Outcome> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(files.len() / FILES_PER_THREAD).max(1);
     if threads == 1 {
         return files
             .iter()
-            .map(|(dir, path)| load(&dirs[*dir], path))
+            .map(|(dir, path)| load(&dirs[*dir], path, prompts))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -52,7 +56,7 @@ pub(super) fn load_all(dirs: &[AgentDir], files: &[(usize, PathBuf)]) -> Vec<Out
                 break;
             }
             for (offset, (dir, path)) in batch.iter().enumerate() {
-                done.push((start + offset, load(&dirs[*dir], path)));
+                done.push((start + offset, load(&dirs[*dir], path, prompts)));
             }
         }
         done
@@ -85,7 +89,7 @@ pub(super) fn load_all(dirs: &[AgentDir], files: &[(usize, PathBuf)]) -> Vec<Out
 }
 
 /// Reads, parses and checks one file.
-fn load(dir: &AgentDir, path: &Path) -> Outcome {
+fn load(dir: &AgentDir, path: &Path, prompts: Prompts) -> Outcome {
     let bytes = match read_capped(path) {
         Ok(bytes) => bytes,
         Err(error) => return Outcome::Failed(error, None),
@@ -96,8 +100,11 @@ fn load(dir: &AgentDir, path: &Path) -> Outcome {
         parse_bytes(&bytes, path, dir.format, dir.scope)
     };
     match parsed {
-        Ok(agent) => {
+        Ok(mut agent) => {
             let errors = definition_errors(&agent);
+            if prompts == Prompts::Drop {
+                agent.definition.system_prompt = String::new();
+            }
             Outcome::Loaded(Box::new(agent), errors)
         }
         Err(error)
