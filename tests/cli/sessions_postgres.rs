@@ -4,31 +4,9 @@
 //! Needs a server: `AGENTCTL_TEST_DATABASE_URL` (see `agentctl_test_support::backends`).
 //! Without one the tests say so and pass, except under CI, where they fail.
 
-use super::support::TestProject;
+use super::support::{FIX, REVIEW, TestProject};
 use agentctl_test_support::{Backend, FreshStore, postgres_url};
 use serde_json::Value;
-
-const REVIEW: &[&str] = &[
-    "run",
-    "code-reviewer",
-    "-p",
-    "Review src/stats.py",
-    "--format",
-    "json",
-];
-const FIX: &[&str] = &[
-    "run",
-    "bug-fixer",
-    "--continue",
-    "--model",
-    "scripted:.agentctl/cassettes/bug-fixer.yaml",
-    "--approve",
-    "safe,low,medium",
-    "-p",
-    "Fix what the review found",
-    "--format",
-    "json",
-];
 
 /// `agentctl ARGS` in `project` with its sessions in `database`; must succeed.
 fn on(project: &TestProject, database: &FreshStore, args: &[&str]) -> std::process::Output {

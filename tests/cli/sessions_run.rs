@@ -1,7 +1,7 @@
 //! `agentctl run` recording into sessions: the review-then-fix workflow across two runs,
 //! `--session` / `--continue`, persistence turned off, and a run killed mid-way.
 
-use super::support::{TestProject, wait_for};
+use super::support::{FIX, REVIEW, TestProject, wait_for};
 use serde_json::Value;
 use std::process::Stdio;
 use std::time::Duration;
@@ -14,28 +14,6 @@ fn set_agents_setting(example: &TestProject, key: &str, value: Value) {
     settings["agents"][key] = value;
     example.write(".agentctl/settings.json", &settings.to_string());
 }
-
-const REVIEW: &[&str] = &[
-    "run",
-    "code-reviewer",
-    "-p",
-    "Review src/stats.py",
-    "--format",
-    "json",
-];
-const FIX: &[&str] = &[
-    "run",
-    "bug-fixer",
-    "--continue",
-    "--model",
-    "scripted:.agentctl/cassettes/bug-fixer.yaml",
-    "--approve",
-    "safe,low,medium",
-    "-p",
-    "Fix what the review found",
-    "--format",
-    "json",
-];
 
 #[test]
 fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {

@@ -380,3 +380,28 @@ pub fn example_binary(name: &str) -> std::path::PathBuf {
     }
     example
 }
+
+/// The review-then-fix example's first step, as JSON: the reviewer reads `src/stats.py`.
+pub const REVIEW: &[&str] = &[
+    "run",
+    "code-reviewer",
+    "-p",
+    "Review src/stats.py",
+    "--format",
+    "json",
+];
+
+/// Its second step, as JSON: the fixer continues the session on its cassette.
+pub const FIX: &[&str] = &[
+    "run",
+    "bug-fixer",
+    "--continue",
+    "--model",
+    "scripted:.agentctl/cassettes/bug-fixer.yaml",
+    "--approve",
+    "safe,low,medium",
+    "-p",
+    "Fix what the review found",
+    "--format",
+    "json",
+];

@@ -331,3 +331,67 @@ async fn when_reads_the_session_state_and_a_false_condition_moves_nothing() {
         "handoff to `fixer` refused: its condition `analysis.can_auto_fix` is false for the session state; nothing was handed off"
     );
 }
+
+/// The agents of a conversation share its built-in tools, not their permissions: the target
+/// of a handoff is offered, and may call, only what its own file allows, whatever the agent
+/// that handed off could do.
+#[tokio::test]
+async fn a_handoff_target_gets_only_its_own_tools_from_the_shared_set() {
+    let setup = setup(
+        &[
+            (
+                "builder",
+                "tools:\n  allow: [write_file, read_file, bash, handoff_to_auditor]\nhandoffs:\n  - to: auditor\n",
+            ),
+            ("auditor", "tools:\n  allow: [read_file]\n"),
+        ],
+        None,
+    );
+    let provider = QueueProvider::new(vec![
+        calls(&[("h1", "handoff_to_auditor", json!({"reason": "audit it"}))]),
+        // The auditor, told by a hostile file to write, tries the builder's tools.
+        calls(&[
+            (
+                "w1",
+                "write_file",
+                json!({"path": "pwned.txt", "content": "x"}),
+            ),
+            ("b1", "bash", json!({"command": "touch pwned-by-bash.txt"})),
+        ]),
+        text("Audited."),
+    ]);
+    let (_, outcome, _) = turn(&setup, provider.clone(), "builder", "Build and audit").await;
+    assert_eq!(outcome.result.unwrap().text, "Audited.");
+    let requests = provider.requests();
+    let offered = |index: usize| -> Vec<String> {
+        requests[index]
+            .tools
+            .iter()
+            .map(|tool| tool.name.clone())
+            .collect()
+    };
+    assert!(
+        offered(0).contains(&"write_file".to_owned()),
+        "{:?}",
+        offered(0)
+    );
+    assert_eq!(requests[1].system.as_deref(), Some("You are auditor."));
+    let auditor = offered(1);
+    assert!(auditor.contains(&"read_file".to_owned()), "{auditor:?}");
+    assert!(
+        !auditor
+            .iter()
+            .any(|name| name == "write_file" || name == "bash"),
+        "{auditor:?}"
+    );
+    // Both calls came back as errors, and nothing was written.
+    let errors = requests[2]
+        .messages
+        .iter()
+        .filter(|message| matches!(message, Message::Tool { is_error: true, .. }))
+        .count();
+    assert_eq!(errors, 2, "{:?}", requests[2].messages);
+    let root = setup.project.root().to_path_buf();
+    assert!(!root.join("pwned.txt").exists());
+    assert!(!root.join("pwned-by-bash.txt").exists());
+}
