@@ -242,6 +242,13 @@ async fn ask(
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
+    // The work runs on a worker thread, as a server's request handlers do: the main thread
+    // `#[tokio::main]` drives is woken across threads for every event it waits for.
+    tokio::spawn(scenarios(args)).await?
+}
+
+/// The sequential runs, then the concurrent ones, and the report.
+async fn scenarios(args: Args) -> anyhow::Result<()> {
     let calls = Arc::new(AtomicU64::new(0));
     let runtime = runtime(&args.base_url, &calls);
     let agent = agent(&args.model);

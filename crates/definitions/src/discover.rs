@@ -184,10 +184,10 @@ pub fn discover(locations: &Locations) -> Discovery {
     discover_in(&agent_dirs(locations))
 }
 
-/// Like [`discover`], but each agent's system prompt is dropped once the file is checked
-/// (its `system_prompt` is empty): for listings, which show every agent and run none, so a
-/// thousand prompts are never held at once. Everything else — errors, warnings, shadowing —
-/// is what [`discover`] finds.
+/// Like [`discover`], but each agent's system prompt and field positions are dropped once the
+/// file is checked (its `system_prompt` is empty): for listings, which show every agent and
+/// run none, so a thousand prompts are never held at once. Everything else — errors and
+/// warnings (located when found), shadowing — is what [`discover`] finds.
 ///
 /// ```
 /// use agentctl_config::Locations;
@@ -239,12 +239,15 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
         .into_iter()
         .zip(&files)
         .peekable();
-    let mut ordered: Vec<(LoadedAgent, Vec<Diagnostic>)> = Vec::new();
+    // Room for every file up front: an agent is large, and growing the list would copy them
+    // all (twice the memory while it does).
+    found.agents.reserve_exact(files.len());
+    let mut winners: HashMap<String, PathBuf> = HashMap::with_capacity(files.len());
     for (i, errors) in walk_errors.into_iter().enumerate() {
         found.errors.extend(errors);
         while let Some((outcome, _)) = outcomes.next_if(|(_, (dir, _))| *dir == i) {
             match outcome {
-                Outcome::Loaded(agent, errors) => ordered.push((*agent, errors)),
+                Outcome::Loaded(agent, errors) => found.place(*agent, errors, &mut winners),
                 Outcome::Skipped(path) => found.skipped.push(path),
                 Outcome::Failed(error, declared) => {
                     found.declared_names.extend(declared);
@@ -253,24 +256,8 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
             }
         }
     }
-    let mut winners: HashMap<String, PathBuf> = HashMap::with_capacity(ordered.len());
-    for (agent, errors) in ordered {
-        match winners.get(agent.name()) {
-            Some(winner) => {
-                let shadowed_by = winner.clone();
-                found.shadowed.push(Shadowed { agent, shadowed_by });
-            }
-            None => {
-                winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
-                if errors.is_empty() {
-                    found.agents.push(agent);
-                } else {
-                    found.invalid.push(InvalidAgent { agent, errors });
-                }
-            }
-        }
-    }
-    found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+    // Names are unique among them: an unstable sort gives the same order, in place.
+    found.agents.sort_unstable_by(|a, b| a.name().cmp(b.name()));
     check_graph_nodes(&mut found);
     // Stable sort: agents of the same name stay in precedence order.
     found
@@ -280,6 +267,27 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
 }
 
 impl Discovery {
+    /// Files `agent` in its place: effective (runnable or invalid) if it is the first of its
+    /// name, else shadowed by the one that was.
+    fn place(
+        &mut self,
+        agent: LoadedAgent,
+        errors: Vec<Diagnostic>,
+        winners: &mut HashMap<String, PathBuf>,
+    ) {
+        if let Some(winner) = winners.get(agent.name()) {
+            let shadowed_by = winner.clone();
+            self.shadowed.push(Shadowed { agent, shadowed_by });
+            return;
+        }
+        winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
+        if errors.is_empty() {
+            self.agents.push(agent);
+        } else {
+            self.invalid.push(InvalidAgent { agent, errors });
+        }
+    }
+
     /// The agents of `definitions` (defined in code rather than found in folders), checked
     /// like loaded ones: a definition with errors is kept in [`Discovery::invalid`] and never
     /// runs; of two with the same name the first wins.
@@ -288,20 +296,10 @@ impl Discovery {
         let mut seen: HashMap<String, PathBuf> = HashMap::new();
         for definition in definitions {
             let agent = LoadedAgent::from_definition(definition);
-            if let Some(winner) = seen.get(agent.name()) {
-                let shadowed_by = winner.clone();
-                found.shadowed.push(Shadowed { agent, shadowed_by });
-                continue;
-            }
-            seen.insert(agent.name().to_owned(), agent.path().to_path_buf());
             let errors = definition_errors(&agent);
-            if errors.is_empty() {
-                found.agents.push(agent);
-            } else {
-                found.invalid.push(InvalidAgent { agent, errors });
-            }
+            found.place(agent, errors, &mut seen);
         }
-        found.agents.sort_by(|a, b| a.name().cmp(b.name()));
+        found.agents.sort_unstable_by(|a, b| a.name().cmp(b.name()));
         check_graph_nodes(&mut found);
         found
     }

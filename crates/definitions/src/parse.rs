@@ -130,6 +130,16 @@ impl LoadedAgent {
             .unwrap_or("")
     }
 
+    /// Drops what only running or locating needs — the system prompt and, unless the agent is
+    /// a graph (its nodes are checked, and located, after discovery), the field positions —
+    /// keeping what a listing shows. Later diagnostics point at the front matter's start.
+    pub(crate) fn keep_summary_only(&mut self) {
+        self.definition.system_prompt = String::new();
+        if self.definition.spec.graph.is_none() {
+            self.positions.map = PositionMap::default();
+        }
+    }
+
     /// True for agents agentctl cannot run (Gemini CLI `kind: remote` agents).
     pub fn is_remote(&self) -> bool {
         self.definition.source.format == SourceFormat::Gemini

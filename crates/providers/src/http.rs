@@ -217,6 +217,7 @@ impl HttpClient {
             response,
             idle_timeout: self.idle_timeout,
             idle: Box::pin(tokio::time::sleep(self.idle_timeout)),
+            last_chunk: tokio::time::Instant::now(),
         })
     }
 
@@ -324,14 +325,24 @@ impl HttpClient {
         target: &Target<'_>,
         stream: &mut ByteStream,
     ) -> Result<Option<Bytes>, ProviderError> {
-        // One timer per stream, moved on at each chunk: a new timer per chunk would wake the
-        // timer driver for every delta.
-        let deadline = tokio::time::Instant::now() + stream.idle_timeout;
-        stream.idle.as_mut().reset(deadline);
-        tokio::select! {
-            biased;
-            chunk = stream.response.chunk() => chunk.map_err(|error| self.connection(target, &error)),
-            () = stream.idle.as_mut() => Err(self.timeout(target, stream.idle_timeout, "idle stream")),
+        // One timer per stream, moved only when it fires early: resetting it at every chunk
+        // would take the timer driver's lock once per delta, which costs concurrent streams
+        // more than reading the chunks does.
+        loop {
+            tokio::select! {
+                biased;
+                chunk = stream.response.chunk() => {
+                    stream.last_chunk = tokio::time::Instant::now();
+                    return chunk.map_err(|error| self.connection(target, &error));
+                }
+                () = stream.idle.as_mut() => {
+                    let deadline = stream.last_chunk + stream.idle_timeout;
+                    if deadline <= tokio::time::Instant::now() {
+                        return Err(self.timeout(target, stream.idle_timeout, "idle stream"));
+                    }
+                    stream.idle.as_mut().reset(deadline);
+                }
+            }
         }
     }
 }
@@ -370,8 +381,11 @@ impl HttpClient {
 pub(crate) struct ByteStream {
     response: reqwest::Response,
     idle_timeout: Duration,
-    /// The idle limit's timer, reset at each chunk.
+    /// The idle limit's timer: it fires `idle_timeout` after the chunk it was last set from,
+    /// and is set again from [`last_chunk`](Self::last_chunk) if more came since.
     idle: Pin<Box<tokio::time::Sleep>>,
+    /// When the last chunk came (or the headers).
+    last_chunk: tokio::time::Instant,
 }
 
 /// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used

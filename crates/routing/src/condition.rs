@@ -16,8 +16,9 @@
 //! **Bounded work.** Expressions are written by agent authors, the values they read by
 //! models. The parser recurses once per bracket level and the evaluator once per level of the
 //! expression tree, with large frames in debug builds, so: an expression is at most
-//! [`MAX_CONDITION_LEN`] bytes with at most 100 brackets, it is parsed on a thread with a
-//! large stack, a deep tree is evaluated on one too, and comprehensions (`all`, `exists`,
+//! [`MAX_CONDITION_LEN`] bytes with at most 100 brackets, it is parsed and evaluated on the
+//! caller's stack only when that has room for its depth (else on a large stack segment of
+//! its own, through `stacker`), and comprehensions (`all`, `exists`,
 //! `map`, `filter`) nest at most two deep (each level multiplies the work by a list's length).
 
 mod shape;
@@ -30,7 +31,7 @@ use serde_json::{Map, Value};
 use shape::Shape;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, mpsc};
+use std::sync::{Arc, LazyLock};
 use value::{describe, json_kind, to_cel};
 
 /// Longest condition accepted, in bytes. A `when` is one line of logic; this bounds the work
@@ -43,11 +44,9 @@ const MAX_BRACKETS: usize = 100;
 const MAX_DEPTH: usize = 512;
 /// Most comprehensions nested in one another.
 const MAX_COMPREHENSION_DEPTH: usize = 2;
-/// Trees up to this deep are evaluated on the caller's thread (a few hundred KiB of stack in a
-/// debug build), deeper ones on a thread with [`DEEP_STACK`].
-const INLINE_DEPTH: usize = 16;
-/// Stack of the parser thread and of deep evaluations: enough for [`MAX_BRACKETS`] parser
-/// levels and [`MAX_DEPTH`] evaluator levels in a debug build. Reserved, not committed.
+/// Stack segment a parse or an evaluation switches to when the caller's stack has too little
+/// room left: enough for [`MAX_BRACKETS`] parser levels and [`MAX_DEPTH`] evaluator levels in
+/// a debug build. Reserved, not committed.
 const DEEP_STACK: usize = 64 << 20;
 
 /// The standard CEL environment (functions, macros), built once.
@@ -221,17 +220,15 @@ impl Condition {
     /// is not a boolean.
     pub fn evaluate(&self, variables: &Map<String, Value>) -> Result<bool, ConditionError> {
         let compiled = &*self.inner;
-        if compiled.shape.depth <= INLINE_DEPTH {
+        stacker::maybe_grow(evaluator_stack(compiled.shape.depth), DEEP_STACK, || {
             // The evaluator is another crate's code: a panic in it is an error, not a crash.
             catch_unwind(AssertUnwindSafe(|| compiled.evaluate(variables)))
                 .unwrap_or_else(|_| Err(compiled.panicked()))
-        } else {
-            on_deep_stack(&compiled.expression, || compiled.evaluate(variables))?
-        }
+        })
     }
 }
 
-/// Parses and checks `expression`; runs on the deep-stack thread (the parser and [`Shape`]
+/// Parses and checks `expression`; runs with room for its depth (the parser and [`Shape`]
 /// recurse, and a rejected tree is dropped here too).
 fn compile(expression: &str) -> Result<Compiled, ConditionError> {
     let program = ENV
@@ -260,83 +257,46 @@ fn compile(expression: &str) -> Result<Compiled, ConditionError> {
     })
 }
 
-/// A condition to compile and where to send the result.
-type Job = (String, mpsc::SyncSender<Result<Compiled, ConditionError>>);
-
-/// The compiler thread's queue, once started.
-static COMPILER: Mutex<Option<mpsc::Sender<Job>>> = Mutex::new(None);
-
-/// Compiles `expression` on the one long-lived compiler thread (with [`DEEP_STACK`]),
-/// started on first use: a thread per condition cost more than the compilation (listing
-/// agents compiles every `when` of every agent).
+/// Compiles `expression` on the caller's stack when it has room for the parser's recursion,
+/// else on a fresh [`DEEP_STACK`] segment of the same thread: no thread hop, so the files of
+/// an agent listing compile their conditions on every core at once.
 fn compile_on_deep_stack(expression: &str) -> Result<Compiled, ConditionError> {
-    let failed =
-        |message: String| ConditionError::new(expression, ConditionErrorKind::Evaluation, message);
-    // A compiler thread that is gone (it never should be) is replaced once.
-    for _ in 0..2 {
-        let sender = {
-            let mut compiler = COMPILER.lock().unwrap_or_else(PoisonError::into_inner);
-            match compiler.as_ref() {
-                Some(sender) => sender.clone(),
-                None => {
-                    let sender = start_compiler()
-                        .map_err(|error| failed(format!("cannot start the CEL thread: {error}")))?;
-                    *compiler = Some(sender.clone());
-                    sender
-                }
-            }
-        };
-        let (reply, answer) = mpsc::sync_channel(1);
-        if sender.send((expression.to_owned(), reply)).is_err() {
-            *COMPILER.lock().unwrap_or_else(PoisonError::into_inner) = None;
-            continue;
-        }
-        return answer
-            .recv()
-            .map_err(|_| failed("the CEL library failed on this expression".to_owned()))?;
-    }
-    Err(failed("the CEL thread stopped".to_owned()))
-}
-
-fn start_compiler() -> std::io::Result<mpsc::Sender<Job>> {
-    let (sender, jobs) = mpsc::channel::<Job>();
-    std::thread::Builder::new()
-        .name("agentctl-cel".into())
-        .stack_size(DEEP_STACK)
-        .spawn(move || {
-            for (expression, reply) in jobs {
-                // The parser is another crate's code: a panic in it is an error, not a crash.
-                let result = catch_unwind(AssertUnwindSafe(|| compile(&expression)))
-                    .unwrap_or_else(|_| {
-                        Err(ConditionError::new(
-                            &expression,
-                            ConditionErrorKind::Evaluation,
-                            "the CEL library failed on this expression",
-                        ))
-                    });
-                let _ = reply.send(result);
-            }
-        })?;
-    Ok(sender)
-}
-
-/// Runs `f` on a thread with [`DEEP_STACK`] and waits for it.
-fn on_deep_stack<T: Send>(
-    expression: &str,
-    f: impl FnOnce() -> T + Send,
-) -> Result<T, ConditionError> {
-    let failed =
-        |message: String| ConditionError::new(expression, ConditionErrorKind::Evaluation, message);
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("agentctl-cel".into())
-            .stack_size(DEEP_STACK)
-            .spawn_scoped(scope, f)
-            .map_err(|error| failed(format!("cannot start the CEL thread: {error}")))?;
-        handle
-            .join()
-            .map_err(|_| failed("the CEL library failed on this expression".to_owned()))
+    stacker::maybe_grow(parser_stack(expression), DEEP_STACK, || {
+        // The parser is another crate's code: a panic in it is an error, not a crash.
+        catch_unwind(AssertUnwindSafe(|| compile(expression))).unwrap_or_else(|_| {
+            Err(ConditionError::new(
+                expression,
+                ConditionErrorKind::Evaluation,
+                "the CEL library failed on this expression",
+            ))
+        })
     })
+}
+
+/// Stack the parser and [`Shape`] may need for `expression`, with a wide margin: a base, a
+/// level per bracket or `?` (each adds a round of the grammar's rules), and some per byte (a
+/// chain of operators is as deep as it is long). Measured: a condition with one bracket
+/// takes 512 KiB in a debug build and under 64 KiB in a release build; four take 1 MiB and
+/// 128 KiB.
+fn parser_stack(expression: &str) -> usize {
+    let levels = expression.matches(['(', '[', '{', '?']).count();
+    let (base, per_level, per_byte) = if cfg!(debug_assertions) {
+        (1 << 20, 384 << 10, 1 << 10)
+    } else {
+        (256 << 10, 64 << 10, 256)
+    };
+    base + levels * per_level + expression.len() * per_byte
+}
+
+/// Stack the evaluator may need for a tree `depth` levels deep, with a wide margin (16 levels
+/// took a few hundred KiB in a debug build).
+fn evaluator_stack(depth: usize) -> usize {
+    let (base, per_level) = if cfg!(debug_assertions) {
+        (512 << 10, 48 << 10)
+    } else {
+        (128 << 10, 12 << 10)
+    };
+    base + depth * per_level
 }
 
 /// The first syntax error, with its position and the parser's wording made shorter.

@@ -1,15 +1,15 @@
 //! Where a run's events go: an [`Outbox`] its [`RunHandle`](crate::RunHandle) reads, or
 //! nowhere ([`EventSink::disabled`], for `run_to_completion`).
 //!
-//! The run's task queues events without waking the reader, and wakes it once when the task
-//! yields ([`batched`]): a model call's deltas, usage and tool events reach the reader in one
-//! wake-up instead of one each. Events a tool emits from a task of its own (a sub-agent it
-//! started) wake the reader at once.
+//! Whoever polls the run (its reader, or the run's own task until a reader comes; see
+//! [`crate::handle`]) queues events without waking anyone while it polls; the reader is woken
+//! once the poll ends, if it was not the poller. Events a tool emits from a task of its own (a
+//! sub-agent it started) wake the reader at once.
 
 use agentctl_core::{EventEmitter, RunEvent};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::Waker;
 
 /// Events emitted and not read yet.
 #[derive(Debug, Default)]
@@ -17,10 +17,10 @@ pub(crate) struct Outbox {
     events: VecDeque<RunEvent>,
     /// The reader, while it waits for events.
     waker: Option<Waker>,
-    /// True while the run's task is being polled: its events are handed over when it yields.
+    /// True while the run is being polled: its events are handed over when the poll ends.
     producing: bool,
-    /// The run's task ended: no event comes after the queued ones.
-    done: bool,
+    /// The reader found the run's task polling the run, and waits to take it over.
+    reader_waiting: bool,
     /// Nobody reads any more ([`RunHandle::result`](crate::RunHandle::result)): events are
     /// dropped.
     closed: bool,
@@ -29,7 +29,7 @@ pub(crate) struct Outbox {
 /// The shared [`Outbox`] of one run.
 pub(crate) type SharedOutbox = Arc<Mutex<Outbox>>;
 
-fn lock(outbox: &SharedOutbox) -> MutexGuard<'_, Outbox> {
+pub(crate) fn lock(outbox: &SharedOutbox) -> MutexGuard<'_, Outbox> {
     // The outbox holds plain data: a panic elsewhere leaves it usable.
     outbox.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -52,70 +52,52 @@ fn push(outbox: &SharedOutbox, event: RunEvent) {
     }
 }
 
-/// The reader's side: the next event, `None` once the run ended and everything was read, or
-/// `Pending` (after registering the reader's waker).
-pub(crate) fn poll_next(outbox: &SharedOutbox, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-    let mut outbox = lock(outbox);
-    if let Some(event) = outbox.events.pop_front() {
-        return Poll::Ready(Some(event));
+impl Outbox {
+    /// The next event not read yet.
+    pub(crate) fn pop(&mut self) -> Option<RunEvent> {
+        self.events.pop_front()
     }
-    if outbox.done {
-        return Poll::Ready(None);
+
+    pub(crate) fn has_events(&self) -> bool {
+        !self.events.is_empty()
     }
-    if !outbox
-        .waker
-        .as_ref()
-        .is_some_and(|old| old.will_wake(cx.waker()))
-    {
-        outbox.waker = Some(cx.waker().clone());
+
+    /// Remembers the reader's waker, to be woken by events from other tasks (and, with
+    /// `waiting`, by the run's task once it stops polling the run).
+    pub(crate) fn register(&mut self, waker: &Waker, waiting: bool) {
+        if !self.waker.as_ref().is_some_and(|old| old.will_wake(waker)) {
+            self.waker = Some(waker.clone());
+        }
+        self.reader_waiting |= waiting;
     }
-    Poll::Pending
-}
 
-/// Drops the queued events and every later one.
-pub(crate) fn close(outbox: &SharedOutbox) {
-    let mut outbox = lock(outbox);
-    outbox.closed = true;
-    outbox.events.clear();
-}
+    /// Drops the queued events and every later one.
+    pub(crate) fn close(&mut self) {
+        self.closed = true;
+        self.events.clear();
+    }
 
-/// Runs `run`, handing its events over each time it yields, and marks the outbox done when
-/// it ends — or when it is dropped unfinished (a panic, an aborted task).
-pub(crate) async fn batched<F: Future>(run: F, outbox: SharedOutbox) -> F::Output {
-    let _done = Done(Arc::clone(&outbox));
-    let mut run = std::pin::pin!(run);
-    std::future::poll_fn(|cx| {
-        lock(&outbox).producing = true;
-        let poll = run.as_mut().poll(cx);
-        yielded(&outbox, poll.is_ready());
-        poll
-    })
-    .await
-}
+    /// A poll of the run begins: its events are queued without waking anyone.
+    pub(crate) fn begin_poll(&mut self) {
+        self.producing = true;
+    }
 
-/// Ends a poll of the run: wakes the reader if events are waiting (or the run `ended`).
-fn yielded(outbox: &SharedOutbox, ended: bool) {
-    let waker = {
-        let mut outbox = lock(outbox);
-        outbox.producing = false;
-        outbox.done |= ended;
-        if ended || !outbox.events.is_empty() {
-            outbox.waker.take()
+    /// A poll of the run by its own task ended: the reader to wake, if events wait for it,
+    /// the run `ended`, or the reader waits to take the run over.
+    pub(crate) fn end_task_poll(&mut self, ended: bool) -> Option<Waker> {
+        self.producing = false;
+        if ended || self.reader_waiting || !self.events.is_empty() {
+            self.reader_waiting = false;
+            self.waker.take()
         } else {
             None
         }
-    };
-    if let Some(waker) = waker {
-        waker.wake();
     }
-}
 
-/// Marks the outbox done when the run's task ends, however it ends.
-struct Done(SharedOutbox);
-
-impl Drop for Done {
-    fn drop(&mut self) {
-        yielded(&self.0, true);
+    /// A poll of the run by its reader ended: nobody to wake.
+    pub(crate) fn end_reader_poll(&mut self) {
+        self.producing = false;
+        self.reader_waiting = false;
     }
 }
 

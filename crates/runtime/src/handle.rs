@@ -1,39 +1,219 @@
-//! [`RunHandle`]: a run as a stream of its events. The run goes on in a task of its own; its
-//! events wait in the handle's outbox and reach the reader in batches, one wake-up each time
-//! the run's task yields (see [`crate::events`]).
+//! [`RunHandle`]: a run as a stream of its events.
+//!
+//! A run starts at once, in a task of its own, so it goes on whether or not anyone reads it
+//! yet. The first time its reader waits for an event, the reader takes the run over and polls
+//! it itself: the answer's chunks then wake the reader directly, instead of waking the run's
+//! task which wakes the reader — a hop between tasks (and often threads) per streamed delta.
+//! A reader that goes away hands the run back to its task, which winds it down (cancelled).
 
 use crate::events::{self, SharedOutbox};
 use agentctl_core::{RunError, RunEvent, RunResult, RunStream};
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
+use futures_util::task::AtomicWaker;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::task::{Context, Poll};
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+/// The agent loop of one run.
+pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Result<RunResult, RunError>> + Send>>;
+
+/// Who polls the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Driver {
+    /// The run's own task: nobody reads it (yet, or any more).
+    Task,
+    /// The reader, from its own task.
+    Reader,
+}
+
+/// The run, shared by its task and its reader.
+struct Slot {
+    /// The loop, until it ends.
+    run: Option<RunFuture>,
+    /// How it ended, until taken by [`RunHandle::result`].
+    result: Option<Result<RunResult, RunError>>,
+    driver: Driver,
+}
+
+impl Slot {
+    /// Polls the run once; true when it has ended (its result is kept).
+    fn poll_run(&mut self, outbox: &SharedOutbox, cx: &mut Context<'_>) -> bool {
+        let Some(run) = self.run.as_mut() else {
+            return true;
+        };
+        events::lock(outbox).begin_poll();
+        // The loop runs tools and other crates' code: a panic ends the run, not the reader.
+        let poll = catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx)));
+        let result = match poll {
+            Ok(Poll::Pending) => return false,
+            Ok(Poll::Ready(result)) => result,
+            Err(panic) => Err(RunError::Aborted(format!(
+                "the run panicked: {}",
+                panic_message(panic.as_ref())
+            ))),
+        };
+        self.run = None;
+        self.result = Some(result);
+        true
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message")
+}
+
+/// What a run's task and its handle share.
+struct Shared {
+    slot: Mutex<Slot>,
+    outbox: SharedOutbox,
+    /// The run's task, to wake when the reader hands the run back or the run ends.
+    task: AtomicWaker,
+    /// The reader, to pass on wake-ups that reach the task while the reader drives: a future
+    /// that kept the waker of an earlier poll (against the `Future` contract, but it happens
+    /// in the wild) would otherwise stall the run.
+    reader: AtomicWaker,
+}
+
+impl Shared {
+    fn slot(&self) -> MutexGuard<'_, Slot> {
+        // A panic while polling is caught inside the lock, so this never sees poison; the
+        // slot stays usable regardless.
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The slot, unless the other side is polling the run right now.
+    fn try_slot(&self) -> Option<MutexGuard<'_, Slot>> {
+        match self.slot.try_lock() {
+            Ok(slot) => Some(slot),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// One poll by the run's task: drives the run while no reader does.
+    fn poll_task(&self, cx: &mut Context<'_>) -> Poll<()> {
+        self.task.register(cx.waker());
+        let Some(mut slot) = self.try_slot() else {
+            // The reader is polling the run; it wakes the task when it hands the run back.
+            self.reader.wake();
+            return Poll::Pending;
+        };
+        if slot.run.is_none() {
+            return Poll::Ready(());
+        }
+        if slot.driver == Driver::Reader {
+            self.reader.wake();
+            return Poll::Pending;
+        }
+        let ended = slot.poll_run(&self.outbox, cx);
+        drop(slot);
+        let reader = events::lock(&self.outbox).end_task_poll(ended);
+        if let Some(reader) = reader {
+            reader.wake();
+        }
+        if ended {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// One poll by the reader: the next event, driving the run itself to get it.
+    fn poll_reader(&self, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+        self.reader.register(cx.waker());
+        loop {
+            {
+                let mut outbox = events::lock(&self.outbox);
+                if let Some(event) = outbox.pop() {
+                    return Poll::Ready(Some(event));
+                }
+                // Events a sub-agent's task emits wake the reader from there.
+                outbox.register(cx.waker(), false);
+            }
+            let mut slot = match self.try_slot() {
+                Some(slot) => slot,
+                None => {
+                    // The run's task is polling it: it wakes the reader when done, and the
+                    // reader takes over then — unless it let go in between, so try once more.
+                    events::lock(&self.outbox).register(cx.waker(), true);
+                    match self.try_slot() {
+                        Some(slot) => slot,
+                        None => return Poll::Pending,
+                    }
+                }
+            };
+            if slot.run.is_none() {
+                return Poll::Ready(None);
+            }
+            slot.driver = Driver::Reader;
+            let ended = slot.poll_run(&self.outbox, cx);
+            drop(slot);
+            let more = {
+                let mut outbox = events::lock(&self.outbox);
+                outbox.end_reader_poll();
+                outbox.has_events()
+            };
+            if ended {
+                // Its task has nothing left to do.
+                self.task.wake();
+            } else if !more {
+                return Poll::Pending;
+            }
+        }
+    }
+}
 
 /// A running agent: a [`Stream`] of [`RunEvent`]s ending after `run_finished` or `run_failed`.
 ///
-/// Dropping the handle cancels the run.
-#[derive(Debug)]
+/// The run starts at once and goes on by itself until the handle is first polled; from then
+/// on the reader drives it, so it goes at the reader's pace — keep reading, or call
+/// [`RunHandle::result`]. Dropping the handle cancels the run (it winds down in its own task).
 pub struct RunHandle {
     run_id: String,
-    outbox: SharedOutbox,
     cancel: CancellationToken,
-    task: JoinHandle<Result<RunResult, RunError>>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for RunHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunHandle")
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RunHandle {
-    pub(crate) fn new(
+    /// Starts `run` in a task of its own on the current tokio runtime.
+    pub(crate) fn start(
         run_id: String,
         cancel: CancellationToken,
         outbox: SharedOutbox,
-        task: JoinHandle<Result<RunResult, RunError>>,
+        run: RunFuture,
     ) -> Self {
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Slot {
+                run: Some(run),
+                result: None,
+                driver: Driver::Task,
+            }),
+            outbox,
+            task: AtomicWaker::new(),
+            reader: AtomicWaker::new(),
+        });
+        let task = Arc::clone(&shared);
+        tokio::spawn(std::future::poll_fn(move |cx| task.poll_task(cx)));
         Self {
             run_id,
-            outbox,
             cancel,
-            task,
+            shared,
         }
     }
 
@@ -55,12 +235,17 @@ impl RunHandle {
     /// Waits for the end of the run and returns its result, including the conversation
     /// ([`RunResult::messages`], which the `run_finished` event leaves empty). Events not read
     /// yet are discarded.
-    pub async fn result(mut self) -> Result<RunResult, RunError> {
-        events::close(&self.outbox);
-        match (&mut self.task).await {
-            Ok(result) => result,
-            Err(error) => Err(RunError::Aborted(error.to_string())),
-        }
+    pub async fn result(self) -> Result<RunResult, RunError> {
+        events::lock(&self.shared.outbox).close();
+        // Read to the end: the events are dropped as they come.
+        let shared = Arc::clone(&self.shared);
+        std::future::poll_fn(|cx| {
+            while let Some(_event) = std::task::ready!(shared.poll_reader(cx)) {}
+            Poll::Ready(())
+        })
+        .await;
+        let result = self.shared.slot().result.take();
+        result.unwrap_or_else(|| Err(RunError::Aborted("the run's result was taken".into())))
     }
 }
 
@@ -82,14 +267,20 @@ impl Stream for RunHandle {
     type Item = RunEvent;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-        events::poll_next(&self.outbox, cx)
+        self.shared.poll_reader(cx)
     }
 }
 
 impl Drop for RunHandle {
     fn drop(&mut self) {
-        if !self.task.is_finished() {
+        let mut slot = self.shared.slot();
+        if slot.run.is_some() {
+            // Cancelled, the run winds down in its task (a tool's child process is stopped,
+            // not abandoned).
             self.cancel.cancel();
+            slot.driver = Driver::Task;
+            drop(slot);
+            self.shared.task.wake();
         }
     }
 }

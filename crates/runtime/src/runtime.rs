@@ -2,7 +2,7 @@
 //! back a [`RunHandle`] (a stream of [`RunEvent`](agentctl_core::RunEvent)s that can be cancelled).
 
 use crate::agent_loop::{self, EventSink, Prepared};
-use crate::events::{self, SharedOutbox};
+use crate::events::SharedOutbox;
 use crate::handle::RunHandle;
 use crate::specs::SpecCache;
 use agentctl_core::{
@@ -201,11 +201,8 @@ impl Runtime {
         let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
         let outbox = SharedOutbox::default();
         let sink = EventSink::outbox(Arc::clone(&outbox));
-        let task = tokio::spawn(events::batched(
-            async move { agent_loop::execute(prepared, &sink).await },
-            Arc::clone(&outbox),
-        ));
-        RunHandle::new(run_id, cancel, outbox, task)
+        let run = Box::pin(async move { agent_loop::execute(prepared, &sink).await });
+        RunHandle::start(run_id, cancel, outbox, run)
     }
 
     /// Runs to the end on the caller's task (no spawned task, no event channel) and returns

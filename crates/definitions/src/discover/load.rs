@@ -103,7 +103,7 @@ fn load(dir: &AgentDir, path: &Path, prompts: Prompts) -> Outcome {
         Ok(mut agent) => {
             let errors = definition_errors(&agent);
             if prompts == Prompts::Drop {
-                agent.definition.system_prompt = String::new();
+                agent.keep_summary_only();
             }
             Outcome::Loaded(Box::new(agent), errors)
         }

@@ -1,4 +1,5 @@
 mod cancel;
+mod driving;
 mod events;
 mod guardrails;
 mod nesting;

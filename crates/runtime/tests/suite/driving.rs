@@ -1,0 +1,135 @@
+//! Who drives a run: its own task until it is read, then its reader; and wake-ups that reach
+//! the wrong one still move the run on.
+
+use super::support::{agent, collect, kinds, text};
+use agentctl_core::{
+    DeltaSink, ModelProvider, ModelRequest, ModelResponse, ProviderError, RunOptions, Settings,
+    ToolRegistry,
+};
+use agentctl_runtime::Runtime;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Answers a moment after it is first asked, waking only the waker of its first poll — which
+/// the `Future` contract forbids, and some futures in the wild do anyway.
+struct FirstWakerOnly {
+    asked: Arc<Notify>,
+}
+
+struct Answer {
+    ready: Arc<AtomicBool>,
+    started: bool,
+}
+
+impl Future for Answer {
+    type Output = Result<ModelResponse, ProviderError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if self.ready.load(Ordering::SeqCst) {
+            return Poll::Ready(Ok(text("done")));
+        }
+        if !self.started {
+            self.started = true;
+            let (ready, waker) = (Arc::clone(&self.ready), cx.waker().clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                ready.store(true, Ordering::SeqCst);
+                waker.wake();
+            });
+        }
+        Poll::Pending
+    }
+}
+
+#[async_trait::async_trait]
+impl ModelProvider for FirstWakerOnly {
+    fn name(&self) -> &str {
+        "first-waker-only"
+    }
+
+    async fn complete(
+        &self,
+        _request: &ModelRequest,
+        _on_delta: DeltaSink<'_>,
+    ) -> Result<ModelResponse, ProviderError> {
+        self.asked.notify_one();
+        Answer {
+            ready: Arc::default(),
+            started: false,
+        }
+        .await
+    }
+}
+
+fn runtime(asked: &Arc<Notify>) -> Runtime {
+    let asked = Arc::clone(asked);
+    Runtime::new(
+        Settings::default(),
+        move |_: &agentctl_core::ModelRef, _: &Settings| {
+            Ok(Arc::new(FirstWakerOnly {
+                asked: Arc::clone(&asked),
+            }) as Arc<dyn ModelProvider>)
+        },
+        ToolRegistry::new(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_goes_on_before_it_is_read_and_its_reader_takes_it_over() {
+    let asked = Arc::new(Notify::new());
+    let handle = runtime(&asked).run(&agent("a"), "hi", RunOptions::new());
+    // Nobody reads yet: the run's own task starts it, up to the model call.
+    tokio::time::timeout(Duration::from_secs(10), asked.notified())
+        .await
+        .expect("the run started without being read");
+    // The answer wakes the run's task (it polled first); the reader, which polls the run from
+    // now on, must still hear of it.
+    let events = tokio::time::timeout(Duration::from_secs(10), collect(handle))
+        .await
+        .expect("the run stalled after its reader took it over");
+    assert_eq!(
+        kinds(&events).last().map(String::as_str),
+        Some("run_finished")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_runs_read_at_once_all_finish() {
+    let asked = Arc::new(Notify::new());
+    let runtime = runtime(&asked);
+    let reads = (0..50).map(|_| {
+        let handle = runtime.run(&agent("a"), "hi", RunOptions::new());
+        tokio::spawn(collect(handle))
+    });
+    let all = tokio::time::timeout(
+        Duration::from_secs(20),
+        futures_util::future::join_all(reads),
+    )
+    .await
+    .expect("a run stalled");
+    for events in all {
+        assert_eq!(
+            kinds(&events.unwrap()).last().map(String::as_str),
+            Some("run_finished")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_result_of_a_run_read_partway() {
+    use futures_util::StreamExt;
+    let asked = Arc::new(Notify::new());
+    let mut handle = runtime(&asked).run(&agent("a"), "hi", RunOptions::new());
+    let first = handle.next().await.expect("run_started");
+    assert_eq!(kinds(&[first]), ["run_started"]);
+    let result = tokio::time::timeout(Duration::from_secs(10), handle.result())
+        .await
+        .expect("the run stalled")
+        .unwrap();
+    assert_eq!(result.text, "done");
+}
