@@ -12,8 +12,26 @@ pub fn not_allowed(tool: &str) -> String {
 /// (`mcp.github.*`, `read_*`); deny wins over allow; no allow list means every tool.
 #[derive(Debug, Clone, Default)]
 pub struct ToolFilter {
-    allow: Option<GlobSet>,
-    deny: Option<GlobSet>,
+    allow: Option<Patterns>,
+    deny: Option<Patterns>,
+}
+
+/// One list: plain names are compared as they are (building a glob matcher costs more than
+/// a whole run's bookkeeping, and most lists are names); patterns go to a [`GlobSet`].
+#[derive(Debug, Clone, Default)]
+struct Patterns {
+    names: Vec<String>,
+    globs: Option<GlobSet>,
+}
+
+impl Patterns {
+    fn is_match(&self, name: &str) -> bool {
+        self.names.iter().any(|plain| plain == name)
+            || self
+                .globs
+                .as_ref()
+                .is_some_and(|globs| globs.is_match(name))
+    }
 }
 
 /// A tool pattern that is not a valid glob.
@@ -57,21 +75,34 @@ impl ToolFilter {
     }
 }
 
-fn compile(patterns: &[String], list: &'static str) -> Result<GlobSet, ToolPatternError> {
-    let mut builder = GlobSetBuilder::new();
+/// Characters that make an entry a glob pattern rather than a name.
+const GLOB_SYNTAX: &[char] = &['*', '?', '[', ']', '{', '}', '\\'];
+
+fn compile(patterns: &[String], list: &'static str) -> Result<Patterns, ToolPatternError> {
+    let mut names = Vec::new();
+    let mut builder: Option<GlobSetBuilder> = None;
     for pattern in patterns {
-        let glob = Glob::new(pattern.trim()).map_err(|error| ToolPatternError {
-            pattern: pattern.clone(),
+        let pattern = pattern.trim();
+        if !pattern.contains(GLOB_SYNTAX) {
+            names.push(pattern.to_owned());
+            continue;
+        }
+        let glob = Glob::new(pattern).map_err(|error| ToolPatternError {
+            pattern: pattern.to_owned(),
             list,
             message: error.kind().to_string(),
         })?;
-        builder.add(glob);
+        builder.get_or_insert_with(GlobSetBuilder::new).add(glob);
     }
-    builder.build().map_err(|error| ToolPatternError {
-        pattern: patterns.join(","),
-        list,
-        message: error.to_string(),
-    })
+    let globs = builder
+        .map(|builder| builder.build())
+        .transpose()
+        .map_err(|error| ToolPatternError {
+            pattern: patterns.join(","),
+            list,
+            message: error.to_string(),
+        })?;
+    Ok(Patterns { names, globs })
 }
 
 #[cfg(test)]
@@ -104,6 +135,36 @@ mod tests {
         assert!(!filter.allows("write_file"));
         let none = ToolFilter::new(&policy(Some(&[]), &[])).unwrap();
         assert!(!none.allows("grep"));
+    }
+
+    #[test]
+    fn plain_names_match_as_the_same_glob_would() {
+        let names = ["grep", "mcp.github.get_issue", "read_file", " spaced "];
+        let candidates = [
+            "grep",
+            "grep2",
+            "gre",
+            "mcp.github.get_issue",
+            "mcp.github.get_issueX",
+            "mcpXgithub.get_issue",
+            "read_file",
+            "spaced",
+            " spaced ",
+            "",
+        ];
+        let filter = ToolFilter::new(&policy(Some(&names), &[])).unwrap();
+        let mut globs = GlobSetBuilder::new();
+        for name in names {
+            globs.add(Glob::new(name.trim()).unwrap());
+        }
+        let globs = globs.build().unwrap();
+        for candidate in candidates {
+            assert_eq!(
+                filter.allows(candidate),
+                globs.is_match(candidate),
+                "{candidate:?}"
+            );
+        }
     }
 
     #[test]

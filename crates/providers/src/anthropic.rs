@@ -46,6 +46,7 @@ impl ModelProvider for AnthropicProvider {
         let target = Target {
             model: &request.model,
             url: format!("{}/v1/messages", self.base_url).into(),
+            parsed: None,
         };
         let names = ToolNames::for_request(request);
         // As text, the `Value` tree (a copy of every tool schema) dropped before the await.

@@ -126,6 +126,7 @@ impl Embedder for HttpEmbedder {
         let target = Target {
             model: &self.model.model,
             url: self.url.as_str().into(),
+            parsed: None,
         };
         let mut vectors = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {

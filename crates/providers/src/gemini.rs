@@ -57,6 +57,7 @@ impl ModelProvider for GeminiProvider {
         let target = Target {
             model: &request.model,
             url: url.into(),
+            parsed: None,
         };
         let names = ToolNames::for_request(request);
         // As text, the `Value` tree (a copy of every tool schema) dropped before the await.

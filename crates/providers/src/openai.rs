@@ -23,15 +23,19 @@ pub(crate) struct OpenAiProvider {
     http: HttpClient,
     /// `{base}/chat/completions`, built once.
     url: String,
+    /// `url` parsed, when it parses (else each request reports why).
+    parsed_url: Option<reqwest::Url>,
     /// The tool sets of the runs, serialised once each.
     tools: SharedTools,
 }
 
 impl OpenAiProvider {
     pub fn new(http: HttpClient, base_url: &str) -> Self {
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
         Self {
             http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            parsed_url: reqwest::Url::parse(&url).ok(),
+            url,
             tools: SharedTools::default(),
         }
     }
@@ -51,6 +55,7 @@ impl ModelProvider for OpenAiProvider {
         let target = Target {
             model: &request.model,
             url: Cow::Borrowed(&self.url),
+            parsed: self.parsed_url.as_ref(),
         };
         let names = ToolNames::for_request(request);
         let body = self.request_body(request, &names);

@@ -4,7 +4,9 @@
 //! yet. The first time its reader waits for an event, the reader takes the run over and polls
 //! it itself: the answer's chunks then wake the reader directly, instead of waking the run's
 //! task which wakes the reader — a hop between tasks (and often threads) per streamed delta.
-//! A reader that goes away hands the run back to its task, which winds it down (cancelled).
+//! A reader that goes away hands the run to a new task, which winds it down (cancelled).
+//! Either way the run is polled with one waker of its own ([`RunWaker`]), which wakes
+//! whichever of the two drives it.
 
 use crate::events::{self, SharedOutbox};
 use agentctl_core::{RunError, RunEvent, RunResult, RunStream};
@@ -14,8 +16,9 @@ use futures_util::task::AtomicWaker;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Wake, Waker};
 use tokio_util::sync::CancellationToken;
 
 /// The agent loop of one run.
@@ -37,17 +40,20 @@ struct Slot {
     /// How it ended, until taken by [`RunHandle::result`].
     result: Option<Result<RunResult, RunError>>,
     driver: Driver,
+    /// A task of the run's own exists (it ends once the reader drives the run).
+    task_alive: bool,
 }
 
 impl Slot {
-    /// Polls the run once; true when it has ended (its result is kept).
-    fn poll_run(&mut self, outbox: &SharedOutbox, cx: &mut Context<'_>) -> bool {
+    /// Polls the run once with `waker`; true when it has ended (its result is kept).
+    fn poll_run(&mut self, outbox: &SharedOutbox, waker: &Waker) -> bool {
         let Some(run) = self.run.as_mut() else {
             return true;
         };
         events::lock(outbox).begin_poll();
+        let mut cx = Context::from_waker(waker);
         // The loop runs tools and other crates' code: a panic ends the run, not the reader.
-        let poll = catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx)));
+        let poll = catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(&mut cx)));
         let result = match poll {
             Ok(Poll::Pending) => return false,
             Ok(Poll::Ready(result)) => result,
@@ -70,16 +76,34 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("no message")
 }
 
+/// The one waker the run is ever polled with, whoever polls it: it notes that the run has
+/// something to do and wakes the current driver. Futures inside the run so keep a waker that
+/// stays right when the driver changes, and a poll that would find nothing new is skipped.
+struct RunWaker {
+    woken: AtomicBool,
+    driver: AtomicWaker,
+}
+
+impl Wake for RunWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.driver.wake();
+    }
+}
+
 /// What a run's task and its handle share.
 struct Shared {
     slot: Mutex<Slot>,
     outbox: SharedOutbox,
     /// The run's task, to wake when the reader hands the run back or the run ends.
     task: AtomicWaker,
-    /// The reader, to pass on wake-ups that reach the task while the reader drives: a future
-    /// that kept the waker of an earlier poll (against the `Future` contract, but it happens
-    /// in the wild) would otherwise stall the run.
-    reader: AtomicWaker,
+    run_waker: Arc<RunWaker>,
+    /// [`Self::run_waker`] as a [`Waker`].
+    waker: Waker,
 }
 
 impl Shared {
@@ -98,37 +122,49 @@ impl Shared {
         }
     }
 
-    /// One poll by the run's task: drives the run while no reader does.
+    /// Makes `driver` the one the run's wake-ups reach, and says whether the run was woken
+    /// since its last poll. Called with the slot held, so drivers never register at once.
+    fn woken_for(&self, driver: &Waker) -> bool {
+        self.run_waker.driver.register(driver);
+        self.run_waker.woken.swap(false, Ordering::AcqRel)
+    }
+
+    /// One poll by the run's task: drives the run while no reader does, and ends when one
+    /// does (or the run has ended).
     fn poll_task(&self, cx: &mut Context<'_>) -> Poll<()> {
         self.task.register(cx.waker());
         let Some(mut slot) = self.try_slot() else {
-            // The reader is polling the run; it wakes the task when it hands the run back.
-            self.reader.wake();
+            // The reader is polling the run; having taken it over, it wakes the task to end.
             return Poll::Pending;
         };
-        if slot.run.is_none() {
-            return Poll::Ready(());
+        let done = if slot.run.is_none() || slot.driver == Driver::Reader {
+            true
+        } else if self.woken_for(cx.waker()) {
+            slot.poll_run(&self.outbox, &self.waker)
+        } else {
+            false
+        };
+        if done {
+            slot.task_alive = false;
         }
-        if slot.driver == Driver::Reader {
-            self.reader.wake();
-            return Poll::Pending;
-        }
-        let ended = slot.poll_run(&self.outbox, cx);
+        let ended = slot.run.is_none();
         drop(slot);
+        // However the poll went: a reader that found the slot taken waits for this.
         let reader = events::lock(&self.outbox).end_task_poll(ended);
         if let Some(reader) = reader {
             reader.wake();
         }
-        if ended {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
+        if done { Poll::Ready(()) } else { Poll::Pending }
+    }
+
+    /// Starts a task that drives the run until a reader does.
+    fn spawn_task(self: &Arc<Self>) {
+        let shared = Arc::clone(self);
+        tokio::spawn(std::future::poll_fn(move |cx| shared.poll_task(cx)));
     }
 
     /// One poll by the reader: the next event, driving the run itself to get it.
     fn poll_reader(&self, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-        self.reader.register(cx.waker());
         loop {
             {
                 let mut outbox = events::lock(&self.outbox);
@@ -153,18 +189,31 @@ impl Shared {
             if slot.run.is_none() {
                 return Poll::Ready(None);
             }
-            slot.driver = Driver::Reader;
-            let ended = slot.poll_run(&self.outbox, cx);
+            if slot.driver == Driver::Task {
+                // Taking the run over: poll it at once, and let its task end.
+                slot.driver = Driver::Reader;
+                self.run_waker.woken.store(true, Ordering::Release);
+                if slot.task_alive {
+                    self.task.wake();
+                }
+            }
+            if !self.woken_for(cx.waker()) {
+                // Nothing happened since the last poll.
+                return Poll::Pending;
+            }
+            let ended = slot.poll_run(&self.outbox, &self.waker);
+            // A task that found the slot taken while the reader polled ends now.
+            let task_alive = slot.task_alive;
             drop(slot);
+            if task_alive {
+                self.task.wake();
+            }
             let more = {
                 let mut outbox = events::lock(&self.outbox);
                 outbox.end_reader_poll();
                 outbox.has_events()
             };
-            if ended {
-                // Its task has nothing left to do.
-                self.task.wake();
-            } else if !more {
+            if !ended && !more {
                 return Poll::Pending;
             }
         }
@@ -175,7 +224,7 @@ impl Shared {
 ///
 /// The run starts at once and goes on by itself until the handle is first polled; from then
 /// on the reader drives it, so it goes at the reader's pace — keep reading, or call
-/// [`RunHandle::result`]. Dropping the handle cancels the run (it winds down in its own task).
+/// [`RunHandle::result`]. Dropping the handle cancels the run (it winds down in a task).
 pub struct RunHandle {
     run_id: String,
     cancel: CancellationToken,
@@ -198,18 +247,24 @@ impl RunHandle {
         outbox: SharedOutbox,
         run: RunFuture,
     ) -> Self {
+        let run_waker = Arc::new(RunWaker {
+            // Polled first thing, by whoever comes first.
+            woken: AtomicBool::new(true),
+            driver: AtomicWaker::new(),
+        });
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot {
                 run: Some(run),
                 result: None,
                 driver: Driver::Task,
+                task_alive: true,
             }),
             outbox,
             task: AtomicWaker::new(),
-            reader: AtomicWaker::new(),
+            waker: Waker::from(Arc::clone(&run_waker)),
+            run_waker,
         });
-        let task = Arc::clone(&shared);
-        tokio::spawn(std::future::poll_fn(move |cx| task.poll_task(cx)));
+        shared.spawn_task();
         Self {
             run_id,
             cancel,
@@ -274,13 +329,28 @@ impl Stream for RunHandle {
 impl Drop for RunHandle {
     fn drop(&mut self) {
         let mut slot = self.shared.slot();
-        if slot.run.is_some() {
-            // Cancelled, the run winds down in its task (a tool's child process is stopped,
-            // not abandoned).
-            self.cancel.cancel();
+        if slot.run.is_none() {
+            return;
+        }
+        // Cancelled, the run winds down in a task of its own (a tool's child process is
+        // stopped, not abandoned); outside a tokio runtime it is dropped with the handle.
+        self.cancel.cancel();
+        if slot.driver == Driver::Task {
+            // Its task drives it still.
+            return;
+        }
+        if slot.task_alive {
+            // The task has not ended yet: it takes the run back.
             slot.driver = Driver::Task;
+            self.shared.run_waker.woken.store(true, Ordering::Release);
             drop(slot);
             self.shared.task.wake();
+        } else if tokio::runtime::Handle::try_current().is_ok() {
+            slot.driver = Driver::Task;
+            slot.task_alive = true;
+            self.shared.run_waker.woken.store(true, Ordering::Release);
+            drop(slot);
+            self.shared.spawn_task();
         }
     }
 }

@@ -223,19 +223,19 @@ impl Runtime {
     /// outside runs (compaction, guardrail checks) goes through the same providers — and the
     /// same recording — as the runs.
     pub fn provider_for(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, RunError> {
-        // The lock is never held across an await.
-        if let Some(provider) = self.cached_provider(model) {
-            return Ok(provider);
+        // Built under the lock (never held across an await): runs that start together share
+        // one provider — one connection pool — instead of each building its own.
+        let mut cache = self
+            .inner
+            .providers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(provider) = cache.get(model) {
+            return Ok(Arc::clone(provider));
         }
         let provider = self.inner.factory.build(model, &self.inner.settings)?;
-        if let Ok(mut cache) = self.inner.providers.lock() {
-            cache.insert(model.clone(), Arc::clone(&provider));
-        }
+        cache.insert(model.clone(), Arc::clone(&provider));
         Ok(provider)
-    }
-
-    fn cached_provider(&self, model: &ModelRef) -> Option<Arc<dyn ModelProvider>> {
-        self.inner.providers.lock().ok()?.get(model).cloned()
     }
 
     fn prepare(

@@ -133,3 +133,43 @@ async fn the_result_of_a_run_read_partway() {
         .unwrap();
     assert_eq!(result.text, "done");
 }
+
+/// Waits (up to 10 s) until the runtime has at most `alive` tasks.
+async fn tasks_settle_to(alive: usize) -> usize {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    for _ in 0..1000 {
+        if metrics.num_alive_tasks() <= alive {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    metrics.num_alive_tasks()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_read_to_the_end_leave_no_task_behind() {
+    let asked = Arc::new(Notify::new());
+    let runtime = runtime(&asked);
+    for _ in 0..20 {
+        let events = collect(runtime.run(&agent("a"), "hi", RunOptions::new())).await;
+        assert_eq!(
+            kinds(&events).last().map(String::as_str),
+            Some("run_finished")
+        );
+    }
+    assert_eq!(tasks_settle_to(0).await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handle_dropped_after_its_first_event_winds_its_run_down() {
+    use futures_util::StreamExt;
+    let asked = Arc::new(Notify::new());
+    let runtime = runtime(&asked);
+    let mut handle = runtime.run(&agent("a"), "hi", RunOptions::new());
+    let token = handle.cancellation_token();
+    handle.next().await.expect("run_started");
+    drop(handle);
+    assert!(token.is_cancelled());
+    // The run goes on in a task of its own until it sees the cancellation, then ends.
+    assert_eq!(tasks_settle_to(0).await, 0);
+}
