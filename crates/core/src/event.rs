@@ -181,8 +181,9 @@ pub enum RunEvent {
     },
     /// The run finished.
     RunFinished {
-        /// The result.
-        result: RunResult,
+        /// The result (boxed: it is the largest variant by far, and every event would be as
+        /// large as it).
+        result: Box<RunResult>,
     },
     /// The run failed or was cancelled.
     RunFailed {
@@ -272,7 +273,10 @@ mod tests {
             messages: vec![Message::user("hi")],
             handoff: None,
         };
-        let json = serde_json::to_value(RunEvent::RunFinished { result }).unwrap();
+        let json = serde_json::to_value(RunEvent::RunFinished {
+            result: Box::new(result),
+        })
+        .unwrap();
         assert_eq!(json["type"], "run_finished");
         assert_eq!(json["result"]["metadata"]["tokensUsed"]["output"], 2);
         assert_eq!(json["result"]["metadata"]["contextMode"], "isolated");

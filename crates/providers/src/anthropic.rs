@@ -61,7 +61,7 @@ impl ModelProvider for AnthropicProvider {
         let mut stop: Option<String> = None;
         self.http
             .post_sse(&target, body, |event| {
-                let value: Value = serde_json::from_str(&event.data).map_err(|error| {
+                let value: Value = serde_json::from_str(event.data).map_err(|error| {
                     self.http.malformed(
                         &target,
                         format!("bad stream event ({error}): {}", event.data),

@@ -74,7 +74,7 @@ impl ModelProvider for GeminiProvider {
         } else {
             self.http
                 .post_sse(&target, body, |event| {
-                    let value: Value = serde_json::from_str(&event.data).map_err(|error| {
+                    let value: Value = serde_json::from_str(event.data).map_err(|error| {
                         self.http.malformed(
                             &target,
                             format!("bad stream event ({error}): {}", event.data),

@@ -3,6 +3,7 @@
 //! answers into one-line [`ProviderError`]s that say what to check. API keys travel only in
 //! default headers marked sensitive; no error text is built from headers.
 
+use crate::idle::{IdleTimer, IdleTimers};
 use crate::options::{ProviderOptions, RetryPolicy};
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
@@ -15,7 +16,6 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
 
@@ -31,6 +31,7 @@ pub(crate) struct HttpClient {
     retry: RetryPolicy,
     request_timeout: Duration,
     idle_timeout: Duration,
+    idle_timers: IdleTimers,
 }
 
 /// Where a call goes: kept together so every error can name provider, model and URL.
@@ -153,6 +154,7 @@ impl HttpClient {
             retry: options.retry,
             request_timeout: options.request_timeout,
             idle_timeout: options.idle_timeout,
+            idle_timers: IdleTimers::default(),
         })
     }
 
@@ -208,7 +210,7 @@ impl HttpClient {
         &self,
         target: &Target<'_>,
         body: &RequestBody,
-    ) -> Result<ByteStream, ProviderError> {
+    ) -> Result<ByteStream<'_>, ProviderError> {
         let response = self
             .with_retries(|| async {
                 tokio::time::timeout(self.request_timeout, self.send(target, body))
@@ -216,11 +218,12 @@ impl HttpClient {
                     .map_err(|_| self.timeout(target, self.request_timeout, "request"))?
             })
             .await?;
+        let now = tokio::time::Instant::now();
         Ok(ByteStream {
             response,
             idle_timeout: self.idle_timeout,
-            idle: Box::pin(tokio::time::sleep(self.idle_timeout)),
-            last_chunk: tokio::time::Instant::now(),
+            idle: self.idle_timers.take(now + self.idle_timeout),
+            last_chunk: now,
         })
     }
 
@@ -327,7 +330,7 @@ impl HttpClient {
     async fn next_chunk(
         &self,
         target: &Target<'_>,
-        stream: &mut ByteStream,
+        stream: &mut ByteStream<'_>,
     ) -> Result<Option<Bytes>, ProviderError> {
         // One timer per stream, moved only when it fires early: resetting it at every chunk
         // would take the timer driver's lock once per delta, which costs concurrent streams
@@ -339,12 +342,12 @@ impl HttpClient {
                     stream.last_chunk = tokio::time::Instant::now();
                     return chunk.map_err(|error| self.connection(target, &error));
                 }
-                () = stream.idle.as_mut() => {
+                () = stream.idle.elapsed() => {
                     let deadline = stream.last_chunk + stream.idle_timeout;
                     if deadline <= tokio::time::Instant::now() {
                         return Err(self.timeout(target, stream.idle_timeout, "idle stream"));
                     }
-                    stream.idle.as_mut().reset(deadline);
+                    stream.idle.reset(deadline);
                 }
             }
         }
@@ -358,18 +361,18 @@ impl HttpClient {
         &self,
         target: &Target<'_>,
         body: impl Into<RequestBody>,
-        mut handle: impl FnMut(SseEvent) -> Result<bool, ProviderError>,
+        mut handle: impl FnMut(SseEvent<'_>) -> Result<bool, ProviderError>,
     ) -> Result<(), ProviderError> {
         let body = body.into();
         let mut stream = self.post_stream(target, &body).await?;
         let mut parser = SseParser::default();
         loop {
             let chunk = self.next_chunk(target, &mut stream).await?;
-            let events = match &chunk {
+            match &chunk {
                 Some(bytes) => parser.push(bytes),
-                None => parser.finish().into_iter().collect(),
-            };
-            for event in events {
+                None => parser.finish(),
+            }
+            while let Some(event) = parser.next_event() {
                 if handle(event)? {
                     return Ok(());
                 }
@@ -382,12 +385,12 @@ impl HttpClient {
 }
 
 /// An answer being streamed.
-pub(crate) struct ByteStream {
+pub(crate) struct ByteStream<'a> {
     response: reqwest::Response,
     idle_timeout: Duration,
     /// The idle limit's timer: it fires `idle_timeout` after the chunk it was last set from,
     /// and is set again from [`last_chunk`](Self::last_chunk) if more came since.
-    idle: Pin<Box<tokio::time::Sleep>>,
+    idle: IdleTimer<'a>,
     /// When the last chunk came (or the headers).
     last_chunk: tokio::time::Instant,
 }

@@ -27,6 +27,7 @@ mod embeddings;
 mod factory;
 mod gemini;
 mod http;
+mod idle;
 mod openai;
 mod options;
 mod recording;

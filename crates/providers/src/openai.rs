@@ -75,7 +75,7 @@ impl ModelProvider for OpenAiProvider {
                     return Ok(true);
                 }
                 if fast_chunk(
-                    &event.data,
+                    event.data,
                     &names,
                     &mut answer,
                     &mut finish_reason,
@@ -83,7 +83,7 @@ impl ModelProvider for OpenAiProvider {
                 ) {
                     return Ok(false);
                 }
-                let value: Value = serde_json::from_str(&event.data).map_err(|error| {
+                let value: Value = serde_json::from_str(event.data).map_err(|error| {
                     self.http.malformed(
                         &target,
                         format!("bad stream event ({error}): {}", event.data),
@@ -199,7 +199,7 @@ fn fast_chunk(
     if chunk.usage.is_some() {
         answer.usage = typed_usage(chunk.usage.as_ref());
     }
-    let Some(choice) = chunk.choices.and_then(|choices| choices.into_iter().next()) else {
+    let Some(choice) = chunk.choice else {
         return true;
     };
     if let Some(delta) = choice.delta {

@@ -4,102 +4,132 @@
 //! line is there. Follows the parts of the WHATWG rules the model APIs use: `event:` and `data:`
 //! fields, multi-line data joined with `\n`, `:` comments, a blank line ending an event.
 
-/// One complete event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SseEvent {
+/// One complete event, borrowed from the parser until the next is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SseEvent<'a> {
     /// The `event:` field, if any.
-    pub event: Option<String>,
+    pub event: Option<&'a str>,
     /// The `data:` lines joined with `\n`.
-    pub data: String,
+    pub data: &'a str,
 }
 
-impl SseEvent {
+impl SseEvent<'_> {
     /// True for OpenAI's end-of-stream marker.
     pub fn is_done(&self) -> bool {
         self.data.trim() == "[DONE]"
     }
 }
 
-/// Turns a byte stream into events.
+/// Turns a byte stream into events: [`push`](Self::push) each chunk (then
+/// [`finish`](Self::finish) at the end) and read the events it completed with
+/// [`next_event`](Self::next_event). Its buffers are reused from event to event, so a stream
+/// costs no allocation per event once they have grown.
 #[derive(Debug, Default)]
 pub(crate) struct SseParser {
     buffer: Vec<u8>,
-    pending: Pending,
-}
-
-/// The fields of the event being read.
-#[derive(Debug, Default)]
-struct Pending {
-    event: Option<String>,
-    data: Vec<String>,
+    /// Where the first line not read yet starts in `buffer`.
+    read: usize,
+    /// The stream has ended: the rest of `buffer` is a last line.
+    finished: bool,
+    /// The fields of the event being read.
+    event: String,
+    has_event: bool,
+    data: String,
+    data_lines: usize,
+    /// The event was handed out: its fields are cleared before the next line is read.
+    dispatched: bool,
 }
 
 impl SseParser {
-    /// Adds a chunk and returns the events it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
-        self.buffer.extend_from_slice(chunk);
-        let mut events = Vec::new();
-        // Lines are read in place and the buffer is drained once, after the last whole line.
-        let mut start = 0;
-        while let Some(offset) = self.buffer[start..].iter().position(|&b| b == b'\n') {
-            let end = start + offset;
-            let mut line = &self.buffer[start..end];
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
-            }
-            if let Some(event) = self.pending.line(&String::from_utf8_lossy(line)) {
-                events.push(event);
-            }
-            start = end + 1;
+    /// Adds a chunk of the stream.
+    pub fn push(&mut self, chunk: &[u8]) {
+        // Lines already read are dropped once, before the buffer grows.
+        if self.read > 0 {
+            self.buffer.drain(..self.read);
+            self.read = 0;
         }
-        self.buffer.drain(..start);
-        events
+        self.buffer.extend_from_slice(chunk);
     }
 
-    /// Ends the stream: returns a last event not followed by a blank line, if any.
-    pub fn finish(&mut self) -> Option<SseEvent> {
-        if !self.buffer.is_empty() {
-            let rest = std::mem::take(&mut self.buffer);
-            let line = String::from_utf8_lossy(&rest)
-                .trim_end_matches('\r')
-                .to_owned();
-            if let Some(event) = self.pending.line(&line) {
-                return Some(event);
-            }
+    /// Ends the stream: a last line without a line break, and a last event not followed by
+    /// a blank line, are read too.
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    /// The next complete event, if the chunks so far hold one.
+    pub fn next_event(&mut self) -> Option<SseEvent<'_>> {
+        if std::mem::take(&mut self.dispatched) {
+            self.event.clear();
+            self.has_event = false;
+            self.data.clear();
+            self.data_lines = 0;
         }
-        self.pending.dispatch()
+        if !self.read_to_event() {
+            return None;
+        }
+        self.dispatched = true;
+        Some(SseEvent {
+            event: self.has_event.then_some(self.event.as_str()),
+            data: &self.data,
+        })
+    }
+
+    /// Reads lines up to the end of an event with data; false when the chunks so far end
+    /// first.
+    fn read_to_event(&mut self) -> bool {
+        loop {
+            let rest = &self.buffer[self.read..];
+            let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => (&rest[..end], self.read + end + 1),
+                None if self.finished && !rest.is_empty() => (rest, self.buffer.len()),
+                // The end of the stream ends the event being read.
+                None => return self.finished && std::mem::take(&mut self.data_lines) > 0,
+            };
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                self.read = next;
+                if self.data_lines > 0 {
+                    return true;
+                }
+                // A blank line ends an event without data, which is not dispatched.
+                self.event.clear();
+                self.has_event = false;
+                continue;
+            }
+            let (field, value) = match line.iter().position(|&b| b == b':') {
+                Some(colon) => {
+                    let value = &line[colon + 1..];
+                    (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+                }
+                None => (line, &[][..]),
+            };
+            match field {
+                b"data" => {
+                    if self.data_lines > 0 {
+                        self.data.push('\n');
+                    }
+                    push_text(&mut self.data, value);
+                    self.data_lines += 1;
+                }
+                b"event" => {
+                    self.event.clear();
+                    push_text(&mut self.event, value);
+                    self.has_event = true;
+                }
+                // Comments (an empty field name) and other fields.
+                _ => {}
+            }
+            self.read = next;
+        }
     }
 }
 
-impl Pending {
-    fn line(&mut self, line: &str) -> Option<SseEvent> {
-        if line.is_empty() {
-            return self.dispatch();
-        }
-        if line.starts_with(':') {
-            return None;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line, ""),
-        };
-        match field {
-            "data" => self.data.push(value.to_owned()),
-            "event" => self.event = Some(value.to_owned()),
-            _ => {}
-        }
-        None
-    }
-
-    fn dispatch(&mut self) -> Option<SseEvent> {
-        let event = self.event.take();
-        let data = match self.data.len() {
-            0 => return None,
-            // The usual case: one `data:` line, taken as it is.
-            1 => self.data.pop().unwrap_or_default(),
-            _ => std::mem::take(&mut self.data).join("\n"),
-        };
-        Some(SseEvent { event, data })
+/// Appends `bytes` as text, invalid UTF-8 replaced.
+fn push_text(text: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(valid) => text.push_str(valid),
+        Err(_) => text.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
@@ -107,13 +137,41 @@ impl Pending {
 mod tests {
     use super::*;
 
-    fn parse_in_pieces(input: &str, size: usize) -> Vec<SseEvent> {
+    /// An event as owned strings, to compare.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Owned {
+        event: Option<String>,
+        data: String,
+    }
+
+    impl Owned {
+        fn is_done(&self) -> bool {
+            SseEvent {
+                event: None,
+                data: &self.data,
+            }
+            .is_done()
+        }
+    }
+
+    fn drain(parser: &mut SseParser, events: &mut Vec<Owned>) {
+        while let Some(event) = parser.next_event() {
+            events.push(Owned {
+                event: event.event.map(str::to_owned),
+                data: event.data.to_owned(),
+            });
+        }
+    }
+
+    fn parse_in_pieces(input: &str, size: usize) -> Vec<Owned> {
         let mut parser = SseParser::default();
         let mut events = Vec::new();
         for piece in input.as_bytes().chunks(size) {
-            events.extend(parser.push(piece));
+            parser.push(piece);
+            drain(&mut parser, &mut events);
         }
-        events.extend(parser.finish());
+        parser.finish();
+        drain(&mut parser, &mut events);
         events
     }
 
@@ -144,7 +202,7 @@ mod tests {
         let events = parse_in_pieces("id: 7\nretry: 10\ndata:{}\n\n", 4);
         assert_eq!(
             events,
-            vec![SseEvent {
+            vec![Owned {
                 event: None,
                 data: "{}".into()
             }]

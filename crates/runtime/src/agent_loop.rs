@@ -78,12 +78,12 @@ pub(crate) async fn execute(
     };
     match &outcome {
         Ok(result) => events.emit(|| RunEvent::RunFinished {
-            result: RunResult {
+            result: Box::new(RunResult {
                 text: result.text.clone(),
                 metadata: result.metadata.clone(),
                 messages: Vec::new(),
                 handoff: result.handoff.clone(),
-            },
+            }),
         }),
         Err(error) => events.emit(|| RunEvent::RunFailed {
             error: error.to_string(),

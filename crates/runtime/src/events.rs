@@ -29,6 +29,15 @@ pub(crate) struct Outbox {
 /// The shared [`Outbox`] of one run.
 pub(crate) type SharedOutbox = Arc<Mutex<Outbox>>;
 
+/// An empty outbox with room for the events of a usual poll (the reader takes them all at
+/// once), so it does not grow step by step in every run.
+pub(crate) fn new_outbox() -> SharedOutbox {
+    Arc::new(Mutex::new(Outbox {
+        events: VecDeque::with_capacity(8),
+        ..Outbox::default()
+    }))
+}
+
 pub(crate) fn lock(outbox: &SharedOutbox) -> MutexGuard<'_, Outbox> {
     // The outbox holds plain data: a panic elsewhere leaves it usable.
     outbox.lock().unwrap_or_else(PoisonError::into_inner)
@@ -53,9 +62,18 @@ fn push(outbox: &SharedOutbox, event: RunEvent) {
 }
 
 impl Outbox {
-    /// The next event not read yet.
-    pub(crate) fn pop(&mut self) -> Option<RunEvent> {
-        self.events.pop_front()
+    /// Moves every event not read yet to the end of `ready` (empty, as the reader passes
+    /// it: the two buffers are swapped, nothing is copied); false when there were none.
+    pub(crate) fn take_all(&mut self, ready: &mut VecDeque<RunEvent>) -> bool {
+        if self.events.is_empty() {
+            return false;
+        }
+        if ready.is_empty() {
+            std::mem::swap(&mut self.events, ready);
+        } else {
+            ready.append(&mut self.events);
+        }
+        true
     }
 
     pub(crate) fn has_events(&self) -> bool {
@@ -94,8 +112,9 @@ impl Outbox {
         }
     }
 
-    /// A poll of the run by its reader ended: nobody to wake.
-    pub(crate) fn end_reader_poll(&mut self) {
+    /// A poll of the run by its reader (or when it started, before anyone read it) ended:
+    /// nobody to wake.
+    pub(crate) fn end_own_poll(&mut self) {
         self.producing = false;
         self.reader_waiting = false;
     }

@@ -1,23 +1,26 @@
 //! [`RunHandle`]: a run as a stream of its events.
 //!
-//! A run starts at once, in a task of its own, so it goes on whether or not anyone reads it
-//! yet. The first time its reader waits for an event, the reader takes the run over and polls
-//! it itself: the answer's chunks then wake the reader directly, instead of waking the run's
-//! task which wakes the reader — a hop between tasks (and often threads) per streamed delta.
-//! A reader that goes away hands the run to a new task, which winds it down (cancelled).
-//! Either way the run is polled with one waker of its own ([`RunWaker`]), which wakes
-//! whichever of the two drives it.
+//! A run starts at once: [`RunHandle::start`] polls it up to its first wait (usually the
+//! model request, sent). When it is woken before anyone reads it, a task of its own starts
+//! and drives it, so it goes on whether or not anyone reads it yet. The first time its reader
+//! waits for an event, the reader takes the run over and polls it itself: the answer's chunks
+//! then wake the reader directly, instead of waking the run's task which wakes the reader — a
+//! hop between tasks (and often threads) per streamed delta. A run read at once never has a
+//! task: no spawn, and no worker thread woken to run it. A reader that goes away hands the run
+//! to a task, which winds it down (cancelled). The run is always polled with one waker of its
+//! own ([`RunWaker`]), which wakes whichever side drives it.
 
 use crate::events::{self, SharedOutbox};
 use agentctl_core::{RunError, RunEvent, RunResult, RunStream};
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use futures_util::task::AtomicWaker;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +30,8 @@ pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Result<RunResult, RunErr
 /// Who polls the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Driver {
+    /// Nobody yet: polled once when it started, it gets a task when it is woken.
+    Idle,
     /// The run's own task: nobody reads it (yet, or any more).
     Task,
     /// The reader, from its own task.
@@ -40,8 +45,6 @@ struct Slot {
     /// How it ended, until taken by [`RunHandle::result`].
     result: Option<Result<RunResult, RunError>>,
     driver: Driver,
-    /// A task of the run's own exists (it ends once the reader drives the run).
-    task_alive: bool,
 }
 
 impl Slot {
@@ -95,15 +98,40 @@ impl Wake for RunWaker {
     }
 }
 
+/// The driver the run's wake-ups reach while nobody drives it ([`Driver::Idle`]): the first
+/// one starts the run's task.
+struct TaskStarter {
+    shared: Weak<Shared>,
+}
+
+impl Wake for TaskStarter {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.start_task();
+        }
+    }
+}
+
 /// What a run's task and its handle share.
 struct Shared {
     slot: Mutex<Slot>,
     outbox: SharedOutbox,
     /// The run's task, to wake when the reader hands the run back or the run ends.
     task: AtomicWaker,
+    /// A task of the run's own exists (it ends once the reader drives the run). Set by
+    /// whoever starts one ([`Self::start_task`]); cleared by the task, as it ends, with the
+    /// slot held.
+    task_alive: AtomicBool,
     run_waker: Arc<RunWaker>,
     /// [`Self::run_waker`] as a [`Waker`].
     waker: Waker,
+    /// The runtime the run started on, where its task runs (a handle may be dropped, or a
+    /// wake-up come, outside it).
+    runtime: tokio::runtime::Handle,
 }
 
 impl Shared {
@@ -137,6 +165,9 @@ impl Shared {
             // The reader is polling the run; having taken it over, it wakes the task to end.
             return Poll::Pending;
         };
+        if slot.driver == Driver::Idle {
+            slot.driver = Driver::Task;
+        }
         let done = if slot.run.is_none() || slot.driver == Driver::Reader {
             true
         } else if self.woken_for(cx.waker()) {
@@ -145,7 +176,7 @@ impl Shared {
             false
         };
         if done {
-            slot.task_alive = false;
+            self.task_alive.store(false, Ordering::Release);
         }
         let ended = slot.run.is_none();
         drop(slot);
@@ -157,19 +188,41 @@ impl Shared {
         if done { Poll::Ready(()) } else { Poll::Pending }
     }
 
-    /// Starts a task that drives the run until a reader does.
-    fn spawn_task(self: &Arc<Self>) {
+    /// Starts a task that drives the run until a reader does, unless one exists.
+    fn start_task(self: &Arc<Self>) {
+        if self.task_alive.swap(true, Ordering::AcqRel) {
+            return;
+        }
         let shared = Arc::clone(self);
-        tokio::spawn(std::future::poll_fn(move |cx| shared.poll_task(cx)));
+        // On a runtime that has shut down the task is dropped, and the run with it.
+        drop(
+            self.runtime
+                .spawn(std::future::poll_fn(move |cx| shared.poll_task(cx))),
+        );
     }
 
-    /// One poll by the reader: the next event, driving the run itself to get it.
-    fn poll_reader(&self, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+    /// Wakes the run's task, if it exists: it ends once it sees the reader drives the run.
+    fn wake_task(&self) {
+        if self.task_alive.load(Ordering::Acquire) {
+            self.task.wake();
+        }
+    }
+
+    /// One poll by the reader: the next event, driving the run itself to get it. Events are
+    /// taken from the outbox all at once, into `ready`, which the reader empties first.
+    fn poll_reader(
+        &self,
+        cx: &mut Context<'_>,
+        ready: &mut VecDeque<RunEvent>,
+    ) -> Poll<Option<RunEvent>> {
+        if let Some(event) = ready.pop_front() {
+            return Poll::Ready(Some(event));
+        }
         loop {
             {
                 let mut outbox = events::lock(&self.outbox);
-                if let Some(event) = outbox.pop() {
-                    return Poll::Ready(Some(event));
+                if outbox.take_all(ready) {
+                    return Poll::Ready(ready.pop_front());
                 }
                 // Events a sub-agent's task emits wake the reader from there.
                 outbox.register(cx.waker(), false);
@@ -189,28 +242,23 @@ impl Shared {
             if slot.run.is_none() {
                 return Poll::Ready(None);
             }
-            if slot.driver == Driver::Task {
-                // Taking the run over: poll it at once, and let its task end.
+            if slot.driver != Driver::Reader {
+                // Taking the run over: poll it at once, and let its task (if any) end.
                 slot.driver = Driver::Reader;
                 self.run_waker.woken.store(true, Ordering::Release);
-                if slot.task_alive {
-                    self.task.wake();
-                }
+                self.wake_task();
             }
             if !self.woken_for(cx.waker()) {
                 // Nothing happened since the last poll.
                 return Poll::Pending;
             }
             let ended = slot.poll_run(&self.outbox, &self.waker);
-            // A task that found the slot taken while the reader polled ends now.
-            let task_alive = slot.task_alive;
             drop(slot);
-            if task_alive {
-                self.task.wake();
-            }
+            // A task that found the slot taken while the reader polled ends now.
+            self.wake_task();
             let more = {
                 let mut outbox = events::lock(&self.outbox);
-                outbox.end_reader_poll();
+                outbox.end_own_poll();
                 outbox.has_events()
             };
             if !ended && !more {
@@ -229,6 +277,8 @@ pub struct RunHandle {
     run_id: String,
     cancel: CancellationToken,
     shared: Arc<Shared>,
+    /// Events taken from the outbox and not read yet.
+    ready: VecDeque<RunEvent>,
 }
 
 impl std::fmt::Debug for RunHandle {
@@ -240,7 +290,8 @@ impl std::fmt::Debug for RunHandle {
 }
 
 impl RunHandle {
-    /// Starts `run` in a task of its own on the current tokio runtime.
+    /// Starts `run` on the current tokio runtime: polls it up to its first wait; it gets a
+    /// task of its own if it is woken before anyone reads it.
     pub(crate) fn start(
         run_id: String,
         cancel: CancellationToken,
@@ -248,27 +299,41 @@ impl RunHandle {
         run: RunFuture,
     ) -> Self {
         let run_waker = Arc::new(RunWaker {
-            // Polled first thing, by whoever comes first.
-            woken: AtomicBool::new(true),
+            woken: AtomicBool::new(false),
             driver: AtomicWaker::new(),
         });
-        let shared = Arc::new(Shared {
-            slot: Mutex::new(Slot {
-                run: Some(run),
-                result: None,
-                driver: Driver::Task,
-                task_alive: true,
-            }),
-            outbox,
-            task: AtomicWaker::new(),
-            waker: Waker::from(Arc::clone(&run_waker)),
-            run_waker,
+        let shared = Arc::new_cyclic(|weak| {
+            let starter = Waker::from(Arc::new(TaskStarter {
+                shared: Weak::clone(weak),
+            }));
+            run_waker.driver.register(&starter);
+            Shared {
+                slot: Mutex::new(Slot {
+                    run: Some(run),
+                    result: None,
+                    driver: Driver::Idle,
+                }),
+                outbox,
+                task: AtomicWaker::new(),
+                task_alive: AtomicBool::new(false),
+                waker: Waker::from(Arc::clone(&run_waker)),
+                run_waker,
+                runtime: tokio::runtime::Handle::current(),
+            }
         });
-        shared.spawn_task();
+        {
+            let mut slot = shared.slot();
+            slot.poll_run(&shared.outbox, &shared.waker);
+        }
+        events::lock(&shared.outbox).end_own_poll();
+        // A task started by a wake-up during that poll found the slot taken.
+        shared.wake_task();
         Self {
             run_id,
             cancel,
             shared,
+            // As the outbox: the two are swapped.
+            ready: VecDeque::with_capacity(8),
         }
     }
 
@@ -290,12 +355,13 @@ impl RunHandle {
     /// Waits for the end of the run and returns its result, including the conversation
     /// ([`RunResult::messages`], which the `run_finished` event leaves empty). Events not read
     /// yet are discarded.
-    pub async fn result(self) -> Result<RunResult, RunError> {
+    pub async fn result(mut self) -> Result<RunResult, RunError> {
         events::lock(&self.shared.outbox).close();
+        self.ready.clear();
         // Read to the end: the events are dropped as they come.
         let shared = Arc::clone(&self.shared);
         std::future::poll_fn(|cx| {
-            while let Some(_event) = std::task::ready!(shared.poll_reader(cx)) {}
+            while let Some(_event) = std::task::ready!(shared.poll_reader(cx, &mut self.ready)) {}
             Poll::Ready(())
         })
         .await;
@@ -322,7 +388,8 @@ impl Stream for RunHandle {
     type Item = RunEvent;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
-        self.shared.poll_reader(cx)
+        let this = self.get_mut();
+        this.shared.poll_reader(cx, &mut this.ready)
     }
 }
 
@@ -333,24 +400,17 @@ impl Drop for RunHandle {
             return;
         }
         // Cancelled, the run winds down in a task of its own (a tool's child process is
-        // stopped, not abandoned); outside a tokio runtime it is dropped with the handle.
+        // stopped, not abandoned).
         self.cancel.cancel();
         if slot.driver == Driver::Task {
             // Its task drives it still.
             return;
         }
-        if slot.task_alive {
-            // The task has not ended yet: it takes the run back.
-            slot.driver = Driver::Task;
-            self.shared.run_waker.woken.store(true, Ordering::Release);
-            drop(slot);
-            self.shared.task.wake();
-        } else if tokio::runtime::Handle::try_current().is_ok() {
-            slot.driver = Driver::Task;
-            slot.task_alive = true;
-            self.shared.run_waker.woken.store(true, Ordering::Release);
-            drop(slot);
-            self.shared.spawn_task();
-        }
+        slot.driver = Driver::Task;
+        self.shared.run_waker.woken.store(true, Ordering::Release);
+        drop(slot);
+        // A task that has not ended yet takes the run back; else a new one starts.
+        self.shared.wake_task();
+        self.shared.start_task();
     }
 }

@@ -2,7 +2,7 @@
 //! back a [`RunHandle`] (a stream of [`RunEvent`](agentctl_core::RunEvent)s that can be cancelled).
 
 use crate::agent_loop::{self, EventSink, Prepared};
-use crate::events::SharedOutbox;
+use crate::events;
 use crate::handle::RunHandle;
 use crate::specs::SpecCache;
 use agentctl_core::{
@@ -199,7 +199,7 @@ impl Runtime {
             .map_or_else(CancellationToken::new, |parent| parent.child_token());
         let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
         let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
-        let outbox = SharedOutbox::default();
+        let outbox = events::new_outbox();
         let sink = EventSink::outbox(Arc::clone(&outbox));
         let run = Box::pin(async move { agent_loop::execute(prepared, &sink).await });
         RunHandle::start(run_id, cancel, outbox, run)

@@ -353,7 +353,7 @@ impl Stream for Turn<'_> {
                     if let RunEvent::RunFinished { result } = &event
                         && result.handoff.is_some()
                     {
-                        this.pending = Some(result.clone());
+                        this.pending = Some(RunResult::clone(result));
                     }
                     return Poll::Ready(Some(event));
                 }

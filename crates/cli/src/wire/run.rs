@@ -421,7 +421,7 @@ impl<'a> From<&'a RunEvent> for WireRunEvent<'a> {
                 output_tokens: *output_tokens,
             },
             RunEvent::RunFinished { result } => Self::RunFinished {
-                result: result.into(),
+                result: RunSummary::from(&**result),
             },
             RunEvent::RunFailed { error } => Self::RunFailed { error },
             other => Self::Other(serde_json::to_value(other).unwrap_or(Value::Null)),

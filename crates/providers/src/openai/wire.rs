@@ -10,11 +10,13 @@
 use crate::schema::object_schema;
 use crate::tool_names::ToolNames;
 use agentctl_core::{Message, ModelRequest, ToolCall};
-use serde::de::IgnoredAny;
+use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
 /// The request body: keys in the order the `json!` building of earlier versions gave them.
 #[derive(Serialize)]
@@ -321,8 +323,9 @@ pub(super) struct Chunk<'a> {
     pub error: bool,
     #[serde(default)]
     pub usage: Option<Usage>,
-    #[serde(borrow, default)]
-    pub choices: Option<Vec<ChunkChoice<'a>>>,
+    /// The first of `choices` (a request asks for one), read without building a list.
+    #[serde(borrow, default, rename = "choices", deserialize_with = "first")]
+    pub choice: Option<ChunkChoice<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -357,6 +360,35 @@ pub(super) struct ChunkFunction<'a> {
     pub name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub arguments: Option<Cow<'a, str>>,
+}
+
+/// The first element of a list, or `None` for an empty list or null; the rest are skipped.
+fn first<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct First<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for First<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("a list or null")
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let first = seq.next_element()?;
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(first)
+        }
+    }
+
+    deserializer.deserialize_any(First(PhantomData))
 }
 
 /// A field that is there, whatever its value (null included).
