@@ -18,9 +18,10 @@ use aho_corasick::AhoCorasick;
 use fold::{Edges, Folded};
 use regex::{Regex, RegexBuilder};
 use regex_automata::{Input, PatternSet, meta};
+use std::cmp::Reverse;
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Ranks the agents whose triggers match a prompt.
 ///
@@ -83,16 +84,18 @@ use std::sync::OnceLock;
 /// ]);
 ///
 /// let ranked = router.route("Fix the test: there's a bug in the login flow");
-/// assert_eq!(ranked[0].agent, "debug-analyzer");
+/// assert_eq!(&*ranked[0].agent, "debug-analyzer");
 /// assert_eq!(ranked[0].explain(), "matched: bug");
 /// assert_eq!(ranked[0].matches[0], Matched::Keyword { keyword: "bug".into(), span: 24..27 });
-/// assert_eq!(ranked[1].agent, "test-fixer");
+/// assert_eq!(&*ranked[1].agent, "test-fixer");
 /// assert!(router.route("debugging the prompt").is_empty());
 /// ```
 #[derive(Debug)]
 pub struct Router {
     /// The agents with triggers, in the order given.
     targets: Vec<RouteTarget>,
+    /// Per target, what ranking and reporting need.
+    keys: Vec<TargetKey>,
     /// One automaton over the distinct folded keywords; `None` when there are none.
     keywords: Option<AhoCorasick>,
     /// Per automaton pattern: which ends need a word boundary, and whose keyword it is.
@@ -115,7 +118,17 @@ struct Owner {
     /// Which entry of the trigger.
     entry: Entry,
     /// As written in the agent file.
-    text: String,
+    text: Arc<str>,
+}
+
+/// What ranking and reporting need of one target.
+#[derive(Debug)]
+struct TargetKey {
+    name: Arc<str>,
+    /// Its place in the tie-break order: project agents first, then by name.
+    place: usize,
+    /// Per trigger: its priority and intent.
+    triggers: Vec<(i32, Option<Arc<str>>)>,
 }
 
 impl Owner {
@@ -193,7 +206,7 @@ impl Hit<'_> {
     }
 
     fn matched(&self) -> Matched {
-        let text = self.owner.text.clone();
+        let text = Arc::clone(&self.owner.text);
         let span = self.span.clone();
         match self.owner.entry {
             Entry::Keyword(_) | Entry::Intent => Matched::Keyword {
@@ -237,7 +250,7 @@ impl Router {
         let matches = self.route(prompt);
         let selected = match (matches.first(), default_agent) {
             (Some(best), _) => Some(Selected {
-                agent: best.agent.clone(),
+                agent: best.agent.to_string(),
                 fallback: false,
             }),
             (None, Some(agent)) => Some(Selected {
@@ -266,16 +279,20 @@ impl Router {
         };
         let folded = Folded::new(prompt);
         // Only a keyword's first occurrence on word boundaries is reported.
-        let mut found = HashSet::new();
+        let mut found = vec![0_u64; self.keyword_entries.len().div_ceil(64)];
         for hit in automaton.find_overlapping_iter(&folded.text) {
             let id = hit.pattern().as_usize();
             let Some((edges, owners)) = self.keyword_entries.get(id) else {
                 continue;
             };
-            if found.contains(&id) || !folded.on_word_boundaries(hit.range(), *edges) {
+            let (word, bit) = (id / 64, 1_u64 << (id % 64));
+            let seen = found.get(word).is_some_and(|bits| bits & bit != 0);
+            if seen || !folded.on_word_boundaries(hit.range(), *edges) {
                 continue;
             }
-            found.insert(id);
+            if let Some(bits) = found.get_mut(word) {
+                *bits |= bit;
+            }
             let span = folded.original(hit.range());
             hits.extend(owners.iter().map(|owner| Hit {
                 owner,
@@ -332,38 +349,31 @@ impl Router {
                 _ => best.push((target, priority, trigger, group)),
             }
         }
-        best.sort_by(|a, b| {
-            b.1.cmp(&a.1)
-                .then(b.3.len().cmp(&a.3.len()))
-                .then_with(|| self.tie_break(a.0).cmp(&self.tie_break(b.0)))
+        // The tie-break places are distinct: the order is total.
+        best.sort_unstable_by_key(|&(target, priority, _, group)| {
+            let place = self.keys.get(target).map_or(usize::MAX, |key| key.place);
+            (Reverse(priority), Reverse(group.len()), place)
         });
         best.into_iter()
             .filter_map(|(target, priority, trigger, group)| {
-                let agent = self.targets.get(target)?;
+                let key = self.keys.get(target)?;
                 Some(RouteMatch {
-                    agent: agent.name.clone(),
-                    scope: agent.scope,
+                    agent: Arc::clone(&key.name),
+                    scope: self.targets.get(target)?.scope,
                     priority,
                     trigger,
-                    intent: agent.triggers.get(trigger)?.intent.clone(),
+                    intent: key.triggers.get(trigger)?.1.clone(),
                     matches: group.iter().map(Hit::matched).collect(),
                 })
             })
             .collect()
     }
 
-    /// Project agents before global ones, then by name.
-    fn tie_break(&self, target: usize) -> (u8, &str) {
-        self.targets.get(target).map_or((2, ""), |agent| {
-            (scope_rank(agent.scope), agent.name.as_str())
-        })
-    }
-
     fn trigger_priority(&self, target: usize, trigger: usize) -> i32 {
-        self.targets
+        self.keys
             .get(target)
-            .and_then(|agent| agent.triggers.get(trigger))
-            .map_or(0, |trigger| trigger.priority)
+            .and_then(|key| key.triggers.get(trigger))
+            .map_or(0, |(priority, _)| *priority)
     }
 }
 

@@ -6,14 +6,14 @@
 //! pattern's own regex, needed only for the span of a match, is compiled on its first match.
 
 use super::fold::{Edges, fold_keyword};
-use super::{Entry, Owner, Pattern, RouteTarget, Router, Skipped};
+use super::{Entry, Owner, Pattern, RouteTarget, Router, Skipped, TargetKey, scope_rank};
 use agentctl_core::AgentDefinition;
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex_automata::meta;
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Collects the distinct keywords and patterns of every agent, then compiles them once.
 #[derive(Default)]
@@ -25,6 +25,33 @@ pub(super) struct Builder {
     patterns: Vec<Pattern>,
     pattern_ids: HashMap<String, usize>,
     skipped: Vec<Skipped>,
+}
+
+/// What ranking and reporting need of each target, ready to copy into a match: its name and
+/// intents shared, and its place in the tie-break order (project agents first, then by name).
+fn target_keys(targets: &[RouteTarget]) -> Vec<TargetKey> {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&index| {
+        let target = &targets[index];
+        (scope_rank(target.scope), target.name.as_str())
+    });
+    let mut places = vec![0; targets.len()];
+    for (place, index) in order.into_iter().enumerate() {
+        places[index] = place;
+    }
+    targets
+        .iter()
+        .zip(places)
+        .map(|(target, place)| TargetKey {
+            name: Arc::from(target.name.as_str()),
+            place,
+            triggers: target
+                .triggers
+                .iter()
+                .map(|trigger| (trigger.priority, trigger.intent.as_deref().map(Arc::from)))
+                .collect(),
+        })
+        .collect()
 }
 
 /// How patterns are read: case-insensitive, as the seed's `new RegExp(regex, 'i')`.
@@ -56,7 +83,7 @@ impl Builder {
                     target,
                     trigger: index,
                     entry,
-                    text: keyword.to_owned(),
+                    text: Arc::from(keyword),
                 };
                 let folded = fold_keyword(keyword);
                 if folded.is_empty() {
@@ -70,7 +97,7 @@ impl Builder {
                     target,
                     trigger: index,
                     entry: Entry::Regex(i),
-                    text: pattern.clone(),
+                    text: Arc::from(pattern.as_str()),
                 };
                 self.add_pattern(agent, owner);
             }
@@ -96,7 +123,7 @@ impl Builder {
     }
 
     fn add_pattern(&mut self, agent: &AgentDefinition, owner: Owner) {
-        let source = owner.text.as_str();
+        let source = &*owner.text;
         if let Some(&id) = self.pattern_ids.get(source) {
             if let Some(pattern) = self.patterns.get_mut(id) {
                 // A pattern listed twice in one trigger counts once.
@@ -135,7 +162,7 @@ impl Builder {
         self.skipped.push(Skipped {
             agent: agent.name().to_owned(),
             field: owner.field(),
-            value: owner.text.clone(),
+            value: owner.text.to_string(),
             reason: reason.to_owned(),
         });
     }
@@ -166,7 +193,9 @@ impl Builder {
             }
             set
         };
+        let keys = target_keys(&self.targets);
         Router {
+            keys,
             targets: self.targets,
             keywords,
             keyword_entries: self.keyword_entries,
@@ -214,7 +243,7 @@ impl Builder {
             self.skipped.push(Skipped {
                 agent: target.name.clone(),
                 field: owner.field(),
-                value: owner.text.clone(),
+                value: owner.text.to_string(),
                 reason: reason.to_owned(),
             });
         }

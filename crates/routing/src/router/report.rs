@@ -5,6 +5,7 @@ use agentctl_core::{Scope, Trigger};
 use serde::Serialize;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// One agent a prompt calls for: its best trigger and what of it matched.
 ///
@@ -14,8 +15,9 @@ use std::ops::Range;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RouteMatch {
-    /// The agent's name.
-    pub agent: String,
+    /// The agent's name (shared with the router: a broad prompt matches hundreds of agents,
+    /// and naming each costs no copy).
+    pub agent: Arc<str>,
     /// Where the agent was found; project agents win ties over global ones.
     pub scope: Scope,
     /// The priority of the matching trigger.
@@ -23,7 +25,7 @@ pub struct RouteMatch {
     /// Index of the matching trigger in the agent's `triggers` list.
     pub trigger: usize,
     /// The trigger's intent label, if it has one.
-    pub intent: Option<String>,
+    pub intent: Option<Arc<str>>,
     /// What matched, in prompt order: distinct keywords (first occurrence) and patterns (first
     /// non-empty match).
     pub matches: Vec<Matched>,
@@ -46,14 +48,14 @@ pub enum Matched {
     /// patterns), as written in the agent file.
     Keyword {
         /// The keyword as written in the agent file.
-        keyword: String,
+        keyword: Arc<str>,
         /// Byte range of the match in the prompt.
         span: Range<usize>,
     },
     /// A regular expression of the trigger.
     Regex {
         /// The pattern as written in the agent file.
-        pattern: String,
+        pattern: Arc<str>,
         /// Byte range of the match in the prompt.
         span: Range<usize>,
     },
@@ -70,7 +72,7 @@ impl Matched {
     /// `bug` for a keyword, `/fix.*test/` for a pattern.
     pub fn label(&self) -> String {
         match self {
-            Matched::Keyword { keyword, .. } => keyword.clone(),
+            Matched::Keyword { keyword, .. } => keyword.to_string(),
             Matched::Regex { pattern, .. } => format!("/{pattern}/"),
         }
     }

@@ -28,7 +28,7 @@ fn agent(name: &str, scope: Scope, triggers: Vec<Trigger>) -> AgentDefinition {
 }
 
 fn names(matches: &[RouteMatch]) -> Vec<&str> {
-    matches.iter().map(|m| m.agent.as_str()).collect()
+    matches.iter().map(|m| &*m.agent).collect()
 }
 
 fn keyword_texts<'a>(prompt: &'a str, found: &RouteMatch) -> Vec<&'a str> {
@@ -291,7 +291,7 @@ fn decide_falls_back_to_the_default_agent() {
             fallback: false
         })
     );
-    assert_eq!(decision.selected_match().unwrap().agent, "a");
+    assert_eq!(&*decision.selected_match().unwrap().agent, "a");
     let decision = router.decide("nothing", Some("helper"));
     assert_eq!(
         decision.selected,

@@ -29,7 +29,7 @@ fn seed_agents() -> Vec<AgentDefinition> {
 }
 
 fn names(matches: &[RouteMatch]) -> Vec<&str> {
-    matches.iter().map(|m| m.agent.as_str()).collect()
+    matches.iter().map(|m| &*m.agent).collect()
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn a_thousand_agents_sharing_a_keyword_are_all_reported_in_order() {
         .collect();
     let found = Router::new(&agents).route("deploy now");
     assert_eq!(found.len(), 1000);
-    assert_eq!(found[0].agent, "agent-0002");
+    assert_eq!(&*found[0].agent, "agent-0002");
     assert!(
         found
             .windows(2)
