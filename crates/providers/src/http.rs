@@ -96,6 +96,10 @@ impl From<Bytes> for RequestBody {
 
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
+/// The longest streamed event read: a server that sends a line without end, or data lines
+/// without the blank line that ends an event, is stopped here rather than held in memory.
+const MAX_STREAM_EVENT: usize = 16 << 20;
+
 impl HttpClient {
     /// Builds the client; `headers` are sent with every request (auth headers are marked
     /// sensitive so they never show in debug output).
@@ -376,6 +380,15 @@ impl HttpClient {
                 if handle(event)? {
                     return Ok(());
                 }
+            }
+            if parser.pending_bytes() > MAX_STREAM_EVENT {
+                return Err(self.malformed(
+                    target,
+                    format!(
+                        "a stream event longer than {} MiB; the stream was stopped",
+                        MAX_STREAM_EVENT >> 20
+                    ),
+                ));
             }
             if chunk.is_none() {
                 return Ok(());

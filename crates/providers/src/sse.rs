@@ -29,6 +29,9 @@ pub(crate) struct SseParser {
     buffer: Vec<u8>,
     /// Where the first line not read yet starts in `buffer`.
     read: usize,
+    /// `buffer` holds no line break before this: a long line is searched once, not again at
+    /// every chunk.
+    searched: usize,
     /// The stream has ended: the rest of `buffer` is a last line.
     finished: bool,
     /// The fields of the event being read.
@@ -46,6 +49,7 @@ impl SseParser {
         // Lines already read are dropped once, before the buffer grows.
         if self.read > 0 {
             self.buffer.drain(..self.read);
+            self.searched = self.searched.saturating_sub(self.read);
             self.read = 0;
         }
         self.buffer.extend_from_slice(chunk);
@@ -55,6 +59,12 @@ impl SseParser {
     /// a blank line, are read too.
     pub fn finish(&mut self) {
         self.finished = true;
+    }
+
+    /// Bytes held for the event being read: its data so far and the line not ended yet. A
+    /// caller stops a stream whose event grows past its limit.
+    pub fn pending_bytes(&self) -> usize {
+        self.buffer.len() - self.read + self.data.len()
     }
 
     /// The next complete event, if the chunks so far hold one.
@@ -80,11 +90,16 @@ impl SseParser {
     fn read_to_event(&mut self) -> bool {
         loop {
             let rest = &self.buffer[self.read..];
-            let (line, next) = match rest.iter().position(|&b| b == b'\n') {
-                Some(end) => (&rest[..end], self.read + end + 1),
+            let from = self.searched.saturating_sub(self.read).min(rest.len());
+            let (line, next) = match rest[from..].iter().position(|&b| b == b'\n') {
+                Some(end) => (&rest[..from + end], self.read + from + end + 1),
                 None if self.finished && !rest.is_empty() => (rest, self.buffer.len()),
+                None if !self.finished => {
+                    self.searched = self.buffer.len();
+                    return false;
+                }
                 // The end of the stream ends the event being read.
-                None => return self.finished && std::mem::take(&mut self.data_lines) > 0,
+                None => return std::mem::take(&mut self.data_lines) > 0,
             };
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.is_empty() {
@@ -195,6 +210,24 @@ mod tests {
     fn last_event_without_blank_line_is_kept() {
         assert_eq!(parse_in_pieces("data: x\n\ndata: tail", 3).len(), 2);
         assert_eq!(parse_in_pieces("event: ping\n\n", 2), Vec::new());
+    }
+
+    #[test]
+    fn a_long_line_is_held_until_it_ends() {
+        let mut parser = SseParser::default();
+        parser.push(b"data: ");
+        for _ in 0..100 {
+            parser.push(b"xxxxxxxxxx");
+            assert!(parser.next_event().is_none());
+        }
+        assert_eq!(parser.pending_bytes(), 1006);
+        parser.push(b"\n\n");
+        assert_eq!(
+            parser.next_event().map(|event| event.data.len()),
+            Some(1000)
+        );
+        assert!(parser.next_event().is_none());
+        assert_eq!(parser.pending_bytes(), 0);
     }
 
     #[test]

@@ -323,6 +323,23 @@ async fn idle_stream_timeout() {
 }
 
 #[tokio::test]
+async fn an_endless_stream_line_is_stopped_not_held() {
+    let (server, provider) = setup(&options()).await;
+    // 17 MiB of one `data:` line that never ends.
+    let body = format!("data: {}", "x".repeat(17 << 20));
+    server.push_raw(200, "text/event-stream", &body);
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ProviderError::Malformed { message, .. }
+            if message.contains("a stream event longer than 16 MiB")),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
 async fn malformed_json_body() {
     let (server, provider) = setup(&options()).await;
     server.push_raw(200, "application/json", "{\"choices\": [oops");
