@@ -1,5 +1,6 @@
-//! Who drives a run: its own task until it is read, then its reader; and wake-ups that reach
-//! the wrong one still move the run on.
+//! Who drives a run: `Runtime::run` itself up to the run's first wait, its own task if it is
+//! woken before anyone reads it, then its reader; and wake-ups that reach the wrong one still
+//! move the run on.
 
 use super::support::{agent, collect, kinds, text};
 use agentctl_core::{
@@ -83,12 +84,13 @@ fn runtime(asked: &Arc<Notify>) -> Runtime {
 async fn a_run_goes_on_before_it_is_read_and_its_reader_takes_it_over() {
     let asked = Arc::new(Notify::new());
     let handle = runtime(&asked).run(&agent("a"), "hi", RunOptions::new());
-    // Nobody reads yet: the run's own task starts it, up to the model call.
+    // Nobody reads yet: the run has started, up to the model call.
     tokio::time::timeout(Duration::from_secs(10), asked.notified())
         .await
         .expect("the run started without being read");
-    // The answer wakes the run's task (it polled first); the reader, which polls the run from
-    // now on, must still hear of it.
+    // The answer wakes the run, which starts a task of its own to drive it; the reader, which
+    // polls the run from then on, must still hear of it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let events = tokio::time::timeout(Duration::from_secs(10), collect(handle))
         .await
         .expect("the run stalled after its reader took it over");
@@ -158,6 +160,35 @@ async fn runs_read_to_the_end_leave_no_task_behind() {
         );
     }
     assert_eq!(tasks_settle_to(0).await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_read_at_once_never_has_a_task_of_its_own() {
+    let asked = Arc::new(Notify::new());
+    let runtime = runtime(&asked);
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let before = metrics.num_alive_tasks();
+    let handle = runtime.run(&agent("a"), "hi", RunOptions::new());
+    // The run is at the model call already, and no task was started for it: nothing woke it.
+    tokio::time::timeout(Duration::from_millis(50), asked.notified())
+        .await
+        .expect("the run went up to its first wait in `run`");
+    assert_eq!(metrics.num_alive_tasks(), before);
+    // Its reader drives it to the end; the answer wakes the reader, not a new task.
+    let reading = tokio::spawn(collect(handle));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(
+        metrics.num_alive_tasks() <= before + 1,
+        "only the reader's task"
+    );
+    let events = tokio::time::timeout(Duration::from_secs(10), reading)
+        .await
+        .expect("the run stalled")
+        .unwrap();
+    assert_eq!(
+        kinds(&events).last().map(String::as_str),
+        Some("run_finished")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
