@@ -231,6 +231,18 @@ mod tests {
     }
 
     #[test]
+    fn data_lines_without_the_blank_line_count_as_held() {
+        // A hostile server that never ends its event: what it sent so far stays counted, so
+        // the caller can stop it.
+        let mut parser = SseParser::default();
+        for _ in 0..100 {
+            parser.push(b"data: xxxxxxxxxx\n");
+            assert!(parser.next_event().is_none());
+        }
+        assert_eq!(parser.pending_bytes(), 100 * 10 + 99);
+    }
+
+    #[test]
     fn data_without_space_and_unknown_fields() {
         let events = parse_in_pieces("id: 7\nretry: 10\ndata:{}\n\n", 4);
         assert_eq!(
