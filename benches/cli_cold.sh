@@ -6,7 +6,8 @@
 # Grep`, `model: sonnet`, a few `color`s, grouped in folders with a README each) — builds the
 # release binary, then runs `agentctl agents list` over each tree RUNS times (default 7) after
 # one warm-up run, each in a new process, and prints the median and spread of the wall time
-# and the peak RSS (the kernel's maxrss of each child, read with wait4).
+# and the peak RSS (the kernel's maxrss of each child, read by GNU time: a child of Python
+# would report Python's own RSS, which the kernel counts in until the child's `exec`).
 #
 # "Cold" is the process: nothing of agentctl is cached between runs; the files themselves are
 # in the page cache after the warm-up (dropping it needs root and measures the disk).
@@ -122,6 +123,12 @@ if real_claude:
 env = dict(os.environ, HOME=home, AGENTCTL_HOME=os.path.join(home, ".agentctl"))
 env.pop("AGENTCTL_LOG", None)
 
+# The peak RSS of a process counts the memory of the process it was forked from until it
+# calls `exec` (the kernel keeps the larger "high water mark"): a child of this Python
+# process reports at least Python's RSS (about 14 MiB). GNU time is a small C program, so
+# its child's maxrss is agentctl's own. Wall and CPU are measured without it.
+GNU_TIME = "/usr/bin/time"
+
 def once(project, stderr=subprocess.DEVNULL):
     start = time.perf_counter()
     proc = subprocess.Popen([binary, "--project-dir", project, "agents", "list"],
@@ -131,7 +138,15 @@ def once(project, stderr=subprocess.DEVNULL):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"agents list failed in {project}")
     cpu = (usage.ru_utime + usage.ru_stime) * 1000
-    return wall, usage.ru_maxrss / 1024, cpu  # ms, KiB → MiB, ms
+    return wall, cpu  # ms, ms
+
+def peak_rss(project):
+    """agentctl's own peak RSS in MiB, or None without GNU time."""
+    if not os.access(GNU_TIME, os.X_OK):
+        return None
+    out = subprocess.run([GNU_TIME, "-f", "%M", binary, "--project-dir", project, "agents", "list"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    return int(out.stderr.strip().splitlines()[-1]) / 1024  # KiB → MiB
 
 print(f"agentctl agents list, {runs} runs after a warm-up, on {os.cpu_count()} CPUs, "
       f"load average {os.getloadavg()[0]:.1f}")
@@ -145,9 +160,11 @@ for label, project in trees:
     if warnings:
         print(f"  ({label}: {warnings} warning line(s) on stderr, measured too)")
     samples = [once(project) for _ in range(runs)]
-    walls = [w for w, _, _ in samples]
-    rss = [r for _, r, _ in samples]
-    cpu = [c for _, _, c in samples]
+    walls = [w for w, _ in samples]
+    cpu = [c for _, c in samples]
+    rss = [peak_rss(project) for _ in range(runs)]
+    memory = (f" {statistics.median(rss):>12.1f} MiB {max(rss):>5.1f} MiB" if None not in rss
+              else f" {'(no ' + GNU_TIME + ')':>22}")
     print(f"{label:<24} {statistics.median(walls):>9.1f} ms {min(walls):>7.1f}–{max(walls):.1f} ms"
-          f" {statistics.median(cpu):>8.1f} ms {statistics.median(rss):>12.1f} MiB {max(rss):>5.1f} MiB")
+          f" {statistics.median(cpu):>8.1f} ms" + memory)
 PY

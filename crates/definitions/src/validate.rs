@@ -354,7 +354,7 @@ fn when_conditions(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
         let Some(when) = handoff.when.as_deref() else {
             continue;
         };
-        if let Err(error) = Condition::parse(when) {
+        if let Err(error) = Condition::check(when) {
             out.push(agent.diagnostic(
                 Severity::Error,
                 &format!("handoffs[{i}].when"),

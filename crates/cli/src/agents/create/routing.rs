@@ -489,9 +489,7 @@ fn check_condition(expression: &str) -> Result<(), String> {
     if expression.trim().is_empty() {
         return Ok(());
     }
-    Condition::parse(expression)
-        .map(drop)
-        .map_err(|error| error.to_string())
+    Condition::check(expression).map_err(|error| error.to_string())
 }
 
 /// A JSON object (a schema, a payload shape).
