@@ -16,9 +16,9 @@
 //! `benches/compare.sh` runs both against an instant local server and prints the ratio.
 
 use agentctl::core::{
-    AgentDefinition, AgentSource, AgentSpec, DeltaSink, ModelProvider, ModelRequest, ModelResponse,
-    ProviderConfig, ProviderError, ProviderKind, RiskLevel, RunEvent, RunOptions, Scope, Settings,
-    SourceFormat, ToolContext, ToolError, ToolOutput, ToolPolicy, ToolRegistry, TypedTool,
+    AgentDefinition, AgentSource, AgentSpec, ProviderConfig, ProviderKind, RiskLevel, RunEvent,
+    RunOptions, RunResult, Scope, Settings, SourceFormat, ToolContext, ToolError, ToolOutput,
+    ToolPolicy, ToolRegistry, TypedTool,
 };
 use agentctl::providers::{ProviderOptions, build_provider};
 use agentctl::runtime::Runtime;
@@ -72,28 +72,6 @@ impl TypedTool for Lookup {
                 self.table.keys().copied().collect::<Vec<_>>().join(", ")
             ))),
         }
-    }
-}
-
-/// Counts model calls on the client side.
-struct Counting {
-    inner: Arc<dyn ModelProvider>,
-    calls: Arc<AtomicU64>,
-}
-
-#[async_trait::async_trait]
-impl ModelProvider for Counting {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    async fn complete(
-        &self,
-        request: &ModelRequest,
-        on_delta: DeltaSink<'_>,
-    ) -> Result<ModelResponse, ProviderError> {
-        self.calls.fetch_add(1, Ordering::Relaxed);
-        self.inner.complete(request, on_delta).await
     }
 }
 
@@ -163,7 +141,7 @@ fn agent(model: &str) -> AgentDefinition {
     }
 }
 
-fn runtime(base_url: &str, calls: &Arc<AtomicU64>) -> Runtime {
+fn runtime(base_url: &str) -> Runtime {
     let mut settings = Settings::default();
     settings.providers.insert(
         "local".into(),
@@ -183,16 +161,11 @@ fn runtime(base_url: &str, calls: &Arc<AtomicU64>) -> Runtime {
             ("speed-of-light", "299,792,458 m/s"),
         ]),
     });
-    let calls = Arc::clone(calls);
     let options = ProviderOptions::default();
     Runtime::new(
         settings,
         move |model: &agentctl::core::ModelRef, settings: &Settings| {
-            let inner = build_provider(model, settings, &options)?;
-            Ok(Arc::new(Counting {
-                inner,
-                calls: Arc::clone(&calls),
-            }) as Arc<dyn ModelProvider>)
+            build_provider(model, settings, &options)
         },
         tools,
     )
@@ -213,30 +186,35 @@ fn report(phase: &str, runs: usize, seconds: f64, calls: u64) {
     );
 }
 
-/// One run: its answer, either at the end or (streaming) assembled from the events.
+/// One run: its answer, either at the end or (streaming) assembled from the events, and the
+/// model calls it made (from the run's own result).
 async fn ask(
     runtime: &Runtime,
     agent: &AgentDefinition,
     question: &str,
     stream: bool,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<(String, u64)> {
+    let calls = |result: &RunResult| u64::from(result.metadata.iterations);
     if !stream {
-        return Ok(runtime
+        let result = runtime
             .run_to_completion(agent, question, RunOptions::new())
-            .await?
-            .text);
+            .await?;
+        let made = calls(&result);
+        return Ok((result.text, made));
     }
     let mut run = runtime.run(agent, question, RunOptions::new().stream(true));
     let mut answer = String::new();
+    let mut made = 0;
     while let Some(event) = run.next().await {
         match event {
             // A front end would print these as they come.
             RunEvent::TextDelta { text, .. } => answer.push_str(&text),
+            RunEvent::RunFinished { result } => made = calls(&result),
             RunEvent::RunFailed { error } => bail!(error),
             _ => {}
         }
     }
-    Ok(answer)
+    Ok((answer, made))
 }
 
 #[tokio::main]
@@ -250,13 +228,14 @@ async fn main() -> anyhow::Result<()> {
 /// The sequential runs, then the concurrent ones, and the report.
 async fn scenarios(args: Args) -> anyhow::Result<()> {
     let calls = Arc::new(AtomicU64::new(0));
-    let runtime = runtime(&args.base_url, &calls);
+    let runtime = runtime(&args.base_url);
     let agent = agent(&args.model);
     let started = Instant::now();
 
     for index in 0..args.sequential {
         let question = QUESTIONS[index % QUESTIONS.len()];
-        let answer = ask(&runtime, &agent, question, args.stream).await?;
+        let (answer, made) = ask(&runtime, &agent, question, args.stream).await?;
+        calls.fetch_add(made, Ordering::Relaxed);
         if index == 0 {
             println!("Q: {question}\nA: {}", answer.trim());
         }
@@ -276,10 +255,12 @@ async fn scenarios(args: Args) -> anyhow::Result<()> {
             let runtime = runtime.clone();
             let agent = agent.clone();
             let (rounds, stream) = (args.rounds, args.stream);
+            let calls = Arc::clone(&calls);
             tokio::spawn(async move {
                 for round in 0..rounds {
                     let question = QUESTIONS[(worker + round) % QUESTIONS.len()];
-                    ask(&runtime, &agent, question, stream).await?;
+                    let (_, made) = ask(&runtime, &agent, question, stream).await?;
+                    calls.fetch_add(made, Ordering::Relaxed);
                 }
                 anyhow::Ok(())
             })
