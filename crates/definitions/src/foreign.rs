@@ -120,11 +120,11 @@ pub(crate) fn extras(
     let mut extra = BTreeMap::new();
     let mut warnings = Vec::new();
     let top_level = source.index.keys.iter().filter(|k| k.is_top_level());
-    if top_level.clone().all(|k| mapped.contains(&k.path.as_str())) {
+    if top_level.clone().all(|k| mapped.contains(&&*k.path)) {
         return (extra, warnings);
     }
     for key in top_level {
-        if !mapped.contains(&key.path.as_str()) && !known.contains(&key.path.as_str()) {
+        if !mapped.contains(&&*key.path) && !known.contains(&&*key.path) {
             warnings.push(source.warning(
                 &key.path,
                 format!("unknown {tool} field: kept in `extra`, agentctl does not use it"),

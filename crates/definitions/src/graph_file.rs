@@ -25,6 +25,7 @@ use agentctl_core::{
 };
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The graph fields a file may write at the top level.
 const GRAPH_FIELDS: &[&str] = &["entry", "nodes", "edges", "maxSteps"];
@@ -211,9 +212,9 @@ fn positions(source: &Source<'_>, nested: bool) -> PositionMap {
         .map(|(field, &(line, col))| {
             let head = field.split(['.', '[']).next().unwrap_or_default();
             let field = if !nested && GRAPH_FIELDS.contains(&head) {
-                format!("graph.{field}")
+                Arc::from(format!("graph.{field}"))
             } else {
-                field.clone()
+                Arc::clone(field)
             };
             (field, (first_line + line - 1, col))
         })

@@ -25,7 +25,7 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
         };
         warnings.push(source.warning(&entry.path, format!("unknown field{hint}: {fate}")));
         if top_level {
-            top_level_unknown.push(entry.path.as_str());
+            top_level_unknown.push(&*entry.path);
         }
     }
     if !top_level_unknown.is_empty() {

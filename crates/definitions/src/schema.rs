@@ -213,7 +213,7 @@ mod tests {
         let index = YamlIndex::build(yaml);
         unknown_fields(&index)
             .into_iter()
-            .map(|(entry, _)| entry.path.clone())
+            .map(|(entry, _)| entry.path.to_string())
             .collect()
     }
 

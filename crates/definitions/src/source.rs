@@ -103,10 +103,10 @@ impl Source<'_> {
                 let repeated = index
                     .keys
                     .iter()
-                    .find(|entry| entry.key() == key && !seen.insert(entry.path.as_str()));
+                    .find(|entry| entry.key() == key && !seen.insert(&*entry.path));
                 if let Some(entry) = repeated {
                     (error.line, error.col) = (first_line + entry.pos.0 - 1, entry.pos.1);
-                    error.field = Some(entry.path.clone());
+                    error.field = Some(entry.path.to_string());
                 }
             }
             if error.message.contains("expected struct") {

@@ -9,9 +9,10 @@ use saphyr_parser::Parser;
 use saphyr_parser::{Event, ScalarStyle};
 use std::collections::{HashMap, HashSet};
 
-/// Field positions by dotted path.
-pub(crate) type PositionMap = HashMap<String, (usize, usize), foldhash::fast::RandomState>;
+/// Field positions by dotted path (the paths shared with [`KeyEntry::path`]).
+pub(crate) type PositionMap = HashMap<Arc<str>, (usize, usize), foldhash::fast::RandomState>;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// One segment of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +29,7 @@ pub(crate) struct KeyEntry {
     /// Path of the mapping the key is in, segment by segment (shared by its keys).
     pub parent: Rc<[Segment]>,
     /// Dotted path, e.g. `tools.allow`; the key itself is its end, from `key_start`.
-    pub path: String,
+    pub path: Arc<str>,
     key_start: usize,
     /// 1-based line and column of the key, relative to the YAML text.
     pub pos: (usize, usize),
@@ -56,7 +57,7 @@ pub(crate) struct YamlIndex {
     /// Whether the document's root is a mapping.
     pub root_is_mapping: bool,
     /// Paths of mapping values written as YAML null (`~`, `null`, or nothing at all).
-    pub nulls: HashSet<String>,
+    pub nulls: HashSet<Arc<str>>,
 }
 
 /// A plain scalar that YAML reads as null.
@@ -65,7 +66,7 @@ fn is_null(value: &str, style: ScalarStyle) -> bool {
 }
 
 /// A path, segment by segment and dotted.
-type Path = (Rc<[Segment]>, String);
+type Path = (Rc<[Segment]>, Arc<str>);
 
 /// What the next node of a mapping is the value of.
 enum Pending {
@@ -88,19 +89,20 @@ enum Frame {
     Skip,
 }
 
-/// `parent.key`, or `key` at the root.
-fn child_key(parent: &str, key: &str) -> String {
-    let mut out = String::with_capacity(parent.len() + 1 + key.len());
+/// `parent.key`, or `key` at the root, written into `out` (a buffer reused between paths,
+/// so that a path costs one allocation: its shared copy).
+fn child_key(out: &mut String, parent: &str, key: &str) -> Arc<str> {
+    out.clear();
     if !parent.is_empty() {
         out.push_str(parent);
         out.push('.');
     }
     out.push_str(key);
-    out
+    Arc::from(out.as_str())
 }
 
-/// `parent[index]`.
-fn child_index(parent: &str, index: usize) -> String {
+/// `parent[index]`, written into `out` as [`child_key`] does.
+fn child_index(out: &mut String, parent: &str, index: usize) -> Arc<str> {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = index;
@@ -113,12 +115,12 @@ fn child_index(parent: &str, index: usize) -> String {
         }
     }
     let digits = std::str::from_utf8(&digits[at..]).unwrap_or("0");
-    let mut out = String::with_capacity(parent.len() + digits.len() + 2);
+    out.clear();
     out.push_str(parent);
     out.push('[');
     out.push_str(digits);
     out.push(']');
-    out
+    Arc::from(out.as_str())
 }
 
 impl YamlIndex {
@@ -141,6 +143,8 @@ impl YamlIndex {
 pub(crate) struct IndexBuilder {
     index: YamlIndex,
     stack: Vec<Frame>,
+    /// Where paths are written before they are shared.
+    scratch: String,
 }
 
 impl IndexBuilder {
@@ -156,6 +160,7 @@ impl IndexBuilder {
     pub(crate) fn event(&mut self, event: &Event<'_>, pos: (usize, usize)) {
         let index = &mut self.index;
         let stack = &mut self.stack;
+        let scratch = &mut self.scratch;
         let opens = match event {
             Event::SequenceStart(..) | Event::MappingStart(..) => true,
             Event::Scalar(..) | Event::Alias(_) => false,
@@ -170,7 +175,7 @@ impl IndexBuilder {
         let child: Option<Path> = match stack.last_mut() {
             None => {
                 index.root_is_mapping = matches!(event, Event::MappingStart(..));
-                Some((Rc::from([]), String::new()))
+                Some((Rc::from([]), Arc::from("")))
             }
             Some(Frame::Skip) => None,
             Some(Frame::Map { path, key }) => match key.take() {
@@ -183,22 +188,22 @@ impl IndexBuilder {
                         && is_null(value, *style)
                     {
                         let dotted = entry.map_or(&path.1, |entry| &entry.path);
-                        index.nulls.insert(dotted.clone());
+                        index.nulls.insert(Arc::clone(dotted));
                     }
                     match entry {
                         _ if !opens => None,
                         Some(entry) => {
                             let mut segments = entry.parent.to_vec();
                             segments.push(Segment::Key(Rc::from(entry.key())));
-                            Some((Rc::from(segments), entry.path.clone()))
+                            Some((Rc::from(segments), Arc::clone(&entry.path)))
                         }
                         None => Some(path.clone()),
                     }
                 }
                 None => {
                     if let Event::Scalar(value, ..) = event {
-                        let dotted = child_key(&path.1, value);
-                        index.positions.entry(dotted.clone()).or_insert(pos);
+                        let dotted = child_key(scratch, &path.1, value);
+                        index.positions.entry(Arc::clone(&dotted)).or_insert(pos);
                         *key = Some(Pending::Key(index.keys.len()));
                         index.keys.push(KeyEntry {
                             parent: Rc::clone(&path.0),
@@ -216,14 +221,14 @@ impl IndexBuilder {
                 }
             },
             Some(Frame::Seq { path, next }) => {
-                let dotted = child_index(&path.1, *next);
+                let dotted = child_index(scratch, &path.1, *next);
                 let segments = opens.then(|| {
                     let mut segments = path.0.to_vec();
                     segments.push(Segment::Index(*next));
                     Rc::from(segments)
                 });
                 *next += 1;
-                index.positions.entry(dotted.clone()).or_insert(pos);
+                index.positions.entry(Arc::clone(&dotted)).or_insert(pos);
                 segments.map(|segments| (segments, dotted))
             }
         };
@@ -258,7 +263,7 @@ mod tests {
         assert_eq!(index.positions["triggers[0]"], (5, 5));
         assert_eq!(index.positions["triggers[0].regex"], (5, 5));
         assert_eq!(index.positions["triggers[0].regex[0]"], (6, 9));
-        let paths: Vec<&str> = index.keys.iter().map(|k| k.path.as_str()).collect();
+        let paths: Vec<&str> = index.keys.iter().map(|k| &*k.path).collect();
         assert_eq!(
             paths,
             [
@@ -274,7 +279,7 @@ mod tests {
     #[test]
     fn records_null_values() {
         let index = YamlIndex::build("name:\na: ~\nb: null\nc: 'null'\nd: {e: NULL}\nf: x\n");
-        let mut nulls: Vec<&str> = index.nulls.iter().map(String::as_str).collect();
+        let mut nulls: Vec<&str> = index.nulls.iter().map(|null| &**null).collect();
         nulls.sort_unstable();
         assert_eq!(nulls, ["a", "b", "d.e", "name"]);
     }
