@@ -234,9 +234,23 @@ pub fn read_input_file(path: &Path, limit: InputLimit) -> Result<String, InputFi
 /// Like [`read_input_file`], without the UTF-8 check (for callers that locate encoding errors
 /// themselves).
 pub fn read_input_bytes(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError> {
-    let fail = |problem| InputFileError::new(path, problem);
-    let metadata = std::fs::metadata(path).map_err(|error| fail(InputProblem::Io(error)))?;
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| InputFileError::new(path, InputProblem::Io(error)))?;
     check(path, &metadata, limit)?;
+    read_opened(path, limit)
+}
+
+/// Like [`read_input_bytes`], for a path that a directory listing has just shown to be a
+/// regular file, not a symlink (`d_type`): the check before opening is left out, since the
+/// listing made it. What is opened is still checked, so a file swapped for a FIFO or a
+/// device since is refused as [`read_input_bytes`] refuses it.
+pub fn read_listed_input_bytes(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError> {
+    read_opened(path, limit)
+}
+
+/// Opens `path` without blocking, checks what was opened and reads it within `limit`.
+fn read_opened(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError> {
+    let fail = |problem| InputFileError::new(path, problem);
     let file = open_nonblocking(path).map_err(|error| fail(InputProblem::Io(error)))?;
     // The path may have been swapped between `metadata` and `open`: check what was opened.
     let metadata = file
@@ -439,5 +453,55 @@ mod tests {
         );
         let missing = read_input_file(&dir.path().join("nope"), InputLimit::SETTINGS).unwrap_err();
         assert!(missing.is_not_found());
+    }
+
+    /// A file listed as regular and swapped before it is read: without the check before
+    /// opening, the check of what was opened still refuses a FIFO (without blocking), a
+    /// directory and a file over the limit.
+    #[cfg(unix)]
+    #[test]
+    fn a_listed_file_swapped_for_something_else_is_still_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let error = read_listed_input_bytes(&fifo, InputLimit::AGENT_FILE).unwrap_err();
+        assert!(
+            matches!(
+                error.problem,
+                InputProblem::NotRegular {
+                    kind: FileKind::Fifo,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        let error = read_listed_input_bytes(dir.path(), InputLimit::AGENT_FILE).unwrap_err();
+        assert!(
+            matches!(
+                error.problem,
+                InputProblem::NotRegular {
+                    kind: FileKind::Directory,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        let large = dir.path().join("large.md");
+        std::fs::write(&large, vec![b'x'; 2 * MIB as usize]).unwrap();
+        let error = read_listed_input_bytes(&large, InputLimit::AGENT_FILE).unwrap_err();
+        assert!(
+            matches!(error.problem, InputProblem::TooLarge { .. }),
+            "{error:?}"
+        );
+        let small = dir.path().join("small.md");
+        std::fs::write(&small, "---\nname: a\n---\n").unwrap();
+        assert_eq!(
+            read_listed_input_bytes(&small, InputLimit::AGENT_FILE).unwrap(),
+            b"---\nname: a\n---\n"
+        );
     }
 }

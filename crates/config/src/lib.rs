@@ -18,7 +18,7 @@ mod yaml;
 
 pub use input::{
     FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
-    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file,
+    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file, read_listed_input_bytes,
 };
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{

@@ -224,14 +224,18 @@ pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
 fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
     let mut found = Discovery::default();
     // Walk every folder first, then load the files, on every core.
-    let mut files: Vec<(usize, PathBuf)> = Vec::new();
+    let mut files: Vec<WalkedFile> = Vec::new();
     let mut walk_errors = Vec::with_capacity(dirs.len());
     for (i, dir) in dirs.iter().enumerate() {
         let mut errors = Vec::new();
         files.extend(
             markdown_files(dir, &mut errors)
                 .into_iter()
-                .map(|path| (i, path)),
+                .map(|(path, regular)| WalkedFile {
+                    dir: i,
+                    path,
+                    regular,
+                }),
         );
         walk_errors.push(errors);
     }
@@ -245,7 +249,7 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
     let mut winners: HashMap<String, PathBuf> = HashMap::with_capacity(files.len());
     for (i, errors) in walk_errors.into_iter().enumerate() {
         found.errors.extend(errors);
-        while let Some((outcome, _)) = outcomes.next_if(|(_, (dir, _))| *dir == i) {
+        while let Some((outcome, _)) = outcomes.next_if(|(_, file)| file.dir == i) {
             match outcome {
                 Outcome::Loaded(agent, errors) => found.place(*agent, errors, &mut winners),
                 Outcome::Skipped(path) => found.skipped.push(path),
@@ -322,7 +326,18 @@ fn declared_name(bytes: &[u8], path: &Path) -> Option<String> {
     })
 }
 
-fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<PathBuf> {
+/// A file a folder walk found.
+struct WalkedFile {
+    /// Index of its folder.
+    dir: usize,
+    path: PathBuf,
+    /// The walk saw a regular file, not a symlink: nothing to check before opening it.
+    regular: bool,
+}
+
+/// The agent files under `dir`, in name order, each with whether the walk saw a regular file
+/// (not a symlink).
+fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<(PathBuf, bool)> {
     if !dir.path.is_dir() {
         return Vec::new();
     }
@@ -342,7 +357,8 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<Path
                 if !entry.file_type().is_dir()
                     && (is_markdown(entry.path()) || dir.graphs && is_graph_file(entry.path())) =>
             {
-                files.push(entry.into_path());
+                let regular = entry.file_type().is_file() && !entry.path_is_symlink();
+                files.push((entry.into_path(), regular));
             }
             Ok(_) => {}
             Err(error) => {

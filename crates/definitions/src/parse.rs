@@ -6,7 +6,9 @@ use crate::frontmatter::{self};
 use crate::source::Source;
 use crate::yaml_index::PositionMap;
 use crate::{claude, gemini, native};
-use agentctl_config::{InputLimit, InputProblem, read_input_bytes};
+use agentctl_config::{
+    InputFileError, InputLimit, InputProblem, read_input_bytes, read_listed_input_bytes,
+};
 use agentctl_core::{AgentDefinition, AgentSource, Scope, SourceFormat};
 use serde_json::Value;
 use std::path::Path;
@@ -372,14 +374,22 @@ pub fn load_file(path: &Path, format: SourceFormat, scope: Scope) -> Result<Load
 
 /// Reads an agent file through the bounded input reader, with errors as [`DefinitionError`]s.
 pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>> {
-    read_input_bytes(path, InputLimit::AGENT_FILE).map_err(|error| {
-        let kind = match &error.problem {
-            InputProblem::NotRegular { .. } => ErrorKind::NotRegularFile,
-            InputProblem::TooLarge { .. } => ErrorKind::FileTooLarge,
-            _ => ErrorKind::Io,
-        };
-        DefinitionError::new(path, kind, 0, 0, error.problem.to_string())
-    })
+    read_input_bytes(path, InputLimit::AGENT_FILE).map_err(|error| input_error(path, &error))
+}
+
+/// [`read_capped`] for a path a folder walk has just seen as a regular file, not a symlink
+/// (no `stat` before opening; what is opened is still checked).
+pub(crate) fn read_listed(path: &Path) -> Result<Vec<u8>> {
+    read_listed_input_bytes(path, InputLimit::AGENT_FILE).map_err(|error| input_error(path, &error))
+}
+
+fn input_error(path: &Path, error: &InputFileError) -> DefinitionError {
+    let kind = match &error.problem {
+        InputProblem::NotRegular { .. } => ErrorKind::NotRegularFile,
+        InputProblem::TooLarge { .. } => ErrorKind::FileTooLarge,
+        _ => ErrorKind::Io,
+    };
+    DefinitionError::new(path, kind, 0, 0, error.problem.to_string())
 }
 
 #[cfg(test)]

@@ -4,13 +4,13 @@
 //! threads (one per core, the caller's included) and the results put back in discovery order:
 //! what is found does not depend on how many threads found it.
 
-use super::{AgentDir, Prompts, declared_name};
+use super::{AgentDir, Prompts, WalkedFile, declared_name};
 use crate::error::{DefinitionError, Diagnostic, ErrorKind};
 use crate::graph_file::parse_graph_bytes;
-use crate::parse::{LoadedAgent, parse_bytes, read_capped};
+use crate::parse::{LoadedAgent, parse_bytes, read_capped, read_listed};
 use crate::validate::definition_errors;
 use agentctl_core::SourceFormat;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Fewer files than this are loaded on the caller's thread: a thread costs more than they do.
@@ -31,17 +31,13 @@ pub(super) enum Outcome {
 }
 
 /// Loads `files` (each with the index of its folder in `dirs`), results in the same order.
-pub(super) fn load_all(
-    dirs: &[AgentDir],
-    files: &[(usize, PathBuf)],
-    prompts: Prompts,
-) -> Vec<Outcome> {
+pub(super) fn load_all(dirs: &[AgentDir], files: &[WalkedFile], prompts: Prompts) -> Vec<Outcome> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(files.len() / FILES_PER_THREAD).max(1);
     if threads == 1 {
         return files
             .iter()
-            .map(|(dir, path)| load(&dirs[*dir], path, prompts))
+            .map(|file| load(&dirs[file.dir], file, prompts))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -55,8 +51,8 @@ pub(super) fn load_all(
             if batch.is_empty() {
                 break;
             }
-            for (offset, (dir, path)) in batch.iter().enumerate() {
-                done.push((start + offset, load(&dirs[*dir], path, prompts)));
+            for (offset, file) in batch.iter().enumerate() {
+                done.push((start + offset, load(&dirs[file.dir], file, prompts)));
             }
         }
         done
@@ -89,8 +85,14 @@ pub(super) fn load_all(
 }
 
 /// Reads, parses and checks one file.
-fn load(dir: &AgentDir, path: &Path, prompts: Prompts) -> Outcome {
-    let bytes = match read_capped(path) {
+fn load(dir: &AgentDir, file: &WalkedFile, prompts: Prompts) -> Outcome {
+    let path = file.path.as_path();
+    let read = if file.regular {
+        read_listed(path)
+    } else {
+        read_capped(path)
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(error) => return Outcome::Failed(error, None),
     };
