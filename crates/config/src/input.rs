@@ -422,12 +422,7 @@ mod tests {
     #[test]
     fn a_fifo_opens_without_blocking_and_is_refused_after_the_open() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let fifo = make_fifo(dir.path());
         let file = open_nonblocking(&fifo).unwrap();
         let error = check(&fifo, &file.metadata().unwrap(), InputLimit::CASSETTE).unwrap_err();
         assert!(
@@ -440,6 +435,18 @@ mod tests {
             ),
             "{error:?}"
         );
+    }
+
+    /// A FIFO named `pipe` in `dir`.
+    #[cfg(unix)]
+    fn make_fifo(dir: &Path) -> PathBuf {
+        let fifo = dir.join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        fifo
     }
 
     #[test]
@@ -462,12 +469,7 @@ mod tests {
     #[test]
     fn a_listed_file_swapped_for_something_else_is_still_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let fifo = make_fifo(dir.path());
         let error = read_listed_input_bytes(&fifo, InputLimit::AGENT_FILE).unwrap_err();
         assert!(
             matches!(

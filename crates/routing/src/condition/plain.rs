@@ -17,6 +17,8 @@
 //! the error. Every expression it accepts is valid CEL whose tree is far shallower than the
 //! depth limit; the tests check both against the parser on generated expressions.
 
+use crate::state::CEL_RESERVED;
+
 /// Most terms joined by `&&` and `||`.
 const MAX_TERMS: usize = 16;
 /// Most identifiers in one path.
@@ -25,32 +27,6 @@ const MAX_SEGMENTS: usize = 16;
 const MAX_NOTS: usize = 4;
 /// Most digits of an integer literal (an `i64` holds any 18 digits).
 const MAX_DIGITS: usize = 18;
-
-/// Words CEL reserves: literals and operators it lexes as such, and names reserved for the
-/// future, which the parser refuses as identifiers.
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
@@ -185,7 +161,7 @@ fn path(text: &[u8]) -> (Option<Token>, usize) {
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-        if !identifier || segments > MAX_SEGMENTS || RESERVED.contains(&segment) {
+        if !identifier || segments > MAX_SEGMENTS || CEL_RESERVED.contains(&segment) {
             return (None, len);
         }
     }
