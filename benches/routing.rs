@@ -1,6 +1,8 @@
 //! Benchmarks of routing a prompt by triggers through 1,000 agents with five triggers each
 //! (four keyword triggers, three keywords each, and one regular-expression trigger).
 //!
+//! Also: checking a `when` condition as a listing does, against compiling it.
+//!
 //! Run with `cargo bench --bench routing`.
 
 use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Scope, SourceFormat, Trigger};
@@ -158,4 +160,20 @@ fn route_unmatched_prompt_1000_agents(bencher: divan::Bencher<'_, '_>) {
 fn build_router_1000_agents(bencher: divan::Bencher<'_, '_>) {
     let agents = agents();
     bencher.bench_local(|| Router::new(divan::black_box(&agents)));
+}
+
+/// A handoff `when` of the plain form most conditions take.
+const PLAIN_CONDITION: &str = "task.status == 'need-review' && !fix.applied";
+
+/// Compiling a condition with the CEL parser (what a run does).
+#[divan::bench(sample_count = 200)]
+fn condition_parse(bencher: divan::Bencher<'_, '_>) {
+    bencher.bench_local(|| agentctl_routing::Condition::parse(divan::black_box(PLAIN_CONDITION)));
+}
+
+/// Checking the same condition as a listing does (recognised without the parser).
+#[divan::bench(sample_count = 200)]
+fn condition_check(bencher: divan::Bencher<'_, '_>) {
+    assert!(agentctl_routing::Condition::check(PLAIN_CONDITION).is_ok());
+    bencher.bench_local(|| agentctl_routing::Condition::check(divan::black_box(PLAIN_CONDITION)));
 }

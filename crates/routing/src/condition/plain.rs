@@ -1,6 +1,6 @@
 //! The plain forms most `when` conditions take, recognised without the CEL parser.
 //!
-//! Checking a listed file's conditions through the CEL (ANTLR) parser costs about 40 µs
+//! Checking a listed file's conditions through the CEL (ANTLR) parser costs 20–40 µs
 //! each and pulls over a megabyte of parser code into memory; most conditions are a few
 //! fields compared with literals. [`is_plain`] accepts exactly such expressions:
 //!
