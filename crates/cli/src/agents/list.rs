@@ -4,12 +4,13 @@ use super::{display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
 use crate::output::terminal_safe;
-use agentctl_core::Scope;
+use agentctl_core::{ContextMode, Scope};
 use agentctl_definitions::LoadedAgent;
 use agentctl_session::Project;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// One row of the listing, as JSON shows it.
@@ -25,7 +26,7 @@ struct Row<'a> {
     path: &'a Path,
     context_mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    shadowed_by: Option<&'a PathBuf>,
+    shadowed_by: Option<&'a Path>,
     #[serde(skip_serializing_if = "is_zero")]
     warnings: usize,
     /// Why the file cannot run (it failed to load, or its definition has errors), located.
@@ -46,33 +47,15 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
         ScopeFilter::Global => scope == Scope::Global,
         ScopeFilter::Project => scope == Scope::Project,
     };
-    let row = |agent: &'_ LoadedAgent, shadowed_by: Option<&'_ PathBuf>| {
-        let spec = &agent.definition.spec;
-        let source = &agent.definition.source;
-        // Rows borrow from `agent`; the closure only builds them.
-        (
-            source.scope,
-            RowData {
-                name: spec.name.clone(),
-                title: spec.title.clone(),
-                description: spec.description.clone(),
-                model: spec.model.clone(),
-                format: source.format.as_str(),
-                path: source.path.clone(),
-                context_mode: spec
-                    .context_mode
-                    .unwrap_or(settings.agents.default_context_mode)
-                    .as_str(),
-                shadowed_by: shadowed_by.cloned(),
-                warnings: agent.warnings.len(),
-                error: None,
-            },
-        )
-    };
-    let mut rows: Vec<(Scope, RowData)> = discovery.agents.iter().map(|a| row(a, None)).collect();
+    let default_mode = settings.agents.default_context_mode;
+    let mut rows: Vec<(Scope, RowData<'_>)> = discovery
+        .agents
+        .iter()
+        .map(|a| row(a, None, default_mode))
+        .collect();
     // Broken files are listed, marked, with their located error: they never vanish.
     for invalid in &discovery.invalid {
-        let (scope, mut data) = row(&invalid.agent, None);
+        let (scope, mut data) = row(&invalid.agent, None, default_mode);
         data.error = invalid
             .errors
             .first()
@@ -85,10 +68,10 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
                 error
                     .path
                     .file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned())
+                    .map(|stem| stem.to_string_lossy())
                     .unwrap_or_default()
             },
-            str::to_owned,
+            Cow::Borrowed,
         );
         let scope = match &context.locations.project_root {
             Some(root) if error.path.starts_with(root) => Scope::Project,
@@ -102,7 +85,7 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
                 description: None,
                 model: None,
                 format: "broken",
-                path: error.path.clone(),
+                path: &error.path,
                 context_mode: settings.agents.default_context_mode.as_str(),
                 shadowed_by: None,
                 warnings: 0,
@@ -116,7 +99,7 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
             discovery
                 .shadowed
                 .iter()
-                .map(|s| row(&s.agent, Some(&s.shadowed_by))),
+                .map(|s| row(&s.agent, Some(s.shadowed_by.as_path()), default_mode)),
         );
         rows.sort_by(|a, b| {
             a.1.name
@@ -143,32 +126,58 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
+/// The row of `agent`, borrowed from it.
+fn row<'d>(
+    agent: &'d LoadedAgent,
+    shadowed_by: Option<&'d Path>,
+    default_mode: ContextMode,
+) -> (Scope, RowData<'d>) {
+    let spec = &agent.definition.spec;
+    let source = &agent.definition.source;
+    (
+        source.scope,
+        RowData {
+            name: Cow::Borrowed(spec.name.as_str()),
+            title: spec.title.as_deref(),
+            description: spec.description.as_deref(),
+            model: spec.model.as_deref(),
+            format: source.format.as_str(),
+            path: &source.path,
+            context_mode: spec.context_mode.unwrap_or(default_mode).as_str(),
+            shadowed_by,
+            warnings: agent.warnings.len(),
+            error: None,
+        },
+    )
+}
+
+/// One row, borrowed from the discovery it lists.
 #[derive(Debug)]
-struct RowData {
-    name: String,
-    title: Option<String>,
-    description: Option<String>,
-    model: Option<String>,
+struct RowData<'d> {
+    name: Cow<'d, str>,
+    title: Option<&'d str>,
+    description: Option<&'d str>,
+    model: Option<&'d str>,
     format: &'static str,
-    path: PathBuf,
+    path: &'d Path,
     context_mode: &'static str,
-    shadowed_by: Option<PathBuf>,
+    shadowed_by: Option<&'d Path>,
     warnings: usize,
     error: Option<String>,
 }
 
-impl RowData {
+impl RowData<'_> {
     fn as_row(&self, scope: Scope) -> Row<'_> {
         Row {
             name: &self.name,
-            title: self.title.as_deref(),
-            description: self.description.as_deref(),
-            model: self.model.as_deref(),
+            title: self.title,
+            description: self.description,
+            model: self.model,
             scope,
             format: self.format,
-            path: &self.path,
+            path: self.path,
             context_mode: self.context_mode,
-            shadowed_by: self.shadowed_by.as_ref(),
+            shadowed_by: self.shadowed_by,
             warnings: self.warnings,
             error: self.error.as_deref(),
         }
@@ -178,7 +187,7 @@ impl RowData {
 fn print_table(
     out: &mut impl std::io::Write,
     context: &Project,
-    rows: &[(Scope, RowData)],
+    rows: &[(Scope, RowData<'_>)],
     args: &ListArgs,
 ) -> std::io::Result<()> {
     let locations = &context.locations;
@@ -203,56 +212,49 @@ fn print_table(
             Scope::Global => "Global agents",
         };
         writeln!(out, "{heading}:")?;
-        let table: Vec<[String; 4]> = group
+        let table: Vec<Cells<'_>> = group
             .iter()
             .map(|r| {
-                let mut source = format!("{} {}", r.format, display_path(&r.path, locations));
-                if let Some(by) = &r.shadowed_by {
-                    source.push_str(&format!(" (shadowed by {})", display_path(by, locations)));
+                let mut source = format!("{} {}", r.format, display_path(r.path, locations));
+                if let Some(by) = r.shadowed_by {
+                    source.push_str(" (shadowed by ");
+                    source.push_str(&display_path(by, locations));
+                    source.push(')');
                 }
-                let name = if r.error.is_some() {
-                    format!("✗ {}", r.name)
-                } else {
-                    r.name.clone()
-                };
-                [
-                    name,
-                    r.title.clone().unwrap_or_else(|| "-".to_owned()),
-                    match (&r.model, &r.error) {
-                        (Some(model), _) => model.clone(),
-                        (None, Some(_)) => "-".to_owned(),
-                        (None, None) => "(default)".to_owned(),
+                Cells {
+                    mark: if r.error.is_some() { "✗ " } else { "" },
+                    name: &r.name,
+                    title: r.title.unwrap_or("-"),
+                    model: match (r.model, &r.error) {
+                        (Some(model), _) => model,
+                        (None, Some(_)) => "-",
+                        (None, None) => "(default)",
                     },
-                    source,
-                ]
+                    source: Cow::Owned(source),
+                }
             })
             .collect();
-        let headers = ["NAME", "TITLE", "MODEL", "SOURCE"];
-        let widths: Vec<usize> = (0..3)
-            .map(|i| {
-                table
-                    .iter()
-                    .map(|row| row[i].chars().count())
-                    .chain([headers[i].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: [&str; 4]| {
-            let mut out = String::from("  ");
-            for (i, cell) in cells.iter().enumerate().take(3) {
-                out.push_str(&format!("{cell:<width$}  ", width = widths[i]));
-            }
-            out.push_str(cells[3]);
-            out
+        let headers = Cells {
+            mark: "",
+            name: "NAME",
+            title: "TITLE",
+            model: "MODEL",
+            source: Cow::Borrowed("SOURCE"),
         };
-        writeln!(out, "{}", line(headers))?;
-        for row in &table {
-            writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3]]))?;
+        let widths = table.iter().chain([&headers]).fold([0; 3], |widths, row| {
+            let [name, title, model] = row.widths();
+            [
+                widths[0].max(name),
+                widths[1].max(title),
+                widths[2].max(model),
+            ]
+        });
+        for row in std::iter::once(&headers).chain(&table) {
+            row.write(out, widths)?;
         }
         writeln!(out)?;
     }
-    let broken: Vec<&RowData> = rows
+    let broken: Vec<&RowData<'_>> = rows
         .iter()
         .map(|(_, r)| r)
         .filter(|r| r.error.is_some())
@@ -281,4 +283,45 @@ fn print_table(
         summary.push_str(&format!(", {} broken", broken.len()));
     }
     writeln!(out, "{summary}")
+}
+
+/// The cells of one table line, borrowed from its row.
+struct Cells<'r> {
+    /// `✗ ` before the name of an agent that cannot run.
+    mark: &'static str,
+    name: &'r str,
+    title: &'r str,
+    model: &'r str,
+    source: Cow<'r, str>,
+}
+
+impl Cells<'_> {
+    /// Widths of the padded columns, in characters.
+    fn widths(&self) -> [usize; 3] {
+        [
+            self.mark.chars().count() + self.name.chars().count(),
+            self.title.chars().count(),
+            self.model.chars().count(),
+        ]
+    }
+
+    /// The line, its first three columns padded to `widths`, written straight to `out`.
+    fn write(&self, out: &mut impl std::io::Write, widths: [usize; 3]) -> std::io::Result<()> {
+        let [name, title, model] = self.widths();
+        writeln!(
+            out,
+            "  {}{}{:pad0$}  {}{:pad1$}  {}{:pad2$}  {}",
+            self.mark,
+            self.name,
+            "",
+            self.title,
+            "",
+            self.model,
+            "",
+            self.source,
+            pad0 = widths[0] - name,
+            pad1 = widths[1] - title,
+            pad2 = widths[2] - model,
+        )
+    }
 }
