@@ -13,25 +13,25 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// One row of the listing, as JSON shows it.
+/// One row of the listing, borrowed from the discovery it lists; JSON shows it as is.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Row<'a> {
-    name: &'a str,
-    title: Option<&'a str>,
-    description: Option<&'a str>,
-    model: Option<&'a str>,
+struct Row<'d> {
+    name: Cow<'d, str>,
+    title: Option<&'d str>,
+    description: Option<&'d str>,
+    model: Option<&'d str>,
     scope: Scope,
     format: &'static str,
-    path: &'a Path,
+    path: &'d Path,
     context_mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    shadowed_by: Option<&'a Path>,
+    shadowed_by: Option<&'d Path>,
     #[serde(skip_serializing_if = "is_zero")]
     warnings: usize,
     /// Why the file cannot run (it failed to load, or its definition has errors), located.
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
+    error: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -48,19 +48,19 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
         ScopeFilter::Project => scope == Scope::Project,
     };
     let default_mode = settings.agents.default_context_mode;
-    let mut rows: Vec<(Scope, RowData<'_>)> = discovery
+    let mut rows: Vec<Row<'_>> = discovery
         .agents
         .iter()
         .map(|a| row(a, None, default_mode))
         .collect();
     // Broken files are listed, marked, with their located error: they never vanish.
     for invalid in &discovery.invalid {
-        let (scope, mut data) = row(&invalid.agent, None, default_mode);
+        let mut data = row(&invalid.agent, None, default_mode);
         data.error = invalid
             .errors
             .first()
             .map(|error| located(error, &context.locations));
-        rows.push((scope, data));
+        rows.push(data);
     }
     for error in &discovery.errors {
         let name = discovery.declared_name(&error.path).map_or_else(
@@ -77,23 +77,21 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
             Some(root) if error.path.starts_with(root) => Scope::Project,
             _ => Scope::Global,
         };
-        rows.push((
+        rows.push(Row {
+            name,
+            title: None,
+            description: None,
+            model: None,
             scope,
-            RowData {
-                name,
-                title: None,
-                description: None,
-                model: None,
-                format: "broken",
-                path: &error.path,
-                context_mode: settings.agents.default_context_mode.as_str(),
-                shadowed_by: None,
-                warnings: 0,
-                error: Some(located(&error.to_diagnostic(), &context.locations)),
-            },
-        ));
+            format: "broken",
+            path: &error.path,
+            context_mode: default_mode.as_str(),
+            shadowed_by: None,
+            warnings: 0,
+            error: Some(located(&error.to_diagnostic(), &context.locations)),
+        });
     }
-    rows.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
     if args.all {
         rows.extend(
             discovery
@@ -102,20 +100,14 @@ pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode
                 .map(|s| row(&s.agent, Some(s.shadowed_by.as_path()), default_mode)),
         );
         rows.sort_by(|a, b| {
-            a.1.name
-                .cmp(&b.1.name)
-                .then(a.1.shadowed_by.is_some().cmp(&b.1.shadowed_by.is_some()))
+            a.name
+                .cmp(&b.name)
+                .then(a.shadowed_by.is_some().cmp(&b.shadowed_by.is_some()))
         });
     }
-    rows.retain(|(scope, _)| wanted(*scope));
+    rows.retain(|row| wanted(row.scope));
     match args.format {
-        TableFormat::Json => {
-            let json: Vec<Row<'_>> = rows
-                .iter()
-                .map(|(scope, data)| data.as_row(*scope))
-                .collect();
-            print_json(&json)?;
-        }
+        TableFormat::Json => print_json(&rows)?,
         TableFormat::Table => {
             // One write for the whole table rather than one per line.
             let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
@@ -131,63 +123,28 @@ fn row<'d>(
     agent: &'d LoadedAgent,
     shadowed_by: Option<&'d Path>,
     default_mode: ContextMode,
-) -> (Scope, RowData<'d>) {
+) -> Row<'d> {
     let spec = &agent.definition.spec;
     let source = &agent.definition.source;
-    (
-        source.scope,
-        RowData {
-            name: Cow::Borrowed(spec.name.as_str()),
-            title: spec.title.as_deref(),
-            description: spec.description.as_deref(),
-            model: spec.model.as_deref(),
-            format: source.format.as_str(),
-            path: &source.path,
-            context_mode: spec.context_mode.unwrap_or(default_mode).as_str(),
-            shadowed_by,
-            warnings: agent.warnings.len(),
-            error: None,
-        },
-    )
-}
-
-/// One row, borrowed from the discovery it lists.
-#[derive(Debug)]
-struct RowData<'d> {
-    name: Cow<'d, str>,
-    title: Option<&'d str>,
-    description: Option<&'d str>,
-    model: Option<&'d str>,
-    format: &'static str,
-    path: &'d Path,
-    context_mode: &'static str,
-    shadowed_by: Option<&'d Path>,
-    warnings: usize,
-    error: Option<String>,
-}
-
-impl RowData<'_> {
-    fn as_row(&self, scope: Scope) -> Row<'_> {
-        Row {
-            name: &self.name,
-            title: self.title,
-            description: self.description,
-            model: self.model,
-            scope,
-            format: self.format,
-            path: self.path,
-            context_mode: self.context_mode,
-            shadowed_by: self.shadowed_by,
-            warnings: self.warnings,
-            error: self.error.as_deref(),
-        }
+    Row {
+        name: Cow::Borrowed(spec.name.as_str()),
+        title: spec.title.as_deref(),
+        description: spec.description.as_deref(),
+        model: spec.model.as_deref(),
+        scope: source.scope,
+        format: source.format.as_str(),
+        path: &source.path,
+        context_mode: spec.context_mode.unwrap_or(default_mode).as_str(),
+        shadowed_by,
+        warnings: agent.warnings.len(),
+        error: None,
     }
 }
 
 fn print_table(
     out: &mut impl std::io::Write,
     context: &Project,
-    rows: &[(Scope, RowData<'_>)],
+    rows: &[Row<'_>],
     args: &ListArgs,
 ) -> std::io::Result<()> {
     let locations = &context.locations;
@@ -199,11 +156,7 @@ fn print_table(
         return Ok(());
     }
     for scope in [Scope::Project, Scope::Global] {
-        let group: Vec<&RowData> = rows
-            .iter()
-            .filter(|(s, _)| *s == scope)
-            .map(|(_, r)| r)
-            .collect();
+        let group: Vec<&Row<'_>> = rows.iter().filter(|r| r.scope == scope).collect();
         if group.is_empty() {
             continue;
         }
@@ -254,11 +207,7 @@ fn print_table(
         }
         writeln!(out)?;
     }
-    let broken: Vec<&RowData<'_>> = rows
-        .iter()
-        .map(|(_, r)| r)
-        .filter(|r| r.error.is_some())
-        .collect();
+    let broken: Vec<&Row<'_>> = rows.iter().filter(|r| r.error.is_some()).collect();
     if !broken.is_empty() {
         writeln!(
             out,
@@ -273,7 +222,7 @@ fn print_table(
         }
         writeln!(out)?;
     }
-    let shadowed = rows.iter().filter(|(_, r)| r.shadowed_by.is_some()).count();
+    let shadowed = rows.iter().filter(|r| r.shadowed_by.is_some()).count();
     let effective = rows.len() - shadowed - broken.len();
     let mut summary = format!("{effective} agent(s)");
     if args.all {
