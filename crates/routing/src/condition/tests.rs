@@ -268,3 +268,36 @@ fn variables_read() {
         ["fix", "l", "memory", "task"]
     );
 }
+
+/// `check` is what a listing runs on every file, hostile ones included: it refuses what
+/// `parse` refuses, with the same error, and stays bounded on plain-looking expressions past
+/// the recogniser's limits (they go to the parser, which has its own).
+#[test]
+fn check_agrees_with_parse_on_hostile_expressions() {
+    let many_terms = vec!["a.b == 1"; 200].join(" && ");
+    let long_path = format!("{} == 1", vec!["a"; 300].join("."));
+    let many_nots = format!("{}a", "!".repeat(50));
+    let over_long = format!("a == '{}'", "x".repeat(MAX_CONDITION_LEN));
+    let long_number = format!("a == {}", "9".repeat(40));
+    for expression in [
+        format!("{}true{}", "(".repeat(2000), ")".repeat(2000)),
+        over_long,
+        many_terms,
+        long_path,
+        many_nots,
+        long_number,
+        "a == 'unterminated".to_owned(),
+        "a == 'x' &&".to_owned(),
+        "task.status = 'x'".to_owned(),
+        "a\u{0} == 1".to_owned(),
+        "a == '\u{202e}'".to_owned(),
+        String::new(),
+        "   ".to_owned(),
+    ] {
+        assert_eq!(
+            Condition::check(&expression).err(),
+            Condition::parse(&expression).err(),
+            "{expression:.80}"
+        );
+    }
+}
