@@ -228,15 +228,7 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
     let mut walk_errors = Vec::with_capacity(dirs.len());
     for (i, dir) in dirs.iter().enumerate() {
         let mut errors = Vec::new();
-        files.extend(
-            markdown_files(dir, &mut errors)
-                .into_iter()
-                .map(|(path, regular)| WalkedFile {
-                    dir: i,
-                    path,
-                    regular,
-                }),
-        );
+        markdown_files(i, dir, &mut files, &mut errors);
         walk_errors.push(errors);
     }
     let mut outcomes = load_all(dirs, &files, prompts)
@@ -335,11 +327,15 @@ struct WalkedFile {
     regular: bool,
 }
 
-/// The agent files under `dir`, in name order, each with whether the walk saw a regular file
-/// (not a symlink).
-fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<(PathBuf, bool)> {
+/// Adds the agent files under `dir` (the `index`th folder) to `files`, in name order.
+fn markdown_files(
+    index: usize,
+    dir: &AgentDir,
+    files: &mut Vec<WalkedFile>,
+    errors: &mut Vec<DefinitionError>,
+) {
     if !dir.path.is_dir() {
-        return Vec::new();
+        return;
     }
     let walker = walkdir::WalkDir::new(&dir.path)
         .min_depth(1)
@@ -348,7 +344,6 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<(Pat
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|entry| !is_hidden(entry.file_name()));
-    let mut files = Vec::new();
     for entry in walker {
         match entry {
             // Anything but a folder is handed to the reader, which refuses FIFOs and devices
@@ -357,8 +352,11 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<(Pat
                 if !entry.file_type().is_dir()
                     && (is_markdown(entry.path()) || dir.graphs && is_graph_file(entry.path())) =>
             {
-                let regular = entry.file_type().is_file() && !entry.path_is_symlink();
-                files.push((entry.into_path(), regular));
+                files.push(WalkedFile {
+                    dir: index,
+                    regular: entry.file_type().is_file() && !entry.path_is_symlink(),
+                    path: entry.into_path(),
+                });
             }
             Ok(_) => {}
             Err(error) => {
@@ -373,7 +371,6 @@ fn markdown_files(dir: &AgentDir, errors: &mut Vec<DefinitionError>) -> Vec<(Pat
             }
         }
     }
-    files
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
