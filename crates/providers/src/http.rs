@@ -3,10 +3,10 @@
 //! answers into one-line [`ProviderError`]s that say what to check. API keys travel only in
 //! default headers marked sensitive; no error text is built from headers.
 
-use crate::idle::{IdleTimer, IdleTimers};
 use crate::options::{ProviderOptions, RetryPolicy};
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
+use crate::timers::{PooledTimer, TimerPool};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
 use reqwest::header::{
@@ -16,8 +16,10 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
+use std::pin::pin;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
 
 /// A provider's connection to its API.
 #[derive(Debug)]
@@ -31,7 +33,8 @@ pub(crate) struct HttpClient {
     retry: RetryPolicy,
     request_timeout: Duration,
     idle_timeout: Duration,
-    idle_timers: IdleTimers,
+    /// Timers of the request and idle limits, kept between requests.
+    timers: TimerPool,
 }
 
 /// Where a call goes: kept together so every error can name provider, model and URL.
@@ -158,7 +161,7 @@ impl HttpClient {
             retry: options.retry,
             request_timeout: options.request_timeout,
             idle_timeout: options.idle_timeout,
-            idle_timers: IdleTimers::default(),
+            timers: TimerPool::default(),
         })
     }
 
@@ -185,6 +188,8 @@ impl HttpClient {
     ) -> Result<Bytes, ProviderError> {
         let body = body.into();
         self.with_retries(|| async {
+            let started = Instant::now();
+            let mut timer = self.timers.take(started + self.request_timeout);
             let attempt = async {
                 let response = self.send(target, &body).await?;
                 response
@@ -192,9 +197,9 @@ impl HttpClient {
                     .await
                     .map_err(|error| self.connection(target, &error))
             };
-            tokio::time::timeout(self.request_timeout, attempt)
+            within(&mut timer, started + self.request_timeout, attempt)
                 .await
-                .map_err(|_| self.timeout(target, self.request_timeout, "request"))?
+                .unwrap_or_else(|| Err(self.timeout(target, self.request_timeout, "request")))
         })
         .await
     }
@@ -215,18 +220,34 @@ impl HttpClient {
         target: &Target<'_>,
         body: &RequestBody,
     ) -> Result<ByteStream<'_>, ProviderError> {
-        let response = self
+        let (response, mut timer) = self
             .with_retries(|| async {
-                tokio::time::timeout(self.request_timeout, self.send(target, body))
-                    .await
-                    .map_err(|_| self.timeout(target, self.request_timeout, "request"))?
+                let started = Instant::now();
+                // One timer for the request's limit and then the idle limit, set to the
+                // earlier of the two: what follows only ever moves it later (no lock).
+                let first = self.request_timeout.min(self.idle_timeout);
+                let mut timer = self.timers.take(started + first);
+                match within(
+                    &mut timer,
+                    started + self.request_timeout,
+                    self.send(target, body),
+                )
+                .await
+                {
+                    Some(response) => Ok((response?, timer)),
+                    None => Err(self.timeout(target, self.request_timeout, "request")),
+                }
             })
             .await?;
-        let now = tokio::time::Instant::now();
+        let now = Instant::now();
+        if timer.deadline() > now + self.idle_timeout {
+            // The headers took longer than the idle limit.
+            timer.reset(now + self.idle_timeout);
+        }
         Ok(ByteStream {
             response,
             idle_timeout: self.idle_timeout,
-            idle: self.idle_timers.take(now + self.idle_timeout),
+            idle: timer,
             last_chunk: now,
         })
     }
@@ -343,12 +364,12 @@ impl HttpClient {
             tokio::select! {
                 biased;
                 chunk = stream.response.chunk() => {
-                    stream.last_chunk = tokio::time::Instant::now();
+                    stream.last_chunk = Instant::now();
                     return chunk.map_err(|error| self.connection(target, &error));
                 }
                 () = stream.idle.elapsed() => {
                     let deadline = stream.last_chunk + stream.idle_timeout;
-                    if deadline <= tokio::time::Instant::now() {
+                    if deadline <= Instant::now() {
                         return Err(self.timeout(target, stream.idle_timeout, "idle stream"));
                     }
                     stream.idle.reset(deadline);
@@ -397,15 +418,37 @@ impl HttpClient {
     }
 }
 
+/// `future`, or `None` once `deadline` has passed; timed by `timer`, which may be set to fire
+/// before `deadline` (it is then set again, to `deadline`).
+async fn within<T>(
+    timer: &mut PooledTimer<'_>,
+    deadline: Instant,
+    future: impl Future<Output = T>,
+) -> Option<T> {
+    let mut future = pin!(future);
+    loop {
+        tokio::select! {
+            biased;
+            output = &mut future => return Some(output),
+            () = timer.elapsed() => {
+                if Instant::now() >= deadline {
+                    return None;
+                }
+                timer.reset(deadline);
+            }
+        }
+    }
+}
+
 /// An answer being streamed.
 pub(crate) struct ByteStream<'a> {
     response: reqwest::Response,
     idle_timeout: Duration,
     /// The idle limit's timer: it fires `idle_timeout` after the chunk it was last set from,
     /// and is set again from [`last_chunk`](Self::last_chunk) if more came since.
-    idle: IdleTimer<'a>,
+    idle: PooledTimer<'a>,
     /// When the last chunk came (or the headers).
-    last_chunk: tokio::time::Instant,
+    last_chunk: Instant,
 }
 
 /// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used

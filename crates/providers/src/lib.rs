@@ -27,7 +27,6 @@ mod embeddings;
 mod factory;
 mod gemini;
 mod http;
-mod idle;
 mod openai;
 mod options;
 mod recording;
@@ -36,6 +35,7 @@ mod schema;
 mod scripted;
 mod shared_tools;
 mod sse;
+mod timers;
 mod tool_names;
 
 pub use embeddings::{BATCH as EMBEDDING_BATCH, build_embedder};

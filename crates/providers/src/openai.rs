@@ -116,7 +116,7 @@ impl OpenAiProvider {
             .bytes(&request.tools, names, || wire::tools_json(request, names));
         // `{"model":…,"messages":[…]` `,"tools":` TOOLS `,"temperature":…}`: the same bytes
         // as the whole body, which has the keys in this order.
-        let mut head = Vec::with_capacity(1024);
+        let mut head = Vec::with_capacity(body_capacity(request));
         // Serialising borrowed strings and `Value`s into a `Vec` cannot fail.
         let _ = serde_json::to_writer(&mut head, &wire::Head::new(request, names));
         head.pop();
@@ -134,10 +134,23 @@ impl OpenAiProvider {
 
 /// The Chat Completions request body as JSON text, tools under their wire names.
 pub(crate) fn request_bytes(request: &ModelRequest, names: &ToolNames) -> Bytes {
-    let mut bytes = Vec::with_capacity(1024);
+    let mut bytes = Vec::with_capacity(body_capacity(request));
     // Serialising borrowed strings and `Value`s into a `Vec` cannot fail.
     let _ = serde_json::to_writer(&mut bytes, &wire::Body::new(request, names));
     Bytes::from(bytes)
+}
+
+/// About the length of a request body without its tools: the messages' text plus room for
+/// the JSON around each. Sized from the request rather than fixed, so a long conversation is
+/// not copied step by step as the buffer grows, and a short one does not take a large block.
+fn body_capacity(request: &ModelRequest) -> usize {
+    let messages: usize = request
+        .messages
+        .iter()
+        .map(|message| message.content_bytes() + 64)
+        .sum();
+    let system = request.system.as_ref().map_or(0, String::len);
+    128 + request.model.len() + system + messages
 }
 
 /// A non-streamed answer read the fast way: `None` when it must be read as a `Value` (see

@@ -7,6 +7,7 @@
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
 use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
+use crate::cancel::until_cancelled;
 use crate::dispatch::dispatch;
 pub(crate) use crate::events::EventSink;
 use crate::guard::{self, Checked, TextBarrier};
@@ -222,12 +223,8 @@ pub(crate) async fn sample(
             emit_text(text);
         }
     };
-    let response = tokio::select! {
-        biased;
-        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-        response = run.provider.complete(&run.request, &on_delta) => response,
-    };
-    let response = match response {
+    let response = until_cancelled(&run.cancel, run.provider.complete(&run.request, &on_delta));
+    let response = match response.await? {
         Ok(response) => response,
         Err(ProviderError::Cancelled) => return Err(RunError::Cancelled),
         Err(error) => return Err(error.into()),
@@ -287,11 +284,7 @@ async fn apply_response(
                 "the assistant message was not recorded".into(),
             ));
         };
-        tokio::select! {
-            biased;
-            () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-            results = dispatch(run, tool_calls, events) => results,
-        }
+        until_cancelled(&run.cancel, dispatch(run, tool_calls, events)).await?
     };
     let added = results.len() + 1;
     for message in results {

@@ -29,11 +29,17 @@ pub(crate) struct Outbox {
 /// The shared [`Outbox`] of one run.
 pub(crate) type SharedOutbox = Arc<Mutex<Outbox>>;
 
-/// An empty outbox with room for the events of a usual poll (the reader takes them all at
-/// once), so it does not grow step by step in every run.
+/// Room for the events of a usual poll (a poll reads one chunk of an answer) in the outbox,
+/// and in the reader's buffer it is swapped with, so neither grows step by step in every run.
+/// Kept under 1 KiB: glibc's malloc serves larger blocks on a slower path, which also
+/// merges its caches of small freed blocks first.
+pub(crate) const EVENTS_PER_POLL: usize = 4;
+const _: () = assert!(EVENTS_PER_POLL * std::mem::size_of::<RunEvent>() < 1000);
+
+/// An empty outbox with room for [`EVENTS_PER_POLL`] events.
 pub(crate) fn new_outbox() -> SharedOutbox {
     Arc::new(Mutex::new(Outbox {
-        events: VecDeque::with_capacity(8),
+        events: VecDeque::with_capacity(EVENTS_PER_POLL),
         ..Outbox::default()
     }))
 }

@@ -12,6 +12,7 @@
 //!   ever hold what passed.
 
 use crate::agent_loop::{EventSink, LoopState, Prepared, sample};
+use crate::cancel::until_cancelled;
 use agentctl_core::{
     GuardrailAction, GuardrailPhase, GuardrailSubject, GuardrailVerdict, Message, ModelResponse,
     RunError, RunEvent, RunGuardrails,
@@ -28,11 +29,7 @@ pub(crate) async fn check_input(run: &Prepared, events: &EventSink) -> Result<()
         prompt: &run.prompt,
         parallel: false,
     };
-    let verdict = tokio::select! {
-        biased;
-        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-        verdict = rails.check(subject, 0) => verdict,
-    };
+    let verdict = until_cancelled(&run.cancel, rails.check(subject, 0)).await?;
     settle_input(verdict, events)
 }
 
@@ -53,19 +50,14 @@ pub(crate) async fn sample_checked(
     };
     let mut checking = pin!(rails.check(subject, 0));
     let mut sampling = pin!(sample(run, state, events, Some(&barrier)));
-    let (verdict, sampled) = tokio::select! {
-        biased;
-        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-        verdict = &mut checking => (verdict, None),
-        sampled = &mut sampling => {
-            let verdict = tokio::select! {
-                biased;
-                () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-                verdict = &mut checking => verdict,
-            };
-            (verdict, Some(sampled))
+    let both = async {
+        tokio::select! {
+            biased;
+            verdict = &mut checking => (verdict, None),
+            sampled = &mut sampling => ((&mut checking).await, Some(sampled)),
         }
     };
+    let (verdict, sampled) = until_cancelled(&run.cancel, both).await?;
     // Returning early drops the model call, which cancels its request.
     settle_input(verdict, events)?;
     barrier.release(events);
@@ -113,11 +105,7 @@ pub(crate) async fn check_output(
         return Ok(Checked::Stands);
     };
     let attempt = state.repairs;
-    let verdict = tokio::select! {
-        biased;
-        () = run.cancel.cancelled() => return Err(RunError::Cancelled),
-        verdict = rails.check(subject, attempt) => verdict,
-    };
+    let verdict = until_cancelled(&run.cancel, rails.check(subject, attempt)).await?;
     report(&verdict, attempt, events);
     match verdict.action {
         GuardrailAction::Proceed => {

@@ -333,7 +333,7 @@ impl RunHandle {
             cancel,
             shared,
             // As the outbox: the two are swapped.
-            ready: VecDeque::with_capacity(8),
+            ready: VecDeque::with_capacity(events::EVENTS_PER_POLL),
         }
     }
 

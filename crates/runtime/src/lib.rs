@@ -17,6 +17,7 @@
 
 mod agent_loop;
 mod budget;
+mod cancel;
 mod dispatch;
 mod events;
 mod guard;

@@ -322,6 +322,110 @@ async fn idle_stream_timeout() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// The request and idle limits share one timer per request: each must still hold on its own.
+#[tokio::test]
+async fn a_stream_whose_headers_are_late_times_out_as_a_request() {
+    let mut options = options();
+    options.request_timeout = Duration::from_millis(300);
+    options.idle_timeout = Duration::from_millis(100);
+    options.retry = RetryPolicy::none();
+    let (server, provider) = setup(&options).await;
+    server.push(
+        Reply::sse([openai::text_chunk("late"), openai::done()]).delayed(Duration::from_secs(5)),
+    );
+    let started = Instant::now();
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                what: "request",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    // Not at the idle limit (the headers are not idle time), not much after the request's.
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(300), "{waited:?}");
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+}
+
+#[tokio::test]
+async fn headers_slower_than_the_idle_limit_are_waited_for_within_the_request_limit() {
+    let mut options = options();
+    options.request_timeout = Duration::from_secs(5);
+    options.idle_timeout = Duration::from_millis(100);
+    let (server, provider) = setup(&options).await;
+    server.push(
+        Reply::sse([openai::text_chunk("slow start"), openai::done()])
+            .delayed(Duration::from_millis(300)),
+    );
+    let response = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap();
+    assert_eq!(response.text.as_deref(), Some("slow start"));
+}
+
+#[tokio::test]
+async fn a_stream_that_keeps_coming_outlasts_its_idle_limit() {
+    let mut options = options();
+    options.idle_timeout = Duration::from_millis(150);
+    let (server, provider) = setup(&options).await;
+    // Five pauses of 80 ms: 400 ms in all, never 150 ms without a chunk.
+    let mut reply = Reply::sse([openai::text_chunk("0")]);
+    for piece in 1..=5 {
+        reply = reply.then_pause(
+            Duration::from_millis(80),
+            [openai::text_chunk(&piece.to_string())],
+        );
+    }
+    server.push(reply.then_pause(Duration::from_millis(80), [openai::done()]));
+    let deltas = Deltas::default();
+    let response = provider
+        .complete(&request("hi", true), &deltas.sink())
+        .await
+        .unwrap();
+    assert_eq!(response.text.as_deref(), Some("012345"));
+    assert_eq!(deltas.texts(), ["0", "1", "2", "3", "4", "5"]);
+}
+
+#[tokio::test]
+async fn a_stream_that_goes_silent_after_slow_headers_stops_at_the_idle_limit() {
+    let mut options = options();
+    options.request_timeout = Duration::from_secs(5);
+    options.idle_timeout = Duration::from_millis(150);
+    let (server, provider) = setup(&options).await;
+    server.push(
+        Reply::sse([openai::text_chunk("partial")])
+            .delayed(Duration::from_millis(400))
+            .then_pause(Duration::from_secs(10), [openai::done()]),
+    );
+    let started = Instant::now();
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                what: "idle stream",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    // The headers' wait moved the timer to the request's limit; the stream's idle limit
+    // still applies from the first chunk, not from there.
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+}
+
 #[tokio::test]
 async fn an_endless_stream_line_is_stopped_not_held() {
     let (server, provider) = setup(&options()).await;

@@ -1,31 +1,34 @@
-//! The timers that enforce the idle-stream limit, kept from one stream to the next.
+//! The timers that enforce the request and idle-stream time limits, kept from one request to
+//! the next.
 //!
-//! A new tokio timer whose deadline is earlier than any the timer driver already waits for
-//! makes tokio wake the thread parked on the driver (an `eventfd` write and a thread woken for
-//! nothing). The idle limit (60 s by default) is usually the earliest timer of all, so a timer
-//! made per stream cost one such wake-up per streamed call. A timer kept registered and moved
-//! later for the next stream costs an atomic store: its old deadline is already in the driver's
-//! view, and a later one needs no wake-up.
+//! A new tokio timer is put in the timer driver's wheel under its lock, and taken out again
+//! under it when dropped; and one whose deadline is earlier than any the driver already waits
+//! for makes tokio wake the thread parked on the driver (an `eventfd` write and a thread woken
+//! for nothing). The time limits (60 s idle, 120 s per request by default) are usually the
+//! earliest timers of all, so a timer made per request cost two locks and often such a wake-up
+//! per model call. A timer kept registered and moved later for the next request costs an
+//! atomic store: its old deadline is already in the driver's view, and a later one needs no
+//! wake-up. Moving one earlier takes the lock, as a new timer does.
 
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use tokio::runtime::{Handle, Id};
 use tokio::time::{Instant, Sleep};
 
-/// Timers kept per provider; more than this many streams at once make new ones.
+/// Timers kept per provider; more than this many requests at once make new ones.
 const KEEP: usize = 64;
 
-/// Idle timers not in use, each with the runtime it belongs to (a timer only works in its own
+/// Timers not in use, each with the runtime it belongs to (a timer only works in its own
 /// runtime: a provider may outlive one, or serve several).
 #[derive(Debug, Default)]
-pub(crate) struct IdleTimers {
+pub(crate) struct TimerPool {
     free: Mutex<Vec<(Id, Pin<Box<Sleep>>)>>,
 }
 
-impl IdleTimers {
+impl TimerPool {
     /// A timer of the current runtime set to fire at `deadline`. Must be called within a
     /// tokio runtime, as any timer.
-    pub fn take(&self, deadline: Instant) -> IdleTimer<'_> {
+    pub fn take(&self, deadline: Instant) -> PooledTimer<'_> {
         let runtime = Handle::current().id();
         let kept = {
             let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
@@ -39,7 +42,7 @@ impl IdleTimers {
             }
             None => Box::pin(tokio::time::sleep_until(deadline)),
         };
-        IdleTimer {
+        PooledTimer {
             timers: self,
             runtime,
             sleep: Some(sleep),
@@ -56,16 +59,16 @@ impl IdleTimers {
     }
 }
 
-/// A timer in use by one stream; it goes back to its [`IdleTimers`] when dropped.
+/// A timer in use by one request; it goes back to its [`TimerPool`] when dropped.
 #[derive(Debug)]
-pub(crate) struct IdleTimer<'a> {
-    timers: &'a IdleTimers,
+pub(crate) struct PooledTimer<'a> {
+    timers: &'a TimerPool,
     runtime: Id,
     /// Always `Some` until dropped.
     sleep: Option<Pin<Box<Sleep>>>,
 }
 
-impl IdleTimer<'_> {
+impl PooledTimer<'_> {
     /// Waits for the deadline.
     pub async fn elapsed(&mut self) {
         if let Some(sleep) = self.sleep.as_mut() {
@@ -79,9 +82,16 @@ impl IdleTimer<'_> {
             sleep.as_mut().reset(deadline);
         }
     }
+
+    /// When it fires.
+    pub fn deadline(&self) -> Instant {
+        self.sleep
+            .as_ref()
+            .map_or_else(Instant::now, |sleep| sleep.deadline())
+    }
 }
 
-impl Drop for IdleTimer<'_> {
+impl Drop for PooledTimer<'_> {
     fn drop(&mut self) {
         if let Some(sleep) = self.sleep.take() {
             self.timers.give_back(self.runtime, sleep);
@@ -98,7 +108,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_kept_timer_fires_at_its_new_deadline() {
-        let timers = IdleTimers::default();
+        let timers = TimerPool::default();
         let start = Instant::now();
         {
             let mut timer = timers.take(start + SHORT);
@@ -118,7 +128,7 @@ mod tests {
 
     #[test]
     fn a_timer_is_only_reused_in_its_own_runtime() {
-        let timers = IdleTimers::default();
+        let timers = TimerPool::default();
         let runtime = || {
             tokio::runtime::Builder::new_current_thread()
                 .enable_time()

@@ -1,0 +1,134 @@
+//! A step of the loop, ended early when its run is cancelled ([`until_cancelled`]).
+//!
+//! `select!` over [`CancellationToken::cancelled`] and the step polls both at every wake-up of
+//! the step — once per streamed chunk — and polling the token's future takes two locks (the
+//! token's node, and the waiter list it sleeps on). Here the token's future is polled once, to
+//! register, and again only when the token wakes it: a poll of the step costs an atomic swap.
+
+use agentctl_core::RunError;
+use futures_util::task::AtomicWaker;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+use tokio_util::sync::CancellationToken;
+
+/// Runs `step` to its end, or stops it (dropped) with [`RunError::Cancelled`] as soon as
+/// `token` is cancelled — checked before every poll of `step`, so a step whose run was
+/// cancelled is never polled again.
+pub(crate) async fn until_cancelled<T>(
+    token: &CancellationToken,
+    step: impl Future<Output = T>,
+) -> Result<T, RunError> {
+    let mut step = pin!(step);
+    let mut cancelled = pin!(token.cancelled());
+    let signal = Arc::new(Signal {
+        // Polled on the first poll, to register with the token.
+        woken: AtomicBool::new(true),
+        step: AtomicWaker::new(),
+    });
+    let signal_waker = Waker::from(Arc::clone(&signal));
+    std::future::poll_fn(|cx| {
+        // Registered before the token's future is polled: a cancellation in between wakes
+        // this step's waker.
+        signal.step.register(cx.waker());
+        if signal.woken.swap(false, Ordering::AcqRel)
+            && cancelled
+                .as_mut()
+                .poll(&mut Context::from_waker(&signal_waker))
+                .is_ready()
+        {
+            return Poll::Ready(Err(RunError::Cancelled));
+        }
+        step.as_mut().poll(cx).map(Ok)
+    })
+    .await
+}
+
+/// The waker the token's future keeps: it notes the wake-up and passes it on to the step's
+/// current waker.
+struct Signal {
+    woken: AtomicBool,
+    step: AtomicWaker,
+}
+
+impl Wake for Signal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.step.wake();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_step_ends_with_its_value() {
+        let token = CancellationToken::new();
+        let value = until_cancelled(&token, async {
+            tokio::task::yield_now().await;
+            7
+        })
+        .await;
+        assert!(matches!(value, Ok(7)));
+    }
+
+    #[tokio::test]
+    async fn an_already_cancelled_token_stops_the_step_before_it_runs() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let ran = AtomicBool::new(false);
+        let value = until_cancelled(&token, async { ran.store(true, Ordering::Relaxed) }).await;
+        assert!(matches!(value, Err(RunError::Cancelled)));
+        assert!(!ran.load(Ordering::Relaxed));
+    }
+
+    #[tokio::test]
+    async fn cancelling_wakes_and_stops_a_waiting_step() {
+        let token = CancellationToken::new();
+        let canceller = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            canceller.cancel();
+        });
+        let value = until_cancelled(&token, std::future::pending::<()>()).await;
+        assert!(matches!(value, Err(RunError::Cancelled)));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_parent_stops_the_step() {
+        let parent = CancellationToken::new();
+        let child = parent.child_token();
+        let canceller = parent.clone();
+        tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            canceller.cancel();
+        });
+        let value = until_cancelled(&child, std::future::pending::<()>()).await;
+        assert!(matches!(value, Err(RunError::Cancelled)));
+    }
+
+    #[tokio::test]
+    async fn a_step_woken_often_still_sees_a_late_cancellation() {
+        let token = CancellationToken::new();
+        let canceller = token.clone();
+        let mut polls = 0u32;
+        let step = std::future::poll_fn(|cx| {
+            polls += 1;
+            if polls == 50 {
+                canceller.cancel();
+            }
+            cx.waker().wake_by_ref();
+            Poll::<()>::Pending
+        });
+        let value = until_cancelled(&token, step).await;
+        assert!(matches!(value, Err(RunError::Cancelled)));
+    }
+}
