@@ -248,7 +248,8 @@ impl HttpClient {
             response,
             idle_timeout: self.idle_timeout,
             idle: timer,
-            last_chunk: now,
+            chunk_came: false,
+            quiet_since: now,
         })
     }
 
@@ -357,19 +358,29 @@ impl HttpClient {
         target: &Target<'_>,
         stream: &mut ByteStream<'_>,
     ) -> Result<Option<Bytes>, ProviderError> {
-        // One timer per stream, moved only when it fires early: resetting it at every chunk
-        // would take the timer driver's lock once per delta, which costs concurrent streams
-        // more than reading the chunks does.
+        // One timer per stream, moved only when it fires: resetting it at every chunk would
+        // take the timer driver's lock once per delta, which costs concurrent streams more
+        // than reading the chunks does; and a chunk only notes that it came, without reading
+        // the clock.
         loop {
             tokio::select! {
                 biased;
                 chunk = stream.response.chunk() => {
-                    stream.last_chunk = Instant::now();
+                    stream.chunk_came = true;
                     return chunk.map_err(|error| self.connection(target, &error));
                 }
                 () = stream.idle.elapsed() => {
-                    let deadline = stream.last_chunk + stream.idle_timeout;
-                    if deadline <= Instant::now() {
+                    let now = Instant::now();
+                    if std::mem::take(&mut stream.chunk_came) {
+                        // Chunks came since the last check: the quiet time counts from now
+                        // (at most one check late), and the next check is a quarter of the
+                        // limit away.
+                        stream.quiet_since = now;
+                        stream.idle.reset(now + stream.idle_timeout / 4);
+                        continue;
+                    }
+                    let deadline = stream.quiet_since + stream.idle_timeout;
+                    if deadline <= now {
                         return Err(self.timeout(target, stream.idle_timeout, "idle stream"));
                     }
                     stream.idle.reset(deadline);
@@ -444,11 +455,15 @@ async fn within<T>(
 pub(crate) struct ByteStream<'a> {
     response: reqwest::Response,
     idle_timeout: Duration,
-    /// The idle limit's timer: it fires `idle_timeout` after the chunk it was last set from,
-    /// and is set again from [`last_chunk`](Self::last_chunk) if more came since.
+    /// The idle limit's timer. It fires `idle_timeout` after [`quiet_since`](Self::quiet_since)
+    /// while no chunk comes, and every quarter of that while chunks come: a stream is stopped
+    /// after `idle_timeout` to `1.25 × idle_timeout` without a chunk.
     idle: PooledTimer<'a>,
-    /// When the last chunk came (or the headers).
-    last_chunk: Instant,
+    /// A chunk came since the timer last fired.
+    chunk_came: bool,
+    /// When the timer last found that chunks had come (or when the headers came): the stream
+    /// has been quiet since then at the most.
+    quiet_since: Instant,
 }
 
 /// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used

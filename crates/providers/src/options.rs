@@ -101,7 +101,8 @@ pub struct ProviderOptions {
     pub retry: RetryPolicy,
     /// Limit on waiting for the answer's headers (and, when not streaming, its whole body).
     pub request_timeout: Duration,
-    /// Limit on a stream going quiet: no new bytes for this long ends the call.
+    /// Limit on a stream going quiet: no new bytes for this long ends the call (checked a
+    /// quarter of the limit apart while bytes come, so the call ends within 1.25× of it).
     pub idle_timeout: Duration,
     /// Source of API keys and base URLs.
     pub env: Env,

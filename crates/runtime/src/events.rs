@@ -8,6 +8,7 @@
 
 use agentctl_core::{EventEmitter, RunEvent};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
@@ -17,8 +18,6 @@ pub(crate) struct Outbox {
     events: VecDeque<RunEvent>,
     /// The reader, while it waits for events.
     waker: Option<Waker>,
-    /// True while the run is being polled: its events are handed over when the poll ends.
-    producing: bool,
     /// The reader found the run's task polling the run, and waits to take it over.
     reader_waiting: bool,
     /// Nobody reads any more ([`RunHandle::result`](crate::RunHandle::result)): events are
@@ -26,8 +25,36 @@ pub(crate) struct Outbox {
     closed: bool,
 }
 
-/// The shared [`Outbox`] of one run.
-pub(crate) type SharedOutbox = Arc<Mutex<Outbox>>;
+/// The [`Outbox`] of one run, shared by the run, its reader and its task.
+#[derive(Debug)]
+pub(crate) struct RunOutbox {
+    queue: Mutex<Outbox>,
+    /// True while the run is being polled: its events are handed over when the poll ends. Set
+    /// without the lock (it is read under it: a poll that ends sets it before it locks).
+    polling: AtomicBool,
+}
+
+/// A run's outbox, shared.
+pub(crate) type SharedOutbox = Arc<RunOutbox>;
+
+impl RunOutbox {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Outbox> {
+        // The outbox holds plain data: a panic elsewhere leaves it usable.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A poll of the run begins: its events are queued without waking anyone.
+    pub(crate) fn begin_poll(&self) {
+        self.polling.store(true, Ordering::Relaxed);
+    }
+
+    /// A poll of the run ended: events pushed from now on wake the reader. Returns the
+    /// outbox, locked, to see what the poll left.
+    pub(crate) fn end_poll(&self) -> MutexGuard<'_, Outbox> {
+        self.polling.store(false, Ordering::Relaxed);
+        self.lock()
+    }
+}
 
 /// Room for the events of a usual poll (a poll reads one chunk of an answer) in the outbox,
 /// and in the reader's buffer it is swapped with, so neither grows step by step in every run.
@@ -38,28 +65,26 @@ const _: () = assert!(EVENTS_PER_POLL * std::mem::size_of::<RunEvent>() < 1000);
 
 /// An empty outbox with room for [`EVENTS_PER_POLL`] events.
 pub(crate) fn new_outbox() -> SharedOutbox {
-    Arc::new(Mutex::new(Outbox {
-        events: VecDeque::with_capacity(EVENTS_PER_POLL),
-        ..Outbox::default()
-    }))
+    Arc::new(RunOutbox {
+        queue: Mutex::new(Outbox {
+            events: VecDeque::with_capacity(EVENTS_PER_POLL),
+            ..Outbox::default()
+        }),
+        polling: AtomicBool::new(false),
+    })
 }
 
-pub(crate) fn lock(outbox: &SharedOutbox) -> MutexGuard<'_, Outbox> {
-    // The outbox holds plain data: a panic elsewhere leaves it usable.
-    outbox.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn push(outbox: &SharedOutbox, event: RunEvent) {
+fn push(outbox: &RunOutbox, event: RunEvent) {
     let waker = {
-        let mut outbox = lock(outbox);
-        if outbox.closed {
+        let mut queue = outbox.lock();
+        if queue.closed {
             return;
         }
-        outbox.events.push_back(event);
-        if outbox.producing {
+        queue.events.push_back(event);
+        if outbox.polling.load(Ordering::Relaxed) {
             None
         } else {
-            outbox.waker.take()
+            queue.waker.take()
         }
     };
     if let Some(waker) = waker {
@@ -82,10 +107,6 @@ impl Outbox {
         true
     }
 
-    pub(crate) fn has_events(&self) -> bool {
-        !self.events.is_empty()
-    }
-
     /// Remembers the reader's waker, to be woken by events from other tasks (and, with
     /// `waiting`, by the run's task once it stops polling the run).
     pub(crate) fn register(&mut self, waker: &Waker, waiting: bool) {
@@ -101,15 +122,9 @@ impl Outbox {
         self.events.clear();
     }
 
-    /// A poll of the run begins: its events are queued without waking anyone.
-    pub(crate) fn begin_poll(&mut self) {
-        self.producing = true;
-    }
-
-    /// A poll of the run by its own task ended: the reader to wake, if events wait for it,
-    /// the run `ended`, or the reader waits to take the run over.
+    /// After a poll of the run by its own task ([`RunOutbox::end_poll`]): the reader to wake,
+    /// if events wait for it, the run `ended`, or the reader waits to take the run over.
     pub(crate) fn end_task_poll(&mut self, ended: bool) -> Option<Waker> {
-        self.producing = false;
         if ended || self.reader_waiting || !self.events.is_empty() {
             self.reader_waiting = false;
             self.waker.take()
@@ -118,10 +133,9 @@ impl Outbox {
         }
     }
 
-    /// A poll of the run by its reader (or when it started, before anyone read it) ended:
+    /// After a poll of the run by its reader (or when it started, before anyone read it):
     /// nobody to wake.
     pub(crate) fn end_own_poll(&mut self) {
-        self.producing = false;
         self.reader_waiting = false;
     }
 }

@@ -53,7 +53,7 @@ impl Slot {
         let Some(run) = self.run.as_mut() else {
             return true;
         };
-        events::lock(outbox).begin_poll();
+        outbox.begin_poll();
         let mut cx = Context::from_waker(waker);
         // The loop runs tools and other crates' code: a panic ends the run, not the reader.
         let poll = catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(&mut cx)));
@@ -181,7 +181,7 @@ impl Shared {
         let ended = slot.run.is_none();
         drop(slot);
         // However the poll went: a reader that found the slot taken waits for this.
-        let reader = events::lock(&self.outbox).end_task_poll(ended);
+        let reader = self.outbox.end_poll().end_task_poll(ended);
         if let Some(reader) = reader {
             reader.wake();
         }
@@ -220,7 +220,7 @@ impl Shared {
         }
         loop {
             {
-                let mut outbox = events::lock(&self.outbox);
+                let mut outbox = self.outbox.lock();
                 if outbox.take_all(ready) {
                     return Poll::Ready(ready.pop_front());
                 }
@@ -232,7 +232,7 @@ impl Shared {
                 None => {
                     // The run's task is polling it: it wakes the reader when done, and the
                     // reader takes over then — unless it let go in between, so try once more.
-                    events::lock(&self.outbox).register(cx.waker(), true);
+                    self.outbox.lock().register(cx.waker(), true);
                     match self.try_slot() {
                         Some(slot) => slot,
                         None => return Poll::Pending,
@@ -256,12 +256,14 @@ impl Shared {
             drop(slot);
             // A task that found the slot taken while the reader polled ends now.
             self.wake_task();
-            let more = {
-                let mut outbox = events::lock(&self.outbox);
+            {
+                let mut outbox = self.outbox.end_poll();
                 outbox.end_own_poll();
-                outbox.has_events()
-            };
-            if !ended && !more {
+                if outbox.take_all(ready) {
+                    return Poll::Ready(ready.pop_front());
+                }
+            }
+            if !ended {
                 return Poll::Pending;
             }
         }
@@ -325,7 +327,7 @@ impl RunHandle {
             let mut slot = shared.slot();
             slot.poll_run(&shared.outbox, &shared.waker);
         }
-        events::lock(&shared.outbox).end_own_poll();
+        shared.outbox.end_poll().end_own_poll();
         // A task started by a wake-up during that poll found the slot taken.
         shared.wake_task();
         Self {
@@ -356,7 +358,7 @@ impl RunHandle {
     /// ([`RunResult::messages`], which the `run_finished` event leaves empty). Events not read
     /// yet are discarded.
     pub async fn result(mut self) -> Result<RunResult, RunError> {
-        events::lock(&self.shared.outbox).close();
+        self.shared.outbox.lock().close();
         self.ready.clear();
         // Read to the end: the events are dropped as they come.
         let shared = Arc::clone(&self.shared);

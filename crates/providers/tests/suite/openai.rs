@@ -395,6 +395,42 @@ async fn a_stream_that_keeps_coming_outlasts_its_idle_limit() {
 }
 
 #[tokio::test]
+async fn a_stream_that_goes_silent_after_chunks_stops_within_a_quarter_past_its_limit() {
+    let mut options = options();
+    options.idle_timeout = Duration::from_millis(200);
+    let (server, provider) = setup(&options).await;
+    // Chunks for 300 ms (checks see them), then silence.
+    let mut reply = Reply::sse([openai::text_chunk("0")]);
+    for piece in 1..=3 {
+        reply = reply.then_pause(
+            Duration::from_millis(100),
+            [openai::text_chunk(&piece.to_string())],
+        );
+    }
+    server.push(reply.then_pause(Duration::from_secs(10), [openai::done()]));
+    let started = Instant::now();
+    let error = provider
+        .complete(&request("hi", true), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ProviderError::Timeout {
+                what: "idle stream",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    // The last chunk came at about 300 ms: stopped no sooner than 200 ms after it, and not
+    // much later than 250 ms after it (scheduling leaves some slack).
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(500), "{waited:?}");
+    assert!(waited < Duration::from_millis(1500), "{waited:?}");
+}
+
+#[tokio::test]
 async fn a_stream_that_goes_silent_after_slow_headers_stops_at_the_idle_limit() {
     let mut options = options();
     options.request_timeout = Duration::from_secs(5);
