@@ -9,6 +9,7 @@ use crate::sse::{SseEvent, SseParser};
 use crate::timers::{PooledTimer, TimerPool};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
+use pin_project_lite::pin_project;
 use reqwest::header::{
     CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
 };
@@ -16,8 +17,9 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::pin::pin;
+use std::pin::Pin;
 use std::sync::Once;
+use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
@@ -308,7 +310,8 @@ impl HttpClient {
             .get(RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| retry::parse_retry_after(value, SystemTime::now()));
-        let bytes = response.bytes().await.unwrap_or_default();
+        // Boxed: this rare path would otherwise double the size of every request's future.
+        let bytes = Box::pin(response.bytes()).await.unwrap_or_default();
         let status = status.as_u16();
         let hint = match status {
             401 | 403 => format!(" — check {}", self.key_env),
@@ -431,23 +434,44 @@ impl HttpClient {
 
 /// `future`, or `None` once `deadline` has passed; timed by `timer`, which may be set to fire
 /// before `deadline` (it is then set again, to `deadline`).
-async fn within<T>(
-    timer: &mut PooledTimer<'_>,
+fn within<'t, 'a, F: Future>(
+    timer: &'t mut PooledTimer<'a>,
     deadline: Instant,
-    future: impl Future<Output = T>,
-) -> Option<T> {
-    let mut future = pin!(future);
-    loop {
-        tokio::select! {
-            biased;
-            output = &mut future => return Some(output),
-            () = timer.elapsed() => {
-                if Instant::now() >= deadline {
-                    return None;
-                }
-                timer.reset(deadline);
-            }
+    future: F,
+) -> Within<'t, 'a, F> {
+    Within {
+        timer,
+        deadline,
+        future,
+    }
+}
+
+pin_project! {
+    /// The future of [`within`]: the future it times is held in place, not copied into a
+    /// future of its own.
+    struct Within<'t, 'a, F> {
+        timer: &'t mut PooledTimer<'a>,
+        deadline: Instant,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for Within<'_, '_, F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
+            return Poll::Ready(Some(output));
         }
+        while this.timer.poll_elapsed(cx).is_ready() {
+            if Instant::now() >= *this.deadline {
+                return Poll::Ready(None);
+            }
+            this.timer.reset(*this.deadline);
+        }
+        Poll::Pending
     }
 }
 

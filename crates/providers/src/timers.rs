@@ -10,8 +10,10 @@
 //! atomic store: its old deadline is already in the driver's view, and a later one needs no
 //! wake-up. Moving one earlier takes the lock, as a new timer does.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
+use std::task::{Context, Poll};
 use tokio::runtime::{Handle, Id};
 use tokio::time::{Instant, Sleep};
 
@@ -71,8 +73,14 @@ pub(crate) struct PooledTimer<'a> {
 impl PooledTimer<'_> {
     /// Waits for the deadline.
     pub async fn elapsed(&mut self) {
-        if let Some(sleep) = self.sleep.as_mut() {
-            sleep.as_mut().await;
+        std::future::poll_fn(|cx| self.poll_elapsed(cx)).await;
+    }
+
+    /// Ready once the deadline has passed.
+    pub fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        match self.sleep.as_mut() {
+            Some(sleep) => sleep.as_mut().poll(cx),
+            None => Poll::Pending,
         }
     }
 

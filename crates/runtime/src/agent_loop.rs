@@ -60,24 +60,23 @@ pub(crate) struct Prepared {
     pub trace: Option<TraceContext>,
 }
 
-/// Runs a prepared run and reports its start and end.
-pub(crate) async fn execute(
-    prepared: Result<Prepared, RunError>,
-    events: &EventSink,
-) -> Result<RunResult, RunError> {
-    let outcome = match prepared {
-        Ok(run) => {
-            events.emit(|| RunEvent::RunStarted {
-                run_id: run.run_id.to_string(),
-                agent: run.agent.to_string(),
-                model: run.model_label.clone(),
-                context_mode: run.context_mode,
-            });
-            drive(run, events).await
-        }
-        Err(error) => Err(error),
-    };
-    match &outcome {
+/// Runs a prepared run and reports its start and end. The run is kept here, and lent to the
+/// steps: a future holds it once.
+pub(crate) async fn execute(mut run: Prepared, events: EventSink) -> Result<RunResult, RunError> {
+    events.emit(|| RunEvent::RunStarted {
+        run_id: run.run_id.to_string(),
+        agent: run.agent.to_string(),
+        model: run.model_label.clone(),
+        context_mode: run.context_mode,
+    });
+    let outcome = drive(&mut run, &events).await;
+    report_end(&outcome, &events);
+    outcome
+}
+
+/// Reports how a run ended: `run_finished` or `run_failed`.
+pub(crate) fn report_end(outcome: &Result<RunResult, RunError>, events: &EventSink) {
+    match outcome {
         Ok(result) => events.emit(|| RunEvent::RunFinished {
             result: Box::new(RunResult {
                 text: result.text.clone(),
@@ -90,7 +89,6 @@ pub(crate) async fn execute(
             error: error.to_string(),
         }),
     }
-    outcome
 }
 
 /// Counters of one run.
@@ -125,7 +123,7 @@ enum Next {
     },
 }
 
-async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunError> {
+async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunError> {
     let mut estimator = TokenEstimator::new(run.request.system.as_deref(), &run.request.tools);
     for message in &run.request.messages {
         estimator.add(message);
@@ -140,27 +138,27 @@ async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunEr
         repairs: 0,
         set_aside: Vec::new(),
     };
-    guard::check_input(&run, events).await?;
+    guard::check_input(run, events).await?;
     loop {
         if run.cancel.is_cancelled() {
             return Err(RunError::Cancelled);
         }
         if state.turn >= run.max_turns {
-            return Err(max_turns(&run, &state));
+            return Err(max_turns(run, &state));
         }
         let response = if state.turn == 0 {
-            guard::sample_checked(&run, &mut state, events).await?
+            guard::sample_checked(run, &mut state, events).await?
         } else {
-            sample(&run, &mut state, events, None).await?
+            sample(run, &mut state, events, None).await?
         };
-        match apply_response(&mut run, &mut state, response, events).await? {
+        match apply_response(run, &mut state, response, events).await? {
             Next::Continue => {}
             Next::Finish { text, added } => {
                 let subject = GuardrailSubject::Answer { text: &text };
                 if let Checked::Stands =
-                    guard::check_output(&mut run, &mut state, subject, added, events).await?
+                    guard::check_output(run, &mut state, subject, added, events).await?
                 {
-                    commit_turn(&run, &state, added, events);
+                    commit_turn(run, &state, added, events);
                     return Ok(finish(run, &state, text, None));
                 }
             }
@@ -175,9 +173,9 @@ async fn drive(mut run: Prepared, events: &EventSink) -> Result<RunResult, RunEr
                     payload: &request.payload,
                 };
                 if let Checked::Stands =
-                    guard::check_output(&mut run, &mut state, subject, added, events).await?
+                    guard::check_output(run, &mut state, subject, added, events).await?
                 {
-                    commit_turn(&run, &state, added, events);
+                    commit_turn(run, &state, added, events);
                     events.emit(|| RunEvent::Handoff {
                         from: request.from.clone(),
                         to: request.to.clone(),
@@ -334,9 +332,9 @@ fn max_turns(run: &Prepared, state: &LoopState) -> RunError {
     }
 }
 
-/// Step 4, the end: the result with the conversation.
+/// Step 4, the end: the result, with the conversation taken from the run.
 fn finish(
-    run: Prepared,
+    run: &mut Prepared,
     state: &LoopState,
     text: String,
     handoff: Option<HandoffRequest>,
@@ -347,7 +345,7 @@ fn finish(
         metadata: RunMetadata {
             run_id: run.run_id.to_string(),
             agent: run.agent.to_string(),
-            model: run.model_label,
+            model: std::mem::take(&mut run.model_label),
             tokens_used: TokensUsed {
                 input: state.usage.input_tokens,
                 output: state.usage.output_tokens,
@@ -361,6 +359,6 @@ fn finish(
             iterations: state.turn,
             context_mode: run.context_mode,
         },
-        messages: run.request.messages,
+        messages: std::mem::take(&mut run.request.messages),
     }
 }

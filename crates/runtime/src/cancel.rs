@@ -7,43 +7,66 @@
 
 use agentctl_core::RunError;
 use futures_util::task::AtomicWaker;
+use pin_project_lite::pin_project;
 use std::future::Future;
-use std::pin::pin;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 /// Runs `step` to its end, or stops it (dropped) with [`RunError::Cancelled`] as soon as
 /// `token` is cancelled — checked before every poll of `step`, so a step whose run was
 /// cancelled is never polled again.
-pub(crate) async fn until_cancelled<T>(
+pub(crate) fn until_cancelled<F: Future>(
     token: &CancellationToken,
-    step: impl Future<Output = T>,
-) -> Result<T, RunError> {
-    let mut step = pin!(step);
-    let mut cancelled = pin!(token.cancelled());
+    step: F,
+) -> UntilCancelled<'_, F> {
     let signal = Arc::new(Signal {
         // Polled on the first poll, to register with the token.
         woken: AtomicBool::new(true),
         step: AtomicWaker::new(),
     });
-    let signal_waker = Waker::from(Arc::clone(&signal));
-    std::future::poll_fn(|cx| {
+    UntilCancelled {
+        step,
+        cancelled: token.cancelled(),
+        signal_waker: Waker::from(Arc::clone(&signal)),
+        signal,
+    }
+}
+
+pin_project! {
+    /// The future of [`until_cancelled`]: the step is held in place, not copied into a
+    /// future of its own.
+    pub(crate) struct UntilCancelled<'a, F> {
+        #[pin]
+        step: F,
+        #[pin]
+        cancelled: WaitForCancellationFuture<'a>,
+        signal: Arc<Signal>,
+        // `signal` as the waker the token's future is polled with.
+        signal_waker: Waker,
+    }
+}
+
+impl<F: Future> Future for UntilCancelled<'_, F> {
+    type Output = Result<F::Output, RunError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
         // Registered before the token's future is polled: a cancellation in between wakes
         // this step's waker.
-        signal.step.register(cx.waker());
-        if signal.woken.swap(false, Ordering::AcqRel)
-            && cancelled
-                .as_mut()
-                .poll(&mut Context::from_waker(&signal_waker))
+        this.signal.step.register(cx.waker());
+        if this.signal.woken.swap(false, Ordering::AcqRel)
+            && this
+                .cancelled
+                .poll(&mut Context::from_waker(this.signal_waker))
                 .is_ready()
         {
             return Poll::Ready(Err(RunError::Cancelled));
         }
-        step.as_mut().poll(cx).map(Ok)
-    })
-    .await
+        this.step.poll(cx).map(Ok)
+    }
 }
 
 /// The waker the token's future keeps: it notes the wake-up and passes it on to the step's

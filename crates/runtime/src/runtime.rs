@@ -3,7 +3,7 @@
 
 use crate::agent_loop::{self, EventSink, Prepared};
 use crate::events;
-use crate::handle::RunHandle;
+use crate::handle::{RunFuture, RunHandle};
 use crate::specs::SpecCache;
 use agentctl_core::{
     AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
@@ -201,7 +201,14 @@ impl Runtime {
         let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
         let outbox = events::new_outbox();
         let sink = EventSink::outbox(Arc::clone(&outbox));
-        let run = Box::pin(async move { agent_loop::execute(prepared, &sink).await });
+        let run: RunFuture = match prepared {
+            Ok(prepared) => Box::pin(agent_loop::execute(prepared, sink)),
+            Err(error) => {
+                let outcome = Err(error);
+                agent_loop::report_end(&outcome, &sink);
+                Box::pin(std::future::ready(outcome))
+            }
+        };
         RunHandle::start(run_id, cancel, outbox, run)
     }
 
@@ -215,8 +222,8 @@ impl Runtime {
     ) -> Result<RunResult, RunError> {
         let cancel = options.cancel.clone().unwrap_or_default();
         let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
-        let prepared = self.prepare(agent, prompt, options, run_id, cancel);
-        agent_loop::execute(prepared, &EventSink::disabled()).await
+        let prepared = self.prepare(agent, prompt, options, run_id, cancel)?;
+        agent_loop::execute(prepared, EventSink::disabled()).await
     }
 
     /// The provider serving `model`, built by the runtime's factory once and then reused: work
