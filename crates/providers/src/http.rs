@@ -404,7 +404,7 @@ impl HttpClient {
     ) -> Result<(), ProviderError> {
         let body = body.into();
         let mut stream = self.post_stream(target, &body).await?;
-        let mut parser = SseParser::default();
+        let mut parser = SseParser::new();
         loop {
             let chunk = self.next_chunk(target, &mut stream).await?;
             match &chunk {

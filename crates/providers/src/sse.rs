@@ -44,6 +44,17 @@ pub(crate) struct SseParser {
 }
 
 impl SseParser {
+    /// A parser with room for the chunks and events of a usual stream, so reading one does not
+    /// `realloc` step by step (each of which takes the allocator's lock of the thread that
+    /// allocated the buffer, contended when a stream's reads move between threads).
+    pub fn new() -> Self {
+        Self {
+            buffer: Vec::with_capacity(512),
+            data: String::with_capacity(256),
+            ..Self::default()
+        }
+    }
+
     /// Adds a chunk of the stream.
     pub fn push(&mut self, chunk: &[u8]) {
         // Lines already read are dropped once, before the buffer grows.

@@ -56,11 +56,13 @@ impl RunOutbox {
     }
 }
 
-/// Room for the events of a usual poll (a poll reads one chunk of an answer) in the outbox,
-/// and in the reader's buffer it is swapped with, so neither grows step by step in every run.
-/// Kept under 1 KiB: glibc's malloc serves larger blocks on a slower path, which also
-/// merges its caches of small freed blocks first.
-pub(crate) const EVENTS_PER_POLL: usize = 4;
+/// Room for the events of a usual poll in the outbox, and in the reader's buffer it is swapped
+/// with: a poll reads one chunk of an answer, or ends a turn with one tool call (usage, the
+/// call, its result, the committed turn, the next request). Growing would `realloc`, which
+/// takes the allocator's lock of the thread that allocated the buffer — contended when runs
+/// move between threads. Kept under 1 KiB: glibc's malloc serves larger blocks on a slower
+/// path, which also merges its caches of small freed blocks first.
+pub(crate) const EVENTS_PER_POLL: usize = 6;
 const _: () = assert!(EVENTS_PER_POLL * std::mem::size_of::<RunEvent>() < 1000);
 
 /// An empty outbox with room for [`EVENTS_PER_POLL`] events.

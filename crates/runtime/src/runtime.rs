@@ -11,6 +11,7 @@ use agentctl_core::{
     RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model,
 };
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -350,7 +351,10 @@ fn new_run_id() -> String {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("run-{millis:x}-{n}")
+    // Sized once: `format!` would grow it step by step.
+    let mut id = String::with_capacity(40);
+    let _ = write!(id, "run-{millis:x}-{n}");
+    id
 }
 
 impl SubAgentRunner for Runtime {
