@@ -11,7 +11,7 @@ use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
 use pin_project_lite::pin_project;
 use reqwest::header::{
-    CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
+    CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
 };
 use serde_json::Value;
 use std::borrow::Cow;
@@ -45,7 +45,31 @@ pub(crate) struct Target<'a> {
     pub url: Cow<'a, str>,
     /// `url` parsed once by a provider whose URL never changes: parsing it (host, IDNA) for
     /// every request costs more than the rest of building one.
-    pub parsed: Option<&'a reqwest::Url>,
+    pub parsed: Option<&'a ParsedUrl>,
+}
+
+/// A URL a provider always posts to, parsed once, with the `Host` header it is sent with:
+/// set here, the HTTP client does not format one for every request.
+#[derive(Debug)]
+pub(crate) struct ParsedUrl {
+    url: reqwest::Url,
+    host: Option<HeaderValue>,
+}
+
+impl ParsedUrl {
+    /// `url` parsed, or `None` when it does not parse (each request then reports why).
+    pub fn parse(url: &str) -> Option<Self> {
+        let url = reqwest::Url::parse(url).ok()?;
+        let host = url.host_str().and_then(|host| {
+            let value = match url.port() {
+                // `port()` is `None` for the scheme's default port, as `Host` leaves it out.
+                Some(port) => HeaderValue::from_str(&format!("{host}:{port}")),
+                None => HeaderValue::from_str(host),
+            };
+            value.ok()
+        });
+        Some(Self { url, host })
+    }
 }
 
 /// `value` as a request body (JSON text).
@@ -153,6 +177,10 @@ impl HttpClient {
             .default_headers(headers)
             .connect_timeout(options.request_timeout)
             .user_agent(concat!("agentctl/", env!("CARGO_PKG_VERSION")))
+            // A model API answers a POST, not a redirect; followed, a redirect would turn it
+            // into a GET without the body (301, 302) or keep a `Host` for another server. It
+            // is reported, with the URL to check.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| config_error(error_chain(&error)))?;
         Ok(Self {
@@ -284,11 +312,17 @@ impl HttpClient {
         target: &Target<'_>,
         body: &RequestBody,
     ) -> Result<reqwest::Response, ProviderError> {
-        let request = match target.parsed {
-            Some(url) => self.client.post(url.clone()),
+        let mut request = match target.parsed {
+            Some(parsed) => {
+                let request = self.client.post(parsed.url.clone());
+                match &parsed.host {
+                    Some(host) => request.header(HOST, host.clone()),
+                    None => request,
+                }
+            }
             None => self.client.post(target.url.as_ref()),
-        };
-        let mut request = request.header(CONTENT_TYPE, APPLICATION_JSON);
+        }
+        .header(CONTENT_TYPE, APPLICATION_JSON);
         if body.parts.len() > 1 {
             // Stated, so a body sent in parts goes with a length like a whole one (not
             // chunked). Only then: reqwest keeps the headers across the await, and a whole
@@ -316,6 +350,7 @@ impl HttpClient {
         let hint = match status {
             401 | 403 => format!(" — check {}", self.key_env),
             404 => " — check the model name and base URL".to_owned(),
+            300..=399 => " — the API redirected the request; check the base URL".to_owned(),
             _ => String::new(),
         };
         Err(ProviderError::Status {

@@ -5,7 +5,7 @@
 //! `index` and are parsed as JSON once the stream ends.
 
 use crate::assemble::{self, Assembler};
-use crate::http::{HttpClient, RequestBody, Target};
+use crate::http::{HttpClient, ParsedUrl, RequestBody, Target};
 use crate::shared_tools::SharedTools;
 use crate::tool_names::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
@@ -24,7 +24,7 @@ pub(crate) struct OpenAiProvider {
     /// `{base}/chat/completions`, built once.
     url: String,
     /// `url` parsed, when it parses (else each request reports why).
-    parsed_url: Option<reqwest::Url>,
+    parsed_url: Option<ParsedUrl>,
     /// The tool sets of the runs, serialised once each.
     tools: SharedTools,
 }
@@ -34,7 +34,7 @@ impl OpenAiProvider {
         let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
         Self {
             http,
-            parsed_url: reqwest::Url::parse(&url).ok(),
+            parsed_url: ParsedUrl::parse(&url),
             url,
             tools: SharedTools::default(),
         }

@@ -267,6 +267,57 @@ async fn a_body_with_tools_is_sent_whole_with_its_length_on_every_attempt() {
 }
 
 #[tokio::test]
+async fn requests_name_their_host_once() {
+    let (server, provider) = setup(&options()).await;
+    server.push_json(openai::text_response("Hi"));
+    server.push_json(openai::text_response("Hi again"));
+    for _ in 0..2 {
+        provider
+            .complete(&request("hello", false), &|_| {})
+            .await
+            .unwrap();
+    }
+    // `http://127.0.0.1:PORT/v1`: the host and port, as the client would have written them.
+    let base = server.base_url();
+    let authority = base
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/v1"))
+        .unwrap();
+    for sent in server.requests() {
+        assert_eq!(sent.header("host"), Some(authority));
+        let hosts = sent
+            .headers
+            .iter()
+            .filter(|(name, _)| name.eq_ignore_ascii_case("host"))
+            .count();
+        assert_eq!(hosts, 1, "{:?}", sent.headers);
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_is_reported_not_followed() {
+    let mut options = options();
+    options.retry = RetryPolicy::none();
+    let (server, provider) = setup(&options).await;
+    // Followed, this would send the request elsewhere (as a GET, without its body).
+    let elsewhere = format!("{}/elsewhere", server.base_url());
+    server.push(Reply::raw(301, "text/plain", "Moved Permanently").header("location", &elsewhere));
+    let error = provider
+        .complete(&request("hi", false), &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ProviderError::Status { status: 301, .. }),
+        "{error:?}"
+    );
+    assert!(
+        check_display(&error).contains("the API redirected the request; check the base URL"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
 async fn request_timeout() {
     let mut options = options();
     options.request_timeout = Duration::from_millis(200);
