@@ -102,7 +102,7 @@ impl SseParser {
         loop {
             let rest = &self.buffer[self.read..];
             let from = self.searched.saturating_sub(self.read).min(rest.len());
-            let (line, next) = match rest[from..].iter().position(|&b| b == b'\n') {
+            let (line, next) = match memchr::memchr(b'\n', &rest[from..]) {
                 Some(end) => (&rest[..from + end], self.read + from + end + 1),
                 None if self.finished && !rest.is_empty() => (rest, self.buffer.len()),
                 None if !self.finished => {
@@ -123,7 +123,7 @@ impl SseParser {
                 self.has_event = false;
                 continue;
             }
-            let (field, value) = match line.iter().position(|&b| b == b':') {
+            let (field, value) = match memchr::memchr(b':', line) {
                 Some(colon) => {
                     let value = &line[colon + 1..];
                     (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
