@@ -373,7 +373,27 @@ async fn idle_stream_timeout() {
     assert_eq!(server.requests().len(), 1);
 }
 
-/// The request and idle limits share one timer per request: each must still hold on its own.
+/// Runs a streamed call expected to time out: which limit stopped it, and after how long.
+async fn timed_out(provider: &dyn agentctl_core::ModelProvider) -> (&'static str, Duration) {
+    let started = Instant::now();
+    match provider.complete(&request("hi", true), &|_| {}).await {
+        Err(ProviderError::Timeout { what, .. }) => (what, started.elapsed()),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
+/// An SSE answer streaming the text chunks `0` to `last`, `pause` apart, then `[DONE]` after
+/// `before_done`.
+fn counting(last: u32, pause: Duration, before_done: Duration) -> Reply {
+    let mut reply = Reply::sse([openai::text_chunk("0")]);
+    for piece in 1..=last {
+        reply = reply.then_pause(pause, [openai::text_chunk(&piece.to_string())]);
+    }
+    reply.then_pause(before_done, [openai::done()])
+}
+
+// The request and idle limits share one timer per request: each must still hold on its own.
+
 #[tokio::test]
 async fn a_stream_whose_headers_are_late_times_out_as_a_request() {
     let mut options = options();
@@ -381,26 +401,11 @@ async fn a_stream_whose_headers_are_late_times_out_as_a_request() {
     options.idle_timeout = Duration::from_millis(100);
     options.retry = RetryPolicy::none();
     let (server, provider) = setup(&options).await;
-    server.push(
-        Reply::sse([openai::text_chunk("late"), openai::done()]).delayed(Duration::from_secs(5)),
-    );
-    let started = Instant::now();
-    let error = provider
-        .complete(&request("hi", true), &|_| {})
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ProviderError::Timeout {
-                what: "request",
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    // Not at the idle limit (the headers are not idle time), not much after the request's.
-    let waited = started.elapsed();
+    server.push(counting(0, Duration::ZERO, Duration::ZERO).delayed(Duration::from_secs(5)));
+    let (what, waited) = timed_out(provider.as_ref()).await;
+    assert_eq!(what, "request");
+    // Not at the idle limit (waiting for headers is not idle time), not much after the
+    // request's.
     assert!(waited >= Duration::from_millis(300), "{waited:?}");
     assert!(waited < Duration::from_secs(3), "{waited:?}");
 }
@@ -411,15 +416,12 @@ async fn headers_slower_than_the_idle_limit_are_waited_for_within_the_request_li
     options.request_timeout = Duration::from_secs(5);
     options.idle_timeout = Duration::from_millis(100);
     let (server, provider) = setup(&options).await;
-    server.push(
-        Reply::sse([openai::text_chunk("slow start"), openai::done()])
-            .delayed(Duration::from_millis(300)),
-    );
+    server.push(counting(0, Duration::ZERO, Duration::ZERO).delayed(Duration::from_millis(300)));
     let response = provider
         .complete(&request("hi", true), &|_| {})
         .await
         .unwrap();
-    assert_eq!(response.text.as_deref(), Some("slow start"));
+    assert_eq!(response.text.as_deref(), Some("0"));
 }
 
 #[tokio::test]
@@ -427,15 +429,9 @@ async fn a_stream_that_keeps_coming_outlasts_its_idle_limit() {
     let mut options = options();
     options.idle_timeout = Duration::from_millis(150);
     let (server, provider) = setup(&options).await;
-    // Five pauses of 80 ms: 400 ms in all, never 150 ms without a chunk.
-    let mut reply = Reply::sse([openai::text_chunk("0")]);
-    for piece in 1..=5 {
-        reply = reply.then_pause(
-            Duration::from_millis(80),
-            [openai::text_chunk(&piece.to_string())],
-        );
-    }
-    server.push(reply.then_pause(Duration::from_millis(80), [openai::done()]));
+    // 480 ms in all, never 150 ms without a chunk.
+    let pause = Duration::from_millis(80);
+    server.push(counting(5, pause, pause));
     let deltas = Deltas::default();
     let response = provider
         .complete(&request("hi", true), &deltas.sink())
@@ -451,32 +447,15 @@ async fn a_stream_that_goes_silent_after_chunks_stops_within_a_quarter_past_its_
     options.idle_timeout = Duration::from_millis(200);
     let (server, provider) = setup(&options).await;
     // Chunks for 300 ms (checks see them), then silence.
-    let mut reply = Reply::sse([openai::text_chunk("0")]);
-    for piece in 1..=3 {
-        reply = reply.then_pause(
-            Duration::from_millis(100),
-            [openai::text_chunk(&piece.to_string())],
-        );
-    }
-    server.push(reply.then_pause(Duration::from_secs(10), [openai::done()]));
-    let started = Instant::now();
-    let error = provider
-        .complete(&request("hi", true), &|_| {})
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ProviderError::Timeout {
-                what: "idle stream",
-                ..
-            }
-        ),
-        "{error:?}"
-    );
+    server.push(counting(
+        3,
+        Duration::from_millis(100),
+        Duration::from_secs(10),
+    ));
+    let (what, waited) = timed_out(provider.as_ref()).await;
+    assert_eq!(what, "idle stream");
     // The last chunk came at about 300 ms: stopped no sooner than 200 ms after it, and not
     // much later than 250 ms after it (scheduling leaves some slack).
-    let waited = started.elapsed();
     assert!(waited >= Duration::from_millis(500), "{waited:?}");
     assert!(waited < Duration::from_millis(1500), "{waited:?}");
 }
@@ -488,28 +467,12 @@ async fn a_stream_that_goes_silent_after_slow_headers_stops_at_the_idle_limit() 
     options.idle_timeout = Duration::from_millis(150);
     let (server, provider) = setup(&options).await;
     server.push(
-        Reply::sse([openai::text_chunk("partial")])
-            .delayed(Duration::from_millis(400))
-            .then_pause(Duration::from_secs(10), [openai::done()]),
+        counting(0, Duration::ZERO, Duration::from_secs(10)).delayed(Duration::from_millis(400)),
     );
-    let started = Instant::now();
-    let error = provider
-        .complete(&request("hi", true), &|_| {})
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ProviderError::Timeout {
-                what: "idle stream",
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    // The headers' wait moved the timer to the request's limit; the stream's idle limit
-    // still applies from the first chunk, not from there.
-    let waited = started.elapsed();
+    let (what, waited) = timed_out(provider.as_ref()).await;
+    assert_eq!(what, "idle stream");
+    // Waiting for the headers moved the timer to the request's limit; the idle limit still
+    // counts from the first chunk, not from there.
     assert!(waited < Duration::from_secs(3), "{waited:?}");
 }
 
