@@ -6,10 +6,9 @@
 use crate::options::{ProviderOptions, RetryPolicy};
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
-use crate::timers::{PooledTimer, TimerPool};
+use crate::timers::{PooledTimer, TimerPool, within};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
-use pin_project_lite::pin_project;
 use reqwest::header::{
     CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
 };
@@ -17,9 +16,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Once;
-use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
@@ -464,49 +461,6 @@ impl HttpClient {
                 return Ok(());
             }
         }
-    }
-}
-
-/// `future`, or `None` once `deadline` has passed; timed by `timer`, which may be set to fire
-/// before `deadline` (it is then set again, to `deadline`).
-fn within<'t, 'a, F: Future>(
-    timer: &'t mut PooledTimer<'a>,
-    deadline: Instant,
-    future: F,
-) -> Within<'t, 'a, F> {
-    Within {
-        timer,
-        deadline,
-        future,
-    }
-}
-
-pin_project! {
-    /// The future of [`within`]: the future it times is held in place, not copied into a
-    /// future of its own.
-    struct Within<'t, 'a, F> {
-        timer: &'t mut PooledTimer<'a>,
-        deadline: Instant,
-        #[pin]
-        future: F,
-    }
-}
-
-impl<F: Future> Future for Within<'_, '_, F> {
-    type Output = Option<F::Output>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        if let Poll::Ready(output) = this.future.poll(cx) {
-            return Poll::Ready(Some(output));
-        }
-        while this.timer.poll_elapsed(cx).is_ready() {
-            if Instant::now() >= *this.deadline {
-                return Poll::Ready(None);
-            }
-            this.timer.reset(*this.deadline);
-        }
-        Poll::Pending
     }
 }
 

@@ -10,6 +10,7 @@
 //! atomic store: its old deadline is already in the driver's view, and a later one needs no
 //! wake-up. Moving one earlier takes the lock, as a new timer does.
 
+use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
@@ -104,6 +105,49 @@ impl Drop for PooledTimer<'_> {
         if let Some(sleep) = self.sleep.take() {
             self.timers.give_back(self.runtime, sleep);
         }
+    }
+}
+
+/// `future`, or `None` once `deadline` has passed; timed by `timer`, which may be set to fire
+/// before `deadline` (it is then set again, to `deadline`).
+pub(crate) fn within<'t, 'a, F: Future>(
+    timer: &'t mut PooledTimer<'a>,
+    deadline: Instant,
+    future: F,
+) -> Within<'t, 'a, F> {
+    Within {
+        timer,
+        deadline,
+        future,
+    }
+}
+
+pin_project! {
+    /// The future of [`within`]: the future it times is held in place, not copied into a
+    /// future of its own.
+    pub(crate) struct Within<'t, 'a, F> {
+        timer: &'t mut PooledTimer<'a>,
+        deadline: Instant,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for Within<'_, '_, F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        while this.timer.poll_elapsed(cx).is_ready() {
+            if Instant::now() >= *this.deadline {
+                return Poll::Ready(None);
+            }
+            this.timer.reset(*this.deadline);
+        }
+        Poll::Pending
     }
 }
 
