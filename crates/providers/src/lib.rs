@@ -30,6 +30,7 @@ mod http;
 mod openai;
 mod options;
 mod recording;
+mod request_body;
 mod retry;
 mod schema;
 mod scripted;
