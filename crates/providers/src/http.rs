@@ -4,16 +4,18 @@
 //! default headers marked sensitive; no error text is built from headers.
 
 use crate::options::{ProviderOptions, RetryPolicy};
-use crate::request_body::RequestBody;
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
 use crate::timers::{PooledTimer, TimerPool, within};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
-use reqwest::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::header::{
+    CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
+};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::sync::Once;
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
@@ -71,6 +73,51 @@ impl ParsedUrl {
 pub(crate) fn json_body(value: &Value) -> Bytes {
     // Serialising a `Value` cannot fail: its map keys are strings.
     Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// A request body (JSON text) in parts sent one after another, so a part many requests share
+/// (the serialised tool specs) is sent from its one copy rather than copied into every body
+/// a waiting run keeps for its retries.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestBody {
+    parts: Vec<Bytes>,
+}
+
+impl RequestBody {
+    /// The body made of `parts`, in order.
+    pub fn from_parts(parts: impl IntoIterator<Item = Bytes>) -> Self {
+        Self {
+            parts: parts.into_iter().filter(|part| !part.is_empty()).collect(),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(Bytes::len).sum()
+    }
+
+    /// The whole body in one buffer (tests and recordings).
+    #[cfg(test)]
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.parts.concat()
+    }
+
+    /// The body for one attempt; clones of `Bytes` share their buffers.
+    fn to_reqwest(&self) -> reqwest::Body {
+        match self.parts.as_slice() {
+            [] => reqwest::Body::from(Bytes::new()),
+            [one] => reqwest::Body::from(one.clone()),
+            _ => reqwest::Body::wrap_stream(futures_util::stream::iter(
+                self.parts.clone().into_iter().map(Ok::<Bytes, Infallible>),
+            )),
+        }
+    }
+}
+
+impl From<Bytes> for RequestBody {
+    fn from(bytes: Bytes) -> Self {
+        Self::from_parts([bytes])
+    }
 }
 
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -262,7 +309,7 @@ impl HttpClient {
         target: &Target<'_>,
         body: &RequestBody,
     ) -> Result<reqwest::Response, ProviderError> {
-        let request = match target.parsed {
+        let mut request = match target.parsed {
             Some(parsed) => {
                 let request = self.client.post(parsed.url.clone());
                 match &parsed.host {
@@ -273,6 +320,12 @@ impl HttpClient {
             None => self.client.post(target.url.as_ref()),
         }
         .header(CONTENT_TYPE, APPLICATION_JSON);
+        if body.parts.len() > 1 {
+            // Stated, so a body sent in parts goes with a length like a whole one (not
+            // chunked). Only then: reqwest keeps the headers across the await, and a whole
+            // body gets its length from the HTTP layer.
+            request = request.header(CONTENT_LENGTH, body.len());
+        }
         let response = request
             // Clones of `Bytes` share the buffers: retries re-send them without a copy.
             .body(body.to_reqwest())

@@ -30,7 +30,6 @@ mod http;
 mod openai;
 mod options;
 mod recording;
-mod request_body;
 mod retry;
 mod schema;
 mod scripted;

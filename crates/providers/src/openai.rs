@@ -5,8 +5,7 @@
 //! `index` and are parsed as JSON once the stream ends.
 
 use crate::assemble::{self, Assembler};
-use crate::http::{HttpClient, ParsedUrl, Target};
-use crate::request_body::RequestBody;
+use crate::http::{HttpClient, ParsedUrl, RequestBody, Target};
 use crate::shared_tools::SharedTools;
 use crate::tool_names::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
