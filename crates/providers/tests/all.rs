@@ -9,4 +9,5 @@ mod suite {
     mod gemini;
     mod openai;
     mod scripted;
+    mod time_limits;
 }
