@@ -5,14 +5,13 @@
 //! token's node, and the waiter list it sleeps on). Here the token's future is polled once, to
 //! register, and again only when the token wakes it: a poll of the step costs an atomic swap.
 
+use crate::noted_waker::NotedWaker;
 use agentctl_core::RunError;
-use futures_util::task::AtomicWaker;
 use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 /// Runs `step` to its end, or stops it (dropped) with [`RunError::Cancelled`] as soon as
@@ -22,11 +21,8 @@ pub(crate) fn until_cancelled<F: Future>(
     token: &CancellationToken,
     step: F,
 ) -> UntilCancelled<'_, F> {
-    let signal = Arc::new(Signal {
-        // Polled on the first poll, to register with the token.
-        woken: AtomicBool::new(true),
-        step: AtomicWaker::new(),
-    });
+    // Noted as woken: the token's future is polled on the first poll, to register.
+    let signal = Arc::new(NotedWaker::new(true));
     UntilCancelled {
         step,
         cancelled: token.cancelled(),
@@ -43,7 +39,9 @@ pin_project! {
         step: F,
         #[pin]
         cancelled: WaitForCancellationFuture<'a>,
-        signal: Arc<Signal>,
+        // The waker the token's future keeps: it notes the wake-up and passes it on to the
+        // step's current waker.
+        signal: Arc<NotedWaker>,
         // `signal` as the waker the token's future is polled with.
         signal_waker: Waker,
     }
@@ -56,8 +54,8 @@ impl<F: Future> Future for UntilCancelled<'_, F> {
         let this = self.project();
         // Registered before the token's future is polled: a cancellation in between wakes
         // this step's waker.
-        this.signal.step.register(cx.waker());
-        if this.signal.woken.swap(false, Ordering::AcqRel)
+        this.signal.register(cx.waker());
+        if this.signal.take_woken()
             && this
                 .cancelled
                 .poll(&mut Context::from_waker(this.signal_waker))
@@ -69,27 +67,10 @@ impl<F: Future> Future for UntilCancelled<'_, F> {
     }
 }
 
-/// The waker the token's future keeps: it notes the wake-up and passes it on to the step's
-/// current waker.
-struct Signal {
-    woken: AtomicBool,
-    step: AtomicWaker,
-}
-
-impl Wake for Signal {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        self.step.wake();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
     #[tokio::test]

@@ -8,9 +8,10 @@
 //! hop between tasks (and often threads) per streamed delta. A run read at once never has a
 //! task: no spawn, and no worker thread woken to run it. A reader that goes away hands the run
 //! to a task, which winds it down (cancelled). The run is always polled with one waker of its
-//! own ([`RunWaker`]), which wakes whichever side drives it.
+//! own (a [`NotedWaker`]), which wakes whichever side drives it.
 
 use crate::events::{self, SharedOutbox};
+use crate::noted_waker::NotedWaker;
 use agentctl_core::{RunError, RunEvent, RunResult, RunStream};
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
@@ -79,25 +80,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("no message")
 }
 
-/// The one waker the run is ever polled with, whoever polls it: it notes that the run has
-/// something to do and wakes the current driver. Futures inside the run so keep a waker that
-/// stays right when the driver changes, and a poll that would find nothing new is skipped.
-struct RunWaker {
-    woken: AtomicBool,
-    driver: AtomicWaker,
-}
-
-impl Wake for RunWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        self.driver.wake();
-    }
-}
-
 /// The driver the run's wake-ups reach while nobody drives it ([`Driver::Idle`]): the first
 /// one starts the run's task.
 struct TaskStarter {
@@ -126,7 +108,9 @@ struct Shared {
     /// whoever starts one ([`Self::start_task`]); cleared by the task, as it ends, with the
     /// slot held.
     task_alive: AtomicBool,
-    run_waker: Arc<RunWaker>,
+    /// The one waker the run is ever polled with, whoever polls it: it notes that the run has
+    /// something to do and wakes the current driver.
+    run_waker: Arc<NotedWaker>,
     /// [`Self::run_waker`] as a [`Waker`].
     waker: Waker,
     /// The runtime the run started on, where its task runs (a handle may be dropped, or a
@@ -153,8 +137,8 @@ impl Shared {
     /// Makes `driver` the one the run's wake-ups reach, and says whether the run was woken
     /// since its last poll. Called with the slot held, so drivers never register at once.
     fn woken_for(&self, driver: &Waker) -> bool {
-        self.run_waker.driver.register(driver);
-        self.run_waker.woken.swap(false, Ordering::AcqRel)
+        self.run_waker.register(driver);
+        self.run_waker.take_woken()
     }
 
     /// One poll by the run's task: drives the run while no reader does, and ends when one
@@ -245,7 +229,7 @@ impl Shared {
             if slot.driver != Driver::Reader {
                 // Taking the run over: poll it at once, and let its task (if any) end.
                 slot.driver = Driver::Reader;
-                self.run_waker.woken.store(true, Ordering::Release);
+                self.run_waker.note();
                 self.wake_task();
             }
             if !self.woken_for(cx.waker()) {
@@ -300,15 +284,12 @@ impl RunHandle {
         outbox: SharedOutbox,
         run: RunFuture,
     ) -> Self {
-        let run_waker = Arc::new(RunWaker {
-            woken: AtomicBool::new(false),
-            driver: AtomicWaker::new(),
-        });
+        let run_waker = Arc::new(NotedWaker::new(false));
         let shared = Arc::new_cyclic(|weak| {
             let starter = Waker::from(Arc::new(TaskStarter {
                 shared: Weak::clone(weak),
             }));
-            run_waker.driver.register(&starter);
+            run_waker.register(&starter);
             Shared {
                 slot: Mutex::new(Slot {
                     run: Some(run),
@@ -409,7 +390,7 @@ impl Drop for RunHandle {
             return;
         }
         slot.driver = Driver::Task;
-        self.shared.run_waker.woken.store(true, Ordering::Release);
+        self.shared.run_waker.note();
         drop(slot);
         // A task that has not ended yet takes the run back; else a new one starts.
         self.shared.wake_task();

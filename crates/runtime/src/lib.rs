@@ -22,6 +22,7 @@ mod dispatch;
 mod events;
 mod guard;
 mod handle;
+mod noted_waker;
 mod runtime;
 mod specs;
 
