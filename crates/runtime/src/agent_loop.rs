@@ -61,17 +61,27 @@ pub(crate) struct Prepared {
 }
 
 /// Runs a prepared run and reports its start and end. The run is kept here, and lent to the
-/// steps: a future holds it once.
-pub(crate) async fn execute(mut run: Prepared, events: EventSink) -> Result<RunResult, RunError> {
-    events.emit(|| RunEvent::RunStarted {
-        run_id: run.run_id.to_string(),
-        agent: run.agent.to_string(),
-        model: run.model_label.clone(),
-        context_mode: run.context_mode,
-    });
-    let outcome = drive(&mut run, &events).await;
-    report_end(&outcome, &events);
-    outcome
+/// steps: the future holds it once (an `async fn` would hold its argument twice, as argument
+/// and as local).
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn stores its argument twice: 616 bytes more per run"
+)]
+pub(crate) fn execute(
+    mut run: Prepared,
+    events: EventSink,
+) -> impl Future<Output = Result<RunResult, RunError>> + Send {
+    async move {
+        events.emit(|| RunEvent::RunStarted {
+            run_id: run.run_id.to_string(),
+            agent: run.agent.to_string(),
+            model: run.model_label.clone(),
+            context_mode: run.context_mode,
+        });
+        let outcome = drive(&mut run, &events).await;
+        report_end(&outcome, &events);
+        outcome
+    }
 }
 
 /// Reports how a run ended: `run_finished` or `run_failed`.
@@ -151,7 +161,10 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
         } else {
             sample(run, &mut state, events, None).await?
         };
-        match apply_response(run, &mut state, response, events).await? {
+        // Bound first: a temporary of the `match` scrutinee would live (in the future) across
+        // the guardrail awaits below.
+        let next = apply_response(run, &mut state, response, events).await?;
+        match next {
             Next::Continue => {}
             Next::Finish { text, added } => {
                 let subject = GuardrailSubject::Answer { text: &text };
