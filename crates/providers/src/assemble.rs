@@ -24,11 +24,19 @@ pub(crate) struct Assembler {
     pub usage: Usage,
 }
 
+/// Bytes reserved for an answer's text at its first piece.
+const TEXT_START: usize = 128;
+
 impl Assembler {
     /// More answer text.
     pub fn text(&mut self, piece: &str, on_delta: DeltaSink<'_>) {
         if piece.is_empty() {
             return;
+        }
+        if self.text.capacity() == 0 {
+            // Room for a short answer at once: grown from a first piece's size, the text would
+            // be reallocated at the second, third and fifth pieces.
+            self.text.reserve(piece.len().max(TEXT_START));
         }
         self.text.push_str(piece);
         on_delta(ModelDelta::Text {

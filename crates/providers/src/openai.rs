@@ -549,6 +549,28 @@ mod tests {
     }
 
     #[test]
+    fn tool_call_arguments_travel_as_their_json_text() {
+        // Escaped as they are written: quotes, backslashes, control and non-ASCII characters.
+        let arguments = json!({"q": "say \"hi\"\\n", "nl": "a\nb\t\u{1}", "u": "✓ \u{2028} 😀"});
+        let mut request = request(false);
+        request.messages[1] = Message::Assistant {
+            content: None,
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "ls".into(),
+                arguments: arguments.clone(),
+            }],
+        };
+        let bytes = request_bytes(&request, &ToolNames::for_request(&request));
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        let text = body["messages"][2]["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap();
+        assert_eq!(text, arguments.to_string());
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), arguments);
+    }
+
+    #[test]
     fn history_is_converted_to_chat_messages() {
         let request = request(true);
         let bytes = request_bytes(&request, &ToolNames::for_request(&request));

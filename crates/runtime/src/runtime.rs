@@ -296,7 +296,8 @@ impl Runtime {
         Ok(Prepared {
             run_id: Arc::from(run_id),
             agent: Arc::from(name),
-            model_label: model.to_string(),
+            // `provider:model`, allocated once at its length (`to_string` grows it per piece).
+            model_label: [model.provider.as_str(), ":", model.model.as_str()].concat(),
             model,
             provider,
             context_mode,

@@ -205,8 +205,7 @@ impl Serialize for WireCalls<'_> {
                 kind: "function",
                 function: WireFunction {
                     name: self.names.wire(&call.name),
-                    // The API wants the arguments as a JSON string, not an object.
-                    arguments: call.arguments.to_string(),
+                    arguments: &call.arguments,
                 },
             })?;
         }
@@ -225,7 +224,14 @@ struct WireCall<'a> {
 #[derive(Serialize)]
 struct WireFunction<'a> {
     name: &'a str,
-    arguments: String,
+    /// The API wants the arguments as a JSON string, not an object.
+    #[serde(serialize_with = "json_text")]
+    arguments: &'a Value,
+}
+
+/// `value` as a string holding its JSON text, escaped as it is written (no `String` made).
+fn json_text<S: Serializer>(value: &&Value, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(*value)
 }
 
 struct Tools<'a> {
