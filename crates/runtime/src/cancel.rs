@@ -28,7 +28,6 @@ pub(crate) fn until_cancelled<F: Future>(
         cancelled: token.cancelled(),
         signal_waker: Waker::from(Arc::clone(&signal)),
         signal,
-        registered: None,
     }
 }
 
@@ -45,8 +44,6 @@ pin_project! {
         signal: Arc<NotedWaker>,
         // `signal` as the waker the token's future is polled with.
         signal_waker: Waker,
-        // The step's waker registered with `signal` last.
-        registered: Option<Waker>,
     }
 }
 
@@ -57,7 +54,8 @@ impl<F: Future> Future for UntilCancelled<'_, F> {
         let this = self.project();
         // Registered before the token's future is polled: a cancellation in between wakes
         // this step's waker.
-        if this.signal.take_woken_for(cx.waker(), this.registered)
+        this.signal.register(cx.waker());
+        if this.signal.take_woken()
             && this
                 .cancelled
                 .poll(&mut Context::from_waker(this.signal_waker))

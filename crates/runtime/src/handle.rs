@@ -46,8 +46,6 @@ struct Slot {
     /// How it ended, until taken by [`RunHandle::result`].
     result: Option<Result<RunResult, RunError>>,
     driver: Driver,
-    /// The waker of the current driver, as registered with the run's waker last.
-    driver_waker: Option<Waker>,
 }
 
 impl Slot {
@@ -137,10 +135,10 @@ impl Shared {
     }
 
     /// Makes `driver` the one the run's wake-ups reach, and says whether the run was woken
-    /// since its last poll. Takes the slot, held, so drivers never register at once.
-    fn woken_for(&self, slot: &mut Slot, driver: &Waker) -> bool {
-        self.run_waker
-            .take_woken_for(driver, &mut slot.driver_waker)
+    /// since its last poll. Called with the slot held, so drivers never register at once.
+    fn woken_for(&self, driver: &Waker) -> bool {
+        self.run_waker.register(driver);
+        self.run_waker.take_woken()
     }
 
     /// One poll by the run's task: drives the run while no reader does, and ends when one
@@ -156,7 +154,7 @@ impl Shared {
         }
         let done = if slot.run.is_none() || slot.driver == Driver::Reader {
             true
-        } else if self.woken_for(&mut slot, cx.waker()) {
+        } else if self.woken_for(cx.waker()) {
             slot.poll_run(&self.outbox, &self.waker)
         } else {
             false
@@ -234,7 +232,7 @@ impl Shared {
                 self.run_waker.note();
                 self.wake_task();
             }
-            if !self.woken_for(&mut slot, cx.waker()) {
+            if !self.woken_for(cx.waker()) {
                 // Nothing happened since the last poll.
                 return Poll::Pending;
             }
@@ -297,7 +295,6 @@ impl RunHandle {
                     run: Some(run),
                     result: None,
                     driver: Driver::Idle,
-                    driver_waker: Some(starter),
                 }),
                 outbox,
                 task: AtomicWaker::new(),
