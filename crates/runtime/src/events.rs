@@ -95,17 +95,15 @@ fn push(outbox: &RunOutbox, event: RunEvent) {
 }
 
 impl Outbox {
-    /// Moves every event not read yet to the end of `ready` (empty, as the reader passes
-    /// it: the two buffers are swapped, nothing is copied); false when there were none.
+    /// Moves every event not read yet into `ready`, which the reader passes empty (it reads
+    /// all it took before it takes more): the two buffers are swapped, nothing is copied.
+    /// False when there were none.
     pub(crate) fn take_all(&mut self, ready: &mut VecDeque<RunEvent>) -> bool {
         if self.events.is_empty() {
             return false;
         }
-        if ready.is_empty() {
-            std::mem::swap(&mut self.events, ready);
-        } else {
-            ready.append(&mut self.events);
-        }
+        debug_assert!(ready.is_empty(), "events taken before the last were read");
+        std::mem::swap(&mut self.events, ready);
         true
     }
 
