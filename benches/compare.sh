@@ -8,10 +8,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage='usage: benches/compare.sh [REPEATS]   (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes)'
+case "${1:-}" in
+-h | --help)
+    echo "$usage"
+    exit 0
+    ;;
+esac
+if [ $# -gt 1 ]; then
+    echo "$usage" >&2
+    exit 2
+fi
 repeats=${1:-7}
 sequential=${SEQUENTIAL:-2000}
 concurrent=${CONCURRENT:-50}
 rounds=${ROUNDS:-40}
+# Each a whole number above zero, named when it is not.
+for setting in "REPEATS=$repeats" "SEQUENTIAL=$sequential" "CONCURRENT=$concurrent" "ROUNDS=$rounds"; do
+    value=${setting#*=}
+    if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
+        echo "benches/compare.sh: ${setting%%=*} must be a whole number above zero, not '$value'" >&2
+        echo "$usage" >&2
+        exit 2
+    fi
+done
 
 cargo build --release --quiet --example embed --example floor
 bin=target/release/examples
