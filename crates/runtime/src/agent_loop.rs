@@ -78,7 +78,13 @@ pub(crate) fn execute(
             model: run.model_label.clone(),
             context_mode: run.context_mode,
         });
-        let outcome = drive(&mut run, &events).await;
+        // One watch on the token for the whole run, not one per step: a cancelled run's loop
+        // is dropped wherever it waits (the model call, a tool, a guardrail check) and never
+        // polled again.
+        let cancel = run.cancel.clone();
+        let outcome = until_cancelled(&cancel, drive(&mut run, &events))
+            .await
+            .and_then(|outcome| outcome);
         report_end(&outcome, &events);
         outcome
     }
@@ -234,8 +240,7 @@ pub(crate) async fn sample(
             emit_text(text);
         }
     };
-    let response = until_cancelled(&run.cancel, run.provider.complete(&run.request, &on_delta));
-    let response = match response.await? {
+    let response = match run.provider.complete(&run.request, &on_delta).await {
         Ok(response) => response,
         Err(ProviderError::Cancelled) => return Err(RunError::Cancelled),
         Err(error) => return Err(error.into()),
@@ -295,7 +300,7 @@ async fn apply_response(
                 "the assistant message was not recorded".into(),
             ));
         };
-        until_cancelled(&run.cancel, dispatch(run, tool_calls, events)).await?
+        dispatch(run, tool_calls, events).await
     };
     let added = results.len() + 1;
     for message in results {

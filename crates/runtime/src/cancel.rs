@@ -1,9 +1,11 @@
-//! A step of the loop, ended early when its run is cancelled ([`until_cancelled`]).
+//! A run's loop, ended early when the run is cancelled ([`until_cancelled`]); the loop is
+//! watched once for the whole run, not step by step (each watch allocates its waker and
+//! registers with the token, under its locks).
 //!
-//! `select!` over [`CancellationToken::cancelled`] and the step polls both at every wake-up of
-//! the step — once per streamed chunk — and polling the token's future takes two locks (the
+//! `select!` over [`CancellationToken::cancelled`] and the loop polls both at every wake-up of
+//! the loop — once per streamed chunk — and polling the token's future takes two locks (the
 //! token's node, and the waiter list it sleeps on). Here the token's future is polled once, to
-//! register, and again only when the token wakes it: a poll of the step costs an atomic swap.
+//! register, and again only when the token wakes it: a poll of the loop costs an atomic swap.
 
 use crate::noted_waker::NotedWaker;
 use agentctl_core::RunError;

@@ -12,7 +12,6 @@
 //!   ever hold what passed.
 
 use crate::agent_loop::{EventSink, LoopState, Prepared, sample};
-use crate::cancel::until_cancelled;
 use agentctl_core::{
     GuardrailAction, GuardrailPhase, GuardrailSubject, GuardrailVerdict, Message, ModelResponse,
     RunError, RunEvent, RunGuardrails,
@@ -29,7 +28,7 @@ pub(crate) async fn check_input(run: &Prepared, events: &EventSink) -> Result<()
         prompt: &run.prompt,
         parallel: false,
     };
-    let verdict = until_cancelled(&run.cancel, rails.check(subject, 0)).await?;
+    let verdict = rails.check(subject, 0).await;
     settle_input(verdict, events)
 }
 
@@ -57,7 +56,7 @@ pub(crate) async fn sample_checked(
             sampled = &mut sampling => ((&mut checking).await, Some(sampled)),
         }
     };
-    let (verdict, sampled) = until_cancelled(&run.cancel, both).await?;
+    let (verdict, sampled) = both.await;
     // Returning early drops the model call, which cancels its request.
     settle_input(verdict, events)?;
     barrier.release(events);
@@ -105,7 +104,7 @@ pub(crate) async fn check_output(
         return Ok(Checked::Stands);
     };
     let attempt = state.repairs;
-    let verdict = until_cancelled(&run.cancel, rails.check(subject, attempt)).await?;
+    let verdict = rails.check(subject, attempt).await;
     report(&verdict, attempt, events);
     match verdict.action {
         GuardrailAction::Proceed => {

@@ -324,3 +324,43 @@ async fn an_agent_with_guardrails_does_not_run_unchecked() {
     );
     assert!(provider.requests().is_empty());
 }
+
+#[tokio::test]
+async fn cancelling_during_an_output_check_ends_the_run_with_nothing_committed() {
+    let provider = Queue::new(vec![text("an answer")]);
+    // A check that would take a minute: the run must not wait for it once cancelled.
+    let rail = Arc::new(Contains {
+        delay: Duration::from_secs(60),
+        ..Arc::into_inner(Contains::new(
+            GuardrailPhase::Output,
+            GuardrailPolicy::Reject,
+            "answer",
+        ))
+        .unwrap()
+    });
+    let runtime = checked(provider, &rail, ToolRegistry::new());
+    let token = tokio_util::sync::CancellationToken::new();
+    let handle = runtime.run(&guarded(), "hi", RunOptions::new().cancel(token.clone()));
+    let collector = tokio::spawn(collect(handle));
+    while rail.checks.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    token.cancel();
+    let events = tokio::time::timeout(Duration::from_secs(10), collector)
+        .await
+        .expect("the cancelled run ended without waiting for its check")
+        .unwrap();
+    assert_eq!(
+        kinds(&events),
+        [
+            "run_started",
+            "model_request",
+            "text_delta",
+            "usage",
+            "run_failed"
+        ]
+    );
+    assert!(
+        matches!(events.last(), Some(RunEvent::RunFailed { error }) if error == "run cancelled")
+    );
+}
