@@ -10,4 +10,5 @@ mod suite {
     mod openai;
     mod scripted;
     mod time_limits;
+    mod wake_ups;
 }
