@@ -230,6 +230,10 @@ async fn scenarios(args: Args) -> anyhow::Result<()> {
     let calls = Arc::new(AtomicU64::new(0));
     let runtime = runtime(&args.base_url);
     let agent = agent(&args.model);
+    // The provider (its HTTP client, TLS roots and all) is built at a run's first use; built
+    // here, before the clock starts, as `floor.rs` builds its client.
+    let model = runtime.resolve_model(&agent, &RunOptions::new())?;
+    runtime.provider_for(&model)?;
     let started = Instant::now();
 
     for index in 0..args.sequential {
