@@ -15,29 +15,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage='usage: benches/cachegrind.sh [RUNS]   (default 150)'
-case "${1:-}" in
--h | --help)
-    echo "$usage"
-    exit 0
-    ;;
-esac
-if [ $# -gt 1 ]; then
-    echo "$usage" >&2
-    exit 2
-fi
+# shellcheck source=benches/common.sh
+source benches/common.sh
+check_args "$@"
 runs=${1:-150}
-if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-    echo "benches/cachegrind.sh: RUNS must be a whole number above zero, not '${1:-}'" >&2
-    echo "$usage" >&2
-    exit 2
-fi
+whole_numbers "RUNS=$runs"
 if ! command -v valgrind >/dev/null; then
     echo "benches/cachegrind.sh: needs valgrind (apt-get install valgrind)" >&2
     exit 1
 fi
-
-# shellcheck source=benches/instant_server.sh
-source benches/instant_server.sh
+build_and_record
 
 # The totals of one program's run under cachegrind, as "instructions I1-misses D1-misses
 # mispredicts".

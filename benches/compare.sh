@@ -9,32 +9,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage='usage: benches/compare.sh [REPEATS]   (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes)'
-case "${1:-}" in
--h | --help)
-    echo "$usage"
-    exit 0
-    ;;
-esac
-if [ $# -gt 1 ]; then
-    echo "$usage" >&2
-    exit 2
-fi
+# shellcheck source=benches/common.sh
+source benches/common.sh
+check_args "$@"
 repeats=${1:-7}
 sequential=${SEQUENTIAL:-2000}
 concurrent=${CONCURRENT:-50}
 rounds=${ROUNDS:-40}
-# Each a whole number above zero, named when it is not.
-for setting in "REPEATS=$repeats" "SEQUENTIAL=$sequential" "CONCURRENT=$concurrent" "ROUNDS=$rounds"; do
-    value=${setting#*=}
-    if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
-        echo "benches/compare.sh: ${setting%%=*} must be a whole number above zero, not '$value'" >&2
-        echo "$usage" >&2
-        exit 2
-    fi
-done
-
-# shellcheck source=benches/instant_server.sh
-source benches/instant_server.sh
+whole_numbers "REPEATS=$repeats" "SEQUENTIAL=$sequential" "CONCURRENT=$concurrent" "ROUNDS=$rounds"
+build_and_record
 
 start_server
 field() { sed -n "s/.*\"$1\":\([0-9.e-]*\).*/\1/p"; }

@@ -1,6 +1,7 @@
 //! The agent loop over real HTTP: the OpenAI and Gemini providers against the strict fake
 //! servers, which refuse any request the real API would refuse.
 
+use super::common::lookup_runtime;
 use agentctl_core::Settings;
 use agentctl_core::{
     RunEvent, RunOptions, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
@@ -8,21 +9,11 @@ use agentctl_core::{
 use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
 use agentctl_runtime::Runtime;
 use agentctl_test_support::{FakeServer, gemini, openai};
-use agentctl_test_support::{LookupTool, agent, collect, kinds};
+use agentctl_test_support::{agent, collect, kinds};
 use serde_json::json;
 
 fn runtime(server: &FakeServer) -> Runtime {
-    let options = ProviderOptions {
-        retry: RetryPolicy::none(),
-        env: Env::from_pairs([
-            ("OPENAI_API_KEY", "sk-test"),
-            ("OPENAI_BASE_URL", server.base_url().as_str()),
-        ]),
-        ..ProviderOptions::default()
-    };
-    let mut tools = ToolRegistry::new();
-    tools.register_typed(LookupTool);
-    Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
+    lookup_runtime(&server.base_url())
 }
 
 #[tokio::test]

@@ -6,10 +6,13 @@
 )]
 
 use agentctl_core::ModelProvider;
+use agentctl_core::ToolRegistry;
 use agentctl_core::{
     Message, ModelDelta, ModelRef, ModelRequest, ProviderConfig, ProviderKind, Settings, ToolSpec,
 };
-use agentctl_providers::{Env, ProviderOptions, RetryPolicy, build_provider};
+use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy, build_provider};
+use agentctl_runtime::Runtime;
+use agentctl_test_support::LookupTool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -202,3 +205,15 @@ pub const LONG_WIRE: &str = "mcp__a_server_with_a_rather_long_name__a_tool_whose
 
 /// The wire name of `a.b`, whose plain rewrite `a__b` is taken by the other tool.
 pub const CLASHING_WIRE: &str = "a__b_0466522c";
+
+/// A runtime with the `lookup` tool, its `openai` provider at `base_url` (no retries).
+pub fn lookup_runtime(base_url: &str) -> Runtime {
+    let options = ProviderOptions {
+        retry: RetryPolicy::none(),
+        env: Env::from_pairs([("OPENAI_API_KEY", "sk-test"), ("OPENAI_BASE_URL", base_url)]),
+        ..ProviderOptions::default()
+    };
+    let mut tools = ToolRegistry::new();
+    tools.register_typed(LookupTool);
+    Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
+}

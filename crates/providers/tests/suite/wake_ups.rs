@@ -10,10 +10,10 @@
 //! every way a front end does: at once, late (after the run's task has driven it for a while),
 //! through `result()`, and dropped partway.
 
-use agentctl_core::{RunEvent, RunOptions, Settings, ToolRegistry};
-use agentctl_providers::{BuiltinProviders, Env, ProviderOptions, RetryPolicy};
+use super::common::lookup_runtime;
+use agentctl_core::{RunEvent, RunOptions};
 use agentctl_runtime::{RunHandle, Runtime};
-use agentctl_test_support::{INSTANT_ANSWER, InstantServer, LookupTool, agent};
+use agentctl_test_support::{INSTANT_ANSWER, InstantServer, agent};
 use futures_util::StreamExt;
 use std::time::Duration;
 
@@ -29,20 +29,6 @@ const ROUNDS: usize = 50;
 /// Far longer than a run against the instant server takes, even in a debug build on a busy
 /// machine: a run still going after this lost a wake-up.
 const WATCHDOG: Duration = Duration::from_secs(20);
-
-fn runtime(server: &InstantServer) -> Runtime {
-    let options = ProviderOptions {
-        retry: RetryPolicy::none(),
-        env: Env::from_pairs([
-            ("OPENAI_API_KEY", "sk-test"),
-            ("OPENAI_BASE_URL", server.base_url().as_str()),
-        ]),
-        ..ProviderOptions::default()
-    };
-    let mut tools = ToolRegistry::new();
-    tools.register_typed(LookupTool);
-    Runtime::new(Settings::default(), BuiltinProviders::new(options), tools)
-}
 
 /// How a front end reads a run.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +105,7 @@ async fn run_once(runtime: &Runtime, reading: Reading, which: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_streamed_runs_one_after_another_all_end() {
     let server = InstantServer::start().expect("the instant server starts");
-    let runtime = runtime(&server);
+    let runtime = lookup_runtime(&server.base_url());
     // On a worker thread, as a server's request handler reads a run.
     tokio::spawn(async move {
         for index in 0..SEQUENTIAL {
@@ -133,7 +119,7 @@ async fn thousands_of_streamed_runs_one_after_another_all_end() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_streamed_runs_read_every_way_at_once_all_end() {
     let server = InstantServer::start().expect("the instant server starts");
-    let runtime = runtime(&server);
+    let runtime = lookup_runtime(&server.base_url());
     let readers = (0..READERS).map(|reader| {
         let runtime = runtime.clone();
         tokio::spawn(async move {
