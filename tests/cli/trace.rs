@@ -520,3 +520,28 @@ fn a_dead_collector_gives_one_warning_and_the_run_succeeds() {
     let spans = exported(&project, &latest_session(&project));
     assert!(spans.iter().any(|span| span["type"] == "llm"));
 }
+
+#[test]
+fn otel_sdk_disabled_turns_export_off_and_keeps_the_session_trace() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let receiver = runtime.block_on(agentctl_test_support::OtlpReceiver::start());
+    let (project, model) = otel_project();
+    let mut command = project.command(&["run", "reader", "-p", "Read the notes"]);
+    model.point(&mut command);
+    command
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
+        .env("OTEL_SDK_DISABLED", "TRUE");
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout).trim(), "The notes say hello.");
+    assert!(
+        !text(&output.stderr).contains("warning"),
+        "{}",
+        text(&output.stderr)
+    );
+    // An exporting process flushes before it exits; this one sent nothing at all.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(receiver.requests().is_empty(), "{:?}", receiver.spans());
+    let spans = exported(&project, &latest_session(&project));
+    assert!(spans.iter().any(|span| span["type"] == "llm"));
+}

@@ -12,7 +12,7 @@ mod mapping;
 
 pub use config::{
     CAPTURE_CONTENT_VAR, DEFAULT_ENDPOINT, DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_TIMEOUT, OtelConfig,
-    OtelError, capture_content_from_env,
+    OtelError, SDK_DISABLED_VAR, capture_content_from_env, sdk_disabled_from_env,
 };
 pub use export::{ExportWarning, WarningCallback};
 pub(crate) use mapping::resource;

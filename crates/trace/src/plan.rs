@@ -3,7 +3,7 @@
 //! owns the backends of a process and starts the root span of each traced turn.
 
 use crate::console::ConsoleSink;
-use crate::otel::{ExportWarning, OtelConfig, OtelSink, WarningCallback};
+use crate::otel::{ExportWarning, OtelConfig, OtelSink, WarningCallback, sdk_disabled_from_env};
 use crate::sinks::{FanOut, JsonlSink, StoreSink, WarningFn};
 use crate::span::OpenSpan;
 use agentctl_context::TraceLog;
@@ -230,6 +230,11 @@ impl Tracing {
     }
 
     fn start_otel(&self, capture_content: bool) -> Option<Arc<OtelSink>> {
+        // The operator's switch for all OpenTelemetry export: off, quietly, whatever the agent
+        // or the settings ask for (the other backends are not affected).
+        if sdk_disabled_from_env() {
+            return None;
+        }
         let warn = Arc::clone(&self.warn);
         let started = OtelConfig::from_env().and_then(|mut config| {
             config.capture_content |= capture_content;

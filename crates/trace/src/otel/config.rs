@@ -225,6 +225,19 @@ pub fn capture_content_from_env() -> bool {
     std::env::var(CAPTURE_CONTENT_VAR).is_ok_and(|value| truthy(&value))
 }
 
+/// The standard switch that turns the OpenTelemetry SDK off for every signal.
+pub const SDK_DISABLED_VAR: &str = "OTEL_SDK_DISABLED";
+
+/// Whether `OTEL_SDK_DISABLED` turns OpenTelemetry export off: `true` in any case, as the
+/// specification says (a boolean variable is true only for `true`); anything else leaves it on.
+pub fn sdk_disabled_from_env() -> bool {
+    sdk_disabled(std::env::var(SDK_DISABLED_VAR).ok().as_deref())
+}
+
+fn sdk_disabled(value: Option<&str>) -> bool {
+    value.is_some_and(|value| value.trim().eq_ignore_ascii_case("true"))
+}
+
 fn truthy(value: &str) -> bool {
     matches!(
         value.trim().to_ascii_lowercase().as_str(),
@@ -398,6 +411,23 @@ mod tests {
                 .unwrap()
                 .capture_content
         );
+    }
+
+    #[test]
+    fn only_true_in_any_case_disables_the_sdk() {
+        for on in ["true", "TRUE", " True "] {
+            assert!(sdk_disabled(Some(on)), "{on}");
+        }
+        for off in [
+            None,
+            Some(""),
+            Some("false"),
+            Some("1"),
+            Some("yes"),
+            Some("truthy"),
+        ] {
+            assert!(!sdk_disabled(off), "{off:?}");
+        }
     }
 
     #[test]
