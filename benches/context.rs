@@ -183,6 +183,7 @@ fn working_message(i: usize) -> Message {
                 id: call,
                 name: "grep".into(),
                 arguments: serde_json::json!({"pattern": "fn parse", "path": "src/"}),
+                signature: None,
             }],
         },
         2 => Message::Tool {

@@ -46,6 +46,7 @@ impl ModelProvider for Instant {
             id: "call_1".into(),
             name: name.into(),
             arguments,
+            signature: None,
         };
         let tool_calls = match () {
             () if asked && system.starts_with("You are front") => vec![call(

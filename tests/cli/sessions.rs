@@ -62,6 +62,7 @@ fn seed(project: &TestProject) -> String {
         id: "c1".into(),
         name: "read_file".into(),
         arguments: serde_json::json!({"path": "src/parser.rs"}),
+        signature: None,
     };
     store
         .record_turn(

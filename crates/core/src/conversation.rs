@@ -92,6 +92,11 @@ pub struct ToolCall {
     pub name: String,
     /// Arguments as JSON (an object for well-behaved models).
     pub arguments: Value,
+    /// An opaque signature the provider attached to the call, sent back with it unchanged in
+    /// later requests — Gemini's `thoughtSignature`, without which Gemini 3 models refuse the
+    /// next request of a tool-calling turn. `None` for providers that have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// A tool as offered to the model.

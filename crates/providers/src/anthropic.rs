@@ -291,6 +291,7 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
                     )
                     .to_owned(),
                 arguments: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                signature: None,
             }),
             _ => {}
         }
@@ -337,6 +338,7 @@ mod tests {
             id: id.into(),
             name: "ls".into(),
             arguments: json!({}),
+            signature: None,
         };
         let result = |id: &str| Message::Tool {
             call_id: id.into(),

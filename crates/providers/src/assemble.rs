@@ -113,6 +113,7 @@ impl Assembler {
                 arguments: parse_arguments(&call.name, &call.arguments)?,
                 id,
                 name: call.name,
+                signature: None,
             });
         }
         Ok(response(self.text, tool_calls, self.usage, stop))

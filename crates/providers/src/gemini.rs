@@ -3,8 +3,10 @@
 //!
 //! Gemini has no tool-call ids: calls get ids `call_{n}`, `n` counting every call of the
 //! conversation so ids stay unique and stable across turns, and results go back as
-//! `functionResponse` parts matched by tool name. Tool parameters are rewritten into Gemini's
-//! OpenAPI subset (see [`crate::schema::gemini_schema`]).
+//! `functionResponse` parts matched by tool name. A call's `thoughtSignature` is kept on its
+//! [`ToolCall::signature`] and sent back on the same part: Gemini 3 models refuse a turn's
+//! next request without it. Tool parameters are rewritten into Gemini's OpenAPI subset (see
+//! [`crate::schema::gemini_schema`]).
 
 use crate::assemble;
 use crate::http::{HttpClient, Target};
@@ -178,6 +180,11 @@ impl Answer {
                     id,
                     name,
                     arguments,
+                    // Gemini 3 refuses the turn's next request without it (on the call's part).
+                    signature: part
+                        .get("thoughtSignature")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                 });
             }
         }
@@ -217,8 +224,13 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
                 let mut parts: Vec<Value> =
                     content.as_deref().and_then(text_part).into_iter().collect();
                 parts.extend(tool_calls.iter().map(|call| {
-                    json!({"functionCall": {"name": names.wire(&call.name),
-                                            "args": assemble::arguments_object(&call.arguments)}})
+                    let mut part = json!({"functionCall": {"name": names.wire(&call.name),
+                                            "args": assemble::arguments_object(&call.arguments)}});
+                    // Back on the part it came with, unchanged.
+                    if let Some(signature) = &call.signature {
+                        part["thoughtSignature"] = Value::String(signature.clone());
+                    }
+                    part
                 }));
                 ("model", parts)
             }
@@ -309,6 +321,7 @@ mod tests {
                         id: "call_0".into(),
                         name: "ls".into(),
                         arguments: json!({}),
+                        signature: None,
                     }],
                 },
                 Message::Tool {

@@ -188,6 +188,7 @@ fn fast_response(bytes: &[u8], names: &ToolNames) -> Option<Result<ModelResponse
             id,
             name,
             arguments,
+            signature: None,
         });
     }
     let stop = stop_reason(choice.finish_reason.as_deref());
@@ -283,6 +284,7 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
             id,
             name,
             arguments,
+            signature: None,
         });
     }
     let stop = stop_reason(choice.get("finish_reason").and_then(Value::as_str));

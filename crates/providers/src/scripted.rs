@@ -161,6 +161,7 @@ impl ModelProvider for ScriptedProvider {
                 id: call.id.unwrap_or_else(|| format!("call_{number}_{index}")),
                 name: call.name,
                 arguments: call.arguments,
+                signature: None,
             })
             .collect();
         if request.stream {

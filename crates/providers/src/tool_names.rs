@@ -299,6 +299,7 @@ mod tests {
                         id: "c1".into(),
                         name: "mcp.old.tool".into(),
                         arguments: json!({}),
+                        signature: None,
                     }],
                 },
                 Message::Tool {

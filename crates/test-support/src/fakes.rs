@@ -168,6 +168,7 @@ pub fn calls(calls: &[(&str, &str, Value)]) -> ModelResponse {
                 id: (*id).into(),
                 name: (*name).into(),
                 arguments: arguments.clone(),
+                signature: None,
             })
             .collect(),
         usage: Usage {

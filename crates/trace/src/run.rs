@@ -181,6 +181,7 @@ impl RunTracer {
                         id: id.clone(),
                         name: name.clone(),
                         arguments: arguments.clone(),
+                        signature: None,
                     });
                 }
                 self.tools.push(OpenTool {

@@ -295,6 +295,7 @@ mod tests {
                 id: "c".into(),
                 name: "grep".into(),
                 arguments: serde_json::json!({"pattern": "x"}),
+                signature: None,
             }],
         };
         assert_eq!(

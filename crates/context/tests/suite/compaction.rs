@@ -119,6 +119,7 @@ fn the_cut_never_orphans_tool_results() {
         id: "c".into(),
         name: "grep".into(),
         arguments: json!({}),
+        signature: None,
     };
     let result = |i: usize| Message::Tool {
         call_id: "c".into(),

@@ -40,6 +40,7 @@ fn turn(scope: &ContextScope, agent: &str, n: usize) -> Vec<NewMessage> {
                     id: call_id.clone(),
                     name: "read_file".into(),
                     arguments: json!({"path": "x"}),
+                    signature: None,
                 }],
             },
         ),

@@ -197,6 +197,7 @@ pub(super) fn realistic_session(store: &Arc<SqliteStore>) -> Written {
         id: "c1".into(),
         name: "read_file".into(),
         arguments: json!({"path": "NOTES.md"}),
+        signature: None,
     };
     recorder.event(&request(1, 2_000));
     recorder.event(&usage(1_950));

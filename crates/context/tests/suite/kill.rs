@@ -39,6 +39,7 @@ fn child_writer() {
             id: call_id.clone(),
             name: "bash".into(),
             arguments: json!({"command": "ls"}),
+            signature: None,
         };
         store
             .record_turn(

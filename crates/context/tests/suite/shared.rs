@@ -69,6 +69,7 @@ pub fn turn(scope: &ContextScope, agent: &str, label: &str) -> Vec<NewMessage> {
                     id: call_id.clone(),
                     name: "read_file".into(),
                     arguments: json!({"path": "x"}),
+                    signature: None,
                 }],
             },
         ),

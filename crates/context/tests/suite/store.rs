@@ -155,6 +155,7 @@ fn message_queries() {
         id: "c1".into(),
         name: "grep".into(),
         arguments: json!({"q": "x"}),
+        signature: None,
     };
     store
         .append_messages(

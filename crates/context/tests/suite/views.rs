@@ -112,6 +112,7 @@ fn shared_view_marks_other_agents_and_keeps_tool_pairs() {
         id: "c1".into(),
         name: "grep".into(),
         arguments: json!({}),
+        signature: None,
     };
     let main: Arc<[ScopedMessage]> = vec![
         entry(1, None, Message::user("task")),
@@ -162,6 +163,7 @@ fn unanswered_trailing_tool_call_is_dropped() {
         id: "c9".into(),
         name: "bash".into(),
         arguments: json!({}),
+        signature: None,
     };
     let own: Arc<[ScopedMessage]> = vec![
         entry(1, None, Message::user("go")),

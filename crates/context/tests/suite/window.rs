@@ -54,6 +54,7 @@ fn write(store: &SqliteStore, session: &str, scope: &ContextScope, steps: &[Step
                             id: format!("call_{call_number}"),
                             name: "grep".into(),
                             arguments: json!({"pattern": "x"}),
+                            signature: None,
                         }
                     })
                     .collect();
@@ -212,6 +213,7 @@ fn call(id: &str) -> ToolCall {
         id: id.into(),
         name: "grep".into(),
         arguments: json!({}),
+        signature: None,
     }
 }
 

@@ -80,12 +80,12 @@ fn request(stream: bool) -> ModelRequest {
                     ToolCall {
                         id: "c1".into(),
                         name: "ls".into(),
-                        arguments: json!({"p": ".", "deep": {"z": 1, "a": [true, null]}}),
+                        arguments: json!({"p": ".", "deep": {"z": 1, "a": [true, null]}}), signature: None,
                     },
                     ToolCall {
                         id: "c2".into(),
                         name: "mcp.srv.tool".into(),
-                        arguments: json!("odd"),
+                        arguments: json!("odd"), signature: None,
                     },
                 ],
             },
@@ -197,6 +197,7 @@ fn tool_call_arguments_travel_as_their_json_text() {
             id: "c1".into(),
             name: "ls".into(),
             arguments: arguments.clone(),
+            signature: None,
         }],
     };
     let bytes = request_bytes(&request, &ToolNames::for_request(&request));

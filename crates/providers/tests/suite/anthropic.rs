@@ -33,7 +33,8 @@ async fn non_streaming_text_and_tool_call() {
         [ToolCall {
             id: "toolu_1".into(),
             name: "read_file".into(),
-            arguments: json!({"path": "a.rs"})
+            arguments: json!({"path": "a.rs"}),
+            signature: None
         }]
     );
     assert_eq!(
@@ -106,11 +107,13 @@ async fn tool_results_round_trip() {
                 id: "toolu_1".into(),
                 name: "read_file".into(),
                 arguments: json!({"path": "a"}),
+                signature: None,
             },
             ToolCall {
                 id: "toolu_2".into(),
                 name: "read_file".into(),
                 arguments: json!({"path": "b"}),
+                signature: None,
             },
         ],
     });
@@ -301,6 +304,7 @@ async fn a_user_message_before_tool_results_goes_after_them_and_foreign_ids_are_
             id: "functions.read_file:0".into(),
             name: "read_file".into(),
             arguments: json!(null),
+            signature: None,
         }],
     });
     request

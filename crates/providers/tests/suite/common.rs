@@ -153,6 +153,7 @@ pub fn mcp_request(call_id: &str, stream: bool) -> ModelRequest {
                     id: call_id.into(),
                     name: "mcp.everything.echo".into(),
                     arguments: serde_json::json!({"text": "hi"}),
+                    signature: None,
                 }],
             },
             Message::Tool {

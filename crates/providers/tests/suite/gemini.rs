@@ -306,3 +306,49 @@ async fn a_request_the_api_would_refuse_fails_with_its_reason() {
     );
     assert_eq!(server.take_violations()[0].at, "contents[0]");
 }
+
+#[tokio::test]
+async fn gemini_3_gets_each_calls_thought_signature_back() {
+    let server = FakeServer::gemini().await;
+    let mut call = gemini::chunk(None, &[("read_file", json!({"path": "x"}))], true);
+    call["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = json!("c2lnLTE=");
+    server.push_sse([gemini::sse(&call)]);
+    let mut request = request("read x", true);
+    request.model = "gemini-3-pro-preview".into();
+    let response = provider(&server).complete(&request, &|_| {}).await.unwrap();
+    assert_eq!(
+        response.tool_calls[0].signature.as_deref(),
+        Some("c2lnLTE=")
+    );
+
+    request.messages.push(response.to_message());
+    request.messages.push(Message::Tool {
+        call_id: "call_0".into(),
+        name: "read_file".into(),
+        content: "X".into(),
+        is_error: false,
+    });
+    server.push_sse([gemini::sse(&gemini::chunk(Some("It says X."), &[], true))]);
+    let answer = provider(&server).complete(&request, &|_| {}).await.unwrap();
+    assert_eq!(answer.text.as_deref(), Some("It says X."));
+    let sent = server.requests();
+    assert_eq!(
+        sent[1].body["contents"][1]["parts"][0],
+        json!({"functionCall": {"name": "read_file", "args": {"path": "x"}}, "thoughtSignature": "c2lnLTE="})
+    );
+
+    // Without it (a client that drops it), the API refuses the turn's next request.
+    let Some(Message::Assistant { tool_calls, .. }) = request.messages.get_mut(1) else {
+        panic!("{:?}", request.messages)
+    };
+    tool_calls[0].signature = None;
+    let error = provider(&server)
+        .complete(&request, &|_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        check_display(&error).contains("Function call is missing a thought_signature"),
+        "{error}"
+    );
+    server.take_violations();
+}

@@ -110,12 +110,14 @@ async fn several_tool_calls_streamed_in_pieces() {
             ToolCall {
                 id: "call_a".into(),
                 name: "read_file".into(),
-                arguments: json!({"path": "a.rs"})
+                arguments: json!({"path": "a.rs"}),
+                signature: None
             },
             ToolCall {
                 id: "call_b".into(),
                 name: "read_file".into(),
-                arguments: json!({"path": "b.rs"})
+                arguments: json!({"path": "b.rs"}),
+                signature: None
             },
         ]
     );
@@ -169,11 +171,13 @@ async fn tool_results_are_sent_back() {
                 id: "call_a".into(),
                 name: "read_file".into(),
                 arguments: json!({"path": "a.rs"}),
+                signature: None,
             },
             ToolCall {
                 id: "call_b".into(),
                 name: "read_file".into(),
                 arguments: json!({"path": "b.rs"}),
+                signature: None,
             },
         ],
     });

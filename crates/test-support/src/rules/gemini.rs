@@ -17,7 +17,11 @@
 //!   function response turn.`, `Please ensure that function response turn comes immediately
 //!   after a function call turn.`, `Please ensure that the number of function response parts
 //!   is equal to the number of function call parts of the function call turn.`; responses are
-//!   matched to calls by name, and `functionResponse.response` is a JSON object (a `Struct`).
+//!   matched to calls by name, and `functionResponse.response` is a JSON object (a `Struct`);
+//! - Gemini 3 and later: in the current turn (since the last user prompt), each model step
+//!   that calls functions carries the `thoughtSignature` it came with on its first
+//!   `functionCall` part — else `Function call is missing a thought_signature in functionCall
+//!   parts.` (earlier models do not check).
 
 use super::{Checker, NameRule, duplicates, kind, str_at};
 use crate::wire::RecordedRequest;
@@ -79,10 +83,10 @@ const PART_DATA: &[&str] = &[
 
 pub(super) fn check(request: &RecordedRequest, checker: &mut Checker) {
     let path = request.path.split('?').next().unwrap_or_default();
-    let method = path
+    let (model, method) = path
         .strip_prefix("/v1beta/models/")
         .and_then(|rest| rest.split_once(':'))
-        .map(|(_, method)| method);
+        .unzip();
     if !matches!(method, Some("generateContent" | "streamGenerateContent")) {
         checker.fail(
             "path",
@@ -115,7 +119,12 @@ pub(super) fn check(request: &RecordedRequest, checker: &mut Checker) {
         }
     }
     match body.get("contents").and_then(Value::as_array) {
-        Some(contents) if !contents.is_empty() => check_contents(contents, checker),
+        Some(contents) if !contents.is_empty() => {
+            check_contents(contents, checker);
+            if model.is_some_and(signs_calls) {
+                check_signatures(contents, checker);
+            }
+        }
         _ => checker.fail(
             "contents",
             "* GenerateContentRequest.contents: contents is not specified",
@@ -343,6 +352,58 @@ fn check_contents(contents: &[Value], checker: &mut Checker) {
         };
         check_order(i, previous.as_ref(), &turn, checker);
         previous = Some(turn);
+    }
+}
+
+/// Whether `model` signs its function calls and checks the signatures: Gemini 3 and later.
+fn signs_calls(model: &str) -> bool {
+    model
+        .strip_prefix("gemini-")
+        .and_then(|rest| rest.split(['.', '-']).next())
+        .and_then(|major| major.parse::<u32>().ok())
+        .is_some_and(|major| major >= 3)
+}
+
+/// Each step of the current turn that calls functions carries its signature on its first
+/// call (the turn starts at the last user content that is not function responses).
+fn check_signatures(contents: &[Value], checker: &mut Checker) {
+    let parts = |content: &Value| {
+        content
+            .get("parts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let prompt = contents.iter().rposition(|content| {
+        str_at(content, "role").unwrap_or("user") == "user"
+            && !parts(content)
+                .iter()
+                .any(|part| part.get("functionResponse").is_some())
+    });
+    let start = prompt.map_or(0, |index| index + 1);
+    for (i, content) in contents.iter().enumerate().skip(start) {
+        let parts = parts(content);
+        let Some((p, part)) = parts
+            .iter()
+            .enumerate()
+            .find(|(_, part)| part.get("functionCall").is_some())
+        else {
+            continue;
+        };
+        if part
+            .get("thoughtSignature")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            let name = part
+                .pointer("/functionCall/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            checker.fail(
+                format!("contents[{i}].parts[{p}].thoughtSignature"),
+                format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {}.", p + 1),
+            );
+        }
     }
 }
 

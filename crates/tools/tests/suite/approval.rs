@@ -60,6 +60,7 @@ async fn check(gate: &Gate, filter: &ToolFilter, name: &str, arguments: Value) -
         id: "c1".into(),
         name: name.into(),
         arguments,
+        signature: None,
     };
     let pending = PendingCall {
         agent: "reviewer",

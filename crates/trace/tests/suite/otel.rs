@@ -95,6 +95,7 @@ pub(super) fn sample() -> Sample {
                     id: "call_1".into(),
                     name: "read_file".into(),
                     arguments: json!({"path": "src/main.rs"}),
+                    signature: None,
                 }],
                 tokens: SpanTokens {
                     input: 10,

@@ -9,7 +9,8 @@ on_each_backend! {
     fn message_queries(fresh) {
         let store = &fresh.store;
         let session = store.create_session(None).unwrap().id;
-        let call = ToolCall { id: "c1".into(), name: "grep".into(), arguments: json!({"q": "x"}) };
+        // With a provider's signature (Gemini's), which must come back as it went in.
+        let call = ToolCall { id: "c1".into(), name: "grep".into(), arguments: json!({"q": "x"}), signature: Some("c2ln".into()) };
         let ids = store
             .append_messages(&session, None, &[
                 NewMessage::new(ContextScope::Main, None, Message::user("one")),
@@ -24,6 +25,7 @@ on_each_backend! {
         let all = store.messages(&session, &MessageQuery::default()).unwrap();
         assert_eq!(all.iter().map(|m| m.id).collect::<Vec<_>>(), ids);
         assert_eq!(all[1].role, "assistant");
+        assert!(matches!(&all[1].message, Message::Assistant { tool_calls, .. } if tool_calls[0].signature.as_deref() == Some("c2ln")));
         assert_eq!(all[2].role, "tool");
         assert!(all[1].token_estimate > 0);
         assert_eq!(all[0].timeline_scope, MAIN_TIMELINE);

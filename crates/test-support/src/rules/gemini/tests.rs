@@ -261,3 +261,38 @@ fn json_schema_parameters_describe_an_object_and_come_alone() {
         "the schema must describe an object",
     );
 }
+
+#[test]
+fn gemini_3_calls_of_the_current_turn_carry_their_signatures() {
+    const GEMINI_3: &str = "/v1beta/models/gemini-3-pro-preview:generateContent";
+    // The current turn: the prompt, a step calling two functions, their responses.
+    let turn = || {
+        let mut body = valid();
+        body["contents"].as_array_mut().unwrap().truncate(3);
+        body
+    };
+    let missing = "Function call is missing a thought_signature in functionCall parts.";
+    testing::refused(
+        WireFormat::Gemini,
+        GEMINI_3,
+        turn(),
+        |_| {},
+        "contents[1].parts[1].thoughtSignature",
+        missing,
+    );
+    // Signed on its first call: parallel calls after it need none.
+    let mut signed = turn();
+    signed["contents"][1]["parts"][1]["thoughtSignature"] = json!("c2lnbmF0dXJl");
+    testing::accepted(WireFormat::Gemini, GEMINI_3, signed);
+    testing::refused(
+        WireFormat::Gemini,
+        "/v1beta/models/gemini-3.1-flash:streamGenerateContent",
+        turn(),
+        |body| body["contents"][1]["parts"][1]["thoughtSignature"] = json!(""),
+        "contents[1].parts[1].thoughtSignature",
+        missing,
+    );
+    // Calls of earlier turns (before the last prompt) are not checked; nor are earlier models.
+    testing::accepted(WireFormat::Gemini, GEMINI_3, valid());
+    testing::accepted(WireFormat::Gemini, PATH, turn());
+}
