@@ -210,9 +210,23 @@ fn previous_calls(request: &ModelRequest) -> usize {
         .sum()
 }
 
+/// What Gemini takes in place of a signature on a call it did not make (history from another
+/// model, as after a handoff): Gemini 3 refuses a step of the current turn whose first call
+/// carries none.
+const UNSIGNED: &str = "skip_thought_signature_validator";
+
+/// Whether `model` checks the signatures of its calls: Gemini 3 and later.
+fn signs_calls(model: &str) -> bool {
+    let major = model
+        .strip_prefix("gemini-")
+        .and_then(|rest| rest.split(['.', '-']).next());
+    major.and_then(|major| major.parse::<u32>().ok()) >= Some(3)
+}
+
 /// Builds the `generateContent` request body, tools under their wire names. Messages with
 /// nothing in them are left out ("contents.parts must not be empty").
 pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
+    let signed = signs_calls(&request.model);
     let mut contents: Vec<Value> = Vec::new();
     for message in &request.messages {
         let (role, parts) = match message {
@@ -223,12 +237,19 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
             } => {
                 let mut parts: Vec<Value> =
                     content.as_deref().and_then(text_part).into_iter().collect();
-                parts.extend(tool_calls.iter().map(|call| {
+                parts.extend(tool_calls.iter().enumerate().map(|(index, call)| {
                     let mut part = json!({"functionCall": {"name": names.wire(&call.name),
                                             "args": assemble::arguments_object(&call.arguments)}});
-                    // Back on the part it came with, unchanged.
-                    if let Some(signature) = &call.signature {
-                        part["thoughtSignature"] = Value::String(signature.clone());
+                    // Back on the part it came with, unchanged; a step's first call made by
+                    // another model goes with the placeholder Gemini takes for such calls.
+                    match &call.signature {
+                        Some(signature) => {
+                            part["thoughtSignature"] = Value::String(signature.clone());
+                        }
+                        None if signed && index == 0 => {
+                            part["thoughtSignature"] = Value::from(UNSIGNED);
+                        }
+                        None => {}
                     }
                     part
                 }));
@@ -307,6 +328,25 @@ fn text_part(text: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gemini_3_and_later_check_call_signatures() {
+        for model in [
+            "gemini-3-pro-preview",
+            "gemini-3.1-flash",
+            "gemini-10-ultra",
+        ] {
+            assert!(signs_calls(model), "{model}");
+        }
+        for model in [
+            "gemini-2.5-flash",
+            "gemini-pro",
+            "gemini-exp-1206",
+            "learnlm-2.0",
+        ] {
+            assert!(!signs_calls(model), "{model}");
+        }
+    }
 
     #[test]
     fn tool_results_become_function_responses() {
