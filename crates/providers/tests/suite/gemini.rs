@@ -360,3 +360,43 @@ async fn gemini_3_gets_each_calls_thought_signature_back() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn a_signature_goes_back_byte_for_byte_and_a_malformed_one_is_not_kept() {
+    let server = FakeServer::gemini().await;
+    // Quotes, a newline, markup and non-ASCII: escaped on the wire, the same text back.
+    let odd = "a\"b\\c\n</part>{\"x\":1} é";
+    let mut call = gemini::chunk(
+        None,
+        &[
+            ("read_file", json!({"path": "x"})),
+            ("read_file", json!({"path": "y"})),
+        ],
+        true,
+    );
+    call["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = json!(odd);
+    // Not a string: not a signature the provider keeps (nor sends back as it came).
+    call["candidates"][0]["content"]["parts"][1]["thoughtSignature"] = json!({"forged": true});
+    server.push_sse([gemini::sse(&call)]);
+    let mut request = request("read x and y", true);
+    request.model = "gemini-3-flash".into();
+    let response = provider(&server).complete(&request, &|_| {}).await.unwrap();
+    assert_eq!(response.tool_calls[0].signature.as_deref(), Some(odd));
+    assert_eq!(response.tool_calls[1].signature, None);
+
+    request.messages.push(response.to_message());
+    for (id, content) in [("call_0", "X"), ("call_1", "Y")] {
+        request.messages.push(Message::Tool {
+            call_id: id.into(),
+            name: "read_file".into(),
+            content: content.into(),
+            is_error: false,
+        });
+    }
+    server.push_sse([gemini::sse(&gemini::chunk(Some("Done."), &[], true))]);
+    provider(&server).complete(&request, &|_| {}).await.unwrap();
+    let parts = &server.requests()[1].body["contents"][1]["parts"];
+    assert_eq!(parts[0]["thoughtSignature"], odd);
+    // A parallel call after the first needs none, and gets none.
+    assert!(parts[1].get("thoughtSignature").is_none(), "{parts}");
+}
