@@ -12,7 +12,8 @@
 
 use crate::approver::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::levels::AutoApprove;
-use crate::protected::{Protection, protection};
+use crate::paths::ProjectRoot;
+use crate::protected::{Protection, judge_anywhere, protection};
 use crate::risk::RiskClassifier;
 use crate::shell::RiskAssessment;
 use agentctl_core::{
@@ -175,11 +176,12 @@ impl Gate {
     fn protected(&self, facts: &Facts<'_>) -> Option<(String, Protection)> {
         let arguments = facts.arguments?;
         let root = self.classifier.root().unwrap_or(Path::new("."));
+        let project = ProjectRoot::new(root).ok();
         facts
             .tool
             .written_paths(arguments)
             .into_iter()
-            .find_map(|path| protection(root, &path).map(|kind| (path.display().to_string(), kind)))
+            .find_map(|path| judge_written(root, project.as_ref(), &path))
     }
 
     /// Whether a pending call changes a protected path.
@@ -243,6 +245,36 @@ impl Gate {
             },
         }
     }
+}
+
+/// Whether a path a call would change is protected, and how to name it. The path is read
+/// exactly as the file tools read it ([`ProjectRoot::normalise`]) and judged from that name
+/// alone: nothing on disk can change the answer between this decision and the call, and a
+/// tool refuses a write that symlinks lead into a protected folder its name does not show
+/// ([`ProjectRoot::write_target`]). A spelling the file tools refuse (a blank at an end,
+/// `/proc/self/cwd/…`, a path outside the root) is judged by every reading of it instead, as
+/// written, as resolved and by its names alone, since another tool might take it.
+fn judge_written(
+    root: &Path,
+    project: Option<&ProjectRoot>,
+    path: &Path,
+) -> Option<(String, Protection)> {
+    if let (Some(project), Some(given)) = (project, path.to_str())
+        && let Ok(named) = project.normalise(given)
+    {
+        return named
+            .protection()
+            .map(|kind| (project.display(named.path()), kind));
+    }
+    let shown = path.to_string_lossy().escape_default().to_string();
+    let written = protection(root, path);
+    let named = judge_anywhere(path);
+    let kind = if written == Some(Protection::SessionDatabase) {
+        written
+    } else {
+        named.or(written)
+    };
+    kind.map(|kind| (shown, kind))
 }
 
 #[async_trait]

@@ -49,7 +49,7 @@ pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
 pub use config::BuiltinToolsConfig;
 pub use gate::{Gate, ToolListing};
 pub use levels::{AutoApprove, YES_LEVELS};
-pub use paths::{PathError, ProjectRoot, check_characters};
+pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
 pub use protected::{PROTECTED_DIRS, Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{RiskClassifier, RiskLevelError, parse_risk_level};

@@ -1,17 +1,38 @@
-//! Confinement of tool paths to the project root.
+//! Confinement of tool paths to the project root, and the one reading of a path that the
+//! approval gate and the file tools share.
 //!
-//! Every built-in tool resolves the paths the model gives through [`ProjectRoot::resolve`]:
-//! relative paths are taken from the canonical root, `..` may not climb above it, absolute paths
-//! must already lie inside it, and symlinks are followed by canonicalising the deepest existing
-//! ancestor — also for files that do not exist yet — so a link pointing out of the project is
-//! refused before anything is read or written. Control characters, Unicode bidi overrides and
-//! other invisible code points are refused outright: they make a path look like another one.
+//! A path the model gives is read once, by [`ProjectRoot::normalise`], into a [`ToolPath`]:
+//!
+//! - Its characters are checked ([`check_characters`]): NUL, control characters, bidi
+//!   controls and invisible code points are refused, and so is a blank (any Unicode
+//!   `White_Space`: the space, U+00A0, U+3000, …) at either end of the path or of one of its
+//!   names. Nothing is ever trimmed: `" .agentctl/settings.json"` is refused, not corrected.
+//! - Absolute paths under `/proc` or `/dev` are refused: they are the process's and the
+//!   system's files, not the project's, and their magic links (`/proc/self/cwd`, `/proc/self/root`,
+//!   `/dev/fd/..`) would lead back into the project under a name no check recognises.
+//! - `.` and `..` are removed as written, before any symlink is followed (`a/link/../b` is
+//!   `a/b`), never climbing above the root; an absolute path must lie inside the root.
+//!
+//! The gate judges whether a write is protected from that normal path alone, which no change
+//! on disk can alter between its decision and the tool's call. The tools then follow the
+//! symlinks of the part that exists ([`ProjectRoot::resolve`]) and must stay inside the root; a
+//! write whose symlinks lead it into a protected folder its name did not show is refused
+//! ([`ProjectRoot::write_target`]). Files are finally opened from the root without following
+//! any symlink (`open.rs`), so what was checked is what is touched.
 
+mod characters;
+mod follow;
+
+pub use characters::check_characters;
+pub(crate) use characters::odd_character;
+
+use crate::protected::{Protection, judge};
 use agentctl_core::ToolError;
+use characters::check_blanks;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// Why a path was refused.
+/// Why a path was refused. The text is what the model reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
     /// The path leads outside the project root (`..`, absolute path, symlink).
@@ -26,6 +47,51 @@ pub enum PathError {
         what: &'static str,
         /// Its code point.
         code: u32,
+    },
+    /// The path, or one of its names, starts or ends with a blank.
+    #[error("path {place} with a blank (U+{code:04X}); refusing it: {shown}")]
+    Blank {
+        /// The path with unusual characters escaped.
+        shown: String,
+        /// Where the blank is (`starts`, `ends`, `has a name that starts`, …).
+        place: &'static str,
+        /// The blank's code point.
+        code: u32,
+    },
+    /// A path into the process's or the system's own files, as written or through a link.
+    #[error(
+        "{shown} {how} {prefix}, the system's process and device files, not a project file; \
+         refusing it"
+    )]
+    NotProjectPath {
+        /// The path as given, escaped.
+        shown: String,
+        /// `is under` or `leads through a symbolic link into`.
+        how: &'static str,
+        /// `/proc` or `/dev`.
+        prefix: &'static str,
+    },
+    /// A write whose symlinks lead into a protected folder its name does not show.
+    #[error(
+        "{given} leads through a symbolic link to {target}, inside the protected folder \
+         {dir}/; refusing it: name the protected path itself, so that a person is asked"
+    )]
+    IntoProtected {
+        /// The path as given.
+        given: String,
+        /// Where it leads, relative to the root.
+        target: String,
+        /// The protected folder.
+        dir: &'static str,
+    },
+    /// A write to the session database or the memory store, however spelled.
+    #[error(
+        "{shown} belongs to agentctl's session database; no tool may change it, even with \
+         approval"
+    )]
+    SessionDatabase {
+        /// The file, relative to the root.
+        shown: String,
     },
     /// The path is empty where a file is needed.
     #[error("path is empty; give a path relative to the project root")]
@@ -44,6 +110,35 @@ impl From<PathError> for ToolError {
     fn from(error: PathError) -> Self {
         ToolError::failed(error.to_string())
     }
+}
+
+/// A path the model gave, read once by [`ProjectRoot::normalise`]: what the approval gate
+/// judges and where a tool starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolPath {
+    normal: PathBuf,
+    protection: Option<Protection>,
+}
+
+impl ToolPath {
+    /// The absolute path inside the root, without `.` or `..`, symlinks not followed.
+    pub fn path(&self) -> &Path {
+        &self.normal
+    }
+
+    /// Whether the path, as named, is protected (see [`protection`](crate::protection)).
+    pub fn protection(&self) -> Option<Protection> {
+        self.protection.clone()
+    }
+}
+
+/// Whether a write follows a symlink at the end of its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastLink {
+    /// Follow it: writing or editing a file's content goes to the link's target.
+    Follow,
+    /// Keep it: deleting a link deletes the link itself.
+    Keep,
 }
 
 /// The canonical project root every tool path must stay under.
@@ -65,24 +160,110 @@ impl ProjectRoot {
         &self.root
     }
 
-    /// Resolves a path the model gave to a canonical path inside the root; an empty path (or
-    /// `.`) is the root itself. Symlinks along the way are followed and must stay inside.
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, PathError> {
-        let normal = self.normalise(path)?;
-        self.follow(&normal, path)
+    /// Reads a path the model gave, without touching the file system: characters checked,
+    /// `/proc` and `/dev` refused, `.` and `..` removed as written, confined to the root. An
+    /// empty path (or `.`) is the root itself.
+    ///
+    /// ```
+    /// use agentctl_tools::{ProjectRoot, Protection};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let root = ProjectRoot::new(dir.path()).unwrap();
+    /// let path = root.normalise("./sub/../sub/.git/config").unwrap();
+    /// assert_eq!(path.path(), root.path().join("sub/.git/config"));
+    /// assert_eq!(path.protection(), Some(Protection::Protected(".git")));
+    /// assert!(root.normalise(" .agentctl/settings.json").is_err());
+    /// assert!(root.normalise("/proc/self/cwd/.git/config").is_err());
+    /// ```
+    pub fn normalise(&self, given: &str) -> Result<ToolPath, PathError> {
+        check_characters(given)?;
+        check_blanks(given)?;
+        let path = Path::new(given);
+        self.refuse_system_files(path, given, false)?;
+        let mut out = if path.is_absolute() {
+            PathBuf::new()
+        } else {
+            self.root.clone()
+        };
+        for component in path.components() {
+            match component {
+                Component::Prefix(_) | Component::RootDir => out.push(component.as_os_str()),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !out.pop() || !out.starts_with(&self.root) {
+                        return Err(PathError::Escapes(given.to_owned()));
+                    }
+                }
+                Component::Normal(part) => out.push(part),
+            }
+        }
+        let Ok(relative) = out.strip_prefix(&self.root) else {
+            return Err(PathError::Escapes(given.to_owned()));
+        };
+        Ok(ToolPath {
+            protection: judge(relative),
+            normal: out,
+        })
+    }
+
+    /// Resolves a path the model gave to a canonical path inside the root, for reading: the
+    /// [normal path](Self::normalise) with the symlinks of its existing part followed, which
+    /// must stay inside. An empty path (or `.`) is the root itself.
+    pub fn resolve(&self, given: &str) -> Result<PathBuf, PathError> {
+        let path = self.normalise(given)?;
+        self.follow(path.path(), given)
     }
 
     /// Like [`resolve`](Self::resolve), but the last component is not followed if it is a
     /// symlink: for deleting the link itself rather than what it points to.
-    pub fn resolve_entry(&self, path: &str) -> Result<PathBuf, PathError> {
-        let normal = self.normalise(path)?;
-        let (Some(parent), Some(name)) = (normal.parent(), normal.file_name()) else {
-            return Err(PathError::Escapes(path.to_owned()));
-        };
-        if normal == self.root {
-            return Err(PathError::Escapes(path.to_owned()));
+    pub fn resolve_entry(&self, given: &str) -> Result<PathBuf, PathError> {
+        let path = self.normalise(given)?;
+        self.follow_entry(path.path(), given)
+    }
+
+    /// The entry a write, edit or delete of `given` changes — the same reading of the path as
+    /// the gate's, then its symlinks followed (the last one only with [`LastLink::Follow`]).
+    /// Refused, whatever approved the call, when it is the session database or the memory
+    /// store (however spelled), and when symlinks lead it into a protected folder its name does
+    /// not show: the gate asks about protected paths from the name alone, so a link planted
+    /// after it decided cannot carry a write into `.git/`.
+    ///
+    /// ```
+    /// use agentctl_tools::{LastLink, PathError, ProjectRoot};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join(".git")).unwrap();
+    /// # #[cfg(unix)] {
+    /// std::os::unix::fs::symlink(".git", dir.path().join("g")).unwrap();
+    /// let root = ProjectRoot::new(dir.path()).unwrap();
+    /// let error = root.write_target("g/config", LastLink::Follow).unwrap_err();
+    /// assert!(matches!(error, PathError::IntoProtected { dir: ".git", .. }));
+    /// assert!(root.write_target(".git/config", LastLink::Follow).is_ok());
+    /// # }
+    /// ```
+    pub fn write_target(&self, given: &str, last: LastLink) -> Result<PathBuf, PathError> {
+        if given.is_empty() {
+            return Err(PathError::Empty);
         }
-        Ok(self.follow(parent, path)?.join(name))
+        let named = self.normalise(given)?;
+        let target = match last {
+            LastLink::Follow => self.follow(named.path(), given)?,
+            LastLink::Keep => self.follow_entry(named.path(), given)?,
+        };
+        let reached = target.strip_prefix(&self.root).ok().and_then(judge);
+        match (named.protection(), reached) {
+            (Some(Protection::SessionDatabase), _) | (_, Some(Protection::SessionDatabase)) => {
+                Err(PathError::SessionDatabase {
+                    shown: self.display(&target),
+                })
+            }
+            (None, Some(Protection::Protected(dir))) => Err(PathError::IntoProtected {
+                given: given.to_owned(),
+                target: self.display(&target),
+                dir,
+            }),
+            _ => Ok(target),
+        }
     }
 
     /// `path` relative to the root, with `/` separators, for output.
@@ -96,112 +277,50 @@ impl ProjectRoot {
         }
     }
 
-    /// Checks the characters and removes `.` and `..` lexically, refusing to climb above the
-    /// root.
-    fn normalise(&self, path: &str) -> Result<PathBuf, PathError> {
-        check_characters(path)?;
-        let given = Path::new(path.trim());
-        let start = if given.is_absolute() {
-            PathBuf::new()
-        } else {
-            self.root.clone()
+    /// Refuses `path` (absolute, without `.` or `..` after its first name) when it lies under
+    /// `/proc` or under `/dev` — unless the project itself lies there (`/dev/shm/…`). `path` is
+    /// `given` itself, or where links took it (`through_link`).
+    pub(super) fn refuse_system_files(
+        &self,
+        path: &Path,
+        given: &str,
+        through_link: bool,
+    ) -> Result<(), PathError> {
+        let mut components = path.components();
+        if components.next() != Some(Component::RootDir) {
+            return Ok(());
+        }
+        // `/..` is `/`: the first name after any `.` or `..` is the top folder.
+        let first = components.find_map(|component| match component {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        });
+        let prefix = match first.and_then(|name| name.to_str()) {
+            Some("proc") => "/proc",
+            Some("dev") if !self.root.starts_with("/dev") => "/dev",
+            _ => return Ok(()),
         };
-        let mut out = start;
-        for component in given.components() {
-            match component {
-                Component::Prefix(_) | Component::RootDir => out.push(component.as_os_str()),
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    if !out.pop() || !out.starts_with(&self.root) {
-                        return Err(PathError::Escapes(path.to_owned()));
-                    }
-                }
-                Component::Normal(part) => out.push(part),
-            }
-        }
-        if !out.starts_with(&self.root) {
-            return Err(PathError::Escapes(path.to_owned()));
-        }
-        Ok(out)
+        let how = if through_link {
+            "leads through a symbolic link into"
+        } else {
+            "is under"
+        };
+        Err(PathError::NotProjectPath {
+            shown: given.escape_default().to_string(),
+            how,
+            prefix,
+        })
     }
 
-    /// Canonicalises the deepest existing ancestor of `normal` and appends the rest, refusing
-    /// anything that ends up outside the root (symlinks out, dangling symlinks).
-    fn follow(&self, normal: &Path, given: &str) -> Result<PathBuf, PathError> {
-        let mut missing = Vec::new();
-        let mut current = normal;
-        loop {
-            match std::fs::symlink_metadata(current) {
-                Ok(_) => {
-                    // A dangling symlink fails here: refuse it rather than write through it.
-                    let canonical = current.canonicalize().map_err(|error| {
-                        if error.kind() == io::ErrorKind::NotFound {
-                            PathError::Escapes(given.to_owned())
-                        } else {
-                            PathError::Io {
-                                path: given.to_owned(),
-                                message: error.to_string(),
-                            }
-                        }
-                    })?;
-                    if !canonical.starts_with(&self.root) {
-                        return Err(PathError::Escapes(given.to_owned()));
-                    }
-                    let mut resolved = canonical;
-                    resolved.extend(missing.iter().rev());
-                    return Ok(resolved);
-                }
-                Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                    let (Some(parent), Some(name)) = (current.parent(), current.file_name()) else {
-                        return Err(PathError::Escapes(given.to_owned()));
-                    };
-                    missing.push(name.to_owned());
-                    current = parent;
-                }
-                Err(error) => {
-                    return Err(PathError::Io {
-                        path: given.to_owned(),
-                        message: error.to_string(),
-                    });
-                }
-            }
+    /// The parent of `normal` followed, and its last name kept as it is.
+    fn follow_entry(&self, normal: &Path, given: &str) -> Result<PathBuf, PathError> {
+        let (Some(parent), Some(name)) = (normal.parent(), normal.file_name()) else {
+            return Err(PathError::Escapes(given.to_owned()));
+        };
+        if normal == self.root {
+            return Err(PathError::Escapes(given.to_owned()));
         }
-    }
-}
-
-/// Refuses NUL and other control characters, bidi controls, zero-width and other invisible or
-/// confusable code points.
-pub fn check_characters(path: &str) -> Result<(), PathError> {
-    for ch in path.chars() {
-        if let Some(what) = odd_character(ch) {
-            return Err(PathError::OddCharacter {
-                shown: path.escape_default().to_string(),
-                what,
-                code: u32::from(ch),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn odd_character(ch: char) -> Option<&'static str> {
-    match ch {
-        '\0' => Some("a NUL byte"),
-        c if c.is_control() => Some("a control character"),
-        '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{200E}'
-        | '\u{200F}'
-        | '\u{061C}' => Some("a bidirectional text control"),
-        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' => {
-            Some("an invisible character")
-        }
-        '\u{2028}' | '\u{2029}' => Some("a line separator"),
-        '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{10FFFF}' => Some("a private-use character"),
-        '\u{FFF9}'..='\u{FFFB}' | '\u{FFFE}' | '\u{FFFF}' | '\u{FFFD}' => {
-            Some("a special or replacement character")
-        }
-        _ => None,
+        Ok(self.follow(parent, given)?.join(name))
     }
 }
 

@@ -82,7 +82,7 @@ impl TypedTool for ReadFile {
 }
 
 fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> Result<ToolOutput, ToolError> {
-    if args.path.trim().is_empty() {
+    if args.path.is_empty() {
         return Err(crate::paths::PathError::Empty.into());
     }
     let path = root.resolve(&args.path)?;

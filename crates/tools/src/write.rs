@@ -1,43 +1,26 @@
 //! The mutating file tools: `write_file`, `edit_file` and `delete_file`.
 //!
-//! All three go through [`Entry`](crate::open::Entry): they refuse FIFOs, devices, sockets and
-//! files with several hard links, never follow a symlink swapped in after the path check, and
-//! replace files through a temporary file renamed into place (keeping the old permissions). The
-//! session database is refused here too, whatever the approval gate decided: a second lock on
-//! the one file a tool must never change.
+//! Each finds the entry it changes with [`ProjectRoot::write_target`]: the path read exactly as
+//! the approval gate read it, then its symlinks followed (for `delete_file` all but the last),
+//! refusing the session database whatever approved the call, and a path that symlinks lead into
+//! a protected folder its name does not show (the gate asked about the name, so the write must
+//! not go elsewhere). All three then go through [`Entry`](crate::open::Entry): they refuse FIFOs,
+//! devices, sockets and files with several hard links, never follow a symlink swapped in after
+//! the path check, and replace files through a temporary file renamed into place (keeping the
+//! old permissions).
 
 use crate::open::{Entry, FileError, Intent};
-use crate::paths::{PathError, ProjectRoot};
-use crate::protected::{Protection, protection};
+use crate::paths::{LastLink, ProjectRoot};
 use crate::util::{blocking, root_of};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Largest file `edit_file` loads to edit.
 const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// Refuses the session database and its journal files, even when the call was approved.
-fn refuse_session_database(root: &ProjectRoot, path: &Path) -> Result<(), ToolError> {
-    if protection(root.path(), path) == Some(Protection::SessionDatabase) {
-        return Err(ToolError::failed(format!(
-            "{} belongs to agentctl's session database; no tool may change it, even with approval",
-            root.display(path)
-        )));
-    }
-    Ok(())
-}
-
-fn non_empty(path: &str) -> Result<(), PathError> {
-    if path.trim().is_empty() {
-        Err(PathError::Empty)
-    } else {
-        Ok(())
-    }
-}
 
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -83,9 +66,7 @@ impl TypedTool for WriteFile {
 }
 
 fn write_file(root: &ProjectRoot, args: &WriteFileArgs) -> Result<ToolOutput, ToolError> {
-    non_empty(&args.path)?;
-    let path = root.resolve(&args.path)?;
-    refuse_session_database(root, &path)?;
+    let path = root.write_target(&args.path, LastLink::Follow)?;
     let shown = root.display(&path);
     if path.is_dir() {
         return Err(ToolError::failed(format!("{shown} is a directory")));
@@ -154,8 +135,7 @@ impl TypedTool for EditFile {
 }
 
 fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, ToolError> {
-    non_empty(&args.path)?;
-    let path = root.resolve(&args.path)?;
+    let path = root.write_target(&args.path, LastLink::Follow)?;
     let shown = root.display(&path);
     if args.old_string.is_empty() {
         return Err(ToolError::failed(
@@ -167,7 +147,6 @@ fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, Tool
             "old_string and new_string are the same; nothing to change",
         ));
     }
-    refuse_session_database(root, &path)?;
     let entry = Entry::new(root, &path, false)?;
     let (text, existing) = read_for_edit(&entry)?;
     let count = text.matches(args.old_string.as_str()).count();
@@ -270,11 +249,9 @@ impl TypedTool for DeleteFile {
 }
 
 fn delete_file(root: &ProjectRoot, args: &DeleteFileArgs) -> Result<ToolOutput, ToolError> {
-    non_empty(&args.path)?;
     // The link itself is deleted, never what it points to.
-    let path = root.resolve_entry(&args.path)?;
+    let path = root.write_target(&args.path, LastLink::Keep)?;
     let shown = root.display(&path);
-    refuse_session_database(root, &path)?;
     match Entry::new(root, &path, false)?.remove() {
         Err(FileError::Directory { .. }) => Err(ToolError::failed(format!(
             "{shown} is a directory; delete_file only deletes files"

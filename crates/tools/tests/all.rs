@@ -13,6 +13,8 @@ mod suite {
     mod files_big;
     #[cfg(unix)]
     mod files_special;
+    #[cfg(unix)]
+    mod paths_spellings;
     mod sandbox;
     mod search;
     mod shell;
