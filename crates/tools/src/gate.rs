@@ -141,11 +141,13 @@ impl Gate {
                     format!("{name} may not change the session database"),
                 );
             }
+            // The protected folder is the reason given unless the rating is higher still.
             Some((path, Protection::Protected(dir))) => (
-                rating.max(RiskAssessment::new(
+                RiskAssessment::new(
                     RiskLevel::High,
                     format!("changes {path} under the protected folder {dir}/"),
-                )),
+                )
+                .max(rating),
                 true,
             ),
             None => (rating, false),

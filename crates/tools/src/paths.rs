@@ -362,4 +362,153 @@ mod tests {
         }
         assert!(root.resolve("ünïcödé/名前.txt").is_ok());
     }
+
+    #[cfg(unix)]
+    fn project() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::new(dir.path()).unwrap();
+        std::fs::create_dir_all(root.path().join("a/b")).unwrap();
+        std::fs::create_dir_all(root.path().join(".git/hooks")).unwrap();
+        (dir, root)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_name_by_name_and_must_stay_inside() {
+        use std::os::unix::fs::symlink;
+        let (_dir, root) = project();
+        let at = |name: &str| root.path().join(name);
+        symlink("a/b", at("ab")).unwrap();
+        symlink("../..", at("a/b/up")).unwrap();
+        symlink(at("a"), at("abs")).unwrap();
+        symlink("ab/../../x", at("twisty")).unwrap();
+        symlink("loop2", at("loop1")).unwrap();
+        symlink("loop1", at("loop2")).unwrap();
+        symlink("missing/dir", at("dangling")).unwrap();
+        // A link's own `..` climbs from where the link leads, as the kernel does.
+        assert_eq!(root.resolve("ab/new.txt").unwrap(), at("a/b/new.txt"));
+        assert_eq!(root.resolve("abs/b").unwrap(), at("a/b"));
+        assert_eq!(root.resolve("a/b/up").unwrap(), root.path());
+        assert!(matches!(root.resolve("twisty"), Err(PathError::Escapes(_))));
+        assert!(matches!(
+            root.resolve("twisty/y"),
+            Err(PathError::Escapes(_))
+        ));
+        // `..` written in the path is taken before links: `a/b/up/..` is `a/b`.
+        assert_eq!(root.resolve("a/b/up/../c").unwrap(), at("a/b/c"));
+        let looping = root.resolve("loop1/x").unwrap_err().to_string();
+        assert!(
+            looping.ends_with("more than 40 symbolic links on the way"),
+            "{looping}"
+        );
+        assert!(matches!(
+            root.resolve("dangling"),
+            Err(PathError::Escapes(_))
+        ));
+        assert!(matches!(
+            root.resolve("dangling/x"),
+            Err(PathError::Escapes(_))
+        ));
+        // The entry of a link is the link itself.
+        assert_eq!(root.resolve_entry("ab").unwrap(), at("ab"));
+        assert_eq!(root.resolve_entry("ab/c").unwrap(), at("a/b/c"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn no_way_through_proc_or_dev() {
+        use std::os::unix::fs::symlink;
+        let (_dir, root) = project();
+        let at = |name: &str| root.path().join(name);
+        let depth = root.path().components().count();
+        let climb = "../".repeat(depth + 2);
+        symlink(format!("{climb}proc/self/cwd"), at("cwd")).unwrap();
+        symlink("/proc/self/root", at("slash")).unwrap();
+        symlink("/dev/fd", at("fd")).unwrap();
+        symlink("/dev/null", at("null")).unwrap();
+        symlink("cwd", at("indirect")).unwrap();
+        for (given, message) in [
+            (
+                "/proc/self/cwd/x",
+                "/proc/self/cwd/x is under /proc, the system's process and device files, not a \
+                 project file; refusing it",
+            ),
+            (
+                "/dev/fd/../cwd/x",
+                "/dev/fd/../cwd/x is under /dev, the system's process and device files, not a \
+                 project file; refusing it",
+            ),
+            (
+                "cwd/x",
+                "cwd/x leads through a symbolic link into /proc, the system's process and device \
+                 files, not a project file; refusing it",
+            ),
+            (
+                "indirect/x",
+                "indirect/x leads through a symbolic link into /proc, the system's process and \
+                 device files, not a project file; refusing it",
+            ),
+        ] {
+            assert_eq!(root.resolve(given).unwrap_err().to_string(), message);
+        }
+        let inside = format!("slash{}/a", root.path().display());
+        for given in [inside.as_str(), "fd/0", "null", "slash/etc/passwd"] {
+            assert!(
+                matches!(root.resolve(given), Err(PathError::NotProjectPath { .. })),
+                "{given}"
+            );
+        }
+        // Deleting the link itself is fine: it is a project file.
+        assert_eq!(root.resolve_entry("null").unwrap(), at("null"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_refuse_protection_that_only_links_reveal() {
+        use std::os::unix::fs::symlink;
+        let (_dir, root) = project();
+        let at = |name: &str| root.path().join(name);
+        std::fs::create_dir_all(at(".agentctl")).unwrap();
+        std::fs::write(at(".agentctl/sessions.db"), "").unwrap();
+        symlink(".git/hooks", at("hooks")).unwrap();
+        symlink(".agentctl/sessions.db", at("db")).unwrap();
+        symlink("../../a/b", at(".git/hooks/out")).unwrap();
+        let refused = root
+            .write_target("hooks/pre-commit", LastLink::Follow)
+            .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "hooks/pre-commit leads through a symbolic link to .git/hooks/pre-commit, inside the \
+             protected folder .git/; refusing it: name the protected path itself, so that a \
+             person is asked"
+        );
+        // Named, it is the gate's to ask about; the tool takes it.
+        assert_eq!(
+            root.write_target(".git/hooks/pre-commit", LastLink::Follow)
+                .unwrap(),
+            at(".git/hooks/pre-commit")
+        );
+        // A protected name that leads out of the folder: asked about, and written where it leads.
+        assert_eq!(
+            root.write_target(".git/hooks/out/c", LastLink::Follow)
+                .unwrap(),
+            at("a/b/c")
+        );
+        for last in [LastLink::Follow, LastLink::Keep] {
+            assert!(matches!(
+                root.write_target(".agentctl/sessions.db", last),
+                Err(PathError::SessionDatabase { .. })
+            ));
+        }
+        assert!(matches!(
+            root.write_target("db", LastLink::Follow),
+            Err(PathError::SessionDatabase { .. })
+        ));
+        // Deleting the link leaves the database alone.
+        assert_eq!(root.write_target("db", LastLink::Keep).unwrap(), at("db"));
+        assert_eq!(
+            root.write_target("", LastLink::Follow),
+            Err(PathError::Empty)
+        );
+    }
 }

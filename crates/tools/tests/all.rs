@@ -14,6 +14,10 @@ mod suite {
     #[cfg(unix)]
     mod files_special;
     #[cfg(unix)]
+    mod paths_gate;
+    #[cfg(unix)]
+    mod paths_reads;
+    #[cfg(unix)]
     mod paths_spellings;
     mod sandbox;
     mod search;
