@@ -268,7 +268,7 @@ fn judge_written(
             .protection()
             .map(|kind| (project.display(named.path()), kind));
     }
-    let shown = path.to_string_lossy().escape_default().to_string();
+    let shown = crate::paths::shown(&path.to_string_lossy());
     let written = protection(root, path);
     let named = judge_anywhere(path);
     let kind = if written == Some(Protection::SessionDatabase) {

@@ -24,7 +24,7 @@ mod characters;
 mod follow;
 
 pub use characters::check_characters;
-pub(crate) use characters::odd_character;
+pub(crate) use characters::{odd_character, shown};
 
 use crate::protected::{Protection, judge};
 use agentctl_core::ToolError;
@@ -306,7 +306,7 @@ impl ProjectRoot {
             "is under"
         };
         Err(PathError::NotProjectPath {
-            shown: given.escape_default().to_string(),
+            shown: shown(given),
             how,
             prefix,
         })

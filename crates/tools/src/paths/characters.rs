@@ -65,9 +65,18 @@ fn is_separator(ch: char) -> bool {
     std::path::is_separator(ch)
 }
 
-/// The path with anything unusual escaped, for messages.
-fn shown(path: &str) -> String {
-    path.escape_default().to_string()
+/// The path for messages: what cannot be seen or could be mistaken (control and invisible
+/// characters, blanks other than the space, backslashes) escaped, the rest as it is.
+pub(crate) fn shown(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for ch in path.chars() {
+        if odd_character(ch).is_some() || (ch.is_whitespace() && ch != ' ') || ch == '\\' {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
 }
 
 /// What kind of character `ch` is, when a path must not hold it.
@@ -143,6 +152,10 @@ mod tests {
         for good in ["my notes.md", "a b/c d.txt", "", "src/main.rs"] {
             assert!(check_blanks(good).is_ok(), "{good:?}");
         }
+        assert_eq!(
+            check_blanks("名前/ ünï.rs").unwrap_err().to_string(),
+            "path has a name that starts with a blank (U+0020); refusing it: 名前/ ünï.rs"
+        );
     }
 
     #[test]
