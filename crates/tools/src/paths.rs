@@ -7,9 +7,10 @@
 //!   controls and invisible code points are refused, and so is a blank (any Unicode
 //!   `White_Space`: the space, U+00A0, U+3000, …) at either end of the path or of one of its
 //!   names. Nothing is ever trimmed: `" .agentctl/settings.json"` is refused, not corrected.
-//! - Absolute paths under `/proc` or `/dev` are refused: they are the process's and the
-//!   system's files, not the project's, and their magic links (`/proc/self/cwd`, `/proc/self/root`,
-//!   `/dev/fd/..`) would lead back into the project under a name no check recognises.
+//! - Absolute paths under `/proc` or `/dev` are refused, and so is a symlink that leads there:
+//!   they are the process's and the system's files, not the project's, and their magic links
+//!   (`/proc/self/cwd`, `/proc/self/root`, `/dev/fd/..`) would lead back into the project under
+//!   a name no check recognises.
 //! - `.` and `..` are removed as written, before any symlink is followed (`a/link/../b` is
 //!   `a/b`), never climbing above the root; an absolute path must lie inside the root.
 //!
