@@ -14,16 +14,23 @@
 mod input;
 mod locations;
 mod settings;
+mod trust;
 mod yaml;
 
 pub use input::{
     FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
-    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file, read_listed_input_bytes,
+    MAX_SCRIPT_BYTES, MAX_SETTINGS_BYTES, MAX_TRUST_FILE_BYTES, read_input_bytes, read_input_file,
+    read_listed_input_bytes,
 };
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
-    ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
-    settings_schema,
+    ConfigError, ConfigWarning, LoadOptions, LoadedSettings, SettingEntry, SettingsLayer,
+    load_settings, load_settings_with, settings_schema,
+};
+pub use trust::{
+    Loosening, LooseningReason, PROJECT_POLICY_FILES, ProjectRecord, ProjectTrust, ScriptChange,
+    ScriptRecord, ServerScript, TRUST_DIR, TRUST_FILE, TrustError, TrustStore, TrustedFiles,
+    server_scripts,
 };
 pub use yaml::{
     MAX_AGENT_ALIAS_VALUES, MAX_CASSETTE_ALIAS_VALUES, YamlAliasError, check_yaml_aliases,

@@ -34,7 +34,7 @@ const GRACE: Duration = Duration::from_millis(500);
 ///
 /// ```
 /// let mut settings = agentctl_core::Settings::default();
-/// settings.sandbox.mcp_servers = true;
+/// settings.sandbox.mcp_servers.confine = true;
 /// settings.env.passthrough = vec!["AWS_PROFILE".into()];
 /// let launch = agentctl_mcp::LaunchPolicy::from_settings(&settings);
 /// assert!(launch.sandbox.is_some());
@@ -55,6 +55,7 @@ impl LaunchPolicy {
             sandbox: settings
                 .sandbox
                 .mcp_servers
+                .confine
                 .then(|| SandboxPolicy::from_settings(&settings.sandbox)),
         }
     }
