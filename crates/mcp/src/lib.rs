@@ -21,6 +21,7 @@ mod error;
 mod manager;
 mod names;
 mod process;
+mod project;
 mod render;
 mod serve;
 mod stdout;
@@ -31,6 +32,7 @@ pub use error::{McpError, Result};
 pub use manager::{McpManager, ServerStatus};
 pub use names::{qualified_name, sanitize_name};
 pub use process::LaunchPolicy;
+pub use project::ProjectLaunch;
 pub use render::{
     CallOutcome, PromptArgumentInfo, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo,
 };

@@ -93,7 +93,16 @@ pub fn server_scripts(
     };
     let mut scripts: Vec<ServerScript> = Vec::new();
     for candidate in words.iter().flat_map(|word| candidates(word)) {
-        let path = cwd.join(candidate);
+        // `/proc/self/…` and `/dev/fd/…` name the server's own process, not agentctl's.
+        let Some(path) = as_server_sees(&cwd.join(candidate), &cwd) else {
+            return Err(InputFileError {
+                path: PathBuf::from(candidate),
+                problem: InputProblem::Io(std::io::Error::other(
+                    "names a file through the server's own process (/proc/self, /dev/fd), \
+                     which cannot be checked before it starts",
+                )),
+            });
+        };
         let lexical = normalise(&path);
         let Ok(metadata) = std::fs::metadata(&path) else {
             continue;
@@ -119,7 +128,8 @@ pub fn server_scripts(
     Ok(scripts)
 }
 
-/// The paths a word may name: itself, and the value of `--opt=VALUE` / `-o=VALUE`.
+/// The paths a word may name: itself, the value of `--opt=VALUE` / `-o=VALUE`, and of a
+/// short option with its value attached (`-rFILE`).
 fn candidates(word: &str) -> Vec<&str> {
     let mut out = Vec::new();
     if !word.is_empty() {
@@ -131,7 +141,56 @@ fn candidates(word: &str) -> Vec<&str> {
     {
         out.push(value);
     }
+    if let Some(attached) = word.strip_prefix('-').filter(|rest| !rest.starts_with('-'))
+        && let Some((at, _)) = attached.char_indices().nth(1)
+    {
+        out.push(&attached[at..]);
+    }
     out
+}
+
+/// `path` as the server process will resolve it: its own `/proc/self/cwd` is `cwd`, its
+/// `/proc/self/root` is `/`, `/dev/fd` is `/proc/self/fd`. `None` for anything else reached
+/// through the server's own process (an open file descriptor, its executable).
+fn as_server_sees(path: &Path, cwd: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    let mut components = path.components();
+    while let Some(component) = components.next() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+        if out == Path::new("/dev/fd") {
+            out = PathBuf::from("/proc/self/fd");
+        }
+        if ["/dev/stdin", "/dev/stdout", "/dev/stderr"]
+            .iter()
+            .any(|special| out == Path::new(special))
+            || out.parent() == Some(Path::new("/proc/self/fd"))
+        {
+            return None;
+        }
+        // Inside the server's own `/proc` entry only `cwd`, `root` and `fd/..` are known.
+        while out == Path::new("/proc/self") || out == Path::new("/proc/thread-self") {
+            match components.next()? {
+                Component::Normal(name) if name == "cwd" => out = cwd.to_path_buf(),
+                Component::Normal(name) if name == "root" => out = PathBuf::from("/"),
+                Component::Normal(name) if name == "fd" => {
+                    if components.next()? != Component::ParentDir {
+                        return None;
+                    }
+                }
+                Component::ParentDir => {
+                    out.pop();
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some(out)
 }
 
 /// `path` with `.` and `..` resolved as text (no file system access).
@@ -195,6 +254,53 @@ mod tests {
         // A relative cwd is the project's; the word is resolved against it.
         let scripts = server_scripts(&root, Path::new("tools"), &["node", "hook.js"]).unwrap();
         assert_eq!(scripts[0].relative, "tools/hook.js");
+    }
+
+    #[test]
+    fn the_servers_own_process_paths_are_its_cwd_and_root() {
+        let cwd = Path::new("/work/p");
+        let sees = |path: &str| as_server_sees(Path::new(path), cwd);
+        assert_eq!(
+            sees("/proc/self/cwd/tools/s.py"),
+            Some("/work/p/tools/s.py".into())
+        );
+        assert_eq!(
+            sees("/dev/fd/../cwd/tools/s.py"),
+            Some("/work/p/tools/s.py".into())
+        );
+        assert_eq!(
+            sees("/proc/thread-self/root/work/p/s.py"),
+            Some("/work/p/s.py".into())
+        );
+        assert_eq!(
+            sees("/proc/self/fd/../cwd/./a/../s.py"),
+            Some("/work/p/s.py".into())
+        );
+        assert_eq!(sees("/work/p/./tools/../s.py"), Some("/work/p/s.py".into()));
+        assert_eq!(sees("/proc/self/fd/3"), None);
+        assert_eq!(sees("/dev/fd/3"), None);
+        assert_eq!(sees("/dev/stdin"), None);
+        assert_eq!(sees("/proc/self/exe"), None);
+    }
+
+    #[test]
+    fn process_paths_and_attached_values_reach_the_same_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("tools")).unwrap();
+        std::fs::write(root.join("tools/s.py"), "x").unwrap();
+        for word in [
+            "/proc/self/cwd/tools/s.py",
+            "/dev/fd/../cwd/tools/s.py",
+            "-rtools/s.py",
+            "--require=./tools/s.py",
+        ] {
+            let scripts = server_scripts(&root, &root, &["node", word]).unwrap();
+            assert_eq!(scripts.len(), 1, "{word}");
+            assert_eq!(scripts[0].relative, "tools/s.py", "{word}");
+        }
+        let error = server_scripts(&root, &root, &["node", "/proc/self/fd/0"]).unwrap_err();
+        assert!(error.to_string().contains("cannot be checked"), "{error}");
     }
 
     #[cfg(unix)]

@@ -66,7 +66,7 @@ async fn passthrough_adds_names_to_a_servers_env() {
     let name = some_private_variable();
     let launch = LaunchPolicy {
         env: EnvPolicy::new([name.as_str()]),
-        sandbox: None,
+        ..LaunchPolicy::default()
     };
     let env = server_env(stdio(&bin, &[]), launch).await;
     assert_eq!(
