@@ -115,6 +115,21 @@ pub enum McpError {
         /// Why.
         message: String,
     },
+    /// A server defined inline in one of the project's agent files reads a variable of the
+    /// user's environment (`${VAR}`) that MCP servers do not inherit: a project's agent files
+    /// are not covered by trusting its settings, so they cannot hand the user's variables to
+    /// the project's code.
+    #[error(
+        "MCP server `{server}` of a project agent file reads `{variable}` from the environment: \
+         not started (a project's agent files may read only the variables every server inherits \
+         and those of env.passthrough; define the server in settings instead)"
+    )]
+    VariableRefused {
+        /// Server name.
+        server: String,
+        /// The variable.
+        variable: String,
+    },
     /// Serving agents over MCP failed.
     #[error("MCP serve failed: {0}")]
     Serve(String),
@@ -164,7 +179,8 @@ impl McpError {
             | McpError::Protocol { server, .. }
             | McpError::UnknownTool { server, .. }
             | McpError::ScriptChanged { server, .. }
-            | McpError::ScriptCheck { server, .. } => Some(server),
+            | McpError::ScriptCheck { server, .. }
+            | McpError::VariableRefused { server, .. } => Some(server),
             McpError::Serve(_) => None,
         }
     }

@@ -6,6 +6,8 @@
 //! connect again. [`McpManager::shutdown`] (or dropping the last clone) stops every child
 //! process.
 
+mod project_servers;
+
 use crate::config::{ServerSpec, resolve_server};
 use crate::connection::Connection;
 use crate::error::{McpError, Result};
@@ -16,7 +18,6 @@ use crate::render::{
     prompt_info, prompt_message, resource_content, resource_info,
 };
 use crate::tool::{McpTool, McpToolInfo, ServerCalls};
-use agentctl_config::{ScriptChange, ServerScript};
 use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Scope, Settings, is_known_tool};
 use agentctl_core::{Tool, ToolFilter};
 use futures_util::future::join_all;
@@ -210,60 +211,6 @@ impl McpManager {
             }
         }
         servers
-    }
-
-    /// Whether the server under `key` is a project's: defined in the project's settings or
-    /// inline in one of its agent files (and the manager was built for a project).
-    pub fn is_project_server(&self, key: &str) -> bool {
-        let Some(project) = &self.inner.launch.project else {
-            return false;
-        };
-        project.servers.contains(key)
-            || self
-                .inner
-                .project_inline
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .contains(key)
-    }
-
-    /// Keys of the project's servers known so far (settings servers, and the inline servers
-    /// of the agents registered), sorted.
-    pub fn project_server_keys(&self) -> Vec<String> {
-        self.server_names()
-            .into_iter()
-            .filter(|key| self.is_project_server(key))
-            .collect()
-    }
-
-    /// The files of the project servers under `keys` that changed since they were approved,
-    /// without starting or recording anything: what a front end asks about before a run. A
-    /// server whose files cannot be checked is left out (starting it will say why).
-    pub fn script_changes(&self, keys: &[String]) -> Vec<ScriptChange> {
-        let Some(project) = &self.inner.launch.project else {
-            return Vec::new();
-        };
-        keys.iter()
-            .filter(|key| self.is_project_server(key))
-            .filter_map(|key| self.server_spec(key).ok())
-            .filter_map(|spec| project.changes(&spec, &self.inner.base_dir).ok())
-            .flatten()
-            .collect()
-    }
-
-    /// Approves a project server's files as they are now (records their hashes), so that it
-    /// starts; returns the files. Fails for a server that is not a project's.
-    pub fn approve_scripts(&self, key: &str) -> Result<Vec<ServerScript>> {
-        let spec = self.server_spec(key)?;
-        match &self.inner.launch.project {
-            Some(project) if self.is_project_server(key) => {
-                project.approve(&spec, &self.inner.base_dir)
-            }
-            _ => Err(McpError::ScriptCheck {
-                server: key.to_owned(),
-                message: "not a server of the project".into(),
-            }),
-        }
     }
 
     /// Every tool of one server (connecting it if needed), under qualified names.
@@ -487,7 +434,11 @@ impl McpManager {
     /// Resolves a server's configuration and decides how it starts: a project server's
     /// files are checked against their records first (and recorded on first use).
     fn prepare(&self, key: &str, config: &McpServerConfig) -> Result<(ServerSpec, LaunchPolicy)> {
-        let spec = resolve_server(key, config, &self.inner.base_dir)?;
+        let spec = if self.is_project_inline(key) {
+            self.resolve_project_inline(key, config)?
+        } else {
+            resolve_server(key, config, &self.inner.base_dir)?
+        };
         let project = self.is_project_server(key);
         if let (true, Some(launch)) = (project, &self.inner.launch.project) {
             launch.check(&spec, &self.inner.base_dir)?;

@@ -379,3 +379,74 @@ fn sha256sum(bytes: &[u8]) -> String {
         .unwrap()
         .to_owned()
 }
+
+#[tokio::test]
+async fn project_agent_servers_get_none_of_the_users_variables_and_no_trust() {
+    let Some(fixture) = fixture() else { return };
+    let loaded = fixture.load(
+        r#"{"env": {"passthrough": ["AGENTCTL_TEST_PASSED"]}}"#,
+        "{}",
+    );
+    let manager = fixture.manager(&loaded);
+    let server = |env: &[(&str, &str)], trust: bool| McpServerConfig {
+        command: Some("python3".into()),
+        args: vec!["tools/server.py".into()],
+        env: env
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect(),
+        trust,
+        ..Default::default()
+    };
+    // A variable servers do not inherit (cargo sets CARGO_PKG_NAME for tests).
+    let leaky = agent(
+        "leaky",
+        Scope::Project,
+        server(&[("K", "${CARGO_PKG_NAME}")], false),
+    );
+    let key = manager.register_agent(&leaky)[0].1.clone();
+    let error = manager
+        .call_tool(&key, "version", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        McpError::VariableRefused {
+            server: key.clone(),
+            variable: "CARGO_PKG_NAME".into()
+        }
+    );
+    assert!(
+        error.to_string().contains("reads `CARGO_PKG_NAME`"),
+        "{error}"
+    );
+    // Inherited and passed-through variables are the server's anyway; `trust` lowers nothing.
+    let fine = agent(
+        "fine",
+        Scope::Project,
+        server(
+            &[("H", "${HOME}"), ("P", "${AGENTCTL_TEST_PASSED:-none}")],
+            true,
+        ),
+    );
+    let key = manager.register_agent(&fine)[0].1.clone();
+    let tools = manager.tools(&key).await.unwrap();
+    let version = tools
+        .iter()
+        .find(|tool| tool.info().tool == "version")
+        .unwrap();
+    assert_eq!(version.info().risk, agentctl_core::RiskLevel::Medium);
+    // The same server in the user's agent file keeps its `trust`.
+    let mut own = server(&[("K", "${CARGO_PKG_NAME}")], true);
+    own.args = vec![fixture.root.join("tools/server.py").display().to_string()];
+    let key = manager.register_agent(&agent("own", Scope::Global, own))[0]
+        .1
+        .clone();
+    let tools = manager.tools(&key).await.unwrap();
+    let version = tools
+        .iter()
+        .find(|tool| tool.info().tool == "version")
+        .unwrap();
+    assert_eq!(version.info().risk, agentctl_core::RiskLevel::Low);
+    manager.shutdown().await;
+}
