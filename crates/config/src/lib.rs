@@ -7,6 +7,14 @@
 //! ([`LoadedSettings::entries`]). Errors name the file, line, column and key; unknown keys are
 //! warnings, not errors.
 //!
+//! A project's settings are written by whoever wrote the project: values of the project layer
+//! that loosen the user's policy (approvals, sandbox, network, roots, tool risk, providers that
+//! would send a key elsewhere, MCP servers that read the user's environment, …) apply only
+//! once the user trusts the project ([`LoadedSettings::loosenings`], [`ProjectTrust`]). The
+//! [`TrustStore`] records that trust per project path with the SHA-256 of its
+//! [`PROJECT_POLICY_FILES`], and the hashes of the files project MCP servers run
+//! ([`server_scripts`]), trusted on first use.
+//!
 //! [`read_input_file`] is how agentctl reads its own input files (settings, agent files,
 //! cassettes): regular files only, never more than a stated limit, never a blocking open;
 //! [`check_yaml_aliases`] keeps a small YAML file from expanding into a huge document.

@@ -121,7 +121,7 @@ pub struct ScriptChange {
     pub current: String,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct TrustFile {
     version: u32,
@@ -270,13 +270,17 @@ impl TrustStore {
     fn update<T>(&self, change: impl FnOnce(&mut TrustFile) -> T) -> Result<T, TrustError> {
         create_private_dir(&self.dir)?;
         let _lock = Lock::take(&self.dir.join(LOCK_FILE))?;
-        let mut store = self.read()?;
+        let before = self.read()?;
+        let mut store = before.clone();
         let result = change(&mut store);
         store.version = VERSION;
         store
             .projects
             .retain(|_, record| record != &ProjectRecord::default());
-        self.write(&store)?;
+        // A server that starts with its files as recorded changes nothing: no write.
+        if store != before {
+            self.write(&store)?;
+        }
         Ok(result)
     }
 
