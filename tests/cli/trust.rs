@@ -451,3 +451,30 @@ fn answer_on_terminal(
     reader.join().unwrap();
     (status, drawn(&screen))
 }
+
+#[test]
+fn trusting_records_the_files_of_servers_held_back_until_then() {
+    let Some(project) = server_project() else {
+        return;
+    };
+    project.write(
+        ".agentctl/settings.json",
+        r#"{"mcpServers": {"tools": {"command": "python3", "args": ["tools/server.py"],
+                                     "env": {"REGION": "${AGENTCTL_TEST_REGION:-eu}"}}}}"#,
+    );
+    let held = project.output(&["mcp", "call", "tools", "version", "{}"]);
+    assert!(!held.status.success());
+    assert!(
+        text(&held.stderr).contains("mcpServers.tools = ")
+            && text(&held.stderr).contains("# reads AGENTCTL_TEST_REGION from your environment"),
+        "{}",
+        text(&held.stderr)
+    );
+    let trusted = text(&project.agentctl(&["trust"]).stdout);
+    assert!(
+        trusted.contains("  tools  tools/server.py  sha256 "),
+        "{trusted}"
+    );
+    let called = project.output(&["mcp", "call", "tools", "version", "{}"]);
+    assert_eq!(text(&called.stdout), "1\n", "{}", text(&called.stderr));
+}

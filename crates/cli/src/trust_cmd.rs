@@ -64,7 +64,9 @@ pub(crate) fn run(global: &GlobalArgs, args: &TrustArgs) -> anyhow::Result<ExitC
             .trust_files(&root, project.settings.policy_hashes.clone())
             .with_context(|| format!("cannot update {}", store.path().display()))?;
     }
-    let recorded = record_server_files(&project)?;
+    // Reloaded, the project's servers held back while it was untrusted are there too.
+    let reloaded = crate::context::load_quiet(global)?;
+    let recorded = record_server_files(&reloaded)?;
     let code = if recorded.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
