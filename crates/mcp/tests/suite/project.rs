@@ -212,10 +212,18 @@ async fn a_changed_script_is_not_started_until_it_is_approved_again() {
 #[tokio::test]
 async fn other_spellings_of_the_script_are_the_same_script() {
     let Some(fixture) = fixture() else { return };
+    let through_root = format!("/proc/self/root{}/tools/server.py", fixture.root.display());
+    let absolute = fixture.root.join("tools/server.py").display().to_string();
+    std::fs::create_dir_all(fixture.root.join("lib")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../tools", fixture.root.join("lib/link")).unwrap();
     let spellings = [
         "./tools/server.py",
         "/proc/self/cwd/tools/server.py",
         "/dev/fd/../cwd/tools/../tools/server.py",
+        through_root.as_str(),
+        absolute.as_str(),
+        "lib/link/server.py",
     ];
     for (index, spelling) in spellings.iter().enumerate() {
         let name = format!("s{index}");
@@ -231,10 +239,14 @@ async fn other_spellings_of_the_script_are_the_same_script() {
         assert_eq!(out.text, "1", "{spelling}");
         manager.shutdown().await;
         let record = fixture.store().project(&fixture.root).unwrap().unwrap();
-        assert!(
-            record.scripts[&name].contains_key("tools/server.py"),
-            "{spelling}: {record:?}"
-        );
+        let files = &record.scripts[&name];
+        assert_eq!(files.len(), 1, "{spelling}: {record:?}");
+        let named = if spelling.starts_with("lib/") {
+            "lib/link/server.py"
+        } else {
+            "tools/server.py"
+        };
+        assert!(files.contains_key(named), "{spelling}: {record:?}");
     }
     fixture.edit_script("3");
     for (index, spelling) in spellings.iter().enumerate() {
