@@ -35,4 +35,5 @@ mod cli {
     mod tools;
     mod trace;
     mod triage;
+    mod trust;
 }

@@ -155,11 +155,12 @@ fn the_default_policy_asks_before_the_low_risk_tools_and_says_how_to_allow_them(
     let results = tool_results(&model.server.requests()[1].body);
     assert!(results[0].contains("needs approval"), "{results:?}");
     assert!(!project.root.join(".agentctl/memory.db").exists());
-    // Settings that approve `low` let it run without a flag.
+    // Settings that approve `low` let it run without a flag, once the project is trusted.
     project.write(
         ".agentctl/settings.json",
         r#"{"approvals": {"autoApprove": ["safe", "low"]}}"#,
     );
+    project.trust();
     model.answer_call(
         "call_2",
         "remember",

@@ -52,9 +52,19 @@ impl TestProject {
         Self::example_named("review-fix")
     }
 
-    /// A copy of `examples/NAME` (without any session database a local run left there).
+    /// A copy of `examples/NAME` (without any session database a local run left there),
+    /// trusted as the user who runs the examples does (`agentctl trust`): the examples'
+    /// settings auto-approve what their scripted runs do.
     pub fn example_named(name: &str) -> Self {
-        Self::with(|root| copy_example(name, root))
+        let example = Self::with(|root| copy_example(name, root));
+        example.trust();
+        example
+    }
+
+    /// Runs `agentctl trust` in the project, which must succeed.
+    pub fn trust(&self) -> &Self {
+        self.agentctl(&["trust"]);
+        self
     }
 
     /// A copy of `tests/cli/fixtures/NAME`: its `home/` folder becomes the home (global

@@ -16,6 +16,8 @@ fn with_tracing(project: &TestProject, tracing: Value) {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     settings["agents"]["tracing"] = tracing;
     std::fs::write(path, settings.to_string()).unwrap();
+    // An edited settings file is trusted again.
+    project.trust();
 }
 
 fn latest_session(project: &TestProject) -> String {

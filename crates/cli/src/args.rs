@@ -9,6 +9,7 @@ pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
 pub(crate) mod trace;
+pub(crate) mod trust;
 mod turn;
 
 pub(crate) use bare_prompt::parse;
@@ -141,6 +142,8 @@ agentctl memory search 'release checklist'\n  agentctl memory forget 42"
 agentctl mcp call everything echo '{\"message\":\"hi\"}'\n  agentctl mcp serve"
     )]
     Mcp(mcp::McpCommand),
+    /// Trust this project's settings as they are now, or show or withdraw that trust.
+    Trust(trust::TrustArgs),
     /// Show the resolved settings.
     #[command(
         subcommand,
@@ -585,6 +588,9 @@ pub(crate) enum SchemaCommand {
     /// JSON Schema of one span of `trace export --format jsonl|json`.
     #[command(after_help = "Example:\n  agentctl schema trace-span > trace-span.schema.json")]
     TraceSpan,
+    /// JSON Schema of `trust --format json` (with or without `--show`, `--revoke`).
+    #[command(after_help = "Example:\n  agentctl schema trust > trust.schema.json")]
+    Trust,
 }
 
 impl SchemaCommand {
@@ -602,6 +608,7 @@ impl SchemaCommand {
             SchemaCommand::Memory => "memory",
             SchemaCommand::Trace => "trace",
             SchemaCommand::TraceSpan => "trace-span",
+            SchemaCommand::Trust => "trust",
         })
     }
 }

@@ -7,8 +7,8 @@
 //! the files are reported on stderr.
 
 use crate::args::{ConfigCommand, ConfigShowArgs, GlobalArgs, TextFormat};
-use crate::output::print_json;
-use agentctl_config::{LoadedSettings, Locations, SettingsLayer};
+use crate::output::{print_json, terminal_safe};
+use agentctl_config::{ConfigWarning, LoadedSettings, Locations, SettingsLayer};
 use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,14 +22,17 @@ pub(crate) fn run(global: &GlobalArgs, command: ConfigCommand) -> anyhow::Result
 }
 
 fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> {
-    let context = crate::context::load(global)?;
+    let context = crate::context::load_quiet(global)?;
     let loaded = &context.settings;
     {
         let mut err = std::io::stderr().lock();
         for warning in &loaded.warnings {
-            writeln!(err, "warning: {warning}")?;
+            if let ConfigWarning::UnknownKey { .. } = warning {
+                writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
+            }
         }
     }
+    crate::trust_cmd::warn_ignored(loaded, context.root());
     match args.format {
         TextFormat::Text => {
             let paths = PathStyle::from_env(&context.locations);
@@ -167,7 +170,39 @@ fn render_text(
             out.push('\n');
         }
     }
-    out
+    if origin {
+        render_ignored(&mut out, loaded, paths);
+    }
+    terminal_safe(&out).into_owned()
+}
+
+/// The project values not in effect because the project is not trusted, with the reason.
+fn render_ignored(out: &mut String, loaded: &LoadedSettings, paths: &PathStyle) {
+    let ignored: Vec<_> = loaded.ignored().collect();
+    let Some(project) = loaded
+        .layers
+        .iter()
+        .chain(&loaded.missing)
+        .find(|layer| matches!(layer, SettingsLayer::Project(_)))
+    else {
+        return;
+    };
+    if ignored.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "\n# ignored: {} is not trusted (`agentctl trust` applies them), and they loosen the \
+         values above\n",
+        paths.layer(project)
+    ));
+    for loosening in ignored {
+        out.push_str(&format!(
+            "# {} = {}  # {}\n",
+            loosening.key,
+            show_value(&loosening.value),
+            crate::trust_cmd::reason(&loosening.reason)
+        ));
+    }
 }
 
 /// Compact JSON, so strings are quoted and a line can be pasted back into a file.
@@ -198,7 +233,18 @@ fn render_json(loaded: &LoadedSettings) -> Value {
         .into_iter()
         .map(|entry| (entry.key, Value::from(entry.origin.name())))
         .collect();
-    json!({"settings": loaded.to_value(), "layers": layers, "origins": origins})
+    let ignored: Vec<Value> = loaded
+        .ignored()
+        .map(|loosening| {
+            json!({
+                "key": loosening.key,
+                "value": loosening.value,
+                "reason": crate::trust_cmd::reason(&loosening.reason),
+            })
+        })
+        .collect();
+    json!({"settings": loaded.to_value(), "layers": layers, "origins": origins,
+           "trust": loaded.trust.name(), "ignored": ignored})
 }
 
 #[cfg(test)]
@@ -246,7 +292,7 @@ mod tests {
         let sandbox = Sandbox::new("text");
         std::fs::write(
             sandbox.0.join("project/.agentctl/settings.json"),
-            r#"{"agents": {"defaultContextMode": "shared"}, "approvals": {"autoApprove": ["safe", "low"]},
+            r#"{"agents": {"defaultContextMode": "shared"}, "approvals": {"autoApprove": ["safe"]},
                 "mcpServers": {"github": {"command": "npx"}}}"#,
         )
         .unwrap();
@@ -270,7 +316,7 @@ mod tests {
         );
         assert!(line("agents.tracing.enabled = false").ends_with("  # default"));
         assert!(
-            line("approvals.autoApprove = [\"safe\", \"low\"]")
+            line("approvals.autoApprove = [\"safe\"]")
                 .ends_with("# project: .agentctl/settings.json")
         );
         assert!(line("mcpServers.github.command = \"npx\"").contains("# project"));
@@ -298,6 +344,38 @@ mod tests {
         let columns: std::collections::BTreeSet<_> =
             text.lines().filter_map(|line| line.find("  # ")).collect();
         assert_eq!(columns.len(), 1, "{text}");
+    }
+
+    #[test]
+    fn text_with_origin_lists_the_ignored_project_values_last() {
+        let sandbox = Sandbox::new("ignored");
+        std::fs::write(
+            sandbox.0.join("project/.agentctl/settings.json"),
+            "{\"approvals\": {\"autoApprove\": [\"safe\", \"low\"]},\n\
+             \"mcpServers\": {\"x\\u001b[2J\": {\"command\": \"x\", \"trust\": true}}}",
+        )
+        .unwrap();
+        let locations = sandbox.locations();
+        let loaded = load_settings(&locations).unwrap();
+        let text = render_text(&loaded, &locations, &sandbox.paths(), true);
+        assert!(
+            text.contains("\napprovals.autoApprove = []  "),
+            "the user's value is in effect: {text}"
+        );
+        let (_, ignored) = text.split_once("\n\n# ignored: ").unwrap();
+        assert_eq!(
+            ignored,
+            "project: .agentctl/settings.json is not trusted (`agentctl trust` applies them), \
+             and they loosen the values above\n\
+             # approvals.autoApprove = [\"safe\", \"low\"]  # approves low without asking\n\
+             # mcpServers.x\\x1b[2J.trust = true  # marks the project's server trusted (its \
+             tools rated a level lower)\n"
+        );
+        let value = render_json(&loaded);
+        assert_eq!(value["trust"], "untrusted");
+        assert_eq!(value["ignored"][0]["key"], "approvals.autoApprove");
+        assert_eq!(value["ignored"][0]["value"], json!(["safe", "low"]));
+        assert_eq!(value["ignored"][0]["reason"], "approves low without asking");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod schema;
 mod sessions_cmd;
 mod sessions_migrate;
 mod trace_cmd;
+mod trust_cmd;
 mod wire;
 
 use args::{Cli, Command};
@@ -55,6 +56,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Graph(command) => graph_cmd::run(&cli.global, command),
         Command::Trace(command) => trace_cmd::run(&cli.global, command),
         Command::Memory(command) => memory_cmd::run(&cli.global, command),
+        Command::Trust(args) => trust_cmd::run(&cli.global, &args),
         // `args::parse` turns a prompt into `run` and refuses anything else.
         Command::Prompt(_) => {
             anyhow::bail!("give the prompt as one quoted argument: agentctl \"PROMPT\"")

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// Runs `agentctl mcp …`.
 pub(crate) fn run(global: &GlobalArgs, command: McpCommand) -> anyhow::Result<ExitCode> {
     let context = crate::context::load(global)?;
-    let manager = McpManager::from_settings(context.settings(), context.root());
+    let manager = context.mcp_manager();
     match command {
         McpCommand::List(args) => block_on(&manager, inspect::list(&manager, &args)),
         McpCommand::Tools(args) => block_on(&manager, inspect::tools(&manager, &args)),

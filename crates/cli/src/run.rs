@@ -221,6 +221,11 @@ fn execute(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"
         ));
     }
+    // A project server whose files changed is asked about now, on a terminal.
+    let starting = agent
+        .clone()
+        .unwrap_or_else(|| agentctl_session::main_agent(project.settings()));
+    crate::trust_cmd::approve_changed_scripts(&runner, &starting)?;
     let mut session = runner.open_session(session, first_prompt)?;
     if matches!(prompt, PromptSource::Interactive(_)) {
         session = session.map(|session| session.with_source(Source::REPL));
@@ -238,7 +243,7 @@ fn execute(
         let ending = match opened {
             Ok((mut conversation, warnings)) => {
                 for warning in warnings {
-                    warn(&warning.to_string());
+                    warn(&crate::trust_cmd::mcp_warning(&warning));
                 }
                 let desk = repl::Desk {
                     runner: &runner,

@@ -18,11 +18,13 @@ mod graph;
 mod records;
 mod run;
 mod sessions;
+mod trust;
 
 pub(crate) use graph::{GraphEventLine, GraphResult};
 pub(crate) use records::{ContextModeReport, MemoryEntryJson, TraceSpan, TraceTree};
 pub(crate) use run::{RunEventLine, RunResultJson};
 pub(crate) use sessions::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
+pub(crate) use trust::{LooseningJson, ServerFileJson, ServerFilesJson, TrustReport};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
@@ -150,6 +152,11 @@ pub(crate) const SHAPES: &[Shape] = &[
         name: "trace-span",
         printed_by: "`trace export --format jsonl` (one per line; `json`: an array of them): one span",
         schema: schema_of::<TraceSpan>,
+    },
+    Shape {
+        name: "trust",
+        printed_by: "`trust --format json` (also with `--show`, `--revoke`): the project's trust",
+        schema: schema_of::<TrustReport>,
     },
 ];
 

@@ -37,6 +37,14 @@ pub const MAX_AGENT_FILE_BYTES: u64 = MIB;
 /// parsing it as YAML stays within a second and about a hundred MiB of memory.
 pub const MAX_CASSETTE_BYTES: u64 = 16 * MIB;
 
+/// Largest trust store read (16 MiB): a few hundred bytes per project and per server script,
+/// so tens of thousands of projects.
+pub const MAX_TRUST_FILE_BYTES: u64 = 16 * MIB;
+
+/// Largest file of a project MCP server hashed (256 MiB): a bundled server is a few MiB; a
+/// script is streamed through the hash, so only the time to read it grows with its size.
+pub const MAX_SCRIPT_BYTES: u64 = 256 * MIB;
+
 /// What kind of input a file is and how large it may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InputLimit {
@@ -61,6 +69,16 @@ impl InputLimit {
     pub const CASSETTE: Self = Self {
         what: "cassettes",
         max_bytes: MAX_CASSETTE_BYTES,
+    };
+    /// The trust store: [`MAX_TRUST_FILE_BYTES`].
+    pub const TRUST_FILE: Self = Self {
+        what: "trust files",
+        max_bytes: MAX_TRUST_FILE_BYTES,
+    };
+    /// Files a project MCP server runs, hashed as they are streamed: [`MAX_SCRIPT_BYTES`].
+    pub const SCRIPT: Self = Self {
+        what: "MCP server scripts",
+        max_bytes: MAX_SCRIPT_BYTES,
     };
 }
 
@@ -248,8 +266,17 @@ pub fn read_listed_input_bytes(path: &Path, limit: InputLimit) -> Result<Vec<u8>
     read_opened(path, limit)
 }
 
-/// Opens `path` without blocking, checks what was opened and reads it within `limit`.
-fn read_opened(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError> {
+/// Opens a regular file of at most `limit.max_bytes` for a streamed read, with the checks of
+/// [`read_input_bytes`]: what is returned is a regular file, opened without blocking.
+pub(crate) fn open_input(path: &Path, limit: InputLimit) -> Result<File, InputFileError> {
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| InputFileError::new(path, InputProblem::Io(error)))?;
+    check(path, &metadata, limit)?;
+    open_checked(path, limit).map(|(file, _)| file)
+}
+
+/// Opens `path` without blocking and checks what was opened.
+fn open_checked(path: &Path, limit: InputLimit) -> Result<(File, Metadata), InputFileError> {
     let fail = |problem| InputFileError::new(path, problem);
     let file = open_nonblocking(path).map_err(|error| fail(InputProblem::Io(error)))?;
     // The path may have been swapped between `metadata` and `open`: check what was opened.
@@ -257,6 +284,13 @@ fn read_opened(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError
         .metadata()
         .map_err(|error| fail(InputProblem::Io(error)))?;
     check(path, &metadata, limit)?;
+    Ok((file, metadata))
+}
+
+/// Opens `path` without blocking, checks what was opened and reads it within `limit`.
+fn read_opened(path: &Path, limit: InputLimit) -> Result<Vec<u8>, InputFileError> {
+    let fail = |problem| InputFileError::new(path, problem);
+    let (file, metadata) = open_checked(path, limit)?;
     let capacity = usize::try_from(metadata.len().min(limit.max_bytes)).unwrap_or(0);
     let mut bytes = Vec::with_capacity(capacity);
     file.take(limit.max_bytes.saturating_add(1))

@@ -7,6 +7,14 @@
 //! ([`LoadedSettings::entries`]). Errors name the file, line, column and key; unknown keys are
 //! warnings, not errors.
 //!
+//! A project's settings are written by whoever wrote the project: values of the project layer
+//! that loosen the user's policy (approvals, sandbox, network, roots, tool risk, providers that
+//! would send a key elsewhere, MCP servers that read the user's environment, …) apply only
+//! once the user trusts the project ([`LoadedSettings::loosenings`], [`ProjectTrust`]). The
+//! [`TrustStore`] records that trust per project path with the SHA-256 of its
+//! [`PROJECT_POLICY_FILES`], and the hashes of the files project MCP servers run
+//! ([`server_scripts`]), trusted on first use.
+//!
 //! [`read_input_file`] is how agentctl reads its own input files (settings, agent files,
 //! cassettes): regular files only, never more than a stated limit, never a blocking open;
 //! [`check_yaml_aliases`] keeps a small YAML file from expanding into a huge document.
@@ -14,16 +22,23 @@
 mod input;
 mod locations;
 mod settings;
+mod trust;
 mod yaml;
 
 pub use input::{
     FileKind, InputFileError, InputLimit, InputProblem, MAX_AGENT_FILE_BYTES, MAX_CASSETTE_BYTES,
-    MAX_SETTINGS_BYTES, read_input_bytes, read_input_file, read_listed_input_bytes,
+    MAX_SCRIPT_BYTES, MAX_SETTINGS_BYTES, MAX_TRUST_FILE_BYTES, read_input_bytes, read_input_file,
+    read_listed_input_bytes,
 };
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
-    ConfigError, ConfigWarning, LoadedSettings, SettingEntry, SettingsLayer, load_settings,
-    settings_schema,
+    ConfigError, ConfigWarning, LoadOptions, LoadedSettings, SettingEntry, SettingsLayer,
+    load_settings, load_settings_with, settings_schema,
+};
+pub use trust::{
+    Loosening, LooseningReason, PROJECT_POLICY_FILES, ProjectRecord, ProjectTrust, ScriptChange,
+    ScriptRecord, ServerScript, TRUST_DIR, TRUST_FILE, TrustError, TrustStore, TrustedFiles,
+    server_scripts,
 };
 pub use yaml::{
     MAX_AGENT_ALIAS_VALUES, MAX_CASSETTE_ALIAS_VALUES, YamlAliasError, check_yaml_aliases,

@@ -9,11 +9,15 @@
 mod merge;
 mod raw;
 
-use crate::input::{InputFileError, InputLimit, read_input_file};
+use crate::input::{InputFileError, InputLimit, read_input_bytes, read_input_file};
 use crate::locations::Locations;
-use agentctl_core::Settings;
+use crate::trust::{
+    self, Baselines, Loosening, PROJECT_POLICY_FILES, ProjectTrust, TrustStore, sha256_hex,
+};
+use agentctl_core::{RiskLevel, Settings};
 use merge::{Origins, leaves, merge_layer};
 use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -71,6 +75,23 @@ pub enum ConfigWarning {
         /// Dotted path of the key, e.g. `agents.defaultContextMod`.
         key: String,
     },
+    /// A project value that loosens the user's policy, not applied because the project is
+    /// not trusted (trusting the project at `project` applies it).
+    Untrusted {
+        /// The project's settings file.
+        path: PathBuf,
+        /// The project root, the folder to trust.
+        project: PathBuf,
+        /// The value and why it is looser.
+        loosening: Loosening,
+    },
+    /// The trust store could not be read: every project counts as untrusted.
+    TrustStore {
+        /// The store's file.
+        path: PathBuf,
+        /// Why it could not be read.
+        message: String,
+    },
 }
 
 impl fmt::Display for ConfigWarning {
@@ -79,8 +100,28 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::UnknownKey { path, key } => {
                 write!(f, "{}: unknown key `{key}` ignored", path.display())
             }
+            ConfigWarning::Untrusted {
+                path, loosening, ..
+            } => write!(
+                f,
+                "{}: `{}` ignored, the project is not trusted: it {}",
+                path.display(),
+                loosening.key,
+                loosening.reason
+            ),
+            ConfigWarning::TrustStore { message, .. } => {
+                write!(f, "{message}; every project counts as untrusted")
+            }
         }
     }
+}
+
+/// What the caller knows that settings files do not say.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The risk of built-in tools by name: a project's `tools.risk` override below it loosens
+    /// the policy. A tool not listed (an MCP tool) is taken to be `high`.
+    pub tool_risk: BTreeMap<String, RiskLevel>,
 }
 
 /// One source of settings, in precedence order (later wins).
@@ -143,8 +184,17 @@ pub struct LoadedSettings {
     pub layers: Vec<SettingsLayer>,
     /// Settings files that were looked for but do not exist.
     pub missing: Vec<SettingsLayer>,
-    /// Ignored keys, by file.
+    /// Ignored keys and values, by file.
     pub warnings: Vec<ConfigWarning>,
+    /// Whether the project's policy files are trusted.
+    pub trust: ProjectTrust,
+    /// Every value of the project layer that loosens the user's policy, applied or not.
+    pub loosenings: Vec<Loosening>,
+    /// SHA-256 of each project policy file that exists, by path relative to the project root,
+    /// hashed from the very bytes loaded: what trusting the project records.
+    pub policy_hashes: BTreeMap<String, String>,
+    /// Names of the MCP servers the project layer defines (they run sandboxed).
+    pub project_servers: BTreeSet<String>,
     /// Index into `layers` of the layer that set each leaf; absent means the default.
     origins: Origins,
 }
@@ -158,8 +208,19 @@ impl LoadedSettings {
             layers: vec![SettingsLayer::Default],
             missing: Vec::new(),
             warnings: Vec::new(),
+            trust: ProjectTrust::NotNeeded,
+            loosenings: Vec::new(),
+            policy_hashes: BTreeMap::new(),
+            project_servers: BTreeSet::new(),
             origins: Origins::new(),
         }
+    }
+
+    /// The project values that loosen the user's policy and were not applied.
+    pub fn ignored(&self) -> impl Iterator<Item = &Loosening> {
+        self.loosenings
+            .iter()
+            .filter(|loosening| !loosening.applied)
     }
 
     /// The layer that set the leaf `key` (dotted path); [`SettingsLayer::Default`] for keys
@@ -224,10 +285,11 @@ fn mask_password(url: &str) -> String {
     }
 }
 
-/// Loads and layers the settings files found at `locations`.
+/// Loads and layers the settings files found at `locations`, with [`LoadOptions::default`].
 ///
 /// A missing file is skipped (and listed in [`LoadedSettings::missing`]); an empty file counts
-/// as `{}`. Unknown keys become [`LoadedSettings::warnings`].
+/// as `{}`. Unknown keys become [`LoadedSettings::warnings`]. Project values that loosen the
+/// user's policy apply only when the project is trusted (see [`trust`](crate::TrustStore)).
 ///
 /// ```
 /// let home = tempfile::tempdir().unwrap();
@@ -242,6 +304,14 @@ fn mask_password(url: &str) -> String {
 /// assert_eq!(loaded.origin("agents.tracing").name(), "global");
 /// ```
 pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigError> {
+    load_settings_with(locations, &LoadOptions::default())
+}
+
+/// [`load_settings`] with what the caller knows of built-in tools.
+pub fn load_settings_with(
+    locations: &Locations,
+    options: &LoadOptions,
+) -> Result<LoadedSettings, ConfigError> {
     let global = locations.global_settings_file();
     let mut candidates = vec![SettingsLayer::Global(global.clone())];
     if let Some(project) = locations.project_settings_file() {
@@ -253,9 +323,7 @@ pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigErro
 
     let mut merged = Map::new();
     let mut origins = Origins::new();
-    let mut layers = vec![SettingsLayer::Default];
-    let mut missing = Vec::new();
-    let mut warnings = Vec::new();
+    let mut loaded = LoadedSettings::new(Settings::default());
     if let Ok(Value::Object(defaults)) = serde_json::to_value(Settings::default()) {
         merge_layer(&mut merged, defaults, "", 0, &mut origins);
     }
@@ -264,27 +332,111 @@ pub fn load_settings(locations: &Locations) -> Result<LoadedSettings, ConfigErro
         let text = match read_input_file(path, InputLimit::SETTINGS) {
             Ok(text) => text,
             Err(error) if error.is_not_found() => {
-                missing.push(layer);
+                loaded.missing.push(layer);
                 continue;
             }
             Err(error) => return Err(error.into()),
         };
         let parsed = raw::parse_layer(path, &text)?;
-        warnings.extend(parsed.warnings);
-        merge_layer(&mut merged, parsed.value, "", layers.len(), &mut origins);
-        layers.push(layer);
+        loaded.warnings.extend(parsed.warnings);
+        let value = match (&layer, &locations.project_root) {
+            (SettingsLayer::Project(path), Some(root)) => {
+                let context = ProjectLayer {
+                    root,
+                    path,
+                    text: &text,
+                    store: TrustStore::new(&locations.agentctl_home),
+                };
+                context.review(&merged, parsed.value, options, &mut loaded)?
+            }
+            _ => parsed.value,
+        };
+        merge_layer(&mut merged, value, "", loaded.layers.len(), &mut origins);
+        loaded.layers.push(layer);
     }
-    let settings =
+    loaded.settings =
         serde_json::from_value(Value::Object(merged)).map_err(|error| ConfigError::Resolve {
             message: error.to_string(),
         })?;
-    Ok(LoadedSettings {
-        settings,
-        layers,
-        missing,
-        warnings,
-        origins,
-    })
+    loaded.origins = origins;
+    Ok(loaded)
+}
+
+/// The project layer being loaded.
+struct ProjectLayer<'a> {
+    root: &'a Path,
+    path: &'a Path,
+    text: &'a str,
+    store: TrustStore,
+}
+
+impl ProjectLayer<'_> {
+    /// Decides the project's trust, finds its loosening values and returns what of the layer
+    /// applies; records the outcome in `loaded`.
+    fn review(
+        &self,
+        user: &Map<String, Value>,
+        value: Map<String, Value>,
+        options: &LoadOptions,
+        loaded: &mut LoadedSettings,
+    ) -> Result<Map<String, Value>, ConfigError> {
+        loaded.policy_hashes = self.policy_hashes()?;
+        loaded.trust = trust::assess(&self.store, self.root, &loaded.policy_hashes);
+        if let ProjectTrust::Unreadable(message) = &loaded.trust {
+            loaded.warnings.push(ConfigWarning::TrustStore {
+                path: self.store.path(),
+                message: message.clone(),
+            });
+        }
+        let baselines = Baselines {
+            tool_risk: Some(&options.tool_risk),
+        };
+        let (kept, findings) = trust::review(user, &value, &baselines);
+        let applied = loaded.trust.is_trusted();
+        for finding in findings {
+            let loosening = Loosening {
+                key: finding.key,
+                value: finding.value,
+                reason: finding.reason,
+                applied,
+            };
+            if !applied {
+                loaded.warnings.push(ConfigWarning::Untrusted {
+                    path: self.path.to_path_buf(),
+                    project: self.root.to_path_buf(),
+                    loosening: loosening.clone(),
+                });
+            }
+            loaded.loosenings.push(loosening);
+        }
+        let value = if applied { value } else { kept };
+        loaded.project_servers = value
+            .get("mcpServers")
+            .and_then(Value::as_object)
+            .map(|servers| servers.keys().cloned().collect())
+            .unwrap_or_default();
+        Ok(value)
+    }
+
+    /// SHA-256 of each policy file that exists; the settings file is hashed from the text
+    /// loaded, so what is trusted is what was read.
+    fn policy_hashes(&self) -> Result<BTreeMap<String, String>, ConfigError> {
+        let mut hashes = BTreeMap::new();
+        for file in PROJECT_POLICY_FILES {
+            let path = self.root.join(file);
+            let hash = if path == self.path {
+                sha256_hex(self.text.as_bytes())
+            } else {
+                match read_input_bytes(&path, InputLimit::SETTINGS) {
+                    Ok(bytes) => sha256_hex(&bytes),
+                    Err(error) if error.is_not_found() => continue,
+                    Err(error) => return Err(error.into()),
+                }
+            };
+            hashes.insert((*file).to_owned(), hash);
+        }
+        Ok(hashes)
+    }
 }
 
 /// JSON Schema of `settings.json`.

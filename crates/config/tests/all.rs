@@ -5,4 +5,5 @@ mod suite {
     mod input_files;
     mod layering;
     mod support;
+    mod trust;
 }

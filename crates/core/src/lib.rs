@@ -54,7 +54,7 @@ pub use guardrail::{
     RunGuardrails,
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
-pub use mcp::McpServerConfig;
+pub use mcp::{McpSandboxSettings, McpServerConfig};
 pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{
     BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,

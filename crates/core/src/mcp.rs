@@ -56,3 +56,73 @@ pub struct McpServerConfig {
     #[serde(flatten, default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, Value>,
 }
+
+/// `sandbox.mcpServers`: which MCP stdio servers run in the sandbox.
+///
+/// Servers a project defines (in its `.agentctl/settings.json` or inline in its agent files)
+/// always run confined, except those the user names in `unconfined` in their own settings.
+/// `confine` decides for the servers of the user's own settings and agent files. Written
+/// `true` / `false` (sets `confine`) or `{"confine": …, "unconfined": [names…]}`.
+///
+/// ```
+/// let value: agentctl_core::McpSandboxSettings = serde_json::from_str("true").unwrap();
+/// assert!(value.confine && value.unconfined.is_empty());
+/// let value: agentctl_core::McpSandboxSettings =
+///     serde_json::from_str(r#"{"unconfined": ["local-db"]}"#).unwrap();
+/// assert!(!value.confine && value.is_unconfined("local-db"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", from = "McpSandboxInput")]
+#[schemars(with = "McpSandboxInput")]
+pub struct McpSandboxSettings {
+    /// Whether the servers of the user's own settings and agent files run confined (project
+    /// servers always do).
+    pub confine: bool,
+    /// Servers that never run confined, project servers included; honoured only from the
+    /// user's own settings (a project cannot take its servers out of the sandbox).
+    pub unconfined: Vec<String>,
+}
+
+impl McpSandboxSettings {
+    /// Whether the user took the server called `name` out of the sandbox.
+    pub fn is_unconfined(&self, name: &str) -> bool {
+        self.unconfined.iter().any(|entry| entry == name)
+    }
+}
+
+/// `sandbox.mcpServers` as written: a boolean or an object.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum McpSandboxInput {
+    /// `true` confines the user's own servers too; `false` (the default) leaves them unconfined.
+    Flag(bool),
+    /// `{confine, unconfined}`.
+    Object(McpSandboxObject),
+}
+
+/// `sandbox.mcpServers` written as an object.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct McpSandboxObject {
+    /// Whether the user's own servers run confined (default false).
+    #[serde(default)]
+    confine: bool,
+    /// Servers that never run confined.
+    #[serde(default)]
+    unconfined: Vec<String>,
+}
+
+impl From<McpSandboxInput> for McpSandboxSettings {
+    fn from(input: McpSandboxInput) -> Self {
+        match input {
+            McpSandboxInput::Flag(confine) => Self {
+                confine,
+                unconfined: Vec::new(),
+            },
+            McpSandboxInput::Object(object) => Self {
+                confine: object.confine,
+                unconfined: object.unconfined,
+            },
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Resolved settings: the result of layering `settings.json` files.
 
 use crate::agent::{ContextMode, Scope, TracingBackend};
-use crate::mcp::McpServerConfig;
+use crate::mcp::{McpSandboxSettings, McpServerConfig};
 use crate::serde_util::one_or_many;
 use crate::trace::SpanKind;
 use schemars::JsonSchema;
@@ -289,9 +289,10 @@ pub struct SandboxSettings {
     /// trusts what is written there). `~/` is the home directory; a relative path is relative
     /// to the project root; a missing directory is skipped.
     pub writable_roots: Vec<String>,
-    /// Whether MCP stdio servers run confined too (with the same mode, network and writable
-    /// roots; their working directory and the project root are writable).
-    pub mcp_servers: bool,
+    /// Which MCP stdio servers run confined (with the same mode, network and writable roots;
+    /// their working directory and the project root are writable): the project's always,
+    /// the user's own when `confine` is true, none named in `unconfined`.
+    pub mcp_servers: McpSandboxSettings,
 }
 
 impl Default for SandboxSettings {
@@ -300,7 +301,7 @@ impl Default for SandboxSettings {
             mode: SandboxMode::WorkspaceWrite,
             network: true,
             writable_roots: Vec::new(),
-            mcp_servers: false,
+            mcp_servers: McpSandboxSettings::default(),
         }
     }
 }

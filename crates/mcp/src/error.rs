@@ -1,5 +1,7 @@
 //! Errors of the MCP bridge. Each names the server (and tool) it is about.
 
+use agentctl_config::ScriptChange;
+
 /// Result of the MCP bridge.
 pub type Result<T, E = McpError> = std::result::Result<T, E>;
 
@@ -94,9 +96,60 @@ pub enum McpError {
         /// Tool name as asked for.
         tool: String,
     },
+    /// Files of the project that a project-defined server runs changed since they were
+    /// approved (recorded on first use): the server is not started until they are approved
+    /// again.
+    #[error("MCP server `{server}` not started: {}", changed_files(changes))]
+    ScriptChanged {
+        /// Server name.
+        server: String,
+        /// The files that changed, with the recorded and the current hash.
+        changes: Vec<ScriptChange>,
+    },
+    /// The files a project-defined server runs could not be hashed or their records read:
+    /// the server is not started.
+    #[error("MCP server `{server}` not started: cannot check the files it runs: {message}")]
+    ScriptCheck {
+        /// Server name.
+        server: String,
+        /// Why.
+        message: String,
+    },
+    /// A server defined inline in one of the project's agent files reads a variable of the
+    /// user's environment (`${VAR}`) that MCP servers do not inherit: a project's agent files
+    /// are not covered by trusting its settings, so they cannot hand the user's variables to
+    /// the project's code.
+    #[error(
+        "MCP server `{server}` of a project agent file reads `{variable}` from the environment: \
+         not started (a project's agent files may read only the variables every server inherits \
+         and those of env.passthrough; define the server in settings instead)"
+    )]
+    VariableRefused {
+        /// Server name.
+        server: String,
+        /// The variable.
+        variable: String,
+    },
     /// Serving agents over MCP failed.
     #[error("MCP serve failed: {0}")]
     Serve(String),
+}
+
+/// `` `tools/server.py` changed since it was approved (sha256 0123456789ab… then, 89abcdef0123… now) ``.
+fn changed_files(changes: &[ScriptChange]) -> String {
+    let short = |hash: &str| hash.get(..12).unwrap_or(hash).to_owned();
+    changes
+        .iter()
+        .map(|change| {
+            format!(
+                "`{}` changed since it was approved (sha256 {}… then, {}… now)",
+                change.file,
+                short(&change.recorded),
+                short(&change.current)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl McpError {
@@ -124,7 +177,10 @@ impl McpError {
             | McpError::Timeout { server, .. }
             | McpError::Disconnected { server, .. }
             | McpError::Protocol { server, .. }
-            | McpError::UnknownTool { server, .. } => Some(server),
+            | McpError::UnknownTool { server, .. }
+            | McpError::ScriptChanged { server, .. }
+            | McpError::ScriptCheck { server, .. }
+            | McpError::VariableRefused { server, .. } => Some(server),
             McpError::Serve(_) => None,
         }
     }

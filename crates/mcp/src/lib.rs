@@ -10,6 +10,10 @@
 //!   never a hang: its `timeout` bounds the startup and every request, and a stdio server
 //!   that writes anything but JSON-RPC on stdout (a banner, a log line) is stopped at once
 //!   with the line quoted ([`McpError::NotJsonRpc`]).
+//! - **Project servers.** Servers a project defines (its settings layer, inline in its agent
+//!   files) run in the sandbox whatever `sandbox.mcpServers` says, and the project files they
+//!   run are trusted on first use: a changed file stops the server until it is approved again
+//!   ([`ProjectLaunch`], [`McpError::ScriptChanged`]).
 //! - **Server.** [`serve_agents`] exposes agents as MCP tools (input: a prompt; output: the
 //!   agent's final text) over any transport, e.g. stdio for `agentctl mcp serve`.
 //!
@@ -21,6 +25,7 @@ mod error;
 mod manager;
 mod names;
 mod process;
+mod project;
 mod render;
 mod serve;
 mod stdout;
@@ -31,6 +36,7 @@ pub use error::{McpError, Result};
 pub use manager::{McpManager, ServerStatus};
 pub use names::{qualified_name, sanitize_name};
 pub use process::LaunchPolicy;
+pub use project::ProjectLaunch;
 pub use render::{
     CallOutcome, PromptArgumentInfo, PromptInfo, PromptMessageInfo, ResourceContent, ResourceInfo,
 };

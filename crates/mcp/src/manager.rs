@@ -6,6 +6,8 @@
 //! connect again. [`McpManager::shutdown`] (or dropping the last clone) stops every child
 //! process.
 
+mod project_servers;
+
 use crate::config::{ServerSpec, resolve_server};
 use crate::connection::Connection;
 use crate::error::{McpError, Result};
@@ -16,13 +18,13 @@ use crate::render::{
     prompt_info, prompt_message, resource_content, resource_info,
 };
 use crate::tool::{McpTool, McpToolInfo, ServerCalls};
-use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Settings, is_known_tool};
+use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Scope, Settings, is_known_tool};
 use agentctl_core::{Tool, ToolFilter};
 use futures_util::future::join_all;
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -49,6 +51,8 @@ struct Inner {
     base_dir: PathBuf,
     launch: LaunchPolicy,
     configs: Mutex<BTreeMap<String, McpServerConfig>>,
+    /// Keys of the inline servers of the project's own agent files.
+    project_inline: Mutex<BTreeSet<String>>,
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
 }
 
@@ -109,6 +113,7 @@ impl McpManager {
                 base_dir: working_dir.into(),
                 launch,
                 configs: Mutex::new(servers),
+                project_inline: Mutex::new(BTreeSet::new()),
                 slots: Mutex::new(HashMap::new()),
             }),
         }
@@ -161,23 +166,7 @@ impl McpManager {
         &self,
         agent: &AgentDefinition,
     ) -> (Vec<Arc<dyn Tool>>, Vec<McpError>) {
-        let mut servers: Vec<(String, String)> = Vec::new(); // (name, connection key)
-        let mut add = |name: &str, key: String| {
-            if !servers.iter().any(|(n, _)| n == name) {
-                servers.push((name.to_owned(), key));
-            }
-        };
-        for (name, config) in &agent.spec.mcp.inline {
-            add(name, self.register_inline(agent.name(), name, config));
-        }
-        for name in &agent.spec.mcp.servers {
-            add(name, name.clone());
-        }
-        for entry in agent.spec.tools.allow.iter().flatten() {
-            if let KnownTool::Mcp { server } = is_known_tool(entry) {
-                add(&server, server.clone());
-            }
-        }
+        let servers = self.register_agent(agent);
         let results = join_all(
             servers
                 .iter()
@@ -197,6 +186,31 @@ impl McpManager {
             }
         }
         (tools, warnings)
+    }
+
+    /// The servers an agent names — in `mcp.servers`, inline in its file or in `tools.allow`
+    /// entries `mcp.<server>.<tool>` — as `(name, key)`: the key the manager reaches the
+    /// server under. Inline servers are added to the manager (those of a project agent file
+    /// are the project's).
+    pub fn register_agent(&self, agent: &AgentDefinition) -> Vec<(String, String)> {
+        let mut servers: Vec<(String, String)> = Vec::new();
+        let mut add = |name: &str, key: String| {
+            if !servers.iter().any(|(n, _)| n == name) {
+                servers.push((name.to_owned(), key));
+            }
+        };
+        for (name, config) in &agent.spec.mcp.inline {
+            add(name, self.register_inline(agent, name, config));
+        }
+        for name in &agent.spec.mcp.servers {
+            add(name, name.clone());
+        }
+        for entry in agent.spec.tools.allow.iter().flatten() {
+            if let KnownTool::Mcp { server } = is_known_tool(entry) {
+                add(&server, server.clone());
+            }
+        }
+        servers
     }
 
     /// Every tool of one server (connecting it if needed), under qualified names.
@@ -360,20 +374,31 @@ impl McpManager {
     /// Adds an agent's inline server; returns the key it is reachable under. An inline server
     /// that differs from a settings server of the same name gets a key of its own, so each
     /// agent talks to the server its own file describes.
-    fn register_inline(&self, agent: &str, name: &str, config: &McpServerConfig) -> String {
+    fn register_inline(
+        &self,
+        agent: &AgentDefinition,
+        name: &str,
+        config: &McpServerConfig,
+    ) -> String {
         let mut configs = self.configs();
-        match configs.get(name) {
-            None => {
-                configs.insert(name.to_owned(), config.clone());
-                name.to_owned()
-            }
-            Some(existing) if existing == config => name.to_owned(),
-            Some(_) => {
-                let key = format!("{name}@{agent}");
-                configs.insert(key.clone(), config.clone());
-                key
-            }
+        let key = match configs.get(name) {
+            // The same server as in settings: it is whoever's the settings entry is.
+            Some(existing) if existing == config => return name.to_owned(),
+            None if !self.is_project_server(name) => name.to_owned(),
+            _ => format!("{name}@{}", agent.name()),
+        };
+        if configs.get(&key) != Some(config) {
+            configs.insert(key.clone(), config.clone());
         }
+        drop(configs);
+        if agent.source.scope == Scope::Project {
+            self.inner
+                .project_inline
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key.clone());
+        }
+        key
     }
 
     /// The live connection of a server, (re)connecting when there is none or it died.
@@ -387,9 +412,9 @@ impl McpManager {
             }
             connection.shutdown().await;
         }
-        let outcome = match resolve_server(key, &config, &self.inner.base_dir) {
-            Ok(spec) => {
-                Connection::open(Arc::new(spec), &self.inner.base_dir, &self.inner.launch).await
+        let outcome = match self.prepare(key, &config) {
+            Ok((spec, launch)) => {
+                Connection::open(Arc::new(spec), &self.inner.base_dir, &launch).await
             }
             Err(error) => Err(error),
         };
@@ -404,6 +429,23 @@ impl McpManager {
                 Err(error)
             }
         }
+    }
+
+    /// Resolves a server's configuration and decides how it starts: a project server's
+    /// files are checked against their records first (and recorded on first use).
+    fn prepare(&self, key: &str, config: &McpServerConfig) -> Result<(ServerSpec, LaunchPolicy)> {
+        let spec = if self.is_project_inline(key) {
+            self.resolve_project_inline(key, config)?
+        } else {
+            resolve_server(key, config, &self.inner.base_dir)?
+        };
+        let project = self.is_project_server(key);
+        if let (true, Some(launch)) = (project, &self.inner.launch.project) {
+            launch.check(&spec, &self.inner.base_dir)?;
+        }
+        // `name@agent` (an agent's own variant of a server) is named `name` by the user.
+        let name = key.split_once('@').map_or(key, |(name, _)| name);
+        Ok((spec, self.inner.launch.for_server(name, project)))
     }
 
     /// Passes a request's result through; after an error that means the connection is no good

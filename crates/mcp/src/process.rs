@@ -11,6 +11,8 @@
 //! reaches a server only when its configuration names it (`"GITHUB_TOKEN": "${GITHUB_TOKEN}"`).
 
 use crate::config::TransportSpec;
+use crate::project::ProjectLaunch;
+use agentctl_config::{LoadedSettings, TrustStore};
 use agentctl_core::Settings;
 use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxPolicy, SandboxStatus};
 use std::collections::VecDeque;
@@ -30,11 +32,12 @@ const GRACE: Duration = Duration::from_millis(500);
 /// How stdio servers are started: what they see of the environment and whether they are
 /// confined.
 ///
-/// [`Default`]: the MCP SDKs' default variables only, no sandbox.
+/// [`Default`]: the MCP SDKs' default variables only, no sandbox, no server taken to be a
+/// project's.
 ///
 /// ```
 /// let mut settings = agentctl_core::Settings::default();
-/// settings.sandbox.mcp_servers = true;
+/// settings.sandbox.mcp_servers.confine = true;
 /// settings.env.passthrough = vec!["AWS_PROFILE".into()];
 /// let launch = agentctl_mcp::LaunchPolicy::from_settings(&settings);
 /// assert!(launch.sandbox.is_some());
@@ -43,19 +46,50 @@ const GRACE: Duration = Duration::from_millis(500);
 pub struct LaunchPolicy {
     /// Which variables of agentctl's environment a server inherits.
     pub env: EnvPolicy,
-    /// The sandbox servers run in; `None` runs them unconfined.
+    /// The sandbox the user's own servers run in; `None` runs them unconfined.
     pub sandbox: Option<SandboxPolicy>,
+    /// How the servers a project defines start (always confined unless the user says
+    /// otherwise, their files trusted on first use); `None` when there is no project.
+    pub project: Option<ProjectLaunch>,
 }
 
 impl LaunchPolicy {
-    /// `env.passthrough`, and the `sandbox.*` policy when `sandbox.mcpServers` is on.
+    /// `env.passthrough`, and the `sandbox.*` policy when `sandbox.mcpServers.confine` is on
+    /// (for servers that are not a project's: embedders, and every server outside a project).
     pub fn from_settings(settings: &Settings) -> Self {
         Self {
             env: EnvPolicy::from_settings(&settings.env),
             sandbox: settings
                 .sandbox
                 .mcp_servers
+                .confine
                 .then(|| SandboxPolicy::from_settings(&settings.sandbox)),
+            project: None,
+        }
+    }
+
+    /// [`from_settings`](Self::from_settings) for a project at `root` whose settings were
+    /// loaded as `loaded`: the servers its settings layer and its agent files define run
+    /// confined and have their files recorded in `store`.
+    pub fn for_project(loaded: &LoadedSettings, root: &Path, store: TrustStore) -> Self {
+        Self {
+            project: Some(ProjectLaunch::new(loaded, root, store)),
+            ..Self::from_settings(&loaded.settings)
+        }
+    }
+
+    /// The policy one server starts under: the project's sandbox for a project server
+    /// (`project` true), the user's otherwise.
+    pub(crate) fn for_server(&self, name: &str, project: bool) -> Self {
+        let sandbox = match (&self.project, project) {
+            (Some(launch), true) => launch.sandbox_for(name).cloned(),
+            (Some(launch), false) if launch.unconfined.contains(name) => None,
+            _ => self.sandbox.clone(),
+        };
+        Self {
+            env: self.env.clone(),
+            sandbox,
+            project: None,
         }
     }
 }

@@ -8,6 +8,7 @@ mod suite {
     mod everything;
     mod failures;
     mod launch;
+    mod project;
     mod providers;
     mod serve;
     mod support;

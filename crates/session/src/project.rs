@@ -4,10 +4,12 @@
 use crate::error::SessionError;
 use crate::secrets::secrets_of;
 use crate::store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, resolve_location};
-use agentctl_config::{LoadedSettings, Locations, load_settings};
+use crate::task::TaskTool;
+use agentctl_config::{LoadOptions, LoadedSettings, Locations, TrustStore, load_settings_with};
 use agentctl_context::{SessionStore, SqliteStore};
-use agentctl_core::{Redactor, Settings};
+use agentctl_core::{Redactor, RiskLevel, Settings};
 use agentctl_definitions::{Discovery, discover};
+use agentctl_mcp::{LaunchPolicy, McpManager};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,7 +47,7 @@ impl Project {
             return Err(SessionError::NoProjectDir(dir.to_path_buf()));
         }
         let locations = Locations::discover(project_dir, cwd);
-        let settings = load_settings(&locations)?;
+        let settings = load_settings_with(&locations, &load_options())?;
         let root = locations
             .project_root
             .clone()
@@ -60,6 +62,28 @@ impl Project {
     /// The merged settings.
     pub fn settings(&self) -> &Settings {
         &self.settings.settings
+    }
+
+    /// Where the user's trust in projects and the hashes of project MCP servers' files are
+    /// recorded (`$AGENTCTL_HOME/trust/`).
+    pub fn trust_store(&self) -> TrustStore {
+        TrustStore::new(&self.locations.agentctl_home)
+    }
+
+    /// How MCP stdio servers start in this project: the project's own servers (its settings
+    /// layer, its agent files) confined and their files trusted on first use.
+    pub fn launch_policy(&self) -> LaunchPolicy {
+        LaunchPolicy::for_project(&self.settings, self.root(), self.trust_store())
+    }
+
+    /// The MCP manager of the settings' servers, started as [`launch_policy`](Self::launch_policy)
+    /// says. Every front end and runner of the project uses one built here.
+    pub fn mcp_manager(&self) -> McpManager {
+        McpManager::with_launch(
+            self.settings().mcp_servers.clone(),
+            self.root(),
+            self.launch_policy(),
+        )
     }
 
     /// The folder built-in tools are confined to: the project root, or the working directory
@@ -131,6 +155,18 @@ impl Project {
     pub(crate) fn secrets(&self) -> Redactor {
         secrets_of(self.settings(), &[], std::env::vars_os())
     }
+}
+
+/// What loading needs to know of the tools: the risk of each built-in one, so that a project
+/// `tools.risk` override below it counts as loosening the user's policy.
+fn load_options() -> LoadOptions {
+    let mut tool_risk: std::collections::BTreeMap<String, RiskLevel> =
+        agentctl_tools::builtin_tools()
+            .iter()
+            .map(|tool| (tool.name().to_owned(), tool.risk()))
+            .collect();
+    tool_risk.insert(TaskTool::NAME.to_owned(), RiskLevel::Safe);
+    LoadOptions { tool_risk }
 }
 
 /// What agentctl writes into a project's `.agentctl/.gitignore`.

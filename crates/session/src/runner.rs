@@ -67,7 +67,7 @@ impl SessionRunner {
             .iter()
             .map(|loaded| loaded.definition.clone())
             .collect();
-        let mcp = McpManager::from_settings(project.settings(), project.root());
+        let mcp = project.mcp_manager();
         // Inline MCP servers of agent files bring their own `${VAR}` secrets.
         let inline = secrets_of(project.settings(), &agents, std::env::vars_os());
         let secrets = builder.secrets().merged(&inline);

@@ -6,7 +6,6 @@ use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
 use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
-use agentctl_mcp::McpManager;
 use agentctl_session::{
     McpTools, Project, RuntimeBuilder, TaskTool, agent_tools, long_term_memory_tools,
 };
@@ -32,7 +31,7 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     let builder =
         RuntimeBuilder::new(context).approvals(crate::approvals::choice(&args.approvals)?);
     let gate = builder.gate()?;
-    let mcp = McpManager::from_settings(context.settings(), context.root());
+    let mcp = context.mcp_manager();
     let which = if args.all {
         McpTools::Candidates
     } else {
@@ -56,7 +55,11 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         memory.register(&mut assembled.registry);
     }
     for warning in &assembled.warnings {
-        let _ = writeln!(std::io::stderr().lock(), "warning: {warning}");
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: {}",
+            crate::trust_cmd::mcp_warning(warning)
+        );
     }
     let all: Vec<_> = assembled.registry.iter().cloned().collect();
     let filter = ToolFilter::new(&agent.spec.tools)

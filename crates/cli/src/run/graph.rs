@@ -130,6 +130,12 @@ fn execute(
         Target::Recorded(branch) => recorded_graph(&session, branch)?,
     };
     let graph = load_graph(&runner, &name)?;
+    // Project servers of the nodes' agents whose files changed are asked about now.
+    for node in graph.nodes() {
+        if let Ok(agent) = runner.require_agent(&node.agent) {
+            crate::trust_cmd::approve_changed_scripts(&runner, &agent)?;
+        }
+    }
     let options = RunOptions {
         stream: !flags.no_stream,
         max_turns: flags.max_turns,

@@ -29,7 +29,7 @@ pub(super) async fn run_once(
     let turn = conversation.turn(prompt).await?;
     let (outcome, signal) = render_turn(turn, format, frontend, session_id.as_deref()).await;
     for warning in &outcome.warnings {
-        super::warn(&warning.to_string());
+        super::warn(&crate::trust_cmd::mcp_warning(warning));
     }
     if let Some(error) = outcome.save_error {
         return Ok(Ending::NotSaved(error.to_string()));

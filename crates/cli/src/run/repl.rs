@@ -177,7 +177,10 @@ async fn mention(
         .conversation(definition, session, options)
         .await?;
     for warning in warnings {
-        say(&format!("warning: {warning}"));
+        say(&format!(
+            "warning: {}",
+            crate::trust_cmd::mcp_warning(&warning)
+        ));
     }
     say(&format!("@{agent} · {}", context_note(&conversation)));
     let turn = conversation.turn(prompt).await?;

@@ -235,7 +235,60 @@ struct RawSandbox {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     writable_roots: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    mcp_servers: Option<bool>,
+    mcp_servers: Option<RawMcpSandbox>,
+}
+
+/// `sandbox.mcpServers` as written: `true`/`false` sets `confine` only, so a later layer's
+/// boolean does not drop the `unconfined` list of an earlier one.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawMcpSandbox {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confine: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unconfined: Option<Vec<String>>,
+}
+
+/// `sandbox.mcpServers` written as an object.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawMcpSandboxObject {
+    #[serde(default)]
+    confine: Option<bool>,
+    #[serde(default)]
+    unconfined: Option<Vec<String>>,
+}
+
+impl<'de> Deserialize<'de> for RawMcpSandbox {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = RawMcpSandbox;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true, false or an object {confine, unconfined}")
+            }
+
+            fn visit_bool<E: de::Error>(self, value: bool) -> Result<RawMcpSandbox, E> {
+                Ok(RawMcpSandbox {
+                    confine: Some(value),
+                    unconfined: None,
+                })
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawMcpSandbox, A::Error> {
+                let object =
+                    RawMcpSandboxObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawMcpSandbox {
+                    confine: object.confine,
+                    unconfined: object.unconfined,
+                })
+            }
+        }
+
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// `env.*` as written.
@@ -415,6 +468,7 @@ mod tests {
             .iter()
             .map(|warning| match warning {
                 ConfigWarning::UnknownKey { key, .. } => key.as_str(),
+                other => panic!("not an unknown key: {other}"),
             })
             .collect();
         assert_eq!(keys, ["agents.colour", "theme"]);
@@ -436,7 +490,7 @@ mod tests {
         assert_eq!(
             Value::Object(layer.value),
             json!({"sandbox": {"mode": "read-only", "network": false,
-                               "writableRoots": ["~/.cargo"], "mcpServers": true},
+                               "writableRoots": ["~/.cargo"], "mcpServers": {"confine": true}},
                    "env": {"passthrough": ["GITHUB_TOKEN"]},
                    "tools": {"timeoutSeconds": 30, "timeouts": {"bash": 900}}})
         );

@@ -147,6 +147,8 @@ fn mcp_servers_merge_per_entry_and_an_entry_is_replaced_whole() {
         r#"{"mcpServers": {"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/",
                                       "headers": {"Authorization": "Bearer ${GITHUB_PAT}"}}}}"#,
     );
+    // Replacing the user's server is the project's to do once trusted.
+    sandbox.trust();
     let loaded = load_settings(&sandbox.locations()).unwrap();
     let servers = &loaded.settings.mcp_servers;
     assert_eq!(servers.len(), 2);
@@ -183,6 +185,8 @@ fn providers_merge_field_by_field() {
         r#"{"providers": {"anthropic": {"baseUrl": "https://proxy.internal/anthropic",
                                         "headers": {"x-team": "search"}}}}"#,
     );
+    // Sending the user's key elsewhere is the project's to do once trusted.
+    sandbox.trust();
     let loaded = load_settings(&sandbox.locations()).unwrap();
     let anthropic = &loaded.settings.providers["anthropic"];
     assert_eq!(anthropic.kind, ProviderKind::Anthropic);
@@ -313,7 +317,7 @@ fn sandbox_env_and_timeouts_layer_with_their_origins() {
     let settings = &loaded.settings;
     assert_eq!(settings.sandbox.mode, agentctl_core::SandboxMode::ReadOnly);
     assert!(!settings.sandbox.network);
-    assert!(!settings.sandbox.mcp_servers);
+    assert!(!settings.sandbox.mcp_servers.confine);
     assert_eq!(settings.sandbox.writable_roots, ["~/.cargo"]);
     assert_eq!(settings.env.passthrough, ["GITHUB_TOKEN"]);
     assert_eq!(settings.tools.timeout_for("bash").as_secs(), 900);
@@ -321,7 +325,10 @@ fn sandbox_env_and_timeouts_layer_with_their_origins() {
     assert_eq!(settings.tools.timeout_for("read_file").as_secs(), 300);
     assert_eq!(loaded.origin("sandbox.mode").name(), "project");
     assert_eq!(loaded.origin("sandbox.network").name(), "global");
-    assert_eq!(loaded.origin("sandbox.mcpServers").name(), "default");
+    assert_eq!(
+        loaded.origin("sandbox.mcpServers.confine").name(),
+        "default"
+    );
     assert_eq!(loaded.origin("tools.timeouts.bash").name(), "global");
     assert_eq!(loaded.origin("tools.timeouts.grep").name(), "project");
     assert_eq!(loaded.origin("env.passthrough").name(), "global");
@@ -333,7 +340,8 @@ fn defaults_sandbox_with_network_and_ten_minute_timeouts() {
     let value = entries.to_value();
     assert_eq!(
         value["sandbox"],
-        json!({"mode": "workspace-write", "network": true, "writableRoots": [], "mcpServers": false})
+        json!({"mode": "workspace-write", "network": true, "writableRoots": [],
+               "mcpServers": {"confine": false, "unconfined": []}})
     );
     assert_eq!(value["env"], json!({"passthrough": []}));
     assert_eq!(value["tools"]["timeoutSeconds"], 600);

@@ -5,7 +5,7 @@
     reason = "a failed test setup should stop the test at once"
 )]
 
-use agentctl_config::Locations;
+use agentctl_config::{Locations, TrustStore, load_settings};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
@@ -52,6 +52,14 @@ impl Sandbox {
 
     pub fn write_project(&self, text: &str) -> PathBuf {
         write(&self.project_file(), text)
+    }
+
+    /// Trusts the project's policy files as they are now, as `agentctl trust` does.
+    pub fn trust(&self) {
+        let loaded = load_settings(&self.locations()).unwrap();
+        TrustStore::new(&self.home)
+            .trust_files(&self.project, loaded.policy_hashes)
+            .unwrap();
     }
 }
 

@@ -1,19 +1,19 @@
 //! The reference servers (`server-everything`, `server-filesystem`), installed from npm.
 
-use super::support::{agent, ctx, gone, npm_server, stdio};
-use agentctl_mcp::McpManager;
+use super::support::{ProjectManager, agent, ctx, gone, npm_server, project_manager, stdio};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-fn manager_with(servers: &[(&str, agentctl_core::McpServerConfig)]) -> McpManager {
+/// The servers as a project's settings would define them: confined.
+fn manager_with(servers: &[(&str, agentctl_core::McpServerConfig)]) -> ProjectManager {
     let map: BTreeMap<_, _> = servers
         .iter()
         .map(|(name, config)| ((*name).to_owned(), config.clone()))
         .collect();
-    McpManager::new(map, std::env::temp_dir())
+    project_manager(map)
 }
 
-fn everything() -> Option<McpManager> {
+fn everything() -> Option<ProjectManager> {
     let bin = npm_server("mcp-server-everything")?;
     Some(manager_with(&[("everything", stdio(&bin, &[]))]))
 }

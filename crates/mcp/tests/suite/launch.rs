@@ -66,7 +66,7 @@ async fn passthrough_adds_names_to_a_servers_env() {
     let name = some_private_variable();
     let launch = LaunchPolicy {
         env: EnvPolicy::new([name.as_str()]),
-        sandbox: None,
+        ..LaunchPolicy::default()
     };
     let env = server_env(stdio(&bin, &[]), launch).await;
     assert_eq!(
@@ -80,7 +80,7 @@ async fn passthrough_adds_names_to_a_servers_env() {
 fn settings_turn_the_server_sandbox_on() {
     let mut settings = Settings::default();
     assert_eq!(LaunchPolicy::from_settings(&settings).sandbox, None);
-    settings.sandbox.mcp_servers = true;
+    settings.sandbox.mcp_servers.confine = true;
     settings.sandbox.mode = SandboxMode::ReadOnly;
     settings.env.passthrough = vec!["AWS_PROFILE".into()];
     let launch = LaunchPolicy::from_settings(&settings);

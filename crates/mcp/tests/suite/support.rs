@@ -3,7 +3,9 @@
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, McpServerConfig, Scope, SourceFormat, ToolPolicy,
 };
+use agentctl_mcp::{LaunchPolicy, McpManager, ProjectLaunch};
 use agentctl_test_support::requirement;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub fn servers_dir() -> PathBuf {
@@ -115,4 +117,38 @@ pub async fn gone(pid: u32) -> bool {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     false
+}
+
+/// A manager whose servers are all a project's, started the way the CLI starts the servers of
+/// a project's settings: confined, their project files trusted on first use. The project and
+/// the agentctl home are temporary folders that live as long as it.
+pub struct ProjectManager {
+    manager: McpManager,
+    _dirs: tempfile::TempDir,
+}
+
+impl std::ops::Deref for ProjectManager {
+    type Target = McpManager;
+
+    fn deref(&self) -> &McpManager {
+        &self.manager
+    }
+}
+
+pub fn project_manager(servers: BTreeMap<String, McpServerConfig>) -> ProjectManager {
+    let dirs = tempfile::tempdir().unwrap();
+    let root = dirs.path().canonicalize().unwrap().join("project");
+    let home = dirs.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    let loaded = agentctl_config::LoadedSettings::new(agentctl_core::Settings::default());
+    let mut project = ProjectLaunch::new(&loaded, &root, agentctl_config::TrustStore::new(&home));
+    project.servers = servers.keys().cloned().collect();
+    let launch = LaunchPolicy {
+        project: Some(project),
+        ..LaunchPolicy::from_settings(&loaded.settings)
+    };
+    ProjectManager {
+        manager: McpManager::with_launch(servers, root, launch),
+        _dirs: dirs,
+    }
 }

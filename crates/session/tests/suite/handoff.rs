@@ -395,3 +395,42 @@ async fn a_handoff_target_gets_only_its_own_tools_from_the_shared_set() {
     assert!(!root.join("pwned.txt").exists());
     assert!(!root.join("pwned-by-bash.txt").exists());
 }
+
+#[tokio::test]
+async fn an_untrusted_projects_approvals_do_not_reach_the_agent_handed_off_to() {
+    // The clone asks for everything to be approved; the project is not trusted.
+    let setup = setup(
+        &[("triage", "handoffs:\n  - to: writer\n"), ("writer", "")],
+        Some(r#"{"approvals": {"autoApprove": ["safe", "low", "medium", "high", "critical"]}}"#),
+    );
+    assert!(setup.project.settings().approvals.auto_approve.is_empty());
+    assert_eq!(
+        setup
+            .project
+            .settings
+            .ignored()
+            .map(|loosening| loosening.key.as_str())
+            .collect::<Vec<_>>(),
+        ["approvals.autoApprove"]
+    );
+    let provider = QueueProvider::new(vec![
+        calls(&[("h1", "handoff_to_writer", json!({"reason": "write it"}))]),
+        calls(&[(
+            "w1",
+            "write_file",
+            json!({"path": "planted.txt", "content": "x"}),
+        )]),
+        text("Could not write."),
+    ]);
+    let (_, outcome, _) = turn(&setup, provider.clone(), "triage", "Write a file").await;
+    assert_eq!(outcome.agents, ["triage", "writer"]);
+    let requests = provider.requests();
+    let Some(Message::Tool {
+        content, is_error, ..
+    }) = requests[2].messages.last()
+    else {
+        panic!("{:?}", requests[2].messages)
+    };
+    assert!(*is_error && content.contains("needs approval"), "{content}");
+    assert!(!setup.project.root().join("planted.txt").exists());
+}

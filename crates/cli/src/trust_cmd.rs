@@ -1,0 +1,305 @@
+//! `agentctl trust`: trust the project's settings as they are now (their values that loosen
+//! the user's settings then apply), show that trust, or withdraw it; and the words every
+//! front end uses for ignored settings and for MCP server files that changed.
+//!
+//! The decisions are the library's (`agentctl_config` compares the layers and keeps the
+//! store, `agentctl_mcp` checks server files); this module words them.
+
+mod render;
+
+pub(crate) use render::reason;
+
+use crate::args::trust::TrustArgs;
+use crate::args::{GlobalArgs, TextFormat};
+use crate::output::{print_json, terminal_safe};
+use crate::wire::{LooseningJson, ServerFileJson, ServerFilesJson, Timestamp, TrustReport};
+use agentctl_config::{
+    LoadedSettings, ProjectRecord, ProjectTrust, ScriptChange, TrustStore, server_scripts,
+};
+use agentctl_core::{AgentDefinition, Scope};
+use agentctl_mcp::McpError;
+use agentctl_session::{Project, SessionRunner};
+use anyhow::Context as _;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// What the project's MCP servers' files were recorded as by `agentctl trust`.
+struct Recorded {
+    /// `(server, file, sha256)` of every file recorded.
+    files: Vec<(String, String, String)>,
+    /// Servers whose files could not be recorded, with why.
+    failures: Vec<String>,
+}
+
+/// Runs `agentctl trust`.
+pub(crate) fn run(global: &GlobalArgs, args: &TrustArgs) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load_quiet(global)?;
+    let Some(root) = project.locations.project_root.clone() else {
+        anyhow::bail!(
+            "not inside a project (no .agentctl, .claude, .gemini or .git folder from here up): \
+             run `agentctl trust` in the project, or pass --project-dir"
+        );
+    };
+    let store = project.trust_store();
+    if args.revoke {
+        let revoked = store
+            .revoke(&root)
+            .with_context(|| format!("cannot update {}", store.path().display()))?;
+        return report(&project, &root, "revoked", None, args.format, |out| {
+            render::revoked(out, &root, revoked)
+        });
+    }
+    if args.show {
+        return report(&project, &root, "none", None, args.format, |out| {
+            render::show(out, &project, &root, &record_of(&store, &root)?)
+        });
+    }
+    if let ProjectTrust::Unreadable(message) = &project.settings.trust {
+        anyhow::bail!("{message}: fix or remove the file, then run `agentctl trust` again");
+    }
+    let trusted = !project.settings.policy_hashes.is_empty();
+    if trusted {
+        store
+            .trust_files(&root, project.settings.policy_hashes.clone())
+            .with_context(|| format!("cannot update {}", store.path().display()))?;
+    }
+    // Reloaded, the project's servers held back while it was untrusted are there too.
+    let reloaded = crate::context::load_quiet(global)?;
+    let recorded = record_server_files(&reloaded)?;
+    let code = if recorded.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
+    let action = if trusted { "trusted" } else { "none" };
+    report(
+        &project,
+        &root,
+        action,
+        Some(&recorded),
+        args.format,
+        |out| render::trusted(out, &project, &root, &recorded),
+    )?;
+    Ok(code)
+}
+
+/// Prints the outcome: `text` in text format, the project's [`TrustReport`] in JSON (read
+/// back from the store, so it shows what was recorded).
+fn report(
+    project: &Project,
+    root: &Path,
+    action: &'static str,
+    recorded: Option<&Recorded>,
+    format: TextFormat,
+    text: impl FnOnce(&mut String) -> anyhow::Result<()>,
+) -> anyhow::Result<ExitCode> {
+    match format {
+        TextFormat::Text => {
+            let mut out = String::new();
+            text(&mut out)?;
+            std::io::stdout().lock().write_all(out.as_bytes())?;
+        }
+        TextFormat::Json => print_json(&json_report(project, root, action)?)?,
+    }
+    if let Some(recorded) = recorded {
+        let mut err = std::io::stderr().lock();
+        for failure in &recorded.failures {
+            writeln!(err, "error: {}", terminal_safe(failure))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The project's record, read again (after a change, what was written).
+fn record_of(store: &TrustStore, root: &Path) -> anyhow::Result<ProjectRecord> {
+    Ok(store
+        .project(root)
+        .with_context(|| format!("cannot read {}", store.path().display()))?
+        .unwrap_or_default())
+}
+
+/// Records the files every project MCP server runs — servers of the project's settings and
+/// inline servers of its agent files — as they are now.
+fn record_server_files(project: &Project) -> anyhow::Result<Recorded> {
+    let manager = project.mcp_manager();
+    for loaded in project.discover().agents {
+        if loaded.definition.source.scope == Scope::Project {
+            manager.register_agent(&loaded.definition);
+        }
+    }
+    let mut recorded = Recorded {
+        files: Vec::new(),
+        failures: Vec::new(),
+    };
+    for key in manager.project_server_keys() {
+        match manager.approve_scripts(&key) {
+            Ok(scripts) => recorded.files.extend(
+                scripts
+                    .into_iter()
+                    .map(|script| (key.clone(), script.relative, script.sha256)),
+            ),
+            Err(error) => recorded.failures.push(error.to_string()),
+        }
+    }
+    Ok(recorded)
+}
+
+/// The JSON report of the project as the store holds it now.
+fn json_report(
+    project: &Project,
+    root: &Path,
+    action: &'static str,
+) -> anyhow::Result<TrustReport> {
+    let store = project.trust_store();
+    let loaded = &project.settings;
+    let record = record_of(&store, root)?;
+    // After `trust` or `--revoke` the loaded status is stale: decide it again from the record.
+    let status = status_now(loaded, &record);
+    let trusted_at = record
+        .trusted
+        .as_ref()
+        .map(|trusted| seconds(trusted.trusted_at));
+    let applied = status == "trusted";
+    Ok(TrustReport {
+        project: root.display().to_string(),
+        action,
+        status,
+        trusted_at,
+        files: loaded.policy_hashes.clone(),
+        changed: changed_files(loaded, &record),
+        error: match &loaded.trust {
+            ProjectTrust::Unreadable(message) => Some(message.clone()),
+            _ => None,
+        },
+        loosenings: loaded
+            .loosenings
+            .iter()
+            .map(|loosening| LooseningJson {
+                key: loosening.key.clone(),
+                value: loosening.value.clone(),
+                reason: render::reason(&loosening.reason),
+                applied,
+            })
+            .collect(),
+        servers: record
+            .scripts
+            .iter()
+            .map(|(server, files)| ServerFilesJson {
+                server: server.clone(),
+                files: files
+                    .iter()
+                    .map(|(file, script)| ServerFileJson {
+                        file: file.clone(),
+                        sha256: script.sha256.clone(),
+                        recorded_at: seconds(script.recorded_at),
+                        current: current_hash(root, file),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+/// `trusted`, `untrusted`, `changed`, `unreadable` or `not-needed`, from the record as it is
+/// now and the files as they were loaded.
+fn status_now(loaded: &LoadedSettings, record: &ProjectRecord) -> &'static str {
+    if matches!(loaded.trust, ProjectTrust::Unreadable(_)) {
+        return "unreadable";
+    }
+    if loaded.policy_hashes.is_empty() {
+        return "not-needed";
+    }
+    match &record.trusted {
+        None => "untrusted",
+        Some(_) if changed_files(loaded, record).is_empty() => "trusted",
+        Some(_) => "changed",
+    }
+}
+
+/// The settings files whose hash now differs from the trusted one.
+fn changed_files(loaded: &LoadedSettings, record: &ProjectRecord) -> Vec<String> {
+    let Some(trusted) = &record.trusted else {
+        return Vec::new();
+    };
+    agentctl_config::PROJECT_POLICY_FILES
+        .iter()
+        .filter(|file| trusted.files.get(**file) != loaded.policy_hashes.get(**file))
+        .map(|file| (*file).to_owned())
+        .collect()
+}
+
+/// SHA-256 of a project file now, if it is a readable regular file.
+fn current_hash(root: &Path, file: &str) -> Option<String> {
+    server_scripts(root, root, &[file])
+        .ok()?
+        .into_iter()
+        .next()
+        .map(|script| script.sha256)
+}
+
+fn seconds(at: u64) -> Timestamp {
+    Timestamp(i64::try_from(at.saturating_mul(1000)).unwrap_or(i64::MAX))
+}
+
+/// Warns, once per command, about the project values that were ignored because the project
+/// is not trusted, and about a trust store that could not be read.
+pub(crate) fn warn_ignored(loaded: &LoadedSettings, root: &Path) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let mut text = String::new();
+    render::ignored_warning(&mut text, loaded, root);
+    if !text.is_empty() {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// An MCP error as front ends show it: a changed server file says how to approve it.
+pub(crate) fn mcp_warning(error: &McpError) -> String {
+    let text = match error {
+        McpError::ScriptChanged { .. } => format!(
+            "{error}; run `agentctl trust` in the project to approve the server's files as they \
+             are now"
+        ),
+        other => other.to_string(),
+    };
+    terminal_safe(&text).into_owned()
+}
+
+/// Before a run on a terminal: asks about each server `agent` starts whose project files
+/// changed since they were approved; a yes records the files as they are now. Without a
+/// terminal nothing is asked: starting the server fails with an error saying how to approve.
+pub(crate) fn approve_changed_scripts(
+    runner: &SessionRunner,
+    agent: &AgentDefinition,
+) -> anyhow::Result<()> {
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Ok(());
+    }
+    let manager = runner.mcp();
+    let keys: Vec<String> = manager
+        .register_agent(agent)
+        .into_iter()
+        .map(|(_, key)| key)
+        .collect();
+    let changes = manager.script_changes(&keys);
+    let mut servers: Vec<&str> = changes
+        .iter()
+        .map(|change| change.server.as_str())
+        .collect();
+    servers.dedup();
+    for server in servers {
+        let files: Vec<&ScriptChange> = changes
+            .iter()
+            .filter(|change| change.server == server)
+            .collect();
+        let mut question = String::new();
+        render::changed_question(&mut question, server, &files);
+        if crate::output::confirm(&question, "start the server")? {
+            manager.approve_scripts(server)?;
+        }
+    }
+    Ok(())
+}
