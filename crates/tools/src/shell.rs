@@ -39,24 +39,40 @@ pub struct RiskAssessment {
     pub level: RiskLevel,
     /// Why, in a few words, for the approval prompt and the event log.
     pub reason: String,
+    /// A protected path the command may write (`.git/config`, `.agentctl/settings.json`):
+    /// such a command is asked every time, whatever levels are auto-approved. `None` for most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protected: Option<String>,
 }
 
 impl RiskAssessment {
-    /// An assessment.
+    /// An assessment that writes no protected path.
     pub fn new(level: RiskLevel, reason: impl Into<String>) -> Self {
         Self {
             level,
             reason: reason.into(),
+            protected: None,
         }
     }
 
-    /// Keeps the higher of two assessments (the first one on a tie).
+    /// The same assessment, marked as writing the protected path `path`.
+    pub fn with_protected(mut self, path: impl Into<String>) -> Self {
+        self.protected = Some(path.into());
+        self
+    }
+
+    /// Keeps the higher of two assessments (the first one on a tie), with the protected mark
+    /// of either (the first one's if both have one).
     pub fn max(self, other: RiskAssessment) -> RiskAssessment {
-        if other.level > self.level {
-            other
+        let (mut kept, dropped) = if other.level > self.level {
+            (other, self)
         } else {
-            self
+            (self, other)
+        };
+        if kept.protected.is_none() {
+            kept.protected = dropped.protected;
         }
+        kept
     }
 }
 
@@ -168,8 +184,21 @@ impl Env {
 
     /// Records a finding; the line keeps the highest (the first one on a tie).
     pub(crate) fn note(&mut self, level: RiskLevel, reason: impl Into<String>) {
+        self.record(RiskAssessment::new(level, reason));
+    }
+
+    /// Records a write of the protected path `path`: the line is marked protected.
+    pub(crate) fn note_protected(
+        &mut self,
+        level: RiskLevel,
+        reason: impl Into<String>,
+        path: impl Into<String>,
+    ) {
+        self.record(RiskAssessment::new(level, reason).with_protected(path));
+    }
+
+    fn record(&mut self, next: RiskAssessment) {
         self.notes += 1;
-        let next = RiskAssessment::new(level, reason);
         self.verdict = Some(match self.verdict.take() {
             None => next,
             Some(current) => current.max(next),

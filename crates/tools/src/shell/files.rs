@@ -1,11 +1,16 @@
 //! Reads, writes and deletes: where paths point, and the programs that change files.
+//! Copies and archives, which can write whole folders, are in `files/`.
+
+mod archive;
+mod copy;
 
 use super::Env;
 use super::info::short;
 use super::opts::{any, operands, path_candidates, split};
-use super::paths::Kind;
+use super::paths::{Kind, Protected};
 use super::words::Word;
 use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
+pub(crate) use copy::rsync;
 
 /// Notes a read of `word` by `program` if it reaches outside the project.
 pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
@@ -16,6 +21,14 @@ pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
         Kind::Home => env.note(
             Medium,
             format!("`{program}` reads in the home folder ({text})"),
+        ),
+        Kind::Unknown => env.note(
+            Medium,
+            format!("`{program}` reads a file the rater cannot locate ({text})"),
+        ),
+        Kind::Process => env.note(
+            Medium,
+            format!("`{program}` reads the files of a process, which may hold secrets ({text})"),
         ),
         Kind::Outside | Kind::System | Kind::Disk => env.note(
             Medium,
@@ -38,18 +51,16 @@ pub(crate) fn read_args(env: &mut Env, program: &str, args: &[Word]) {
 }
 
 /// Notes a write (or rename or delete) of `word` by `program`: `low` inside the project,
-/// `medium` outside, `high` on system paths and protected folders, `critical` on disks.
+/// `medium` outside, `high` on system paths and protected folders (marked protected),
+/// `critical` on disks and on the session database.
 pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
     let place = env.paths.place(word);
     let text = short(word.as_str());
     if place.kind == Kind::Sink {
         return;
     }
-    if let Some((name, why)) = place.protected {
-        env.note(
-            High,
-            format!("`{program}` writes under {name}/ ({why}): {text}"),
-        );
+    if let Some(protected) = &place.protected {
+        protected_write(env, program, protected);
     }
     match place.kind {
         Kind::Sink => {}
@@ -62,6 +73,14 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
             Medium,
             format!("`{program}` writes to a path computed when the command runs ({text})"),
         ),
+        Kind::Unknown => env.note(
+            Medium,
+            format!("`{program}` writes to a file the rater cannot locate ({text})"),
+        ),
+        Kind::Process => env.note(
+            High,
+            format!("`{program}` writes to the files of a process ({text})"),
+        ),
         Kind::System => env.note(
             High,
             format!("`{program}` writes to the system path {text}"),
@@ -70,6 +89,28 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
             Critical,
             format!("`{program}` writes to the disk device {text}"),
         ),
+    }
+}
+
+/// Notes a write of a protected path: `high`, `critical` for the session database, and
+/// marked protected either way (asked every time).
+pub(crate) fn protected_write(env: &mut Env, program: &str, protected: &Protected) {
+    let path = short(&protected.path);
+    if protected.database {
+        env.note_protected(
+            Critical,
+            format!("`{program}` writes the session database or the memory store: {path}"),
+            &protected.path,
+        );
+    } else {
+        env.note_protected(
+            High,
+            format!(
+                "`{program}` writes under {}/ ({}): {path}",
+                protected.name, protected.why
+            ),
+            &protected.path,
+        );
     }
 }
 
@@ -103,36 +144,13 @@ pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
             }
             read_args(env, program, args);
         }
-        "cp" | "mv" | "ln" | "install" => copy(env, program, args),
+        "cp" | "mv" | "ln" | "install" => copy::copy(env, program, args),
         "dd" => dd(env, args),
         "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => permissions(env, program, args),
         "mktemp" => env.note(Low, "mktemp creates a temporary file"),
-        "tar" => {
-            let runs = any(
-                args,
-                "IF",
-                &[
-                    "to-command",
-                    "use-compress-program",
-                    "checkpoint-action",
-                    "info-script",
-                    "new-volume-script",
-                    "rsh-command",
-                ],
-            );
-            if runs {
-                env.note(
-                    Medium,
-                    "tar runs a command (--to-command, -I, --checkpoint-action)",
-                );
-            }
-            env.note(Medium, "tar writes or extracts archives (files anywhere)");
-        }
-        "zip" => {
-            if any(args, "", &["unzip-command"]) || args.iter().any(|a| a.as_str() == "-TT") {
-                env.note(Medium, "zip -TT runs a command");
-            }
-            env.note(Medium, "zip writes an archive");
+        "tar" => archive::tar(env, args),
+        "zip" | "unzip" | "gzip" | "gunzip" | "bzip2" | "xz" => {
+            archive::archive(env, program, args);
         }
         "patch" => env.note(Medium, "patch changes the files named in the patch"),
         other => env.note(Medium, format!("{other} replaces or extracts files")),
@@ -158,7 +176,7 @@ fn rm(env: &mut Env, args: &[Word]) {
                 );
             top_level
                 || home_all
-                || env.paths.is_root_or_above(trimmed)
+                || env.paths.is_root_or_above(target)
                 || matches!(
                     text,
                     "/" | "*" | "." | "./" | "./*" | ".." | "../" | "../*" | ".*" | "/*"
@@ -184,51 +202,6 @@ fn rm(env: &mut Env, args: &[Word]) {
     }
 }
 
-fn copy(env: &mut Env, program: &str, args: &[Word]) {
-    let symbolic = match program {
-        "ln" => any(args, "s", &["symbolic"]),
-        "cp" => any(args, "s", &["symbolic-link"]),
-        _ => false,
-    };
-    if symbolic {
-        env.note(
-            Medium,
-            format!("{program} -s creates a symbolic link, which can point outside the project"),
-        );
-    }
-    // A hard link lets later edits of the link change the source; mv removes its sources.
-    let sources_written = (program == "ln" && !symbolic)
-        || program == "mv"
-        || (program == "cp" && any(args, "l", &["link"]));
-    let directories = program == "install" && any(args, "d", &["directory"]);
-    let mut takes_value = vec![(Some('t'), "target-directory"), (Some('S'), "suffix")];
-    if program == "install" {
-        takes_value.extend([
-            (Some('m'), "mode"),
-            (Some('o'), "owner"),
-            (Some('g'), "group"),
-        ]);
-    }
-    let split = split(args, &takes_value);
-    let mut given = split.operands.clone();
-    let mut destinations: Vec<Word> = split.values("target-directory").cloned().collect();
-    if directories {
-        destinations.extend(given.drain(..).cloned());
-    } else if destinations.is_empty() {
-        destinations.extend(given.pop().cloned());
-    }
-    env.note(Low, format!("{program} changes files in the project"));
-    for destination in &destinations {
-        write(env, program, destination);
-    }
-    if sources_written {
-        for source in given {
-            write(env, program, source);
-        }
-    }
-    read_args(env, program, args);
-}
-
 fn dd(env: &mut Env, args: &[Word]) {
     env.note(High, "dd writes raw data");
     for arg in args {
@@ -250,7 +223,8 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
         text.is_empty()
             || (text.starts_with('/') && text.matches('/').count() <= 1)
             || target.tilde
-            || env.paths.is_root_or_above(text)
+            || env.paths.is_above_root(target)
+            || (text.starts_with('/') && env.paths.is_root_or_above(target))
     });
     if recursive && wide {
         env.note(
@@ -267,13 +241,20 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
     }
     for file in files {
         let place = env.paths.place(file);
-        if matches!(place.kind, Kind::System | Kind::Disk) || place.protected.is_some() {
-            env.note(
+        if let Some(protected) = &place.protected {
+            env.note_protected(
                 High,
                 format!(
-                    "{program} changes a system or protected path ({})",
-                    short(file.as_str())
+                    "{program} changes a path under {}/ ({})",
+                    protected.name,
+                    short(&protected.path)
                 ),
+                &protected.path,
+            );
+        } else if matches!(place.kind, Kind::System | Kind::Disk | Kind::Process) {
+            env.note(
+                High,
+                format!("{program} changes a system path ({})", short(file.as_str())),
             );
         }
     }

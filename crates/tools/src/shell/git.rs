@@ -1,6 +1,9 @@
 //! Rates `git`: read-only subcommands are `safe` when no option makes them write a file or
 //! run a program; everything that changes the repository is rated by what it can lose.
 
+mod config;
+mod repo;
+
 use super::Env;
 use super::files::{read_args, write};
 use super::info::short;
@@ -99,6 +102,9 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
         return;
     };
     let sub = sub.as_str();
+    if !matches!(sub, "version" | "help" | "init" | "clone") {
+        repository(env);
+    }
     read_args(env, "git", args);
     if any(args, "", &["upload-pack", "receive-pack", "exec"])
         && matches!(
@@ -111,15 +117,50 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
             format!("git {sub} --upload-pack/--exec runs a program"),
         );
     }
-    let values = split(args, &[(None, "output")]);
-    for file in values.values("output") {
+    // `--output` of the diff family; `-o` of archive and format-patch (elsewhere it is
+    // another option: `git grep -o`).
+    let outputs: &[(Option<char>, &'static str)] = match sub {
+        "archive" => &[(Some('o'), "output")],
+        "format-patch" => &[(Some('o'), "output-directory"), (None, "output")],
+        _ => &[(None, "output")],
+    };
+    let values = split(args, outputs);
+    for file in values
+        .values("output")
+        .chain(values.values("output-directory"))
+    {
         write(env, &format!("git {sub} --output"), file);
+    }
+    if sub == "bundle"
+        && let [action, file, ..] = values.operands.as_slice()
+        && action.as_str() == "create"
+    {
+        write(env, "git bundle create", file);
     }
     if READS.contains(&sub) {
         reads(env, sub, args);
         return;
     }
     changes(env, sub, args);
+}
+
+/// Notes `medium` if git, in any folder the shell may be in, would use a repository other
+/// than the project's own or one whose configuration runs programs.
+fn repository(env: &mut Env) {
+    let Some(root) = env.paths.real_root().map(std::path::Path::to_path_buf) else {
+        return;
+    };
+    let mut reasons: Vec<String> = Vec::new();
+    for start in env.paths.cwd_dirs() {
+        if let Some(why) = repo::risk(start.as_deref(), &root)
+            && !reasons.contains(&why)
+        {
+            reasons.push(why);
+        }
+    }
+    for why in reasons {
+        env.note(Medium, why);
+    }
 }
 
 /// `git -C dir`: the folder must be inside the project; later paths may be relative to it.
@@ -131,8 +172,8 @@ fn git_dir(env: &mut Env, dir: &Word) {
             format!("git -C works outside the project ({})", short(dir.as_str())),
         );
     }
-    if let Some((name, _)) = place.protected {
-        env.note(Medium, format!("git -C works inside {name}/"));
+    if let Some(protected) = place.protected {
+        env.note(Medium, format!("git -C works inside {}/", protected.name));
     }
     env.paths.cd(dir);
 }

@@ -136,19 +136,14 @@ pub(crate) fn path_candidates(word: &Word) -> Vec<Word> {
         return found;
     }
     if is_option(text) {
-        // `-rf/etc`: the value may start after any letter of the cluster.
+        // `-rf/etc`, `-f./../x`: the value may start after any letter of the cluster, and
+        // whatever it starts with, it is a path like any other.
         let letters = text[1..]
             .find(|c: char| !c.is_ascii_alphanumeric())
             .map_or(text.len(), |at| at + 1);
         for start in 2..=letters.min(text.len()) {
-            if text.is_char_boundary(start) {
-                let candidate = &text[start..];
-                if candidate.starts_with('/')
-                    || candidate.starts_with('~')
-                    || candidate.starts_with("..")
-                {
-                    found.push(sub(start));
-                }
+            if start < text.len() && text.is_char_boundary(start) {
+                found.push(sub(start));
             }
         }
         return found;
@@ -207,10 +202,13 @@ mod tests {
                 .map(|w| w.text)
                 .collect()
         };
-        assert_eq!(texts("-rf/etc"), ["/etc"]);
+        assert_eq!(texts("-rf/etc"), ["f/etc", "/etc"]);
         assert_eq!(texts("-f../x"), ["../x"]);
+        assert_eq!(texts("-f./../x"), ["./../x"]);
+        assert_eq!(texts("-S./../x"), ["./../x"]);
         assert_eq!(texts("--file=/x"), ["/x"]);
         assert_eq!(texts("of=/dev/sda"), ["of=/dev/sda", "/dev/sda"]);
-        assert!(texts("-la").is_empty());
+        assert_eq!(texts("-la"), ["a"]);
+        assert!(texts("-l").is_empty());
     }
 }

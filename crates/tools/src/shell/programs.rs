@@ -9,6 +9,7 @@
 use super::files::{self, read_args};
 use super::info::{Info, short};
 use super::opts::{self, any, is_long, operands};
+use super::paths::Pattern;
 use super::words::Word;
 use super::{Env, build, find, git, runners, scripts};
 use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
@@ -90,6 +91,7 @@ pub(crate) fn rate(env: &mut Env, name: &Word, args: &[Word]) -> Info {
     if !env.deeper() {
         return Info::named(program);
     }
+    option_globs(env, program, args);
     let before = env.notes;
     let info = rules(env, program, args);
     if env.notes == before {
@@ -98,6 +100,44 @@ pub(crate) fn rate(env: &mut Env, name: &Word, args: &[Word]) -> Info {
     env.shallower();
     info
 }
+
+/// Notes `medium` for an unquoted pattern that may expand to a file name the program takes
+/// for an option: a committed file named `-Osh` turns `git grep -e x *` into a command
+/// runner. Patterns after `--`, patterns that start with a fixed character (`./*`,
+/// `src/*.rs`) and programs no option of which can do harm are left alone.
+fn option_globs(env: &mut Env, program: &str, args: &[Word]) {
+    if GLOB_SAFE.contains(&program) {
+        return;
+    }
+    let found = args
+        .iter()
+        .take_while(|arg| arg.as_str() != "--")
+        .find(|arg| {
+            let first = arg.as_str().split('/').next().unwrap_or_default();
+            arg.plain
+                && Pattern::new(first, |at| arg.has_glob_in(at..at + 1))
+                    .is_some_and(|pattern| pattern.may_start_with_dash())
+        });
+    if let Some(arg) = found {
+        env.note(
+            Medium,
+            format!(
+                "the pattern `{}` may expand to file names that `{program}` takes for options",
+                short(arg.as_str())
+            ),
+        );
+    }
+}
+
+/// Programs whose options, whatever file names a pattern turns into options, only change
+/// what they print (no option runs, writes or reads by name elsewhere).
+#[rustfmt::skip]
+const GLOB_SAFE: &[&str] = &[
+    "ls", "dir", "vdir", "cat", "head", "tail", "wc", "nl", "od", "strings", "stat", "du",
+    "realpath", "readlink", "cut", "fold", "fmt", "paste", "tac", "rev", "column", "expand",
+    "unexpand", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+    "b2sum", "cksum", "sum", "comm", "cmp", "base64", "base32", "echo", "basename", "dirname",
+];
 
 /// The program a name runs and whether it comes from the usual places (`ls`, `/bin/ls`).
 fn resolve(name: &str) -> (&str, bool) {
@@ -280,6 +320,9 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         }
         p if NETWORK.contains(&p) => {
             env.note(Medium, format!("{p} uses the network"));
+            if p == "rsync" {
+                files::rsync(env, args);
+            }
             if p == "rsync"
                 && args.iter().any(|a| {
                     a.as_str().starts_with("--delete") || is_long(a.as_str(), "remove-source-files")
@@ -382,8 +425,14 @@ fn test(env: &mut Env, program: &str, args: &[Word]) {
 fn cd(env: &mut Env, args: &[Word]) {
     let operands = operands(args);
     match operands.first() {
-        None => env.note(Medium, "cd without a folder goes to the home folder"),
-        Some(dir) if dir.as_str() == "-" => env.note(Medium, "cd - goes back to an unknown folder"),
+        None => {
+            env.note(Medium, "cd without a folder goes to the home folder");
+            env.paths.cd_unknown();
+        }
+        Some(dir) if dir.as_str() == "-" => {
+            env.note(Medium, "cd - goes back to an unknown folder");
+            env.paths.cd_unknown();
+        }
         Some(dir) => {
             let place = env.paths.place(dir);
             if place.kind > super::paths::Kind::Inside {

@@ -269,7 +269,8 @@ fn shell(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
 }
 
 fn interpreter(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
-    if args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V" | "-v" | "version") {
+    // Only the flags: `python3 version` runs the file `./version`, `python3 -v` reads stdin.
+    if args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V") {
         env.note(Safe, format!("{program} --version only prints"));
         return;
     }

@@ -18,11 +18,17 @@ impl Walker<'_, '_> {
                     .note(Medium, "a here-document `<<` feeds text to the command");
                 let mut feeds_shell = consumer.stdin_script;
                 let mut body = None;
+                let mut literal = false;
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
                     match child.kind() {
+                        // `<<'EOF'`, `<<"EOF"`, `<<E\OF`: the body is text, nothing expands.
+                        "heredoc_start" => literal = self.text(child).contains(['\'', '"', '\\']),
                         "heredoc_body" => {
-                            self.scan(child);
+                            if !literal {
+                                self.scan(child);
+                                self.backquotes(child);
+                            }
                             body = Some(self.text(child));
                         }
                         kind if is_redirect(kind) => self.redirect(child, consumer),
@@ -56,6 +62,51 @@ impl Walker<'_, '_> {
                     .note(Medium, format!("unexpected redirection `{other}`"));
                 self.scan(node);
             }
+        }
+    }
+
+    /// Rates the commands in backquotes of an unquoted here-document body, which the
+    /// grammar leaves as text (`$(…)` and `${…}` in it are nodes, rated by `scan`).
+    fn backquotes(&mut self, body: Node<'_>) {
+        let text = self.text(body);
+        let mut masked: Vec<u8> = text.as_bytes().to_vec();
+        let mut cursor = body.walk();
+        for child in body.named_children(&mut cursor) {
+            if child.kind() == "heredoc_content" {
+                continue;
+            }
+            let start = child.start_byte().saturating_sub(body.start_byte());
+            let end = child
+                .end_byte()
+                .saturating_sub(body.start_byte())
+                .min(masked.len());
+            for byte in masked.get_mut(start..end).unwrap_or_default() {
+                *byte = b'_';
+            }
+        }
+        let mut open: Option<usize> = None;
+        let mut at = 0;
+        while at < masked.len() {
+            match masked[at] {
+                b'\\' => at += 1,
+                b'`' => match open.take() {
+                    Some(start) => {
+                        let inner = text.get(start + 1..at).unwrap_or_default();
+                        self.env
+                            .note(Medium, "a here-document runs a command in backquotes");
+                        self.env.script(&unescape_backquoted(inner));
+                    }
+                    None => open = Some(at),
+                },
+                _ => {}
+            }
+            at += 1;
+        }
+        if open.is_some() {
+            self.env.note(
+                Medium,
+                "a here-document has a backquote that is never closed",
+            );
         }
     }
 
@@ -125,4 +176,18 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// The command inside backquotes: `\\`, `` \` `` and `\$` stand for the character itself.
+fn unescape_backquoted(inner: &str) -> String {
+    let mut out = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('\\' | '`' | '$')) {
+            out.extend(chars.next());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
