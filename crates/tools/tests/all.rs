@@ -16,6 +16,7 @@ mod suite {
     mod sandbox;
     mod search;
     mod shell;
+    mod shell_gate;
     pub mod web;
     mod web_search;
 }

@@ -316,7 +316,11 @@ mod tests {
         std::fs::write(&file, "[include]\n\tpath = missing\n").unwrap();
         assert_eq!(check(std::slice::from_ref(&file)), Ok(()));
         std::fs::write(&file, "[include]\n\tpath = config\n").unwrap();
-        assert!(check(std::slice::from_ref(&file)).unwrap_err().contains("too many"));
+        assert!(
+            check(std::slice::from_ref(&file))
+                .unwrap_err()
+                .contains("too many")
+        );
         assert!(check_text("[core\n").unwrap_err().contains(":1:"));
         assert!(check_text("fsmonitor = x\n").is_err());
         std::fs::create_dir(dir.path().join("dir")).unwrap();
