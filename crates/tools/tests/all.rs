@@ -17,6 +17,8 @@ mod suite {
     mod search;
     mod shell;
     mod shell_gate;
+    #[cfg(unix)]
+    mod shell_generated;
     pub mod web;
     mod web_search;
 }

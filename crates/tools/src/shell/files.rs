@@ -3,6 +3,7 @@
 
 mod archive;
 mod copy;
+mod values;
 
 use super::Env;
 use super::info::short;
@@ -37,8 +38,31 @@ pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
     }
 }
 
-/// Checks every text in `args` that may name a file as a read by `program`.
+/// Checks every text in `args` that may name a file as a read by `program`: the values of
+/// the options known to take a file, and every other word (and the values glued to options
+/// not known, wherever they may start).
 pub(crate) fn read_args(env: &mut Env, program: &str, args: &[Word]) {
+    let Some(options) = values::options(program) else {
+        guess(env, program, args);
+        return;
+    };
+    let takes: Vec<(Option<char>, &'static str)> = options
+        .iter()
+        .map(|(letter, long, _)| (*letter, *long))
+        .collect();
+    let split = split(args, &takes);
+    for (_, long, value) in options {
+        if *value == values::Value::File {
+            for file in split.values(long) {
+                read(env, program, file);
+            }
+        }
+    }
+    guess(env, program, &split.unknown());
+}
+
+/// Reads every text in `args` that may name a file.
+fn guess(env: &mut Env, program: &str, args: &[Word]) {
     for arg in args {
         for candidate in path_candidates(arg) {
             // `cut -d/`: a lone `/` glued to an option is a value, not the root folder.
@@ -118,8 +142,12 @@ pub(crate) fn protected_write(env: &mut Env, program: &str, protected: &Protecte
 pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
     match program {
         "rm" => rm(env, args),
-        "shred" | "wipe" | "srm" => env.note(High, format!("{program} destroys files")),
-        "unlink" => env.note(High, "unlink deletes a file"),
+        "shred" | "wipe" | "srm" | "unlink" => {
+            env.note(High, format!("{program} destroys files"));
+            for target in split(args, &[(Some('n'), "iterations"), (Some('s'), "size")]).operands {
+                write(env, program, target);
+            }
+        }
         "rmdir" | "touch" | "mkdir" | "truncate" | "tee" => {
             let takes_value: &[(Option<char>, &'static str)] = match program {
                 "touch" => &[
@@ -132,17 +160,21 @@ pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
                 "tee" => &[(None, "output-error")],
                 _ => &[],
             };
-            let targets = split(args, takes_value).operands;
+            let split = split(args, takes_value);
             if program == "tee" {
                 // tee's own output is harmless; each file it writes is rated below.
                 env.note(Safe, "tee only prints");
             } else {
                 env.note(Low, format!("{program} changes files in the project"));
             }
-            for target in targets {
+            for target in &split.operands {
                 write(env, program, target);
             }
-            read_args(env, program, args);
+            for reference in split.values("reference") {
+                read(env, program, reference);
+            }
+            let others: Vec<Word> = split.others.iter().map(|w| (*w).clone()).collect();
+            read_args(env, program, &others);
         }
         "cp" | "mv" | "ln" | "install" => copy::copy(env, program, args),
         "dd" => dd(env, args),
@@ -242,8 +274,9 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
     for file in files {
         let place = env.paths.place(file);
         if let Some(protected) = &place.protected {
+            let level = if protected.database { Critical } else { High };
             env.note_protected(
-                High,
+                level,
                 format!(
                     "{program} changes a path under {}/ ({})",
                     protected.name,

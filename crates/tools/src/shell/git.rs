@@ -5,7 +5,7 @@ mod config;
 mod repo;
 
 use super::Env;
-use super::files::{read_args, write};
+use super::files::{read, read_args, write};
 use super::info::short;
 use super::opts::{any, is_option, operands, split};
 use super::words::Word;
@@ -105,7 +105,6 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
     if !matches!(sub, "version" | "help" | "init" | "clone") {
         repository(env);
     }
-    read_args(env, "git", args);
     if any(args, "", &["upload-pack", "receive-pack", "exec"])
         && matches!(
             sub,
@@ -122,9 +121,22 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
     let outputs: &[(Option<char>, &'static str)] = match sub {
         "archive" => &[(Some('o'), "output")],
         "format-patch" => &[(Some('o'), "output-directory"), (None, "output")],
+        "blame" | "annotate" => &[
+            (None, "output"),
+            (Some('S'), "revs-file"),
+            (None, "contents"),
+            (None, "ignore-revs-file"),
+        ],
         _ => &[(None, "output")],
     };
     let values = split(args, outputs);
+    read_args(env, "git", &values.unknown());
+    for file in ["revs-file", "contents", "ignore-revs-file"]
+        .iter()
+        .flat_map(|name| values.values(name))
+    {
+        read(env, "git", file);
+    }
     for file in values
         .values("output")
         .chain(values.values("output-directory"))

@@ -61,7 +61,13 @@ pub(crate) fn is_option(arg: &str) -> bool {
 pub(crate) struct Split<'a> {
     /// Words that are not options or option values.
     pub operands: Vec<&'a Word>,
+    /// Option words that hold no value known to the caller (flags, options it does not know),
+    /// for the rules that look for paths in any word.
+    pub others: Vec<&'a Word>,
     values: Vec<(&'static str, Word)>,
+    /// Short letters given (before a letter that takes a value) and long names as written.
+    letters: Vec<char>,
+    longs: Vec<String>,
 }
 
 impl Split<'_> {
@@ -71,6 +77,25 @@ impl Split<'_> {
             .iter()
             .filter(move |(name, _)| *name == long)
             .map(|(_, value)| value)
+    }
+
+    /// Whether an option among `letters` or `longs` (abbreviated or not) was given: unlike
+    /// [`any`], a value glued to its option (`-tsrc`) is not read as more letters.
+    pub(crate) fn has(&self, letters: &str, longs: &[&str]) -> bool {
+        self.letters.iter().any(|letter| letters.contains(*letter))
+            || self.longs.iter().any(|written| {
+                !written.is_empty() && longs.iter().any(|long| long.starts_with(written.as_str()))
+            })
+    }
+
+    /// The operands and the other option words: where a path may hide that the caller has
+    /// not read as a known option's value.
+    pub(crate) fn unknown(&self) -> Vec<Word> {
+        self.operands
+            .iter()
+            .chain(&self.others)
+            .map(|word| (*word).clone())
+            .collect()
     }
 }
 
@@ -90,14 +115,16 @@ pub(crate) fn split<'a>(
         }
         if let Some(body) = text.strip_prefix("--") {
             let written = body.split_once('=').map_or(body, |(name, _)| name);
+            out.longs.push(written.to_owned());
             let found = takes_value.iter().find(|(_, long)| {
                 !long.is_empty() && !written.is_empty() && long.starts_with(written)
             });
-            if let Some((_, long)) = found {
-                match text.find('=') {
+            match found {
+                Some((_, long)) => match text.find('=') {
                     Some(at) => out.values.push((long, arg.tail(at + 1))),
                     None => out.values.extend(iter.next().map(|v| (*long, v.clone()))),
-                }
+                },
+                None => out.others.push(arg),
             }
             continue;
         }
@@ -105,6 +132,7 @@ pub(crate) fn split<'a>(
             out.operands.push(arg);
             continue;
         }
+        let mut took_value = false;
         for (at, letter) in text.char_indices().skip(1) {
             let found = takes_value.iter().find(|(short, _)| *short == Some(letter));
             if let Some((_, long)) = found {
@@ -114,8 +142,13 @@ pub(crate) fn split<'a>(
                 } else {
                     out.values.extend(iter.next().map(|v| (*long, v.clone())));
                 }
+                took_value = true;
                 break;
             }
+            out.letters.push(letter);
+        }
+        if !took_value {
+            out.others.push(arg);
         }
     }
     out
@@ -192,6 +225,13 @@ mod tests {
         assert_eq!(found, ["a", "b", "c", "y"]);
         let operands: Vec<&str> = split.operands.iter().map(|w| w.as_str()).collect();
         assert_eq!(operands, ["x", "-o", "d"]);
+        assert!(split.has("u", &[]) && !split.has("c", &[]));
+        let glued = words(&["-tsrc", "--rec"]);
+        let split = super::split(&glued, &[(Some('t'), "target-directory")]);
+        assert!(!split.has("s", &["symbolic-link"]));
+        assert!(split.has("", &["recursive"]));
+        let others: Vec<&str> = split.others.iter().map(|w| w.as_str()).collect();
+        assert_eq!(others, ["--rec"]);
     }
 
     #[test]

@@ -195,21 +195,41 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
             env.note(Safe, format!("{program} only reads"));
         }
         "tree" => {
-            for target in opts::split(args, &[(Some('o'), "output")]).values("output") {
+            let split = opts::split(args, &[(Some('o'), "output")]);
+            for target in split.values("output") {
                 files::write(env, "tree -o", target);
             }
-            read_args(env, program, args);
+            read_args(env, program, &split.unknown());
             env.note(Safe, "tree only reads");
         }
         "file" => {
-            if any(args, "C", &["compile"]) {
+            let split = opts::split(
+                args,
+                &[
+                    (Some('f'), "files-from"),
+                    (Some('m'), "magic-file"),
+                    (Some('F'), "separator"),
+                    (Some('e'), "exclude"),
+                    (Some('P'), "parameter"),
+                ],
+            );
+            if split.has("C", &["compile"]) {
                 env.note(Medium, "file -C writes a compiled magic file");
             }
             read_args(env, program, args);
             env.note(Safe, "file only reads");
         }
         "date" => {
-            if any(args, "s", &["set"]) {
+            let split = opts::split(
+                args,
+                &[
+                    (Some('f'), "file"),
+                    (Some('r'), "reference"),
+                    (Some('d'), "date"),
+                    (Some('s'), "set"),
+                ],
+            );
+            if split.values("set").next().is_some() {
                 env.note(High, "date -s sets the system clock");
             }
             read_args(env, program, args);
@@ -301,18 +321,33 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         p if DOWNLOADERS.contains(&p) => {
             info.download = true;
             env.note(Medium, format!("{p} uses the network"));
-            let outputs = [
-                "-o",
-                "-O",
-                "--output",
-                "--output-document",
-                "--output-file",
-                "-P",
-            ];
-            for (at, arg) in args.iter().enumerate() {
-                if outputs.contains(&arg.as_str())
-                    && let Some(target) = args.get(at + 1)
-                {
+            let outputs: &[(Option<char>, &'static str)] = match p {
+                "curl" => &[
+                    (Some('o'), "output"),
+                    (Some('c'), "cookie-jar"),
+                    (Some('D'), "dump-header"),
+                    (None, "output-dir"),
+                    (None, "trace"),
+                    (None, "trace-ascii"),
+                    (None, "stderr"),
+                    (None, "etag-save"),
+                    (None, "hsts"),
+                    (None, "alt-svc"),
+                    (None, "libcurl"),
+                ],
+                "wget" => &[
+                    (Some('O'), "output-document"),
+                    (Some('o'), "output-file"),
+                    (Some('a'), "append-output"),
+                    (Some('P'), "directory-prefix"),
+                    (None, "save-cookies"),
+                    (None, "warc-file"),
+                ],
+                _ => &[(Some('o'), "output"), (Some('d'), "dir")],
+            };
+            let split = opts::split(args, outputs);
+            for (_, long) in outputs {
+                for target in split.values(long) {
                     files::write(env, p, target);
                 }
             }
@@ -393,10 +428,13 @@ fn sort(env: &mut Env, args: &[Word]) {
     for target in split.values("output") {
         files::write(env, "sort -o", target);
     }
+    for folder in split.values("temporary-directory") {
+        files::write(env, "sort -T", folder);
+    }
     if before_has_short(args, 'o') && split.values("output").next().is_none() {
         env.note(Medium, "sort -o writes a file");
     }
-    read_args(env, "sort", args);
+    read_args(env, "sort", &split.unknown());
     env.note(Safe, "sort only reads");
 }
 

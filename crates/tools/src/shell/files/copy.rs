@@ -6,15 +6,24 @@
 use super::{read_args, write};
 use crate::shell::Env;
 use crate::shell::info::short;
-use crate::shell::opts::{any, split};
+use crate::shell::opts::split;
 use crate::shell::words::Word;
 use agentctl_core::RiskLevel::{High, Low, Medium};
 
 /// Rates `cp`, `mv`, `ln` and `install`.
 pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
+    let mut takes_value = vec![(Some('t'), "target-directory"), (Some('S'), "suffix")];
+    if program == "install" {
+        takes_value.extend([
+            (Some('m'), "mode"),
+            (Some('o'), "owner"),
+            (Some('g'), "group"),
+        ]);
+    }
+    let split = split(args, &takes_value);
     let symbolic = match program {
-        "ln" => any(args, "s", &["symbolic"]),
-        "cp" => any(args, "s", &["symbolic-link"]),
+        "ln" => split.has("s", &["symbolic"]),
+        "cp" => split.has("s", &["symbolic-link"]),
         _ => false,
     };
     if symbolic {
@@ -26,17 +35,8 @@ pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
     // A hard link lets later edits of the link change the source; mv removes its sources.
     let sources_written = (program == "ln" && !symbolic)
         || program == "mv"
-        || (program == "cp" && any(args, "l", &["link"]));
-    let directories = program == "install" && any(args, "d", &["directory"]);
-    let mut takes_value = vec![(Some('t'), "target-directory"), (Some('S'), "suffix")];
-    if program == "install" {
-        takes_value.extend([
-            (Some('m'), "mode"),
-            (Some('o'), "owner"),
-            (Some('g'), "group"),
-        ]);
-    }
-    let split = split(args, &takes_value);
+        || (program == "cp" && split.has("l", &["link"]));
+    let directories = program == "install" && split.has("d", &["directory"]);
     let mut given = split.operands.clone();
     let mut destinations: Vec<Word> = split.values("target-directory").cloned().collect();
     let folder_given = !destinations.is_empty();
@@ -46,7 +46,7 @@ pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
         destinations.extend(given.pop().cloned());
     }
     env.note(Low, format!("{program} changes files in the project"));
-    let recursive = program == "mv" || any(args, "rRa", &["recursive", "archive"]);
+    let recursive = program == "mv" || split.has("rRa", &["recursive", "archive"]);
     for destination in &destinations {
         write(env, program, destination);
         into_folder(env, program, destination, &given, recursive, folder_given);
@@ -61,7 +61,12 @@ pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
             links_to_protected(env, program, source);
         }
     }
-    read_args(env, program, args);
+    let read: Vec<Word> = given
+        .iter()
+        .chain(&split.others)
+        .map(|word| (*word).clone())
+        .collect();
+    read_args(env, program, &read);
 }
 
 /// Rates a local `rsync` (the network is rated by the caller): it copies into its last

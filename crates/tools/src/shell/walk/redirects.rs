@@ -110,6 +110,26 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Whether every error in the tree is the grammar's reading of `<>` (a redirection
+    /// that opens a file for reading and writing), which `redirects.rs` rates.
+    pub(super) fn only_read_write_redirects(&self, node: Node<'_>) -> bool {
+        if node.is_missing() {
+            return false;
+        }
+        if node.is_error() {
+            return self.text(node) == ">"
+                && node.parent().is_some_and(|p| p.kind() == "file_redirect")
+                && node
+                    .prev_sibling()
+                    .is_some_and(|p| p.kind() == "<" && p.end_byte() == node.start_byte());
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).filter(Node::has_error).collect();
+        children
+            .into_iter()
+            .all(|child| self.only_read_write_redirects(child))
+    }
+
     fn file_redirect(&mut self, node: Node<'_>) {
         self.gaps(node, false, false);
         let mut operator = "";
@@ -119,6 +139,11 @@ impl Walker<'_, '_> {
             match child.kind() {
                 "file_descriptor" => {}
                 _ if !child.is_named() => operator = child.kind(),
+                // The grammar does not know `<>` (open for reading and writing): it parses
+                // `<` and an error holding `>`.
+                "ERROR" if operator == "<" && self.text(child) == ">" && targets.is_empty() => {
+                    operator = "<>";
+                }
                 _ => targets.push(child),
             }
         }
