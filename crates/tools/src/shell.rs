@@ -158,6 +158,11 @@ pub(crate) struct Env {
     pub(crate) saw_download: bool,
     /// How many wrappers deep (`sudo env timeout …`) the rating is.
     wrappers: usize,
+    /// A write went through a file descriptor's path (`> /dev/stdin`, `> /dev/fd/3`).
+    pub(crate) descriptor_write: bool,
+    /// A protected path a redirection opened (`< .git/config`, `3< .git/config`): a write
+    /// through the descriptor's path opens it again, for writing.
+    pub(crate) redirected_protected: Option<String>,
     /// Rates a command given as words (`sudo X`, `find -exec X`, `xargs X`): the program
     /// table, handed in so the rules that find nested commands need not import it.
     rate_words: fn(&mut Env, &[words::Word]) -> info::Info,
@@ -178,6 +183,8 @@ impl Env {
             notes: 0,
             saw_download: false,
             wrappers: 0,
+            descriptor_write: false,
+            redirected_protected: None,
             rate_words: programs::rate_words,
         }
     }
@@ -240,7 +247,18 @@ impl Env {
         self.wrappers = self.wrappers.saturating_sub(1);
     }
 
-    fn finish(self) -> RiskAssessment {
+    fn finish(mut self) -> RiskAssessment {
+        if self.descriptor_write
+            && let Some(path) = self.redirected_protected.take()
+        {
+            self.note_protected(
+                RiskLevel::High,
+                format!(
+                    "a write to a descriptor's path (/dev/stdin, /dev/fd/N) opens {path} again, which a redirection opened"
+                ),
+                path,
+            );
+        }
         self.verdict
             .unwrap_or_else(|| RiskAssessment::new(RiskLevel::Safe, "empty command"))
     }

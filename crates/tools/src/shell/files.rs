@@ -38,6 +38,30 @@ pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
     }
 }
 
+/// Notes `medium` if `program`, following symbolic links as it walks `folders` (the current
+/// folder if none), may read outside the project through a link below them.
+pub(crate) fn follows_links(env: &mut Env, program: &str, folders: &[&Word]) {
+    let here = Word::literal(".");
+    let folders = if folders.is_empty() {
+        vec![&here]
+    } else {
+        folders.to_vec()
+    };
+    for folder in folders {
+        if let Some(found) = env.paths.link_out_below(folder) {
+            env.note(
+                Medium,
+                format!(
+                    "`{program}` follows symbolic links below {} ({}), which lead outside the project",
+                    short(folder.as_str()),
+                    short(&found)
+                ),
+            );
+            return;
+        }
+    }
+}
+
 /// Checks every text in `args` that may name a file as a read by `program`: the values of
 /// the options known to take a file, and every other word (and the values glued to options
 /// not known, wherever they may start).
@@ -80,6 +104,7 @@ fn guess(env: &mut Env, program: &str, args: &[Word]) {
 pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
     let place = env.paths.place(word);
     let text = short(word.as_str());
+    env.descriptor_write |= place.descriptor;
     if place.kind == Kind::Sink {
         return;
     }

@@ -1,7 +1,7 @@
 //! Rates `find`: an allow-list of its tests; actions that run, delete or write are rated.
 
 use super::Env;
-use super::files::{read, write};
+use super::files::{follows_links, read, write};
 use super::info::short;
 use super::words::Word;
 use agentctl_core::RiskLevel::{High, Medium, Safe};
@@ -31,20 +31,30 @@ const WITH_PATH: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile", "-file
 /// Rates `find`.
 pub(crate) fn find(env: &mut Env, args: &[Word]) {
     let mut at = 0;
+    let mut follows = args.iter().any(|a| a.as_str() == "-follow");
     while let Some(arg) = args.get(at) {
         match arg.as_str() {
-            "-H" | "-L" | "-P" => at += 1,
+            "-L" => {
+                follows = true;
+                at += 1;
+            }
+            "-H" | "-P" => at += 1,
             "-D" => at += 2,
             text if text.starts_with("-O") => at += 1,
             _ => break,
         }
     }
+    let mut starts = Vec::new();
     while let Some(arg) = args.get(at) {
         if is_expression(arg.as_str()) {
             break;
         }
         read(env, "find", arg);
+        starts.push(arg);
         at += 1;
+    }
+    if follows {
+        follows_links(env, "find -L", &starts);
     }
     while let Some(arg) = args.get(at) {
         let text = arg.as_str();

@@ -51,6 +51,9 @@ pub(crate) struct Place {
     pub kind: Kind,
     /// A protected folder the path is in, if any.
     pub protected: Option<Protected>,
+    /// The path opens a file descriptor again (`/dev/stdin`, `/dev/fd/3`): whatever file a
+    /// redirection put there, even one opened only for reading, is opened anew.
+    pub descriptor: bool,
 }
 
 /// A protected path a word reaches.
@@ -100,6 +103,9 @@ pub(crate) struct Folder {
     pub protected_child: Option<&'static str>,
 }
 
+/// Most entries walked below a folder to look for links out of the project.
+const MAX_WALK: usize = 20_000;
+
 /// Most folders tracked after `cd`s; past this the shell's folder is unknown.
 const MAX_CWDS: usize = 16;
 
@@ -140,8 +146,10 @@ impl Paths {
             return Place {
                 kind: Kind::Dynamic,
                 protected: named,
+                descriptor: false,
             };
         };
+        let descriptor = targets.iter().any(|target| target.descriptor);
         let kind = targets
             .iter()
             .map(|target| self.kind(target, word))
@@ -158,21 +166,39 @@ impl Paths {
             (Some(resolved), _) => Some(resolved),
             (None, named) => named,
         };
-        Place { kind, protected }
+        Place {
+            kind,
+            protected,
+            descriptor,
+        }
     }
 
     /// Applies `cd word`: the shell may now be there too (or still here, if `cd` fails).
+    /// `cd` is logical in `sh`: it removes `..` from the text before the kernel follows the
+    /// links, so both that folder and the one the kernel reaches from here count.
     pub(crate) fn cd(&mut self, word: &Word) {
-        let next: Vec<Node> = match self.targets(word) {
-            Some(targets) => targets
-                .into_iter()
-                .map(|target| match target.node {
-                    Node::Fs(path) if !target.foreign => Node::Fs(path),
-                    _ => Node::Unknown("a folder the rater cannot know"),
-                })
-                .collect(),
-            None => vec![Node::Unknown("a folder computed when the command runs")],
+        let Some(mut targets) = self.targets(word) else {
+            self.enter(vec![Node::Unknown(
+                "a folder computed when the command runs",
+            )]);
+            return;
         };
+        if word.globs.is_empty() && !word.tilde {
+            for node in &self.cwds {
+                let Node::Fs(base) = node else { continue };
+                let logical = lexical(&base.join(&word.text));
+                let text = Word::literal(logical.to_string_lossy());
+                let root = [Node::Fs(PathBuf::from("/"))];
+                targets.extend(resolve::resolve(&root, components(&text, 0), &self.cwds));
+            }
+        }
+        let next = targets
+            .into_iter()
+            .map(|target| match target.node {
+                Node::Fs(path) if !target.foreign => Node::Fs(path),
+                _ => Node::Unknown("a folder the rater cannot know"),
+            })
+            .collect();
         self.enter(next);
     }
 
@@ -246,6 +272,73 @@ impl Paths {
         })
     }
 
+    /// A symbolic link below the folder `word` names that leads outside the project, for the
+    /// programs that follow links as they walk (`grep -R`, `rg -L`, `find -L`, `diff -r`):
+    /// the first one found, or why the walk stopped. `None` if there is none, or if the word
+    /// is not a folder in the project (then it is rated as a read of its own).
+    pub(crate) fn link_out_below(&self, word: &Word) -> Option<String> {
+        for target in self.targets(word)? {
+            let Node::Fs(start) = target.node else {
+                continue;
+            };
+            if start.starts_with(&self.real_root)
+                && start.is_dir()
+                && let Some(found) = self.walk_for_links(&start)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn walk_for_links(&self, start: &Path) -> Option<String> {
+        let mut folders = vec![start.to_path_buf()];
+        // Folders reached through links inside the project are walked too, once.
+        let mut walked = std::collections::HashSet::new();
+        let mut seen = 0;
+        while let Some(folder) = folders.pop() {
+            if !walked.insert(folder.canonicalize().unwrap_or_else(|_| folder.clone())) {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > MAX_WALK {
+                    return Some(format!(
+                        "more than {MAX_WALK} files below {}",
+                        self.shown(start)
+                    ));
+                }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if kind.is_symlink() {
+                    match path.canonicalize() {
+                        Ok(real) if !real.starts_with(&self.real_root) => {
+                            return Some(self.shown(&path));
+                        }
+                        Ok(real) if real.is_dir() => folders.push(real),
+                        _ => {}
+                    }
+                } else if kind.is_dir() {
+                    folders.push(path);
+                }
+            }
+        }
+        None
+    }
+
+    /// A path for a reason: relative to the root when it is inside.
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.real_root).map_or_else(
+            |_| path.display().to_string(),
+            |rest| rest.display().to_string(),
+        )
+    }
+
     /// What the folder `word` names holds, for a copy into it.
     pub(crate) fn folder(&self, word: &Word) -> Folder {
         let mut folder = Folder::default();
@@ -274,6 +367,7 @@ impl Paths {
             return Some(vec![Target {
                 node: Node::Stream,
                 foreign: false,
+                descriptor: false,
             }]);
         }
         let (starts, offset) = if word.tilde {
@@ -283,6 +377,7 @@ impl Paths {
                 return Some(vec![Target {
                     node: Node::Unknown("another user's home folder"),
                     foreign: false,
+                    descriptor: false,
                 }]);
             }
             (vec![Node::Fs(self.home.clone()?)], 1)
@@ -297,6 +392,7 @@ impl Paths {
             vec![Target {
                 node: Node::Unknown("a path the rater cannot follow"),
                 foreign: false,
+                descriptor: false,
             }]
         } else {
             found
@@ -475,6 +571,21 @@ fn normalize(path: &Path) -> PathBuf {
                 }
             }
             other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// An absolute path with `.` and `..` removed as text (`/a/b/../c` → `/a/c`; never above `/`).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }
     out

@@ -163,6 +163,11 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
     match program {
         p if READERS.contains(&p) => {
             read_args(env, p, args);
+            // GNU diff follows the links it meets while it compares folders.
+            if p == "diff" && any(args, "r", &["recursive"]) && !any(args, "", &["no-dereference"])
+            {
+                files::follows_links(env, p, &operands(args));
+            }
             env.note(Safe, format!("{p} only reads"));
         }
         p if PRINTERS.contains(&p) => env.note(Safe, format!("{p} only prints")),
@@ -414,6 +419,15 @@ fn search(env: &mut Env, program: &str, args: &[Word]) {
         rest.push(arg.clone());
     }
     read_args(env, program, &rest);
+    let follows = match program {
+        "grep" | "egrep" | "fgrep" => any(args, "R", &["dereference-recursive"]),
+        "ag" => any(args, "f", &["follow"]),
+        _ => any(args, "L", &["follow"]),
+    };
+    if follows {
+        let folders: Vec<&Word> = opts::operands(&rest);
+        files::follows_links(env, program, &folders);
+    }
     env.note(Safe, format!("{program} only reads"));
 }
 

@@ -62,7 +62,8 @@ fn corpus(root: &Path, outside: &Path) -> Vec<Case> {
 
 /// A project root like a real one: `.git/`, `.agentctl/`, `src/`, a nested repository
 /// `sub/`, another whose configuration runs a program (`fixtures/repo/`), a link
-/// `a/b/up -> ../..`, committed files named like options; and a folder beside it.
+/// `a/b/up -> ../..`, a link out `links/out`, committed files named like options; and a folder
+/// beside it.
 fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
@@ -89,9 +90,13 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     for file in ["-Osh", "--output=x", "version", "x", "f"] {
         std::fs::write(root.join(file), "x\n").unwrap();
     }
-    #[cfg(unix)]
-    std::os::unix::fs::symlink("../..", root.join("a/b/up")).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("../..", root.join("a/b/up")).unwrap();
+        std::fs::create_dir_all(root.join("links")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("links/out")).unwrap();
+    }
     std::fs::write(outside.join("secret"), "secret\n").unwrap();
     (dir, root, outside)
 }

@@ -61,6 +61,9 @@ pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
             links_to_protected(env, program, source);
         }
     }
+    if recursive && split.has("L", &["dereference"]) {
+        super::follows_links(env, program, &given);
+    }
     let read: Vec<Word> = given
         .iter()
         .chain(&split.others)

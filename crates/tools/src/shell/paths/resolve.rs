@@ -38,11 +38,13 @@ pub(crate) enum Node {
     Unknown(&'static str),
 }
 
-/// A resolved path, and whether it went through another process's folder.
+/// A resolved path, whether it went through another process's folder, and whether through
+/// a file descriptor (`/dev/stdin`, `/proc/self/fd/3`: opening one opens the file again).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Target {
     pub node: Node,
     pub foreign: bool,
+    pub descriptor: bool,
 }
 
 /// One component still to resolve.
@@ -64,6 +66,7 @@ impl Part {
 struct Walk {
     node: Node,
     foreign: bool,
+    descriptor: bool,
     links: usize,
     rest: VecDeque<Part>,
 }
@@ -89,6 +92,7 @@ pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<T
         .map(|node| Walk {
             node: node.clone(),
             foreign: false,
+            descriptor: false,
             links: 0,
             rest: rest.clone(),
         })
@@ -100,9 +104,11 @@ pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<T
             done.push(Target {
                 node: walk.node,
                 foreign: walk.foreign,
+                descriptor: walk.descriptor,
             });
             continue;
         };
+        let descriptor = walk.descriptor || matches!(walk.node, Node::Fds { .. });
         match step(&walk.node, &part, cwds) {
             Step::Next(nodes) => {
                 branches += nodes.len().saturating_sub(1);
@@ -111,6 +117,7 @@ pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<T
                     queue.push(Walk {
                         node,
                         foreign,
+                        descriptor,
                         links: walk.links,
                         rest: walk.rest.clone(),
                     });
@@ -136,6 +143,7 @@ pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<T
                     queue.push(Walk {
                         node: walk.node.clone(),
                         foreign: walk.foreign,
+                        descriptor,
                         links: walk.links,
                         rest,
                     });
@@ -154,6 +162,7 @@ fn unknown(why: &'static str) -> Target {
     Target {
         node: Node::Unknown(why),
         foreign: false,
+        descriptor: false,
     }
 }
 

@@ -152,6 +152,26 @@ fn absolute_paths_under_the_root_are_inside_and_links_are_followed() {
 
 #[cfg(unix)]
 #[test]
+fn cd_is_followed_logically_and_physically() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("src/deep")).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/deep"), root.join("x")).unwrap();
+    std::os::unix::fs::symlink(".git", root.join("sub")).unwrap();
+    let mut physical = Paths::new(Some(&root));
+    physical.enter(vec![Node::Fs(root.join("src/sub"))]);
+    assert_eq!(physical.place(&word("config")).protected, None);
+    // `sh` goes to `sub`, a link to `.git` (the text without `x/..`); the kernel would go to
+    // `src/sub`, which does not exist.
+    let mut paths = Paths::new(Some(&root));
+    paths.cd(&word("x/../sub"));
+    let place = paths.place(&word("config"));
+    assert_eq!(place.protected.unwrap().path, ".git/config");
+}
+
+#[cfg(unix)]
+#[test]
 fn link_loops_are_unknown() {
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();

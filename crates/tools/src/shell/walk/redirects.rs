@@ -163,7 +163,12 @@ impl Walker<'_, '_> {
             return;
         }
         match operator {
-            "<" | "<&" => files::read(self.env, "<", &word),
+            "<" | "<&" => {
+                files::read(self.env, "<", &word);
+                if let Some(protected) = self.env.paths.place(&word).protected {
+                    self.env.redirected_protected.get_or_insert(protected.path);
+                }
+            }
             ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" => {
                 files::write(self.env, operator, &word);
             }
