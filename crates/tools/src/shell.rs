@@ -61,10 +61,13 @@ impl RiskAssessment {
         self
     }
 
-    /// Keeps the higher of two assessments (the first one on a tie), with the protected mark
-    /// of either (the first one's if both have one).
+    /// Keeps the higher of two assessments, with the protected mark of either. On a tie the
+    /// first one is kept, unless only the second is marked protected (its reason then says
+    /// why the command is asked every time).
     pub fn max(self, other: RiskAssessment) -> RiskAssessment {
-        let (mut kept, dropped) = if other.level > self.level {
+        let second_wins = other.level > self.level
+            || (other.level == self.level && self.protected.is_none() && other.protected.is_some());
+        let (mut kept, dropped) = if second_wins {
             (other, self)
         } else {
             (self, other)

@@ -136,7 +136,7 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
         ),
         Kind::Disk => env.note(
             Critical,
-            format!("`{program}` writes to the disk device {text}"),
+            format!("`{program}` writes to the device {text}, which can destroy a disk or stop the machine"),
         ),
     }
 }
@@ -254,8 +254,18 @@ fn rm(env: &mut Env, args: &[Word]) {
     } else {
         env.note(High, "rm deletes files");
     }
-    for target in targets {
+    for target in &targets {
         write(env, name, target);
+        if recursive {
+            tree(env, name, target);
+        }
+    }
+}
+
+/// Notes a protected path below `folder`, which `program` changes as a whole tree.
+pub(crate) fn tree(env: &mut Env, program: &str, folder: &Word) {
+    if let Some(protected) = env.paths.protected_below(folder, &|_| true) {
+        protected_write(env, program, &protected);
     }
 }
 
@@ -297,6 +307,9 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
         env.note(Medium, format!("{program} changes permissions"));
     }
     for file in files {
+        if recursive {
+            tree(env, program, file);
+        }
         let place = env.paths.place(file);
         if let Some(protected) = &place.protected {
             let level = if protected.database { Critical } else { High };

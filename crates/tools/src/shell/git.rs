@@ -9,7 +9,7 @@ use super::files::{read, read_args, write};
 use super::info::short;
 use super::opts::{any, is_option, operands, split};
 use super::words::Word;
-use agentctl_core::RiskLevel::{High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
 
 /// Subcommands that only read the repository.
 #[rustfmt::skip]
@@ -284,10 +284,7 @@ fn changes(env: &mut Env, sub: &str, args: &[Word]) {
                 env.note(Low, "git reset moves the branch or unstages changes");
             }
         }
-        "clean" => env.note(
-            High,
-            "git clean deletes untracked files (the session database in .agentctl/ too)",
-        ),
+        "clean" => clean(env, args),
         "rm" => {
             if any(args, "f", &["force"]) {
                 env.note(
@@ -429,9 +426,41 @@ fn config(env: &mut Env, action: &str, args: &[Word]) {
             "git config prints settings (credentials may be among them)",
         );
     } else {
+        let values = split(args, &[(Some('f'), "file")]);
+        let file = if let Some(file) = values.values("file").next() {
+            file.text.clone()
+        } else if values.has("", &["global"]) {
+            "~/.gitconfig".to_owned()
+        } else if values.has("", &["system"]) {
+            "/etc/gitconfig".to_owned()
+        } else {
+            ".git/config".to_owned()
+        };
+        env.note_protected(
+            High,
+            format!(
+                "git config changes {}, which can make later git commands run programs",
+                short(&file)
+            ),
+            file,
+        );
+    }
+}
+
+/// `git clean`: with `-d` (and not a dry run) it deletes untracked folders, the session
+/// database in `.agentctl/` among them unless git ignores it and `-x` is not given.
+fn clean(env: &mut Env, args: &[Word]) {
+    let dry_run = any(args, "n", &["dry-run"]);
+    if !dry_run && any(args, "d", &[]) {
+        env.note_protected(
+            Critical,
+            "git clean -d deletes untracked folders, the session database in .agentctl/ among them",
+            ".agentctl/sessions.db",
+        );
+    } else {
         env.note(
             High,
-            "git config changes settings, which can make later git commands run programs",
+            "git clean deletes untracked files (the session database in .agentctl/ too)",
         );
     }
 }

@@ -3,34 +3,21 @@
 //! folder `cd` may have moved the shell to.
 
 mod glob;
+mod names;
 mod resolve;
+mod walks;
 
 use super::words::Word;
 pub(crate) use glob::Pattern;
 use resolve::{Node, Part, Target};
 use std::path::{Component, Path, PathBuf};
 
-/// Folders whose files run commands or hold the session: writing there is `high`, at any
-/// depth (`sub/.git/config` of a nested repository too), in any case (`.GIT` on macOS).
-const PROTECTED: &[(&str, &str)] = &[
-    (".git", "hooks and config there run commands"),
-    (
-        ".agentctl",
-        "it holds agentctl's settings and session database",
-    ),
-    (".claude", "agent settings there run commands"),
-    (".gemini", "agent settings there run commands"),
-];
-
-/// Names of the session database and the memory store (with their journals) in `.agentctl/`.
-const DATABASES: &[&str] = &["sessions.db", "memory.db"];
-
 /// Block devices and memory: writing there destroys a disk or the running system.
 #[rustfmt::skip]
 const DISKS: &[&str] = &[
     "/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk",
     "/dev/rdisk", "/dev/mapper", "/dev/dm-", "/dev/md", "/dev/loop", "/dev/mem", "/dev/kmem",
-    "/dev/port",
+    "/dev/port", "/proc/sysrq-trigger",
 ];
 
 /// Folders of the operating system.
@@ -272,92 +259,6 @@ impl Paths {
         })
     }
 
-    /// A symbolic link below the folder `word` names that leads outside the project, for the
-    /// programs that follow links as they walk (`grep -R`, `rg -L`, `find -L`, `diff -r`):
-    /// the first one found, or why the walk stopped. `None` if there is none, or if the word
-    /// is not a folder in the project (then it is rated as a read of its own).
-    pub(crate) fn link_out_below(&self, word: &Word) -> Option<String> {
-        for target in self.targets(word)? {
-            let Node::Fs(start) = target.node else {
-                continue;
-            };
-            if start.starts_with(&self.real_root)
-                && start.is_dir()
-                && let Some(found) = self.walk_for_links(&start)
-            {
-                return Some(found);
-            }
-        }
-        None
-    }
-
-    fn walk_for_links(&self, start: &Path) -> Option<String> {
-        let mut folders = vec![start.to_path_buf()];
-        // Folders reached through links inside the project are walked too, once.
-        let mut walked = std::collections::HashSet::new();
-        let mut seen = 0;
-        while let Some(folder) = folders.pop() {
-            if !walked.insert(folder.canonicalize().unwrap_or_else(|_| folder.clone())) {
-                continue;
-            }
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                seen += 1;
-                if seen > MAX_WALK {
-                    return Some(format!(
-                        "more than {MAX_WALK} files below {}",
-                        self.shown(start)
-                    ));
-                }
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let path = entry.path();
-                if kind.is_symlink() {
-                    match path.canonicalize() {
-                        Ok(real) if !real.starts_with(&self.real_root) => {
-                            return Some(self.shown(&path));
-                        }
-                        Ok(real) if real.is_dir() => folders.push(real),
-                        _ => {}
-                    }
-                } else if kind.is_dir() {
-                    folders.push(path);
-                }
-            }
-        }
-        None
-    }
-
-    /// A path for a reason: relative to the root when it is inside.
-    fn shown(&self, path: &Path) -> String {
-        path.strip_prefix(&self.real_root).map_or_else(
-            |_| path.display().to_string(),
-            |rest| rest.display().to_string(),
-        )
-    }
-
-    /// What the folder `word` names holds, for a copy into it.
-    pub(crate) fn folder(&self, word: &Word) -> Folder {
-        let mut folder = Folder::default();
-        for target in self.targets(word).unwrap_or_default() {
-            let Node::Fs(path) = &target.node else {
-                continue;
-            };
-            folder.root |= *path == self.real_root;
-            folder.exists |= path.is_dir();
-            if folder.protected_child.is_none() {
-                folder.protected_child = PROTECTED
-                    .iter()
-                    .map(|(name, _)| *name)
-                    .find(|name| path.join(name).symlink_metadata().is_ok());
-            }
-        }
-        folder
-    }
-
     /// Every place `word` may resolve to; `None` for a word computed when the command runs.
     fn targets(&self, word: &Word) -> Option<Vec<Target>> {
         if !word.plain {
@@ -441,100 +342,6 @@ impl Paths {
             Kind::Outside
         }
     }
-
-    /// The protected folder a resolved path is in: below the root, any component after it;
-    /// elsewhere (`~/.claude/settings.json`), any component.
-    fn protected_at(&self, path: &Path) -> Option<Protected> {
-        let (inside, rest) = match path.strip_prefix(&self.real_root) {
-            Ok(rest) => (true, rest),
-            Err(_) => (false, path),
-        };
-        let parts: Vec<String> = rest
-            .components()
-            .filter_map(|part| match part {
-                Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-                _ => None,
-            })
-            .collect();
-        let shown = if inside {
-            parts.join("/")
-        } else {
-            path.display().to_string()
-        };
-        protected_in(&parts, shown)
-    }
-
-    /// The protected folder the word names as written: a component (after the root, for a
-    /// path that starts with it), or a pattern that may match one (`.g*`).
-    fn protected_by_name(&self, word: &Word) -> Option<Protected> {
-        let mut text = word.text.as_str();
-        if text.starts_with('/') {
-            for root in [self.given_root.as_deref(), Some(self.real_root.as_path())]
-                .into_iter()
-                .flatten()
-            {
-                let root = root.to_string_lossy();
-                if let Some(rest) = text.strip_prefix(root.as_ref())
-                    && (rest.is_empty() || rest.starts_with('/'))
-                {
-                    text = rest;
-                    break;
-                }
-            }
-        }
-        let offset = word.text.len() - text.len();
-        let mut parts = Vec::new();
-        let mut start = offset;
-        for part in text.split('/') {
-            let range = start..start + part.len();
-            start += part.len() + 1;
-            let pattern = Pattern::new(part, |at| {
-                word.has_glob_in(range.start + at..range.start + at + 1)
-            });
-            match pattern {
-                Some(pattern) => {
-                    let matched = PROTECTED.iter().find(|(name, _)| pattern.matches(name));
-                    parts.push(
-                        matched.map_or_else(|| part.to_owned(), |(name, _)| (*name).to_owned()),
-                    );
-                }
-                None => parts.push(part.to_owned()),
-            }
-        }
-        protected_in(&parts, word.text.clone())
-    }
-}
-
-/// The first protected folder among `parts`, and whether they end in a database file there.
-fn protected_in(parts: &[String], shown: String) -> Option<Protected> {
-    let at = parts
-        .iter()
-        .position(|part| protected_name(part).is_some())?;
-    let (name, why) = protected_name(&parts[at])?;
-    let database = parts.iter().enumerate().any(|(index, part)| {
-        index + 2 == parts.len()
-            && protected_name(part).is_some_and(|(name, _)| name == ".agentctl")
-            && is_database(&parts[index + 1])
-    });
-    Some(Protected {
-        name,
-        why,
-        path: shown,
-        database,
-    })
-}
-
-fn protected_name(part: &str) -> Option<(&'static str, &'static str)> {
-    PROTECTED
-        .iter()
-        .find(|(name, _)| part.eq_ignore_ascii_case(name))
-        .copied()
-}
-
-/// `sessions.db`, `sessions.db-wal`, `memory.db-journal`, … (any case).
-fn is_database(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    DATABASES.iter().any(|db| lower.starts_with(db))
 }
 
 /// The components of a word from byte `offset` on, each with its pattern if it has one.

@@ -54,6 +54,9 @@ pub(crate) fn copy(env: &mut Env, program: &str, args: &[Word]) {
     if sources_written {
         for source in &given {
             write(env, program, source);
+            if program == "mv" {
+                super::tree(env, program, source);
+            }
         }
     }
     if symbolic {

@@ -97,9 +97,11 @@ impl Pattern {
 
     /// Whether `name` matches, as `sh` matches a file name.
     pub(crate) fn matches(&self, name: &str) -> bool {
-        if name.starts_with('.') && !self.dotted() {
-            return false;
-        }
+        !(name.starts_with('.') && !self.dotted()) && self.matches_any(name)
+    }
+
+    /// Whether `name` matches, a leading `.` like any character (as `find -name` matches).
+    pub(crate) fn matches_any(&self, name: &str) -> bool {
         let name: Vec<char> = name.chars().collect();
         let (mut p, mut n) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
