@@ -97,7 +97,7 @@ impl Pattern {
 
     /// Whether `name` matches, as `sh` matches a file name.
     pub(crate) fn matches(&self, name: &str) -> bool {
-        !(name.starts_with('.') && !self.dotted()) && self.matches_any(name)
+        (self.dotted() || !name.starts_with('.')) && self.matches_any(name)
     }
 
     /// Whether `name` matches, a leading `.` like any character (as `find -name` matches).
