@@ -2,10 +2,11 @@
 //! run a program; everything that changes the repository is rated by what it can lose.
 
 mod config;
+mod options;
 mod repo;
 
 use super::Env;
-use super::files::{read, read_args, write};
+use super::files::write;
 use super::info::short;
 use super::opts::{any, is_option, operands, split};
 use super::words::Word;
@@ -23,80 +24,7 @@ const READS: &[&str] = &[
 
 /// Rates `git <args>`.
 pub(crate) fn git(env: &mut Env, args: &[Word]) {
-    let mut rest = args;
-    while let Some(first) = rest.first() {
-        let text = first.as_str();
-        let value = || rest.get(1);
-        let mut skip = 1;
-        match text {
-            "-C" => {
-                skip = 2;
-                if let Some(dir) = value() {
-                    git_dir(env, dir);
-                }
-            }
-            "-c" => {
-                skip = 2;
-                env.note(
-                    Medium,
-                    "git -c sets configuration, which can run programs (core.fsmonitor, alias.x=!cmd)",
-                );
-                if let Some(setting) = value()
-                    && let Some((_, command)) = setting.as_str().split_once('=')
-                {
-                    env.script(command.trim_start_matches('!'));
-                }
-            }
-            "-P"
-            | "--no-pager"
-            | "--no-replace-objects"
-            | "--literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
-            | "--no-optional-locks"
-            | "--no-advice"
-            | "--no-lazy-fetch" => {}
-            "--version" | "--exec-path" | "--html-path" | "--man-path" | "--info-path" => {
-                env.note(Safe, "git only prints");
-            }
-            "-p" | "--paginate" => env.note(Medium, "git -p runs a pager"),
-            _ if text.starts_with("--config-env") => {
-                env.note(
-                    Medium,
-                    "git --config-env sets configuration, which can run programs",
-                );
-            }
-            _ if text.starts_with("--exec-path=") => env.note(
-                Medium,
-                "git --exec-path runs git's programs from another folder",
-            ),
-            _ if [
-                "--git-dir",
-                "--work-tree",
-                "--namespace",
-                "--bare",
-                "--super-prefix",
-                "--attr-source",
-            ]
-            .iter()
-            .any(|option| text.starts_with(option)) =>
-            {
-                if !text.contains('=') && text != "--bare" {
-                    skip = 2;
-                }
-                env.note(
-                    Medium,
-                    "git --git-dir/--work-tree points git at another repository, whose config can run programs",
-                );
-            }
-            _ if text.starts_with('-') => {
-                env.note(Medium, format!("git option `{}` is not known", short(text)));
-            }
-            _ => break,
-        }
-        rest = rest.get(skip..).unwrap_or_default();
-    }
+    let rest = options::global(env, args);
     let Some((sub, args)) = rest.split_first() else {
         env.note(Safe, "git without a subcommand only prints help");
         return;
@@ -116,39 +44,7 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
             format!("git {sub} --upload-pack/--exec runs a program"),
         );
     }
-    // `--output` of the diff family; `-o` of archive and format-patch (elsewhere it is
-    // another option: `git grep -o`).
-    let outputs: &[(Option<char>, &'static str)] = match sub {
-        "archive" => &[(Some('o'), "output")],
-        "format-patch" => &[(Some('o'), "output-directory"), (None, "output")],
-        "blame" | "annotate" => &[
-            (None, "output"),
-            (Some('S'), "revs-file"),
-            (None, "contents"),
-            (None, "ignore-revs-file"),
-        ],
-        _ => &[(None, "output")],
-    };
-    let values = split(args, outputs);
-    read_args(env, "git", &values.unknown());
-    for file in ["revs-file", "contents", "ignore-revs-file"]
-        .iter()
-        .flat_map(|name| values.values(name))
-    {
-        read(env, "git", file);
-    }
-    for file in values
-        .values("output")
-        .chain(values.values("output-directory"))
-    {
-        write(env, &format!("git {sub} --output"), file);
-    }
-    if sub == "bundle"
-        && let [action, file, ..] = values.operands.as_slice()
-        && action.as_str() == "create"
-    {
-        write(env, "git bundle create", file);
-    }
+    options::files(env, sub, args);
     if READS.contains(&sub) {
         reads(env, sub, args);
         return;
@@ -173,21 +69,6 @@ fn repository(env: &mut Env) {
     for why in reasons {
         env.note(Medium, why);
     }
-}
-
-/// `git -C dir`: the folder must be inside the project; later paths may be relative to it.
-fn git_dir(env: &mut Env, dir: &Word) {
-    let place = env.paths.place(dir);
-    if place.kind > super::paths::Kind::Inside {
-        env.note(
-            Medium,
-            format!("git -C works outside the project ({})", short(dir.as_str())),
-        );
-    }
-    if let Some(protected) = place.protected {
-        env.note(Medium, format!("git -C works inside {}/", protected.name));
-    }
-    env.paths.cd(dir);
 }
 
 fn reads(env: &mut Env, sub: &str, args: &[Word]) {

@@ -207,39 +207,8 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
             read_args(env, program, &split.unknown());
             env.note(Safe, "tree only reads");
         }
-        "file" => {
-            let split = opts::split(
-                args,
-                &[
-                    (Some('f'), "files-from"),
-                    (Some('m'), "magic-file"),
-                    (Some('F'), "separator"),
-                    (Some('e'), "exclude"),
-                    (Some('P'), "parameter"),
-                ],
-            );
-            if split.has("C", &["compile"]) {
-                env.note(Medium, "file -C writes a compiled magic file");
-            }
-            read_args(env, program, args);
-            env.note(Safe, "file only reads");
-        }
-        "date" => {
-            let split = opts::split(
-                args,
-                &[
-                    (Some('f'), "file"),
-                    (Some('r'), "reference"),
-                    (Some('d'), "date"),
-                    (Some('s'), "set"),
-                ],
-            );
-            if split.values("set").next().is_some() {
-                env.note(High, "date -s sets the system clock");
-            }
-            read_args(env, program, args);
-            env.note(Safe, "date only prints");
-        }
+        "file" => file(env, args),
+        "date" => date(env, args),
         "hostname" => {
             if !operands(args).is_empty() || any(args, "Fb", &["file", "boot"]) {
                 env.note(High, "hostname sets the host name");
@@ -323,41 +292,7 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
             "let evaluates arithmetic, which can run commands through array subscripts",
         ),
         "fc" | "history" => env.note(Medium, format!("{program} reads or reruns shell history")),
-        p if DOWNLOADERS.contains(&p) => {
-            info.download = true;
-            env.note(Medium, format!("{p} uses the network"));
-            let outputs: &[(Option<char>, &'static str)] = match p {
-                "curl" => &[
-                    (Some('o'), "output"),
-                    (Some('c'), "cookie-jar"),
-                    (Some('D'), "dump-header"),
-                    (None, "output-dir"),
-                    (None, "trace"),
-                    (None, "trace-ascii"),
-                    (None, "stderr"),
-                    (None, "etag-save"),
-                    (None, "hsts"),
-                    (None, "alt-svc"),
-                    (None, "libcurl"),
-                ],
-                "wget" => &[
-                    (Some('O'), "output-document"),
-                    (Some('o'), "output-file"),
-                    (Some('a'), "append-output"),
-                    (Some('P'), "directory-prefix"),
-                    (None, "save-cookies"),
-                    (None, "warc-file"),
-                ],
-                _ => &[(Some('o'), "output"), (Some('d'), "dir")],
-            };
-            let split = opts::split(args, outputs);
-            for (_, long) in outputs {
-                for target in split.values(long) {
-                    files::write(env, p, target);
-                }
-            }
-            files::read_args(env, p, args);
-        }
+        p if DOWNLOADERS.contains(&p) => download(env, p, args, info),
         p if NETWORK.contains(&p) => {
             env.note(Medium, format!("{p} uses the network"));
             if p == "rsync" {
@@ -386,6 +321,78 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         }
         other => env.note(Medium, format!("`{}` is not a known program", short(other))),
     }
+}
+
+fn file(env: &mut Env, args: &[Word]) {
+    let split = opts::split(
+        args,
+        &[
+            (Some('f'), "files-from"),
+            (Some('m'), "magic-file"),
+            (Some('F'), "separator"),
+            (Some('e'), "exclude"),
+            (Some('P'), "parameter"),
+        ],
+    );
+    if split.has("C", &["compile"]) {
+        env.note(Medium, "file -C writes a compiled magic file");
+    }
+    read_args(env, "file", args);
+    env.note(Safe, "file only reads");
+}
+
+fn date(env: &mut Env, args: &[Word]) {
+    let split = opts::split(
+        args,
+        &[
+            (Some('f'), "file"),
+            (Some('r'), "reference"),
+            (Some('d'), "date"),
+            (Some('s'), "set"),
+        ],
+    );
+    if split.values("set").next().is_some() {
+        env.note(High, "date -s sets the system clock");
+    }
+    read_args(env, "date", args);
+    env.note(Safe, "date only prints");
+}
+
+/// Rates a program that downloads: the network, and the files it writes by option.
+fn download(env: &mut Env, p: &str, args: &[Word], info: &mut Info) {
+    info.download = true;
+    env.note(Medium, format!("{p} uses the network"));
+    let outputs: &[(Option<char>, &'static str)] = match p {
+        "curl" => &[
+            (Some('o'), "output"),
+            (Some('c'), "cookie-jar"),
+            (Some('D'), "dump-header"),
+            (None, "output-dir"),
+            (None, "trace"),
+            (None, "trace-ascii"),
+            (None, "stderr"),
+            (None, "etag-save"),
+            (None, "hsts"),
+            (None, "alt-svc"),
+            (None, "libcurl"),
+        ],
+        "wget" => &[
+            (Some('O'), "output-document"),
+            (Some('o'), "output-file"),
+            (Some('a'), "append-output"),
+            (Some('P'), "directory-prefix"),
+            (None, "save-cookies"),
+            (None, "warc-file"),
+        ],
+        _ => &[(Some('o'), "output"), (Some('d'), "dir")],
+    };
+    let split = opts::split(args, outputs);
+    for (_, long) in outputs {
+        for target in split.values(long) {
+            files::write(env, p, target);
+        }
+    }
+    files::read_args(env, p, args);
 }
 
 fn search(env: &mut Env, program: &str, args: &[Word]) {

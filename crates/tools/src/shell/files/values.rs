@@ -14,10 +14,11 @@ use Value::{File, Other};
 /// One option that takes a value: its letter, its long name (`""` if none), what the value is.
 pub(crate) type Opt = (Option<char>, &'static str, Value);
 
-/// The value-taking options of `program`, if the rater knows them.
-pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
-    Some(match program {
-        "grep" | "egrep" | "fgrep" => &[
+/// The value-taking options of programs the rater knows.
+const TABLE: &[(&[&str], &[Opt])] = &[
+    (
+        &["grep", "egrep", "fgrep"],
+        &[
             (Some('e'), "regexp", Other),
             (Some('f'), "file", File),
             (Some('m'), "max-count", Other),
@@ -34,7 +35,10 @@ pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
             (None, "binary-files", Other),
             (None, "group-separator", Other),
         ],
-        "file" => &[
+    ),
+    (
+        &["file"],
+        &[
             (Some('f'), "files-from", File),
             (Some('m'), "magic-file", File),
             (Some('F'), "separator", Other),
@@ -42,19 +46,28 @@ pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
             (Some('P'), "parameter", Other),
             (None, "exclude-quiet", Other),
         ],
-        "date" => &[
+    ),
+    (
+        &["date"],
+        &[
             (Some('f'), "file", File),
             (Some('r'), "reference", File),
             (Some('d'), "date", Other),
             (Some('s'), "set", Other),
         ],
-        "hexdump" => &[
+    ),
+    (
+        &["hexdump"],
+        &[
             (Some('f'), "format-file", File),
             (Some('e'), "format", Other),
             (Some('n'), "length", Other),
             (Some('s'), "skip", Other),
         ],
-        "od" => &[
+    ),
+    (
+        &["od"],
+        &[
             (Some('A'), "address-radix", Other),
             (Some('j'), "skip-bytes", Other),
             (Some('N'), "read-bytes", Other),
@@ -62,21 +75,30 @@ pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
             (Some('t'), "format", Other),
             (Some('w'), "width", Other),
         ],
-        "head" | "tail" => &[
+    ),
+    (
+        &["head", "tail"],
+        &[
             (Some('c'), "bytes", Other),
             (Some('n'), "lines", Other),
             (Some('s'), "sleep-interval", Other),
             (None, "pid", Other),
         ],
-        "cut" => &[
+    ),
+    (
+        &["cut"],
+        &[
             (Some('b'), "bytes", Other),
             (Some('c'), "characters", Other),
             (Some('d'), "delimiter", Other),
             (Some('f'), "fields", Other),
             (None, "output-delimiter", Other),
         ],
-        "wc" => &[(None, "files0-from", File)],
-        "du" => &[
+    ),
+    (&["wc"], &[(None, "files0-from", File)]),
+    (
+        &["du"],
+        &[
             (None, "files0-from", File),
             (Some('X'), "exclude-from", File),
             (Some('d'), "max-depth", Other),
@@ -85,7 +107,10 @@ pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
             (None, "exclude", Other),
             (None, "time-style", Other),
         ],
-        "diff" => &[
+    ),
+    (
+        &["diff"],
+        &[
             (None, "from-file", File),
             (None, "to-file", File),
             (Some('X'), "exclude-from", File),
@@ -95,27 +120,60 @@ pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
             (Some('W'), "width", Other),
             (Some('F'), "show-function-line", Other),
         ],
-        "cmp" => &[
+    ),
+    (
+        &["cmp"],
+        &[
             (Some('i'), "ignore-initial", Other),
             (Some('n'), "bytes", Other),
         ],
-        "realpath" | "readlink" => &[(None, "relative-to", File), (None, "relative-base", File)],
-        "stat" => &[(Some('c'), "format", Other), (None, "printf", Other)],
-        "strings" => &[
+    ),
+    (
+        &["realpath", "readlink"],
+        &[(None, "relative-to", File), (None, "relative-base", File)],
+    ),
+    (
+        &["stat"],
+        &[(Some('c'), "format", Other), (None, "printf", Other)],
+    ),
+    (
+        &["strings"],
+        &[
             (Some('n'), "bytes", Other),
             (Some('t'), "radix", Other),
             (Some('e'), "encoding", Other),
         ],
-        "base64" | "base32" | "fold" | "fmt" => &[(Some('w'), "width", Other)],
-        "tac" => &[(Some('s'), "separator", Other)],
-        "paste" => &[(Some('d'), "delimiters", Other)],
-        "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "b2sum"
-        | "cksum" => &[
+    ),
+    (
+        &["base64", "base32", "fold", "fmt"],
+        &[(Some('w'), "width", Other)],
+    ),
+    (&["tac"], &[(Some('s'), "separator", Other)]),
+    (&["paste"], &[(Some('d'), "delimiters", Other)]),
+    (
+        &[
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+        ],
+        &[
             (Some('l'), "length", Other),
             (Some('a'), "algorithm", Other),
         ],
-        _ => return None,
-    })
+    ),
+];
+
+/// The value-taking options of `program`, if the rater knows them.
+pub(crate) fn options(program: &str) -> Option<&'static [Opt]> {
+    TABLE
+        .iter()
+        .find(|(names, _)| names.contains(&program))
+        .map(|(_, options)| *options)
 }
 
 #[cfg(test)]

@@ -194,94 +194,100 @@ fn fs(path: PathBuf) -> Node {
     }
 }
 
+fn one(node: Node) -> Step {
+    Step::Next(vec![node])
+}
+
 fn step(node: &Node, part: &Part, cwds: &[Node]) -> Step {
-    let one = |node: Node| Step::Next(vec![node]);
     if part.text == "/" && part.pattern.is_none() {
         return one(Node::Fs(PathBuf::from("/")));
     }
     if part.text.is_empty() || (part.text == "." && part.pattern.is_none()) {
         return one(node.clone());
     }
-    let dot_dot = part.text == ".." && part.pattern.is_none();
+    let up = part.text == ".." && part.pattern.is_none();
     match node {
-        Node::Fs(dir) => {
-            if dot_dot {
-                return one(fs(dir.parent().unwrap_or(Path::new("/")).to_path_buf()));
-            }
-            match &part.pattern {
-                Some(pattern) => {
-                    let found = pattern.expand(dir);
-                    if !found.complete {
-                        one(Node::Unknown(
-                            "the folder is too large to match a pattern in",
-                        ))
-                    } else if found.names.is_empty() {
-                        // `sh` keeps a pattern that matches nothing as it is written.
-                        child(dir, &part.text)
-                    } else {
-                        Step::Expand(found.names)
-                    }
-                }
-                None => child(dir, &part.text),
-            }
+        Node::Fs(dir) => fs_step(dir, part, up),
+        Node::Proc => proc_step(part, up),
+        Node::Process { own, task } => process_step(*own, *task, part, up, cwds),
+        Node::Fds { .. } | Node::Tasks { .. } | Node::ProcFile { .. } => {
+            below_process(node, part, up)
         }
-        Node::Proc => {
-            if dot_dot {
-                return one(Node::Fs(PathBuf::from("/")));
-            }
-            match part.text.as_str() {
-                _ if part.pattern.is_some() || is_number(&part.text) => one(Node::Process {
-                    own: false,
-                    task: false,
-                }),
-                "self" => one(Node::Process {
-                    own: true,
-                    task: false,
-                }),
-                "thread-self" => one(Node::Process {
-                    own: true,
-                    task: true,
-                }),
-                name => child(Path::new("/proc"), name),
-            }
-        }
-        Node::Process { own, task } => {
-            let (own, task) = (*own, *task);
-            if dot_dot {
-                return one(if task {
-                    Node::Tasks { own }
-                } else {
-                    Node::Proc
-                });
-            }
-            if part.pattern.is_some() {
-                return one(Node::Unknown("a pattern in the folder of a process"));
-            }
-            match part.text.as_str() {
-                "cwd" if own => Step::Next(cwds.to_vec()),
-                "cwd" => one(Node::Unknown("the working folder of another process")),
-                "root" => one(Node::Fs(PathBuf::from("/"))),
-                "fd" => one(Node::Fds { own }),
-                "task" if !task => one(Node::Tasks { own }),
-                "ns" | "map_files" => {
-                    one(Node::Unknown("a link of a process the rater cannot follow"))
-                }
-                _ => one(Node::ProcFile {
-                    own,
-                    task,
-                    depth: 1,
-                }),
-            }
-        }
+        Node::Stream => one(Node::Unknown("a path below a stream")),
+        Node::Unknown(why) => one(Node::Unknown(why)),
+    }
+}
+
+/// A step in a folder of the file system: `..`, a pattern, or a name.
+fn fs_step(dir: &Path, part: &Part, up: bool) -> Step {
+    if up {
+        return one(fs(dir.parent().unwrap_or(Path::new("/")).to_path_buf()));
+    }
+    let Some(pattern) = &part.pattern else {
+        return child(dir, &part.text);
+    };
+    let found = pattern.expand(dir);
+    if !found.complete {
+        one(Node::Unknown(
+            "the folder is too large to match a pattern in",
+        ))
+    } else if found.names.is_empty() {
+        // `sh` keeps a pattern that matches nothing as it is written.
+        child(dir, &part.text)
+    } else {
+        Step::Expand(found.names)
+    }
+}
+
+/// A step in `/proc`: a process (`self`, `thread-self`, a number, a pattern) or a file.
+fn proc_step(part: &Part, up: bool) -> Step {
+    if up {
+        return one(Node::Fs(PathBuf::from("/")));
+    }
+    let (own, task) = match part.text.as_str() {
+        _ if part.pattern.is_some() || is_number(&part.text) => (false, false),
+        "self" => (true, false),
+        "thread-self" => (true, true),
+        name => return child(Path::new("/proc"), name),
+    };
+    one(Node::Process { own, task })
+}
+
+/// A step in `/proc/<pid>`: its folder, root, descriptors, threads, or one of its files.
+fn process_step(own: bool, task: bool, part: &Part, up: bool, cwds: &[Node]) -> Step {
+    if up {
+        return one(if task {
+            Node::Tasks { own }
+        } else {
+            Node::Proc
+        });
+    }
+    if part.pattern.is_some() {
+        return one(Node::Unknown("a pattern in the folder of a process"));
+    }
+    match part.text.as_str() {
+        "cwd" if own => Step::Next(cwds.to_vec()),
+        "cwd" => one(Node::Unknown("the working folder of another process")),
+        "root" => one(Node::Fs(PathBuf::from("/"))),
+        "fd" => one(Node::Fds { own }),
+        "task" if !task => one(Node::Tasks { own }),
+        "ns" | "map_files" => one(Node::Unknown("a link of a process the rater cannot follow")),
+        _ => one(Node::ProcFile {
+            own,
+            task,
+            depth: 1,
+        }),
+    }
+}
+
+/// A step below `/proc/<pid>`: in `fd/` (0–2 of the shell are its streams), `task/`, or a
+/// folder of process files.
+fn below_process(node: &Node, part: &Part, up: bool) -> Step {
+    match *node {
+        Node::Fds { own } if up => one(Node::Process { own, task: false }),
         Node::Fds { own } => {
-            if dot_dot {
-                return one(Node::Process {
-                    own: *own,
-                    task: false,
-                });
-            }
             let standard = matches!(part.text.as_str(), "0" | "1" | "2");
-            if *own && standard && part.pattern.is_none() {
+            if own && standard && part.pattern.is_none() {
                 one(Node::Stream)
             } else {
                 one(Node::Unknown(
@@ -289,35 +295,21 @@ fn step(node: &Node, part: &Part, cwds: &[Node]) -> Step {
                 ))
             }
         }
-        Node::Tasks { own } => one(if dot_dot {
-            Node::Process {
-                own: *own,
-                task: false,
-            }
-        } else {
-            Node::Process {
-                own: *own,
-                task: true,
-            }
-        }),
-        Node::ProcFile { own, task, depth } => one(match (dot_dot, *depth) {
-            (true, 1) => Node::Process {
-                own: *own,
-                task: *task,
-            },
+        Node::Tasks { own } => one(Node::Process { own, task: !up }),
+        Node::ProcFile { own, task, depth } => one(match (up, depth) {
+            (true, 1) => Node::Process { own, task },
             (true, depth) => Node::ProcFile {
-                own: *own,
-                task: *task,
+                own,
+                task,
                 depth: depth - 1,
             },
             (false, depth) => Node::ProcFile {
-                own: *own,
-                task: *task,
+                own,
+                task,
                 depth: depth + 1,
             },
         }),
-        Node::Stream => one(Node::Unknown("a path below a stream")),
-        Node::Unknown(why) => one(Node::Unknown(why)),
+        _ => one(Node::Unknown("a path the rater cannot follow")),
     }
 }
 
