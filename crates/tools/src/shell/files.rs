@@ -141,6 +141,27 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
     }
 }
 
+/// Notes `word` as a path that `program`, which the rater cannot follow, may change: only
+/// when it is protected (`sqlite3 .agentctl/sessions.db`, `frob .git/config`).
+pub(crate) fn may_change(env: &mut Env, program: &str, word: &Word) {
+    for candidate in path_candidates(word) {
+        if let Some(protected) = env.paths.place(&candidate).protected {
+            let level = if protected.database { Critical } else { High };
+            env.note_protected(
+                level,
+                format!(
+                    "`{program}` is given {} ({}/: {}) and may change it",
+                    short(&protected.path),
+                    protected.name,
+                    protected.why
+                ),
+                &protected.path,
+            );
+            return;
+        }
+    }
+}
+
 /// Notes a write of a protected path: `high`, `critical` for the session database, and
 /// marked protected either way (asked every time).
 pub(crate) fn protected_write(env: &mut Env, program: &str, protected: &Protected) {

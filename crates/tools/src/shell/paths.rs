@@ -9,6 +9,7 @@ mod walks;
 
 use super::words::Word;
 pub(crate) use glob::Pattern;
+pub(crate) use names::named_in_text;
 use resolve::{Node, Part, Target};
 use std::path::{Component, Path, PathBuf};
 

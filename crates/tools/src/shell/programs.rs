@@ -319,7 +319,12 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         "kubectl" if args.first().is_some_and(|a| a.as_str() == "delete") => {
             env.note(High, "kubectl delete deletes cluster resources");
         }
-        other => env.note(Medium, format!("`{}` is not a known program", short(other))),
+        other => {
+            env.note(Medium, format!("`{}` is not a known program", short(other)));
+            for arg in args {
+                files::may_change(env, other, arg);
+            }
+        }
     }
 }
 

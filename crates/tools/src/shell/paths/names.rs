@@ -125,6 +125,19 @@ fn is_database(name: &str) -> bool {
     DATABASES.iter().any(|db| lower.starts_with(db))
 }
 
+/// A protected folder named anywhere in `text` as a whole name (`open(".git/config")`, not
+/// `.gitignore`), for inline programs the rater cannot read (`python3 -c '…'`).
+pub(crate) fn named_in_text(text: &str) -> Option<&'static str> {
+    let part_of_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    PROTECTED.iter().map(|(name, _)| *name).find(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name)
+        })
+    })
+}
+
 /// Most words a brace expansion is followed into.
 const MAX_BRACES: usize = 64;
 
@@ -183,6 +196,17 @@ fn first_list(word: &str) -> Option<(usize, usize, Vec<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::braces;
+
+    #[test]
+    fn protected_names_in_inline_programs() {
+        use super::named_in_text;
+        assert_eq!(named_in_text("open('.git/config','w')"), Some(".git"));
+        assert_eq!(named_in_text("x = \"a/.agentctl\""), Some(".agentctl"));
+        assert_eq!(named_in_text(".claude"), Some(".claude"));
+        assert_eq!(named_in_text("open('.gitignore')"), None);
+        assert_eq!(named_in_text("x.git.y"), None);
+        assert_eq!(named_in_text("a..git"), None);
+    }
 
     #[test]
     fn braces_expand_as_bash_does() {
