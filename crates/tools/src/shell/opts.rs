@@ -16,9 +16,17 @@ pub(crate) fn is_long(arg: &str, name: &str) -> bool {
     !written.is_empty() && name.starts_with(written)
 }
 
-/// Whether `arg` is a cluster of short options (`-la`) that holds `letter`.
+/// Whether `arg` is a cluster of short options (`-la`) that holds `letter`. The cluster ends
+/// at the first character that is no option letter: what follows is a glued value
+/// (`-S/tmp/x.O` holds no `-O`).
 pub(crate) fn short_has(arg: &str, letter: char) -> bool {
-    arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
+    arg.len() > 1
+        && arg.starts_with('-')
+        && !arg.starts_with("--")
+        && arg[1..]
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .any(|c| c == letter)
 }
 
 /// Whether `arg` is `-x` for some letter in `letters`, or a long option in `longs`.
@@ -207,6 +215,7 @@ mod tests {
     #[test]
     fn short_clusters_and_values() {
         assert!(short_has("-fu", 'f'));
+        assert!(!short_has("-S/tmp/x.O", 'O'));
         assert!(!short_has("--force", 'f'));
         let args = words(&[
             "-o",
