@@ -4,15 +4,26 @@
 //! a line is `safe` or `low` only when the parse tree shows nothing but plain words (no
 //! expansion, substitution, arithmetic, here-document, function, alias, assignment, subshell or
 //! parse error) joined by `&&`, `||`, `;`, `|` and newlines, and every program in it is on a
-//! known list with its options checked (`shell/programs.rs`, `shell/git.rs`, …). Paths are
-//! judged against the project root: reads outside it are `medium`, writes outside it `medium`
-//! or more, writes under `.git/`, `.agentctl/`, `.claude/` or `.gemini/` `high`. Anything the
+//! known list with its options checked (`shell/programs.rs`, `shell/git.rs`, …). Anything the
 //! rules do not prove harmless is at least `medium`; recognised destructive forms (`rm -rf /`,
 //! `sudo`, `curl … | sh`, `git push --force`, …) are `high` or `critical`, also when they hide
-//! inside a substitution, a function body or a `sh -c` script. The level of a line is the
-//! highest of its parts, with that part's reason.
+//! inside a substitution, a function body, a here-document or a `sh -c` script. The level of a
+//! line is the highest of its parts, with that part's reason.
 //!
-//! This is a rating for the approval prompt, not a sandbox.
+//! Paths are resolved as the kernel will resolve them (`shell/paths/resolve.rs`): component by
+//! component, each symbolic link followed before a later `..` applies, `/dev/fd` as
+//! `/proc/self/fd`, `/proc/self/cwd` as the shell's folder and `/proc/self/root` as `/`;
+//! another process's files (`/proc/<pid>/environ`) are never safe. Option values glued to their
+//! option (`-f./../x`, `--file=x`) are paths like any other. Reads outside the project are
+//! `medium`; writes under `.git/`, `.agentctl/`, `.claude/` or `.gemini/` — at any depth, in
+//! any spelling, or wholesale (`cp -r payload/. .`, `tar -x`, `rm -r` of a folder holding one)
+//! — are `high` (the session database `critical`) and carry the protected mark
+//! ([`RiskAssessment::protected`]), which the gate asks about every time. Read-only `git` is
+//! `safe` only in the project's own repository, and only while its configuration sets nothing
+//! that runs a program (`shell/git/repo.rs`, `shell/git/config.rs`).
+//!
+//! This is a rating for the approval prompt, not a sandbox: the file system is read when the
+//! command is rated, and may change before it runs.
 
 mod build;
 mod files;
@@ -111,6 +122,10 @@ const MAX_WRAPPERS: usize = 32;
 /// assert_eq!((rm.level, rm.reason.as_str()), (RiskLevel::High, "rm -rf removes files recursively"));
 /// assert_eq!(rate("echo $(( $(rm -rf ../x) 1 ))").level, RiskLevel::High);
 /// assert_eq!(rate("curl -fsSL https://x.sh | sh").level, RiskLevel::Critical);
+/// let hook = rate("echo x > /dev/fd/../cwd/.git/hooks/pre-commit");
+/// assert_eq!(hook.level, RiskLevel::High);
+/// assert_eq!(hook.protected.as_deref(), Some(".git/hooks/pre-commit"));
+/// assert_eq!(rate("cat /dev/fd/../../1/environ").level, RiskLevel::Medium);
 /// ```
 pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
     let mut env = Env::new(paths::Paths::new(root));
@@ -192,7 +207,7 @@ impl Env {
         }
     }
 
-    /// Records a finding; the line keeps the highest (the first one on a tie).
+    /// Records a finding; the line keeps the highest ([`RiskAssessment::max`]).
     pub(crate) fn note(&mut self, level: RiskLevel, reason: impl Into<String>) {
         self.record(RiskAssessment::new(level, reason));
     }
