@@ -19,6 +19,7 @@ mod suite {
     mod shell_gate;
     #[cfg(unix)]
     mod shell_generated;
+    mod shell_git;
     pub mod web;
     mod web_search;
 }
