@@ -211,10 +211,19 @@ fn outside_spellings(outside: &Path) -> Vec<String> {
 /// The home folder and the environment of other processes (agentctl's own among them).
 fn secret_spellings() -> Vec<String> {
     let pid = std::process::id();
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    // More `..` than the project is deep: `..` stops at `/`.
+    let up = "../".repeat(24);
     vec![
         "~/.ssh/id_rsa".into(),
         "$HOME/.ssh/id_rsa".into(),
         "${HOME}/.ssh/id_rsa".into(),
+        format!("{home}/.ssh/id_rsa"),
+        format!("/proc/self/root{home}/.ssh/id_rsa"),
+        format!("/dev/fd/../root{home}/.ssh/id_rsa"),
+        format!("{up}proc/{pid}/environ"),
+        format!("./{up}proc/1/environ"),
+        format!("a/b/up/{up}proc/1/environ"),
         format!("/proc/{pid}/environ"),
         "/proc/1/environ".into(),
         "/proc/*/environ".into(),
