@@ -140,6 +140,12 @@ pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
     } else {
         env.script(command);
     }
+    if env.paths.exhausted() {
+        env.note(
+            RiskLevel::Medium,
+            "the command names more files than the rater reads to check them",
+        );
+    }
     env.finish()
 }
 

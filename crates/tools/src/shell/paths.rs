@@ -11,6 +11,7 @@ use super::words::Word;
 pub(crate) use glob::Pattern;
 pub(crate) use names::named_in_text;
 use resolve::{Node, Part, Target};
+use std::cell::Cell;
 use std::path::{Component, Path, PathBuf};
 
 /// Block devices and memory: writing there destroys a disk or the running system.
@@ -91,8 +92,10 @@ pub(crate) struct Folder {
     pub protected_child: Option<&'static str>,
 }
 
-/// Most entries walked below a folder to look for links out of the project.
+/// Most entries walked below one folder (for links out, for protected folders).
 const MAX_WALK: usize = 20_000;
+/// Most folder entries one rating reads in all (pattern matches and walks together).
+const MAX_ENTRIES_READ: usize = 200_000;
 
 /// Most folders tracked after `cd`s; past this the shell's folder is unknown.
 const MAX_CWDS: usize = 16;
@@ -107,6 +110,8 @@ pub(crate) struct Paths {
     /// The home folder `~` stands for.
     home: Option<PathBuf>,
     cwds: Vec<Node>,
+    /// Folder entries the rating may still read (patterns, walks); see [`Paths::exhausted`].
+    budget: Cell<usize>,
 }
 
 impl Paths {
@@ -124,6 +129,7 @@ impl Paths {
             cwds: vec![Node::Fs(real_root.clone())],
             real_root,
             home,
+            budget: Cell::new(MAX_ENTRIES_READ),
         }
     }
 
@@ -177,7 +183,12 @@ impl Paths {
                 let logical = lexical(&base.join(&word.text));
                 let text = Word::literal(logical.to_string_lossy());
                 let root = [Node::Fs(PathBuf::from("/"))];
-                targets.extend(resolve::resolve(&root, components(&text, 0), &self.cwds));
+                targets.extend(resolve::resolve(
+                    &root,
+                    components(&text, 0),
+                    &self.cwds,
+                    &self.budget,
+                ));
             }
         }
         let next = targets
@@ -204,6 +215,19 @@ impl Paths {
         if self.cwds.len() > MAX_CWDS {
             self.cwds = vec![Node::Unknown("too many folders to follow")];
         }
+    }
+
+    /// The same, allowed to read only `entries` folder entries.
+    #[cfg(test)]
+    pub(crate) fn with_budget(self, entries: usize) -> Self {
+        self.budget.set(entries);
+        self
+    }
+
+    /// Whether the rating read as many folder entries as it may: then what it did not read
+    /// is not proven.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.budget.get() == 0
     }
 
     /// The folders the shell may be in (`None` for one the rater cannot know).
@@ -289,7 +313,7 @@ impl Paths {
             (self.cwds.clone(), 0)
         };
         let parts = components(word, offset);
-        let found = resolve::resolve(&starts, parts, &self.cwds);
+        let found = resolve::resolve(&starts, parts, &self.cwds, &self.budget);
         Some(if found.is_empty() {
             vec![Target {
                 node: Node::Unknown("a path the rater cannot follow"),

@@ -139,3 +139,28 @@ fn a_linked_worktree_is_checked_through_its_common_folder() {
     assert_eq!(got.level, Medium, "{got:?}");
     assert!(got.reason.contains("core.hookspath"), "{got:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn fifos_where_git_files_belong_are_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let git_dir = root.join(".git");
+    std::fs::create_dir_all(git_dir.join("objects")).unwrap();
+    std::fs::create_dir_all(git_dir.join("refs")).unwrap();
+    std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    agentctl_test_support::mkfifo(&git_dir.join("commondir"));
+    agentctl_test_support::mkfifo(&git_dir.join("config"));
+    let nested = root.join("sub");
+    std::fs::create_dir_all(&nested).unwrap();
+    agentctl_test_support::mkfifo(&nested.join(".git"));
+    let rated = agentctl_test_support::or_hang(std::time::Duration::from_secs(20), move || {
+        (
+            classify_command("git status", Some(&root)),
+            classify_command("git -C sub status", Some(&root)),
+        )
+    });
+    assert_eq!(rated.0.level, Medium, "{:?}", rated.0);
+    assert!(rated.0.reason.contains("not a file"), "{:?}", rated.0);
+    assert_eq!(rated.1.level, Medium, "{:?}", rated.1);
+}

@@ -77,6 +77,10 @@ fn config_files(git_dir: &Path) -> Vec<PathBuf> {
 
 /// A path written in a small file (`gitdir: ../x`), relative to the file's folder.
 fn pointer(file: &Path, prefix: &str) -> Option<PathBuf> {
+    // Only a regular file: opening a FIFO would wait for a writer forever.
+    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
+        return None;
+    }
     let mut text = String::new();
     std::fs::File::open(file)
         .ok()?

@@ -1,6 +1,7 @@
 //! Shell patterns in one path component (`*.rs`, `.g?t`, `[!.]*`), matched as `sh` does:
 //! a leading `.` must be matched by a literal `.`; `.*` matches `.` and `..` in `dash`.
 
+use std::cell::Cell;
 use std::path::Path;
 
 /// Most entries of one folder read to expand a pattern; past this the expansion is unknown.
@@ -131,8 +132,9 @@ impl Pattern {
         self.tokens[p..].iter().all(|token| *token == Token::Star)
     }
 
-    /// The names in `dir` that match (with `.` and `..` for a pattern that starts with `.`).
-    pub(crate) fn expand(&self, dir: &Path) -> Expansion {
+    /// The names in `dir` that match (with `.` and `..` for a pattern that starts with `.`);
+    /// each entry read is taken from `budget`, and the expansion is incomplete when it runs out.
+    pub(crate) fn expand(&self, dir: &Path, budget: &Cell<usize>) -> Expansion {
         let mut out = Expansion::default();
         if self.dotted() {
             out.names.extend(
@@ -147,7 +149,7 @@ impl Pattern {
             return out;
         };
         for (count, entry) in entries.enumerate() {
-            if count >= MAX_ENTRIES {
+            if count >= MAX_ENTRIES || !take(budget) {
                 return out;
             }
             let Ok(entry) = entry else { continue };
@@ -158,6 +160,17 @@ impl Pattern {
         }
         out.complete = true;
         out
+    }
+}
+
+/// Takes one entry from `budget`; `false` when it is spent.
+pub(crate) fn take(budget: &Cell<usize>) -> bool {
+    match budget.get().checked_sub(1) {
+        Some(left) => {
+            budget.set(left);
+            true
+        }
+        None => false,
     }
 }
 

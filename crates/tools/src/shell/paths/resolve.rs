@@ -6,6 +6,7 @@
 //! another process's files (`/proc/<pid>/…`, `/proc/*/…`) are foreign.
 
 use super::glob::Pattern;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -82,7 +83,12 @@ enum Step {
 
 /// Resolves `parts` from `starts` (the root for an absolute path, else the folders the
 /// shell may be in); `cwds` are what `/proc/self/cwd` may be.
-pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<Target> {
+pub(crate) fn resolve(
+    starts: &[Node],
+    parts: Vec<Part>,
+    cwds: &[Node],
+    budget: &Cell<usize>,
+) -> Vec<Target> {
     if parts.len() > MAX_COMPONENTS {
         return vec![unknown("the path is too long to follow")];
     }
@@ -109,7 +115,7 @@ pub(crate) fn resolve(starts: &[Node], parts: Vec<Part>, cwds: &[Node]) -> Vec<T
             continue;
         };
         let descriptor = walk.descriptor || matches!(walk.node, Node::Fds { .. });
-        match step(&walk.node, &part, cwds) {
+        match step(&walk.node, &part, cwds, budget) {
             Step::Next(nodes) => {
                 branches += nodes.len().saturating_sub(1);
                 for node in nodes {
@@ -198,7 +204,7 @@ fn one(node: Node) -> Step {
     Step::Next(vec![node])
 }
 
-fn step(node: &Node, part: &Part, cwds: &[Node]) -> Step {
+fn step(node: &Node, part: &Part, cwds: &[Node], budget: &Cell<usize>) -> Step {
     if part.text == "/" && part.pattern.is_none() {
         return one(Node::Fs(PathBuf::from("/")));
     }
@@ -207,7 +213,7 @@ fn step(node: &Node, part: &Part, cwds: &[Node]) -> Step {
     }
     let up = part.text == ".." && part.pattern.is_none();
     match node {
-        Node::Fs(dir) => fs_step(dir, part, up),
+        Node::Fs(dir) => fs_step(dir, part, up, budget),
         Node::Proc => proc_step(part, up),
         Node::Process { own, task } => process_step(*own, *task, part, up, cwds),
         Node::Fds { .. } | Node::Tasks { .. } | Node::ProcFile { .. } => {
@@ -219,14 +225,14 @@ fn step(node: &Node, part: &Part, cwds: &[Node]) -> Step {
 }
 
 /// A step in a folder of the file system: `..`, a pattern, or a name.
-fn fs_step(dir: &Path, part: &Part, up: bool) -> Step {
+fn fs_step(dir: &Path, part: &Part, up: bool, budget: &Cell<usize>) -> Step {
     if up {
         return one(fs(dir.parent().unwrap_or(Path::new("/")).to_path_buf()));
     }
     let Some(pattern) = &part.pattern else {
         return child(dir, &part.text);
     };
-    let found = pattern.expand(dir);
+    let found = pattern.expand(dir, budget);
     if !found.complete {
         one(Node::Unknown(
             "the folder is too large to match a pattern in",
@@ -369,7 +375,7 @@ mod tests {
     fn nodes(text: &str) -> Vec<Node> {
         let cwd = [Node::Fs(PathBuf::from("/work/project"))];
         let (starts, parts) = parts(text);
-        resolve(&starts, parts, &cwd)
+        resolve(&starts, parts, &cwd, &Cell::new(1000))
             .into_iter()
             .map(|t| t.node)
             .collect()
@@ -403,12 +409,12 @@ mod tests {
     fn other_processes_are_foreign() {
         let cwd = [Node::Fs(PathBuf::from("/p"))];
         let (starts, list) = parts("/dev/fd/../../1/environ");
-        let found = resolve(&starts, list, &cwd);
+        let found = resolve(&starts, list, &cwd, &Cell::new(1000));
         assert_eq!(found.len(), 1);
         assert!(found[0].foreign);
         assert!(matches!(found[0].node, Node::ProcFile { own: false, .. }));
         let (starts, list) = parts("/proc/self/environ");
-        let own = resolve(&starts, list, &cwd);
+        let own = resolve(&starts, list, &cwd, &Cell::new(1000));
         assert!(!own[0].foreign);
         assert!(matches!(own[0].node, Node::ProcFile { own: true, .. }));
         assert!(matches!(nodes("/proc/1/cwd/x")[0], Node::Unknown(_)));

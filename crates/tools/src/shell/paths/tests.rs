@@ -178,3 +178,21 @@ fn link_loops_are_unknown() {
     let paths = Paths::new(Some(dir.path()));
     assert_eq!(paths.place(&word("loop/x")).kind, Kind::Unknown);
 }
+
+#[test]
+fn reading_folders_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join("many")).unwrap();
+    for index in 0..50 {
+        std::fs::write(root.join(format!("many/f{index}")), "").unwrap();
+    }
+    let paths = Paths::new(Some(&root)).with_budget(10);
+    assert_eq!(paths.place(&word("many/*")).kind, Kind::Unknown);
+    assert!(paths.exhausted());
+    let paths = Paths::new(Some(&root)).with_budget(10);
+    assert!(paths.link_out_below(&word("many")).is_some());
+    let paths = Paths::new(Some(&root));
+    assert_eq!(paths.place(&word("many/*")).kind, Kind::Inside);
+    assert!(!paths.exhausted());
+}

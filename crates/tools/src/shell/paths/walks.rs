@@ -1,6 +1,7 @@
 //! Walks below a folder, bounded: for links that lead out of the project (programs that follow
 //! links as they walk) and for protected folders (commands that change a whole tree).
 
+use super::glob::take;
 use super::names::{DATABASES, PROTECTED, protected_name};
 use super::resolve::Node;
 use super::{Folder, MAX_WALK, Paths, Protected, Word};
@@ -40,9 +41,9 @@ impl Paths {
             };
             for entry in entries.flatten() {
                 seen += 1;
-                if seen > MAX_WALK {
+                if seen > MAX_WALK || !take(&self.budget) {
                     return Some(format!(
-                        "more than {MAX_WALK} files below {}",
+                        "more files below {} than the rater reads",
                         self.shown(start)
                     ));
                 }
@@ -99,7 +100,7 @@ impl Paths {
             };
             for entry in entries.flatten() {
                 seen += 1;
-                if seen > MAX_WALK {
+                if seen > MAX_WALK || !take(&self.budget) {
                     return None;
                 }
                 let name = entry.file_name().to_string_lossy().into_owned();
