@@ -55,19 +55,21 @@ impl Paths {
                 }
             }
         }
+        // The root's own path (`{root}/…`, `/proc/self/root{root}/…`) may hold such a name
+        // (a project kept under `~/.claude/`): only what follows it counts.
         let mut text = word.text.as_str();
-        if text.starts_with('/') {
-            for root in [self.given_root.as_deref(), Some(self.real_root.as_path())]
-                .into_iter()
-                .flatten()
-            {
-                let root = root.to_string_lossy();
-                if let Some(rest) = text.strip_prefix(root.as_ref())
-                    && (rest.is_empty() || rest.starts_with('/'))
-                {
-                    text = rest;
-                    break;
-                }
+        for root in [self.given_root.as_deref(), Some(self.real_root.as_path())]
+            .into_iter()
+            .flatten()
+        {
+            let root = root.to_string_lossy();
+            let found = text.match_indices(root.as_ref()).find(|(at, _)| {
+                let rest = &text[at + root.len()..];
+                rest.is_empty() || rest.starts_with('/')
+            });
+            if let Some((at, _)) = found {
+                text = &text[at + root.len()..];
+                break;
             }
         }
         let offset = word.text.len() - text.len();

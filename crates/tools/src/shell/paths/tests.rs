@@ -196,3 +196,21 @@ fn reading_folders_is_bounded() {
     assert_eq!(paths.place(&word("many/*")).kind, Kind::Inside);
     assert!(!paths.exhausted());
 }
+
+#[test]
+fn a_root_kept_under_a_protected_name_is_not_protected_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(".claude/projects/p");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let paths = Paths::new(Some(&root));
+    let root_text = root.display().to_string();
+    for text in [
+        format!("{root_text}/src/x"),
+        format!("/proc/self/root{root_text}/src/x"),
+        "src/x".to_owned(),
+    ] {
+        assert_eq!(paths.place(&word(&text)).protected, None, "{text}");
+    }
+    let inner = format!("/dev/fd/../root{root_text}/.git/config");
+    assert_eq!(protected_name_of(&paths, &inner), Some(".git"));
+}
