@@ -254,6 +254,7 @@ fn rm(env: &mut Env, args: &[Word]) {
                 );
             top_level
                 || home_all
+                || env.paths.is_top_level(target)
                 || env.paths.is_root_or_above(target)
                 || matches!(
                     text,
@@ -311,6 +312,7 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
         text.is_empty()
             || (text.starts_with('/') && text.matches('/').count() <= 1)
             || target.tilde
+            || env.paths.is_top_level(target)
             || env.paths.is_above_root(target)
             || (text.starts_with('/') && env.paths.is_root_or_above(target))
     });

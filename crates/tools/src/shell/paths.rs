@@ -268,6 +268,16 @@ impl Paths {
         self.reaches_root(word, true)
     }
 
+    /// Whether `word` may be `/` or a folder right under it (`/etc`, `/dev/fd/../root/usr`).
+    pub(crate) fn is_top_level(&self, word: &Word) -> bool {
+        self.targets(word).is_some_and(|targets| {
+            targets.iter().any(|target| match &target.node {
+                Node::Fs(path) => path.components().count() <= 2 && *path != self.real_root,
+                _ => false,
+            })
+        })
+    }
+
     /// Whether `word` may be a parent of the project root (`..`, `/home`).
     pub(crate) fn is_above_root(&self, word: &Word) -> bool {
         self.reaches_root(word, false)
