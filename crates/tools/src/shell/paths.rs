@@ -31,8 +31,9 @@ const SYSTEM: &[&str] = &[
 ];
 
 /// A root no file system has (a NUL byte cannot be in a path): without a project root,
-/// relative paths resolve under it, lexically.
-const NO_ROOT: &str = "/\0project";
+/// relative paths resolve under it, lexically. It is a few folders deep, so that `../x` is
+/// somewhere outside, not a folder right under `/`.
+const NO_ROOT: &str = "/\0/\0/\0/project";
 
 /// Where a path points, the worst over every place it may resolve to.
 #[derive(Debug, Clone, PartialEq, Eq)]
