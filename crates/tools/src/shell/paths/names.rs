@@ -3,19 +3,25 @@
 //! `.claude/` or `.gemini/`, and the session database.
 
 use super::{Paths, Pattern, Protected, Word};
+use crate::protected::PROTECTED_DIRS;
 use std::path::{Component, Path};
 
-/// Folders whose files run commands or hold the session: writing there is `high`, at any
-/// depth (`sub/.git/config` of a nested repository too), in any case (`.GIT` on macOS).
-pub(super) const PROTECTED: &[(&str, &str)] = &[
-    (".git", "hooks and config there run commands"),
-    (
-        ".agentctl",
-        "it holds agentctl's settings and session database",
-    ),
-    (".claude", "agent settings there run commands"),
-    (".gemini", "agent settings there run commands"),
-];
+/// Why a protected folder is protected, for reasons. The folders are the project's one list,
+/// [`PROTECTED_DIRS`]: writing under one is `high` at any depth (`sub/.git/config` of a
+/// nested repository too) and in any case (`.GIT` on a case-insensitive file system).
+fn why(name: &str) -> &'static str {
+    match name {
+        ".git" => "hooks and config there run commands",
+        ".agentctl" => "it holds agentctl's settings and session database",
+        ".claude" | ".gemini" => "agent settings there run commands",
+        _ => "agentctl protects it",
+    }
+}
+
+/// The protected folder names.
+pub(super) fn protected_names() -> impl Iterator<Item = &'static str> {
+    PROTECTED_DIRS.iter().copied()
+}
 
 /// Names of the session database and the memory store (with their journals) in `.agentctl/`.
 pub(super) const DATABASES: &[&str] = &["sessions.db", "memory.db"];
@@ -83,10 +89,8 @@ impl Paths {
             });
             match pattern {
                 Some(pattern) => {
-                    let matched = PROTECTED.iter().find(|(name, _)| pattern.matches(name));
-                    parts.push(
-                        matched.map_or_else(|| part.to_owned(), |(name, _)| (*name).to_owned()),
-                    );
+                    let matched = protected_names().find(|name| pattern.matches(name));
+                    parts.push(matched.map_or_else(|| part.to_owned(), str::to_owned));
                 }
                 None => parts.push(part.to_owned()),
             }
@@ -115,10 +119,9 @@ fn protected_in(parts: &[String], shown: String) -> Option<Protected> {
 }
 
 pub(super) fn protected_name(part: &str) -> Option<(&'static str, &'static str)> {
-    PROTECTED
-        .iter()
-        .find(|(name, _)| part.eq_ignore_ascii_case(name))
-        .copied()
+    protected_names()
+        .find(|name| part.eq_ignore_ascii_case(name))
+        .map(|name| (name, why(name)))
 }
 
 /// `sessions.db`, `sessions.db-wal`, `memory.db-journal`, … (any case).
@@ -131,7 +134,7 @@ fn is_database(name: &str) -> bool {
 /// `.gitignore`), for inline programs the rater cannot read (`python3 -c '…'`).
 pub(crate) fn named_in_text(text: &str) -> Option<&'static str> {
     let part_of_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    PROTECTED.iter().map(|(name, _)| *name).find(|name| {
+    protected_names().find(|name| {
         text.match_indices(name).any(|(at, _)| {
             let before = text[..at].chars().next_back();
             let after = text[at + name.len()..].chars().next();

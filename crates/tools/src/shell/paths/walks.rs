@@ -2,7 +2,7 @@
 //! links as they walk) and for protected folders (commands that change a whole tree).
 
 use super::glob::take;
-use super::names::{DATABASES, PROTECTED, protected_name};
+use super::names::{DATABASES, protected_name, protected_names};
 use super::resolve::Node;
 use super::{Folder, MAX_WALK, Paths, Protected, Word};
 use std::path::Path;
@@ -139,10 +139,8 @@ impl Paths {
             folder.root |= *path == self.real_root;
             folder.exists |= path.is_dir();
             if folder.protected_child.is_none() {
-                folder.protected_child = PROTECTED
-                    .iter()
-                    .map(|(name, _)| *name)
-                    .find(|name| path.join(name).symlink_metadata().is_ok());
+                folder.protected_child =
+                    protected_names().find(|name| path.join(name).symlink_metadata().is_ok());
             }
         }
         folder
