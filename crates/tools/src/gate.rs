@@ -152,6 +152,9 @@ impl Gate {
             ),
             None => (rating, false),
         };
+        // A command the rater marks as writing a protected path (`bash`) is asked like a
+        // file tool's protected write: every time, whatever levels are auto-approved.
+        let protected = protected || rating.protected.is_some();
         if protected {
             return Decision::Ask {
                 risk: rating.level,
@@ -186,7 +189,8 @@ impl Gate {
             .find_map(|path| judge_written(root, project.as_ref(), &path))
     }
 
-    /// Whether a pending call changes a protected path.
+    /// Whether a pending call changes a protected path (a file tool's path, or a command
+    /// the rater marks protected).
     fn touches_protected(&self, call: &PendingCall<'_>) -> bool {
         self.protected(&Facts {
             filter: call.filter,
@@ -194,6 +198,11 @@ impl Gate {
             arguments: Some(&call.call.arguments),
         })
         .is_some()
+            || self
+                .classifier
+                .rate(call.tool, Some(&call.call.arguments))
+                .protected
+                .is_some()
     }
 
     fn remembered(&self, tool: &str, risk: RiskLevel) -> bool {

@@ -101,13 +101,17 @@ impl RiskClassifier {
         if let ("bash", Some(command)) = (name, command) {
             let shell = classify_command(command, self.root.as_deref());
             return match self.overrides.get(name) {
-                Some(level) if shell.level < RiskLevel::High => RiskAssessment::new(
-                    *level,
-                    format!("{}; tools.risk.bash is {level}", shell.reason),
-                ),
-                Some(level) if *level > shell.level => {
-                    RiskAssessment::new(*level, format!("tools.risk.bash is {level}"))
-                }
+                Some(level) if shell.level < RiskLevel::High => RiskAssessment {
+                    protected: shell.protected,
+                    ..RiskAssessment::new(
+                        *level,
+                        format!("{}; tools.risk.bash is {level}", shell.reason),
+                    )
+                },
+                Some(level) if *level > shell.level => RiskAssessment {
+                    protected: shell.protected,
+                    ..RiskAssessment::new(*level, format!("tools.risk.bash is {level}"))
+                },
                 _ => shell,
             };
         }

@@ -4,15 +4,26 @@
 //! a line is `safe` or `low` only when the parse tree shows nothing but plain words (no
 //! expansion, substitution, arithmetic, here-document, function, alias, assignment, subshell or
 //! parse error) joined by `&&`, `||`, `;`, `|` and newlines, and every program in it is on a
-//! known list with its options checked (`shell/programs.rs`, `shell/git.rs`, …). Paths are
-//! judged against the project root: reads outside it are `medium`, writes outside it `medium`
-//! or more, writes under `.git/`, `.agentctl/`, `.claude/` or `.gemini/` `high`. Anything the
+//! known list with its options checked (`shell/programs.rs`, `shell/git.rs`, …). Anything the
 //! rules do not prove harmless is at least `medium`; recognised destructive forms (`rm -rf /`,
 //! `sudo`, `curl … | sh`, `git push --force`, …) are `high` or `critical`, also when they hide
-//! inside a substitution, a function body or a `sh -c` script. The level of a line is the
-//! highest of its parts, with that part's reason.
+//! inside a substitution, a function body, a here-document or a `sh -c` script. The level of a
+//! line is the highest of its parts, with that part's reason.
 //!
-//! This is a rating for the approval prompt, not a sandbox.
+//! Paths are resolved as the kernel will resolve them (`shell/paths/resolve.rs`): component by
+//! component, each symbolic link followed before a later `..` applies, `/dev/fd` as
+//! `/proc/self/fd`, `/proc/self/cwd` as the shell's folder and `/proc/self/root` as `/`;
+//! another process's files (`/proc/<pid>/environ`) are never safe. Option values glued to their
+//! option (`-f./../x`, `--file=x`) are paths like any other. Reads outside the project are
+//! `medium`; writes under `.git/`, `.agentctl/`, `.claude/` or `.gemini/` — at any depth, in
+//! any spelling, or wholesale (`cp -r payload/. .`, `tar -x`, `rm -r` of a folder holding one)
+//! — are `high` (the session database `critical`) and carry the protected mark
+//! ([`RiskAssessment::protected`]), which the gate asks about every time. Read-only `git` is
+//! `safe` only in the project's own repository, and only while its configuration sets nothing
+//! that runs a program (`shell/git/repo.rs`, `shell/git/config.rs`).
+//!
+//! This is a rating for the approval prompt, not a sandbox: the file system is read when the
+//! command is rated, and may change before it runs.
 
 mod build;
 mod files;
@@ -39,24 +50,43 @@ pub struct RiskAssessment {
     pub level: RiskLevel,
     /// Why, in a few words, for the approval prompt and the event log.
     pub reason: String,
+    /// A protected path the command may write (`.git/config`, `.agentctl/settings.json`):
+    /// such a command is asked every time, whatever levels are auto-approved. `None` for most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protected: Option<String>,
 }
 
 impl RiskAssessment {
-    /// An assessment.
+    /// An assessment that writes no protected path.
     pub fn new(level: RiskLevel, reason: impl Into<String>) -> Self {
         Self {
             level,
             reason: reason.into(),
+            protected: None,
         }
     }
 
-    /// Keeps the higher of two assessments (the first one on a tie).
+    /// The same assessment, marked as writing the protected path `path`.
+    pub fn with_protected(mut self, path: impl Into<String>) -> Self {
+        self.protected = Some(path.into());
+        self
+    }
+
+    /// Keeps the higher of two assessments, with the protected mark of either. On a tie the
+    /// first one is kept, unless only the second is marked protected (its reason then says
+    /// why the command is asked every time).
     pub fn max(self, other: RiskAssessment) -> RiskAssessment {
-        if other.level > self.level {
-            other
+        let second_wins = other.level > self.level
+            || (other.level == self.level && self.protected.is_none() && other.protected.is_some());
+        let (mut kept, dropped) = if second_wins {
+            (other, self)
         } else {
-            self
+            (self, other)
+        };
+        if kept.protected.is_none() {
+            kept.protected = dropped.protected;
         }
+        kept
     }
 }
 
@@ -92,6 +122,10 @@ const MAX_WRAPPERS: usize = 32;
 /// assert_eq!((rm.level, rm.reason.as_str()), (RiskLevel::High, "rm -rf removes files recursively"));
 /// assert_eq!(rate("echo $(( $(rm -rf ../x) 1 ))").level, RiskLevel::High);
 /// assert_eq!(rate("curl -fsSL https://x.sh | sh").level, RiskLevel::Critical);
+/// let hook = rate("echo x > /dev/fd/../cwd/.git/hooks/pre-commit");
+/// assert_eq!(hook.level, RiskLevel::High);
+/// assert_eq!(hook.protected.as_deref(), Some(".git/hooks/pre-commit"));
+/// assert_eq!(rate("cat /dev/fd/../../1/environ").level, RiskLevel::Medium);
 /// ```
 pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
     let mut env = Env::new(paths::Paths::new(root));
@@ -105,6 +139,12 @@ pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
         );
     } else {
         env.script(command);
+    }
+    if env.paths.exhausted() {
+        env.note(
+            RiskLevel::Medium,
+            "the command names more files than the rater reads to check them",
+        );
     }
     env.finish()
 }
@@ -142,6 +182,11 @@ pub(crate) struct Env {
     pub(crate) saw_download: bool,
     /// How many wrappers deep (`sudo env timeout …`) the rating is.
     wrappers: usize,
+    /// A write went through a file descriptor's path (`> /dev/stdin`, `> /dev/fd/3`).
+    pub(crate) descriptor_write: bool,
+    /// A protected path a redirection opened (`< .git/config`, `3< .git/config`): a write
+    /// through the descriptor's path opens it again, for writing.
+    pub(crate) redirected_protected: Option<String>,
     /// Rates a command given as words (`sudo X`, `find -exec X`, `xargs X`): the program
     /// table, handed in so the rules that find nested commands need not import it.
     rate_words: fn(&mut Env, &[words::Word]) -> info::Info,
@@ -162,14 +207,29 @@ impl Env {
             notes: 0,
             saw_download: false,
             wrappers: 0,
+            descriptor_write: false,
+            redirected_protected: None,
             rate_words: programs::rate_words,
         }
     }
 
-    /// Records a finding; the line keeps the highest (the first one on a tie).
+    /// Records a finding; the line keeps the highest ([`RiskAssessment::max`]).
     pub(crate) fn note(&mut self, level: RiskLevel, reason: impl Into<String>) {
+        self.record(RiskAssessment::new(level, reason));
+    }
+
+    /// Records a write of the protected path `path`: the line is marked protected.
+    pub(crate) fn note_protected(
+        &mut self,
+        level: RiskLevel,
+        reason: impl Into<String>,
+        path: impl Into<String>,
+    ) {
+        self.record(RiskAssessment::new(level, reason).with_protected(path));
+    }
+
+    fn record(&mut self, next: RiskAssessment) {
         self.notes += 1;
-        let next = RiskAssessment::new(level, reason);
         self.verdict = Some(match self.verdict.take() {
             None => next,
             Some(current) => current.max(next),
@@ -211,7 +271,18 @@ impl Env {
         self.wrappers = self.wrappers.saturating_sub(1);
     }
 
-    fn finish(self) -> RiskAssessment {
+    fn finish(mut self) -> RiskAssessment {
+        if self.descriptor_write
+            && let Some(path) = self.redirected_protected.take()
+        {
+            self.note_protected(
+                RiskLevel::High,
+                format!(
+                    "a write to a descriptor's path (/dev/stdin, /dev/fd/N) opens {path} again, which a redirection opened"
+                ),
+                path,
+            );
+        }
         self.verdict
             .unwrap_or_else(|| RiskAssessment::new(RiskLevel::Safe, "empty command"))
     }

@@ -22,6 +22,10 @@ mod suite {
     mod sandbox;
     mod search;
     mod shell;
+    mod shell_gate;
+    #[cfg(unix)]
+    mod shell_generated;
+    mod shell_git;
     pub mod web;
     mod web_search;
 }

@@ -21,8 +21,8 @@ pub(crate) fn is_build_tool(program: &str) -> bool {
 
 /// Rates a build, test or lint tool.
 pub(crate) fn build(env: &mut Env, program: &str, args: &[Word]) {
-    let only_version =
-        args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V" | "-vV" | "version");
+    // Only the flags: `make version` builds a target and `pytest version` runs tests there.
+    let only_version = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
     if only_version {
         env.note(Safe, format!("{program} --version only prints"));
         return;
@@ -79,10 +79,14 @@ fn tool_paths(env: &mut Env, program: &str, args: &[Word]) {
         for candidate in path_candidates(arg) {
             let place = env.paths.place(&candidate);
             let text = short(candidate.as_str());
-            if let Some((name, why)) = place.protected {
-                env.note(
+            if let Some(protected) = &place.protected {
+                env.note_protected(
                     High,
-                    format!("`{program}` may write under {name}/ ({why}): {text}"),
+                    format!(
+                        "`{program}` may write under {}/ ({}): {text}",
+                        protected.name, protected.why
+                    ),
+                    &protected.path,
                 );
             }
             if place.kind > Kind::Inside && place.kind != Kind::Dynamic {

@@ -1,11 +1,17 @@
 //! Reads, writes and deletes: where paths point, and the programs that change files.
+//! Copies and archives, which can write whole folders, are in `files/`.
+
+mod archive;
+mod copy;
+mod values;
 
 use super::Env;
 use super::info::short;
 use super::opts::{any, operands, path_candidates, split};
-use super::paths::Kind;
+use super::paths::{Kind, Protected};
 use super::words::Word;
 use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
+pub(crate) use copy::rsync;
 
 /// Notes a read of `word` by `program` if it reaches outside the project.
 pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
@@ -17,6 +23,14 @@ pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
             Medium,
             format!("`{program}` reads in the home folder ({text})"),
         ),
+        Kind::Unknown => env.note(
+            Medium,
+            format!("`{program}` reads a file the rater cannot locate ({text})"),
+        ),
+        Kind::Process => env.note(
+            Medium,
+            format!("`{program}` reads the files of a process, which may hold secrets ({text})"),
+        ),
         Kind::Outside | Kind::System | Kind::Disk => env.note(
             Medium,
             format!("`{program}` reads outside the project ({text})"),
@@ -24,8 +38,55 @@ pub(crate) fn read(env: &mut Env, program: &str, word: &Word) {
     }
 }
 
-/// Checks every text in `args` that may name a file as a read by `program`.
+/// Notes `medium` if `program`, following symbolic links as it walks `folders` (the current
+/// folder if none), may read outside the project through a link below them.
+pub(crate) fn follows_links(env: &mut Env, program: &str, folders: &[&Word]) {
+    let here = Word::literal(".");
+    let folders = if folders.is_empty() {
+        vec![&here]
+    } else {
+        folders.to_vec()
+    };
+    for folder in folders {
+        if let Some(found) = env.paths.link_out_below(folder) {
+            env.note(
+                Medium,
+                format!(
+                    "`{program}` follows symbolic links below {} ({}), which lead outside the project",
+                    short(folder.as_str()),
+                    short(&found)
+                ),
+            );
+            return;
+        }
+    }
+}
+
+/// Checks every text in `args` that may name a file as a read by `program`: the values of
+/// the options known to take a file, and every other word (and the values glued to options
+/// not known, wherever they may start).
 pub(crate) fn read_args(env: &mut Env, program: &str, args: &[Word]) {
+    let Some(options) = values::options(program) else {
+        guess(env, program, args);
+        return;
+    };
+    let takes: Vec<(Option<char>, &'static str)> = options
+        .iter()
+        .map(|(letter, long, _)| (*letter, *long))
+        .collect();
+    let split = split(args, &takes);
+    for (_, long, value) in options {
+        if *value == values::Value::File {
+            for file in split.values(long) {
+                read(env, program, file);
+            }
+        }
+    }
+    guess(env, program, &split.unknown());
+}
+
+/// Reads every text in `args` that may name a file.
+fn guess(env: &mut Env, program: &str, args: &[Word]) {
     for arg in args {
         for candidate in path_candidates(arg) {
             // `cut -d/`: a lone `/` glued to an option is a value, not the root folder.
@@ -38,18 +99,17 @@ pub(crate) fn read_args(env: &mut Env, program: &str, args: &[Word]) {
 }
 
 /// Notes a write (or rename or delete) of `word` by `program`: `low` inside the project,
-/// `medium` outside, `high` on system paths and protected folders, `critical` on disks.
+/// `medium` outside, `high` on system paths and protected folders (marked protected),
+/// `critical` on disks and on the session database.
 pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
     let place = env.paths.place(word);
     let text = short(word.as_str());
+    env.descriptor_write |= place.descriptor;
     if place.kind == Kind::Sink {
         return;
     }
-    if let Some((name, why)) = place.protected {
-        env.note(
-            High,
-            format!("`{program}` writes under {name}/ ({why}): {text}"),
-        );
+    if let Some(protected) = &place.protected {
+        protected_write(env, program, protected);
     }
     match place.kind {
         Kind::Sink => {}
@@ -62,14 +122,65 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
             Medium,
             format!("`{program}` writes to a path computed when the command runs ({text})"),
         ),
+        Kind::Unknown => env.note(
+            Medium,
+            format!("`{program}` writes to a file the rater cannot locate ({text})"),
+        ),
+        Kind::Process => env.note(
+            High,
+            format!("`{program}` writes to the files of a process ({text})"),
+        ),
         Kind::System => env.note(
             High,
             format!("`{program}` writes to the system path {text}"),
         ),
         Kind::Disk => env.note(
             Critical,
-            format!("`{program}` writes to the disk device {text}"),
+            format!("`{program}` writes to the device {text}, which can destroy a disk or stop the machine"),
         ),
+    }
+}
+
+/// Notes `word` as a path that `program`, which the rater cannot follow, may change: only
+/// when it is protected (`sqlite3 .agentctl/sessions.db`, `frob .git/config`).
+pub(crate) fn may_change(env: &mut Env, program: &str, word: &Word) {
+    for candidate in path_candidates(word) {
+        if let Some(protected) = env.paths.place(&candidate).protected {
+            let level = if protected.database { Critical } else { High };
+            env.note_protected(
+                level,
+                format!(
+                    "`{program}` is given {} ({}/: {}) and may change it",
+                    short(&protected.path),
+                    protected.name,
+                    protected.why
+                ),
+                &protected.path,
+            );
+            return;
+        }
+    }
+}
+
+/// Notes a write of a protected path: `high`, `critical` for the session database, and
+/// marked protected either way (asked every time).
+pub(crate) fn protected_write(env: &mut Env, program: &str, protected: &Protected) {
+    let path = short(&protected.path);
+    if protected.database {
+        env.note_protected(
+            Critical,
+            format!("`{program}` writes the session database or the memory store: {path}"),
+            &protected.path,
+        );
+    } else {
+        env.note_protected(
+            High,
+            format!(
+                "`{program}` writes under {}/ ({}): {path}",
+                protected.name, protected.why
+            ),
+            &protected.path,
+        );
     }
 }
 
@@ -77,8 +188,12 @@ pub(crate) fn write(env: &mut Env, program: &str, word: &Word) {
 pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
     match program {
         "rm" => rm(env, args),
-        "shred" | "wipe" | "srm" => env.note(High, format!("{program} destroys files")),
-        "unlink" => env.note(High, "unlink deletes a file"),
+        "shred" | "wipe" | "srm" | "unlink" => {
+            env.note(High, format!("{program} destroys files"));
+            for target in split(args, &[(Some('n'), "iterations"), (Some('s'), "size")]).operands {
+                write(env, program, target);
+            }
+        }
         "rmdir" | "touch" | "mkdir" | "truncate" | "tee" => {
             let takes_value: &[(Option<char>, &'static str)] = match program {
                 "touch" => &[
@@ -91,48 +206,29 @@ pub(crate) fn change(env: &mut Env, program: &str, args: &[Word]) {
                 "tee" => &[(None, "output-error")],
                 _ => &[],
             };
-            let targets = split(args, takes_value).operands;
+            let split = split(args, takes_value);
             if program == "tee" {
                 // tee's own output is harmless; each file it writes is rated below.
                 env.note(Safe, "tee only prints");
             } else {
                 env.note(Low, format!("{program} changes files in the project"));
             }
-            for target in targets {
+            for target in &split.operands {
                 write(env, program, target);
             }
-            read_args(env, program, args);
+            for reference in split.values("reference") {
+                read(env, program, reference);
+            }
+            let others: Vec<Word> = split.others.iter().map(|w| (*w).clone()).collect();
+            read_args(env, program, &others);
         }
-        "cp" | "mv" | "ln" | "install" => copy(env, program, args),
+        "cp" | "mv" | "ln" | "install" => copy::copy(env, program, args),
         "dd" => dd(env, args),
         "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => permissions(env, program, args),
         "mktemp" => env.note(Low, "mktemp creates a temporary file"),
-        "tar" => {
-            let runs = any(
-                args,
-                "IF",
-                &[
-                    "to-command",
-                    "use-compress-program",
-                    "checkpoint-action",
-                    "info-script",
-                    "new-volume-script",
-                    "rsh-command",
-                ],
-            );
-            if runs {
-                env.note(
-                    Medium,
-                    "tar runs a command (--to-command, -I, --checkpoint-action)",
-                );
-            }
-            env.note(Medium, "tar writes or extracts archives (files anywhere)");
-        }
-        "zip" => {
-            if any(args, "", &["unzip-command"]) || args.iter().any(|a| a.as_str() == "-TT") {
-                env.note(Medium, "zip -TT runs a command");
-            }
-            env.note(Medium, "zip writes an archive");
+        "tar" => archive::tar(env, args),
+        "zip" | "unzip" | "gzip" | "gunzip" | "bzip2" | "xz" => {
+            archive::archive(env, program, args);
         }
         "patch" => env.note(Medium, "patch changes the files named in the patch"),
         other => env.note(Medium, format!("{other} replaces or extracts files")),
@@ -158,7 +254,8 @@ fn rm(env: &mut Env, args: &[Word]) {
                 );
             top_level
                 || home_all
-                || env.paths.is_root_or_above(trimmed)
+                || env.paths.is_top_level(target)
+                || env.paths.is_root_or_above(target)
                 || matches!(
                     text,
                     "/" | "*" | "." | "./" | "./*" | ".." | "../" | "../*" | ".*" | "/*"
@@ -179,54 +276,19 @@ fn rm(env: &mut Env, args: &[Word]) {
     } else {
         env.note(High, "rm deletes files");
     }
-    for target in targets {
+    for target in &targets {
         write(env, name, target);
+        if recursive {
+            tree(env, name, target);
+        }
     }
 }
 
-fn copy(env: &mut Env, program: &str, args: &[Word]) {
-    let symbolic = match program {
-        "ln" => any(args, "s", &["symbolic"]),
-        "cp" => any(args, "s", &["symbolic-link"]),
-        _ => false,
-    };
-    if symbolic {
-        env.note(
-            Medium,
-            format!("{program} -s creates a symbolic link, which can point outside the project"),
-        );
+/// Notes a protected path below `folder`, which `program` changes as a whole tree.
+pub(crate) fn tree(env: &mut Env, program: &str, folder: &Word) {
+    if let Some(protected) = env.paths.protected_below(folder, &|_| true) {
+        protected_write(env, program, &protected);
     }
-    // A hard link lets later edits of the link change the source; mv removes its sources.
-    let sources_written = (program == "ln" && !symbolic)
-        || program == "mv"
-        || (program == "cp" && any(args, "l", &["link"]));
-    let directories = program == "install" && any(args, "d", &["directory"]);
-    let mut takes_value = vec![(Some('t'), "target-directory"), (Some('S'), "suffix")];
-    if program == "install" {
-        takes_value.extend([
-            (Some('m'), "mode"),
-            (Some('o'), "owner"),
-            (Some('g'), "group"),
-        ]);
-    }
-    let split = split(args, &takes_value);
-    let mut given = split.operands.clone();
-    let mut destinations: Vec<Word> = split.values("target-directory").cloned().collect();
-    if directories {
-        destinations.extend(given.drain(..).cloned());
-    } else if destinations.is_empty() {
-        destinations.extend(given.pop().cloned());
-    }
-    env.note(Low, format!("{program} changes files in the project"));
-    for destination in &destinations {
-        write(env, program, destination);
-    }
-    if sources_written {
-        for source in given {
-            write(env, program, source);
-        }
-    }
-    read_args(env, program, args);
 }
 
 fn dd(env: &mut Env, args: &[Word]) {
@@ -250,7 +312,9 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
         text.is_empty()
             || (text.starts_with('/') && text.matches('/').count() <= 1)
             || target.tilde
-            || env.paths.is_root_or_above(text)
+            || env.paths.is_top_level(target)
+            || env.paths.is_above_root(target)
+            || (text.starts_with('/') && env.paths.is_root_or_above(target))
     });
     if recursive && wide {
         env.note(
@@ -266,14 +330,25 @@ fn permissions(env: &mut Env, program: &str, args: &[Word]) {
         env.note(Medium, format!("{program} changes permissions"));
     }
     for file in files {
+        if recursive {
+            tree(env, program, file);
+        }
         let place = env.paths.place(file);
-        if matches!(place.kind, Kind::System | Kind::Disk) || place.protected.is_some() {
+        if let Some(protected) = &place.protected {
+            let level = if protected.database { Critical } else { High };
+            env.note_protected(
+                level,
+                format!(
+                    "{program} changes a path under {}/ ({})",
+                    protected.name,
+                    short(&protected.path)
+                ),
+                &protected.path,
+            );
+        } else if matches!(place.kind, Kind::System | Kind::Disk | Kind::Process) {
             env.note(
                 High,
-                format!(
-                    "{program} changes a system or protected path ({})",
-                    short(file.as_str())
-                ),
+                format!("{program} changes a system path ({})", short(file.as_str())),
             );
         }
     }

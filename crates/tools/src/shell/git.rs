@@ -1,12 +1,16 @@
 //! Rates `git`: read-only subcommands are `safe` when no option makes them write a file or
 //! run a program; everything that changes the repository is rated by what it can lose.
 
+mod config;
+mod options;
+mod repo;
+
 use super::Env;
-use super::files::{read_args, write};
+use super::files::write;
 use super::info::short;
 use super::opts::{any, is_option, operands, split};
 use super::words::Word;
-use agentctl_core::RiskLevel::{High, Low, Medium, Safe};
+use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
 
 /// Subcommands that only read the repository.
 #[rustfmt::skip]
@@ -20,86 +24,15 @@ const READS: &[&str] = &[
 
 /// Rates `git <args>`.
 pub(crate) fn git(env: &mut Env, args: &[Word]) {
-    let mut rest = args;
-    while let Some(first) = rest.first() {
-        let text = first.as_str();
-        let value = || rest.get(1);
-        let mut skip = 1;
-        match text {
-            "-C" => {
-                skip = 2;
-                if let Some(dir) = value() {
-                    git_dir(env, dir);
-                }
-            }
-            "-c" => {
-                skip = 2;
-                env.note(
-                    Medium,
-                    "git -c sets configuration, which can run programs (core.fsmonitor, alias.x=!cmd)",
-                );
-                if let Some(setting) = value()
-                    && let Some((_, command)) = setting.as_str().split_once('=')
-                {
-                    env.script(command.trim_start_matches('!'));
-                }
-            }
-            "-P"
-            | "--no-pager"
-            | "--no-replace-objects"
-            | "--literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
-            | "--no-optional-locks"
-            | "--no-advice"
-            | "--no-lazy-fetch" => {}
-            "--version" | "--exec-path" | "--html-path" | "--man-path" | "--info-path" => {
-                env.note(Safe, "git only prints");
-            }
-            "-p" | "--paginate" => env.note(Medium, "git -p runs a pager"),
-            _ if text.starts_with("--config-env") => {
-                env.note(
-                    Medium,
-                    "git --config-env sets configuration, which can run programs",
-                );
-            }
-            _ if text.starts_with("--exec-path=") => env.note(
-                Medium,
-                "git --exec-path runs git's programs from another folder",
-            ),
-            _ if [
-                "--git-dir",
-                "--work-tree",
-                "--namespace",
-                "--bare",
-                "--super-prefix",
-                "--attr-source",
-            ]
-            .iter()
-            .any(|option| text.starts_with(option)) =>
-            {
-                if !text.contains('=') && text != "--bare" {
-                    skip = 2;
-                }
-                env.note(
-                    Medium,
-                    "git --git-dir/--work-tree points git at another repository, whose config can run programs",
-                );
-            }
-            _ if text.starts_with('-') => {
-                env.note(Medium, format!("git option `{}` is not known", short(text)));
-            }
-            _ => break,
-        }
-        rest = rest.get(skip..).unwrap_or_default();
-    }
+    let rest = options::global(env, args);
     let Some((sub, args)) = rest.split_first() else {
         env.note(Safe, "git without a subcommand only prints help");
         return;
     };
     let sub = sub.as_str();
-    read_args(env, "git", args);
+    if !matches!(sub, "version" | "help" | "init" | "clone") {
+        repository(env);
+    }
     if any(args, "", &["upload-pack", "receive-pack", "exec"])
         && matches!(
             sub,
@@ -111,10 +44,7 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
             format!("git {sub} --upload-pack/--exec runs a program"),
         );
     }
-    let values = split(args, &[(None, "output")]);
-    for file in values.values("output") {
-        write(env, &format!("git {sub} --output"), file);
-    }
+    options::files(env, sub, args);
     if READS.contains(&sub) {
         reads(env, sub, args);
         return;
@@ -122,19 +52,23 @@ pub(crate) fn git(env: &mut Env, args: &[Word]) {
     changes(env, sub, args);
 }
 
-/// `git -C dir`: the folder must be inside the project; later paths may be relative to it.
-fn git_dir(env: &mut Env, dir: &Word) {
-    let place = env.paths.place(dir);
-    if place.kind > super::paths::Kind::Inside {
-        env.note(
-            Medium,
-            format!("git -C works outside the project ({})", short(dir.as_str())),
-        );
+/// Notes `medium` if git, in any folder the shell may be in, would use a repository other
+/// than the project's own or one whose configuration runs programs.
+fn repository(env: &mut Env) {
+    let Some(root) = env.paths.real_root().map(std::path::Path::to_path_buf) else {
+        return;
+    };
+    let mut reasons: Vec<String> = Vec::new();
+    for start in env.paths.cwd_dirs() {
+        if let Some(why) = repo::risk(start.as_deref(), &root)
+            && !reasons.contains(&why)
+        {
+            reasons.push(why);
+        }
     }
-    if let Some((name, _)) = place.protected {
-        env.note(Medium, format!("git -C works inside {name}/"));
+    for why in reasons {
+        env.note(Medium, why);
     }
-    env.paths.cd(dir);
 }
 
 fn reads(env: &mut Env, sub: &str, args: &[Word]) {
@@ -231,10 +165,7 @@ fn changes(env: &mut Env, sub: &str, args: &[Word]) {
                 env.note(Low, "git reset moves the branch or unstages changes");
             }
         }
-        "clean" => env.note(
-            High,
-            "git clean deletes untracked files (the session database in .agentctl/ too)",
-        ),
+        "clean" => clean(env, args),
         "rm" => {
             if any(args, "f", &["force"]) {
                 env.note(
@@ -376,9 +307,41 @@ fn config(env: &mut Env, action: &str, args: &[Word]) {
             "git config prints settings (credentials may be among them)",
         );
     } else {
+        let values = split(args, &[(Some('f'), "file")]);
+        let file = if let Some(file) = values.values("file").next() {
+            file.text.clone()
+        } else if values.has("", &["global"]) {
+            "~/.gitconfig".to_owned()
+        } else if values.has("", &["system"]) {
+            "/etc/gitconfig".to_owned()
+        } else {
+            ".git/config".to_owned()
+        };
+        env.note_protected(
+            High,
+            format!(
+                "git config changes {}, which can make later git commands run programs",
+                short(&file)
+            ),
+            file,
+        );
+    }
+}
+
+/// `git clean`: with `-d` (and not a dry run) it deletes untracked folders, the session
+/// database in `.agentctl/` among them unless git ignores it and `-x` is not given.
+fn clean(env: &mut Env, args: &[Word]) {
+    let dry_run = any(args, "n", &["dry-run"]);
+    if !dry_run && any(args, "d", &[]) {
+        env.note_protected(
+            Critical,
+            "git clean -d deletes untracked folders, the session database in .agentctl/ among them",
+            ".agentctl/sessions.db",
+        );
+    } else {
         env.note(
             High,
-            "git config changes settings, which can make later git commands run programs",
+            "git clean deletes untracked files (the session database in .agentctl/ too)",
         );
     }
 }

@@ -16,9 +16,17 @@ pub(crate) fn is_long(arg: &str, name: &str) -> bool {
     !written.is_empty() && name.starts_with(written)
 }
 
-/// Whether `arg` is a cluster of short options (`-la`) that holds `letter`.
+/// Whether `arg` is a cluster of short options (`-la`) that holds `letter`. The cluster ends
+/// at the first character that is no option letter: what follows is a glued value
+/// (`-S/tmp/x.O` holds no `-O`).
 pub(crate) fn short_has(arg: &str, letter: char) -> bool {
-    arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
+    arg.len() > 1
+        && arg.starts_with('-')
+        && !arg.starts_with("--")
+        && arg[1..]
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .any(|c| c == letter)
 }
 
 /// Whether `arg` is `-x` for some letter in `letters`, or a long option in `longs`.
@@ -61,7 +69,13 @@ pub(crate) fn is_option(arg: &str) -> bool {
 pub(crate) struct Split<'a> {
     /// Words that are not options or option values.
     pub operands: Vec<&'a Word>,
+    /// Option words that hold no value known to the caller (flags, options it does not know),
+    /// for the rules that look for paths in any word.
+    pub others: Vec<&'a Word>,
     values: Vec<(&'static str, Word)>,
+    /// Short letters given (before a letter that takes a value) and long names as written.
+    letters: Vec<char>,
+    longs: Vec<String>,
 }
 
 impl Split<'_> {
@@ -71,6 +85,25 @@ impl Split<'_> {
             .iter()
             .filter(move |(name, _)| *name == long)
             .map(|(_, value)| value)
+    }
+
+    /// Whether an option among `letters` or `longs` (abbreviated or not) was given: unlike
+    /// [`any`], a value glued to its option (`-tsrc`) is not read as more letters.
+    pub(crate) fn has(&self, letters: &str, longs: &[&str]) -> bool {
+        self.letters.iter().any(|letter| letters.contains(*letter))
+            || self.longs.iter().any(|written| {
+                !written.is_empty() && longs.iter().any(|long| long.starts_with(written.as_str()))
+            })
+    }
+
+    /// The operands and the other option words: where a path may hide that the caller has
+    /// not read as a known option's value.
+    pub(crate) fn unknown(&self) -> Vec<Word> {
+        self.operands
+            .iter()
+            .chain(&self.others)
+            .map(|word| (*word).clone())
+            .collect()
     }
 }
 
@@ -90,14 +123,16 @@ pub(crate) fn split<'a>(
         }
         if let Some(body) = text.strip_prefix("--") {
             let written = body.split_once('=').map_or(body, |(name, _)| name);
+            out.longs.push(written.to_owned());
             let found = takes_value.iter().find(|(_, long)| {
                 !long.is_empty() && !written.is_empty() && long.starts_with(written)
             });
-            if let Some((_, long)) = found {
-                match text.find('=') {
+            match found {
+                Some((_, long)) => match text.find('=') {
                     Some(at) => out.values.push((long, arg.tail(at + 1))),
                     None => out.values.extend(iter.next().map(|v| (*long, v.clone()))),
-                }
+                },
+                None => out.others.push(arg),
             }
             continue;
         }
@@ -105,6 +140,7 @@ pub(crate) fn split<'a>(
             out.operands.push(arg);
             continue;
         }
+        let mut took_value = false;
         for (at, letter) in text.char_indices().skip(1) {
             let found = takes_value.iter().find(|(short, _)| *short == Some(letter));
             if let Some((_, long)) = found {
@@ -114,8 +150,13 @@ pub(crate) fn split<'a>(
                 } else {
                     out.values.extend(iter.next().map(|v| (*long, v.clone())));
                 }
+                took_value = true;
                 break;
             }
+            out.letters.push(letter);
+        }
+        if !took_value {
+            out.others.push(arg);
         }
     }
     out
@@ -136,19 +177,14 @@ pub(crate) fn path_candidates(word: &Word) -> Vec<Word> {
         return found;
     }
     if is_option(text) {
-        // `-rf/etc`: the value may start after any letter of the cluster.
+        // `-rf/etc`, `-f./../x`: the value may start after any letter of the cluster, and
+        // whatever it starts with, it is a path like any other.
         let letters = text[1..]
             .find(|c: char| !c.is_ascii_alphanumeric())
             .map_or(text.len(), |at| at + 1);
         for start in 2..=letters.min(text.len()) {
-            if text.is_char_boundary(start) {
-                let candidate = &text[start..];
-                if candidate.starts_with('/')
-                    || candidate.starts_with('~')
-                    || candidate.starts_with("..")
-                {
-                    found.push(sub(start));
-                }
+            if start < text.len() && text.is_char_boundary(start) {
+                found.push(sub(start));
             }
         }
         return found;
@@ -179,6 +215,7 @@ mod tests {
     #[test]
     fn short_clusters_and_values() {
         assert!(short_has("-fu", 'f'));
+        assert!(!short_has("-S/tmp/x.O", 'O'));
         assert!(!short_has("--force", 'f'));
         let args = words(&[
             "-o",
@@ -197,6 +234,13 @@ mod tests {
         assert_eq!(found, ["a", "b", "c", "y"]);
         let operands: Vec<&str> = split.operands.iter().map(|w| w.as_str()).collect();
         assert_eq!(operands, ["x", "-o", "d"]);
+        assert!(split.has("u", &[]) && !split.has("c", &[]));
+        let glued = words(&["-tsrc", "--rec"]);
+        let split = super::split(&glued, &[(Some('t'), "target-directory")]);
+        assert!(!split.has("s", &["symbolic-link"]));
+        assert!(split.has("", &["recursive"]));
+        let others: Vec<&str> = split.others.iter().map(|w| w.as_str()).collect();
+        assert_eq!(others, ["--rec"]);
     }
 
     #[test]
@@ -207,10 +251,13 @@ mod tests {
                 .map(|w| w.text)
                 .collect()
         };
-        assert_eq!(texts("-rf/etc"), ["/etc"]);
+        assert_eq!(texts("-rf/etc"), ["f/etc", "/etc"]);
         assert_eq!(texts("-f../x"), ["../x"]);
+        assert_eq!(texts("-f./../x"), ["./../x"]);
+        assert_eq!(texts("-S./../x"), ["./../x"]);
         assert_eq!(texts("--file=/x"), ["/x"]);
         assert_eq!(texts("of=/dev/sda"), ["of=/dev/sda", "/dev/sda"]);
-        assert!(texts("-la").is_empty());
+        assert_eq!(texts("-la"), ["a"]);
+        assert!(texts("-l").is_empty());
     }
 }

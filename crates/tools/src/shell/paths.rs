@@ -1,29 +1,25 @@
-//! Where a path word points: inside the project, outside it, a system path, a disk, a
-//! protected folder — as seen from every directory `cd` may have moved the shell to.
+//! Where a path word points: inside the project, outside it, a system path, a disk, another
+//! process, a protected folder — as the kernel resolves it (`paths/resolve.rs`), from every
+//! folder `cd` may have moved the shell to.
+
+mod glob;
+mod names;
+mod resolve;
+mod walks;
 
 use super::words::Word;
+pub(crate) use glob::Pattern;
+pub(crate) use names::named_in_text;
+use resolve::{Node, Part, Target};
+use std::cell::Cell;
 use std::path::{Component, Path, PathBuf};
-
-/// Folders whose files run commands or hold the session: writing there is `high`.
-const PROTECTED: &[(&str, &str)] = &[
-    (".git", "hooks and config there run commands"),
-    (".agentctl", "it holds the session database"),
-    (".claude", "agent settings there run commands"),
-    (".gemini", "agent settings there run commands"),
-];
-
-/// Files that are harmless to read from or write to.
-#[rustfmt::skip]
-const SINKS: &[&str] = &[
-    "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "-",
-];
 
 /// Block devices and memory: writing there destroys a disk or the running system.
 #[rustfmt::skip]
 const DISKS: &[&str] = &[
     "/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk",
     "/dev/rdisk", "/dev/mapper", "/dev/dm-", "/dev/md", "/dev/loop", "/dev/mem", "/dev/kmem",
-    "/dev/port",
+    "/dev/port", "/proc/sysrq-trigger",
 ];
 
 /// Folders of the operating system.
@@ -34,12 +30,33 @@ const SYSTEM: &[&str] = &[
     "/Applications", "/private",
 ];
 
-/// Where a path points, the worst over every directory the shell may be in.
+/// A root no file system has (a NUL byte cannot be in a path): without a project root,
+/// relative paths resolve under it, lexically. It is a few folders deep, so that `../x` is
+/// somewhere outside, not a folder right under `/`.
+const NO_ROOT: &str = "/\0/\0/\0/project";
+
+/// Where a path points, the worst over every place it may resolve to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Place {
     pub kind: Kind,
-    /// A protected folder the path is in (`.git`) and why it is protected.
-    pub protected: Option<(&'static str, &'static str)>,
+    /// A protected folder the path is in, if any.
+    pub protected: Option<Protected>,
+    /// The path opens a file descriptor again (`/dev/stdin`, `/dev/fd/3`): whatever file a
+    /// redirection put there, even one opened only for reading, is opened anew.
+    pub descriptor: bool,
+}
+
+/// A protected path a word reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Protected {
+    /// The protected folder's name (`.git`).
+    pub name: &'static str,
+    /// Why it is protected.
+    pub why: &'static str,
+    /// The path, relative to the project root when it is inside (`.git/hooks/pre-commit`).
+    pub path: String,
+    /// It is the session database or the memory store (or one of their journals).
+    pub database: bool,
 }
 
 /// Kinds of places, from harmless to worst.
@@ -55,152 +72,297 @@ pub(crate) enum Kind {
     Home,
     /// Computed when the command runs (`$HOME/x`).
     Dynamic,
+    /// A place the rater cannot know (a descriptor above 2, another process's folder).
+    Unknown,
+    /// A file of a process (`/proc/<pid>/environ`, `/proc/self/mem`).
+    Process,
     /// An operating-system folder.
     System,
     /// A disk or memory device.
     Disk,
 }
 
-/// A directory the shell may be in, relative to the project root.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Cwd {
-    Inside(Vec<String>),
-    Outside,
+/// What a destination folder holds, for copies that may replace protected folders.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Folder {
+    /// It exists and is a folder.
+    pub exists: bool,
+    /// It is the project root.
+    pub root: bool,
+    /// A protected folder it holds (`.git`), which a copy of a folder's contents may replace.
+    pub protected_child: Option<&'static str>,
 }
 
-/// Most directories tracked after `cd`s; past this every relative path counts as outside.
+/// Most entries walked below one folder (for links out, for protected folders).
+const MAX_WALK: usize = 20_000;
+/// Most folder entries one rating reads in all (pattern matches and walks together).
+const MAX_ENTRIES_READ: usize = 200_000;
+
+/// Most folders tracked after `cd`s; past this the shell's folder is unknown.
 const MAX_CWDS: usize = 16;
 
-/// The project root and the directories the shell may be in.
+/// The project root and the folders the shell may be in.
 #[derive(Debug)]
 pub(crate) struct Paths {
-    root: Option<PathBuf>,
-    /// The root with symbolic links resolved, to compare resolved paths with.
-    real_root: Option<PathBuf>,
-    cwds: Vec<Cwd>,
+    /// The root as given (lexically normalised), to recognise it in words.
+    given_root: Option<PathBuf>,
+    /// The root with symbolic links resolved (or [`NO_ROOT`]).
+    real_root: PathBuf,
+    /// The home folder `~` stands for.
+    home: Option<PathBuf>,
+    cwds: Vec<Node>,
+    /// Folder entries the rating may still read (patterns, walks); see [`Paths::exhausted`].
+    budget: Cell<usize>,
 }
 
 impl Paths {
     pub(crate) fn new(root: Option<&Path>) -> Self {
-        let root = root.map(normalize);
-        let real_root = root.as_ref().and_then(|root| root.canonicalize().ok());
+        let given_root = root.map(normalize);
+        let real_root = match &given_root {
+            Some(root) => root.canonicalize().unwrap_or_else(|_| root.clone()),
+            None => PathBuf::from(NO_ROOT),
+        };
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|home| home.is_absolute());
         Self {
-            root,
+            given_root,
+            cwds: vec![Node::Fs(real_root.clone())],
             real_root,
-            cwds: vec![Cwd::Inside(Vec::new())],
+            home,
+            budget: Cell::new(MAX_ENTRIES_READ),
         }
     }
 
     /// Where `word` points.
     pub(crate) fn place(&self, word: &Word) -> Place {
-        let protected = protected_in(word);
-        let kind = if !word.plain {
-            Kind::Dynamic
-        } else if SINKS.contains(&word.as_str()) || word.text.starts_with("/dev/fd/") {
-            Kind::Sink
-        } else if word.tilde {
-            Kind::Home
-        } else if word.text.starts_with('/') {
-            self.absolute(word)
-        } else {
-            self.cwds
-                .iter()
-                .map(|cwd| match cwd {
-                    Cwd::Outside => Kind::Outside,
-                    Cwd::Inside(base) => self.relative(base, word),
-                })
-                .max()
-                .unwrap_or(Kind::Outside)
+        let named = self.protected_by_name(word);
+        let Some(targets) = self.targets(word) else {
+            return Place {
+                kind: Kind::Dynamic,
+                protected: named,
+                descriptor: false,
+            };
         };
-        // `cd .git/hooks && echo x > pre-commit`: the folder the shell is in counts too.
-        let protected = protected
-            .or_else(|| {
-                if word.text.starts_with('/') {
-                    return None;
-                }
-                self.cwds.iter().find_map(|cwd| match cwd {
-                    Cwd::Inside(base) => self
-                        .join(base, word)?
-                        .iter()
-                        .find_map(|part| protected_name(part)),
-                    Cwd::Outside => None,
-                })
-            })
-            .or_else(|| {
-                (kind == Kind::Inside)
-                    .then(|| self.real_protected(word))
-                    .flatten()
-            });
-        Place { kind, protected }
+        let descriptor = targets.iter().any(|target| target.descriptor);
+        let kind = targets
+            .iter()
+            .map(|target| self.kind(target, word))
+            .max()
+            .unwrap_or(Kind::Unknown);
+        let resolved = targets.iter().find_map(|target| match &target.node {
+            Node::Fs(path) => self.protected_at(path),
+            _ => None,
+        });
+        // The resolved path names the file; the name in the word is the fallback (a path
+        // through an unknown folder, a pattern, a computed word).
+        let protected = match (resolved, named) {
+            (Some(resolved), Some(named)) if named.database && !resolved.database => Some(named),
+            (Some(resolved), _) => Some(resolved),
+            (None, named) => named,
+        };
+        Place {
+            kind,
+            protected,
+            descriptor,
+        }
     }
 
     /// Applies `cd word`: the shell may now be there too (or still here, if `cd` fails).
+    /// `cd` is logical in `sh`: it removes `..` from the text before the kernel follows the
+    /// links, so both that folder and the one the kernel reaches from here count.
     pub(crate) fn cd(&mut self, word: &Word) {
-        let mut added = Vec::new();
-        for cwd in &self.cwds {
-            let next = match cwd {
-                Cwd::Outside => Cwd::Outside,
-                Cwd::Inside(base) => match self.join(base, word) {
-                    Some(parts) if self.resolves_inside(&parts) => Cwd::Inside(parts),
-                    _ => Cwd::Outside,
-                },
-            };
-            if !self.cwds.contains(&next) && !added.contains(&next) {
-                added.push(next);
+        let Some(mut targets) = self.targets(word) else {
+            self.enter(vec![Node::Unknown(
+                "a folder computed when the command runs",
+            )]);
+            return;
+        };
+        if word.globs.is_empty() && !word.tilde {
+            for node in &self.cwds {
+                let Node::Fs(base) = node else { continue };
+                let logical = lexical(&base.join(&word.text));
+                let text = Word::literal(logical.to_string_lossy());
+                let root = [Node::Fs(PathBuf::from("/"))];
+                targets.extend(resolve::resolve(
+                    &root,
+                    components(&text, 0),
+                    &self.cwds,
+                    &self.budget,
+                ));
             }
         }
-        self.cwds.extend(added);
+        let next = targets
+            .into_iter()
+            .map(|target| match target.node {
+                Node::Fs(path) if !target.foreign => Node::Fs(path),
+                _ => Node::Unknown("a folder the rater cannot know"),
+            })
+            .collect();
+        self.enter(next);
+    }
+
+    /// The shell may have gone to a folder the rater cannot know (`cd`, `cd -`).
+    pub(crate) fn cd_unknown(&mut self) {
+        self.enter(vec![Node::Unknown("a folder the rater cannot know")]);
+    }
+
+    fn enter(&mut self, next: Vec<Node>) {
+        for node in next {
+            if !self.cwds.contains(&node) {
+                self.cwds.push(node);
+            }
+        }
         if self.cwds.len() > MAX_CWDS {
-            self.cwds = vec![Cwd::Outside];
+            self.cwds = vec![Node::Unknown("too many folders to follow")];
         }
     }
 
-    /// Whether a plain path exists, from any directory the shell may be in; `None` without a
+    /// The same, allowed to read only `entries` folder entries.
+    #[cfg(test)]
+    pub(crate) fn with_budget(self, entries: usize) -> Self {
+        self.budget.set(entries);
+        self
+    }
+
+    /// Whether the rating read as many folder entries as it may: then what it did not read
+    /// is not proven.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.budget.get() == 0
+    }
+
+    /// The folders the shell may be in (`None` for one the rater cannot know).
+    pub(crate) fn cwd_dirs(&self) -> Vec<Option<PathBuf>> {
+        self.cwds
+            .iter()
+            .map(|node| match node {
+                Node::Fs(path) if self.has_root() => Some(path.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The project root with its links resolved, when there is one.
+    pub(crate) fn real_root(&self) -> Option<&Path> {
+        self.has_root().then_some(self.real_root.as_path())
+    }
+
+    fn has_root(&self) -> bool {
+        self.given_root.is_some()
+    }
+
+    /// Whether a plain path exists, from any folder the shell may be in; `None` without a
     /// root or for a word computed at run time.
     pub(crate) fn exists(&self, word: &Word) -> Option<bool> {
-        let root = self.root.as_ref()?;
+        if !self.has_root() {
+            return None;
+        }
+        let targets = self.targets(word)?;
+        Some(targets.iter().any(|target| match &target.node {
+            Node::Fs(path) => path.symlink_metadata().is_ok(),
+            _ => false,
+        }))
+    }
+
+    /// Whether `word` may be the project root or one of its parents.
+    pub(crate) fn is_root_or_above(&self, word: &Word) -> bool {
+        self.reaches_root(word, true)
+    }
+
+    /// Whether `word` may be `/` or a folder right under it (`/etc`, `/dev/fd/../root/usr`).
+    pub(crate) fn is_top_level(&self, word: &Word) -> bool {
+        self.targets(word).is_some_and(|targets| {
+            targets.iter().any(|target| match &target.node {
+                Node::Fs(path) => path.components().count() <= 2 && *path != self.real_root,
+                _ => false,
+            })
+        })
+    }
+
+    /// Whether `word` may be a parent of the project root (`..`, `/home`).
+    pub(crate) fn is_above_root(&self, word: &Word) -> bool {
+        self.reaches_root(word, false)
+    }
+
+    fn reaches_root(&self, word: &Word, root_too: bool) -> bool {
+        self.targets(word).is_some_and(|targets| {
+            targets.iter().any(|target| match &target.node {
+                Node::Fs(path) => {
+                    self.real_root.starts_with(path) && (root_too || *path != self.real_root)
+                }
+                _ => false,
+            })
+        })
+    }
+
+    /// Every place `word` may resolve to; `None` for a word computed when the command runs.
+    fn targets(&self, word: &Word) -> Option<Vec<Target>> {
         if !word.plain {
             return None;
         }
-        let found = self.cwds.iter().any(|cwd| match cwd {
-            Cwd::Outside => false,
-            Cwd::Inside(base) => self.join(base, word).is_some_and(|parts| {
-                parts
-                    .iter()
-                    .fold(root.clone(), |path, part| path.join(part))
-                    .symlink_metadata()
-                    .is_ok()
-            }),
-        });
-        Some(found)
-    }
-
-    /// Whether `path`, as written, is the project root or one of its parents.
-    pub(crate) fn is_root_or_above(&self, text: &str) -> bool {
-        let Some(root) = &self.root else {
-            return false;
+        if word.text == "-" {
+            return Some(vec![Target {
+                node: Node::Stream,
+                foreign: false,
+                descriptor: false,
+            }]);
+        }
+        let (starts, offset) = if word.tilde {
+            let rest = word.text.strip_prefix('~')?;
+            if !(rest.is_empty() || rest.starts_with('/')) {
+                // `~user/…`: another user's home.
+                return Some(vec![Target {
+                    node: Node::Unknown("another user's home folder"),
+                    foreign: false,
+                    descriptor: false,
+                }]);
+            }
+            (vec![Node::Fs(self.home.clone()?)], 1)
+        } else if word.text.starts_with('/') {
+            (vec![Node::Fs(PathBuf::from("/"))], 0)
+        } else {
+            (self.cwds.clone(), 0)
         };
-        text.starts_with('/') && root.starts_with(normalize(Path::new(text)))
+        let parts = components(word, offset);
+        let found = resolve::resolve(&starts, parts, &self.cwds, &self.budget);
+        Some(if found.is_empty() {
+            vec![Target {
+                node: Node::Unknown("a path the rater cannot follow"),
+                foreign: false,
+                descriptor: false,
+            }]
+        } else {
+            found
+        })
     }
 
-    fn absolute(&self, word: &Word) -> Kind {
-        let path = normalize(Path::new(&word.text));
+    fn kind(&self, target: &Target, word: &Word) -> Kind {
+        let kind = match &target.node {
+            Node::Fs(path) if path.starts_with(&self.real_root) => Kind::Inside,
+            Node::Fs(_) if word.tilde => Kind::Home,
+            Node::Fs(path) => self.outside_kind(path),
+            Node::Proc => Kind::System,
+            Node::Process { .. }
+            | Node::Fds { .. }
+            | Node::Tasks { .. }
+            | Node::ProcFile { .. } => Kind::Process,
+            Node::Stream => Kind::Sink,
+            Node::Unknown(_) => Kind::Unknown,
+        };
+        if target.foreign {
+            kind.max(Kind::Process)
+        } else {
+            kind
+        }
+    }
+
+    fn outside_kind(&self, path: &Path) -> Kind {
         let text = path.to_string_lossy();
         if DISKS.iter().any(|disk| text.starts_with(disk)) {
             return Kind::Disk;
         }
-        if let Some(root) = &self.root {
-            let inside = [Some(root), self.real_root.as_ref()]
-                .into_iter()
-                .flatten()
-                .find_map(|base| path.strip_prefix(base).ok());
-            if let Some(rest) = inside {
-                let parts: Vec<String> = rest
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                return self.inside_parts(&parts, word);
-            }
+        if text == "/" {
+            return Kind::System;
         }
         let under = |prefix: &str| {
             text == prefix
@@ -208,120 +370,36 @@ impl Paths {
                     .strip_prefix(prefix)
                     .is_some_and(|rest| rest.starts_with('/'))
         };
-        let root_under = |prefix: &str| {
-            self.root
-                .as_ref()
-                .is_some_and(|root| root.starts_with(prefix))
-        };
-        if text != "/" && SYSTEM.iter().any(|p| under(p) && !root_under(p)) {
-            return Kind::System;
-        }
-        if text == "/" {
-            return Kind::System;
-        }
-        Kind::Outside
-    }
-
-    fn relative(&self, base: &[String], word: &Word) -> Kind {
-        if may_match_dot_dot(word) {
-            return Kind::Outside;
-        }
-        match self.join(base, word) {
-            Some(parts) => self.inside_parts(&parts, word),
-            None => Kind::Outside,
-        }
-    }
-
-    /// Checks a lexically-inside path against the file system: a symbolic link may lead out.
-    fn inside_parts(&self, parts: &[String], word: &Word) -> Kind {
-        if may_match_dot_dot(word) {
-            return Kind::Outside;
-        }
-        if self.resolves_inside(parts) {
-            Kind::Inside
+        // A project kept under `/opt` or `/srv` has neighbours there, not system files.
+        let root_under = |prefix: &str| self.real_root.starts_with(prefix);
+        if SYSTEM.iter().any(|p| under(p) && !root_under(p)) {
+            Kind::System
         } else {
             Kind::Outside
         }
     }
-
-    /// `base` joined with a relative word, `..` resolved; `None` if it climbs above the root.
-    fn join(&self, base: &[String], word: &Word) -> Option<Vec<String>> {
-        let mut parts = if word.text.starts_with('/') {
-            let root = self.root.as_ref()?;
-            let path = normalize(Path::new(&word.text));
-            let rest = path
-                .strip_prefix(root)
-                .or_else(|_| path.strip_prefix(self.real_root.as_ref().unwrap_or(root)))
-                .ok()?;
-            return Some(
-                rest.components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect(),
-            );
-        } else {
-            base.to_vec()
-        };
-        for part in word.text.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                other => parts.push(other.to_owned()),
-            }
-        }
-        Some(parts)
-    }
-
-    /// Follows symbolic links in the existing part of `root/parts`; without a root, trusts
-    /// the lexical answer.
-    fn resolves_inside(&self, parts: &[String]) -> bool {
-        let (Some(root), Some(real_root)) = (&self.root, &self.real_root) else {
-            return true;
-        };
-        let full = parts
-            .iter()
-            .fold(root.clone(), |path, part| path.join(part));
-        match existing_real(&full) {
-            Some(real) => real.starts_with(real_root),
-            None => true,
-        }
-    }
-
-    /// A protected folder the word reaches through a symbolic link (`hooks` → `.git/hooks`).
-    fn real_protected(&self, word: &Word) -> Option<(&'static str, &'static str)> {
-        let (Some(root), Some(real_root)) = (&self.root, &self.real_root) else {
-            return None;
-        };
-        self.cwds.iter().find_map(|cwd| {
-            let Cwd::Inside(base) = cwd else { return None };
-            let parts = self.join(base, word)?;
-            let full = parts
-                .iter()
-                .fold(root.clone(), |path, part| path.join(part));
-            let real = existing_real(&full)?;
-            let rest = real.strip_prefix(real_root).ok()?;
-            rest.components()
-                .find_map(|c| protected_name(&c.as_os_str().to_string_lossy()))
-        })
-    }
 }
 
-/// The longest existing ancestor of `path` (or `path` itself), with links resolved.
-fn existing_real(path: &Path) -> Option<PathBuf> {
-    let mut tail = Vec::new();
-    let mut current = path;
-    loop {
-        if let Ok(real) = current.canonicalize() {
-            return Some(
-                tail.iter()
-                    .rev()
-                    .fold(real, |p: PathBuf, part| p.join(part)),
-            );
+/// The components of a word from byte `offset` on, each with its pattern if it has one.
+fn components(word: &Word, offset: usize) -> Vec<Part> {
+    let text = &word.text[offset.min(word.text.len())..];
+    let mut parts = Vec::new();
+    let mut start = offset;
+    for part in text.split('/') {
+        let range = start..start + part.len();
+        start += part.len() + 1;
+        if part.is_empty() {
+            continue;
         }
-        tail.push(current.file_name()?.to_owned());
-        current = current.parent()?;
+        let pattern = Pattern::new(part, |at| {
+            word.has_glob_in(range.start + at..range.start + at + 1)
+        });
+        parts.push(Part {
+            text: part.to_owned(),
+            pattern,
+        });
     }
+    parts
 }
 
 /// `path` with `.` and `..` resolved lexically (`/a/../b` → `/b`).
@@ -341,118 +419,20 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Whether a path component with glob characters could match `..` or a dot folder.
-fn may_match_dot_dot(word: &Word) -> bool {
-    let mut start = 0;
-    for part in word.text.split('/') {
-        let range = start..start + part.len();
-        if word.has_glob_in(range) && (part.starts_with('.') || part.starts_with('[')) {
-            return true;
-        }
-        start += part.len() + 1;
-    }
-    false
-}
-
-/// The protected folder a word names as one of its components (any case: macOS and Windows
-/// file systems ignore it), or may name through a glob (`.g*`).
-fn protected_in(word: &Word) -> Option<(&'static str, &'static str)> {
-    let mut start = 0;
-    for part in word.text.split('/') {
-        let range = start..start + part.len();
-        start += part.len() + 1;
-        if let Some(found) = protected_name(part) {
-            return Some(found);
-        }
-        if word.has_glob_in(range) && (part.starts_with('.') || part.starts_with('[')) {
-            return Some((".git", "a pattern there may match .git/ or .agentctl/"));
+/// An absolute path with `.` and `..` removed as text (`/a/b/../c` → `/a/c`; never above `/`).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }
-    None
-}
-
-fn protected_name(part: &str) -> Option<(&'static str, &'static str)> {
-    PROTECTED
-        .iter()
-        .find(|(name, _)| part.eq_ignore_ascii_case(name))
-        .copied()
+    out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::shell::words::lex;
-
-    fn word(text: &str) -> Word {
-        let lexed = lex(text);
-        Word {
-            text: lexed.text,
-            plain: lexed.problem.is_none(),
-            globs: lexed.globs,
-            tilde: lexed.tilde,
-        }
-    }
-
-    #[test]
-    fn kinds_without_a_root() {
-        let paths = Paths::new(None);
-        let kind = |text: &str| paths.place(&word(text)).kind;
-        assert_eq!(kind("src/main.rs"), Kind::Inside);
-        assert_eq!(kind("src/../../x"), Kind::Outside);
-        assert_eq!(kind("/etc/passwd"), Kind::System);
-        assert_eq!(kind("/"), Kind::System);
-        assert_eq!(kind("/home/u/x"), Kind::Outside);
-        assert_eq!(kind("/dev/sda1"), Kind::Disk);
-        assert_eq!(kind("/dev/null"), Kind::Sink);
-        assert_eq!(kind("~/.bashrc"), Kind::Home);
-        assert_eq!(kind(".*/x"), Kind::Outside);
-        assert_eq!(kind("src/*.rs"), Kind::Inside);
-    }
-
-    #[test]
-    fn protected_folders_in_any_case_and_through_dot_dot() {
-        let paths = Paths::new(None);
-        let protected = |text: &str| paths.place(&word(text)).protected.map(|(name, _)| name);
-        assert_eq!(protected(".git/hooks/pre-commit"), Some(".git"));
-        assert_eq!(protected("src/../.GIT/config"), Some(".git"));
-        assert_eq!(protected(".agentctl"), Some(".agentctl"));
-        assert_eq!(protected(".g*/hooks"), Some(".git"));
-        assert_eq!(protected("src/git/x"), None);
-    }
-
-    #[test]
-    fn cd_adds_places_and_leaving_the_root_is_remembered() {
-        let mut paths = Paths::new(None);
-        paths.cd(&word("src"));
-        assert_eq!(paths.place(&word("../x")).kind, Kind::Outside);
-        paths.cd(&word("../.git/hooks"));
-        let hook = paths.place(&word("pre-commit"));
-        assert_eq!(hook.protected.map(|(name, _)| name), Some(".git"));
-        let mut paths = Paths::new(None);
-        paths.cd(&word(".."));
-        assert_eq!(paths.place(&word("x")).kind, Kind::Outside);
-    }
-
-    #[test]
-    fn absolute_paths_under_the_root_are_inside_and_links_are_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("project");
-        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-        let paths = Paths::new(Some(&root));
-        let inside = format!("{}/src/x.rs", root.display());
-        assert_eq!(paths.place(&word(&inside)).kind, Kind::Inside);
-        assert!(paths.is_root_or_above(&root.display().to_string()));
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
-            std::os::unix::fs::symlink(root.join(".git/hooks"), root.join("hooks")).unwrap();
-            let paths = Paths::new(Some(&root));
-            assert_eq!(paths.place(&word("etc/passwd")).kind, Kind::Outside);
-            let hooks = paths.place(&word("hooks/pre-commit"));
-            assert_eq!(
-                (hooks.kind, hooks.protected.map(|p| p.0)),
-                (Kind::Inside, Some(".git"))
-            );
-        }
-    }
-}
+mod tests;

@@ -9,6 +9,7 @@
 use super::files::{self, read_args};
 use super::info::{Info, short};
 use super::opts::{self, any, is_long, operands};
+use super::paths::Pattern;
 use super::words::Word;
 use super::{Env, build, find, git, runners, scripts};
 use agentctl_core::RiskLevel::{Critical, High, Low, Medium, Safe};
@@ -90,6 +91,7 @@ pub(crate) fn rate(env: &mut Env, name: &Word, args: &[Word]) -> Info {
     if !env.deeper() {
         return Info::named(program);
     }
+    option_globs(env, program, args);
     let before = env.notes;
     let info = rules(env, program, args);
     if env.notes == before {
@@ -98,6 +100,44 @@ pub(crate) fn rate(env: &mut Env, name: &Word, args: &[Word]) -> Info {
     env.shallower();
     info
 }
+
+/// Notes `medium` for an unquoted pattern that may expand to a file name the program takes
+/// for an option: a committed file named `-Osh` turns `git grep -e x *` into a command
+/// runner. Patterns after `--`, patterns that start with a fixed character (`./*`,
+/// `src/*.rs`) and programs no option of which can do harm are left alone.
+fn option_globs(env: &mut Env, program: &str, args: &[Word]) {
+    if GLOB_SAFE.contains(&program) {
+        return;
+    }
+    let found = args
+        .iter()
+        .take_while(|arg| arg.as_str() != "--")
+        .find(|arg| {
+            let first = arg.as_str().split('/').next().unwrap_or_default();
+            arg.plain
+                && Pattern::new(first, |at| arg.has_glob_in(at..at + 1))
+                    .is_some_and(|pattern| pattern.may_start_with_dash())
+        });
+    if let Some(arg) = found {
+        env.note(
+            Medium,
+            format!(
+                "the pattern `{}` may expand to file names that `{program}` takes for options",
+                short(arg.as_str())
+            ),
+        );
+    }
+}
+
+/// Programs whose options, whatever file names a pattern turns into options, only change
+/// what they print (no option runs, writes or reads by name elsewhere).
+#[rustfmt::skip]
+const GLOB_SAFE: &[&str] = &[
+    "ls", "dir", "vdir", "cat", "head", "tail", "wc", "nl", "od", "strings", "stat", "du",
+    "realpath", "readlink", "cut", "fold", "fmt", "paste", "tac", "rev", "column", "expand",
+    "unexpand", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+    "b2sum", "cksum", "sum", "comm", "cmp", "base64", "base32", "echo", "basename", "dirname",
+];
 
 /// The program a name runs and whether it comes from the usual places (`ls`, `/bin/ls`).
 fn resolve(name: &str) -> (&str, bool) {
@@ -123,6 +163,11 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
     match program {
         p if READERS.contains(&p) => {
             read_args(env, p, args);
+            // GNU diff follows the links it meets while it compares folders.
+            if p == "diff" && any(args, "r", &["recursive"]) && !any(args, "", &["no-dereference"])
+            {
+                files::follows_links(env, p, &operands(args));
+            }
             env.note(Safe, format!("{p} only reads"));
         }
         p if PRINTERS.contains(&p) => env.note(Safe, format!("{p} only prints")),
@@ -155,26 +200,15 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
             env.note(Safe, format!("{program} only reads"));
         }
         "tree" => {
-            for target in opts::split(args, &[(Some('o'), "output")]).values("output") {
+            let split = opts::split(args, &[(Some('o'), "output")]);
+            for target in split.values("output") {
                 files::write(env, "tree -o", target);
             }
-            read_args(env, program, args);
+            read_args(env, program, &split.unknown());
             env.note(Safe, "tree only reads");
         }
-        "file" => {
-            if any(args, "C", &["compile"]) {
-                env.note(Medium, "file -C writes a compiled magic file");
-            }
-            read_args(env, program, args);
-            env.note(Safe, "file only reads");
-        }
-        "date" => {
-            if any(args, "s", &["set"]) {
-                env.note(High, "date -s sets the system clock");
-            }
-            read_args(env, program, args);
-            env.note(Safe, "date only prints");
-        }
+        "file" => file(env, args),
+        "date" => date(env, args),
         "hostname" => {
             if !operands(args).is_empty() || any(args, "Fb", &["file", "boot"]) {
                 env.note(High, "hostname sets the host name");
@@ -258,28 +292,12 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
             "let evaluates arithmetic, which can run commands through array subscripts",
         ),
         "fc" | "history" => env.note(Medium, format!("{program} reads or reruns shell history")),
-        p if DOWNLOADERS.contains(&p) => {
-            info.download = true;
-            env.note(Medium, format!("{p} uses the network"));
-            let outputs = [
-                "-o",
-                "-O",
-                "--output",
-                "--output-document",
-                "--output-file",
-                "-P",
-            ];
-            for (at, arg) in args.iter().enumerate() {
-                if outputs.contains(&arg.as_str())
-                    && let Some(target) = args.get(at + 1)
-                {
-                    files::write(env, p, target);
-                }
-            }
-            files::read_args(env, p, args);
-        }
+        p if DOWNLOADERS.contains(&p) => download(env, p, args, info),
         p if NETWORK.contains(&p) => {
             env.note(Medium, format!("{p} uses the network"));
+            if p == "rsync" {
+                files::rsync(env, args);
+            }
             if p == "rsync"
                 && args.iter().any(|a| {
                     a.as_str().starts_with("--delete") || is_long(a.as_str(), "remove-source-files")
@@ -301,8 +319,85 @@ fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         "kubectl" if args.first().is_some_and(|a| a.as_str() == "delete") => {
             env.note(High, "kubectl delete deletes cluster resources");
         }
-        other => env.note(Medium, format!("`{}` is not a known program", short(other))),
+        other => {
+            env.note(Medium, format!("`{}` is not a known program", short(other)));
+            for arg in args {
+                files::may_change(env, other, arg);
+            }
+        }
     }
+}
+
+fn file(env: &mut Env, args: &[Word]) {
+    let split = opts::split(
+        args,
+        &[
+            (Some('f'), "files-from"),
+            (Some('m'), "magic-file"),
+            (Some('F'), "separator"),
+            (Some('e'), "exclude"),
+            (Some('P'), "parameter"),
+        ],
+    );
+    if split.has("C", &["compile"]) {
+        env.note(Medium, "file -C writes a compiled magic file");
+    }
+    read_args(env, "file", args);
+    env.note(Safe, "file only reads");
+}
+
+fn date(env: &mut Env, args: &[Word]) {
+    let split = opts::split(
+        args,
+        &[
+            (Some('f'), "file"),
+            (Some('r'), "reference"),
+            (Some('d'), "date"),
+            (Some('s'), "set"),
+        ],
+    );
+    if split.values("set").next().is_some() {
+        env.note(High, "date -s sets the system clock");
+    }
+    read_args(env, "date", args);
+    env.note(Safe, "date only prints");
+}
+
+/// Rates a program that downloads: the network, and the files it writes by option.
+fn download(env: &mut Env, p: &str, args: &[Word], info: &mut Info) {
+    info.download = true;
+    env.note(Medium, format!("{p} uses the network"));
+    let outputs: &[(Option<char>, &'static str)] = match p {
+        "curl" => &[
+            (Some('o'), "output"),
+            (Some('c'), "cookie-jar"),
+            (Some('D'), "dump-header"),
+            (None, "output-dir"),
+            (None, "trace"),
+            (None, "trace-ascii"),
+            (None, "stderr"),
+            (None, "etag-save"),
+            (None, "hsts"),
+            (None, "alt-svc"),
+            (None, "libcurl"),
+        ],
+        "wget" => &[
+            (Some('O'), "output-document"),
+            (Some('o'), "output-file"),
+            (Some('a'), "append-output"),
+            (Some('P'), "directory-prefix"),
+            (None, "save-cookies"),
+            (None, "warc-file"),
+        ],
+        _ => &[(Some('o'), "output"), (Some('d'), "dir")],
+    };
+    let split = opts::split(args, outputs);
+    for (_, long) in outputs {
+        for target in split.values(long) {
+            files::write(env, p, target);
+        }
+    }
+    files::read_args(env, p, args);
 }
 
 fn search(env: &mut Env, program: &str, args: &[Word]) {
@@ -336,6 +431,15 @@ fn search(env: &mut Env, program: &str, args: &[Word]) {
         rest.push(arg.clone());
     }
     read_args(env, program, &rest);
+    let follows = match program {
+        "grep" | "egrep" | "fgrep" => any(args, "R", &["dereference-recursive"]),
+        "ag" => any(args, "f", &["follow"]),
+        _ => any(args, "L", &["follow"]),
+    };
+    if follows {
+        let folders: Vec<&Word> = opts::operands(&rest);
+        files::follows_links(env, program, &folders);
+    }
     env.note(Safe, format!("{program} only reads"));
 }
 
@@ -350,10 +454,13 @@ fn sort(env: &mut Env, args: &[Word]) {
     for target in split.values("output") {
         files::write(env, "sort -o", target);
     }
+    for folder in split.values("temporary-directory") {
+        files::write(env, "sort -T", folder);
+    }
     if before_has_short(args, 'o') && split.values("output").next().is_none() {
         env.note(Medium, "sort -o writes a file");
     }
-    read_args(env, "sort", args);
+    read_args(env, "sort", &split.unknown());
     env.note(Safe, "sort only reads");
 }
 
@@ -382,8 +489,14 @@ fn test(env: &mut Env, program: &str, args: &[Word]) {
 fn cd(env: &mut Env, args: &[Word]) {
     let operands = operands(args);
     match operands.first() {
-        None => env.note(Medium, "cd without a folder goes to the home folder"),
-        Some(dir) if dir.as_str() == "-" => env.note(Medium, "cd - goes back to an unknown folder"),
+        None => {
+            env.note(Medium, "cd without a folder goes to the home folder");
+            env.paths.cd_unknown();
+        }
+        Some(dir) if dir.as_str() == "-" => {
+            env.note(Medium, "cd - goes back to an unknown folder");
+            env.paths.cd_unknown();
+        }
         Some(dir) => {
             let place = env.paths.place(dir);
             if place.kind > super::paths::Kind::Inside {

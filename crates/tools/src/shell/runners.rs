@@ -4,8 +4,9 @@
 
 use super::info::{Info, short};
 use super::opts::{self, any, operands};
+use super::paths::named_in_text;
 use super::words::Word;
-use super::{Env, build};
+use super::{Env, build, files};
 use agentctl_core::RiskLevel::{High, Medium, Safe};
 
 /// Shells: `-c` runs its argument, no script file runs stdin.
@@ -269,7 +270,8 @@ fn shell(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
 }
 
 fn interpreter(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
-    if args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V" | "-v" | "version") {
+    // Only the flags: `python3 version` runs the file `./version`, `python3 -v` reads stdin.
+    if args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V") {
         env.note(Safe, format!("{program} --version only prints"));
         return;
     }
@@ -286,4 +288,46 @@ fn interpreter(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
         info.stdin_script = !any(args, "ce", &[]);
     }
     env.note(Medium, format!("{program} runs a program"));
+    interpreter_files(env, program, args);
+}
+
+/// Editors that write the files they are given.
+const EDITORS: &[&str] = &["vim", "vi", "nvim", "emacs", "ed", "ex"];
+
+/// The files an interpreter or editor may change: an editor's files and `perl -i` / `ruby -i`
+/// files are written; any other protected path it is given, or that its inline program names
+/// (`python3 -c 'open(".git/config", "w")'`), may be changed.
+fn interpreter_files(env: &mut Env, program: &str, args: &[Word]) {
+    let options: Vec<&str> = opts::before_dashes(args)
+        .filter(|arg| opts::is_option(arg) && !arg.starts_with("--"))
+        .collect();
+    let letters = |arg: &&str| -> String {
+        arg[1..]
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect()
+    };
+    let in_place = EDITORS.contains(&program)
+        || (matches!(program, "perl" | "ruby")
+            && options.iter().any(|arg| letters(arg).contains('i')));
+    let inline = options
+        .iter()
+        .any(|arg| letters(arg).contains(['c', 'e', 'E', 'r']));
+    let given = operands(args);
+    // Without inline code (`-e`), the first operand is the script and the rest its arguments.
+    let skip = usize::from(!inline && !EDITORS.contains(&program));
+    for file in given.iter().skip(skip) {
+        if in_place && !file.as_str().starts_with('+') {
+            files::write(env, program, file);
+        } else {
+            files::may_change(env, program, file);
+        }
+    }
+    if let Some(name) = args.iter().find_map(|arg| named_in_text(arg.as_str())) {
+        env.note_protected(
+            High,
+            format!("the program given to `{program}` names {name}/, which it may change"),
+            name,
+        );
+    }
 }

@@ -9,6 +9,10 @@
 //! may sit there, so text the grammar skipped cannot hide a command.
 
 mod redirects;
+mod syntax;
+
+use syntax::{filler, is_fork_bomb};
+pub(crate) use syntax::{is_redirect, is_statement};
 
 use super::Env;
 use super::info::{Info, short};
@@ -43,7 +47,7 @@ impl<'e, 's> Walker<'e, 's> {
         if !filler(head, true) || !filler(tail, true) {
             self.odd_spacing();
         }
-        if root.has_error() {
+        if root.has_error() && !self.only_read_write_redirects(root) {
             self.env.note(
                 Medium,
                 "the shell parser could not understand part of the command",
@@ -473,68 +477,4 @@ impl<'e, 's> Walker<'e, 's> {
         }
         info
     }
-}
-
-pub(crate) fn is_redirect(kind: &str) -> bool {
-    matches!(
-        kind,
-        "file_redirect" | "heredoc_redirect" | "herestring_redirect"
-    )
-}
-
-pub(crate) fn is_statement(kind: &str) -> bool {
-    matches!(
-        kind,
-        "command"
-            | "pipeline"
-            | "list"
-            | "redirected_statement"
-            | "subshell"
-            | "compound_statement"
-            | "if_statement"
-            | "while_statement"
-            | "for_statement"
-            | "c_style_for_statement"
-            | "case_statement"
-            | "function_definition"
-            | "negated_command"
-            | "test_command"
-            | "declaration_command"
-            | "unset_command"
-            | "variable_assignment"
-            | "variable_assignments"
-    )
-}
-
-/// Whether the bytes between two nodes are only blanks and line continuations (and newlines).
-fn filler(gap: &[u8], newlines: bool) -> bool {
-    let mut at = 0;
-    while at < gap.len() {
-        match gap[at] {
-            b' ' | b'\t' => at += 1,
-            b'\n' if newlines => at += 1,
-            b'\\' if gap.get(at + 1) == Some(&b'\n') => at += 2,
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// Detects the classic `:(){ :|:& };:` and renamed variants.
-fn is_fork_bomb(command: &str) -> bool {
-    let compact: String = command.chars().filter(|c| !c.is_whitespace()).collect();
-    let mut rest = compact.as_str();
-    while let Some(at) = rest.find("(){") {
-        let before = &rest[..at];
-        let name_start = before
-            .rfind(|c: char| ";&|(){}".contains(c))
-            .map_or(0, |i| i + 1);
-        let name = before[name_start..].trim_start_matches("function");
-        let body = &rest[at + 3..];
-        if !name.is_empty() && body.starts_with(&format!("{name}|{name}")) {
-            return true;
-        }
-        rest = body;
-    }
-    false
 }

@@ -13,6 +13,8 @@ struct Case {
     min: RiskLevel,
     max: Option<RiskLevel>,
     note: String,
+    /// The command must be marked as writing a protected path.
+    protected: bool,
 }
 
 fn level(text: &str, line: usize) -> RiskLevel {
@@ -29,11 +31,17 @@ fn corpus(root: &Path, outside: &Path) -> Vec<Case> {
             continue;
         }
         let columns: Vec<&str> = raw.split('\t').collect();
-        assert_eq!(
-            columns.len(),
-            4,
-            "shell_corpus.tsv:{line}: expected command, min, max and note separated by tabs"
+        assert!(
+            matches!(columns.len(), 4 | 5),
+            "shell_corpus.tsv:{line}: expected command, min, max, note and an optional mark separated by tabs"
         );
+        let protected = match columns.get(4) {
+            None | Some(&"-") => false,
+            Some(&"protected") => true,
+            Some(other) => {
+                panic!("shell_corpus.tsv:{line}: `{other}` is not a mark (protected or -)")
+            }
+        };
         let command = columns[0]
             .replace('⏎', "\n")
             .replace('⇥', "\t")
@@ -46,21 +54,50 @@ fn corpus(root: &Path, outside: &Path) -> Vec<Case> {
             min: level(columns[1], line),
             max: (columns[2] != "-").then(|| level(columns[2], line)),
             note: columns[3].to_owned(),
+            protected,
         });
     }
     cases
 }
 
-/// A project root like a real one: `.git/`, `.agentctl/`, `src/`; and a folder beside it.
+/// A project root like a real one: `.git/`, `.agentctl/`, `src/`, a nested repository
+/// `sub/`, another whose configuration runs a program (`fixtures/repo/`), a link
+/// `a/b/up -> ../..`, a link out `links/out`, committed files named like options; and a folder
+/// beside it.
 fn project() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("project");
     let outside = dir.path().join("outside");
-    for folder in [".git/hooks", ".agentctl", "src", "empty"] {
+    for folder in [
+        ".git/hooks",
+        ".agentctl",
+        ".claude",
+        "src",
+        "empty",
+        "sub/.git",
+        "fixtures/repo/.git",
+        "payload/.agentctl",
+        "a/b",
+    ] {
         std::fs::create_dir_all(root.join(folder)).unwrap();
     }
     std::fs::write(root.join("src/x.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(
+        root.join("fixtures/repo/.git/config"),
+        format!("[core]\n\tfsmonitor = rm -rf {}\n", outside.display()),
+    )
+    .unwrap();
+    for file in ["-Osh", "--output=x", "version", "x", "f"] {
+        std::fs::write(root.join(file), "x\n").unwrap();
+    }
     std::fs::create_dir_all(&outside).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("../..", root.join("a/b/up")).unwrap();
+        std::fs::create_dir_all(root.join("links")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("links/out")).unwrap();
+    }
+    std::fs::write(outside.join("secret"), "secret\n").unwrap();
     (dir, root, outside)
 }
 
@@ -78,14 +115,20 @@ fn adversarial_corpus() {
         let got = classify_command(&case.command, Some(&root));
         let too_low = got.level < case.min;
         let too_high = case.max.is_some_and(|max| got.level > max);
-        if too_low || too_high {
+        let unmarked = case.protected && got.protected.is_none();
+        if too_low || too_high || unmarked {
             let expected = match case.max {
                 Some(max) if max == case.min => format!("{max}"),
                 Some(max) => format!("{}..{max}", case.min),
                 None => format!(">= {}", case.min),
             };
+            let mark = if unmarked {
+                ", not marked protected"
+            } else {
+                ""
+            };
             wrong.push(format!(
-                "line {}: {:?} ({}): expected {expected}, got {} ({})",
+                "line {}: {:?} ({}): expected {expected}, got {} ({}){mark}",
                 case.line, case.command, case.note, got.level, got.reason
             ));
         }

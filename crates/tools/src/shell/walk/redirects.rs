@@ -18,11 +18,17 @@ impl Walker<'_, '_> {
                     .note(Medium, "a here-document `<<` feeds text to the command");
                 let mut feeds_shell = consumer.stdin_script;
                 let mut body = None;
+                let mut literal = false;
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
                     match child.kind() {
+                        // `<<'EOF'`, `<<"EOF"`, `<<E\OF`: the body is text, nothing expands.
+                        "heredoc_start" => literal = self.text(child).contains(['\'', '"', '\\']),
                         "heredoc_body" => {
-                            self.scan(child);
+                            if !literal {
+                                self.scan(child);
+                                self.backquotes(child);
+                            }
                             body = Some(self.text(child));
                         }
                         kind if is_redirect(kind) => self.redirect(child, consumer),
@@ -59,6 +65,71 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Rates the commands in backquotes of an unquoted here-document body, which the
+    /// grammar leaves as text (`$(…)` and `${…}` in it are nodes, rated by `scan`).
+    fn backquotes(&mut self, body: Node<'_>) {
+        let text = self.text(body);
+        let mut masked: Vec<u8> = text.as_bytes().to_vec();
+        let mut cursor = body.walk();
+        for child in body.named_children(&mut cursor) {
+            if child.kind() == "heredoc_content" {
+                continue;
+            }
+            let start = child.start_byte().saturating_sub(body.start_byte());
+            let end = child
+                .end_byte()
+                .saturating_sub(body.start_byte())
+                .min(masked.len());
+            for byte in masked.get_mut(start..end).unwrap_or_default() {
+                *byte = b'_';
+            }
+        }
+        let mut open: Option<usize> = None;
+        let mut at = 0;
+        while at < masked.len() {
+            match masked[at] {
+                b'\\' => at += 1,
+                b'`' => match open.take() {
+                    Some(start) => {
+                        let inner = text.get(start + 1..at).unwrap_or_default();
+                        self.env
+                            .note(Medium, "a here-document runs a command in backquotes");
+                        self.env.script(&unescape_backquoted(inner));
+                    }
+                    None => open = Some(at),
+                },
+                _ => {}
+            }
+            at += 1;
+        }
+        if open.is_some() {
+            self.env.note(
+                Medium,
+                "a here-document has a backquote that is never closed",
+            );
+        }
+    }
+
+    /// Whether every error in the tree is the grammar's reading of `<>` (a redirection
+    /// that opens a file for reading and writing), which `redirects.rs` rates.
+    pub(super) fn only_read_write_redirects(&self, node: Node<'_>) -> bool {
+        if node.is_missing() {
+            return false;
+        }
+        if node.is_error() {
+            return self.text(node) == ">"
+                && node.parent().is_some_and(|p| p.kind() == "file_redirect")
+                && node
+                    .prev_sibling()
+                    .is_some_and(|p| p.kind() == "<" && p.end_byte() == node.start_byte());
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).filter(Node::has_error).collect();
+        children
+            .into_iter()
+            .all(|child| self.only_read_write_redirects(child))
+    }
+
     fn file_redirect(&mut self, node: Node<'_>) {
         self.gaps(node, false, false);
         let mut operator = "";
@@ -68,6 +139,11 @@ impl Walker<'_, '_> {
             match child.kind() {
                 "file_descriptor" => {}
                 _ if !child.is_named() => operator = child.kind(),
+                // The grammar does not know `<>` (open for reading and writing): it parses
+                // `<` and an error holding `>`.
+                "ERROR" if operator == "<" && self.text(child) == ">" && targets.is_empty() => {
+                    operator = "<>";
+                }
                 _ => targets.push(child),
             }
         }
@@ -87,7 +163,12 @@ impl Walker<'_, '_> {
             return;
         }
         match operator {
-            "<" | "<&" => files::read(self.env, "<", &word),
+            "<" | "<&" => {
+                files::read(self.env, "<", &word);
+                if let Some(protected) = self.env.paths.place(&word).protected {
+                    self.env.redirected_protected.get_or_insert(protected.path);
+                }
+            }
             ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" => {
                 files::write(self.env, operator, &word);
             }
@@ -125,4 +206,18 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// The command inside backquotes: `\\`, `` \` `` and `\$` stand for the character itself.
+fn unescape_backquoted(inner: &str) -> String {
+    let mut out = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('\\' | '`' | '$')) {
+            out.extend(chars.next());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
