@@ -58,7 +58,7 @@ pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
 pub use project::Project;
 pub use runner::SessionRunner;
-pub use secrets::secrets_of;
+pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
 pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation};

@@ -3,6 +3,7 @@
 //! several machines (`postgres://…`) or another SQLite file (`sqlite://PATH` or a path).
 
 use crate::error::SessionError;
+use crate::secrets::url_passwords;
 use agentctl_context::{ContextError, SessionImport, SessionStore, SqliteStore};
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryError, MemoryStore};
@@ -147,7 +148,7 @@ impl StoreLocation {
                 Ok(Some(Arc::new(store)))
             }
             StoreLocation::Postgres(url) => {
-                let secrets = password_of(url).map_or(secrets.clone(), |pw| secrets.with([pw]));
+                let secrets = secrets.with(url_passwords(url));
                 let store = PgStore::connect(url)
                     .map_err(|error| MemoryError::Backend {
                         store: mask_url(url),
@@ -178,7 +179,7 @@ impl StoreLocation {
                 Ok(Some(Arc::new(store)))
             }
             StoreLocation::Postgres(url) => {
-                let secrets = password_of(url).map_or(secrets.clone(), |pw| secrets.with([pw]));
+                let secrets = secrets.with(url_passwords(url));
                 let store = PgStore::connect(url)?.with_redactor(secrets);
                 Ok(Some(Arc::new(store)))
             }
@@ -258,15 +259,6 @@ fn missing(location: &StoreLocation) -> ContextError {
     }
 }
 
-/// The password of a URL's user info, so the store masks it wherever it might be echoed.
-fn password_of(url: &str) -> Option<String> {
-    let rest = &url[url.find("://")? + 3..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let userinfo = &authority[..authority.rfind('@')?];
-    let (_, password) = userinfo.split_once(':')?;
-    (!password.is_empty()).then(|| password.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +300,5 @@ mod tests {
             format!("{location} {location:?}"),
             "postgres://u:***@h/d Postgres(\"postgres://u:***@h/d\")"
         );
-        assert_eq!(password_of(url).as_deref(), Some("hunter22"));
-        assert_eq!(password_of("postgres://u@h/d"), None);
     }
 }

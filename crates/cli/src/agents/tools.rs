@@ -6,9 +6,9 @@ use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
 use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
-use agentctl_mcp::McpManager;
 use agentctl_session::{
     McpTools, Project, RuntimeBuilder, TaskTool, agent_tools, long_term_memory_tools,
+    mcp_manager_of,
 };
 use agentctl_tools::{AutoApprove, BuiltinToolsConfig, ToolListing};
 use serde::Serialize;
@@ -32,7 +32,12 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     let builder =
         RuntimeBuilder::new(context).approvals(crate::approvals::choice(&args.approvals)?);
     let gate = builder.gate()?;
-    let mcp = McpManager::from_settings(context.settings(), context.root());
+    let agents: Vec<_> = discovery
+        .agents
+        .iter()
+        .map(|a| a.definition.clone())
+        .collect();
+    let mcp = mcp_manager_of(context.settings(), &agents, context.root());
     let which = if args.all {
         McpTools::Candidates
     } else {
