@@ -16,6 +16,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
+    mod mcp_output;
     mod memory;
     mod newcomer;
     mod readme;

@@ -14,15 +14,17 @@ pub(crate) fn remember_secrets(secrets: Redactor) {
     let _ = SECRETS.set(secrets);
 }
 
-/// Prints an error and its causes on stderr, one line each, secrets masked.
+/// Prints an error and its causes on stderr, one line each, secrets masked and
+/// [terminal-safe](terminal_safe) (a message may quote a server, a file or a model).
 #[expect(clippy::print_stderr, reason = "the CLI reports errors on stderr")]
 pub(crate) fn print_error(error: &anyhow::Error) {
     let secrets = SECRETS.get().cloned().unwrap_or_else(|| {
         agentctl_session::secrets_of(&Settings::default(), &[], std::env::vars_os())
     });
-    eprintln!("error: {}", secrets.redact(&error.to_string()));
+    let shown = |text: String| terminal_safe(&secrets.redact(&text)).into_owned();
+    eprintln!("error: {}", shown(error.to_string()));
     for cause in error.chain().skip(1) {
-        eprintln!("  caused by: {}", secrets.redact(&cause.to_string()));
+        eprintln!("  caused by: {}", shown(cause.to_string()));
     }
 }
 
