@@ -19,6 +19,8 @@ mod cli {
     mod mcp_output;
     mod memory;
     mod newcomer;
+    #[cfg(unix)]
+    mod private_files;
     mod readme;
     mod routing;
     mod run;

@@ -12,5 +12,6 @@ pub(crate) fn load(global: &GlobalArgs) -> anyhow::Result<Project> {
         &[],
         std::env::vars_os(),
     ));
+    crate::output::remember_tightened(&project);
     Ok(project)
 }

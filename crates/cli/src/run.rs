@@ -222,6 +222,8 @@ fn execute(
         ));
     }
     let mut session = runner.open_session(session, first_prompt)?;
+    // Said before the run, not after its output.
+    crate::output::report_tightened();
     if matches!(prompt, PromptSource::Interactive(_)) {
         session = session.map(|session| session.with_source(Source::REPL));
     }

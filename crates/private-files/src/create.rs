@@ -36,6 +36,23 @@ pub fn prepare_private_file(path: &Path) -> std::io::Result<Option<Tightened>> {
     }
 }
 
+/// The files SQLite keeps beside a database, as suffixes of its name.
+pub const DATABASE_SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// Makes sure the SQLite database at `path` is private before SQLite opens it: the database
+/// [prepared](prepare_private_file) (created empty `0600` when missing; SQLite then creates its
+/// journal, WAL and shared-memory files with the database's own mode), and those of its
+/// [side files](DATABASE_SIDE_FILES) that exist [tightened](tighten). Returns the notices.
+pub fn prepare_private_database(path: &Path) -> std::io::Result<Vec<Tightened>> {
+    let mut notices: Vec<Tightened> = prepare_private_file(path)?.into_iter().collect();
+    for suffix in DATABASE_SIDE_FILES {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        notices.extend(tighten(Path::new(&side))?);
+    }
+    Ok(notices)
+}
+
 /// Opens the file at `path` for appending (a trace file): created `0600` when missing, else
 /// [tightened](tighten), with the notice. A symbolic link at `path` is refused.
 pub fn open_private_append(path: &Path) -> std::io::Result<(File, Option<Tightened>)> {

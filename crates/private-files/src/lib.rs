@@ -6,7 +6,8 @@
 //! place agentctl creates such files and folders, and every crate that writes them uses it:
 //!
 //! - Folders are created `0700` ([`create_private_dir_all`]), files `0600`
-//!   ([`prepare_private_file`], [`open_private_append`], [`write_private`]) — *whatever the
+//!   ([`prepare_private_file`], [`prepare_private_database`], [`open_private_append`],
+//!   [`write_private`]) — *whatever the
 //!   umask*: the mode is given at creation (`O_CREAT` / `mkdir` with the mode, never a `chmod`
 //!   of a file that already holds data), and if the umask took owner bits away the new, still
 //!   empty, file or folder is set to exactly that mode.
@@ -49,7 +50,8 @@ mod create;
 mod tighten;
 
 pub use create::{
-    create_private_dir_all, open_private_append, prepare_private_file, write_private,
+    DATABASE_SIDE_FILES, create_private_dir_all, open_private_append, prepare_private_database,
+    prepare_private_file, write_private,
 };
 pub use tighten::{Tightened, tighten};
 

@@ -4,6 +4,7 @@
 use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, secrets_of};
+use crate::store::TightenedFiles;
 use agentctl_core::{
     Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel,
     Settings, Tool, ToolRegistry, resolve_embedding_model,
@@ -100,6 +101,8 @@ pub struct RuntimeBuilder {
     redactor: Redactor,
     /// What `command:` validators see of the environment.
     env: EnvPolicy,
+    /// Files made private as stores opened (shared with the project's).
+    tightened: TightenedFiles,
     /// Validators of the embedder, named by agents' guardrails.
     validators: ValidatorRegistry,
     /// The built-in HTTP providers built so far, shared by every runtime built here: the agent
@@ -123,7 +126,9 @@ impl RuntimeBuilder {
     /// A builder for `project`: its settings, tools confined to its root, cassettes relative
     /// to it, nobody to ask about approvals until [`approver`](Self::approver) says otherwise.
     pub fn new(project: &Project) -> Self {
-        Self::with_settings(project.settings().clone(), project.root())
+        let mut builder = Self::with_settings(project.settings().clone(), project.root());
+        builder.tightened = project.tightened_files().clone();
+        builder
     }
 
     /// A builder from settings and a root, for embedders without a project on disk. Secrets
@@ -134,6 +139,7 @@ impl RuntimeBuilder {
         Self {
             redactor,
             env: env_policy_of(&settings, &[]),
+            tightened: TightenedFiles::default(),
             providers: None,
             tools: Vec::new(),
             validators: ValidatorRegistry::new(),
@@ -178,6 +184,12 @@ impl RuntimeBuilder {
     /// The secrets masked.
     pub fn secrets(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// The files made private as the stores of runs built here opened (the project's list,
+    /// for a builder made from a project).
+    pub fn tightened_files(&self) -> &TightenedFiles {
+        &self.tightened
     }
 
     /// What `command:` validators see of the environment (replacing the settings' policy; a

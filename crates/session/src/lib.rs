@@ -61,7 +61,7 @@ pub use runner::SessionRunner;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
-pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation};
+pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{
     AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,

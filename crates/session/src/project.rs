@@ -3,11 +3,14 @@
 
 use crate::error::SessionError;
 use crate::secrets::secrets_of;
-use crate::store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, resolve_location};
+use crate::store::{
+    DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles, resolve_location,
+};
 use agentctl_config::{LoadedSettings, Locations, load_settings};
 use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Redactor, Settings};
 use agentctl_definitions::{Discovery, discover};
+use agentctl_private_files::write_private;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -19,6 +22,8 @@ pub struct Project {
     /// The layered settings, with origins and warnings.
     pub settings: LoadedSettings,
     root: PathBuf,
+    /// Files made private as stores opened, for the front end to report.
+    tightened: TightenedFiles,
 }
 
 impl Project {
@@ -54,6 +59,7 @@ impl Project {
             locations,
             settings,
             root,
+            tightened: TightenedFiles::default(),
         })
     }
 
@@ -124,7 +130,13 @@ impl Project {
         location: &StoreLocation,
         create: bool,
     ) -> Result<Option<Arc<dyn MigratableStore>>, SessionError> {
-        location.open(self.secrets(), create)
+        location.open(self.secrets(), create, &self.tightened)
+    }
+
+    /// The files agentctl made private as it opened this project's stores (through the
+    /// project, its runtime builders or its runners), for the front end to report once.
+    pub fn tightened_files(&self) -> &TightenedFiles {
+        &self.tightened
     }
 
     /// The secrets of the settings and the environment, masked in what stores write.
@@ -149,10 +161,11 @@ pub(crate) fn keep_out_of_git(database: &Path) {
     }
     let ignore = dir.join(".gitignore");
     match std::fs::read_to_string(&ignore) {
+        // Written like every file agentctl creates in `.agentctl/`: `0600`, whatever the umask.
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let _ = std::fs::write(
-                ignore,
-                format!("{GITIGNORE_HEAD}sessions.db*\nmemory.db*\n"),
+            let _ = write_private(
+                &ignore,
+                format!("{GITIGNORE_HEAD}sessions.db*\nmemory.db*\n").as_bytes(),
             );
         }
         Ok(text)
@@ -160,7 +173,7 @@ pub(crate) fn keep_out_of_git(database: &Path) {
                 && !text.lines().any(|line| line.trim() == "memory.db*") =>
         {
             let separator = if text.ends_with('\n') { "" } else { "\n" };
-            let _ = std::fs::write(ignore, format!("{text}{separator}memory.db*\n"));
+            let _ = write_private(&ignore, format!("{text}{separator}memory.db*\n").as_bytes());
         }
         _ => {}
     }

@@ -210,7 +210,7 @@ impl SessionRunner {
         if !shared.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
-        let store = spec.open(shared.builder.secrets())?;
+        let store = spec.open(shared.builder.secrets(), shared.builder.tightened_files())?;
         SessionHandle::open(store, choice, first_prompt, shared.settings.clone()).map(Some)
     }
 
