@@ -156,3 +156,34 @@ fn readable_databases_are_made_private_with_one_notice_each() {
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
     assert_eq!(sessions.as_array().map(Vec::len), Some(3), "{sessions}");
 }
+
+#[test]
+fn agentctl_home_and_the_project_folder_are_private_when_agentctl_creates_them() {
+    let project = TestProject::new();
+    std::fs::remove_dir_all(project.root.join(".agentctl")).unwrap();
+    assert!(!project.home.join(".agentctl").exists());
+    for scope in [["--scope", "global"], ["--scope", "project"]] {
+        let mut args = vec![
+            "agents",
+            "create",
+            "doc-writer",
+            "--description",
+            "Writes docs",
+            "--allow",
+            "read_file",
+        ];
+        args.extend(scope);
+        let output = under_umask("000", &project.command(&args))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", text(&output.stderr));
+    }
+    for folder in [
+        project.home.join(".agentctl"),
+        project.home.join(".agentctl/agents"),
+        project.root.join(".agentctl"),
+        project.root.join(".agentctl/agents"),
+    ] {
+        assert_eq!(mode(&folder), 0o700, "{}", folder.display());
+    }
+}
