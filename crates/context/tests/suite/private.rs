@@ -124,3 +124,49 @@ fn a_readable_database_and_wal_are_tightened_once_and_keep_their_rows() {
     drop(reopened);
     assert_eq!(SqliteStore::open(&copy).unwrap().tightened(), []);
 }
+
+/// The POSIX locks this process holds on the file with inode `inode`, as `/proc/locks` lists
+/// them.
+#[cfg(target_os = "linux")]
+fn locks_held_on(inode: u64) -> usize {
+    let pid = std::process::id().to_string();
+    let suffix = format!(":{inode}");
+    std::fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.get(1) == Some(&"POSIX")
+                && fields.get(4) == Some(&pid.as_str())
+                && fields.get(5).is_some_and(|file| file.ends_with(&suffix))
+        })
+        .count()
+}
+
+/// Closing any descriptor of a file drops every POSIX lock the process holds on it: making a
+/// database private must not open it (or its WAL or shared-memory file) behind SQLite's back,
+/// or a second opening in the same process silently unlocks the first connection — and
+/// another process then rebuilds the shared memory under it.
+#[cfg(target_os = "linux")]
+#[test]
+fn opening_the_database_again_keeps_the_first_connections_locks() {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let first = SqliteStore::open(&path).unwrap();
+    write_some(&first);
+    let shm = dir.path().join("sessions.db-shm");
+    let inode = std::fs::metadata(&shm).unwrap().ino();
+    let held = locks_held_on(inode);
+    assert!(held > 0, "SQLite holds its shared-memory lock");
+    // Readable files make the second opening change them.
+    for file in ["sessions.db", "sessions.db-wal", "sessions.db-shm"] {
+        chmod(&dir.path().join(file), 0o644);
+    }
+    let second = SqliteStore::open(&path).unwrap();
+    assert_eq!(second.tightened().len(), 3);
+    drop(second);
+    assert_eq!(locks_held_on(inode), held);
+    write_some(&first);
+    assert_eq!(first.list_sessions().unwrap().len(), 2);
+}
