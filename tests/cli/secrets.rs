@@ -138,16 +138,11 @@ fn a_provider_key_reaches_no_output_cassette_request_or_session_row() {
 }
 
 /// The variables agentctl consumes as credentials, each with a value that does not look like a
-/// key (so a leak is found by name, not masked into `[REDACTED]`).
-const CONSUMED: [(&str, &str); 9] = [
+/// key (so a leak is found by name, not masked into `[REDACTED]`): passed through by the
+/// settings, and still withheld.
+const CONSUMED: [(&str, &str); 7] = [
     ("AGENTCTL_DATABASE_URL", "sqlite://.agentctl/sessions.db"),
-    (
-        "DATABASE_URL",
-        "postgres://app:database-pw-1@db.internal/app",
-    ),
     ("PGPASSWORD", "pg-password-2"),
-    ("PGHOST", "db.internal"),
-    ("PGSERVICEFILE", "/etc/pg_service.conf"),
     (
         "OTEL_EXPORTER_OTLP_HEADERS",
         "authorization=Bearer%20otel-3",
@@ -156,6 +151,17 @@ const CONSUMED: [(&str, &str); 9] = [
     // A provider key under a custom `apiKeyEnv` name, and a web search key.
     ("BRAVE", "brave-value-5"),
     ("SEARCHPASS", "search-value-6"),
+    ("PGUSER", "agentctl-store-user"),
+];
+
+/// Connection variables agentctl does not read: withheld because nothing passes them through.
+const CONNECTION: [(&str, &str); 3] = [
+    (
+        "DATABASE_URL",
+        "postgres://app:database-pw-1@db.internal/app",
+    ),
+    ("PGHOST", "db.internal"),
+    ("PGSERVICEFILE", "/etc/pg_service.conf"),
 ];
 
 /// `GITHUB_PAT`, which an MCP server's header references, is consumed too.
@@ -176,13 +182,18 @@ fn consumed_secrets_reach_no_command_server_or_validator() {
         return;
     };
     let project = TestProject::new();
-    let consumed: Vec<&str> = CONSUMED
+    let passed: Vec<&str> = CONSUMED
         .iter()
         .chain([&REFERENCED])
         .map(|(name, _)| *name)
         .collect();
-    // Passing every name through must not re-admit the consumed ones.
-    let mut passthrough = consumed.clone();
+    let consumed: Vec<&str> = passed
+        .iter()
+        .copied()
+        .chain(CONNECTION.iter().map(|(name, _)| *name))
+        .collect();
+    // Passing the consumed names through must not re-admit them.
+    let mut passthrough = passed.clone();
     passthrough.extend(["LANG", "ORDINARY_VAR"]);
     project
         .write(
@@ -232,7 +243,7 @@ You look around.
         "safe,low,medium",
     ]);
     model.point(&mut command);
-    for (name, value) in CONSUMED.iter().chain([&REFERENCED]) {
+    for (name, value) in CONSUMED.iter().chain([&REFERENCED]).chain(&CONNECTION) {
         command.env(name, value);
     }
     command
@@ -276,7 +287,7 @@ You look around.
 
     // `agentctl mcp call` starts the server the same way.
     let mut command = project.command(&["mcp", "call", "everything", "get-env"]);
-    for (name, value) in CONSUMED.iter().chain([&REFERENCED]) {
+    for (name, value) in CONSUMED.iter().chain([&REFERENCED]).chain(&CONNECTION) {
         command.env(name, value);
     }
     command.env("ORDINARY_VAR", "ordinary-value");

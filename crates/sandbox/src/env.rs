@@ -6,13 +6,18 @@
 //! SDKs pass by default, plus what their configuration sets explicitly (where `${VAR}` can
 //! hand a server the one secret it needs).
 //!
-//! Above both rules stand the variables agentctl **consumes** as credentials: the built-in
-//! ones ([`EnvPolicy::is_agentctl_secret`]: the session database URL and every `PG*`
-//! connection variable, the OpenTelemetry exporter headers, the built-in providers' and search
-//! services' key variables) and the ones the settings name
+//! Database connection variables (`DATABASE_URL`, every `PG*`) are withheld like secrets:
+//! dropped unless `env.passthrough` names them ([`EnvPolicy::is_connection_variable`]).
+//!
+//! Above these rules stand the variables agentctl **consumes** as credentials: the built-in
+//! ones ([`EnvPolicy::is_agentctl_secret`]: the session database URL with `PGUSER` and
+//! `PGPASSWORD`, which fill it, the OpenTelemetry exporter headers, the built-in providers'
+//! and search services' key variables) and the ones the settings name
 //! ([`EnvPolicy::withholding`]: `apiKeyEnv` names, the `${VAR}`s of MCP configurations).
 //! No child gets those, whatever `env.passthrough` says: a command that could read them could
-//! act as agentctl (rewrite its sessions, spend its keys).
+//! act as agentctl (rewrite its sessions, spend its keys). Passing through stays possible for
+//! what agentctl does not read itself (a project's own `GITHUB_TOKEN`, `DATABASE_URL` or
+//! `PGHOST`), which is the user's choice to make.
 
 use agentctl_core::EnvSettings;
 use std::collections::BTreeSet;
@@ -54,11 +59,13 @@ pub const DEFAULT_SERVER_ENV: &[&str] = &[
 ///     ("PATH", "/usr/bin"),
 ///     ("OPENAI_API_KEY", "sk-1"),
 ///     ("GITHUB_TOKEN", "gh-1"),
+///     ("PGPASSWORD", "pw-1"),
 ///     ("PGHOST", "db.internal"),
 ///     ("BRAVE", "bsa-1"),
 /// ];
-/// // `BRAVE` is a key the settings name (`"apiKeyEnv": "BRAVE"`).
-/// let policy = EnvPolicy::new(["GITHUB_TOKEN", "PGHOST", "BRAVE"]).withholding(["BRAVE"]);
+/// // `BRAVE` is a key the settings name (`"apiKeyEnv": "BRAVE"`); agentctl reads
+/// // `PGPASSWORD` itself: passthrough cannot hand them out.
+/// let policy = EnvPolicy::new(["GITHUB_TOKEN", "PGPASSWORD", "BRAVE"]).withholding(["BRAVE"]);
 /// let names: Vec<_> = policy.for_command(base).into_iter().map(|(name, _)| name).collect();
 /// assert_eq!(names, ["PATH", "GITHUB_TOKEN"]);
 /// let names: Vec<_> = policy.for_server(base).into_iter().map(|(name, _)| name).collect();
@@ -73,12 +80,13 @@ pub struct EnvPolicy {
 
 impl EnvPolicy {
     /// Variables agentctl itself reads as credentials whatever the settings say: the session
-    /// database URL, a generic `DATABASE_URL`, the keys of the built-in providers and search
-    /// services. With [`PG_PREFIX`](Self::PG_PREFIX) and the exporter headers they make
+    /// database URL and the `PGUSER` / `PGPASSWORD` that fill it, the keys of the built-in
+    /// providers and search services. With the exporter headers they make
     /// [`is_agentctl_secret`](Self::is_agentctl_secret).
     pub const AGENTCTL_SECRETS: &'static [&'static str] = &[
         "AGENTCTL_DATABASE_URL",
-        "DATABASE_URL",
+        "PGUSER",
+        "PGPASSWORD",
         "OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",
         "GEMINI_API_KEY",
@@ -88,8 +96,8 @@ impl EnvPolicy {
     ];
 
     /// The prefix of libpq's connection variables (`PGPASSWORD`, `PGPASSFILE`,
-    /// `PGSERVICEFILE`, `PGUSER`, `PGHOST`, …), all withheld: together they connect to
-    /// agentctl's session database as agentctl does.
+    /// `PGSERVICEFILE`, `PGUSER`, `PGHOST`, …), all withheld by default: together they
+    /// connect `psql` to a database — agentctl's session store among them — as its owner.
     pub const PG_PREFIX: &'static str = "PG";
 
     /// A policy that also passes the variables named in `passthrough` (exact names), unless
@@ -143,16 +151,22 @@ impl EnvPolicy {
     }
 
     /// Whether `name` is a credential agentctl reads whatever the settings say:
-    /// [`AGENTCTL_SECRETS`](Self::AGENTCTL_SECRETS), every `PG*` variable, and the OTLP
-    /// exporter's headers (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TRACES_HEADERS`
-    /// and the other `OTEL_EXPORTER_OTLP_*_HEADERS`).
+    /// [`AGENTCTL_SECRETS`](Self::AGENTCTL_SECRETS) and the OTLP exporter's headers
+    /// (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and the other
+    /// `OTEL_EXPORTER_OTLP_*_HEADERS`).
     pub fn is_agentctl_secret(name: &OsStr) -> bool {
         let Some(name) = name.to_str() else {
             return false;
         };
         Self::AGENTCTL_SECRETS.contains(&name)
-            || name.starts_with(Self::PG_PREFIX)
             || (name.starts_with("OTEL_EXPORTER_OTLP_") && name.ends_with("HEADERS"))
+    }
+
+    /// Whether `name` connects to a database: `DATABASE_URL` and every `PG*` variable
+    /// ([`PG_PREFIX`](Self::PG_PREFIX)). Withheld like a secret unless passed through.
+    pub fn is_connection_variable(name: &OsStr) -> bool {
+        name.to_str()
+            .is_some_and(|name| name == "DATABASE_URL" || name.starts_with(Self::PG_PREFIX))
     }
 
     /// Whether `name` is a variable every process is expected to see, never a secret even
@@ -181,8 +195,8 @@ impl EnvPolicy {
     }
 
     /// The environment of a shell command: `base` minus the [withheld](Self::withholds)
-    /// names and the names that [look like secrets](Self::looks_secret) unless passed
-    /// through.
+    /// names, and minus the names that [look like secrets](Self::looks_secret) and the
+    /// [connection variables](Self::is_connection_variable) unless passed through.
     pub fn for_command<I, K, V>(&self, base: I) -> Vec<(OsString, OsString)>
     where
         I: IntoIterator<Item = (K, V)>,
@@ -192,7 +206,8 @@ impl EnvPolicy {
         base.into_iter()
             .map(|(name, value)| (name.into(), value.into()))
             .filter(|(name, _)| {
-                !self.withholds(name) && (self.passes(name) || !Self::looks_secret(name))
+                let secret = Self::looks_secret(name) || Self::is_connection_variable(name);
+                !self.withholds(name) && (self.passes(name) || !secret)
             })
             .collect()
     }
@@ -266,17 +281,11 @@ mod tests {
     }
 
     #[test]
-    fn agentctl_credentials_are_recognised_by_name() {
+    fn agentctl_credentials_and_connection_variables_are_recognised_by_name() {
         for name in [
             "AGENTCTL_DATABASE_URL",
-            "DATABASE_URL",
             "PGPASSWORD",
-            "PGPASSFILE",
-            "PGSERVICEFILE",
             "PGUSER",
-            "PGHOST",
-            "PGPORT",
-            "PGDATABASE",
             "OTEL_EXPORTER_OTLP_HEADERS",
             "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
             "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
@@ -290,12 +299,31 @@ mod tests {
         for name in [
             "PATH",
             "PAGER",
+            "PGHOST",
+            "DATABASE_URL",
             "OTEL_EXPORTER_OTLP_ENDPOINT",
             "OTEL_SERVICE_NAME",
             "pguser",
-            "MY_DATABASE",
         ] {
             assert!(!EnvPolicy::is_agentctl_secret(OsStr::new(name)), "{name}");
+        }
+        for name in [
+            "DATABASE_URL",
+            "PGHOST",
+            "PGPASSFILE",
+            "PGSERVICEFILE",
+            "PGDATABASE",
+        ] {
+            assert!(
+                EnvPolicy::is_connection_variable(OsStr::new(name)),
+                "{name}"
+            );
+        }
+        for name in ["MY_DATABASE", "TEST_DATABASE_URL", "PAGER", "pghost"] {
+            assert!(
+                !EnvPolicy::is_connection_variable(OsStr::new(name)),
+                "{name}"
+            );
         }
     }
 
@@ -308,33 +336,40 @@ mod tests {
             ("AGENTCTL_DATABASE_URL", "postgres://me:pw@db/agents"),
             ("PGPASSWORD", "pw"),
             ("PGHOST", "db"),
+            ("DATABASE_URL", "postgres://app@db/app"),
             ("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer x"),
             ("BRAVE", "bsa-1"),
             ("GITHUB_PAT", "ghp-1"),
             ("GITHUB_TOKEN", "gh-1"),
         ];
-        let every_name: Vec<&str> = base.iter().map(|(name, _)| *name).collect();
-        // Passing every name through re-admits only what agentctl does not consume.
-        let policy = EnvPolicy::new(every_name).withholding(["BRAVE", "GITHUB_PAT", "HOME"]);
         let names = |env: Vec<(OsString, OsString)>| -> Vec<OsString> {
             env.into_iter().map(|(name, _)| name).collect()
         };
-        assert_eq!(
-            names(policy.for_command(base)),
-            ["PATH", "HOME", "LANG", "GITHUB_TOKEN"]
-        );
-        assert_eq!(
-            names(policy.for_server(base)),
-            ["PATH", "HOME", "LANG", "GITHUB_TOKEN"]
-        );
+        // By default: no secret, no connection variable, nothing consumed.
+        let policy = EnvPolicy::default().withholding(["BRAVE", "GITHUB_PAT", "HOME"]);
+        assert_eq!(names(policy.for_command(base)), ["PATH", "HOME", "LANG"]);
+        assert_eq!(names(policy.for_server(base)), ["PATH", "HOME"]);
+        // Passing every name through re-admits only what agentctl does not consume.
+        let every_name: Vec<&str> = base.iter().map(|(name, _)| *name).collect();
+        let policy = EnvPolicy::new(every_name).withholding(["BRAVE", "GITHUB_PAT", "HOME"]);
+        let admitted = [
+            "PATH",
+            "HOME",
+            "LANG",
+            "PGHOST",
+            "DATABASE_URL",
+            "GITHUB_TOKEN",
+        ];
+        assert_eq!(names(policy.for_command(base)), admitted);
+        assert_eq!(names(policy.for_server(base)), admitted);
         // `HOME` is ordinary: a configuration's `${HOME}` does not withhold it.
         assert_eq!(
             policy.withheld().collect::<Vec<_>>(),
             [OsStr::new("BRAVE"), OsStr::new("GITHUB_PAT")]
         );
-        assert!(!policy.passes(OsStr::new("PGHOST")));
-        // Without passthrough, nothing secret and nothing withheld; `GITHUB_PAT` does not
-        // look secret, so only a configuration that consumes it withholds it.
+        assert!(!policy.passes(OsStr::new("PGPASSWORD")));
+        assert!(policy.passes(OsStr::new("PGHOST")));
+        // `GITHUB_PAT` does not look secret: only a configuration that consumes it withholds it.
         assert_eq!(
             names(
                 EnvPolicy::default()

@@ -3,9 +3,10 @@
 //! - **Names** ([`consumed_secret_names`], [`env_policy_of`]): the variables agentctl reads as
 //!   credentials under the settings and agents — providers' `apiKeyEnv`, `web.search.apiKeyEnv`,
 //!   the `${VAR}`s of MCP configurations — on top of the ones it always reads
-//!   ([`EnvPolicy::is_agentctl_secret`]: the database URL and `PG*`, the exporter headers, the
-//!   built-in providers' keys). No command, server or validator agentctl starts gets them,
-//!   whatever `env.passthrough` says.
+//!   ([`EnvPolicy::is_agentctl_secret`]: the database URL with `PGUSER` / `PGPASSWORD`, the
+//!   exporter headers, the built-in providers' keys). No command, server or validator agentctl
+//!   starts gets them, whatever `env.passthrough` says (the other `PG*` variables and
+//!   `DATABASE_URL` are withheld unless passed through).
 //! - **Values** ([`secrets_of`]): what those variables hold, the passwords of database URLs,
 //!   the exporter's header values, header literals of the settings, and every environment
 //!   variable whose name looks secret (`*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`,
@@ -334,10 +335,12 @@ mod tests {
              [REDACTED] [REDACTED] postgres://me:***@db/agents"
         );
         let policy = env_policy_of(&settings, &[]);
-        for name in ["BRAVE", "SEARCH_ME", "FILES_AUTH", "PGHOST"] {
+        for name in ["BRAVE", "SEARCH_ME", "FILES_AUTH", "PGPASSWORD"] {
             assert!(policy.withholds(OsStr::new(name)), "{name}");
         }
         assert!(!policy.withholds(OsStr::new("HOME")));
+        // A connection variable agentctl does not read is only withheld by default.
+        assert!(!policy.withholds(OsStr::new("PGHOST")));
     }
 
     #[test]
