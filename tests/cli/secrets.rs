@@ -167,11 +167,24 @@ const CONNECTION: [(&str, &str); 3] = [
 /// `GITHUB_PAT`, which an MCP server's header references, is consumed too.
 const REFERENCED: (&str, &str) = ("GITHUB_PAT", "ghp-value-7");
 
-/// Names present in `text` as `NAME=` (a shell's `env`) or `"NAME"` (a JSON object).
+/// Names present in `text` as `NAME=` at the start of a line (a shell's `env`, its line breaks
+/// raw or escaped in JSON; not the tail of a longer name such as `AGENTCTL_TEST_DATABASE_URL=`)
+/// or as `"NAME"` (a JSON object, raw or inside a JSON string).
 fn names_in(text: &str, names: &[&str]) -> Vec<String> {
+    let assigned = |name: &str| {
+        let needle = format!("{name}=");
+        text.match_indices(&needle).any(|(at, _)| {
+            let before = &text[..at];
+            before.is_empty() || before.ends_with('\n') || before.ends_with("\\n")
+        })
+    };
     names
         .iter()
-        .filter(|name| text.contains(&format!("{name}=")) || text.contains(&format!("\"{name}\"")))
+        .filter(|name| {
+            assigned(name)
+                || text.contains(&format!("\"{name}\""))
+                || text.contains(&format!("\\\"{name}\\\""))
+        })
         .map(|name| (*name).to_owned())
         .collect()
 }
@@ -265,7 +278,11 @@ You look around.
     );
     // The MCP stdio server's (its `get-env` tool returns its environment as JSON).
     let server_env = &requests[2].raw_body;
-    assert!(server_env.contains("ORDINARY_VAR"), "{server_env}");
+    assert_eq!(
+        names_in(server_env, &["PATH", "HOME", "ORDINARY_VAR"]).len(),
+        3,
+        "{server_env}"
+    );
     assert_eq!(
         names_in(server_env, &consumed),
         Vec::<String>::new(),
@@ -294,7 +311,11 @@ You look around.
     let output = command.output().unwrap();
     assert!(output.status.success(), "{}", text(&output.stderr));
     let called = text(&output.stdout);
-    assert!(called.contains("ORDINARY_VAR"), "{called}");
+    assert_eq!(
+        names_in(&called, &["PATH", "HOME", "ORDINARY_VAR"]).len(),
+        3,
+        "{called}"
+    );
     assert_eq!(
         names_in(&called, &consumed),
         Vec::<String>::new(),
