@@ -16,8 +16,11 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
+    mod mcp_output;
     mod memory;
     mod newcomer;
+    #[cfg(unix)]
+    mod private_files;
     mod readme;
     mod routing;
     mod run;

@@ -136,3 +136,189 @@ fn a_provider_key_reaches_no_output_cassette_request_or_session_row() {
         Vec::<String>::new()
     );
 }
+
+/// The variables agentctl consumes as credentials, each with a value that does not look like a
+/// key (so a leak is found by name, not masked into `[REDACTED]`): passed through by the
+/// settings, and still withheld.
+const CONSUMED: [(&str, &str); 7] = [
+    ("AGENTCTL_DATABASE_URL", "sqlite://.agentctl/sessions.db"),
+    ("PGPASSWORD", "pg-password-2"),
+    (
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "authorization=Bearer%20otel-3",
+    ),
+    ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-api=otel-4"),
+    // A provider key under a custom `apiKeyEnv` name, and a web search key.
+    ("BRAVE", "brave-value-5"),
+    ("SEARCHPASS", "search-value-6"),
+    ("PGUSER", "agentctl-store-user"),
+];
+
+/// Connection variables agentctl does not read: withheld because nothing passes them through.
+const CONNECTION: [(&str, &str); 3] = [
+    (
+        "DATABASE_URL",
+        "postgres://app:database-pw-1@db.internal/app",
+    ),
+    ("PGHOST", "db.internal"),
+    ("PGSERVICEFILE", "/etc/pg_service.conf"),
+];
+
+/// `GITHUB_PAT`, which an MCP server's header references, is consumed too.
+const REFERENCED: (&str, &str) = ("GITHUB_PAT", "ghp-value-7");
+
+/// Names present in `text` as `NAME=` at the start of a line (a shell's `env`, its line breaks
+/// raw or escaped in JSON; not the tail of a longer name such as `AGENTCTL_TEST_DATABASE_URL=`)
+/// or as `"NAME"` (a JSON object, raw or inside a JSON string).
+fn names_in(text: &str, names: &[&str]) -> Vec<String> {
+    let assigned = |name: &str| {
+        let needle = format!("{name}=");
+        text.match_indices(&needle).any(|(at, _)| {
+            let before = &text[..at];
+            before.is_empty() || before.ends_with('\n') || before.ends_with("\\n")
+        })
+    };
+    names
+        .iter()
+        .filter(|name| {
+            assigned(name)
+                || text.contains(&format!("\"{name}\""))
+                || text.contains(&format!("\\\"{name}\\\""))
+        })
+        .map(|name| (*name).to_owned())
+        .collect()
+}
+
+#[test]
+fn consumed_secrets_reach_no_command_server_or_validator() {
+    let Some(server) = everything_server() else {
+        return;
+    };
+    let project = TestProject::new();
+    let passed: Vec<&str> = CONSUMED
+        .iter()
+        .chain([&REFERENCED])
+        .map(|(name, _)| *name)
+        .collect();
+    let consumed: Vec<&str> = passed
+        .iter()
+        .copied()
+        .chain(CONNECTION.iter().map(|(name, _)| *name))
+        .collect();
+    // Passing the consumed names through must not re-admit them.
+    let mut passthrough = passed.clone();
+    passthrough.extend(["LANG", "ORDINARY_VAR"]);
+    project
+        .write(
+            ".agentctl/agents/leaky.md",
+            "---
+name: leaky
+description: Tries to see secrets.
+model: openai:gpt-4o-mini
+mcp:
+  servers: [everything]
+tools:
+  allow: [bash, mcp.everything.get-env]
+guardrails:
+  - name: validator-env
+    stage: input
+    command: [sh, -c, 'env > validator-env.txt']
+---
+You look around.
+",
+        )
+        .write(
+            ".agentctl/settings.json",
+            &serde_json::json!({
+                "providers": {"brave": {"kind": "openai", "apiKeyEnv": "BRAVE"}},
+                "web": {"search": {"backend": "brave", "apiKeyEnv": "SEARCHPASS"}},
+                "env": {"passthrough": passthrough},
+                "mcpServers": {
+                    "everything": {"command": server, "args": ["stdio"]},
+                    "github": {
+                        "url": "http://127.0.0.1:9/mcp",
+                        "headers": {"Authorization": "Bearer ${GITHUB_PAT}"}
+                    }
+                }
+            })
+            .to_string(),
+        );
+    let model = ServedModel::openai();
+    model.answer_call("c1", "bash", r#"{"command":"env"}"#);
+    model.answer_call("c2", "mcp__everything__get-env", "{}");
+    model.answer_text("Seen.");
+    let mut command = project.command(&[
+        "run",
+        "leaky",
+        "-p",
+        "Look around",
+        "--approve",
+        "safe,low,medium",
+    ]);
+    model.point(&mut command);
+    for (name, value) in CONSUMED.iter().chain([&REFERENCED]).chain(&CONNECTION) {
+        command.env(name, value);
+    }
+    command
+        .env("LANG", "C.UTF-8")
+        .env("ORDINARY_VAR", "ordinary-value");
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+
+    let requests = model.server.requests();
+    assert_eq!(requests.len(), 3);
+    // The `bash` command's environment: ordinary variables and passed names, no credential.
+    let bash = &requests[1].raw_body;
+    assert!(bash.contains("TMPDIR="), "the command ran: {bash}");
+    assert_eq!(names_in(bash, &consumed), Vec::<String>::new(), "{bash}");
+    assert_eq!(
+        names_in(bash, &["PATH", "HOME", "LANG", "ORDINARY_VAR"]).len(),
+        4,
+        "{bash}"
+    );
+    // The MCP stdio server's (its `get-env` tool returns its environment as JSON).
+    let server_env = &requests[2].raw_body;
+    assert_eq!(
+        names_in(server_env, &["PATH", "HOME", "ORDINARY_VAR"]).len(),
+        3,
+        "{server_env}"
+    );
+    assert_eq!(
+        names_in(server_env, &consumed),
+        Vec::<String>::new(),
+        "{server_env}"
+    );
+    // The `command:` validator's.
+    let validator = std::fs::read_to_string(project.root.join("validator-env.txt")).unwrap();
+    assert_eq!(
+        names_in(&validator, &consumed),
+        Vec::<String>::new(),
+        "{validator}"
+    );
+    assert_eq!(
+        names_in(&validator, &["PATH", "HOME", "LANG", "ORDINARY_VAR"]).len(),
+        4,
+        "{validator}"
+    );
+    model.server.assert_no_violations();
+
+    // `agentctl mcp call` starts the server the same way.
+    let mut command = project.command(&["mcp", "call", "everything", "get-env"]);
+    for (name, value) in CONSUMED.iter().chain([&REFERENCED]).chain(&CONNECTION) {
+        command.env(name, value);
+    }
+    command.env("ORDINARY_VAR", "ordinary-value");
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let called = text(&output.stdout);
+    assert_eq!(
+        names_in(&called, &["PATH", "HOME", "ORDINARY_VAR"]).len(),
+        3,
+        "{called}"
+    );
+    assert_eq!(
+        names_in(&called, &consumed),
+        Vec::<String>::new(),
+        "{called}"
+    );
+}

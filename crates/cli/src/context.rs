@@ -21,5 +21,6 @@ pub(crate) fn load_quiet(global: &GlobalArgs) -> anyhow::Result<Project> {
         &[],
         std::env::vars_os(),
     ));
+    crate::output::remember_tightened(&project);
     Ok(project)
 }

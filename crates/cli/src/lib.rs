@@ -30,7 +30,10 @@ use std::process::ExitCode;
 /// Runs the command line with the process arguments and returns the exit status.
 pub fn main() -> ExitCode {
     let cli = args::parse();
-    match run(cli) {
+    let outcome = run(cli);
+    // Files made private as stores opened, each said once.
+    output::report_tightened();
+    match outcome {
         Ok(code) => code,
         // A reader that went away (`| head`) is not a failure worth a message.
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,

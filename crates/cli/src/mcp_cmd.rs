@@ -1,8 +1,10 @@
 //! `agentctl mcp`: inspect and call the configured MCP servers, and serve agents over MCP.
 //!
-//! Every subcommand builds an [`McpManager`] from the settings' `mcpServers`, does its work on
-//! a small async runtime and shuts the servers down before returning, so no server process
-//! outlives the command.
+//! Every subcommand builds an [`McpManager`] from the settings' `mcpServers` (whose servers see
+//! none of the secrets agentctl consumes), does its work on a small async runtime and shuts the
+//! servers down before returning, so no server process outlives the command. Human output shows
+//! what servers send with control characters and escape sequences escaped, as `run` does;
+//! `--format json` keeps it raw.
 
 mod inspect;
 mod serve;
@@ -17,7 +19,14 @@ use std::process::ExitCode;
 /// Runs `agentctl mcp …`.
 pub(crate) fn run(global: &GlobalArgs, command: McpCommand) -> anyhow::Result<ExitCode> {
     let context = crate::context::load(global)?;
-    let manager = context.mcp_manager();
+    // Agents' inline servers reference secrets too: none of them reaches these servers.
+    let agents: Vec<_> = context
+        .discover()
+        .agents
+        .into_iter()
+        .map(|loaded| loaded.definition)
+        .collect();
+    let manager = context.mcp_manager(&agents);
     match command {
         McpCommand::List(args) => block_on(&manager, inspect::list(&manager, &args)),
         McpCommand::Tools(args) => block_on(&manager, inspect::tools(&manager, &args)),

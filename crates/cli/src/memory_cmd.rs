@@ -32,10 +32,11 @@ pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result
 /// The project's memory store (with its sessions: `memory.db` beside a SQLite session file,
 /// or the sessions' PostgreSQL database); `None` when no memory was ever stored in a file.
 fn open_store(project: &Project) -> anyhow::Result<Option<Arc<dyn MemoryBackend>>> {
-    Ok(project
-        .store_location()?
-        .memory()
-        .open_memory(Redactor::default(), false)?)
+    Ok(project.store_location()?.memory().open_memory(
+        Redactor::default(),
+        false,
+        project.tightened_files(),
+    )?)
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]

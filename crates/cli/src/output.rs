@@ -1,9 +1,10 @@
 //! Rendering helpers shared by the commands.
 
 use agentctl_core::{Redactor, Settings};
+use agentctl_session::{Project, TightenedFiles};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The secrets of the project's settings, once they are loaded.
 static SECRETS: OnceLock<Redactor> = OnceLock::new();
@@ -14,15 +15,42 @@ pub(crate) fn remember_secrets(secrets: Redactor) {
     let _ = SECRETS.set(secrets);
 }
 
-/// Prints an error and its causes on stderr, one line each, secrets masked.
+/// The lists of files the loaded projects' stores made private, reported at the end.
+static TIGHTENED: Mutex<Vec<TightenedFiles>> = Mutex::new(Vec::new());
+
+/// Reports, at the next [`report_tightened`], the files `project`'s stores make private.
+pub(crate) fn remember_tightened(project: &Project) {
+    TIGHTENED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(project.tightened_files().clone());
+}
+
+/// Prints a warning on stderr for each file made private since the last call
+/// ("tightened …/.agentctl/sessions.db from 0644 to 0600"): each is reported once, as the next
+/// opening finds it private.
+#[expect(clippy::print_stderr, reason = "the CLI reports warnings on stderr")]
+pub(crate) fn report_tightened() {
+    let lists = TIGHTENED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    for notice in lists.iter().flat_map(TightenedFiles::take) {
+        eprintln!("warning: {}", terminal_safe(&notice.to_string()));
+    }
+}
+
+/// Prints an error and its causes on stderr, one line each, secrets masked and
+/// [terminal-safe](terminal_safe) (a message may quote a server, a file or a model).
 #[expect(clippy::print_stderr, reason = "the CLI reports errors on stderr")]
 pub(crate) fn print_error(error: &anyhow::Error) {
     let secrets = SECRETS.get().cloned().unwrap_or_else(|| {
         agentctl_session::secrets_of(&Settings::default(), &[], std::env::vars_os())
     });
-    eprintln!("error: {}", secrets.redact(&error.to_string()));
+    let shown = |text: String| terminal_safe(&secrets.redact(&text)).into_owned();
+    eprintln!("error: {}", shown(error.to_string()));
     for cause in error.chain().skip(1) {
-        eprintln!("  caused by: {}", secrets.redact(&cause.to_string()));
+        eprintln!("  caused by: {}", shown(cause.to_string()));
     }
 }
 

@@ -227,6 +227,8 @@ fn execute(
         .unwrap_or_else(|| agentctl_session::main_agent(project.settings()));
     crate::trust_cmd::approve_changed_scripts(&runner, &starting)?;
     let mut session = runner.open_session(session, first_prompt)?;
+    // Said before the run, not after its output.
+    crate::output::report_tightened();
     if matches!(prompt, PromptSource::Interactive(_)) {
         session = session.map(|session| session.with_source(Source::REPL));
     }

@@ -130,11 +130,15 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
     })
     .with_context(|| format!("copying sessions from {from} to {to} (run it again to go on)"))?;
     // Entries are masked where they were remembered; the target masks its URL's password.
-    let memories = match from.memory().open_memory(Redactor::default(), false)? {
+    let tightened = project.tightened_files();
+    let memories = match from
+        .memory()
+        .open_memory(Redactor::default(), false, tightened)?
+    {
         Some(source) => {
             let target = to
                 .memory()
-                .open_memory(Redactor::default(), true)?
+                .open_memory(Redactor::default(), true, tightened)?
                 .with_context(|| format!("{to}: cannot open its memory store"))?;
             copy_memories(&*source, &*target).with_context(|| {
                 format!("copying long-term memories from {from} to {to} (run it again to go on)")

@@ -122,11 +122,18 @@ fn record_of(store: &TrustStore, root: &Path) -> anyhow::Result<ProjectRecord> {
 /// Records the files every project MCP server runs — servers of the project's settings and
 /// inline servers of its agent files — as they are now.
 fn record_server_files(project: &Project) -> anyhow::Result<Recorded> {
-    let manager = project.mcp_manager();
-    for loaded in project.discover().agents {
-        if loaded.definition.source.scope == Scope::Project {
-            manager.register_agent(&loaded.definition);
-        }
+    let agents: Vec<_> = project
+        .discover()
+        .agents
+        .into_iter()
+        .map(|loaded| loaded.definition)
+        .collect();
+    let manager = project.mcp_manager(&agents);
+    for agent in agents
+        .iter()
+        .filter(|agent| agent.source.scope == Scope::Project)
+    {
+        manager.register_agent(agent);
     }
     let mut recorded = Recorded {
         files: Vec::new(),

@@ -36,6 +36,7 @@ mod trace;
 
 use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
+use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -86,6 +87,8 @@ pub struct SqliteStore {
     /// Masks secrets in everything written: messages, steps, summaries, titles, state, graph
     /// checkpoints.
     redactor: Redactor,
+    /// The files made private as the store opened.
+    tightened: Vec<Tightened>,
 }
 
 /// Errors inside a store operation, before the file path is attached.
@@ -112,13 +115,23 @@ pub(crate) type FaultResult<T> = std::result::Result<T, Fault>;
 
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// The database holds prompts, file excerpts and tool output: a missing folder is created
+    /// `0700` and a missing file `0600`, whatever the umask (SQLite gives its WAL and
+    /// shared-memory files the database's mode); an existing database, WAL, shared-memory or
+    /// journal file that others could read is made private, and [`tightened`](Self::tightened)
+    /// says which, for the front end to report.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| ContextError::Io {
+            create_private_dir_all(parent).map_err(|source| ContextError::Io {
                 path: parent.to_path_buf(),
                 source,
             })?;
         }
+        let tightened = prepare_private_database(path).map_err(|source| ContextError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let label = path.display().to_string();
         let conn = Connection::open_with_flags(
             path,
@@ -132,7 +145,14 @@ impl SqliteStore {
         })?;
         let mut store = Self::init(conn, label)?;
         store.file = Some(path.to_path_buf());
+        store.tightened = tightened;
         Ok(store)
+    }
+
+    /// The files that were readable by others and made private when the store opened
+    /// ("tightened .agentctl/sessions.db from 0644 to 0600"); empty when they already were.
+    pub fn tightened(&self) -> &[Tightened] {
+        &self.tightened
     }
 
     /// An in-memory store, for tests and throwaway sessions.
@@ -200,6 +220,7 @@ impl SqliteStore {
             checkpointer: OnceLock::new(),
             path,
             redactor: Redactor::default(),
+            tightened: Vec::new(),
         })
     }
 

@@ -18,6 +18,8 @@ mod suite {
     mod kill;
     mod migration;
     mod mode;
+    #[cfg(unix)]
+    mod private;
     mod recorder;
     mod shared;
     mod state;

@@ -34,6 +34,15 @@ pub enum MemoryError {
         #[source]
         source: std::io::Error,
     },
+    /// The database file could not be created or made private.
+    #[error("cannot create or open the memory store {path}: {source}")]
+    File {
+        /// The database file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The database was written by a newer agentctl.
     #[error(
         "memory store {path} has schema version {found}, newer than this agentctl supports \

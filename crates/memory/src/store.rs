@@ -18,6 +18,7 @@ mod transfer;
 
 use crate::error::{MemoryError, Result};
 use agentctl_core::Redactor;
+use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -120,6 +121,8 @@ pub struct MemoryStore {
     conn: Mutex<Connection>,
     path: String,
     redactor: Redactor,
+    /// The files made private as the store opened.
+    tightened: Vec<Tightened>,
 }
 
 impl MemoryStore {
@@ -151,13 +154,22 @@ impl MemoryStore {
     }
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// Memories hold what agents learned about the project: a missing folder is created
+    /// `0700` and a missing file `0600`, whatever the umask; an existing database (or its WAL,
+    /// shared-memory or journal file) that others could read is made private, and
+    /// [`tightened`](Self::tightened) says which.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| MemoryError::Io {
+            create_private_dir_all(parent).map_err(|source| MemoryError::Io {
                 path: parent.to_path_buf(),
                 source,
             })?;
         }
+        let tightened = prepare_private_database(path).map_err(|source| MemoryError::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let label = path.display().to_string();
         let conn = Connection::open_with_flags(
             path,
@@ -169,7 +181,15 @@ impl MemoryStore {
             path: label.clone(),
             source,
         })?;
-        Self::init(conn, label)
+        let mut store = Self::init(conn, label)?;
+        store.tightened = tightened;
+        Ok(store)
+    }
+
+    /// The files that were readable by others and made private when the store opened; empty
+    /// when they already were (and for a store in memory).
+    pub fn tightened(&self) -> &[Tightened] {
+        &self.tightened
     }
 
     /// An in-memory store, for tests and embedders without a project.
@@ -187,6 +207,7 @@ impl MemoryStore {
             conn: Mutex::new(conn),
             path,
             redactor: Redactor::default(),
+            tightened: Vec::new(),
         })
     }
 

@@ -7,6 +7,8 @@ mod suite {
     mod backends;
     mod hostile;
     mod pgvector;
+    #[cfg(unix)]
+    mod private;
     mod store;
     mod support;
     mod tools;

@@ -11,6 +11,7 @@ use crate::cassette::{
 use crate::scripted::request_hint;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError, Redactor};
 use agentctl_core::{ModelRequest, ModelResponse};
+use agentctl_private_files::write_private;
 use async_trait::async_trait;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -62,10 +63,12 @@ impl RecordingProvider {
         Ok(self.redactor.redact(&cassette.to_yaml()?).into_owned())
     }
 
-    /// Writes the recording to `path` (replayable with `scripted:PATH`).
+    /// Writes the recording to `path` (replayable with `scripted:PATH`). The cassette holds the
+    /// conversation: it is written `0600` whatever the umask, atomically (a new file renamed
+    /// over any old one, whose wider permissions do not carry over).
     pub fn save(&self, path: &Path) -> Result<(), ProviderError> {
         let yaml = self.to_yaml()?;
-        std::fs::write(path, yaml).map_err(|error| {
+        write_private(path, yaml.as_bytes()).map_err(|error| {
             ProviderError::Script(format!("cannot write cassette {}: {error}", path.display()))
         })
     }

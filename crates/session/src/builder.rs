@@ -3,7 +3,8 @@
 
 use crate::error::SessionError;
 use crate::project::Project;
-use crate::secrets::secrets_of;
+use crate::secrets::{env_policy_of, secrets_of};
+use crate::store::TightenedFiles;
 use agentctl_core::{
     Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel,
     Settings, Tool, ToolRegistry, resolve_embedding_model,
@@ -11,6 +12,7 @@ use agentctl_core::{
 use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_embedder, build_provider};
 use agentctl_runtime::Runtime;
+use agentctl_sandbox::EnvPolicy;
 use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -97,6 +99,10 @@ pub struct RuntimeBuilder {
     /// Tools of the embedder, offered besides the built-in ones (agents' allow lists apply).
     tools: Vec<Arc<dyn Tool>>,
     redactor: Redactor,
+    /// What `command:` validators see of the environment.
+    env: EnvPolicy,
+    /// Files made private as stores opened (shared with the project's).
+    tightened: TightenedFiles,
     /// Validators of the embedder, named by agents' guardrails.
     validators: ValidatorRegistry,
     /// The built-in HTTP providers built so far, shared by every runtime built here: the agent
@@ -120,15 +126,20 @@ impl RuntimeBuilder {
     /// A builder for `project`: its settings, tools confined to its root, cassettes relative
     /// to it, nobody to ask about approvals until [`approver`](Self::approver) says otherwise.
     pub fn new(project: &Project) -> Self {
-        Self::with_settings(project.settings().clone(), project.root())
+        let mut builder = Self::with_settings(project.settings().clone(), project.root());
+        builder.tightened = project.tightened_files().clone();
+        builder
     }
 
     /// A builder from settings and a root, for embedders without a project on disk. Secrets
-    /// are those of the settings and of this process's environment ([`secrets_of`]).
+    /// are those of the settings and of this process's environment ([`secrets_of`]); the
+    /// variables agentctl consumes are withheld from validators ([`env_policy_of`]).
     pub fn with_settings(settings: Settings, root: &Path) -> Self {
         let redactor = secrets_of(&settings, &[], std::env::vars_os());
         Self {
             redactor,
+            env: env_policy_of(&settings, &[]),
+            tightened: TightenedFiles::default(),
             providers: None,
             tools: Vec::new(),
             validators: ValidatorRegistry::new(),
@@ -175,6 +186,19 @@ impl RuntimeBuilder {
         &self.redactor
     }
 
+    /// The files made private as the stores of runs built here opened (the project's list,
+    /// for a builder made from a project).
+    pub fn tightened_files(&self) -> &TightenedFiles {
+        &self.tightened
+    }
+
+    /// What `command:` validators see of the environment (replacing the settings' policy; a
+    /// [`SessionRunner`](crate::SessionRunner) sets the one of its agents too).
+    pub fn env_policy(mut self, env: EnvPolicy) -> Self {
+        self.env = env;
+        self
+    }
+
     /// Provider options (keys and base URLs from another environment, retries).
     pub fn provider_options(mut self, options: ProviderOptions) -> Self {
         self.http_providers = ProviderCache::default();
@@ -212,9 +236,14 @@ impl RuntimeBuilder {
     /// The guardrail factory of the runtimes: the registered validators, and `command:`
     /// validators under the tools' sandbox and environment policy.
     pub fn guardrails(&self) -> Guardrails {
+        // The settings' sandbox, with the environment policy that withholds what agentctl
+        // consumes.
+        let sandbox = CommandEnvironment::from_settings(&self.settings)
+            .sandbox()
+            .clone();
         Guardrails::new(
             self.validators.clone(),
-            CommandEnvironment::from_settings(&self.settings),
+            CommandEnvironment::new(sandbox, self.env.clone()),
         )
     }
 

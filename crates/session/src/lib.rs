@@ -20,6 +20,12 @@
 //! * [`ServedAgents`]: the same turns for `agentctl mcp serve`.
 //! * [`GraphRunner`]: graphs of agents, node by node, checkpointed in the session;
 //!   [`GraphReplay`] reads a recorded graph run back.
+//! * Secrets, from one list of names: [`consumed_secret_names`] and [`env_policy_of`] keep
+//!   the variables agentctl reads as credentials out of every process it starts (`bash`,
+//!   [`mcp_manager_of`]'s servers, `command:` validators); [`secrets_of`] masks their values
+//!   in what is stored and shown.
+//! * Private data at rest: stores are created `0600` in `0700` folders and an older, readable
+//!   one is made private as it opens, with a notice in [`TightenedFiles`] for the front end.
 //!
 //! Front ends (the CLI, `mcp serve`, an embedder) parse their input, call this crate and
 //! render the events; none of them holds session logic of its own.
@@ -58,10 +64,10 @@ pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
 pub use project::Project;
 pub use runner::SessionRunner;
-pub use secrets::secrets_of;
+pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
-pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation};
+pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{
     AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,

@@ -2,14 +2,17 @@
 //! are confined to, the agents found, and the session store.
 
 use crate::error::SessionError;
-use crate::secrets::secrets_of;
-use crate::store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, resolve_location};
+use crate::secrets::{env_policy_of, secrets_of};
+use crate::store::{
+    DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles, resolve_location,
+};
 use crate::task::TaskTool;
 use agentctl_config::{LoadOptions, LoadedSettings, Locations, TrustStore, load_settings_with};
 use agentctl_context::{SessionStore, SqliteStore};
-use agentctl_core::{Redactor, RiskLevel, Settings};
+use agentctl_core::{AgentDefinition, Redactor, RiskLevel, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::{LaunchPolicy, McpManager};
+use agentctl_private_files::write_private;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,6 +24,8 @@ pub struct Project {
     /// The layered settings, with origins and warnings.
     pub settings: LoadedSettings,
     root: PathBuf,
+    /// Files made private as stores opened, for the front end to report.
+    tightened: TightenedFiles,
 }
 
 impl Project {
@@ -56,6 +61,7 @@ impl Project {
             locations,
             settings,
             root,
+            tightened: TightenedFiles::default(),
         })
     }
 
@@ -71,18 +77,22 @@ impl Project {
     }
 
     /// How MCP stdio servers start in this project: the project's own servers (its settings
-    /// layer, its agent files) confined and their files trusted on first use.
-    pub fn launch_policy(&self) -> LaunchPolicy {
-        LaunchPolicy::for_project(&self.settings, self.root(), self.trust_store())
+    /// layer, its agent files) confined and their files trusted on first use, and no server
+    /// given a secret agentctl consumes (those of the settings and of `agents`' inline servers).
+    pub fn launch_policy(&self, agents: &[AgentDefinition]) -> LaunchPolicy {
+        LaunchPolicy {
+            env: env_policy_of(self.settings(), agents),
+            ..LaunchPolicy::for_project(&self.settings, self.root(), self.trust_store())
+        }
     }
 
     /// The MCP manager of the settings' servers, started as [`launch_policy`](Self::launch_policy)
     /// says. Every front end and runner of the project uses one built here.
-    pub fn mcp_manager(&self) -> McpManager {
+    pub fn mcp_manager(&self, agents: &[AgentDefinition]) -> McpManager {
         McpManager::with_launch(
             self.settings().mcp_servers.clone(),
             self.root(),
-            self.launch_policy(),
+            self.launch_policy(agents),
         )
     }
 
@@ -148,7 +158,13 @@ impl Project {
         location: &StoreLocation,
         create: bool,
     ) -> Result<Option<Arc<dyn MigratableStore>>, SessionError> {
-        location.open(self.secrets(), create)
+        location.open(self.secrets(), create, &self.tightened)
+    }
+
+    /// The files agentctl made private as it opened this project's stores (through the
+    /// project, its runtime builders or its runners), for the front end to report once.
+    pub fn tightened_files(&self) -> &TightenedFiles {
+        &self.tightened
     }
 
     /// The secrets of the settings and the environment, masked in what stores write.
@@ -185,10 +201,11 @@ pub(crate) fn keep_out_of_git(database: &Path) {
     }
     let ignore = dir.join(".gitignore");
     match std::fs::read_to_string(&ignore) {
+        // Written like every file agentctl creates in `.agentctl/`: `0600`, whatever the umask.
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let _ = std::fs::write(
-                ignore,
-                format!("{GITIGNORE_HEAD}sessions.db*\nmemory.db*\n"),
+            let _ = write_private(
+                &ignore,
+                format!("{GITIGNORE_HEAD}sessions.db*\nmemory.db*\n").as_bytes(),
             );
         }
         Ok(text)
@@ -196,7 +213,7 @@ pub(crate) fn keep_out_of_git(database: &Path) {
                 && !text.lines().any(|line| line.trim() == "memory.db*") =>
         {
             let separator = if text.ends_with('\n') { "" } else { "\n" };
-            let _ = std::fs::write(ignore, format!("{text}{separator}memory.db*\n"));
+            let _ = write_private(&ignore, format!("{text}{separator}memory.db*\n").as_bytes());
         }
         _ => {}
     }

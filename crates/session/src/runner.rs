@@ -6,7 +6,7 @@ use crate::conversation::Conversation;
 use crate::error::SessionError;
 use crate::main_agent::main_agent;
 use crate::project::Project;
-use crate::secrets::secrets_of;
+use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::session::SessionHandle;
 use crate::shared::{Prepared, Shared};
 use crate::store::{DATABASE_URL_VAR, StoreSpec};
@@ -67,17 +67,18 @@ impl SessionRunner {
             .iter()
             .map(|loaded| loaded.definition.clone())
             .collect();
-        let mcp = project.mcp_manager();
+        let mcp = project.mcp_manager(&agents);
         // Inline MCP servers of agent files bring their own `${VAR}` secrets.
         let inline = secrets_of(project.settings(), &agents, std::env::vars_os());
         let secrets = builder.secrets().merged(&inline);
-        let builder = builder.redactor(secrets);
+        let env = env_policy_of(project.settings(), &agents);
+        let builder = builder.redactor(secrets).env_policy(env.clone());
         let traces = project.store_path().parent().map(|dir| dir.join("traces"));
         let tracing = tracing(project.settings(), traces, &builder);
         Self {
             shared: Arc::new(Shared {
                 builder,
-                builtin: BuiltinToolsConfig::from_settings(project.settings()),
+                builtin: BuiltinToolsConfig::from_settings(project.settings()).with_env(env),
                 discovery,
                 agents,
                 mcp,
@@ -105,14 +106,15 @@ impl SessionRunner {
             .map(|loaded| loaded.definition.clone())
             .collect();
         let settings = builder.settings().clone();
-        let mcp = McpManager::from_settings(&settings, builder.root());
+        let mcp = mcp_manager_of(&settings, &agents, builder.root());
         let secrets = secrets_of(&settings, &agents, std::env::vars_os());
         let secrets = builder.secrets().merged(&secrets);
-        let builder = builder.redactor(secrets);
+        let env = env_policy_of(&settings, &agents);
+        let builder = builder.redactor(secrets).env_policy(env.clone());
         let tracing = tracing(&settings, None, &builder);
         Self {
             shared: Arc::new(Shared {
-                builtin: BuiltinToolsConfig::from_settings(&settings),
+                builtin: BuiltinToolsConfig::from_settings(&settings).with_env(env),
                 builder,
                 discovery,
                 agents,
@@ -208,7 +210,7 @@ impl SessionRunner {
         if !shared.settings.context_persistence && choice == SessionChoice::New {
             return Ok(None);
         }
-        let store = spec.open(shared.builder.secrets())?;
+        let store = spec.open(shared.builder.secrets(), shared.builder.tightened_files())?;
         SessionHandle::open(store, choice, first_prompt, shared.settings.clone()).map(Some)
     }
 

@@ -3,15 +3,42 @@
 //! several machines (`postgres://…`) or another SQLite file (`sqlite://PATH` or a path).
 
 use crate::error::SessionError;
+use crate::secrets::url_passwords;
 use agentctl_context::{ContextError, SessionImport, SessionStore, SqliteStore};
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryError, MemoryStore};
+use agentctl_private_files::Tightened;
 use agentctl_store_postgres::{PgStore, is_postgres_url, mask_url};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The environment variable naming the session store; it wins over settings `store.url`.
 pub const DATABASE_URL_VAR: &str = "AGENTCTL_DATABASE_URL";
+
+/// Files agentctl made private as it opened its stores — a session database, long-term
+/// memory, their WAL and journal files, readable by others until then — kept for the front end
+/// to report once ("tightened .agentctl/sessions.db from 0644 to 0600"). Clones share one list:
+/// a [`Project`](crate::Project), the runtime builders and runners made from it record into
+/// the same one.
+#[derive(Debug, Clone, Default)]
+pub struct TightenedFiles(Arc<Mutex<Vec<Tightened>>>);
+
+impl TightenedFiles {
+    /// Takes the notices recorded so far (a second call returns only newer ones).
+    pub fn take(&self) -> Vec<Tightened> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Records `notices`.
+    pub(crate) fn record(&self, notices: &[Tightened]) {
+        if !notices.is_empty() {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(notices);
+        }
+    }
+}
 
 /// A store that can also take sessions copied from another
 /// (`agentctl sessions migrate`): both backends are.
@@ -132,11 +159,13 @@ impl StoreLocation {
 
     /// Opens this location as a long-term memory store (see [`memory`](Self::memory) for
     /// where a session store keeps it), masking `secrets`; `None` for a SQLite file that does
-    /// not exist when `create` is false.
+    /// not exist when `create` is false. A SQLite file that others could read is made private,
+    /// with a notice in `tightened`.
     pub fn open_memory(
         &self,
         secrets: Redactor,
         create: bool,
+        tightened: &TightenedFiles,
     ) -> Result<Option<Arc<dyn MemoryBackend>>, MemoryError> {
         match self {
             StoreLocation::Sqlite(path) => {
@@ -144,10 +173,11 @@ impl StoreLocation {
                     return Ok(None);
                 }
                 let store = MemoryStore::open(path)?.with_redactor(secrets);
+                tightened.record(store.tightened());
                 Ok(Some(Arc::new(store)))
             }
             StoreLocation::Postgres(url) => {
-                let secrets = password_of(url).map_or(secrets.clone(), |pw| secrets.with([pw]));
+                let secrets = secrets.with(url_passwords(url));
                 let store = PgStore::connect(url)
                     .map_err(|error| MemoryError::Backend {
                         store: mask_url(url),
@@ -162,11 +192,13 @@ impl StoreLocation {
     /// Opens the store, masking `secrets` in what it writes (and the URL's password in its
     /// errors); `None` for a SQLite file that does not exist when `create` is false (a server
     /// database always exists: it is created by whoever runs the server). A project's SQLite
-    /// store gets a `.agentctl/.gitignore`.
+    /// store gets a `.agentctl/.gitignore`; a SQLite file is created private, and one that
+    /// others could read is made private, with a notice in `tightened`.
     pub fn open(
         &self,
         secrets: Redactor,
         create: bool,
+        tightened: &TightenedFiles,
     ) -> Result<Option<Arc<dyn MigratableStore>>, SessionError> {
         match self {
             StoreLocation::Sqlite(path) => {
@@ -174,11 +206,12 @@ impl StoreLocation {
                     return Ok(None);
                 }
                 let store = SqliteStore::open(path)?.with_redactor(secrets);
+                tightened.record(store.tightened());
                 crate::project::keep_out_of_git(path);
                 Ok(Some(Arc::new(store)))
             }
             StoreLocation::Postgres(url) => {
-                let secrets = password_of(url).map_or(secrets.clone(), |pw| secrets.with([pw]));
+                let secrets = secrets.with(url_passwords(url));
                 let store = PgStore::connect(url)?.with_redactor(secrets);
                 Ok(Some(Arc::new(store)))
             }
@@ -225,12 +258,17 @@ impl StoreSpec {
         resolve_location(self.chosen.as_deref(), &self.root, &self.default)
     }
 
-    /// The store, opened (created) with `secrets`.
-    pub(crate) fn open(&self, secrets: &Redactor) -> Result<Arc<dyn SessionStore>, SessionError> {
+    /// The store, opened (created) with `secrets`; files made private are noted in
+    /// `tightened`.
+    pub(crate) fn open(
+        &self,
+        secrets: &Redactor,
+        tightened: &TightenedFiles,
+    ) -> Result<Arc<dyn SessionStore>, SessionError> {
         let location = resolve_location(self.chosen.as_deref(), &self.root, &self.default)?;
         if !location.is_shared() {
             return location
-                .open(secrets.clone(), true)?
+                .open(secrets.clone(), true, tightened)?
                 .map(|store| store as Arc<dyn SessionStore>)
                 .ok_or_else(|| SessionError::Store(missing(&location)));
         }
@@ -242,7 +280,7 @@ impl StoreSpec {
             return Ok(Arc::clone(store));
         }
         let store = location
-            .open(secrets.clone(), true)?
+            .open(secrets.clone(), true, tightened)?
             .map(|store| store as Arc<dyn SessionStore>)
             .ok_or_else(|| SessionError::Store(missing(&location)))?;
         *opened = Some(Arc::clone(&store));
@@ -256,15 +294,6 @@ fn missing(location: &StoreLocation) -> ContextError {
         message: "the store could not be opened".into(),
         retryable: false,
     }
-}
-
-/// The password of a URL's user info, so the store masks it wherever it might be echoed.
-fn password_of(url: &str) -> Option<String> {
-    let rest = &url[url.find("://")? + 3..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let userinfo = &authority[..authority.rfind('@')?];
-    let (_, password) = userinfo.split_once(':')?;
-    (!password.is_empty()).then(|| password.to_owned())
 }
 
 #[cfg(test)]
@@ -308,7 +337,5 @@ mod tests {
             format!("{location} {location:?}"),
             "postgres://u:***@h/d Postgres(\"postgres://u:***@h/d\")"
         );
-        assert_eq!(password_of(url).as_deref(), Some("hunter22"));
-        assert_eq!(password_of("postgres://u@h/d"), None);
     }
 }

@@ -168,13 +168,16 @@ pub fn long_term_memory_tools(
     let long_term = agent.spec.memory.as_ref()?.long_term.as_ref()?;
     let memory = sessions.memory();
     let secrets = builder.secrets().clone();
+    let tightened = builder.tightened_files().clone();
     let tools = LongTermTools::opened_with(
         move || {
-            memory.open_memory(secrets.clone(), true)?.ok_or_else(|| {
-                agentctl_memory::MemoryError::Invalid(format!(
-                    "the long-term memory store {memory} could not be opened"
-                ))
-            })
+            memory
+                .open_memory(secrets.clone(), true, &tightened)?
+                .ok_or_else(|| {
+                    agentctl_memory::MemoryError::Invalid(format!(
+                        "the long-term memory store {memory} could not be opened"
+                    ))
+                })
         },
         agent.name(),
     );

@@ -3,8 +3,9 @@
 
 use agentctl_context::{TraceLog, utc_timestamp};
 use agentctl_core::{Span, SpanSink};
+use agentctl_private_files::{create_private_dir_all, open_private_append};
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -120,19 +121,27 @@ impl SpanSink for StoreSink {
 /// session that goes on after midnight keeps one file. Spans without a session go to
 /// `trace-<trace id>.jsonl`. Each span is appended as one line when it finishes and nothing
 /// is kept in memory but the open files.
+///
+/// The files hold prompts, answers and tool results: folders are created `0700` and files
+/// `0600` whatever the umask, and a file of an earlier run that others could read is made
+/// private when it is opened again, with a notice through `warn`.
 pub struct JsonlSink {
     dir: PathBuf,
     files: Mutex<HashMap<String, File>>,
     warn: WarnOnce,
+    /// Every file made private, once each (its next opening finds it private).
+    notify: WarningFn,
 }
 
 impl JsonlSink {
-    /// Writes under `dir`; failures are reported once through `warn`.
+    /// Writes under `dir`; failures are reported once through `warn`, and so is each file
+    /// made private ("tightened … from 0644 to 0600").
     pub fn new(dir: &Path, warn: WarningFn) -> Self {
         Self {
             dir: dir.to_path_buf(),
             files: Mutex::new(HashMap::new()),
-            warn: WarnOnce::new(warn),
+            warn: WarnOnce::new(Arc::clone(&warn)),
+            notify: warn,
         }
     }
 
@@ -168,9 +177,12 @@ impl JsonlSink {
             None => {
                 let path = self.path_for(&name);
                 if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
+                    create_private_dir_all(parent)?;
                 }
-                let file = OpenOptions::new().create(true).append(true).open(&path)?;
+                let (file, tightened) = open_private_append(&path)?;
+                if let Some(notice) = tightened {
+                    (self.notify)(notice.to_string());
+                }
                 files.entry(name).or_insert(file)
             }
         };

@@ -6,5 +6,7 @@
 mod suite {
     mod otel;
     mod otlp_json;
+    #[cfg(unix)]
+    mod private;
     mod run;
 }

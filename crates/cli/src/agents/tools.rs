@@ -31,7 +31,12 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     let builder =
         RuntimeBuilder::new(context).approvals(crate::approvals::choice(&args.approvals)?);
     let gate = builder.gate()?;
-    let mcp = context.mcp_manager();
+    let agents: Vec<_> = discovery
+        .agents
+        .iter()
+        .map(|a| a.definition.clone())
+        .collect();
+    let mcp = context.mcp_manager(&agents);
     let which = if args.all {
         McpTools::Candidates
     } else {

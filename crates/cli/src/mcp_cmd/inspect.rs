@@ -1,8 +1,13 @@
 //! `mcp list`, `mcp tools`, `mcp call`, `mcp resources`, `mcp prompts`.
+//!
+//! A server chooses every name, description, result and message these print: in text output
+//! each goes through [`terminal_safe`], as `run` shows tool output, so a server cannot set the
+//! window title, clear the screen, rewrite a line or reorder it with bidi controls. JSON output
+//! (`--format json`) keeps the raw text.
 
 use crate::args::mcp::{CallArgs, ListArgs, PromptsArgs, ResourcesArgs, ToolsArgs};
 use crate::args::{TableFormat, TextFormat};
-use crate::output::print_json;
+use crate::output::{print_json, terminal_safe};
 use agentctl_mcp::{McpManager, McpToolInfo};
 use anyhow::Context as _;
 use serde_json::Value;
@@ -26,7 +31,7 @@ pub(super) async fn list(manager: &McpManager, args: &ListArgs) -> anyhow::Resul
     }
     let width = status
         .iter()
-        .map(|s| s.name.len())
+        .map(|s| terminal_safe(&s.name).len())
         .max()
         .unwrap_or(4)
         .max(4);
@@ -38,11 +43,14 @@ pub(super) async fn list(manager: &McpManager, args: &ListArgs) -> anyhow::Resul
     for server in &status {
         let error = server.error.as_deref().unwrap_or("");
         // Keep the table to one line per server; JSON has the full message.
-        let error = error.lines().next().unwrap_or("");
+        let error = terminal_safe(error.lines().next().unwrap_or(""));
         writeln!(
             out,
             "{:width$}  {:9}  {:9}  {:>5}  {error}",
-            server.name, server.transport, server.status, server.tools
+            terminal_safe(&server.name),
+            server.transport,
+            server.status,
+            server.tools
         )?;
     }
     Ok(ExitCode::SUCCESS)
@@ -70,14 +78,19 @@ pub(super) async fn tools(manager: &McpManager, args: &ToolsArgs) -> anyhow::Res
         print_json(&infos)?;
     } else {
         let mut out = std::io::stdout().lock();
-        let width = infos.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+        let width = infos
+            .iter()
+            .map(|t| terminal_safe(&t.name).len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
         writeln!(out, "{:width$}  {:8}  DESCRIPTION", "TOOL", "RISK")?;
         for tool in &infos {
-            let description = tool.description.lines().next().unwrap_or("");
+            let description = terminal_safe(tool.description.lines().next().unwrap_or(""));
             writeln!(
                 out,
                 "{:width$}  {:8}  {description}",
-                tool.name,
+                terminal_safe(&tool.name),
                 tool.risk.as_str()
             )?;
         }
@@ -102,13 +115,14 @@ pub(super) async fn call(manager: &McpManager, args: &CallArgs) -> anyhow::Resul
     if args.format == TextFormat::Json {
         print_json(&outcome)?;
     } else if outcome.is_error {
+        // `print_error` makes the message terminal-safe.
         crate::output::print_error(&anyhow::anyhow!(
             "tool `{tool}` of `{}` failed: {}",
             args.server,
             outcome.text
         ));
     } else {
-        writeln!(std::io::stdout().lock(), "{}", outcome.text)?;
+        writeln!(std::io::stdout().lock(), "{}", terminal_safe(&outcome.text))?;
     }
     Ok(if outcome.is_error {
         ExitCode::FAILURE
@@ -128,16 +142,16 @@ pub(super) async fn resources(
             print_json(&contents)?;
         } else {
             for part in &contents {
+                let uri = terminal_safe(&part.uri);
                 match (&part.text, &part.blob) {
-                    (Some(text), _) => writeln!(out, "{text}")?,
+                    (Some(text), _) => writeln!(out, "{}", terminal_safe(text))?,
                     (None, Some(blob)) => writeln!(
                         out,
-                        "[binary {} {}, {} bytes of base64; use --format json]",
-                        part.uri,
-                        part.mime_type.as_deref().unwrap_or(""),
+                        "[binary {uri} {}, {} bytes of base64; use --format json]",
+                        terminal_safe(part.mime_type.as_deref().unwrap_or("")),
                         blob.len()
                     )?,
-                    (None, None) => writeln!(out, "[empty {}]", part.uri)?,
+                    (None, None) => writeln!(out, "[empty {uri}]")?,
                 }
             }
         }
@@ -150,13 +164,18 @@ pub(super) async fn resources(
     }
     let width = resources
         .iter()
-        .map(|r| r.uri.len())
+        .map(|r| terminal_safe(&r.uri).len())
         .max()
         .unwrap_or(3)
         .max(3);
     writeln!(out, "{:width$}  NAME", "URI")?;
     for resource in &resources {
-        writeln!(out, "{:width$}  {}", resource.uri, resource.name)?;
+        writeln!(
+            out,
+            "{:width$}  {}",
+            terminal_safe(&resource.uri),
+            terminal_safe(&resource.name)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -176,7 +195,12 @@ pub(super) async fn prompts(manager: &McpManager, args: &PromptsArgs) -> anyhow:
             print_json(&messages)?;
         } else {
             for message in &messages {
-                writeln!(out, "[{}]\n{}\n", message.role, message.text)?;
+                writeln!(
+                    out,
+                    "[{}]\n{}\n",
+                    terminal_safe(&message.role),
+                    terminal_safe(&message.text)
+                )?;
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -188,7 +212,7 @@ pub(super) async fn prompts(manager: &McpManager, args: &PromptsArgs) -> anyhow:
     }
     let width = prompts
         .iter()
-        .map(|p| p.name.len())
+        .map(|p| terminal_safe(&p.name).len())
         .max()
         .unwrap_or(6)
         .max(6);
@@ -198,19 +222,20 @@ pub(super) async fn prompts(manager: &McpManager, args: &PromptsArgs) -> anyhow:
             .arguments
             .iter()
             .map(|a| {
+                let name = terminal_safe(&a.name);
                 if a.required {
-                    a.name.clone()
+                    name.into_owned()
                 } else {
-                    format!("[{}]", a.name)
+                    format!("[{name}]")
                 }
             })
             .collect();
         writeln!(
             out,
             "{:width$}  {:24}  {}",
-            prompt.name,
+            terminal_safe(&prompt.name),
             arguments.join(" "),
-            prompt.description.as_deref().unwrap_or("")
+            terminal_safe(prompt.description.as_deref().unwrap_or(""))
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -199,6 +199,16 @@ async fn a_recorded_run_replays_the_same_responses() {
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.yaml");
+    // An older, readable recording there is replaced whole by a private one.
+    std::fs::write(&path, "old recording").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        recorder.save(&path).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600, "the cassette holds the conversation");
+    }
     recorder.save(&path).unwrap();
     let yaml = std::fs::read_to_string(&path).unwrap();
     assert!(!yaml.contains(KEY) && !yaml.contains("Bearer"), "{yaml}");

@@ -135,7 +135,9 @@ fn write_atomically(path: &Path, text: &str, replace: bool, shown: &str) -> anyh
     let dir = path
         .parent()
         .with_context(|| format!("{} has no folder", path.display()))?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // `.agentctl/` and `$AGENTCTL_HOME` are private when agentctl creates them.
+    agentctl_private_files::create_private_dir_all(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
     let mut temp = tempfile::Builder::new()
         .prefix(".agentctl-create-")
         .suffix(".tmp")
