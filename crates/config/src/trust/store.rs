@@ -9,10 +9,12 @@
 
 use super::scripts::ServerScript;
 use crate::input::{InputLimit, read_input_file};
+use agentctl_private_files::{
+    DIR_MODE, create_private_dir_all, prepare_private_file, write_private,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The store's folder under the agentctl home.
@@ -292,15 +294,7 @@ impl TrustStore {
         };
         let mut text = serde_json::to_string_pretty(store).map_err(|error| fail(error.into()))?;
         text.push('\n');
-        let temp = tempfile::Builder::new()
-            .prefix(".trusted-projects-")
-            .tempfile_in(&self.dir)
-            .map_err(fail)?;
-        set_mode(temp.as_file(), 0o600).map_err(fail)?;
-        temp.as_file().write_all(text.as_bytes()).map_err(fail)?;
-        temp.as_file().sync_all().map_err(fail)?;
-        temp.persist(&path).map_err(|error| fail(error.error))?;
-        Ok(())
+        write_private(&path, text.as_bytes()).map_err(fail)
     }
 }
 
@@ -345,33 +339,19 @@ fn now() -> u64 {
         .map_or(0, |elapsed| elapsed.as_secs())
 }
 
-/// Creates `dir` (and its parents) and makes it `0700`, whatever the umask and whatever it was.
+/// Creates `dir` (and its parents) private, and makes it `0700` whatever it was: the folder is
+/// agentctl's own, and what it holds decides what runs.
 fn create_private_dir(dir: &Path) -> Result<(), TrustError> {
     let fail = |source| TrustError::Write {
         path: dir.to_path_buf(),
         source,
     };
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(fail)?;
+    create_private_dir_all(dir).map_err(fail)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE)).map_err(fail)?;
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_mode(file: &File, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_: &File, _: u32) -> std::io::Result<()> {
     Ok(())
 }
 
@@ -386,12 +366,11 @@ impl Lock {
             path: path.to_path_buf(),
             source,
         };
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).truncate(false).write(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(path).map_err(fail)?;
-        set_mode(&file, 0o600).map_err(fail)?;
+        prepare_private_file(path).map_err(fail)?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(fail)?;
         #[cfg(unix)]
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
             .map_err(|error| fail(error.into()))?;
