@@ -2,7 +2,7 @@
 //! what happens without a terminal, and names that try to leave the agents folder. The wizard
 //! itself is driven through a pseudo-terminal in `create_wizard.rs`.
 
-use super::create_wizard::has_script;
+use super::support::has_script;
 use super::support::{TestProject, spawn_piped, text, wait_for};
 use std::io::Read as _;
 use std::time::Duration;

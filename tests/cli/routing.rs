@@ -320,12 +320,7 @@ fn route_help_has_examples_and_the_ranking_rule() {
 
 #[test]
 fn on_a_terminal_the_line_has_the_seed_robot() {
-    let script = if std::path::Path::new("/usr/bin/script").exists() {
-        Ok(())
-    } else {
-        Err("no `script` (util-linux) to give agentctl a terminal".to_owned())
-    };
-    if !agentctl_test_support::requirement(script) {
+    if !super::support::has_script() {
         return;
     }
     let project = seed_project();

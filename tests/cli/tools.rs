@@ -217,12 +217,7 @@ turns:
 #[test]
 fn on_a_terminal_the_user_is_asked_and_answers() {
     use std::io::Write as _;
-    let script = if std::path::Path::new("/usr/bin/script").exists() {
-        Ok(())
-    } else {
-        Err("no `script` (util-linux) to give agentctl a terminal".to_owned())
-    };
-    if !agentctl_test_support::requirement(script) {
+    if !super::support::has_script() {
         return;
     }
     let project = project(&agent("[write_file, bash]"), WRITE_THEN_RM);

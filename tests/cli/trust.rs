@@ -380,10 +380,10 @@ fn a_changed_server_script_does_not_start_without_a_new_approval() {
 
     // On a terminal, a run asks, and a yes records the new file.
     set_version(&project, "3");
-    if !super::create_wizard::has_script() {
+    if !super::support::has_script() {
         return;
     }
-    let (status, screen) = answer_on_terminal(
+    let mut terminal = super::support::Terminal::start(
         &project,
         &[
             "run",
@@ -395,9 +395,9 @@ fn a_changed_server_script_does_not_start_without_a_new_approval() {
             "--format",
             "stream-json",
         ],
-        "Start it with the file as it is now? [y/N] ",
-        "y\r",
     );
+    terminal.answer("Start it with the file as it is now? [y/N] ", "y\r");
+    let (status, screen) = terminal.finish();
     assert!(status.success(), "{screen}");
     assert!(
         screen.contains("MCP server `tools` runs `tools/server.py` (sha256 "),
@@ -408,48 +408,6 @@ fn a_changed_server_script_does_not_start_without_a_new_approval() {
         "the server answered: {screen}"
     );
     assert_eq!(text(&call_version(&project).stdout), "3\n");
-}
-
-/// Runs agentctl on a pseudo-terminal, types `keys` once `prompt` is drawn; the exit status
-/// and everything drawn.
-fn answer_on_terminal(
-    project: &TestProject,
-    args: &[&str],
-    prompt: &str,
-    keys: &str,
-) -> (std::process::ExitStatus, String) {
-    use std::io::{Read as _, Write as _};
-    use std::sync::{Arc, Mutex};
-    let limit = std::time::Duration::from_secs(60);
-    let mut child = super::support::spawn_piped(project.terminal_command(args));
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let screen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&screen);
-    let reader = std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
-    let drawn = |screen: &Arc<Mutex<Vec<u8>>>| text(&screen.lock().unwrap()).replace('\r', "");
-    let asked = super::support::wait_for(limit, || drawn(&screen).contains(prompt).then_some(()));
-    if asked.is_none() {
-        let _ = child.kill();
-        panic!("no prompt `{prompt}`:\n{}", drawn(&screen));
-    }
-    stdin.write_all(keys.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let status = super::support::wait_for(limit, || child.try_wait().unwrap());
-    let Some(status) = status else {
-        let _ = child.kill();
-        panic!("agentctl did not finish:\n{}", drawn(&screen));
-    };
-    reader.join().unwrap();
-    (status, drawn(&screen))
 }
 
 #[test]

@@ -23,6 +23,31 @@ pub enum RiskLevel {
 }
 
 impl RiskLevel {
+    /// Every level, from the least harmful.
+    pub const ALL: [RiskLevel; 5] = [
+        RiskLevel::Safe,
+        RiskLevel::Low,
+        RiskLevel::Medium,
+        RiskLevel::High,
+        RiskLevel::Critical,
+    ];
+
+    /// The level a setting or a flag names: `safe`, `low`, `medium`, `high` or `critical`, in
+    /// any case, blanks around ignored.
+    ///
+    /// ```
+    /// use agentctl_core::RiskLevel;
+    ///
+    /// assert_eq!(RiskLevel::from_name(" High "), Some(RiskLevel::High));
+    /// assert_eq!(RiskLevel::from_name("meh"), None);
+    /// ```
+    pub fn from_name(text: &str) -> Option<RiskLevel> {
+        let text = text.trim();
+        Self::ALL
+            .into_iter()
+            .find(|level| level.as_str().eq_ignore_ascii_case(text))
+    }
+
     /// The lowercase name used in files and output.
     pub fn as_str(self) -> &'static str {
         match self {

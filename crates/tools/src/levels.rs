@@ -2,7 +2,7 @@
 //! `--approve safe,low` and widened by `--yes` (safe up to high). Critical is only
 //! auto-approved when named explicitly.
 
-use crate::risk::{RiskLevelError, parse_risk_level};
+use crate::risk::RiskLevelError;
 use agentctl_core::{ApprovalSettings, RiskLevel};
 use std::collections::BTreeSet;
 
@@ -57,7 +57,7 @@ impl AutoApprove {
             if value.trim().eq_ignore_ascii_case("none") {
                 continue;
             }
-            levels.insert(parse_risk_level(value).ok_or_else(|| RiskLevelError {
+            levels.insert(RiskLevel::from_name(value).ok_or_else(|| RiskLevelError {
                 key: format!("approvals.autoApprove[{index}]"),
                 value: value.clone(),
             })?);
@@ -71,7 +71,7 @@ impl AutoApprove {
         list.split(',')
             .filter(|part| !part.trim().is_empty())
             .map(|part| {
-                parse_risk_level(part).ok_or_else(|| RiskLevelError {
+                RiskLevel::from_name(part).ok_or_else(|| RiskLevelError {
                     key: key.to_owned(),
                     value: part.trim().to_owned(),
                 })

@@ -52,7 +52,7 @@ pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
 pub use protected::{PROTECTED_DIRS, Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
-pub use risk::{RiskClassifier, RiskLevelError, parse_risk_level};
+pub use risk::{RiskClassifier, RiskLevelError};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
 pub use shell::{RiskAssessment, classify_command};
 pub use web::{

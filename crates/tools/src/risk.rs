@@ -21,18 +21,6 @@ pub struct RiskLevelError {
     pub value: String,
 }
 
-/// Parses `safe`, `low`, `medium`, `high` or `critical` (any case, surrounding space ignored).
-pub fn parse_risk_level(text: &str) -> Option<RiskLevel> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "safe" => Some(RiskLevel::Safe),
-        "low" => Some(RiskLevel::Low),
-        "medium" => Some(RiskLevel::Medium),
-        "high" => Some(RiskLevel::High),
-        "critical" => Some(RiskLevel::Critical),
-        _ => None,
-    }
-}
-
 /// Rates tool calls; built once per run from the settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RiskClassifier {
@@ -60,7 +48,7 @@ impl RiskClassifier {
     pub fn from_settings(settings: &Settings) -> Result<Self, RiskLevelError> {
         let mut overrides = BTreeMap::new();
         for (name, value) in &settings.tools.risk {
-            let level = parse_risk_level(value).ok_or_else(|| RiskLevelError {
+            let level = RiskLevel::from_name(value).ok_or_else(|| RiskLevelError {
                 key: format!("tools.risk.{name}"),
                 value: value.clone(),
             })?;

@@ -4,7 +4,7 @@
 //! themselves trusted.
 
 use super::LooseningReason;
-use super::rules::{Baselines, Finding, risk_level};
+use super::rules::{Baselines, Finding};
 use agentctl_core::RiskLevel;
 use serde_json::{Map, Value};
 
@@ -40,11 +40,11 @@ pub(super) fn review_tools(
         let user_risks = user.and_then(|user| user.get("risk"));
         let mut kept_risks = Map::new();
         for (tool, level) in risks {
-            let asked = level.as_str().and_then(risk_level);
+            let asked = level.as_str().and_then(RiskLevel::from_name);
             let baseline = user_risks
                 .and_then(|risks| risks.get(tool))
                 .and_then(Value::as_str)
-                .and_then(risk_level)
+                .and_then(RiskLevel::from_name)
                 .or_else(|| {
                     baselines
                         .tool_risk

@@ -222,22 +222,10 @@ fn approved_levels(value: &Value) -> Vec<RiskLevel> {
     if words.is_empty() {
         return vec![RiskLevel::Safe];
     }
-    let mut levels: Vec<RiskLevel> = words.into_iter().filter_map(risk_level).collect();
+    let mut levels: Vec<RiskLevel> = words.into_iter().filter_map(RiskLevel::from_name).collect();
     levels.sort();
     levels.dedup();
     levels
-}
-
-/// A risk level as settings write it (any case, blanks around).
-pub(super) fn risk_level(text: &str) -> Option<RiskLevel> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "safe" => Some(RiskLevel::Safe),
-        "low" => Some(RiskLevel::Low),
-        "medium" => Some(RiskLevel::Medium),
-        "high" => Some(RiskLevel::High),
-        "critical" => Some(RiskLevel::Critical),
-        _ => None,
-    }
 }
 
 fn sandbox_mode(value: &Value) -> Option<SandboxMode> {

@@ -18,7 +18,7 @@ struct Case {
 }
 
 fn level(text: &str, line: usize) -> RiskLevel {
-    agentctl_tools::parse_risk_level(text)
+    agentctl_core::RiskLevel::from_name(text)
         .unwrap_or_else(|| panic!("shell_corpus.tsv:{line}: `{text}` is not a risk level"))
 }
 
