@@ -14,14 +14,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-const EVERY_LEVEL: [RiskLevel; 5] = [
-    RiskLevel::Safe,
-    RiskLevel::Low,
-    RiskLevel::Medium,
-    RiskLevel::High,
-    RiskLevel::Critical,
-];
-
 /// A terminal approver that reads `answers` (one per line) and then the end of input.
 fn approver(answers: &str) -> TerminalApprover {
     TerminalApprover::with_io(
@@ -69,7 +61,7 @@ fn write(path: &str) -> Value {
 #[tokio::test]
 async fn protected_writes_are_asked_every_time_at_every_level_and_always_never_covers_them() {
     let (_dir, root) = project();
-    let levels = AutoApprove::new(EVERY_LEVEL);
+    let levels = AutoApprove::new(RiskLevel::ALL);
     // Three answers, all "always": each protected call must use one up.
     let gate = Gate::new(
         levels.clone(),
@@ -211,7 +203,7 @@ async fn a_real_nested_repository_is_protected() {
     let config = nested.join(".git/config");
     let before = std::fs::read_to_string(&config).unwrap();
     let gate = Gate::new(
-        AutoApprove::new(EVERY_LEVEL),
+        AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(&root),
         Arc::new(NonTerminalApprover),
     );
@@ -238,7 +230,7 @@ async fn planted_after_the_decision(name: &str, path: &str, plant: impl FnOnce(&
     std::fs::write(root.join("plain/config"), "ORIGINAL\n").unwrap();
     std::fs::write(root.join("file"), "ORIGINAL\n").unwrap();
     let gate = Gate::new(
-        AutoApprove::new(EVERY_LEVEL),
+        AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(&root),
         Arc::new(NonTerminalApprover),
     );

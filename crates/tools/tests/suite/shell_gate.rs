@@ -13,14 +13,6 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 
-const EVERY_LEVEL: [RiskLevel; 5] = [
-    RiskLevel::Safe,
-    RiskLevel::Low,
-    RiskLevel::Medium,
-    RiskLevel::High,
-    RiskLevel::Critical,
-];
-
 /// Commands of issue 31 that write a protected path, each spelled another way.
 const PROTECTED_COMMANDS: &[&str] = &[
     "echo x > .git/config",
@@ -53,7 +45,7 @@ fn project() -> tempfile::TempDir {
 
 fn gate(root: &Path, approver: Arc<dyn agentctl_tools::Approver>) -> Gate {
     Gate::new(
-        AutoApprove::new(EVERY_LEVEL),
+        AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(root),
         approver,
     )
@@ -116,7 +108,7 @@ fn protected_commands_are_asked_at_every_approve_level() {
     assert!(matches!(plain, Decision::Allow { .. }), "{plain:?}");
     // An override of bash's level keeps the mark.
     let critical = Gate::new(
-        AutoApprove::new(EVERY_LEVEL),
+        AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new()
             .with_root(dir.path())
             .with_override("bash", RiskLevel::Critical),
