@@ -6,10 +6,8 @@
 //! long-term memory store beside it (`.agentctl/memory.db`) are never writable by a tool at all. Paths are judged after resolving `.`/`..` and any symlinks of
 //! the part that exists, so `src/../.git/config` or a link to `.agentctl` are caught too.
 
+use agentctl_core::PROTECTED_DIRS;
 use std::path::{Component, Path, PathBuf};
-
-/// Top-level folders of the project whose contents only a person may let a tool change.
-pub const PROTECTED_DIRS: [&str; 4] = [".agentctl", ".git", ".claude", ".gemini"];
 
 /// File names under `.agentctl/` that belong to the session database or the long-term memory
 /// store (which `remember` writes through its own checks: size caps, masking, one agent's rows).

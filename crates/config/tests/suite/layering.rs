@@ -312,7 +312,7 @@ fn sandbox_env_and_timeouts_layer_with_their_origins() {
     let loaded = load_settings(&sandbox.locations()).unwrap();
     let settings = &loaded.settings;
     assert_eq!(settings.sandbox.mode, agentctl_core::SandboxMode::ReadOnly);
-    assert!(!settings.sandbox.network);
+    assert_eq!(settings.sandbox.network, agentctl_core::NetworkAccess::Off);
     assert!(!settings.sandbox.mcp_servers);
     assert_eq!(settings.sandbox.writable_roots, ["~/.cargo"]);
     assert_eq!(settings.env.passthrough, ["GITHUB_TOKEN"]);
