@@ -58,18 +58,27 @@
 //! assert_eq!(env.len(), 1);
 //! ```
 
+mod bwrap;
+mod command;
 mod confine;
 mod env;
 mod error;
 mod group;
+mod helper;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
+mod layout;
 mod policy;
+mod proxy;
 mod status;
 
+pub use bwrap::BWRAP_LOCATIONS;
+pub use command::SandboxCommand;
 pub use confine::{SpawnedChild, probe, spawn};
 pub use env::{DEFAULT_SERVER_ENV, EnvPolicy, SECRET_NAME_PATTERNS};
 pub use error::SandboxError;
 pub use group::ProcessGroup;
+pub use helper::{run_helper_if_requested, set_non_dumpable};
+pub use layout::{HOME_TOOLCHAINS, SYSTEM_DIRS, WALK_CAP};
 pub use policy::SandboxPolicy;
 pub use status::{SandboxGap, SandboxStatus};

@@ -1,0 +1,301 @@
+//! Which layers confine a spawn, how its network is set up, and the status that results.
+
+use crate::bwrap::{self, Net};
+use crate::command::SandboxCommand;
+use crate::error::SandboxError;
+use crate::helper::{self, BRIDGE_FLAG};
+use crate::layout::{Layout, LayoutRequest, WALK_CAP};
+use crate::policy::SandboxPolicy;
+use crate::proxy::socket_in;
+use crate::status::{SandboxGap, SandboxStatus};
+use agentctl_core::NetworkAccess;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use tokio::process::Child;
+use tokio::runtime::Handle;
+
+/// What Landlock gave: an ABI, nothing to add, or why it is unavailable.
+type Landlock = Result<Option<u32>, String>;
+
+/// Which rules a confined thread applies (a stand-in where Landlock does not exist).
+#[cfg(target_os = "linux")]
+use crate::landlock_rules::Rules;
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+enum Rules<'a> {
+    Scoping {
+        deny_tcp: bool,
+    },
+    Full {
+        readable: &'a [PathBuf],
+        writable: &'a [PathBuf],
+        deny_tcp: bool,
+    },
+}
+
+/// How a spawn's network is set up.
+struct Network {
+    net: Net,
+    /// Whether Landlock refuses TCP as well (no bridge needs it).
+    deny_tcp: bool,
+    /// The bridge program and the proxy's folder, for an allow-list.
+    bridge: Option<(PathBuf, PathBuf)>,
+    gaps: Vec<SandboxGap>,
+}
+
+/// Spawns `command` with namespaces when bubblewrap works here, else with Landlock alone.
+pub(super) fn spawn_confined(
+    command: SandboxCommand,
+    policy: &SandboxPolicy,
+    project_root: &Path,
+    temp_dir: &Path,
+    runtime: &Handle,
+) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
+    match namespaces(policy) {
+        Ok(bwrap) => in_namespaces(command, policy, (project_root, temp_dir), runtime, &bwrap),
+        Err(reason) => landlock_only(command, policy, (project_root, temp_dir), runtime, reason),
+    }
+}
+
+/// The status a spawn under `policy` would get (no proxy is started, no walk is made).
+pub(super) fn probe(policy: &SandboxPolicy) -> SandboxStatus {
+    let namespaces = namespaces(policy);
+    let network = network(policy, namespaces.is_ok(), None);
+    let empty: [PathBuf; 0] = [];
+    let rules = match &namespaces {
+        Ok(_) => Rules::Scoping {
+            deny_tcp: network.deny_tcp,
+        },
+        Err(_) => Rules::Full {
+            readable: &empty,
+            writable: &empty,
+            deny_tcp: network.deny_tcp,
+        },
+    };
+    match on_confined_thread(&rules, "(probe)", || ()) {
+        Ok(((), landlock)) => status(namespaces.map(|_| ()), landlock, network, false),
+        Err(error) => SandboxStatus::Unavailable {
+            reason: error.to_string(),
+        },
+    }
+}
+
+/// The bubblewrap program, if one can create namespaces here.
+fn namespaces(policy: &SandboxPolicy) -> Result<PathBuf, String> {
+    if !cfg!(target_os = "linux") {
+        return Err("namespaces are a Linux feature".into());
+    }
+    let bwrap = bwrap::locate(policy.bwrap_override())?;
+    bwrap::usable(&bwrap, |bwrap| {
+        let rules = Rules::Scoping { deny_tcp: false };
+        match on_confined_thread(&rules, "bubblewrap", || bwrap::probe_once(bwrap)) {
+            Ok((outcome, _)) => outcome,
+            Err(error) => Err(error.to_string()),
+        }
+    })?;
+    Ok(bwrap)
+}
+
+/// The network of `policy` with or without namespaces; `runtime` starts an allow-list's proxy
+/// (a probe passes none and only checks for the bridge program).
+fn network(policy: &SandboxPolicy, namespaces: bool, runtime: Option<&Handle>) -> Network {
+    let isolated = |gaps| Network {
+        net: Net::Isolated,
+        deny_tcp: true,
+        bridge: None,
+        gaps,
+    };
+    let allow = match policy.network() {
+        NetworkAccess::On => {
+            return Network {
+                net: Net::Shared,
+                deny_tcp: false,
+                bridge: None,
+                gaps: Vec::new(),
+            };
+        }
+        NetworkAccess::Off => return isolated(Vec::new()),
+        NetworkAccess::Allow(allow) => allow,
+    };
+    let bridge = if namespaces {
+        helper::helper(policy.helper_override()).and_then(|helper| match runtime {
+            Some(runtime) => policy
+                .proxy
+                .folder(allow, runtime)
+                .map(|folder| Some((helper, folder)))
+                .map_err(|error| format!("cannot start the proxy: {error}")),
+            None => Ok(None),
+        })
+    } else {
+        Err("it needs namespaces".to_owned())
+    };
+    match bridge {
+        Ok(bridge) => Network {
+            net: Net::Isolated,
+            deny_tcp: false,
+            bridge,
+            gaps: Vec::new(),
+        },
+        Err(reason) => isolated(vec![SandboxGap::AllowList { reason }]),
+    }
+}
+
+fn in_namespaces(
+    mut command: SandboxCommand,
+    policy: &SandboxPolicy,
+    (project_root, temp_dir): (&Path, &Path),
+    runtime: &Handle,
+    bwrap: &Path,
+) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
+    let program = command.display_name();
+    let network = network(policy, true, Some(runtime));
+    let own_files: Vec<PathBuf> = network
+        .bridge
+        .iter()
+        .flat_map(|(helper, folder)| [helper.clone(), folder.clone()])
+        .collect();
+    let layout = Layout::new(&LayoutRequest {
+        policy,
+        project_root,
+        temp_dir,
+        path_var: command.get_env("PATH"),
+        cargo_home: command.get_env("CARGO_HOME"),
+        rustup_home: command.get_env("RUSTUP_HOME"),
+        own_files: &own_files,
+        protect: true,
+    });
+    let mut args = bwrap::arguments(&layout, network.net, &command.working_dir());
+    args.push("--".into());
+    if let Some((helper, folder)) = &network.bridge {
+        args.extend([
+            OsString::from(helper),
+            BRIDGE_FLAG.into(),
+            socket_in(folder).into(),
+            "--".into(),
+        ]);
+    }
+    args.push(std::mem::take(&mut command.program));
+    args.append(&mut command.args);
+    let mut process = command.build(bwrap, args);
+    let rules = Rules::Scoping {
+        deny_tcp: network.deny_tcp,
+    };
+    let (child, landlock) = on_confined_thread(&rules, &program, || {
+        let _entered = runtime.enter();
+        process.spawn()
+    })?;
+    Ok((child, status(Ok(()), landlock, network, layout.walk_capped)))
+}
+
+fn landlock_only(
+    command: SandboxCommand,
+    policy: &SandboxPolicy,
+    (project_root, temp_dir): (&Path, &Path),
+    runtime: &Handle,
+    why_not_namespaces: String,
+) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
+    let program = command.display_name();
+    let network = network(policy, false, None);
+    let layout = Layout::new(&LayoutRequest {
+        policy,
+        project_root,
+        temp_dir,
+        path_var: command.get_env("PATH"),
+        cargo_home: command.get_env("CARGO_HOME"),
+        rustup_home: command.get_env("RUSTUP_HOME"),
+        own_files: &[],
+        protect: false,
+    });
+    let readable = layout.readable_paths();
+    let writable = layout.writable_paths();
+    let rules = Rules::Full {
+        readable: &readable,
+        writable: &writable,
+        deny_tcp: network.deny_tcp,
+    };
+    let mut process = command.build_direct();
+    let (child, landlock) = on_confined_thread(&rules, &program, || {
+        let _entered = runtime.enter();
+        process.spawn()
+    })?;
+    Ok((child, status(Err(why_not_namespaces), landlock, network, false)))
+}
+
+/// The status of a spawn with (`Ok`) or without namespaces, Landlock's outcome, its
+/// network's gaps and whether the protected-path walk was cut short.
+fn status(
+    namespaces: Result<(), String>,
+    landlock: Landlock,
+    network: Network,
+    walk_capped: bool,
+) -> SandboxStatus {
+    let mut gaps = Vec::new();
+    match (namespaces, landlock) {
+        (Ok(()), landlock) => {
+            let abi = landlock.ok().flatten();
+            if network.net == Net::Shared && abi.is_none_or(|abi| abi < 6) {
+                gaps.push(SandboxGap::Scoping);
+            }
+            gaps.extend(network.gaps);
+            if walk_capped {
+                gaps.push(SandboxGap::WalkCapped { folders: WALK_CAP });
+            }
+            SandboxStatus::Enforced {
+                namespaces: true,
+                landlock_abi: abi,
+                gaps,
+            }
+        }
+        (Err(reason), Ok(Some(abi))) => {
+            gaps.push(SandboxGap::NoNamespaces { reason });
+            gaps.extend(SandboxGap::of_abi(abi, network.deny_tcp));
+            if network.deny_tcp {
+                gaps.push(SandboxGap::Udp);
+            }
+            gaps.extend(network.gaps);
+            SandboxStatus::Enforced {
+                namespaces: false,
+                landlock_abi: Some(abi),
+                gaps,
+            }
+        }
+        (Err(reason), Ok(None)) => SandboxStatus::Unavailable { reason },
+        (Err(reason), Err(landlock)) => SandboxStatus::Unavailable {
+            reason: format!("{landlock}; and {reason}"),
+        },
+    }
+}
+
+/// Runs `work` on a new thread confined by `rules`, and returns its result and Landlock's
+/// outcome. `work` must only start processes (see the module docs).
+fn on_confined_thread<T: Send>(
+    rules: &Rules<'_>,
+    program: &str,
+    work: impl FnOnce() -> T + Send,
+) -> Result<(T, Landlock), SandboxError> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("agentctl-sandbox".into())
+            .spawn_scoped(scope, || {
+                let landlock = restrict(rules);
+                (work(), landlock)
+            })
+            .map_err(|source| SandboxError::Thread {
+                program: program.to_owned(),
+                source,
+            })?;
+        thread.join().map_err(|_| SandboxError::ThreadPanicked {
+            program: program.to_owned(),
+        })
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn restrict(rules: &Rules<'_>) -> Landlock {
+    crate::landlock_rules::restrict_current_thread(rules)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restrict(_rules: &Rules<'_>) -> Landlock {
+    Err("the sandbox uses Landlock, which only Linux has".into())
+}
