@@ -134,8 +134,7 @@ fn mount_args(layout: &Layout) -> Vec<OsString> {
     }
     args.op("--ro-bind", "/sys", "/sys");
     args.one("--tmpfs", "/tmp");
-    if layout.system.contains(&SystemEntry::Dir("/var".into())) && Path::new("/var/tmp").is_dir()
-    {
+    if layout.system.contains(&SystemEntry::Dir("/var".into())) && Path::new("/var/tmp").is_dir() {
         args.one("--tmpfs", "/var/tmp");
     }
     args.one("--tmpfs", "/run");

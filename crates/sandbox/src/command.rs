@@ -92,8 +92,10 @@ impl SandboxCommand {
         K: Into<OsString>,
         V: Into<OsString>,
     {
-        self.env
-            .extend(vars.into_iter().map(|(name, value)| (name.into(), value.into())));
+        self.env.extend(
+            vars.into_iter()
+                .map(|(name, value)| (name.into(), value.into())),
+        );
         self
     }
 

@@ -53,14 +53,18 @@ pub(crate) fn restrict_current_thread(rules: &Rules<'_>) -> Result<Option<u32>, 
     let abi = match status.landlock {
         LandlockStatus::Available { effective_abi, .. } => abi_number(effective_abi),
         LandlockStatus::NotEnabled => {
-            return Err("Landlock is built into this kernel but not enabled (see the `lsm=` \
+            return Err(
+                "Landlock is built into this kernel but not enabled (see the `lsm=` \
                         boot parameter)"
-                .into());
+                    .into(),
+            );
         }
         LandlockStatus::NotImplemented => {
-            return Err("this kernel has no Landlock (it needs Linux 5.13 or newer built with \
+            return Err(
+                "this kernel has no Landlock (it needs Linux 5.13 or newer built with \
                         it), or a container filters its system calls"
-                .into());
+                    .into(),
+            );
         }
     };
     match status.ruleset {
@@ -101,7 +105,10 @@ fn full(
     ruleset
         .create()?
         .no_new_privs(true)
-        .add_rules(path_beneath_rules(readable, AccessFs::from_read(TESTED_ABI)))?
+        .add_rules(path_beneath_rules(
+            readable,
+            AccessFs::from_read(TESTED_ABI),
+        ))?
         .add_rules(path_beneath_rules(WRITABLE_DEVICES, writable_devices))?
         // Every right, REFER included, but only beneath the writable directories: a hard link
         // or rename that would bring a file from outside in is refused, since the outside has

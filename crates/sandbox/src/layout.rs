@@ -20,8 +20,8 @@ pub use toolchains::HOME_TOOLCHAINS;
 /// The system's directories, shown read-only where they exist (as the symbolic links they
 /// are, where they are links such as `/bin -> usr/bin`).
 pub const SYSTEM_DIRS: [&str; 12] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var",
-    "/nix", "/snap",
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/nix",
+    "/snap",
 ];
 
 /// Files of the system directories that hold secrets, hidden when they exist and are not
@@ -185,7 +185,12 @@ impl Layout {
                 SystemEntry::Dir(path) | SystemEntry::Link { path, .. } => path.clone(),
             })
             .collect();
-        paths.extend(["/sys", "/proc"].iter().chain(&READABLE_DEVICES).map(PathBuf::from));
+        paths.extend(
+            ["/sys", "/proc"]
+                .iter()
+                .chain(&READABLE_DEVICES)
+                .map(PathBuf::from),
+        );
         paths.extend(self.run.iter().cloned());
         for bind in &self.binds {
             paths.extend(toolchains::without_masked(&bind.path, &self.masked));

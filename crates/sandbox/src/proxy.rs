@@ -109,25 +109,24 @@ async fn handle(mut client: UnixStream, allow: &[NetworkHost]) {
         Err(refusal) => return refuse(&mut client, &refusal).await,
     };
     let address = (request.host.as_str(), request.port);
-    let mut upstream =
-        match tokio::time::timeout(HEAD_TIMEOUT, TcpStream::connect(address)).await {
-            Ok(Ok(upstream)) => upstream,
-            Ok(Err(error)) => {
-                let message = format!(
-                    "cannot connect to {}: {error}",
-                    show(&request.host, request.port)
-                );
-                return refuse(&mut client, &Refusal { code: 502, message }).await;
-            }
-            Err(_) => {
-                let message = format!(
-                    "{} did not answer within {} s",
-                    show(&request.host, request.port),
-                    HEAD_TIMEOUT.as_secs()
-                );
-                return refuse(&mut client, &Refusal { code: 502, message }).await;
-            }
-        };
+    let mut upstream = match tokio::time::timeout(HEAD_TIMEOUT, TcpStream::connect(address)).await {
+        Ok(Ok(upstream)) => upstream,
+        Ok(Err(error)) => {
+            let message = format!(
+                "cannot connect to {}: {error}",
+                show(&request.host, request.port)
+            );
+            return refuse(&mut client, &Refusal { code: 502, message }).await;
+        }
+        Err(_) => {
+            let message = format!(
+                "{} did not answer within {} s",
+                show(&request.host, request.port),
+                HEAD_TIMEOUT.as_secs()
+            );
+            return refuse(&mut client, &Refusal { code: 502, message }).await;
+        }
+    };
     let opened = if request.tunnel {
         client
             .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -192,7 +191,10 @@ mod tests {
             format!("CONNECT localhost:{port} HTTP/1.1\r\n\r\nhello").as_bytes(),
         )
         .await;
-        assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\nSEEN hello");
+        assert_eq!(
+            answer,
+            "HTTP/1.1 200 Connection established\r\n\r\nSEEN hello"
+        );
         let answer = exchange(
             &folder,
             format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n").as_bytes(),
@@ -206,7 +208,10 @@ mod tests {
             "{answer}"
         );
         let answer = exchange(&folder, b"CONNECT localhost:1 HTTP/1.1\r\n\r\n").await;
-        assert!(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{answer}");
+        assert!(
+            answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n"),
+            "{answer}"
+        );
         drop(cell);
         tokio::task::yield_now().await;
         assert!(!folder.exists(), "the socket folder goes with the proxy");

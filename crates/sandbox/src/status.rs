@@ -19,7 +19,7 @@ use std::fmt;
 ///         reason: "bubblewrap not found: install the bubblewrap package".into(),
 ///     }],
 /// };
-/// assert!(fallback.to_string().starts_with("partly enforced (Landlock ABI 7): protected paths are writable"));
+/// assert!(fallback.to_string().starts_with("partly enforced (Landlock ABI 7): protected paths are writable and other processes are visible (bubblewrap not found"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -98,8 +98,9 @@ impl fmt::Display for SandboxStatus {
 #[non_exhaustive]
 pub enum SandboxGap {
     /// No namespaces (bubblewrap is missing or cannot create them): protected paths are
-    /// writable, and other processes' command lines are visible in the shared `/proc` (their
-    /// environment and memory stay out of reach: Landlock forbids tracing them).
+    /// writable, and other processes are visible in the shared `/proc`: their command lines,
+    /// and the environments of those of the same user that are dumpable (agentctl makes
+    /// itself non-dumpable; Landlock keeps their memory out of reach).
     NoNamespaces {
         /// Why, e.g. `bubblewrap not found: install the bubblewrap package`.
         reason: String,
@@ -168,8 +169,7 @@ impl fmt::Display for SandboxGap {
             SandboxGap::NoNamespaces { reason } => {
                 return write!(
                     f,
-                    "protected paths are writable and other processes' command lines are \
-                     visible ({reason})"
+                    "protected paths are writable and other processes are visible ({reason})"
                 );
             }
             SandboxGap::Udp => return f.write_str("UDP (and so DNS) is not restricted"),

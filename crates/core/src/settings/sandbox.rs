@@ -315,7 +315,13 @@ mod tests {
             );
             assert_eq!(serde_json::to_value(&access).unwrap(), value);
         }
-        for bad in [json!("yes"), json!(1), json!({"allow": "x"}), json!({}), json!([])] {
+        for bad in [
+            json!("yes"),
+            json!(1),
+            json!({"allow": "x"}),
+            json!({}),
+            json!([]),
+        ] {
             let error = serde_json::from_value::<NetworkAccess>(bad.clone()).unwrap_err();
             assert!(!error.to_string().is_empty(), "{bad}");
         }

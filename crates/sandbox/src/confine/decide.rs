@@ -218,7 +218,10 @@ fn landlock_only(
         let _entered = runtime.enter();
         process.spawn()
     })?;
-    Ok((child, status(Err(why_not_namespaces), landlock, network, false)))
+    Ok((
+        child,
+        status(Err(why_not_namespaces), landlock, network, false),
+    ))
 }
 
 /// The status of a spawn with (`Ok`) or without namespaces, Landlock's outcome, its

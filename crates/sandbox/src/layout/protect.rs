@@ -130,7 +130,13 @@ mod tests {
     fn the_walk_finds_nested_protected_folders_and_files_and_stops_at_the_cap() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for sub in [".git/hooks", "a/b/.git", "a/.claude", "c/d/e", ".git/x/.agentctl"] {
+        for sub in [
+            ".git/hooks",
+            "a/b/.git",
+            "a/.claude",
+            "c/d/e",
+            ".git/x/.agentctl",
+        ] {
             std::fs::create_dir_all(root.join(sub)).unwrap();
         }
         std::fs::write(root.join("c/.git"), "gitdir: /elsewhere").unwrap();
@@ -158,8 +164,11 @@ mod tests {
         std::fs::write(root.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
         std::fs::write(gitdir.join("commondir"), "../..\n").unwrap();
         assert!(repository_dirs(&root).is_empty(), "no back pointer");
-        std::fs::write(gitdir.join("gitdir"), format!("{}\n", root.join(".git").display()))
-            .unwrap();
+        std::fs::write(
+            gitdir.join("gitdir"),
+            format!("{}\n", root.join(".git").display()),
+        )
+        .unwrap();
         assert_eq!(repository_dirs(&root), [main.clone(), gitdir.clone()]);
         // A folder inside the repository sees the same, and the pointer file itself.
         let sub = root.join("sub");

@@ -46,7 +46,10 @@ pub(crate) fn detect(
             }
         }
     }
-    for var in [request.cargo_home, request.rustup_home].into_iter().flatten() {
+    for var in [request.cargo_home, request.rustup_home]
+        .into_iter()
+        .flatten()
+    {
         let path = Path::new(var);
         if path.is_absolute() {
             found.push(normalize(path));
@@ -160,6 +163,9 @@ mod tests {
             readable,
             [dir.path().join("bin"), dir.path().join("config.toml")]
         );
-        assert_eq!(without_masked(Path::new("/usr"), &masked), [PathBuf::from("/usr")]);
+        assert_eq!(
+            without_masked(Path::new("/usr"), &masked),
+            [PathBuf::from("/usr")]
+        );
     }
 }

@@ -253,7 +253,10 @@ mod tests {
             &list,
         )
         .unwrap();
-        assert_eq!((request.host.as_str(), request.port), ("api.example.org", 443));
+        assert_eq!(
+            (request.host.as_str(), request.port),
+            ("api.example.org", 443)
+        );
         assert!(request.tunnel && request.head.is_empty());
         assert_eq!(request.rest, b"HELLO");
         let refused = judge(b"CONNECT localhost:443 HTTP/1.1\r\n\r\n", &list).unwrap_err();
@@ -264,8 +267,11 @@ mod tests {
         );
         let v6 = judge(b"CONNECT [::1]:443 HTTP/1.1\r\n\r\n", &allow(&["::1"])).unwrap();
         assert_eq!((v6.host.as_str(), v6.port), ("::1", 443));
-        for bad in ["CONNECT example.org HTTP/1.1", "CONNECT a@b:1 HTTP/1.1", "CONNECT :1 HTTP/1.1"]
-        {
+        for bad in [
+            "CONNECT example.org HTTP/1.1",
+            "CONNECT a@b:1 HTTP/1.1",
+            "CONNECT :1 HTTP/1.1",
+        ] {
             let refused = judge(format!("{bad}\r\n\r\n").as_bytes(), &list).unwrap_err();
             assert_eq!(refused.code, 400, "{bad}");
         }
@@ -302,21 +308,36 @@ mod tests {
 
     #[tokio::test]
     async fn oversized_and_garbage_heads_are_refused_with_400() {
-        let huge = format!("GET http://x/ HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(20_000));
+        let huge = format!(
+            "GET http://x/ HTTP/1.1\r\nX: {}\r\n\r\n",
+            "a".repeat(20_000)
+        );
         let refused = read_head(&mut huge.as_bytes()).await.unwrap_err();
         assert_eq!(refused.code, 400);
         assert!(refused.message.contains("larger than 16384 bytes"));
         let endless = vec![b'a'; 100_000];
-        assert_eq!(read_head(&mut endless.as_slice()).await.unwrap_err().code, 400);
+        assert_eq!(
+            read_head(&mut endless.as_slice()).await.unwrap_err().code,
+            400
+        );
         let cut = b"GET http://x/ HTTP/1.1\r\n";
         assert_eq!(read_head(&mut cut.as_slice()).await.unwrap_err().code, 400);
         assert_eq!(read_head(&mut b"".as_slice()).await.unwrap(), None);
         let garbage = judge(b"\x00\x01\x02 garbage\r\n\r\n", &[]).unwrap_err();
         assert_eq!(garbage.code, 400);
-        assert!(garbage.message.starts_with("malformed request"), "{garbage:?}");
+        assert!(
+            garbage.message.starts_with("malformed request"),
+            "{garbage:?}"
+        );
         let response = String::from_utf8(garbage.response()).unwrap();
-        assert!(response.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{response}");
-        assert!(response.ends_with("\r\n\r\nagentctl sandbox: malformed request: invalid token\n")
-            || response.contains("agentctl sandbox: malformed request"), "{response}");
+        assert!(
+            response.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+            "{response}"
+        );
+        assert!(
+            response.ends_with("\r\n\r\nagentctl sandbox: malformed request: invalid token\n")
+                || response.contains("agentctl sandbox: malformed request"),
+            "{response}"
+        );
     }
 }
