@@ -153,6 +153,39 @@ impl SandboxCommand {
         std::path::absolute(&cwd).unwrap_or(cwd)
     }
 
+    /// Whether the program can be started, checked as `execvp` would (a path relative to the
+    /// working directory, or a name looked up in the command's `PATH`), so that a wrapped
+    /// command fails with the same error as a direct one instead of the wrapper's message.
+    pub(crate) fn check_program(&self) -> std::io::Result<()> {
+        use std::os::unix::ffi::OsStrExt as _;
+        let cwd = self.working_dir();
+        let candidates: Vec<PathBuf> = if self.program.as_bytes().contains(&b'/') {
+            vec![cwd.join(&self.program)]
+        } else {
+            let path = self
+                .get_env("PATH")
+                .unwrap_or_else(|| OsStr::new("/bin:/usr/bin"));
+            std::env::split_paths(path)
+                .map(|dir| cwd.join(dir).join(&self.program))
+                .collect()
+        };
+        let mut error = std::io::Error::from(std::io::ErrorKind::NotFound);
+        for path in candidates {
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => {
+                    match rustix::fs::access(&path, rustix::fs::Access::EXEC_OK) {
+                        Ok(()) => return Ok(()),
+                        Err(denied) => error = denied.into(),
+                    }
+                }
+                Ok(_) => error = std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+                Err(missing) if missing.kind() == std::io::ErrorKind::NotFound => {}
+                Err(other) => error = other,
+            }
+        }
+        Err(error)
+    }
+
     /// The program name for messages.
     pub(crate) fn display_name(&self) -> String {
         self.program.to_string_lossy().into_owned()

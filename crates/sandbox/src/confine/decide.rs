@@ -148,6 +148,10 @@ fn in_namespaces(
     bwrap: &Path,
 ) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
     let program = command.display_name();
+    if let Err(error) = command.check_program() {
+        let status = status(Ok(()), Ok(None), network(policy, true, None), false);
+        return Ok((Err(error), status));
+    }
     let network = network(policy, true, Some(runtime));
     let own_files: Vec<PathBuf> = network
         .bridge

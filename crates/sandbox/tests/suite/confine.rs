@@ -219,3 +219,28 @@ fn probing_confines_no_caller_thread() {
     std::fs::write(dir.path().join("after-probe"), "x").unwrap();
     assert_eq!(probe(&SandboxPolicy::off()), SandboxStatus::Off);
 }
+
+#[tokio::test]
+async fn a_program_that_cannot_start_is_a_spawn_error_as_without_the_sandbox() {
+    use agentctl_sandbox::{SandboxCommand, SandboxError, spawn};
+    let dirs = Dirs::new();
+    std::fs::write(dirs.root.path().join("plain.sh"), "echo hi").unwrap();
+    let mut policies = vec![SandboxPolicy::off()];
+    policies.extend(both(SandboxMode::WorkspaceWrite));
+    for policy in policies {
+        for (program, kind) in [
+            ("./plain.sh", std::io::ErrorKind::PermissionDenied),
+            ("./missing.sh", std::io::ErrorKind::NotFound),
+            ("agentctl-no-such-program", std::io::ErrorKind::NotFound),
+        ] {
+            let command = SandboxCommand::new(program)
+                .current_dir(dirs.root.path())
+                .env("PATH", "/usr/bin:/bin");
+            let error = spawn(command, &policy, dirs.root.path(), dirs.temp.path()).unwrap_err();
+            let SandboxError::Spawn { source, .. } = &error else {
+                panic!("{program}: {error}")
+            };
+            assert_eq!(source.kind(), kind, "{program}: {error}");
+        }
+    }
+}
