@@ -92,7 +92,7 @@ fn an_approved_command_stays_inside_the_sandbox() {
         .unwrap_or_default()
         .to_owned();
     assert!(result.starts_with("exit code: 0\nstdout:\n0\n"), "{result}");
-    assert!(result.contains(&format!("hello /listed\n")), "{result}");
+    assert!(result.contains("hello /listed\n"), "{result}");
     assert!(
         result.contains(&format!(
             "agentctl sandbox: 127.0.0.1:{port} is not in sandbox.network.allow"

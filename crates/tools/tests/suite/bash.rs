@@ -89,7 +89,7 @@ async fn cancellation_kills_the_command() {
 #[tokio::test]
 async fn after_a_timeout_no_process_of_the_group_lives() {
     let dir = tempfile::tempdir().unwrap();
-    let watcher = tokio::spawn(wait_for_group("sleep\0100301"));
+    let watcher = tokio::spawn(wait_for_group("sleep\x00100301"));
     let error = call(
         dir.path(),
         "bash",
@@ -109,7 +109,7 @@ async fn after_cancellation_no_process_of_the_group_lives() {
     let ctx = ctx(dir.path());
     let token = ctx.cancellation().clone();
     let watcher = tokio::spawn(async move {
-        let pgid = wait_for_group("sleep\0100302").await;
+        let pgid = wait_for_group("sleep\x00100302").await;
         // The pipeline is running: sh, sleep and cat (and bubblewrap).
         while live_members(pgid).len() < 3 {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -134,7 +134,7 @@ async fn dropping_the_call_kills_the_group() {
             .call(json!({"command": "sleep 100303 | cat"}), &ctx(&root))
             .await
     });
-    let pgid = wait_for_group("sleep\0100303").await;
+    let pgid = wait_for_group("sleep\x00100303").await;
     while live_members(pgid).len() < 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -157,7 +157,7 @@ async fn background_jobs_die_with_the_tool() {
         .content;
     assert!(out.contains("started"), "{out}");
     // The job outlives its command (a dev server started in the background keeps running)…
-    let pgid = group_of("sleep\0100304").unwrap_or_else(|| panic!("the job is gone: {out}"));
+    let pgid = group_of("sleep\x00100304").unwrap_or_else(|| panic!("the job is gone: {out}"));
     assert!(!live_members(pgid).is_empty(), "{out}");
     // …until the run ends and the tool goes.
     drop(bash);
