@@ -172,6 +172,22 @@ impl Layout {
             layout.protected = order_paths(layout.protected);
             layout.walk_capped = found.capped;
         }
+        // A command can replace a folder it may write with a symbolic link (`cache ->
+        // ../../..`): what lies beneath the folders sandboxed processes write is shown (or
+        // protected) only when no link is on the way, checked now, just before the spawn.
+        let mut writable = vec![root.clone(), normalize(request.temp_dir)];
+        writable.extend(
+            policy
+                .extra_writable(&root)
+                .iter()
+                .map(|path| normalize(path)),
+        );
+        layout
+            .binds
+            .retain(|bind| bind.required || !through_link(&bind.path, &writable));
+        layout
+            .protected
+            .retain(|path| !through_link(path, &writable));
         layout
     }
 
@@ -206,6 +222,21 @@ impl Layout {
             .map(|bind| bind.path.clone())
             .collect()
     }
+}
+
+/// Whether `path` lies strictly beneath one of `writable` through a symbolic link (itself
+/// included) that a sandboxed process could have made.
+fn through_link(path: &Path, writable: &[PathBuf]) -> bool {
+    writable.iter().any(|base| {
+        let Ok(below) = path.strip_prefix(base) else {
+            return false;
+        };
+        let mut walked = base.clone();
+        below.components().any(|part| {
+            walked.push(part);
+            std::fs::symlink_metadata(&walked).is_ok_and(|meta| meta.file_type().is_symlink())
+        })
+    })
 }
 
 /// A home that can be replaced by an empty folder: absolute, not `/`, not a system directory.
@@ -331,6 +362,21 @@ mod tests {
                 bind("/h/.cargo/registry", true)
             ]
         );
+    }
+
+    #[test]
+    fn paths_through_links_in_writable_folders_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir_all(root.join("real/inner")).unwrap();
+        std::os::unix::fs::symlink("../..", root.join("real/up")).unwrap();
+        std::os::unix::fs::symlink("real", root.join("cache")).unwrap();
+        let writable = [root.clone()];
+        assert!(!through_link(&root.join("real/inner"), &writable));
+        assert!(!through_link(&root, &writable));
+        assert!(through_link(&root.join("cache"), &writable));
+        assert!(through_link(&root.join("real/up/etc"), &writable));
+        assert!(!through_link(Path::new("/usr/bin"), &writable));
     }
 
     #[test]

@@ -166,3 +166,38 @@ async fn landlock_alone_keeps_other_processes_memory_but_not_their_environment_o
         "{run:?}"
     );
 }
+
+#[tokio::test]
+async fn roots_a_command_replaced_by_links_show_nothing_outside() {
+    let mut policies = Vec::new();
+    if namespaces_or_skip() {
+        policies.push(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
+    }
+    if landlock_or_skip() {
+        policies.push(fallback(SandboxMode::WorkspaceWrite));
+    }
+    for policy in policies {
+        let dirs = Dirs::new();
+        plant(&dirs);
+        let policy = policy
+            .with_writable_root("cache")
+            .with_readable_root("docs");
+        // An earlier command turned the configured roots into links to the home, relative ones
+        // (resolved alike inside and outside the sandbox, where the home is an empty folder).
+        let home = format!(
+            "../{}",
+            dirs.home.path().file_name().unwrap().to_string_lossy()
+        );
+        let script = format!("ln -s {home} cache && ln -s {home} docs && echo linked");
+        let run = dirs.sh(&policy, &script).await;
+        assert_eq!(run.lines(), ["linked"], "{run:?}");
+        let run = dirs
+            .sh(
+                &policy,
+                "echo x > cache/owned; cat docs/.ssh/id_rsa; cat THEHOME/.ssh/id_rsa; echo done",
+            )
+            .await;
+        assert_eq!(run.lines(), ["done"], "{run:?}");
+        assert!(!dirs.home.path().join("owned").exists(), "{run:?}");
+    }
+}
