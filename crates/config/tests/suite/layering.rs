@@ -333,7 +333,8 @@ fn defaults_sandbox_with_network_and_ten_minute_timeouts() {
     let value = entries.to_value();
     assert_eq!(
         value["sandbox"],
-        json!({"mode": "workspace-write", "network": true, "writableRoots": [], "mcpServers": false})
+        json!({"mode": "workspace-write", "network": true, "writableRoots": [],
+               "readableRoots": [], "protectedPaths": [], "mcpServers": false})
     );
     assert_eq!(value["env"], json!({"passthrough": []}));
     assert_eq!(value["tools"]["timeoutSeconds"], 600);
