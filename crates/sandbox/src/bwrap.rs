@@ -77,6 +77,12 @@ pub(crate) fn probe_once(bwrap: &Path) -> Result<(), String> {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     let first = stderr.lines().next().unwrap_or("no message").trim();
+    if first.contains("--disable-userns") {
+        return Err(format!(
+            "bubblewrap at {} is too old (0.8 or newer is needed for --disable-userns)",
+            bwrap.display()
+        ));
+    }
     Err(format!(
         "bubblewrap at {} cannot create namespaces here: {first}",
         bwrap.display()

@@ -69,3 +69,22 @@ pub fn set_non_dumpable() -> std::io::Result<()> {
     rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)?;
     Ok(())
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_process_becomes_non_dumpable_and_the_policy_helper_must_exist() {
+        set_non_dumpable().unwrap();
+        assert_eq!(
+            rustix::process::dumpable_behavior().unwrap(),
+            rustix::process::DumpableBehavior::NotDumpable
+        );
+        let missing = helper(Some(Path::new("/nonexistent/agentctl"))).unwrap_err();
+        assert_eq!(
+            missing,
+            "the network bridge program /nonexistent/agentctl does not exist"
+        );
+    }
+}

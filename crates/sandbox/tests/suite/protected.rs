@@ -225,3 +225,66 @@ async fn writable_roots_protect_their_repositories_too() {
             .all(|gap| !matches!(gap, SandboxGap::WalkCapped { .. }))
     );
 }
+
+/// Runs `git` with `args` in `dir` (outside any sandbox), failing the test if it fails.
+fn git(dir: &Path, args: &[&str]) {
+    let output = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+#[tokio::test]
+async fn git_reads_a_worktree_inside_the_sandbox_but_cannot_commit() {
+    if !namespaces_or_skip() {
+        return;
+    }
+    let git_found = std::process::Command::new("git").arg("--version").output();
+    if !agentctl_test_support::requirement(
+        git_found
+            .map(|_| ())
+            .map_err(|error| format!("git is not installed: {error}")),
+    ) {
+        return;
+    }
+    let dirs = Dirs::new();
+    let main = dirs.outside.path().join("main");
+    std::fs::create_dir(&main).unwrap();
+    git(&main, &["init", "-q"]);
+    std::fs::write(main.join("a.txt"), "a").unwrap();
+    git(&main, &["add", "a.txt"]);
+    git(&main, &["commit", "-q", "-m", "first"]);
+    // The project is the worktree: its `.git` file points into the main repository.
+    let worktree = dirs.temp.path().join("wt");
+    git(
+        &main,
+        &["worktree", "add", "-q", worktree.to_str().unwrap()],
+    );
+    let temp = tempfile::tempdir().unwrap();
+    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite).with_home(dirs.home.path());
+    let run = super::support::sh(
+        &policy,
+        (&worktree, &worktree),
+        temp.path(),
+        dirs.home.path(),
+        "git log --format=%s; echo b > b.txt; git status --short; \
+         git -c user.name=t -c user.email=t@t commit -qam x 2>/dev/null || echo no-commit; \
+         git add b.txt 2>/dev/null || echo no-add",
+    )
+    .await;
+    assert_eq!(
+        run.lines(),
+        ["first", "?? b.txt", "no-commit", "no-add"],
+        "{run:?}"
+    );
+}
