@@ -80,6 +80,17 @@ impl SandboxMode {
             SandboxMode::Off => "off",
         }
     }
+
+    /// Whether this mode lets a command do more than `other` (`off` > `workspace-write` >
+    /// `read-only`): what a project's settings must not do on their own.
+    pub fn allows_more_than(self, other: SandboxMode) -> bool {
+        let rank = |mode| match mode {
+            SandboxMode::ReadOnly => 0,
+            SandboxMode::WorkspaceWrite => 1,
+            SandboxMode::Off => 2,
+        };
+        rank(self) > rank(other)
+    }
 }
 
 /// `sandbox.network`: `true`, `false` or `{"allow": [hosts…]}`.
@@ -107,6 +118,30 @@ impl NetworkAccess {
     /// Whether the host's network is shared as it is (`true`).
     pub fn is_on(&self) -> bool {
         matches!(self, NetworkAccess::On)
+    }
+
+    /// Whether this lets a command reach something `other` does not: `true` more than
+    /// anything else, an allow-list more than `false` and more than a list lacking one of its
+    /// entries. What a project's settings must not do on their own.
+    ///
+    /// ```
+    /// use agentctl_core::NetworkAccess;
+    ///
+    /// let list = |hosts: &[&str]| NetworkAccess::Allow(hosts.iter().map(|h| h.parse().unwrap()).collect());
+    /// assert!(NetworkAccess::On.allows_more_than(&list(&["a.org"])));
+    /// assert!(list(&["a.org", "b.org"]).allows_more_than(&list(&["a.org"])));
+    /// assert!(!list(&["a.org"]).allows_more_than(&list(&["b.org", "a.org"])));
+    /// assert!(!NetworkAccess::Off.allows_more_than(&list(&[])));
+    /// ```
+    pub fn allows_more_than(&self, other: &NetworkAccess) -> bool {
+        match (self, other) {
+            (NetworkAccess::On, other) => !other.is_on(),
+            (NetworkAccess::Off, _) | (NetworkAccess::Allow(_), NetworkAccess::On) => false,
+            (NetworkAccess::Allow(hosts), NetworkAccess::Off) => !hosts.is_empty(),
+            (NetworkAccess::Allow(hosts), NetworkAccess::Allow(theirs)) => {
+                hosts.iter().any(|host| !theirs.contains(host))
+            }
+        }
     }
 
     /// The allowed hosts of `{"allow": […]}`; `None` for `true` and `false`.
@@ -349,6 +384,13 @@ mod tests {
             assert!(bad.parse::<NetworkHost>().is_err(), "{bad:?}");
         }
         assert_eq!(sub.to_string(), "*.example.org:443");
+    }
+
+    #[test]
+    fn modes_order_by_what_they_allow() {
+        use SandboxMode::{Off, ReadOnly, WorkspaceWrite};
+        assert!(Off.allows_more_than(WorkspaceWrite) && WorkspaceWrite.allows_more_than(ReadOnly));
+        assert!(!ReadOnly.allows_more_than(WorkspaceWrite) && !Off.allows_more_than(Off));
     }
 
     #[test]
