@@ -84,6 +84,9 @@ pub(crate) struct Layout {
     pub protected: Vec<PathBuf>,
     /// The protected-path walk stopped at [`WALK_CAP`] directories.
     pub walk_capped: bool,
+    /// The folders some sandboxed process may write (this one's or another's): the project,
+    /// the temp dir, the writable roots, whatever the mode.
+    pub sandbox_writable: Vec<PathBuf>,
 }
 
 /// What a layout is computed from besides the policy.
@@ -188,6 +191,7 @@ impl Layout {
         layout
             .protected
             .retain(|path| !through_link(path, &writable));
+        layout.sandbox_writable = writable;
         layout
     }
 
@@ -226,7 +230,7 @@ impl Layout {
 
 /// Whether `path` lies strictly beneath one of `writable` through a symbolic link (itself
 /// included) that a sandboxed process could have made.
-fn through_link(path: &Path, writable: &[PathBuf]) -> bool {
+pub(crate) fn through_link(path: &Path, writable: &[PathBuf]) -> bool {
     writable.iter().any(|base| {
         let Ok(below) = path.strip_prefix(base) else {
             return false;

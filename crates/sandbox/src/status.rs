@@ -117,6 +117,13 @@ pub enum SandboxGap {
         /// Why, e.g. `agentctl's network bridge is not registered`.
         reason: String,
     },
+    /// The protected mounts are not checked from inside the sandbox before the command runs
+    /// (no helper program): a process of another sandbox racing the mounts could leave one
+    /// writable.
+    Unchecked {
+        /// Why, e.g. `no sandbox helper program is registered`.
+        reason: String,
+    },
     /// Files outside the writable directories can still be truncated: needs ABI 3 (Linux 6.2).
     Truncate,
     /// Device ioctls are not restricted: needs ABI 5 (Linux 6.10).
@@ -141,6 +148,7 @@ impl SandboxGap {
             SandboxGap::DeviceIoctl => Some(5),
             SandboxGap::Scoping => Some(6),
             SandboxGap::NoNamespaces { .. }
+            | SandboxGap::Unchecked { .. }
             | SandboxGap::Udp
             | SandboxGap::AllowList { .. }
             | SandboxGap::WalkCapped { .. } => None,
@@ -173,6 +181,13 @@ impl fmt::Display for SandboxGap {
                 );
             }
             SandboxGap::Udp => return f.write_str("UDP (and so DNS) is not restricted"),
+            SandboxGap::Unchecked { reason } => {
+                return write!(
+                    f,
+                    "protected paths are not checked from inside before the command runs \
+                     ({reason})"
+                );
+            }
             SandboxGap::AllowList { reason } => {
                 return write!(
                     f,

@@ -3,13 +3,12 @@
 use crate::bwrap::{self, Net};
 use crate::command::SandboxCommand;
 use crate::error::SandboxError;
-use crate::helper::{self, BRIDGE_FLAG};
+use crate::helper;
 use crate::layout::{Layout, LayoutRequest, WALK_CAP};
 use crate::policy::SandboxPolicy;
 use crate::proxy::socket_in;
 use crate::status::{SandboxGap, SandboxStatus};
-use agentctl_core::NetworkAccess;
-use std::ffi::OsString;
+use agentctl_core::{NetworkAccess, SandboxMode};
 use std::path::{Path, PathBuf};
 use tokio::process::Child;
 use tokio::runtime::Handle;
@@ -38,8 +37,8 @@ struct Network {
     net: Net,
     /// Whether Landlock refuses TCP as well (no bridge needs it).
     deny_tcp: bool,
-    /// The bridge program and the proxy's folder, for an allow-list.
-    bridge: Option<(PathBuf, PathBuf)>,
+    /// The proxy's folder, for an allow-list the helper bridges to.
+    proxy: Option<PathBuf>,
     gaps: Vec<SandboxGap>,
 }
 
@@ -60,7 +59,15 @@ pub(super) fn spawn_confined(
 /// The status a spawn under `policy` would get (no proxy is started, no walk is made).
 pub(super) fn probe(policy: &SandboxPolicy) -> SandboxStatus {
     let namespaces = namespaces(policy);
-    let network = network(policy, namespaces.is_ok(), None);
+    let helper = helper::helper(policy.helper_override());
+    let mut network = network(policy, namespaces.is_ok(), &helper, None);
+    if let (Ok(_), Err(reason)) = (&namespaces, &helper)
+        && policy.mode() == SandboxMode::WorkspaceWrite
+    {
+        network.gaps.push(SandboxGap::Unchecked {
+            reason: reason.clone(),
+        });
+    }
     let empty: [PathBuf; 0] = [];
     let rules = match &namespaces {
         Ok(_) => Rules::Scoping {
@@ -97,12 +104,17 @@ fn namespaces(policy: &SandboxPolicy) -> Result<PathBuf, String> {
 }
 
 /// The network of `policy` with or without namespaces; `runtime` starts an allow-list's proxy
-/// (a probe passes none and only checks for the bridge program).
-fn network(policy: &SandboxPolicy, namespaces: bool, runtime: Option<&Handle>) -> Network {
+/// (a probe passes none and only checks for the helper).
+fn network(
+    policy: &SandboxPolicy,
+    namespaces: bool,
+    helper: &Result<PathBuf, String>,
+    runtime: Option<&Handle>,
+) -> Network {
     let isolated = |gaps| Network {
         net: Net::Isolated,
         deny_tcp: true,
-        bridge: None,
+        proxy: None,
         gaps,
     };
     let allow = match policy.network() {
@@ -110,30 +122,30 @@ fn network(policy: &SandboxPolicy, namespaces: bool, runtime: Option<&Handle>) -
             return Network {
                 net: Net::Shared,
                 deny_tcp: false,
-                bridge: None,
+                proxy: None,
                 gaps: Vec::new(),
             };
         }
         NetworkAccess::Off => return isolated(Vec::new()),
         NetworkAccess::Allow(allow) => allow,
     };
-    let bridge = if namespaces {
-        helper::helper(policy.helper_override()).and_then(|helper| match runtime {
+    let proxy = match (namespaces, helper) {
+        (false, _) => Err("it needs namespaces".to_owned()),
+        (true, Err(reason)) => Err(reason.clone()),
+        (true, Ok(_)) => match runtime {
             Some(runtime) => policy
                 .proxy
                 .folder(allow, runtime)
-                .map(|folder| Some((helper, folder)))
+                .map(Some)
                 .map_err(|error| format!("cannot start the proxy: {error}")),
             None => Ok(None),
-        })
-    } else {
-        Err("it needs namespaces".to_owned())
+        },
     };
-    match bridge {
-        Ok(bridge) => Network {
+    match proxy {
+        Ok(proxy) => Network {
             net: Net::Isolated,
             deny_tcp: false,
-            bridge,
+            proxy,
             gaps: Vec::new(),
         },
         Err(reason) => isolated(vec![SandboxGap::AllowList { reason }]),
@@ -148,16 +160,19 @@ fn in_namespaces(
     bwrap: &Path,
 ) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
     let program = command.display_name();
+    let helper = helper::helper(policy.helper_override());
     if let Err(error) = command.check_program() {
-        let status = status(Ok(()), Ok(None), network(policy, true, None), false);
+        let status = status(
+            Ok(()),
+            Ok(None),
+            network(policy, true, &helper, None),
+            false,
+        );
         return Ok((Err(error), status));
     }
-    let network = network(policy, true, Some(runtime));
-    let own_files: Vec<PathBuf> = network
-        .bridge
-        .iter()
-        .flat_map(|(helper, folder)| [helper.clone(), folder.clone()])
-        .collect();
+    let mut network = network(policy, true, &helper, Some(runtime));
+    let mut own_files: Vec<PathBuf> = network.proxy.iter().cloned().collect();
+    own_files.extend(helper.iter().cloned());
     let layout = Layout::new(&LayoutRequest {
         policy,
         project_root,
@@ -170,13 +185,22 @@ fn in_namespaces(
     });
     let mut args = bwrap::arguments(&layout, network.net, &command.working_dir());
     args.push("--".into());
-    if let Some((helper, folder)) = &network.bridge {
-        args.extend([
-            OsString::from(helper),
-            BRIDGE_FLAG.into(),
-            socket_in(folder).into(),
-            "--".into(),
-        ]);
+    match &helper {
+        Ok(helper) => {
+            args.push(helper.into());
+            let socket = network.proxy.as_deref().map(socket_in);
+            args.extend(helper::arguments(
+                &layout.sandbox_writable,
+                &layout.protected,
+                socket.as_deref(),
+            ));
+        }
+        Err(reason) if !layout.protected.is_empty() => {
+            network.gaps.push(SandboxGap::Unchecked {
+                reason: reason.clone(),
+            });
+        }
+        Err(_) => {}
     }
     args.push(std::mem::take(&mut command.program));
     args.append(&mut command.args);
@@ -199,7 +223,7 @@ fn landlock_only(
     why_not_namespaces: String,
 ) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
     let program = command.display_name();
-    let network = network(policy, false, None);
+    let network = network(policy, false, &Err(String::new()), None);
     let layout = Layout::new(&LayoutRequest {
         policy,
         project_root,

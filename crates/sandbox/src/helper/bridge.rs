@@ -2,14 +2,14 @@
 //! `127.0.0.1:<port>`, starts the command with the proxy variables pointing there, forwards
 //! each connection to the proxy's Unix socket, and exits with the command's status.
 //!
-//! Arguments (after the bridge flag): `SOCKET -- PROGRAM [ARGS…]`. The listener is bound
-//! before the command starts, so the command never races it.
+//! The listener is bound before the command starts, so the command never races it.
 
-use std::ffi::OsString;
+use super::say;
+use std::ffi::{OsStr, OsString};
 use std::io::Write as _;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -26,15 +26,9 @@ pub(crate) const PROXY_VARS: [&str; 5] = [
 /// Variables that would send some hosts around the proxy (where nothing answers).
 const NO_PROXY_VARS: [&str; 2] = ["NO_PROXY", "no_proxy"];
 
-/// Runs the bridge and the command; returns the exit code to leave with.
-pub(crate) fn run(mut args: impl Iterator<Item = OsString>) -> i32 {
-    let socket = args.next().map(PathBuf::from);
-    let separator = args.next();
-    let program = args.next();
-    let (Some(socket), Some(program)) = (socket, program.filter(|_| separator.is_some())) else {
-        say("agentctl sandbox bridge: expected SOCKET -- PROGRAM [ARGS…]");
-        return 2;
-    };
+/// Runs the bridge to the proxy at `socket` and the command; returns the exit code to leave
+/// with.
+pub(crate) fn run(socket: &Path, program: &OsStr, args: &[OsString]) -> i32 {
     let listener = match TcpListener::bind("127.0.0.1:0") {
         Ok(listener) => listener,
         Err(error) => {
@@ -46,7 +40,7 @@ pub(crate) fn run(mut args: impl Iterator<Item = OsString>) -> i32 {
     };
     let port = listener.local_addr().map(|addr| addr.port()).unwrap_or(0);
     let url = format!("http://127.0.0.1:{port}");
-    let mut command = std::process::Command::new(&program);
+    let mut command = std::process::Command::new(program);
     command.args(args);
     for name in PROXY_VARS {
         command.env(name, &url);
@@ -64,17 +58,12 @@ pub(crate) fn run(mut args: impl Iterator<Item = OsString>) -> i32 {
             return 127;
         }
     };
-    let socket = Arc::new(socket);
+    let socket = Arc::new(socket.to_path_buf());
     std::thread::spawn(move || accept(&listener, &socket));
     match child.wait() {
         Ok(status) => exit_code(status),
         Err(_) => 1,
     }
-}
-
-/// Writes `message` to stderr (the command's: the bridge shares its streams).
-fn say(message: &str) {
-    let _ = writeln!(std::io::stderr(), "{message}");
 }
 
 /// The code a shell would report for `status`: the exit code, or 128 plus the signal.

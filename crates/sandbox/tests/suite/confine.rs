@@ -1,12 +1,12 @@
 //! What a confined `sh` may and may not write, with namespaces and with Landlock alone, and
 //! that nothing else is confined.
 
-use super::support::{Dirs, fallback, landlock_or_skip, namespaces_or_skip};
+use super::support::{Dirs, fallback, landlock_or_skip, namespaces_or_skip, ns};
 use agentctl_core::SandboxMode;
 use agentctl_sandbox::{SandboxPolicy, SandboxStatus, probe};
 
 fn workspace_write() -> SandboxPolicy {
-    SandboxPolicy::new(SandboxMode::WorkspaceWrite)
+    ns(SandboxMode::WorkspaceWrite)
 }
 
 /// The policies to try: namespaces and the Landlock fallback, each where it works.

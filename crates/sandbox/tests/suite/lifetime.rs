@@ -2,9 +2,9 @@
 //! with `setsid`: killing the group kills the PID namespace's init, and with it everything
 //! inside the namespace.
 
-use super::support::{Dirs, namespaces_or_skip};
+use super::support::{Dirs, namespaces_or_skip, ns};
 use agentctl_core::SandboxMode;
-use agentctl_sandbox::{ProcessGroup, SandboxCommand, SandboxPolicy, spawn};
+use agentctl_sandbox::{ProcessGroup, SandboxCommand, spawn};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -47,7 +47,7 @@ async fn a_setsid_escapee_is_killed_with_the_group() {
         .env("PATH", "/usr/bin:/bin")
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
-    let policy = dirs.policy(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
+    let policy = dirs.policy(ns(SandboxMode::WorkspaceWrite));
     let mut spawned = spawn(command, &policy, dirs.root.path(), dirs.temp.path()).unwrap();
     let group = ProcessGroup::led_by(spawned.child.id());
     let mut stdout = spawned.child.stdout.take().unwrap();

@@ -2,14 +2,14 @@
 //! `{"allow": […]}` reaches the listed hosts through agentctl's proxy and nothing else.
 //! Abstract Unix sockets made outside the sandbox are out of reach either way.
 
-use super::support::{Dirs, HELPER, fallback, landlock_or_skip, namespaces_or_skip};
+use super::support::{Dirs, HELPER, fallback, landlock_or_skip, namespaces_or_skip, ns};
 use agentctl_core::{NetworkAccess, SandboxMode};
 use agentctl_sandbox::{SandboxGap, SandboxPolicy, SandboxStatus};
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, UdpSocket};
 
 fn policy() -> SandboxPolicy {
-    SandboxPolicy::new(SandboxMode::WorkspaceWrite)
+    ns(SandboxMode::WorkspaceWrite)
 }
 
 fn allow(hosts: &[&str]) -> NetworkAccess {

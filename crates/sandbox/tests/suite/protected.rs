@@ -2,9 +2,9 @@
 //! ones too, and a `.git` file), `.agentctl`, `protectedPaths`; the rest of the project is
 //! writable.
 
-use super::support::{Dirs, namespaces_or_skip};
+use super::support::{Dirs, namespaces_or_skip, ns};
 use agentctl_core::SandboxMode;
-use agentctl_sandbox::{SandboxGap, SandboxPolicy};
+use agentctl_sandbox::SandboxGap;
 use std::path::Path;
 
 /// Files of the project and what they must still hold afterwards.
@@ -95,7 +95,7 @@ async fn protected_paths_are_read_only_whatever_the_spelling() {
     }
     let dirs = project();
     let root = dirs.root.path();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite).with_protected_path("deploy");
+    let policy = ns(SandboxMode::WorkspaceWrite).with_protected_path("deploy");
     let mut tried = 0;
     for (attack, target) in ATTACKS {
         for spelled in spellings(root, target) {
@@ -140,7 +140,7 @@ async fn protection_holds_in_a_subfolder_and_for_a_missing_agentctl_folder() {
     let dirs = Dirs::new();
     let root = dirs.root.path();
     std::fs::create_dir_all(root.join("src")).unwrap();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
+    let policy = ns(SandboxMode::WorkspaceWrite);
     let run = dirs
         .sh_in(
             &policy,
@@ -169,7 +169,7 @@ async fn privileges_to_undo_the_mounts_are_gone() {
         return;
     }
     let dirs = project();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
+    let policy = ns(SandboxMode::WorkspaceWrite);
     for script in [
         "umount .git",
         "umount -l .git",
@@ -205,7 +205,7 @@ async fn writable_roots_protect_their_repositories_too() {
     let other = dirs.outside.path();
     std::fs::create_dir_all(other.join("repo/.git")).unwrap();
     std::fs::write(other.join("repo/.git/config"), "keep").unwrap();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite).with_writable_root(other);
+    let policy = ns(SandboxMode::WorkspaceWrite).with_writable_root(other);
     let run = dirs
         .sh(
             &policy,
@@ -271,7 +271,7 @@ async fn git_reads_a_worktree_inside_the_sandbox_but_cannot_commit() {
         &["worktree", "add", "-q", worktree.to_str().unwrap()],
     );
     let temp = tempfile::tempdir().unwrap();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite).with_home(dirs.home.path());
+    let policy = ns(SandboxMode::WorkspaceWrite).with_home(dirs.home.path());
     let run = super::support::sh(
         &policy,
         (&worktree, &worktree),

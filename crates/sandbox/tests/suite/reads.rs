@@ -1,9 +1,8 @@
 //! Reads are confined: the home's secrets, other tests' `/tmp` files and other processes are
 //! out of reach; readable roots and toolchains are visible, credentials inside them are not.
 
-use super::support::{Dirs, fallback, landlock_or_skip, namespaces_or_skip};
+use super::support::{Dirs, fallback, landlock_or_skip, namespaces_or_skip, ns};
 use agentctl_core::SandboxMode;
-use agentctl_sandbox::SandboxPolicy;
 
 /// A home with secrets, a toolchain with a credentials file, and a readable folder.
 fn plant(dirs: &Dirs) {
@@ -30,7 +29,7 @@ fn plant(dirs: &Dirs) {
 async fn the_home_is_hidden_but_toolchains_and_readable_roots_are_not() {
     let mut policies = Vec::new();
     if namespaces_or_skip() {
-        policies.push(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
+        policies.push(ns(SandboxMode::WorkspaceWrite));
     }
     if landlock_or_skip() {
         policies.push(fallback(SandboxMode::WorkspaceWrite));
@@ -87,7 +86,7 @@ async fn other_tmp_files_are_invisible_and_the_temp_dir_is_private() {
         "cat {}/other-test; ls /tmp | grep -c . ; echo mine > /tmp/own && cat /tmp/own",
         neighbour.path().display()
     );
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
+    let policy = ns(SandboxMode::WorkspaceWrite);
     let run = dirs.sh(&policy, &script).await;
     assert!(run.stderr.contains("No such file or directory"), "{run:?}");
     // `/tmp` holds only the folders of the root, the temp dir, the home (and what the command
@@ -107,7 +106,7 @@ async fn other_processes_are_invisible_with_namespaces() {
     }
     let dirs = Dirs::new();
     let me = std::process::id();
-    let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite);
+    let policy = ns(SandboxMode::WorkspaceWrite);
     let run = dirs
         .sh(
             &policy,
@@ -171,7 +170,7 @@ async fn landlock_alone_keeps_other_processes_memory_but_not_their_environment_o
 async fn roots_a_command_replaced_by_links_show_nothing_outside() {
     let mut policies = Vec::new();
     if namespaces_or_skip() {
-        policies.push(SandboxPolicy::new(SandboxMode::WorkspaceWrite));
+        policies.push(ns(SandboxMode::WorkspaceWrite));
     }
     if landlock_or_skip() {
         policies.push(fallback(SandboxMode::WorkspaceWrite));

@@ -33,6 +33,12 @@ pub fn landlock_or_skip() -> bool {
     })
 }
 
+/// A policy of `mode` with this crate's helper (which checks the protected mounts from inside
+/// and bridges an allow-list network).
+pub fn ns(mode: SandboxMode) -> SandboxPolicy {
+    SandboxPolicy::new(mode).with_helper(HELPER)
+}
+
 /// A policy of `mode` that cannot use bubblewrap: Landlock alone.
 pub fn fallback(mode: SandboxMode) -> SandboxPolicy {
     SandboxPolicy::new(mode).with_bwrap(NO_BWRAP)
