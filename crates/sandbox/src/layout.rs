@@ -176,8 +176,10 @@ impl Layout {
             layout.walk_capped = found.capped;
         }
         // A command can replace a folder it may write with a symbolic link (`cache ->
-        // ../../..`): what lies beneath the folders sandboxed processes write is shown (or
-        // protected) only when no link is on the way, checked now, just before the spawn.
+        // ../../..`), and bubblewrap mounts by path. Nothing optional is mounted beneath the
+        // folders sandboxed processes write (the folder shows it already), and a protected
+        // path there only when no link is on the way now, just before the spawn (the helper
+        // checks again, inside, after the mounts).
         let mut writable = vec![root.clone(), normalize(request.temp_dir)];
         writable.extend(
             policy
@@ -185,9 +187,12 @@ impl Layout {
                 .iter()
                 .map(|path| normalize(path)),
         );
-        layout
-            .binds
-            .retain(|bind| bind.required || !through_link(&bind.path, &writable));
+        layout.binds.retain(|bind| {
+            bind.required
+                || !writable
+                    .iter()
+                    .any(|base| bind.path.starts_with(base) && bind.path != *base)
+        });
         layout
             .protected
             .retain(|path| !through_link(path, &writable));
