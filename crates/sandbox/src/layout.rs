@@ -67,6 +67,17 @@ pub(crate) struct Bind {
     pub required: bool,
 }
 
+impl Bind {
+    /// A bind that is skipped when its path does not exist.
+    fn optional(path: &Path, writable: bool) -> Self {
+        Self {
+            path: normalize(path),
+            writable,
+            required: false,
+        }
+    }
+}
+
 /// Everything a confined process sees, computed once per spawn.
 #[derive(Debug, Default)]
 pub(crate) struct Layout {
@@ -111,54 +122,24 @@ impl Layout {
     pub(crate) fn new(request: &LayoutRequest<'_>) -> Self {
         let policy = request.policy;
         let root = normalize(request.project_root);
+        let temp = normalize(request.temp_dir);
         let home = policy
             .home()
             .map(|home| normalize(&home))
             .filter(|home| is_usable_home(home));
         let writable_mode = policy.mode() == SandboxMode::WorkspaceWrite;
-        let mut binds = vec![
-            Bind {
-                path: root.clone(),
-                writable: writable_mode,
-                required: true,
-            },
-            Bind {
-                path: normalize(request.temp_dir),
-                writable: true,
-                required: true,
-            },
-        ];
-        let optional = |path: &Path, writable| Bind {
-            path: normalize(path),
-            writable,
-            required: false,
-        };
-        binds.extend(
-            policy
-                .extra_writable(&root)
-                .iter()
-                .map(|path| optional(path, writable_mode)),
-        );
-        binds.extend(
-            policy
-                .extra_readable(&root)
-                .iter()
-                .chain(request.own_files)
-                .map(|path| optional(path, false)),
-        );
         let git = protect::repository_dirs(&root);
-        binds.extend(git.iter().map(|path| optional(path, false)));
+        let mut binds = own_binds(request, &root, &temp, &git);
         let covered: Vec<PathBuf> = binds.iter().map(|bind| bind.path.clone()).collect();
         let toolchains = toolchains::detect(request, home.as_deref(), &covered);
-        binds.extend(toolchains.iter().map(|path| optional(path, false)));
-        let binds = order(binds);
+        binds.extend(toolchains.iter().map(|path| Bind::optional(path, false)));
         let mut masked = toolchains::credentials(&toolchains);
         masked.extend(secret_system_files());
         let mut layout = Layout {
             system: system_entries(),
             run: run_dirs(),
             home,
-            binds,
+            binds: order(binds),
             masked,
             ..Layout::default()
         };
@@ -166,7 +147,7 @@ impl Layout {
             let writable: Vec<PathBuf> = layout
                 .binds
                 .iter()
-                .filter(|bind| bind.writable && bind.path != normalize(request.temp_dir))
+                .filter(|bind| bind.writable && bind.path != temp)
                 .map(|bind| bind.path.clone())
                 .collect();
             let found = protect::find(&root, &writable, &policy.extra_protected(&root));
@@ -175,29 +156,31 @@ impl Layout {
             layout.protected = order_paths(layout.protected);
             layout.walk_capped = found.capped;
         }
-        // A command can replace a folder it may write with a symbolic link (`cache ->
-        // ../../..`), and bubblewrap mounts by path. Nothing optional is mounted beneath the
-        // folders sandboxed processes write (the folder shows it already), and a protected
-        // path there only when no link is on the way now, just before the spawn (the helper
-        // checks again, inside, after the mounts).
-        let mut writable = vec![root.clone(), normalize(request.temp_dir)];
+        let mut writable = vec![root.clone(), temp];
         writable.extend(
             policy
                 .extra_writable(&root)
                 .iter()
                 .map(|path| normalize(path)),
         );
-        layout.binds.retain(|bind| {
+        layout.prune(writable);
+        layout
+    }
+
+    /// A command can replace a folder it may write with a symbolic link (`cache ->
+    /// ../../..`), and bubblewrap mounts by path. Nothing optional is mounted beneath the
+    /// folders sandboxed processes write (`writable`: the folder shows it already), and a
+    /// protected path there only when no link is on the way now, just before the spawn (the
+    /// helper checks again, inside, after the mounts).
+    fn prune(&mut self, writable: Vec<PathBuf>) {
+        self.binds.retain(|bind| {
             bind.required
                 || !writable
                     .iter()
                     .any(|base| bind.path.starts_with(base) && bind.path != *base)
         });
-        layout
-            .protected
-            .retain(|path| !through_link(path, &writable));
-        layout.sandbox_writable = writable;
-        layout
+        self.protected.retain(|path| !through_link(path, &writable));
+        self.sandbox_writable = writable;
     }
 
     /// Every path a process may read: system directories, `/sys`, `/proc`, harmless devices, the run
@@ -246,6 +229,34 @@ pub(crate) fn through_link(path: &Path, writable: &[PathBuf]) -> bool {
             std::fs::symlink_metadata(&walked).is_ok_and(|meta| meta.file_type().is_symlink())
         })
     })
+}
+
+/// The project, the temp dir, the configured roots, agentctl's own files and the
+/// repository folders `git` of a worktree project.
+fn own_binds(request: &LayoutRequest<'_>, root: &Path, temp: &Path, git: &[PathBuf]) -> Vec<Bind> {
+    let policy = request.policy;
+    let writable_mode = policy.mode() == SandboxMode::WorkspaceWrite;
+    let required = |path: &Path, writable| Bind {
+        path: path.to_path_buf(),
+        writable,
+        required: true,
+    };
+    let mut binds = vec![required(root, writable_mode), required(temp, true)];
+    binds.extend(
+        policy
+            .extra_writable(root)
+            .iter()
+            .map(|path| Bind::optional(path, writable_mode)),
+    );
+    binds.extend(
+        policy
+            .extra_readable(root)
+            .iter()
+            .chain(request.own_files)
+            .chain(git)
+            .map(|path| Bind::optional(path, false)),
+    );
+    binds
 }
 
 /// A home that can be replaced by an empty folder: absolute, not `/`, not a system directory.
