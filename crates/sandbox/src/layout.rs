@@ -83,7 +83,8 @@ impl Bind {
 pub(crate) struct Layout {
     /// The system directories that exist.
     pub system: Vec<SystemEntry>,
-    /// Folders under `/run` that name resolution needs (the target of `/etc/resolv.conf`).
+    /// Folders under `/run` that name resolution needs (the target of `/etc/resolv.conf`),
+    /// with the host's network only.
     pub run: Vec<PathBuf>,
     /// The home directory, shown empty (and writable) except for what `binds` put in it.
     pub home: Option<PathBuf>,
@@ -115,6 +116,10 @@ pub(crate) struct LayoutRequest<'a> {
     pub own_files: &'a [PathBuf],
     /// Whether to find the protected paths (a walk of the writable folders).
     pub protect: bool,
+    /// Whether the command shares the host's network. Only then is the resolver's folder
+    /// under `/run` shown: its socket (systemd-resolved's) would answer DNS queries from a
+    /// command that has no network of its own.
+    pub shared_network: bool,
 }
 
 impl Layout {
@@ -137,7 +142,11 @@ impl Layout {
         masked.extend(secret_system_files());
         let mut layout = Layout {
             system: system_entries(),
-            run: run_dirs(),
+            run: if request.shared_network {
+                run_dirs()
+            } else {
+                Vec::new()
+            },
             home,
             binds: order(binds),
             masked,

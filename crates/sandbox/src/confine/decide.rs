@@ -182,6 +182,7 @@ fn in_namespaces(
         rustup_home: command.get_env("RUSTUP_HOME"),
         own_files: &own_files,
         protect: true,
+        shared_network: network.net == Net::Shared,
     });
     let mut args = bwrap::arguments(&layout, network.net, &command.working_dir());
     args.push("--".into());
@@ -233,6 +234,7 @@ fn landlock_only(
         rustup_home: command.get_env("RUSTUP_HOME"),
         own_files: &[],
         protect: false,
+        shared_network: network.net == Net::Shared,
     });
     let readable = layout.readable_paths();
     let writable = layout.writable_paths();
