@@ -12,8 +12,8 @@
 //! dropped and no nested user namespaces (so nothing can be unmounted or remounted):
 //!
 //! - **What it sees**: a root built from nothing: the system directories ([`SYSTEM_DIRS`])
-//!   read-only, a fresh `/tmp`, `/run` (save the folder of `/etc/resolv.conf`'s target) and
-//!   home, a `/dev` of harmless devices with `/dev/tty` masked; then the project, its own temp
+//!   read-only, a fresh `/tmp`, `/run` (with the host's network, the folder of
+//!   `/etc/resolv.conf`'s target) and home, a `/dev` of harmless devices with `/dev/tty` masked; then the project, its own temp
 //!   dir, `sandbox.writableRoots`, `sandbox.readableRoots` and the detected toolchains (the
 //!   folders of its `PATH` outside the system, [`HOME_TOOLCHAINS`]), with Cargo's credentials
 //!   and the system's password and host-key files masked. `~/.ssh`, `~/.aws`, `~/.config`,
@@ -26,14 +26,17 @@
 //!   followed), a worktree's git folders, and `sandbox.protectedPaths`. Writing, renaming,
 //!   linking or deleting there fails with `EROFS`/`EBUSY` whatever the path's spelling
 //!   (`/proc/self/cwd/…`, `/dev/fd/../cwd/…`, symlinks, `..`), since the kernel checks the
-//!   mount, not the name.
+//!   mount, not the name. Before the command starts, the helper (agentctl's own executable,
+//!   see [`run_helper_if_requested`]) checks from inside that each protected path is a
+//!   read-only mount reached without symbolic links, and refuses to run it otherwise (a
+//!   process of another sandbox could swap a folder for a link while bubblewrap mounts by
+//!   path). Nothing optional is mounted beneath a writable folder, for the same reason.
 //! - **Processes**: its own PID namespace and `/proc`: agentctl, its MCP servers and every other
 //!   process are not even visible. [`set_non_dumpable`] (called by `agentctl` at start) also
 //!   keeps same-user processes outside any sandbox out of agentctl's `environ` and memory.
 //! - **Network**: `true` shares the host's; `false` gives a network namespace with only a
 //!   loopback (no TCP, UDP or DNS out); `{"allow": [hosts]}` adds a bridge on
-//!   `127.0.0.1:<port>` inside (agentctl's own executable, see [`run_helper_if_requested`])
-//!   to an HTTP proxy agentctl runs on a Unix socket outside, which lets CONNECT and
+//!   `127.0.0.1:<port>` inside (run by the helper) to an HTTP proxy agentctl runs on a Unix socket outside, which lets CONNECT and
 //!   absolute-form requests through to the listed hosts only (`*.` for subdomains, an optional
 //!   port; an address only when listed) and answers `403` otherwise. `HTTP_PROXY`,
 //!   `HTTPS_PROXY`, `http_proxy`, `https_proxy` and `ALL_PROXY` point at the bridge.
@@ -73,10 +76,16 @@
 //! `/run` is visible, but a socket in the project or a writable root is), and so is anything
 //! on the network, including a local daemon that acts for the command. A protected folder
 //! that does not exist yet (`.claude`, a nested `.git`) can be created by a command, and is
-//! protected only from the next command on; a protected name that is a symbolic link is not
-//! protected. The allow-list checks host names, not where they resolve to, and cannot see
-//! inside HTTPS. The session database is protected only where it lives under `.agentctl`.
-//! Root running agentctl without namespaces keeps its capabilities in commands.
+//! protected only from the next command on (a process still running from an earlier command
+//! can change it, and what it created, even later); a protected name that is a symbolic link
+//! is not protected. Git works in the project's own repository or worktree (read-only), not
+//! in a nested worktree whose repository lies outside the project. The allow-list checks
+//! host names, not where they resolve to, and cannot see inside HTTPS; only HTTP clients that
+//! honour the proxy variables get through (not `ssh`, `git://`). The session database is
+//! protected only where it lives under `.agentctl`. Root running agentctl without namespaces
+//! keeps its capabilities in commands. An embedding program that does not call
+//! [`run_helper_if_requested`] gets no allow-list network and no check of the protected
+//! mounts (the status says so).
 //!
 //! ```
 //! use agentctl_sandbox::{EnvPolicy, SandboxPolicy, probe};
