@@ -35,7 +35,7 @@ enum Rules<'a> {
 /// How a spawn's network is set up.
 struct Network {
     net: Net,
-    /// Whether Landlock refuses TCP as well (no bridge needs it).
+    /// Whether Landlock refuses TCP (without a network namespace).
     deny_tcp: bool,
     /// The proxy's folder, for an allow-list the helper bridges to.
     proxy: Option<PathBuf>,
@@ -111,9 +111,11 @@ fn network(
     helper: &Result<PathBuf, String>,
     runtime: Option<&Handle>,
 ) -> Network {
+    // A network namespace of its own reaches nothing but its own loopback, which local test
+    // servers need: Landlock refuses TCP only where there is no such namespace.
     let isolated = |gaps| Network {
         net: Net::Isolated,
-        deny_tcp: true,
+        deny_tcp: !namespaces,
         proxy: None,
         gaps,
     };

@@ -60,6 +60,15 @@ async fn network_false_refuses_tcp_and_udp() {
     assert!(udp.recv(&mut [0u8; 16]).is_err(), "{run:?}");
     assert_eq!(run.lines(), ["unreachable", "no-dns"], "{run:?}");
     assert!(run.stderr.contains("Network is unreachable"), "{run:?}");
+    // The namespace's own loopback works, for a project's tests that serve locally.
+    let run = dirs
+        .sh(
+            &policy().with_network(false),
+            "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); \
+             s.listen(); socket.create_connection(s.getsockname()); print('loopback')\"",
+        )
+        .await;
+    assert_eq!(run.lines(), ["loopback"], "{run:?}");
 }
 
 #[tokio::test]
