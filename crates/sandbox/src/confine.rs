@@ -7,9 +7,10 @@
 //!   `bwrap` module. Creating namespaces needs a single-threaded process, which agentctl (a
 //!   tokio program, with `unsafe` forbidden) is not: bubblewrap does it for us.
 //! - **Landlock**, always when the kernel has it. With namespaces it only scopes signals and
-//!   abstract Unix sockets and refuses TCP when asked (a domain that handles file-system
-//!   rights forbids `mount`, which bubblewrap needs). Without namespaces it does all it can:
-//!   reads and writes confined to the visible and writable folders.
+//!   abstract Unix sockets (a domain that handles file-system rights forbids `mount`, which
+//!   bubblewrap needs; a network namespace needs no TCP rules). Without namespaces it does
+//!   all it can: reads and writes confined to the visible and writable folders, TCP refused
+//!   when the network is not shared.
 //!
 //! Landlock rules and `no_new_privs` apply to the calling *thread* and are inherited by every
 //! process that thread starts. The usual way to confine only a child is a `pre_exec` hook,

@@ -1,7 +1,7 @@
 //! The Landlock rules of a spawn, applied to the calling thread.
 //!
 //! Two rule sets. Under namespaces, Landlock only **scopes** (signals, abstract Unix sockets)
-//! and refuses TCP when asked: a domain that handles file-system rights forbids `mount`, which
+//! and can refuse TCP: a domain that handles file-system rights forbids `mount`, which
 //! bubblewrap needs, while a scope-and-network-only domain does not. Without namespaces,
 //! Landlock does all it can: reads only beneath the visible folders, writes only beneath the
 //! writable ones, TCP refused when asked.

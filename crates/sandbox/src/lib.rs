@@ -46,7 +46,7 @@
 //!
 //! **Landlock** is a second layer, applied to a short-lived thread that starts the child (see
 //! the `confine` module): with namespaces it scopes signals and abstract Unix sockets (an
-//! X11 server's) and refuses TCP when the network is off; `no_new_privs` is set.
+//! X11 server's, which matters when the network is shared); `no_new_privs` is set.
 //!
 //! # Without bubblewrap
 //!
