@@ -24,6 +24,9 @@ mod cli {
     mod readme;
     mod routing;
     mod run;
+    // Needs bubblewrap's namespaces (skipped visibly elsewhere).
+    #[cfg(target_os = "linux")]
+    mod sandbox;
     mod secrets;
     mod seed_fidelity;
     mod sessions;

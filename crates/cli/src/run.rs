@@ -216,10 +216,12 @@ fn execute(
         let flags = graph::run_flags(&options, format, trace, approvals);
         return graph::run_graph_agent(global, agent, prompt, session, &flags);
     }
-    if let SandboxStatus::Unavailable { reason } = runner.sandbox_status() {
-        warn(&format!(
+    match runner.sandbox_status() {
+        SandboxStatus::Unavailable { reason } => warn(&format!(
             "commands run without a sandbox ({reason}); the approval prompt is the only defence"
-        ));
+        )),
+        status if !status.gaps().is_empty() => warn(&format!("sandbox {status}")),
+        _ => {}
     }
     // A project server whose files changed is asked about now, on a terminal.
     let starting = agent

@@ -61,6 +61,8 @@ pub enum LooseningReason {
     Disables,
     /// Adds these entries to an allow-list (roots, variables, hosts, servers).
     AddsEntries(Vec<String>),
+    /// Drops these entries of the user's deny-list (protected paths).
+    RemovesEntries(Vec<String>),
     /// Rates a tool lower than the user's settings or the tool itself.
     LowersRisk {
         /// The level it would have.
@@ -107,6 +109,7 @@ impl fmt::Display for LooseningReason {
                 f.write_str("turns off a protection the user's settings turn on")
             }
             LooseningReason::AddsEntries(entries) => write!(f, "adds {}", list(entries)),
+            LooseningReason::RemovesEntries(entries) => write!(f, "drops {}", list(entries)),
             LooseningReason::LowersRisk { from, to } => {
                 write!(f, "rates the tool {to} instead of {from}")
             }

@@ -67,9 +67,9 @@ pub use run_error::RunError;
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
     AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, DEFAULT_WEB_MAX_BYTES,
-    EnvSettings, HostPattern, ProviderConfig, ProviderKind, SandboxMode, SandboxSettings,
-    SearchBackend, Settings, StoreSettings, ToolsSettings, TracingSettings, WebSearchSettings,
-    WebSettings,
+    EnvSettings, HostPattern, NetworkAccess, NetworkHost, PROTECTED_DIRS, ProviderConfig,
+    ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings, StoreSettings,
+    ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
 pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};

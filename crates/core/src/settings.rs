@@ -1,7 +1,7 @@
 //! Resolved settings: the result of layering `settings.json` files.
 
 use crate::agent::{ContextMode, Scope, TracingBackend};
-use crate::mcp::{McpSandboxSettings, McpServerConfig};
+use crate::mcp::McpServerConfig;
 use crate::serde_util::one_or_many;
 use crate::trace::SpanKind;
 use schemars::JsonSchema;
@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 use std::time::Duration;
+
+mod sandbox;
+
+pub use sandbox::{NetworkAccess, NetworkHost, PROTECTED_DIRS, SandboxMode, SandboxSettings};
 
 /// Settings after every layer has been applied.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -271,63 +275,6 @@ impl ToolsSettings {
 pub struct ApprovalSettings {
     /// Risk levels approved without asking.
     pub auto_approve: Vec<String>,
-}
-
-/// `sandbox.*` keys: how the commands of the `bash` tool (and, when asked, MCP stdio servers)
-/// are confined by the operating system.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct SandboxSettings {
-    /// What confined processes may write.
-    pub mode: SandboxMode,
-    /// Whether confined processes may bind and connect TCP sockets (default: yes, since
-    /// builds and package managers need it). UDP and pathname Unix sockets are not covered by
-    /// the sandbox either way.
-    pub network: bool,
-    /// Directories confined processes may write besides the project root and their temp dir,
-    /// e.g. `~/.npm` or `~/.cargo/registry` for package caches (a later, unconfined build
-    /// trusts what is written there). `~/` is the home directory; a relative path is relative
-    /// to the project root; a missing directory is skipped.
-    pub writable_roots: Vec<String>,
-    /// Which MCP stdio servers run confined (with the same mode, network and writable roots;
-    /// their working directory and the project root are writable): the project's always,
-    /// the user's own when `confine` is true, none named in `unconfined`.
-    pub mcp_servers: McpSandboxSettings,
-}
-
-impl Default for SandboxSettings {
-    fn default() -> Self {
-        Self {
-            mode: SandboxMode::WorkspaceWrite,
-            network: true,
-            writable_roots: Vec::new(),
-            mcp_servers: McpSandboxSettings::default(),
-        }
-    }
-}
-
-/// What a confined process may write.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// The project root, the process's temp dir and `sandbox.writableRoots`; reads anywhere.
-    #[default]
-    WorkspaceWrite,
-    /// Only the process's temp dir; reads anywhere.
-    ReadOnly,
-    /// No confinement.
-    Off,
-}
-
-impl SandboxMode {
-    /// `workspace-write`, `read-only` or `off`, as written in settings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxMode::WorkspaceWrite => "workspace-write",
-            SandboxMode::ReadOnly => "read-only",
-            SandboxMode::Off => "off",
-        }
-    }
 }
 
 /// `env.*` keys: what the processes tools and MCP servers start see of agentctl's environment.

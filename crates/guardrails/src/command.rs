@@ -8,7 +8,7 @@
 //! fails the check: a guardrail that cannot run must not let the text through.
 
 use agentctl_core::Settings;
-use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxError, SandboxPolicy};
+use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxCommand, SandboxError, SandboxPolicy};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -150,31 +150,23 @@ impl CommandCheck {
             )]);
         }
         let path = resolve(program, &self.working_dir, &vars).map_err(|error| vec![error])?;
-        let mut command = tokio::process::Command::new(&path);
-        command
+        let command = SandboxCommand::new(&path)
             .args(args)
             .current_dir(&self.working_dir)
-            .env_clear()
             .envs(vars)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        #[cfg(unix)]
-        command.process_group(0);
-        let mut child = agentctl_sandbox::spawn(
-            &mut command,
-            self.environment.sandbox(),
-            &self.working_dir,
-            temp,
-        )
-        .map_err(|error| match error {
-            SandboxError::Spawn { source, .. } => {
-                vec![format!("cannot start `{program}`: {source}")]
-            }
-            other => vec![other.to_string()],
-        })?
-        .child;
+        let mut child =
+            agentctl_sandbox::spawn(command, self.environment.sandbox(), &self.working_dir, temp)
+                .map_err(|error| match error {
+                    SandboxError::Spawn { source, .. } => {
+                        vec![format!("cannot start `{program}`: {source}")]
+                    }
+                    other => vec![other.to_string()],
+                })?
+                .child;
         // From here on, returning early or being dropped kills the whole group.
         let group = ProcessGroup::led_by(child.id());
         let stdout = child.stdout.take().map(|pipe| read_capped(pipe, 0));

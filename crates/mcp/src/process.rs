@@ -14,14 +14,14 @@ use crate::config::TransportSpec;
 use crate::project::ProjectLaunch;
 use agentctl_config::{LoadedSettings, TrustStore};
 use agentctl_core::Settings;
-use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxPolicy, SandboxStatus};
+use agentctl_sandbox::{EnvPolicy, ProcessGroup, SandboxCommand, SandboxPolicy, SandboxStatus};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 /// Lines of the server's stderr kept for error messages.
 const STDERR_LINES: usize = 12;
@@ -133,9 +133,8 @@ pub(crate) fn spawn(
     else {
         return Err(std::io::Error::other("not a stdio transport"));
     };
-    let mut cmd = Command::new(command);
-    cmd.args(args)
-        .env_clear()
+    let mut cmd = SandboxCommand::new(command)
+        .args(args)
         .envs(launch.env.for_server(std::env::vars_os()))
         .envs(env)
         .current_dir(cwd.as_deref().unwrap_or(base_dir))
@@ -143,21 +142,21 @@ pub(crate) fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let (mut child, sandbox, temp) = match &launch.sandbox {
+    let (policy, temp) = match &launch.sandbox {
         Some(policy) if policy.is_confining() => {
             let temp = tempfile::Builder::new().prefix("agentctl-mcp-").tempdir()?;
-            cmd.env("TMPDIR", temp.path());
-            let spawned = agentctl_sandbox::spawn(&mut cmd, policy, base_dir, temp.path())
-                .map_err(|error| match error {
-                    agentctl_sandbox::SandboxError::Spawn { source, .. } => source,
-                    other => std::io::Error::other(other),
-                })?;
-            (spawned.child, spawned.status, Some(temp))
+            cmd = cmd.env("TMPDIR", temp.path());
+            (policy.clone(), Some(temp))
         }
-        _ => (cmd.spawn()?, SandboxStatus::Off, None),
+        _ => (SandboxPolicy::off(), None),
     };
+    let temp_dir = temp.as_ref().map_or(base_dir, |temp| temp.path());
+    let spawned =
+        agentctl_sandbox::spawn(cmd, &policy, base_dir, temp_dir).map_err(|error| match error {
+            agentctl_sandbox::SandboxError::Spawn { source, .. } => source,
+            other => std::io::Error::other(other),
+        })?;
+    let (mut child, sandbox) = (spawned.child, spawned.status);
     let pid = child.id();
     let group = ProcessGroup::led_by(pid);
     let stdout = child

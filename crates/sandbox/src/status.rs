@@ -1,4 +1,4 @@
-//! What the sandbox could enforce on this machine: [`SandboxStatus`].
+//! What the sandbox could enforce on this machine: [`SandboxStatus`] and its [`SandboxGap`]s.
 
 use std::fmt;
 
@@ -6,22 +6,41 @@ use std::fmt;
 ///
 /// Front ends print it once per run (from [`probe`](crate::probe)); [`spawn`](crate::spawn)
 /// returns it with every child.
+///
+/// ```
+/// use agentctl_sandbox::{SandboxGap, SandboxStatus};
+///
+/// let full = SandboxStatus::Enforced { namespaces: true, landlock_abi: Some(7), gaps: vec![] };
+/// assert_eq!(full.to_string(), "enforced (namespaces + Landlock ABI 7)");
+/// let fallback = SandboxStatus::Enforced {
+///     namespaces: false,
+///     landlock_abi: Some(7),
+///     gaps: vec![SandboxGap::NoNamespaces {
+///         reason: "bubblewrap not found: install the bubblewrap package".into(),
+///     }],
+/// };
+/// assert!(fallback.to_string().starts_with("partly enforced (Landlock ABI 7): protected paths are writable and other processes are visible (bubblewrap not found"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SandboxStatus {
-    /// Confined by Landlock.
+    /// Confined, by namespaces (bubblewrap), Landlock, or both.
     Enforced {
-        /// The Landlock ABI version in effect (the lower of the kernel's and the one agentctl
-        /// was tested with).
-        abi: u32,
-        /// Restrictions the policy asked for that this kernel cannot enforce.
+        /// Whether the process runs in its own user, mount, PID (and maybe network)
+        /// namespaces: protected paths read-only, nothing of the file system visible but what
+        /// the policy shows, its own `/proc`.
+        namespaces: bool,
+        /// The Landlock ABI in effect (the lower of the kernel's and the one agentctl was
+        /// tested with), or `None` when Landlock adds nothing or is unavailable.
+        landlock_abi: Option<u32>,
+        /// Restrictions the policy asked for that this system cannot enforce.
         gaps: Vec<SandboxGap>,
     },
     /// The policy's mode is `off`: nothing is confined, by choice.
     Off,
-    /// Confinement was asked for but this system cannot provide it (no Landlock in the
-    /// kernel, Landlock disabled at boot, a container that filters its system calls, or not
-    /// Linux). Processes run unconfined; approvals remain the only defence.
+    /// Confinement was asked for but this system cannot provide any (no bubblewrap that can
+    /// create namespaces and no Landlock, or not Linux). Processes run unconfined; approvals
+    /// remain the only defence.
     Unavailable {
         /// Why, e.g. `Landlock is not enabled in this kernel`.
         reason: String,
@@ -33,36 +52,78 @@ impl SandboxStatus {
     pub fn is_enforced(&self) -> bool {
         matches!(self, SandboxStatus::Enforced { .. })
     }
-}
 
-impl fmt::Display for SandboxStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The gaps of an enforced status (none otherwise).
+    pub fn gaps(&self) -> &[SandboxGap] {
         match self {
-            SandboxStatus::Enforced { abi, gaps } if gaps.is_empty() => {
-                write!(f, "enforced (Landlock ABI {abi})")
-            }
-            SandboxStatus::Enforced { abi, gaps } => {
-                write!(f, "partly enforced (Landlock ABI {abi}): ")?;
-                for (index, gap) in gaps.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str("; ")?;
-                    }
-                    write!(f, "{gap}")?;
-                }
-                Ok(())
-            }
-            SandboxStatus::Off => f.write_str("off"),
-            SandboxStatus::Unavailable { reason } => write!(f, "unavailable: {reason}"),
+            SandboxStatus::Enforced { gaps, .. } => gaps,
+            SandboxStatus::Off | SandboxStatus::Unavailable { .. } => &[],
         }
     }
 }
 
-/// A restriction the policy asks for that the running kernel's Landlock cannot enforce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+impl fmt::Display for SandboxStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (namespaces, abi, gaps) = match self {
+            SandboxStatus::Off => return f.write_str("off"),
+            SandboxStatus::Unavailable { reason } => return write!(f, "unavailable: {reason}"),
+            SandboxStatus::Enforced {
+                namespaces,
+                landlock_abi,
+                gaps,
+            } => (*namespaces, *landlock_abi, gaps),
+        };
+        let layers = match (namespaces, abi) {
+            (true, Some(abi)) => format!("namespaces + Landlock ABI {abi}"),
+            (true, None) => "namespaces".to_owned(),
+            (false, Some(abi)) => format!("Landlock ABI {abi}"),
+            (false, None) => "nothing".to_owned(),
+        };
+        if gaps.is_empty() {
+            return write!(f, "enforced ({layers})");
+        }
+        write!(f, "partly enforced ({layers}): ")?;
+        for (index, gap) in gaps.iter().enumerate() {
+            if index > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{gap}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A restriction the policy asks for that this system (or this spawn) cannot enforce.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SandboxGap {
-    /// `network: false` is not enforced: TCP rules need Landlock ABI 4 (Linux 6.7).
+    /// No namespaces (bubblewrap is missing or cannot create them): protected paths are
+    /// writable, and other processes are visible in the shared `/proc`: their command lines,
+    /// and the environments of those of the same user that are dumpable (agentctl makes
+    /// itself non-dumpable; Landlock keeps their memory out of reach).
+    NoNamespaces {
+        /// Why, e.g. `bubblewrap not found: install the bubblewrap package`.
+        reason: String,
+    },
+    /// `network: false` is not enforced for TCP: Landlock's TCP rules need ABI 4 (Linux 6.7)
+    /// and there are no namespaces.
     Network,
+    /// Without namespaces Landlock cannot refuse UDP, so DNS queries (and other UDP) still
+    /// leave with `network: false` or an allow-list.
+    Udp,
+    /// The network allow-list cannot be enforced (no namespaces, or no bridge program): the
+    /// command gets no network instead.
+    AllowList {
+        /// Why, e.g. `agentctl's network bridge is not registered`.
+        reason: String,
+    },
+    /// The protected mounts are not checked from inside the sandbox before the command runs
+    /// (no helper program): a process of another sandbox racing the mounts could leave one
+    /// writable.
+    Unchecked {
+        /// Why, e.g. `no sandbox helper program is registered`.
+        reason: String,
+    },
     /// Files outside the writable directories can still be truncated: needs ABI 3 (Linux 6.2).
     Truncate,
     /// Device ioctls are not restricted: needs ABI 5 (Linux 6.10).
@@ -70,23 +131,33 @@ pub enum SandboxGap {
     /// Signals to processes outside the sandbox, and abstract Unix sockets, are not
     /// restricted: needs ABI 6 (Linux 6.12).
     Scoping,
+    /// The walk for nested protected folders stopped after this many folders: nested
+    /// repositories beyond them are not protected.
+    WalkCapped {
+        /// The number of folders read.
+        folders: usize,
+    },
 }
 
 impl SandboxGap {
-    /// The Landlock ABI that closes this gap.
-    pub fn needs_abi(self) -> u32 {
+    /// The Landlock ABI that closes this gap, for gaps that one closes.
+    pub fn needs_abi(&self) -> Option<u32> {
         match self {
-            SandboxGap::Truncate => 3,
-            SandboxGap::Network => 4,
-            SandboxGap::DeviceIoctl => 5,
-            SandboxGap::Scoping => 6,
+            SandboxGap::Truncate => Some(3),
+            SandboxGap::Network => Some(4),
+            SandboxGap::DeviceIoctl => Some(5),
+            SandboxGap::Scoping => Some(6),
+            SandboxGap::NoNamespaces { .. }
+            | SandboxGap::Unchecked { .. }
+            | SandboxGap::Udp
+            | SandboxGap::AllowList { .. }
+            | SandboxGap::WalkCapped { .. } => None,
         }
     }
 
-    /// The gaps of Landlock ABI `abi` for a policy that does (`network: false`) or does not
-    /// restrict TCP.
-    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    pub(crate) fn of_abi(abi: u32, restrict_network: bool) -> Vec<SandboxGap> {
+    /// The gaps of Landlock ABI `abi` confining the file system on its own (no namespaces),
+    /// for a policy that does or does not restrict TCP.
+    pub(crate) fn of_abi(abi: u32, restrict_tcp: bool) -> Vec<SandboxGap> {
         [
             SandboxGap::Truncate,
             SandboxGap::Network,
@@ -94,21 +165,55 @@ impl SandboxGap {
             SandboxGap::Scoping,
         ]
         .into_iter()
-        .filter(|gap| restrict_network || *gap != SandboxGap::Network)
-        .filter(|gap| abi < gap.needs_abi())
+        .filter(|gap| restrict_tcp || *gap != SandboxGap::Network)
+        .filter(|gap| gap.needs_abi().is_some_and(|needed| abi < needed))
         .collect()
     }
 }
 
 impl fmt::Display for SandboxGap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SandboxGap::NoNamespaces { reason } => {
+                return write!(
+                    f,
+                    "protected paths are writable and other processes are visible ({reason})"
+                );
+            }
+            SandboxGap::Udp => return f.write_str("UDP (and so DNS) is not restricted"),
+            SandboxGap::Unchecked { reason } => {
+                return write!(
+                    f,
+                    "protected paths are not checked from inside before the command runs \
+                     ({reason})"
+                );
+            }
+            SandboxGap::AllowList { reason } => {
+                return write!(
+                    f,
+                    "the network allow-list cannot be enforced, so there is no network \
+                     ({reason})"
+                );
+            }
+            SandboxGap::WalkCapped { folders } => {
+                return write!(
+                    f,
+                    "nested repositories beyond the first {folders} folders are not protected"
+                );
+            }
+            SandboxGap::Network
+            | SandboxGap::Truncate
+            | SandboxGap::DeviceIoctl
+            | SandboxGap::Scoping => {}
+        }
         let what = match self {
             SandboxGap::Network => "TCP is not restricted",
             SandboxGap::Truncate => "files outside the writable directories can be truncated",
             SandboxGap::DeviceIoctl => "device ioctls are not restricted",
-            SandboxGap::Scoping => "signals and abstract Unix sockets are not restricted",
+            _ => "signals and abstract Unix sockets are not restricted",
         };
-        write!(f, "{what} (needs Landlock ABI {})", self.needs_abi())
+        let abi = self.needs_abi().unwrap_or_default();
+        write!(f, "{what} (needs Landlock ABI {abi})")
     }
 }
 
@@ -132,13 +237,24 @@ mod tests {
             [SandboxGap::DeviceIoctl, SandboxGap::Scoping]
         );
         let status = SandboxStatus::Enforced {
-            abi: 5,
-            gaps: SandboxGap::of_abi(5, true),
+            namespaces: false,
+            landlock_abi: Some(5),
+            gaps: SandboxGap::of_abi(5, false),
         };
         assert_eq!(
             status.to_string(),
             "partly enforced (Landlock ABI 5): signals and abstract Unix sockets are not \
              restricted (needs Landlock ABI 6)"
+        );
+        let status = SandboxStatus::Enforced {
+            namespaces: true,
+            landlock_abi: None,
+            gaps: vec![SandboxGap::WalkCapped { folders: 50_000 }],
+        };
+        assert_eq!(
+            status.to_string(),
+            "partly enforced (namespaces): nested repositories beyond the first 50000 folders \
+             are not protected"
         );
     }
 }

@@ -7,5 +7,9 @@ mod suite {
     pub mod support;
 
     mod confine;
+    mod lifetime;
     mod network;
+    mod protected;
+    mod reads;
+    mod status;
 }

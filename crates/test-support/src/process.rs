@@ -58,3 +58,34 @@ pub async fn wait_group_dead(pgid: u32) -> Vec<u32> {
     }
     live_members(pgid)
 }
+
+/// The process group of a live process whose command line (arguments joined by NUL bytes)
+/// contains `marker`, e.g. `"sleep\0100123"`: how a test finds a command's group when the
+/// command runs in a PID namespace of its own, where `$$` is not the host's pid.
+pub fn group_of(marker: &str) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+        })
+        .find_map(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let (_, after_comm) = stat.rsplit_once(')')?;
+            after_comm.split_whitespace().nth(2)?.parse().ok()
+        })
+}
+
+/// Waits (at most 10 s) for a process whose command line contains `marker` and returns its
+/// process group.
+pub async fn wait_for_group(marker: &str) -> u32 {
+    for _ in 0..500 {
+        if let Some(group) = group_of(marker) {
+            return group;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("no process with {marker:?} in its command line appeared")
+}

@@ -15,8 +15,10 @@ mod output;
 
 use crate::config::BuiltinToolsConfig;
 use crate::util::root_of;
-use agentctl_core::{RiskLevel, SandboxMode, ToolContext, ToolError, ToolOutput, TypedTool};
-use agentctl_sandbox::ProcessGroup;
+use agentctl_core::{
+    NetworkAccess, RiskLevel, SandboxMode, ToolContext, ToolError, ToolOutput, TypedTool,
+};
+use agentctl_sandbox::{ProcessGroup, SandboxCommand};
 use async_trait::async_trait;
 use output::{Capped, describe_status, pump, render_stream};
 use schemars::JsonSchema;
@@ -109,20 +111,16 @@ impl Bash {
             .as_ref()
             .map_err(|error| ToolError::failed(error.clone()))?
             .path();
-        let mut command = tokio::process::Command::new("sh");
-        command
+        let command = SandboxCommand::new("sh")
             .arg("-c")
             .arg(command_line)
             .current_dir(root)
-            .env_clear()
             .envs(self.environment(temp))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        #[cfg(unix)]
-        command.process_group(0);
-        agentctl_sandbox::spawn(&mut command, self.config.sandbox(), root, temp)
+        agentctl_sandbox::spawn(command, self.config.sandbox(), root, temp)
             .map(|spawned| spawned.child)
             .map_err(|error| ToolError::failed(error.to_string()))
     }
@@ -161,17 +159,31 @@ fn describe(config: &BuiltinToolsConfig, limit: Duration) -> String {
     let sandbox = config.sandbox();
     match sandbox.mode() {
         SandboxMode::WorkspaceWrite => text.push_str(
-            " Sandboxed: writing outside the project root and $TMPDIR fails with \
-             \"Permission denied\".",
+            " Sandboxed: only the project root and $TMPDIR are writable (other writes fail with \
+             \"Read-only file system\" or \"Permission denied\"); .git, .agentctl, .claude and \
+             .gemini folders are read-only; the home directory, /tmp and other processes are \
+             not visible.",
         ),
         SandboxMode::ReadOnly => text.push_str(
             " Sandboxed read-only: only $TMPDIR is writable; other writes fail with \
-             \"Permission denied\".",
+             \"Read-only file system\" or \"Permission denied\"; the home directory, /tmp and \
+             other processes are not visible.",
         ),
         SandboxMode::Off => {}
     }
-    if sandbox.is_confining() && !sandbox.network() {
-        text.push_str(" No network access.");
+    if sandbox.is_confining() {
+        match sandbox.network() {
+            NetworkAccess::On => {}
+            NetworkAccess::Off => text.push_str(" No network access."),
+            NetworkAccess::Allow(hosts) => {
+                let hosts: Vec<String> = hosts.iter().map(ToString::to_string).collect();
+                let _ = write!(
+                    text,
+                    " Network: HTTP(S) through the proxy in $HTTPS_PROXY to {} only.",
+                    hosts.join(", ")
+                );
+            }
+        }
     }
     text.push_str(" Environment variables that look like secrets are removed.");
     text

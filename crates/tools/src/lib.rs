@@ -50,7 +50,7 @@ pub use config::BuiltinToolsConfig;
 pub use gate::{Gate, ToolListing};
 pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
-pub use protected::{PROTECTED_DIRS, Protection, protection};
+pub use protected::{Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{RiskClassifier, RiskLevelError};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};

@@ -16,11 +16,9 @@
 //! exist.
 
 use crate::paths::odd_character;
+use agentctl_core::PROTECTED_DIRS;
 use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
-
-/// Top-level folders of the project whose contents only a person may let a tool change.
-pub const PROTECTED_DIRS: [&str; 4] = [".agentctl", ".git", ".claude", ".gemini"];
 
 /// File names under `.agentctl/` that belong to the session database or the long-term memory
 /// store (which `remember` writes through its own checks: size caps, masking, one agent's rows).

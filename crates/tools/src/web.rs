@@ -46,8 +46,9 @@ pub const MAX_SEARCH_RESULTS: u32 = 20;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum WebError {
     #[error(
-        "{tool} is off: the sandbox settings forbid network access (`sandbox.network` is \
-         false); set `sandbox.network` to true in settings.json to allow it"
+        "{tool} is off: the sandbox settings limit network access (`sandbox.network` is \
+         false or an allow-list, which agentctl's own requests would bypass); set \
+         `sandbox.network` to true in settings.json to allow it"
     )]
     NetworkOff { tool: &'static str },
     #[error("`{url}` is not a URL: {reason}")]
@@ -107,11 +108,12 @@ impl From<WebError> for ToolError {
     }
 }
 
-/// Refuses every call when the sandbox confines tools and forbids the network, as it would for
-/// a `bash` command (with the sandbox `off` nothing is confined, `bash` included).
+/// Refuses every call when the sandbox confines tools and limits the network (off, or an
+/// allow-list these requests would bypass), as it would for a `bash` command (with the
+/// sandbox `off` nothing is confined, `bash` included).
 fn network_allowed(config: &BuiltinToolsConfig, tool: &'static str) -> Result<(), WebError> {
     let sandbox = config.sandbox();
-    if sandbox.is_confining() && !sandbox.network() {
+    if sandbox.is_confining() && !sandbox.network().is_on() {
         Err(WebError::NetworkOff { tool })
     } else {
         Ok(())

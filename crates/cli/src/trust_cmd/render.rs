@@ -42,6 +42,7 @@ pub(crate) fn reason(reason: &LooseningReason) -> String {
         LooseningReason::Enables => "opens what your settings keep closed".into(),
         LooseningReason::Disables => "turns off a protection your settings turn on".into(),
         LooseningReason::AddsEntries(entries) => format!("adds {}", list(entries)),
+        LooseningReason::RemovesEntries(entries) => format!("drops {}", list(entries)),
         LooseningReason::LowersRisk { from, to } => {
             format!("rates the tool {to} instead of {from}")
         }

@@ -10,7 +10,8 @@ mod web;
 
 use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
-    ContextMode, McpServerConfig, ProviderKind, SandboxMode, Scope, SpanKind, TracingBackend,
+    ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope, SpanKind,
+    TracingBackend,
 };
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
@@ -231,9 +232,13 @@ struct RawSandbox {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mode: Option<SandboxMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    network: Option<bool>,
+    network: Option<NetworkAccess>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     writable_roots: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    readable_roots: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    protected_paths: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mcp_servers: Option<RawMcpSandbox>,
 }
@@ -501,6 +506,35 @@ mod tests {
                 key: "sandbox.colour".into()
             }]
         );
+    }
+
+    #[test]
+    fn sandbox_network_allow_lists_and_roots_are_read() {
+        let layer = parse(
+            r#"{"sandbox": {"network": {"allow": ["*.Example.org", "localhost:8443"], "x": 1},
+                            "readableRoots": ["~/.config/gh"], "protectedPaths": ["deploy"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(layer.value),
+            json!({"sandbox": {"network": {"allow": ["*.example.org", "localhost:8443"]},
+                               "readableRoots": ["~/.config/gh"], "protectedPaths": ["deploy"]}})
+        );
+        assert_eq!(
+            layer.warnings,
+            [ConfigWarning::UnknownKey {
+                path: "/p/settings.json".into(),
+                key: "sandbox.network.x".into()
+            }]
+        );
+        let error = parse(r#"{"sandbox": {"network": {"allow": ["*.10.0.0.1"]}}}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("sandbox.network.allow[0]")
+                || error.to_string().contains("sandbox.network.allow.0"),
+            "{error}"
+        );
+        let error = parse(r#"{"sandbox": {"network": "yes"}}"#).unwrap_err();
+        assert!(error.to_string().contains("sandbox.network"), "{error}");
     }
 
     #[test]

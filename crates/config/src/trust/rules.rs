@@ -7,7 +7,7 @@
 //! the project is trusted rather than applied unseen.
 
 use super::{LooseningReason, entries};
-use agentctl_core::{RiskLevel, SandboxMode};
+use agentctl_core::{NetworkAccess, RiskLevel, SandboxMode};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -25,6 +25,9 @@ enum Rule {
     Network,
     /// An allow-list: any entry the user's list lacks is looser.
     AllowList,
+    /// A deny-list: any of the user's entries the project's list lacks is looser (adding
+    /// entries tightens).
+    DenyList,
     /// A switch whose `true` opens something.
     TrueOpens,
     /// A switch whose `false` turns a protection off.
@@ -45,6 +48,7 @@ const RULES: &[(&str, Rule)] = &[
     ("sandbox.network", Rule::Network),
     ("sandbox.writableRoots", Rule::AllowList),
     ("sandbox.readableRoots", Rule::AllowList),
+    ("sandbox.protectedPaths", Rule::DenyList),
     ("sandbox.mcpServers.confine", Rule::FalseOpens),
     ("sandbox.mcpServers.unconfined", Rule::AllowList),
     ("env.passthrough", Rule::AllowList),
@@ -169,13 +173,18 @@ fn looser(rule: Rule, user: &Value, project: &Value) -> Option<LooseningReason> 
         }
         Rule::SandboxMode => {
             let (user, project) = (sandbox_mode(user)?, sandbox_mode(project)?);
-            (confinement(project) < confinement(user))
+            project
+                .allows_more_than(user)
                 .then_some(LooseningReason::SandboxMode { user, project })
         }
         Rule::Network => network_looser(user, project),
         Rule::AllowList => {
             let extra = extra_entries(user, project);
             (!extra.is_empty()).then_some(LooseningReason::AddsEntries(extra))
+        }
+        Rule::DenyList => {
+            let dropped = extra_entries(project, user);
+            (!dropped.is_empty()).then_some(LooseningReason::RemovesEntries(dropped))
         }
         Rule::TrueOpens => (project == &Value::Bool(true) && user != &Value::Bool(true))
             .then_some(LooseningReason::Enables),
@@ -232,56 +241,26 @@ fn sandbox_mode(value: &Value) -> Option<SandboxMode> {
     serde_json::from_value(value.clone()).ok()
 }
 
-/// How much a mode confines: higher is tighter.
-fn confinement(mode: SandboxMode) -> u8 {
-    match mode {
-        SandboxMode::Off => 0,
-        SandboxMode::WorkspaceWrite => 1,
-        SandboxMode::ReadOnly => 2,
-    }
-}
-
-/// `sandbox.network` as an order: closed, a list of allowed hosts, open.
-#[derive(Debug, PartialEq)]
-enum Reach<'a> {
-    Closed,
-    Hosts(Vec<&'a Value>),
-    Open,
-}
-
-fn reach(value: &Value) -> Option<Reach<'_>> {
-    match value {
-        Value::Bool(false) => Some(Reach::Closed),
-        Value::Bool(true) => Some(Reach::Open),
-        Value::Object(object) => match object.get("allow") {
-            Some(Value::Array(hosts)) if object.len() == 1 => {
-                Some(Reach::Hosts(hosts.iter().collect()))
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
+/// Whether the project's `sandbox.network` reaches more than the user's, compared as the
+/// sandbox reads them (host names in any case, `*.` patterns, ports).
 fn network_looser(user: &Value, project: &Value) -> Option<LooseningReason> {
-    let (Some(user_reach), Some(project_reach)) = (reach(user), reach(project)) else {
+    let parse = |value: &Value| serde_json::from_value::<NetworkAccess>(value.clone()).ok();
+    let (Some(user), Some(project)) = (parse(user), parse(project)) else {
         // A shape this version cannot order: only the user's own value is safe to apply.
         return (user != project).then_some(LooseningReason::Differs);
     };
-    match (user_reach, project_reach) {
-        (_, Reach::Closed) | (Reach::Open, _) => None,
-        (_, Reach::Open) => Some(LooseningReason::Enables),
-        (Reach::Closed, Reach::Hosts(hosts)) => Some(LooseningReason::AddsEntries(
-            hosts.into_iter().map(entry_text).collect(),
+    if !project.allows_more_than(&user) {
+        return None;
+    }
+    match (project.allow_list(), user.allow_list()) {
+        (None, _) => Some(LooseningReason::Enables),
+        (Some(hosts), theirs) => Some(LooseningReason::AddsEntries(
+            hosts
+                .iter()
+                .filter(|host| !theirs.unwrap_or_default().contains(host))
+                .map(ToString::to_string)
+                .collect(),
         )),
-        (Reach::Hosts(user_hosts), Reach::Hosts(hosts)) => {
-            let extra: Vec<String> = hosts
-                .into_iter()
-                .filter(|host| !user_hosts.contains(host))
-                .map(entry_text)
-                .collect();
-            (!extra.is_empty()).then_some(LooseningReason::AddsEntries(extra))
-        }
     }
 }
 
@@ -394,14 +373,38 @@ mod tests {
             ),
             Some(LooseningReason::AddsEntries(vec!["c.test".into()]))
         );
+        // Hosts compare as the sandbox reads them: case and a matching pattern do not loosen.
+        assert_eq!(
+            looser_of(
+                key,
+                json!({"allow": ["A.Test"]}),
+                json!({"allow": ["a.test"]})
+            ),
+            None
+        );
+        assert_eq!(looser_of(key, json!(false), json!({"allow": []})), None);
         assert_eq!(
             looser_of(key, json!({"allow": ["a.test"]}), json!(true)),
             Some(LooseningReason::Enables)
         );
         assert_eq!(
-            looser_of(key, json!(false), json!({"allow": [], "also": 1})),
+            looser_of(key, json!(false), json!({"allow": "everything"})),
             Some(LooseningReason::Differs)
         );
+    }
+
+    #[test]
+    fn dropping_protected_paths_loosens_and_adding_them_tightens() {
+        let key = "sandbox.protectedPaths";
+        assert_eq!(
+            looser_of(key, json!(["secrets", "deploy"]), json!(["deploy"])),
+            Some(LooseningReason::RemovesEntries(vec!["secrets".into()]))
+        );
+        assert_eq!(
+            looser_of(key, json!(["deploy"]), json!(["deploy", "more"])),
+            None
+        );
+        assert_eq!(looser_of(key, json!([]), json!(["x"])), None);
     }
 
     #[test]

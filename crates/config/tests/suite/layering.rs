@@ -316,7 +316,7 @@ fn sandbox_env_and_timeouts_layer_with_their_origins() {
     let loaded = load_settings(&sandbox.locations()).unwrap();
     let settings = &loaded.settings;
     assert_eq!(settings.sandbox.mode, agentctl_core::SandboxMode::ReadOnly);
-    assert!(!settings.sandbox.network);
+    assert_eq!(settings.sandbox.network, agentctl_core::NetworkAccess::Off);
     assert!(!settings.sandbox.mcp_servers.confine);
     assert_eq!(settings.sandbox.writable_roots, ["~/.cargo"]);
     assert_eq!(settings.env.passthrough, ["GITHUB_TOKEN"]);
@@ -341,6 +341,7 @@ fn defaults_sandbox_with_network_and_ten_minute_timeouts() {
     assert_eq!(
         value["sandbox"],
         json!({"mode": "workspace-write", "network": true, "writableRoots": [],
+               "readableRoots": [], "protectedPaths": [],
                "mcpServers": {"confine": false, "unconfined": []}})
     );
     assert_eq!(value["env"], json!({"passthrough": []}));

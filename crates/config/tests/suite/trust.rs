@@ -56,7 +56,7 @@ fn an_untrusted_projects_loosening_values_are_reported_and_ignored() {
     // The user's values are in effect...
     assert_eq!(settings.approvals.auto_approve, ["safe"]);
     assert_eq!(settings.sandbox.mode, SandboxMode::WorkspaceWrite);
-    assert!(!settings.sandbox.network);
+    assert_eq!(settings.sandbox.network, agentctl_core::NetworkAccess::Off);
     assert_eq!(settings.sandbox.writable_roots, ["~/.npm"]);
     assert!(settings.sandbox.mcp_servers.confine);
     assert!(settings.sandbox.mcp_servers.unconfined.is_empty());
@@ -149,7 +149,10 @@ fn trusting_applies_them_until_the_file_changes() {
     assert_eq!(loaded.loosenings.len(), 11, "still listed, as applied");
     assert!(loaded.loosenings.iter().all(|loosening| loosening.applied));
     assert_eq!(loaded.settings.sandbox.mode, SandboxMode::Off);
-    assert!(loaded.settings.sandbox.network);
+    assert_eq!(
+        loaded.settings.sandbox.network,
+        agentctl_core::NetworkAccess::On
+    );
     assert_eq!(
         loaded.settings.approvals.auto_approve,
         ["safe", "low", "medium", "high", "critical"]
@@ -223,7 +226,11 @@ fn defaults_are_the_baseline_without_global_settings() {
     let loaded = load_settings(&sandbox.locations()).unwrap();
     assert_eq!(ignored_keys(&loaded), ["approvals.autoApprove"]);
     let settings = &loaded.settings;
-    assert!(!settings.sandbox.network, "closing the network tightens");
+    assert_eq!(
+        settings.sandbox.network,
+        agentctl_core::NetworkAccess::Off,
+        "closing the network tightens"
+    );
     assert_eq!(settings.sandbox.mode, SandboxMode::ReadOnly);
     assert_eq!(settings.web.max_bytes.get(), 1024);
     assert!(settings.approvals.auto_approve.is_empty());

@@ -92,11 +92,15 @@ fn settings_turn_the_server_sandbox_on() {
 }
 
 /// Writes `OUTSIDE/new.txt` through the filesystem server (which itself allows OUTSIDE)
-/// started under `launch`; returns the tool result.
-async fn write_outside(bin: &Path, launch: LaunchPolicy) -> (agentctl_mcp::CallOutcome, bool) {
+/// started under the launch policy `launch` gives for OUTSIDE; returns the tool result.
+async fn write_outside(
+    bin: &Path,
+    launch: impl FnOnce(&Path) -> LaunchPolicy,
+) -> (agentctl_mcp::CallOutcome, bool) {
     let root = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let outside = outside.path().canonicalize().unwrap();
+    let launch = launch(&outside);
     std::fs::write(outside.join("f"), "keep").unwrap();
     let allowed = outside.display().to_string();
     let manager = manager(stdio(bin, &[&allowed]), root.path(), launch);
@@ -129,17 +133,32 @@ async fn a_sandboxed_server_cannot_write_outside_the_project() {
     if !agentctl_test_support::requirement(enforced) {
         return;
     }
-    let confined = LaunchPolicy {
-        sandbox: Some(policy),
+    // The sandbox shows the server its own package (outside the project and `PATH`) and the
+    // outside folder, read-only.
+    let servers = bin.ancestors().nth(2).unwrap().to_path_buf();
+    let (write, written) = write_outside(&bin, |outside| LaunchPolicy {
+        sandbox: Some(
+            policy
+                .clone()
+                .with_readable_root(&servers)
+                .with_readable_root(outside),
+        ),
         ..LaunchPolicy::default()
-    };
-    let (write, written) = write_outside(&bin, confined).await;
+    })
+    .await;
     assert!(write.is_error && !written, "{write:?}");
     assert!(
-        write.text.contains("EACCES") || write.text.contains("permission denied"),
+        [
+            "EACCES",
+            "permission denied",
+            "EROFS",
+            "read-only file system"
+        ]
+        .iter()
+        .any(|error| write.text.contains(error)),
         "{write:?}"
     );
     // Unconfined (the default), the same server writes there.
-    let (write, written) = write_outside(&bin, LaunchPolicy::default()).await;
+    let (write, written) = write_outside(&bin, |_| LaunchPolicy::default()).await;
     assert!(!write.is_error && written, "{write:?}");
 }

@@ -1,8 +1,8 @@
 //! The bash tool: exit codes, timeouts, output caps, cancellation, process groups.
 
-use super::support::{bash_with, call, ctx, tool, wait_for_pid};
+use super::support::{bash_with, call, ctx, tool};
 use agentctl_core::ToolError;
-use agentctl_test_support::process::{live_members, wait_group_dead};
+use agentctl_test_support::process::{group_of, live_members, wait_for_group, wait_group_dead};
 use agentctl_tools::BuiltinToolsConfig;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -83,21 +83,23 @@ async fn cancellation_kills_the_command() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+// Commands run in a PID namespace of their own, where `$$` is not the host's pid: the tests
+// find a command's group on the host by a unique `sleep` length in its command line.
+
 #[tokio::test]
 async fn after_a_timeout_no_process_of_the_group_lives() {
     let dir = tempfile::tempdir().unwrap();
+    let watcher = tokio::spawn(wait_for_group("sleep\x00100301"));
     let error = call(
         dir.path(),
         "bash",
-        json!({"command": "echo $$; sleep 100 | cat", "timeout_secs": 1}),
+        json!({"command": "sleep 100301 | cat", "timeout_secs": 1}),
     )
     .await
     .unwrap_err()
     .to_string();
-    let pgid: u32 = error
-        .lines()
-        .find_map(|line| line.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no pid in {error}"));
+    assert!(error.starts_with("command timed out"), "{error}");
+    let pgid = watcher.await.unwrap();
     assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());
 }
 
@@ -106,21 +108,17 @@ async fn after_cancellation_no_process_of_the_group_lives() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = ctx(dir.path());
     let token = ctx.cancellation().clone();
-    let pid_file = dir.path().join("pgid");
-    let watcher = {
-        let pid_file = pid_file.clone();
-        tokio::spawn(async move {
-            let pgid = wait_for_pid(&pid_file).await;
-            // The pipeline is running: sh, sleep and cat.
-            while live_members(pgid).len() < 3 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            token.cancel();
-            pgid
-        })
-    };
+    let watcher = tokio::spawn(async move {
+        let pgid = wait_for_group("sleep\x00100302").await;
+        // The pipeline is running: sh, sleep and cat (and bubblewrap).
+        while live_members(pgid).len() < 3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        token.cancel();
+        pgid
+    });
     let result = tool("bash")
-        .call(json!({"command": "echo $$ > pgid; sleep 100 | cat"}), &ctx)
+        .call(json!({"command": "sleep 100302 | cat"}), &ctx)
         .await;
     assert_eq!(result.unwrap_err(), ToolError::Cancelled);
     let pgid = watcher.await.unwrap();
@@ -133,13 +131,10 @@ async fn dropping_the_call_kills_the_group() {
     let root = dir.path().to_path_buf();
     let task = tokio::spawn(async move {
         tool("bash")
-            .call(
-                json!({"command": "echo $$ > pgid; sleep 100 | cat"}),
-                &ctx(&root),
-            )
+            .call(json!({"command": "sleep 100303 | cat"}), &ctx(&root))
             .await
     });
-    let pgid = wait_for_pid(&dir.path().join("pgid")).await;
+    let pgid = wait_for_group("sleep\x00100303").await;
     while live_members(pgid).len() < 3 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -154,18 +149,16 @@ async fn background_jobs_die_with_the_tool() {
     let bash = bash_with(&BuiltinToolsConfig::default());
     let out = bash
         .call(
-            json!({"command": "sleep 100 > /dev/null 2>&1 & echo $$"}),
+            json!({"command": "sleep 100304 > /dev/null 2>&1 & echo started"}),
             &ctx(dir.path()),
         )
         .await
         .unwrap()
         .content;
-    let pgid: u32 = out
-        .lines()
-        .find_map(|line| line.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no pid in {out}"));
+    assert!(out.contains("started"), "{out}");
     // The job outlives its command (a dev server started in the background keeps running)…
-    assert_eq!(live_members(pgid).len(), 1, "{out}");
+    let pgid = group_of("sleep\x00100304").unwrap_or_else(|| panic!("the job is gone: {out}"));
+    assert!(!live_members(pgid).is_empty(), "{out}");
     // …until the run ends and the tool goes.
     drop(bash);
     assert_eq!(wait_group_dead(pgid).await, Vec::<u32>::new());

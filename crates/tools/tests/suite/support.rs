@@ -44,17 +44,3 @@ pub fn landlock_or_skip() -> bool {
         status => Err(format!("the sandbox is {status}")),
     })
 }
-
-/// Waits until `path` holds a number (a pid a command wrote) and returns it.
-pub async fn wait_for_pid(path: &Path) -> u32 {
-    for _ in 0..500 {
-        if let Some(pid) = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-        {
-            return pid;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("{} never got a pid", path.display());
-}

@@ -3,7 +3,7 @@
 //! `.claude/` or `.gemini/`, and the session database.
 
 use super::{Paths, Pattern, Protected, Word};
-use crate::protected::PROTECTED_DIRS;
+use agentctl_core::PROTECTED_DIRS;
 use std::path::{Component, Path};
 
 /// Why a protected folder is protected, for reasons. The folders are the project's one list,
