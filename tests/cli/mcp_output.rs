@@ -19,18 +19,25 @@ fn project() -> Option<TestProject> {
     if !agentctl_test_support::requirement(check) {
         return None;
     }
+    // The project's own server script, in the project (a project's server is sandboxed and
+    // sees the project, not the rest of the machine).
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/servers/hostile.mjs");
     let project = TestProject::new();
-    project.write(
-        ".agentctl/settings.json",
-        &serde_json::json!({
-            "mcpServers": {
-                "hostile": {"command": "node", "args": [&script]},
-                "broken": {"command": "node", "args": [&script, "--fail"]}
-            }
-        })
-        .to_string(),
-    );
+    project
+        .write(
+            "tools/hostile.mjs",
+            &std::fs::read_to_string(script).unwrap(),
+        )
+        .write(
+            ".agentctl/settings.json",
+            &serde_json::json!({
+                "mcpServers": {
+                    "hostile": {"command": "node", "args": ["tools/hostile.mjs"]},
+                    "broken": {"command": "node", "args": ["tools/hostile.mjs", "--fail"]}
+                }
+            })
+            .to_string(),
+        );
     Some(project)
 }
 

@@ -58,9 +58,12 @@ fn an_approved_command_stays_inside_the_sandbox() {
         .write(".agentctl/agents/boxed.md", AGENT)
         .write(".agentctl/settings.json", settings)
         .write(".git/config", "[core]\n");
+    // The protected paths are spelled so that the rater cannot see them (a command it marks
+    // protected is asked every time, and refused here where nobody can answer): what stops
+    // these writes is the sandbox alone.
     let script = format!(
         "grep -l -a sk-test-strict-fake /proc/[0-9]*/environ | wc -l; \
-         echo x > .git/config; echo '{{}}' > /dev/fd/../cwd/.agentctl/settings.json; \
+         g=.gi; echo x > ${{g}}t/config; a=.agent; echo '{{}}' > /dev/fd/../cwd/${{a}}ctl/settings.json; \
          curl -sS http://localhost:{port}/listed; echo; \
          curl -sS http://127.0.0.1:{port}/unlisted; \
          curl -sS --noproxy '*' --max-time 10 http://localhost:{port}/direct || echo direct-failed"

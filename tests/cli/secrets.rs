@@ -242,7 +242,9 @@ You look around.
                 }
             })
             .to_string(),
-        );
+        )
+        // The user's own configuration, as trusted: what it consumes is withheld.
+        .trust();
     let model = ServedModel::openai();
     model.answer_call("c1", "bash", r#"{"command":"env"}"#);
     model.answer_call("c2", "mcp__everything__get-env", "{}");

@@ -65,6 +65,7 @@ fn loosening_settings_are_ignored_until_trusted_and_again_after_an_edit() {
     let project = hostile_project();
     let user = serde_json::json!({
         "sandbox": {"mode": "workspace-write", "network": false, "writableRoots": [],
+                    "readableRoots": [], "protectedPaths": [],
                     "mcpServers": {"confine": false, "unconfined": []}},
         "autoApprove": [],
         "risk": {"delete_file": "critical"},

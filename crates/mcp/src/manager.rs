@@ -8,7 +8,7 @@
 
 mod project_servers;
 
-use crate::config::{ServerSpec, resolve_server};
+use crate::config::{ServerSpec, TransportSpec, resolve_server};
 use crate::connection::Connection;
 use crate::error::{McpError, Result};
 use crate::names::qualified_names;
@@ -20,6 +20,7 @@ use crate::render::{
 use crate::tool::{McpTool, McpToolInfo, ServerCalls};
 use agentctl_core::{AgentDefinition, KnownTool, McpServerConfig, Scope, Settings, is_known_tool};
 use agentctl_core::{Tool, ToolFilter};
+use agentctl_sandbox::SandboxPolicy;
 use futures_util::future::join_all;
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use serde::Serialize;
@@ -445,7 +446,11 @@ impl McpManager {
         }
         // `name@agent` (an agent's own variant of a server) is named `name` by the user.
         let name = key.split_once('@').map_or(key, |(name, _)| name);
-        Ok((spec, self.inner.launch.for_server(name, project)))
+        let mut launch = self.inner.launch.for_server(name, project);
+        launch.sandbox = launch
+            .sandbox
+            .map(|policy| showing_its_programs(policy, &spec, &self.inner.base_dir, project));
+        Ok((spec, launch))
     }
 
     /// Passes a request's result through; after an error that means the connection is no good
@@ -508,4 +513,44 @@ impl ServerCalls for McpManager {
     async fn call_server_tool(&self, key: &str, tool: &str, args: Value) -> Result<CallOutcome> {
         self.call_tool(key, tool, args).await
     }
+}
+
+/// `policy` with what a stdio server's command line names made readable in the sandbox (see
+/// [`program_roots`](agentctl_sandbox::program_roots)): the package of its program, and for a
+/// server the user configured also the files and folders its arguments name and its working
+/// folder. A project's server gets its program only: its arguments could name `~/.ssh`.
+fn showing_its_programs(
+    policy: SandboxPolicy,
+    spec: &ServerSpec,
+    base_dir: &Path,
+    project: bool,
+) -> SandboxPolicy {
+    let TransportSpec::Stdio {
+        command, args, cwd, ..
+    } = &spec.transport
+    else {
+        return policy;
+    };
+    let cwd = cwd.as_deref().unwrap_or(base_dir);
+    let args: Vec<&std::ffi::OsStr> = if project {
+        Vec::new()
+    } else {
+        args.iter().map(std::ffi::OsStr::new).collect()
+    };
+    let path_var = std::env::var_os("PATH");
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut roots = agentctl_sandbox::program_roots(
+        Path::new(command),
+        &args,
+        cwd,
+        base_dir,
+        path_var.as_deref(),
+        home.as_deref(),
+    );
+    if !project && !cwd.starts_with(base_dir) && home.as_deref() != Some(cwd) {
+        roots.push(cwd.to_path_buf());
+    }
+    roots
+        .into_iter()
+        .fold(policy, SandboxPolicy::with_readable_root)
 }

@@ -107,6 +107,7 @@ mod helper;
 mod landlock_rules;
 mod layout;
 mod policy;
+mod program;
 mod proxy;
 mod status;
 
@@ -119,4 +120,5 @@ pub use group::ProcessGroup;
 pub use helper::{run_helper_if_requested, set_non_dumpable};
 pub use layout::{HOME_TOOLCHAINS, SYSTEM_DIRS, WALK_CAP};
 pub use policy::SandboxPolicy;
+pub use program::program_roots;
 pub use status::{SandboxGap, SandboxStatus};

@@ -52,6 +52,11 @@ impl McpManager {
     /// Approves a project server's files as they are now (records their hashes), so that it
     /// starts; returns the files. Fails for a server that is not a project's.
     pub fn approve_scripts(&self, key: &str) -> Result<Vec<ServerScript>> {
+        // A remote server runs no file here: nothing to record, and its `${VAR}`s need not be
+        // set to trust the project.
+        if self.config(key)?.command.is_none() {
+            return Ok(Vec::new());
+        }
         let spec = self.server_spec(key)?;
         match &self.inner.launch.project {
             Some(project) if self.is_project_server(key) => {

@@ -95,12 +95,13 @@ async fn reads_a_file_through_the_filesystem_server() {
     let Some(bin) = npm_server("mcp-server-filesystem") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    std::fs::write(root.join("notes.txt"), "remember the milk\n").unwrap();
-    let root_arg = root.display().to_string();
-    let manager = manager_with(&[("files", stdio(&bin, &[&root_arg]))]);
-    let file = root.join("notes.txt").display().to_string();
+    // A project's server serves a folder of the project (it runs sandboxed: it sees the
+    // project, not the rest of the machine).
+    let manager = manager_with(&[("files", stdio(&bin, &["served"]))]);
+    let served = manager.root.join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    std::fs::write(served.join("notes.txt"), "remember the milk\n").unwrap();
+    let file = served.join("notes.txt").display().to_string();
     let read = manager
         .call_tool("files", "read_text_file", json!({"path": file}))
         .await
@@ -112,6 +113,46 @@ async fn reads_a_file_through_the_filesystem_server() {
         .unwrap();
     assert!(outside.is_error, "{outside:?}");
     manager.shutdown().await;
+}
+
+/// A folder outside the project named on a server's command line: shown to a server the user
+/// configured (in the sandbox too), never to one a project configured — its arguments could
+/// name `~/.ssh`.
+#[tokio::test]
+async fn only_the_users_own_servers_see_folders_their_command_line_names() {
+    let Some(bin) = npm_server("mcp-server-filesystem") else {
+        return;
+    };
+    let outside = tempfile::tempdir().unwrap();
+    let outside = outside.path().canonicalize().unwrap();
+    std::fs::write(outside.join("secret.txt"), "not for the project\n").unwrap();
+    let file = outside.join("secret.txt").display().to_string();
+    let arg = outside.display().to_string();
+
+    let project = manager_with(&[("files", stdio(&bin, &[&arg]))]);
+    let refused = project
+        .call_tool("files", "read_text_file", json!({"path": file}))
+        .await;
+    assert!(
+        refused.as_ref().is_err_and(|error| error
+            .to_string()
+            .contains("None of the specified directories are accessible")),
+        "{refused:?}"
+    );
+    project.shutdown().await;
+
+    let mut settings = agentctl_core::Settings::default();
+    settings.sandbox.mcp_servers.confine = true;
+    let launch = agentctl_mcp::LaunchPolicy::from_settings(&settings);
+    assert!(launch.sandbox.is_some());
+    let servers = BTreeMap::from([("files".to_owned(), stdio(&bin, &[&arg]))]);
+    let users = agentctl_mcp::McpManager::with_launch(servers, project.root.clone(), launch);
+    let read = users
+        .call_tool("files", "read_text_file", json!({"path": file}))
+        .await
+        .unwrap();
+    assert!(read.text.contains("not for the project"), "{read:?}");
+    users.shutdown().await;
 }
 
 /// Acceptance 1: an agent allowed `mcp.everything.echo` gets exactly that tool.

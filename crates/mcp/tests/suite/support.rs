@@ -124,6 +124,8 @@ pub async fn gone(pid: u32) -> bool {
 /// the agentctl home are temporary folders that live as long as it.
 pub struct ProjectManager {
     manager: McpManager,
+    /// The project root the servers start in.
+    pub root: PathBuf,
     _dirs: tempfile::TempDir,
 }
 
@@ -148,7 +150,8 @@ pub fn project_manager(servers: BTreeMap<String, McpServerConfig>) -> ProjectMan
         ..LaunchPolicy::from_settings(&loaded.settings)
     };
     ProjectManager {
-        manager: McpManager::with_launch(servers, root, launch),
+        manager: McpManager::with_launch(servers, root.clone(), launch),
+        root,
         _dirs: dirs,
     }
 }

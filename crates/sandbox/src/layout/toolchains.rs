@@ -71,23 +71,30 @@ pub(crate) fn detect(
     kept
 }
 
-/// `X` for a `PATH` entry `X/bin` or `X/shims` when `X` is a folder of its own inside the
-/// home (`~/.cargo`, `~/.pyenv`); the entry itself otherwise, so that `~/bin` or
-/// `~/.local/bin` never shows the whole home or `~/.local`.
+/// `X` for a `PATH` entry `X/bin` or `X/shims` when `X` is a folder of its own: inside the
+/// home (`~/.cargo`, `~/.pyenv`, `~/.nvm/versions/node/v20`), or a hidden folder anywhere
+/// (`/root/.pyenv` when `HOME` points elsewhere); the entry itself otherwise, so that `~/bin`
+/// or `~/.local/bin` never shows the whole home or `~/.local`.
 fn widen(entry: &Path, home: Option<&Path>) -> PathBuf {
     let named = entry
         .file_name()
         .is_some_and(|name| name == "bin" || name == "shims");
-    match (entry.parent(), home) {
-        (Some(parent), Some(home))
-            if named
-                && parent.starts_with(home)
-                && parent != home
-                && parent != home.join(".local") =>
-        {
-            parent.to_path_buf()
-        }
-        _ => entry.to_path_buf(),
+    let Some(parent) = entry.parent().filter(|_| named) else {
+        return entry.to_path_buf();
+    };
+    let hidden = parent
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with('.') && name != ".local");
+    let own_folder = match home {
+        Some(home) => parent != home && parent != home.join(".local"),
+        None => true,
+    };
+    let in_home = home.is_some_and(|home| parent.starts_with(home));
+    if own_folder && (hidden || in_home) {
+        parent.to_path_buf()
+    } else {
+        entry.to_path_buf()
     }
 }
 
@@ -146,6 +153,15 @@ mod tests {
         assert_eq!(
             widen(Path::new("/work/bin"), home),
             PathBuf::from("/work/bin")
+        );
+        // A tool's own hidden folder outside the home (HOME pointing elsewhere).
+        assert_eq!(
+            widen(Path::new("/root/.pyenv/shims"), home),
+            PathBuf::from("/root/.pyenv")
+        );
+        assert_eq!(
+            widen(Path::new("/root/.local/bin"), home),
+            PathBuf::from("/root/.local/bin")
         );
     }
 
