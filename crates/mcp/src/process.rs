@@ -146,6 +146,12 @@ pub(crate) fn spawn(
         Some(policy) if policy.is_confining() => {
             let temp = tempfile::Builder::new().prefix("agentctl-mcp-").tempdir()?;
             cmd = cmd.env("TMPDIR", temp.path());
+            // `~/.npm` is read-only in the sandbox, and `npx -y some-server` writes its cache
+            // there: a confined server gets a cache of its own (downloaded again at each start)
+            // unless its configuration names one.
+            if !env.contains_key("npm_config_cache") {
+                cmd = cmd.env("npm_config_cache", temp.path().join("npm-cache"));
+            }
             (policy.clone(), Some(temp))
         }
         _ => (SandboxPolicy::off(), None),
