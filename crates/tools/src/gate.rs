@@ -12,7 +12,7 @@
 
 use crate::approver::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::levels::AutoApprove;
-use crate::paths::ProjectRoot;
+use crate::paths::{LastLink, ProjectRoot};
 use crate::protected::{Protection, judge_anywhere, protection};
 use crate::risk::RiskClassifier;
 use crate::shell::RiskAssessment;
@@ -150,6 +150,14 @@ impl Gate {
                 .max(rating),
                 true,
             ),
+            Some((path, Protection::Named(entry))) => (
+                RiskAssessment::new(
+                    RiskLevel::High,
+                    format!("changes {path}, which sandbox.protectedPaths protects ({entry})"),
+                )
+                .max(rating),
+                true,
+            ),
             None => (rating, false),
         };
         // A command the rater marks as writing a protected path (`bash`) is asked like a
@@ -186,7 +194,39 @@ impl Gate {
             .tool
             .written_paths(arguments)
             .into_iter()
-            .find_map(|path| judge_written(root, project.as_ref(), &path))
+            .find_map(|path| {
+                judge_written(root, project.as_ref(), &path)
+                    .or_else(|| self.named_in_settings(project.as_ref()?, &path))
+            })
+    }
+
+    /// The `sandbox.protectedPaths` entry a written path lies under, as named or as the
+    /// tool would reach it through links.
+    fn named_in_settings(
+        &self,
+        project: &ProjectRoot,
+        path: &Path,
+    ) -> Option<(String, Protection)> {
+        let given = path.to_str()?;
+        let named = project.normalise(given).ok()?;
+        let reached = project.write_target(given, LastLink::Follow).ok();
+        self.classifier
+            .protected_paths()
+            .iter()
+            .find(|entry| {
+                let protected = project.path().join(entry);
+                let protected = protected.canonicalize().unwrap_or(protected);
+                named.path().starts_with(&protected)
+                    || reached
+                        .as_deref()
+                        .is_some_and(|target| target.starts_with(&protected))
+            })
+            .map(|entry| {
+                (
+                    project.display(named.path()),
+                    Protection::Named(entry.display().to_string()),
+                )
+            })
     }
 
     /// Whether a pending call changes a protected path (a file tool's path, or a command

@@ -54,7 +54,7 @@ pub use protected::{Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{RiskClassifier, RiskLevelError};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
-pub use shell::{RiskAssessment, classify_command};
+pub use shell::{RiskAssessment, classify_command, classify_command_protecting};
 pub use web::{
     DEFAULT_SEARCH_RESULTS, DEFAULT_WEB_TIMEOUT_SECS, MAX_FETCH_OUTPUT_BYTES, MAX_REDIRECTS,
     MAX_SEARCH_RESULTS,

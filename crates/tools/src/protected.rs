@@ -40,6 +40,8 @@ pub enum Protection {
     Protected(&'static str),
     /// The session database or the memory store: never writable by a tool.
     SessionDatabase,
+    /// Under a path `sandbox.protectedPaths` names (as written there).
+    Named(String),
 }
 
 /// Judges `path` (relative to `root`, or absolute) against the protected paths of `root`,

@@ -5,7 +5,7 @@
 //! tool's own [`Tool::risk`] (a tool that does not state one is `medium`). Risk is declared
 //! once, by the tool; the settings only override it.
 
-use crate::shell::{RiskAssessment, classify_command};
+use crate::shell::{RiskAssessment, classify_command_protecting};
 use agentctl_core::{RiskLevel, Settings, Tool};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -26,6 +26,8 @@ pub struct RiskLevelError {
 pub struct RiskClassifier {
     overrides: BTreeMap<String, RiskLevel>,
     root: Option<PathBuf>,
+    /// `sandbox.protectedPaths`: protected like `.git/`, relative to the root or absolute.
+    protected_paths: Vec<PathBuf>,
 }
 
 impl RiskClassifier {
@@ -34,7 +36,8 @@ impl RiskClassifier {
         Self::default()
     }
 
-    /// A classifier with the `tools.risk` overrides of the settings.
+    /// A classifier with the `tools.risk` overrides and the `sandbox.protectedPaths` of the
+    /// settings.
     ///
     /// ```
     /// use agentctl_core::Settings;
@@ -57,6 +60,12 @@ impl RiskClassifier {
         Ok(Self {
             overrides,
             root: None,
+            protected_paths: settings
+                .sandbox
+                .protected_paths
+                .iter()
+                .map(PathBuf::from)
+                .collect(),
         })
     }
 
@@ -78,6 +87,18 @@ impl RiskClassifier {
         self.root.as_deref()
     }
 
+    /// Protects `path` (relative to the root, or absolute) like `.git/`, as
+    /// `sandbox.protectedPaths` does.
+    pub fn with_protected_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.protected_paths.push(path.into());
+        self
+    }
+
+    /// The paths `sandbox.protectedPaths` adds to the protected folders.
+    pub fn protected_paths(&self) -> &[PathBuf] {
+        &self.protected_paths
+    }
+
     /// Rates a call of `tool`: with `args`, the call itself (for `bash`, its command line);
     /// without, the tool as a whole (for listings). An override of `bash` replaces the rating
     /// of ordinary commands but never lowers a command rated high or critical.
@@ -87,7 +108,8 @@ impl RiskClassifier {
             .and_then(|args| args.get("command"))
             .and_then(Value::as_str);
         if let ("bash", Some(command)) = (name, command) {
-            let shell = classify_command(command, self.root.as_deref());
+            let shell =
+                classify_command_protecting(command, self.root.as_deref(), &self.protected_paths);
             return match self.overrides.get(name) {
                 Some(level) if shell.level < RiskLevel::High => RiskAssessment {
                     protected: shell.protected,

@@ -128,7 +128,28 @@ const MAX_WRAPPERS: usize = 32;
 /// assert_eq!(rate("cat /dev/fd/../../1/environ").level, RiskLevel::Medium);
 /// ```
 pub fn classify_command(command: &str, root: Option<&Path>) -> RiskAssessment {
-    let mut env = Env::new(paths::Paths::new(root));
+    classify_command_protecting(command, root, &[])
+}
+
+/// [`classify_command`] with more protected paths (`sandbox.protectedPaths`, relative to
+/// `root` or absolute): a write there is high and marked protected, like one under `.git/`.
+///
+/// ```
+/// use agentctl_core::RiskLevel;
+/// use agentctl_tools::classify_command_protecting;
+/// use std::path::{Path, PathBuf};
+///
+/// let root = Path::new("/nonexistent/project");
+/// let rating = classify_command_protecting("echo x > deploy/keys.yml", Some(root), &[PathBuf::from("deploy")]);
+/// assert_eq!(rating.level, RiskLevel::High);
+/// assert_eq!(rating.protected.as_deref(), Some("deploy/keys.yml"));
+/// ```
+pub fn classify_command_protecting(
+    command: &str,
+    root: Option<&Path>,
+    protected: &[std::path::PathBuf],
+) -> RiskAssessment {
+    let mut env = Env::new(paths::Paths::new(root).protecting(protected));
     if command.len() > MAX_COMMAND_BYTES {
         env.note(
             RiskLevel::Medium,

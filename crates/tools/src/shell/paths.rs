@@ -49,8 +49,8 @@ pub(crate) struct Place {
 /// A protected path a word reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Protected {
-    /// The protected folder's name (`.git`).
-    pub name: &'static str,
+    /// The protected folder's name (`.git`), or the path `sandbox.protectedPaths` names.
+    pub name: std::borrow::Cow<'static, str>,
     /// Why it is protected.
     pub why: &'static str,
     /// The path, relative to the project root when it is inside (`.git/hooks/pre-commit`).
@@ -110,6 +110,8 @@ pub(crate) struct Paths {
     real_root: PathBuf,
     /// The home folder `~` stands for.
     home: Option<PathBuf>,
+    /// More protected paths (`sandbox.protectedPaths`): each as resolved, and as written.
+    extra_protected: Vec<(PathBuf, String)>,
     cwds: Vec<Node>,
     /// Folder entries the rating may still read (patterns, walks); see [`Paths::exhausted`].
     budget: Cell<usize>,
@@ -130,8 +132,21 @@ impl Paths {
             cwds: vec![Node::Fs(real_root.clone())],
             real_root,
             home,
+            extra_protected: Vec::new(),
             budget: Cell::new(MAX_ENTRIES_READ),
         }
+    }
+
+    /// The same, with `paths` (relative to the root, or absolute) protected like the protected
+    /// folders: a write there is high and asked every time.
+    pub(crate) fn protecting(mut self, paths: &[PathBuf]) -> Self {
+        for path in paths {
+            let joined = normalize(&self.real_root.join(path));
+            let real = joined.canonicalize().unwrap_or(joined);
+            self.extra_protected
+                .push((real, path.to_string_lossy().into_owned()));
+        }
+        self
     }
 
     /// Where `word` points.

@@ -166,3 +166,71 @@ async fn always_does_not_cover_a_protected_command() {
     let again = gate.decide(&pending);
     assert!(matches!(again, Decision::Ask { .. }), "{again:?}");
 }
+
+/// `sandbox.protectedPaths` is protected like `.git/`: a file tool's write and a command's
+/// write there are asked at every level, through a symlink too; a path beside it is not.
+#[test]
+fn paths_the_settings_protect_are_asked_every_time() {
+    let dir = project();
+    std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
+    std::fs::write(dir.path().join("deploy/keys.yml"), "k: v\n").unwrap();
+    std::os::unix::fs::symlink("deploy", dir.path().join("d")).unwrap();
+    let gate = Gate::new(
+        AutoApprove::new(RiskLevel::ALL),
+        RiskClassifier::new()
+            .with_root(dir.path())
+            .with_protected_path("deploy"),
+        Arc::new(NonTerminalApprover),
+    );
+    let filter = ToolFilter::allow_all();
+    let tools = builtin_tools();
+    let tool = |name: &str| {
+        tools
+            .iter()
+            .find(|tool| tool.name() == name)
+            .unwrap()
+            .clone()
+    };
+    let asked = |name: &str, arguments: Value| {
+        matches!(
+            gate.evaluate(&filter, tool(name).as_ref(), &arguments),
+            Decision::Ask { .. }
+        )
+    };
+    for path in [
+        "deploy/keys.yml",
+        "./deploy/new.yml",
+        "src/../deploy/keys.yml",
+        "d/keys.yml",
+    ] {
+        assert!(
+            asked("write_file", json!({"path": path, "content": "x"})),
+            "write_file {path}"
+        );
+        assert!(
+            asked("bash", arguments(&format!("echo x > {path}"))),
+            "bash {path}"
+        );
+    }
+    assert!(asked(
+        "edit_file",
+        json!({"path": "deploy/keys.yml", "old_string": "v", "new_string": "w"})
+    ));
+    assert!(asked("delete_file", json!({"path": "deploy/keys.yml"})));
+    assert!(!asked(
+        "write_file",
+        json!({"path": "deployment.md", "content": "x"})
+    ));
+    assert!(!asked("bash", arguments("echo x > deployment.md")));
+    let decision = gate.evaluate(
+        &filter,
+        tool("write_file").as_ref(),
+        &json!({"path": "deploy/keys.yml", "content": "x"}),
+    );
+    assert!(
+        decision
+            .reason()
+            .contains("which sandbox.protectedPaths protects (deploy)"),
+        "{decision:?}"
+    );
+}

@@ -46,7 +46,18 @@ impl Paths {
         } else {
             path.display().to_string()
         };
-        protected_in(&parts, shown)
+        protected_in(&parts, shown.clone()).or_else(|| {
+            let (_, written) = self
+                .extra_protected
+                .iter()
+                .find(|(extra, _)| path.starts_with(extra))?;
+            Some(Protected {
+                name: written.clone().into(),
+                why: "sandbox.protectedPaths names it",
+                path: shown,
+                database: false,
+            })
+        })
     }
 
     /// The protected folder the word names as written: a component (after the root, for a
@@ -111,7 +122,7 @@ fn protected_in(parts: &[String], shown: String) -> Option<Protected> {
             && is_database(&parts[index + 1])
     });
     Some(Protected {
-        name,
+        name: name.into(),
         why,
         path: shown,
         database,

@@ -11,8 +11,11 @@ fn word(text: &str) -> Word {
     }
 }
 
-fn protected_name_of(paths: &Paths, text: &str) -> Option<&'static str> {
-    paths.place(&word(text)).protected.map(|p| p.name)
+fn protected_name_of(paths: &Paths, text: &str) -> Option<String> {
+    paths
+        .place(&word(text))
+        .protected
+        .map(|p| p.name.into_owned())
 }
 
 #[test]
@@ -52,15 +55,15 @@ fn proc_and_dev_fd_resolve_as_the_kernel_does() {
     assert_eq!(kind("/proc"), Kind::System);
     assert_eq!(
         protected_name_of(&paths, "/dev/fd/../cwd/.agentctl/settings.json"),
-        Some(".agentctl")
+        Some(".agentctl".to_owned())
     );
     assert_eq!(
         protected_name_of(&paths, "/proc/self/cwd/./sub/.git/config"),
-        Some(".git")
+        Some(".git".to_owned())
     );
     assert_eq!(
         protected_name_of(&paths, "/proc/4242/cwd/.agentctl/settings.json"),
-        Some(".agentctl")
+        Some(".agentctl".to_owned())
     );
 }
 
@@ -69,15 +72,24 @@ fn protected_folders_in_any_case_at_any_depth_and_through_dot_dot() {
     let paths = Paths::new(None);
     assert_eq!(
         protected_name_of(&paths, ".git/hooks/pre-commit"),
-        Some(".git")
+        Some(".git".to_owned())
     );
     assert_eq!(
         protected_name_of(&paths, "src/../.GIT/config"),
-        Some(".git")
+        Some(".git".to_owned())
     );
-    assert_eq!(protected_name_of(&paths, "sub/.git/config"), Some(".git"));
-    assert_eq!(protected_name_of(&paths, ".agentctl"), Some(".agentctl"));
-    assert_eq!(protected_name_of(&paths, ".g*/hooks"), Some(".git"));
+    assert_eq!(
+        protected_name_of(&paths, "sub/.git/config"),
+        Some(".git".to_owned())
+    );
+    assert_eq!(
+        protected_name_of(&paths, ".agentctl"),
+        Some(".agentctl".to_owned())
+    );
+    assert_eq!(
+        protected_name_of(&paths, ".g*/hooks"),
+        Some(".git".to_owned())
+    );
     assert_eq!(protected_name_of(&paths, "src/git/x"), None);
     assert_eq!(protected_name_of(&paths, ".gitignore"), None);
     let db = paths
@@ -99,7 +111,10 @@ fn cd_adds_places_and_leaving_the_root_is_remembered() {
     paths.cd(&word("src"));
     assert_eq!(paths.place(&word("../x")).kind, Kind::Outside);
     paths.cd(&word("../.git/hooks"));
-    assert_eq!(protected_name_of(&paths, "pre-commit"), Some(".git"));
+    assert_eq!(
+        protected_name_of(&paths, "pre-commit"),
+        Some(".git".to_owned())
+    );
     let mut paths = Paths::new(None);
     paths.cd(&word(".."));
     assert_eq!(paths.place(&word("x")).kind, Kind::Outside);
@@ -143,7 +158,7 @@ fn absolute_paths_under_the_root_are_inside_and_links_are_followed() {
     assert_eq!(paths.place(&word("a/b/../x")).kind, Kind::Inside);
     assert_eq!(
         protected_name_of(&paths, "a/b/up/.git/config"),
-        Some(".git")
+        Some(".git".to_owned())
     );
     let folder = paths.folder(&word("a/b/up"));
     assert!(folder.root && folder.exists);
@@ -212,5 +227,5 @@ fn a_root_kept_under_a_protected_name_is_not_protected_itself() {
         assert_eq!(paths.place(&word(&text)).protected, None, "{text}");
     }
     let inner = format!("/dev/fd/../root{root_text}/.git/config");
-    assert_eq!(protected_name_of(&paths, &inner), Some(".git"));
+    assert_eq!(protected_name_of(&paths, &inner), Some(".git".to_owned()));
 }
