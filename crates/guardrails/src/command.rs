@@ -122,10 +122,8 @@ pub(crate) struct CommandCheck {
 impl CommandCheck {
     /// Runs the program on `text`: `Ok` when it exits 0.
     pub(crate) async fn check(&self, text: &str) -> Result<(), Vec<String>> {
-        let temp = tempfile::Builder::new()
-            .prefix("agentctl-validator-")
-            .tempdir()
-            .map_err(|error| {
+        let temp =
+            agentctl_private_files::private_temp_dir("agentctl-validator-").map_err(|error| {
                 vec![format!(
                     "cannot create a temp dir for the validator in {}: {error}",
                     std::env::temp_dir().display()

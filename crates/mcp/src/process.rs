@@ -144,7 +144,7 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     let (policy, temp) = match &launch.sandbox {
         Some(policy) if policy.is_confining() => {
-            let temp = tempfile::Builder::new().prefix("agentctl-mcp-").tempdir()?;
+            let temp = agentctl_private_files::private_temp_dir("agentctl-mcp-")?;
             cmd = cmd.env("TMPDIR", temp.path());
             // `~/.npm` is read-only in the sandbox, and `npx -y some-server` writes its cache
             // there: a confined server gets a cache of its own (downloaded again at each start)

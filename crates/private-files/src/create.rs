@@ -162,7 +162,7 @@ fn open_existing_append(path: &Path) -> std::io::Result<File> {
 
 /// Sets the folder agentctl just created (still empty) to exactly `0700`, if the umask took
 /// owner bits away.
-fn exact_dir_mode(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn exact_dir_mode(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use rustix::fs::{Mode, OFlags};

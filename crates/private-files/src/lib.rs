@@ -8,7 +8,8 @@
 //! - Folders are created `0700` ([`create_private_dir_all`]), files `0600`
 //!   ([`prepare_private_file`], [`prepare_private_database`], [`open_private_append`],
 //!   [`write_private`]) — *whatever the
-//!   umask*: the mode is given at creation (`O_CREAT` / `mkdir` with the mode, never a `chmod`
+//!   umask*, and so are the scratch folders of the commands and servers agentctl starts
+//!   ([`private_temp_dir`]): the mode is given at creation (`O_CREAT` / `mkdir` with the mode, never a `chmod`
 //!   of a file that already holds data), and if the umask took owner bits away the new, still
 //!   empty, file or folder is set to exactly that mode.
 //! - A file agentctl created earlier that is readable or writable by group or others is
@@ -47,12 +48,14 @@
 //! ```
 
 mod create;
+mod temp;
 mod tighten;
 
 pub use create::{
     DATABASE_SIDE_FILES, create_private_dir_all, open_private_append, prepare_private_database,
     prepare_private_file, write_private,
 };
+pub use temp::private_temp_dir;
 pub use tighten::{Tightened, tighten};
 
 /// The mode of the files agentctl creates: read and write for the owner only.

@@ -59,9 +59,7 @@ impl ProxyCell {
         if let Some(running) = server.as_ref().filter(|server| !server.task.is_finished()) {
             return Ok(running.folder.path().to_path_buf());
         }
-        let folder = tempfile::Builder::new()
-            .prefix("agentctl-proxy-")
-            .tempdir()?;
+        let folder = agentctl_private_files::private_temp_dir("agentctl-proxy-")?;
         let listener = std::os::unix::net::UnixListener::bind(socket_in(folder.path()))?;
         listener.set_nonblocking(true)?;
         let _entered = runtime.enter();

@@ -69,15 +69,12 @@ pub(crate) struct Bash {
 impl Bash {
     /// The tool, with a fresh temp dir for its commands.
     pub(crate) fn new(config: &BuiltinToolsConfig) -> Self {
-        let temp = tempfile::Builder::new()
-            .prefix("agentctl-bash-")
-            .tempdir()
-            .map_err(|error| {
-                format!(
-                    "cannot create a temp dir for commands in {}: {error}",
-                    std::env::temp_dir().display()
-                )
-            });
+        let temp = agentctl_private_files::private_temp_dir("agentctl-bash-").map_err(|error| {
+            format!(
+                "cannot create a temp dir for commands in {}: {error}",
+                std::env::temp_dir().display()
+            )
+        });
         let limit = config.timeout_for("bash");
         Self {
             description: describe(config, limit),

@@ -190,3 +190,18 @@ async fn a_call_may_lower_the_configured_limit_but_not_raise_it() {
         default.description()
     );
 }
+
+/// The commands' `$TMPDIR` is private (`0700`) whatever the umask: scratch files a command
+/// writes there are not for other local users.
+#[tokio::test]
+async fn the_commands_temp_dir_is_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = call(
+        dir.path(),
+        "bash",
+        json!({"command": "stat -c %a \"$TMPDIR\""}),
+    )
+    .await
+    .unwrap();
+    assert!(out.starts_with("exit code: 0\nstdout:\n700\n"), "{out}");
+}
