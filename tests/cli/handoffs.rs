@@ -78,3 +78,28 @@ fn json_output_lists_the_agents_a_chain_went_through() {
     );
     assert_eq!(result["agent"], "code-reviewer");
 }
+
+/// Started from another folder with `--project-dir` (as MCP clients start `mcp serve`), the
+/// agents a handoff passes control to work in the project too: the fixer edits
+/// `src/auth.ts` of the project, not of the folder agentctl was started in.
+#[test]
+fn the_chain_works_in_the_project_from_another_folder() {
+    let project = TestProject::example_named("handoff-chain");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = project
+        .command(&[
+            "run",
+            "debug-analyzer",
+            "-p",
+            "Fix this bug: the dashboard crashes after login",
+        ])
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("No such file"), "{stderr}");
+    let source = std::fs::read_to_string(project.root.join("src/auth.ts")).unwrap();
+    assert!(source.contains("if (!user.profile) {"), "{source}");
+    assert!(text(&output.stdout).contains("✓ Changes approved"));
+}

@@ -37,7 +37,7 @@ pub struct Conversation {
     resolved: Option<ResolvedMode>,
     /// The conversation so far when no session records it.
     pub(crate) memory: Vec<Message>,
-    root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 impl std::fmt::Debug for Conversation {

@@ -285,8 +285,10 @@ impl<'a> Turn<'a> {
             session.chain().advance(&finished.text);
         }
         let mut options = self.conversation.options.clone();
-        // The target runs with its own model, not the one given for the first agent.
+        // The target runs with its own model, not the one given for the first agent, and its
+        // tools work in the project, as the first agent's did (not in the process's folder).
         options.model = None;
+        options.working_dir = Some(self.conversation.root.clone());
         options.cancel = Some(self.cancel.clone());
         options.trace = self.trace.context().cloned();
         let start = StartTarget {
