@@ -24,8 +24,10 @@ mod guard;
 mod handle;
 mod noted_waker;
 mod runtime;
+mod scope;
 mod specs;
 
 pub use budget::{DEFAULT_CONTEXT_WINDOW, model_context_window};
 pub use handle::RunHandle;
 pub use runtime::Runtime;
+pub use scope::{RunScope, Toolbox};

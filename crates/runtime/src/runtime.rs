@@ -4,7 +4,7 @@
 use crate::agent_loop::{self, EventSink, Prepared};
 use crate::events;
 use crate::handle::{RunFuture, RunHandle};
-use crate::specs::SpecCache;
+use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
     AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
     ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunOptions,
@@ -69,9 +69,8 @@ struct Inner {
     settings: Settings,
     factory: Arc<dyn ProviderFactory>,
     providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
-    tools: Arc<ToolRegistry>,
-    /// The specs of `tools` as runs offer them, shared by every run offering the same set.
-    specs: Arc<SpecCache>,
+    /// The tools of runs not given a toolbox of their own ([`RunScope::tools`]).
+    tools: Toolbox,
     gate: Option<Arc<dyn CallGate>>,
     redactor: Redactor,
     guardrails: Option<Arc<dyn GuardrailFactory>>,
@@ -80,7 +79,7 @@ struct Inner {
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
-            .field("tools", &self.inner.tools)
+            .field("tools", self.inner.tools.tools())
             .finish_non_exhaustive()
     }
 }
@@ -97,8 +96,7 @@ impl Runtime {
                 settings,
                 factory: Arc::new(providers),
                 providers: Mutex::new(HashMap::new()),
-                tools: Arc::new(tools),
-                specs: Arc::default(),
+                tools: Toolbox::new(tools),
                 gate: None,
                 redactor: Redactor::default(),
                 guardrails: None,
@@ -140,8 +138,7 @@ impl Runtime {
                 settings: shared.settings.clone(),
                 factory: Arc::clone(&shared.factory),
                 providers: Mutex::new(HashMap::new()),
-                tools: Arc::clone(&shared.tools),
-                specs: Arc::clone(&shared.specs),
+                tools: shared.tools.clone(),
                 gate: shared.gate.clone(),
                 redactor: shared.redactor.clone(),
                 guardrails: shared.guardrails.clone(),
@@ -165,7 +162,7 @@ impl Runtime {
 
     /// Every registered tool.
     pub fn tools(&self) -> &ToolRegistry {
-        &self.inner.tools
+        self.inner.tools.tools()
     }
 
     /// Resolves the model a run of `agent` would use: `options.model`, else the agent's
@@ -194,12 +191,30 @@ impl Runtime {
     ///
     /// Dropping the handle cancels the run. Must be called within a tokio runtime.
     pub fn run(&self, agent: &AgentDefinition, prompt: &str, options: RunOptions) -> RunHandle {
+        self.run_in(agent, prompt, options, RunScope::new())
+    }
+
+    /// [`run`](Self::run) with the parts `scope` gives (the agent's own tools, the gate of its
+    /// turn, the runner of its sub-agents, its resolved model) instead of the runtime's.
+    pub fn run_in(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        options: RunOptions,
+        scope: RunScope,
+    ) -> RunHandle {
         let cancel = options
             .cancel
             .as_ref()
             .map_or_else(CancellationToken::new, |parent| parent.child_token());
         let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
-        let prepared = self.prepare(agent, prompt, options, run_id.clone(), cancel.clone());
+        let prepared = self.prepare(
+            agent,
+            prompt,
+            options,
+            (run_id.clone(), cancel.clone()),
+            scope,
+        );
         let outbox = events::new_outbox();
         let sink = EventSink::outbox(Arc::clone(&outbox));
         let run: RunFuture = match prepared {
@@ -221,9 +236,21 @@ impl Runtime {
         prompt: &str,
         options: RunOptions,
     ) -> Result<RunResult, RunError> {
+        self.run_to_completion_in(agent, prompt, options, RunScope::new())
+            .await
+    }
+
+    /// [`run_to_completion`](Self::run_to_completion) with the parts `scope` gives.
+    pub async fn run_to_completion_in(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        options: RunOptions,
+        scope: RunScope,
+    ) -> Result<RunResult, RunError> {
         let cancel = options.cancel.clone().unwrap_or_default();
         let run_id = options.run_id.clone().unwrap_or_else(new_run_id);
-        let prepared = self.prepare(agent, prompt, options, run_id, cancel)?;
+        let prepared = self.prepare(agent, prompt, options, (run_id, cancel), scope)?;
         agent_loop::execute(prepared, EventSink::disabled()).await
     }
 
@@ -251,11 +278,14 @@ impl Runtime {
         agent: &AgentDefinition,
         prompt: &str,
         options: RunOptions,
-        run_id: String,
-        cancel: CancellationToken,
+        (run_id, cancel): (String, CancellationToken),
+        scope: RunScope,
     ) -> Result<Prepared, RunError> {
         let name = agent.name();
-        let model = self.resolve_model(agent, &options)?;
+        let model = scope
+            .model
+            .map_or_else(|| self.resolve_model(agent, &options), Ok)?;
+        let toolbox = scope.tools.unwrap_or_else(|| self.inner.tools.clone());
         let filter = ToolFilter::new(&agent.spec.tools).map_err(|source| RunError::ToolPolicy {
             agent: name.to_owned(),
             source,
@@ -267,7 +297,7 @@ impl Runtime {
             }
             _ => self.provider_for(&model)?,
         };
-        let tools = self.inner.tools.filtered(&filter);
+        let tools = toolbox.tools().filtered(&filter);
         let context_mode = options
             .context_mode
             .or(agent.spec.context_mode)
@@ -288,7 +318,7 @@ impl Runtime {
             model: model.model.clone(),
             system,
             messages,
-            tools: self.inner.specs.specs(&tools),
+            tools: toolbox.specs(&tools),
             temperature: options.temperature.or(agent.spec.temperature),
             max_tokens: options.max_tokens,
             stream: options.stream,
@@ -306,16 +336,16 @@ impl Runtime {
                 .or(agent.spec.max_turns)
                 .unwrap_or(DEFAULT_MAX_TURNS),
             tools,
-            registry: Arc::clone(&self.inner.tools),
+            registry: Arc::clone(toolbox.registry()),
             filter,
-            gate: self.inner.gate.clone(),
+            gate: scope.gate.or_else(|| self.inner.gate.clone()),
             redactor: self.inner.redactor.clone(),
             guardrails,
             prompt: Arc::from(prompt),
             request,
             working_dir,
             cancel,
-            sub_agents: Arc::new(self.clone()),
+            sub_agents: scope.sub_agents.unwrap_or_else(|| Arc::new(self.clone())),
             depth: options.depth,
             tool_limits: self.inner.settings.tools.clone(),
             trace: options.trace,
