@@ -2,7 +2,8 @@
 //! `front` hands off to `back` (two model calls, one handoff tool call, a second agent started)
 //! against a one-agent turn of the same shape (`solo`: two model calls, one tool call). The
 //! model is an in-process instant provider, so the difference is the switch: closing the first
-//! run, assembling the target's tools and runtime, writing its brief and starting its run.
+//! run, taking the target's tool set (assembled once per session), writing its brief and
+//! starting its run on the session's runtime.
 //!
 //! Run with `cargo bench --bench handoff`; the handoff switch is `handoff_turn − one_agent_turn`.
 #![allow(
@@ -12,13 +13,11 @@
 )]
 
 use agentctl_core::{
-    AgentDefinition, AgentSource, AgentSpec, DeltaSink, Handoff, Message, ModelProvider, ModelRef,
-    ModelRequest, ModelResponse, ProviderError, RunOptions, Scope, Settings, SourceFormat,
-    StopReason, ToolCall, ToolContext, ToolError, ToolOutput, TypedTool, Usage,
+    DeltaSink, Message, ModelProvider, ModelRef, ModelRequest, ModelResponse, ProviderError,
+    RiskLevel, Settings, StopReason, ToolCall, ToolError, Usage, tool_fn,
 };
-use agentctl_session::{RuntimeBuilder, SessionRunner};
+use agentctl_session::{Agent, RuntimeBuilder, Session, Target, TurnOptions};
 use divan::Bencher;
-use futures_util::StreamExt;
 use std::sync::Arc;
 
 fn main() {
@@ -78,83 +77,38 @@ impl ModelProvider for Instant {
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct NoArgs {}
 
-/// A tool that does nothing, for the one-agent turn's tool call.
-struct Noop;
-
-#[async_trait::async_trait]
-impl TypedTool for Noop {
-    type Args = NoArgs;
-    fn name(&self) -> &str {
-        "noop"
-    }
-    fn description(&self) -> &str {
-        "Does nothing."
-    }
-    fn risk(&self) -> agentctl_core::RiskLevel {
-        agentctl_core::RiskLevel::Safe
-    }
-    fn is_mutating(&self) -> bool {
-        false
-    }
-    async fn call(&self, _: NoArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text("ok"))
-    }
-}
-
-fn agent(name: &str, handoffs: &[&str]) -> AgentDefinition {
-    AgentDefinition {
-        spec: AgentSpec {
-            name: name.into(),
-            description: Some(format!("The {name} agent.")),
-            model: Some("openai:gpt-4o-mini".into()),
-            handoffs: handoffs
-                .iter()
-                .map(|to| Handoff {
-                    to: (*to).into(),
-                    when: None,
-                    description: None,
-                    payload: None,
-                    history: None,
-                })
-                .collect(),
-            ..AgentSpec::default()
-        },
-        system_prompt: format!("You are {name}."),
-        source: AgentSource {
-            format: SourceFormat::Native,
-            path: format!("{name}.md").into(),
-            scope: Scope::Project,
-        },
-        extra: Default::default(),
-    }
-}
-
-fn runner() -> SessionRunner {
+fn session() -> Session {
     let root = std::env::temp_dir();
     let factory = |_: &ModelRef, _: &Settings| Ok(Arc::new(Instant) as Arc<dyn ModelProvider>);
     let builder = RuntimeBuilder::with_settings(Settings::default(), &root)
-        .provider_factory(Arc::new(factory))
-        .tool(agentctl_core::typed_tool(Noop));
-    SessionRunner::with_agents(
-        builder,
-        vec![
-            agent("front", &["back"]),
-            agent("back", &[]),
-            agent("solo", &[]),
-        ],
-    )
+        .provider_factory(Arc::new(factory));
+    // A tool that does nothing, for the one-agent turn's tool call.
+    let noop = tool_fn("noop", "Does nothing.", |_: NoArgs| async {
+        Ok::<_, ToolError>("ok")
+    })
+    .risk(RiskLevel::Safe)
+    .read_only();
+    let agent = |name: &str| {
+        Agent::new(name, format!("You are {name}."))
+            .description(format!("The {name} agent."))
+            .model("openai:gpt-4o-mini")
+    };
+    Session::builder()
+        .runtime(builder)
+        .agent(agent("front").handoff("back"))
+        .agent(agent("back"))
+        .agent(agent("solo").tool(noop))
+        .build()
+        .unwrap()
 }
 
 /// One turn of `first`, every event read; returns the agents that worked on it.
-async fn turn(runner: &SessionRunner, first: &str) -> Vec<String> {
-    let agent = runner.require_agent(first).unwrap();
-    let (mut conversation, _) = runner
-        .conversation(agent, None, RunOptions::new())
-        .await
-        .unwrap();
-    let mut turn = conversation.turn("Where is it?").await.unwrap();
-    while turn.next().await.is_some() {}
-    let outcome = turn.finish().await;
+async fn turn(session: &Session, first: &str) -> Vec<String> {
+    let target = Target::Agent(first.to_owned());
+    let outcome = session
+        .turn(target, "Where is it?", TurnOptions::new())
+        .finish()
+        .await;
     assert_eq!(outcome.result.unwrap().text, "Done.");
     outcome.agents
 }
@@ -164,9 +118,9 @@ fn bench_turn(bencher: Bencher, first: &str, agents: usize) {
         .enable_all()
         .build()
         .unwrap();
-    let runner = runner();
+    let session = tokio.block_on(async { session() });
     bencher.bench_local(|| {
-        tokio.block_on(async { assert_eq!(turn(&runner, first).await.len(), agents) })
+        tokio.block_on(async { assert_eq!(turn(&session, first).await.len(), agents) })
     });
 }
 

@@ -40,6 +40,10 @@ pub use agentctl_store_postgres as store_postgres;
 pub use agentctl_tools as tools;
 pub use agentctl_trace as trace;
 
-/// The stream traits a turn's events are read with (`turn.next().await`), so an embedder needs
-/// no `futures` dependency of its own.
+/// The stream traits a session's events are read with (`events.next().await`), so an embedder
+/// needs no `futures` dependency of its own.
 pub use futures_util::{Stream, StreamExt};
+
+/// What the smallest embedding needs: an agent defined in code and a session to ask it in
+/// (`agentctl::session::{Agent, Session}` under their own crate's path).
+pub use agentctl_session::{Agent, Session};

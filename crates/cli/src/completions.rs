@@ -62,3 +62,35 @@ fn bash_without_idle_project_dir(script: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The completion scripts offer `--project-dir` where it works, and only there.
+    #[test]
+    fn project_dir_is_offered_only_where_it_works() {
+        for shell in [Shell::Zsh, Shell::Fish] {
+            let script = script(shell);
+            let offered = script
+                .lines()
+                .filter(|line| line.contains("project-dir"))
+                .filter(|line| line.contains("schema") || line.contains("completions"));
+            assert_eq!(offered.count(), 0, "{shell}");
+            assert!(script.contains("project-dir"), "{shell}");
+        }
+        let script = script(Shell::Bash);
+        let options = |case: &str| {
+            let at = script.find(&format!("        {case})\n")).unwrap();
+            script[at..].lines().nth(1).unwrap().to_owned()
+        };
+        for case in ["agentctl__subcmd__schema", "agentctl__subcmd__completions"] {
+            let offered = options(case);
+            assert!(
+                offered.contains("opts=") && !offered.contains("--project-dir"),
+                "{offered}"
+            );
+        }
+        assert!(options("agentctl__subcmd__sessions").contains("--project-dir"));
+    }
+}

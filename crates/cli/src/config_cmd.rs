@@ -32,7 +32,7 @@ fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> 
             }
         }
     }
-    crate::trust_cmd::warn_ignored(loaded, context.root());
+    crate::loosening::warn_ignored(loaded, context.root());
     match args.format {
         TextFormat::Text => {
             let paths = PathStyle::from_env(&context.locations);
@@ -200,7 +200,7 @@ fn render_ignored(out: &mut String, loaded: &LoadedSettings, paths: &PathStyle) 
             "# {} = {}  # {}\n",
             loosening.key,
             show_value(&loosening.value),
-            crate::trust_cmd::reason(&loosening.reason)
+            crate::loosening::reason(&loosening.reason)
         ));
     }
 }
@@ -239,7 +239,7 @@ fn render_json(loaded: &LoadedSettings) -> Value {
             json!({
                 "key": loosening.key,
                 "value": loosening.value,
-                "reason": crate::trust_cmd::reason(&loosening.reason),
+                "reason": crate::loosening::reason(&loosening.reason),
             })
         })
         .collect();

@@ -8,7 +8,7 @@ use agentctl_session::Project;
 /// the project's settings values that were ignored because the project is not trusted.
 pub(crate) fn load(global: &GlobalArgs) -> anyhow::Result<Project> {
     let project = load_quiet(global)?;
-    crate::trust_cmd::warn_ignored(&project.settings, project.root());
+    crate::loosening::warn_ignored(&project.settings, project.root());
     Ok(project)
 }
 

@@ -91,7 +91,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let spec = &crate::agents::find(&discovery, name)?.definition.spec;
+    let spec = &crate::lookup::find(&discovery, name)?.definition.spec;
     let file_mode = spec.context_mode;
     let memory_keys = spec
         .memory

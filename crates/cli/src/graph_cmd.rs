@@ -1,14 +1,20 @@
 //! `agentctl graph …` (and `agentctl agents graph …`): list, run, resume, replay and draw
-//! graphs of agents. Running is in `run::graph`; this module reads definitions and the store.
+//! graphs of agents. Running and resuming are turns of a session, driven as every front end
+//! drives them ([`crate::drive`]); the rest reads definitions and the store.
 
 use crate::args::graph::{
-    DiagramFormat, GraphCommand, GraphListArgs, GraphReplayArgs, GraphVisualizeArgs,
+    DiagramFormat, GraphCommand, GraphListArgs, GraphReplayArgs, GraphResumeArgs, GraphRunArgs,
+    GraphRunFlags, GraphVisualizeArgs,
 };
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
+use crate::drive::{Invocation, once};
 use crate::output::{print_json, terminal_safe};
 use agentctl_context::SessionChoice;
 use agentctl_routing::{Graph, render_dot, render_mermaid, render_text};
-use agentctl_session::{GraphReplay, ReplayItem, RuntimeBuilder, SessionRunner};
+use agentctl_session::{
+    GraphError, GraphReplay, Op, Project, ReplayItem, SessionHandle, Target, TurnOptions,
+    find_branch,
+};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -20,19 +26,135 @@ const REPLAY_EXCERPT: usize = 80;
 /// Runs one `graph` subcommand.
 pub(crate) fn run(global: &GlobalArgs, command: GraphCommand) -> anyhow::Result<ExitCode> {
     match command {
-        GraphCommand::Run(args) => crate::run::run_graph(global, args),
-        GraphCommand::Resume(args) => crate::run::resume_graph(global, args),
+        GraphCommand::Run(args) => run_graph(global, args),
+        GraphCommand::Resume(args) => resume_graph(global, args),
         GraphCommand::List(args) => list(global, &args),
         GraphCommand::Replay(args) => replay(global, &args),
         GraphCommand::Visualize(args) => visualize(global, &args),
     }
 }
 
-/// A runner for reading definitions and sessions (no approvals are asked).
-fn runner(global: &GlobalArgs) -> anyhow::Result<SessionRunner> {
+/// `agentctl graph run NAME -p PROMPT`: a turn of the graph.
+fn run_graph(global: &GlobalArgs, args: GraphRunArgs) -> anyhow::Result<ExitCode> {
+    let prompt = match args.prompt {
+        Some(prompt) => prompt,
+        None => {
+            crate::run::read_stdin_prompt("no prompt: pass -p PROMPT or pipe the request on stdin")?
+        }
+    };
+    let choice = match (args.session, args.continue_session) {
+        (Some(id), _) => SessionChoice::Resume(id),
+        (None, true) => SessionChoice::Continue,
+        (None, false) => SessionChoice::New,
+    };
     let project = crate::context::load(global)?;
-    let builder = RuntimeBuilder::new(&project);
-    Ok(SessionRunner::new(&project, builder))
+    let nodes = node_agents(&project, &args.name);
+    let op = Op::UserTurn {
+        target: Target::Graph(args.name),
+        prompt: prompt.clone(),
+        options: options(&args.flags),
+    };
+    drive(&project, &args.flags, &nodes, choice, Some(&prompt), op)
+}
+
+/// `agentctl graph resume --session ID [--branch B] [--from-step N]`: a turn that continues
+/// (or forks) a graph run of the session.
+fn resume_graph(global: &GlobalArgs, args: GraphResumeArgs) -> anyhow::Result<ExitCode> {
+    let project = crate::context::load(global)?;
+    let session = recorded_session(&project, &args.session)?;
+    let name = find_branch(&session, args.branch, None)?.graph;
+    let nodes = node_agents(&project, &name);
+    let op = Op::ResumeGraph {
+        branch: args.branch,
+        from_step: args.from_step,
+        options: options(&args.flags),
+    };
+    let choice = SessionChoice::Resume(args.session);
+    drive(&project, &args.flags, &nodes, choice, None, op)
+}
+
+/// How every node's agent runs: the flags' model, turn limit and streaming.
+fn options(flags: &GraphRunFlags) -> TurnOptions {
+    let mut options = TurnOptions::new().stream(!flags.no_stream);
+    options.max_turns = flags.max_turns;
+    options.model.clone_from(&flags.model);
+    options
+}
+
+/// Submits `op` to a session of `project` and renders the graph's events and outcome.
+fn drive(
+    project: &Project,
+    flags: &GraphRunFlags,
+    nodes: &[String],
+    session: SessionChoice,
+    title: Option<&str>,
+    op: Op,
+) -> anyhow::Result<ExitCode> {
+    let invocation = Invocation {
+        project,
+        approvals: &flags.approvals,
+        session,
+        title,
+        source: None,
+        trace: flags.trace,
+        recording: None,
+        active: None,
+    };
+    let ending = crate::rt::block_on(async {
+        let mut desk = invocation.start()?;
+        // Project servers of the nodes' agents whose files changed are asked about now.
+        for node in nodes {
+            if let Ok(agent) = desk.session.require_agent(node) {
+                crate::trust_cmd::approve_changed_scripts(desk.session.mcp(), &agent)?;
+            }
+        }
+        let ending = once(&mut desk, op, flags.format).await;
+        desk.session.shutdown().await;
+        ending
+    })??;
+    crate::drive::exit(ending)
+}
+
+/// The agents of the nodes of the graph `name` (none when it is no graph: the session says so
+/// when it runs).
+fn node_agents(project: &Project, name: &str) -> Vec<String> {
+    let discovery = project.discover();
+    let graph = discovery
+        .require(name)
+        .ok()
+        .and_then(|found| found.definition.spec.graph.clone());
+    graph
+        .map(|graph| graph.nodes.into_iter().map(|node| node.agent).collect())
+        .unwrap_or_default()
+}
+
+/// The graph agent `name`, compiled.
+fn load_graph(project: &Project, name: &str) -> anyhow::Result<Graph> {
+    let discovery = project.discover();
+    let agent = &crate::lookup::find(&discovery, name)?.definition;
+    if agent.spec.graph.is_none() {
+        anyhow::bail!(
+            "`{name}` is an agent, not a graph (it has no `graph:` block): run it with `agentctl run {name}`"
+        );
+    }
+    Graph::from_definition(agent).map_err(|issues| {
+        anyhow::anyhow!(
+            "graph `{name}` ({}) is invalid:\n{issues}\ncheck it with `agentctl agents validate {name}`",
+            agent.source.path.display()
+        )
+    })
+}
+
+/// The session `id` of `project`'s store.
+fn recorded_session(project: &Project, id: &str) -> anyhow::Result<SessionHandle> {
+    let store = project.open_store(true)?.ok_or(GraphError::NoSession)?;
+    let choice = SessionChoice::Resume(id.to_owned());
+    Ok(SessionHandle::open(
+        store,
+        choice,
+        None,
+        project.settings().agents.clone(),
+    )?)
 }
 
 #[derive(Serialize)]
@@ -46,9 +168,9 @@ struct GraphRow {
 }
 
 fn list(global: &GlobalArgs, args: &GraphListArgs) -> anyhow::Result<ExitCode> {
-    let runner = runner(global)?;
-    let rows: Vec<GraphRow> = runner
-        .discovery()
+    let project = crate::context::load(global)?;
+    let rows: Vec<GraphRow> = project
+        .discover()
         .agents
         .iter()
         .filter_map(|loaded| {
@@ -88,10 +210,8 @@ fn list(global: &GlobalArgs, args: &GraphListArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn replay(global: &GlobalArgs, args: &GraphReplayArgs) -> anyhow::Result<ExitCode> {
-    let runner = runner(global)?;
-    let session = runner
-        .open_session(SessionChoice::Resume(args.session.clone()), None)?
-        .ok_or(agentctl_session::GraphError::NoSession)?;
+    let project = crate::context::load(global)?;
+    let session = recorded_session(&project, &args.session)?;
     let replay = GraphReplay::load(&session, args.branch)?;
     if args.format == TextFormat::Json {
         print_json(&replay)?;
@@ -212,19 +332,23 @@ fn excerpt(text: &str) -> String {
 }
 
 fn visualize(global: &GlobalArgs, args: &GraphVisualizeArgs) -> anyhow::Result<ExitCode> {
-    let runner = runner(global)?;
-    let agent = crate::agents::require(&runner, &args.name)?;
+    let project = crate::context::load(global)?;
+    let discovery = project.discover();
+    let agent = &crate::lookup::find(&discovery, &args.name)?.definition;
     let graph = if agent.spec.graph.is_some() {
-        crate::run::load_graph(&runner, &args.name)?
+        load_graph(&project, &args.name)?
     } else {
-        let lookup = |name: &str| runner.require_agent(name).ok();
-        Graph::from_handoffs(&agent, &lookup)
+        let lookup = |name: &str| {
+            discovery
+                .require(name)
+                .ok()
+                .map(|found| found.definition.clone())
+        };
+        Graph::from_handoffs(agent, &lookup)
     };
     let path = match &args.session {
         Some(id) => {
-            let session = runner
-                .open_session(SessionChoice::Resume(id.clone()), None)?
-                .ok_or(agentctl_session::GraphError::NoSession)?;
+            let session = recorded_session(&project, id)?;
             let replay = GraphReplay::load(&session, None)?;
             Some(
                 replay

@@ -2,7 +2,10 @@
 //!
 //! `main` parses arguments with clap (the `args` module), builds the command's context (locations and
 //! settings), then hands over to one module per command group. Each module turns raw arguments
-//! into a typed request, calls the library crates, and renders the result as text or JSON.
+//! into a typed request, calls the library crates, and renders the result as text or JSON. The
+//! commands that run agents (`run`, `chat`, `graph run`/`resume`, `mcp serve`) drive a session
+//! of `agentctl-session` — submit operations, render its events — on the process's one tokio
+//! runtime (`rt`).
 
 mod agents;
 mod approvals;
@@ -11,11 +14,16 @@ mod completions;
 mod config_cmd;
 mod context;
 mod context_cmd;
+mod drive;
 mod graph_cmd;
+mod lookup;
+mod loosening;
 mod mcp_cmd;
 mod memory_cmd;
 mod output;
+mod render;
 mod route_cmd;
+mod rt;
 mod run;
 mod schema;
 mod sessions_cmd;

@@ -12,7 +12,6 @@ mod serve;
 use crate::args::GlobalArgs;
 use crate::args::mcp::McpCommand;
 use agentctl_mcp::McpManager;
-use anyhow::Context as _;
 use std::future::Future;
 use std::process::ExitCode;
 
@@ -45,21 +44,21 @@ pub(super) fn block_on(
     manager: &McpManager,
     work: impl Future<Output = anyhow::Result<ExitCode>>,
 ) -> anyhow::Result<ExitCode> {
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let outcome = tokio.block_on(async {
-        let outcome = tokio::select! {
-            outcome = work => outcome,
-            () = interrupted() => Err(anyhow::anyhow!("interrupted")),
-        };
-        manager.shutdown().await;
-        outcome
-    });
-    // `mcp serve` may leave a blocking stdin read in flight: do not wait for it.
-    tokio.shutdown_background();
+    // `mcp serve` may leave a blocking stdin read in flight: the process's runtime is never
+    // waited for.
+    crate::rt::block_on(until_interrupted(manager, work))?
+}
+
+/// Runs `work`, then stops every MCP server of `manager`, also on Ctrl-C or SIGTERM.
+pub(super) async fn until_interrupted(
+    manager: &McpManager,
+    work: impl Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    let outcome = tokio::select! {
+        outcome = work => outcome,
+        () = interrupted() => Err(anyhow::anyhow!("interrupted")),
+    };
+    manager.shutdown().await;
     outcome
 }
 

@@ -1,14 +1,15 @@
 //! `agentctl route PROMPT`: which agents the prompt's words route to, and why; and the
 //! auto-routing step of `agentctl run`, which picks the agent the same way.
 //!
-//! Both go through the session runner's router ([`SessionRunner::route`]), so what `route`
+//! Both go through the library's router (`Router::decide` over the runnable agents, with
+//! `agents.defaultAgent` as the fallback — what a session's `route` does), so what `route`
 //! shows is what `run --auto` does.
 
 use crate::args::{GlobalArgs, TextFormat, route::RouteArgs};
 use crate::output::{print_json, terminal_safe};
-use agentctl_core::AgentDefinition;
+use agentctl_definitions::Discovery;
 use agentctl_routing::{Matched, RouteDecision, RouteMatch, Router, Skipped};
-use agentctl_session::{RuntimeBuilder, SessionRunner};
+use agentctl_session::Session;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::{IsTerminal as _, Write as _};
@@ -26,9 +27,16 @@ struct RouteJson<'a> {
 /// Runs `agentctl route`.
 pub(crate) fn run(global: &GlobalArgs, args: &RouteArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let runner = SessionRunner::new(&project, RuntimeBuilder::new(&project));
-    let decision = runner.route(&args.prompt);
-    let router = runner.router();
+    let discovery = project.discover();
+    let agents: Vec<_> = discovery
+        .agents
+        .iter()
+        .map(|loaded| loaded.definition.clone())
+        .collect();
+    let router = Router::new(&agents);
+    let default = project.settings().agents.default_agent.as_deref();
+    let decision = router.decide(&args.prompt, default);
+    let router = &router;
     match args.format {
         TextFormat::Json => print_json(&RouteJson {
             prompt: &args.prompt,
@@ -36,8 +44,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &RouteArgs) -> anyhow::Result<ExitC
             skipped: router.skipped(),
         })?,
         TextFormat::Text => {
-            warn_unrouted(&runner)?;
-            print_text(&args.prompt, &decision, &runner)?;
+            warn_unrouted(router, &discovery)?;
+            print_text(&args.prompt, &decision, router, &discovery)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -45,16 +53,16 @@ pub(crate) fn run(global: &GlobalArgs, args: &RouteArgs) -> anyhow::Result<ExitC
 
 /// Warnings for what the router cannot use: entries it skipped, and agents with triggers
 /// whose files have errors (they never run, so they are not routed to).
-fn warn_unrouted(runner: &SessionRunner) -> anyhow::Result<()> {
+fn warn_unrouted(router: &Router, discovery: &Discovery) -> anyhow::Result<()> {
     let mut err = std::io::stderr().lock();
-    for skipped in runner.router().skipped() {
+    for skipped in router.skipped() {
         writeln!(
             err,
             "warning: not routed by: {}",
             terminal_safe(&skipped.to_string())
         )?;
     }
-    for invalid in &runner.discovery().invalid {
+    for invalid in &discovery.invalid {
         if !invalid.agent.definition.spec.triggers.is_empty() {
             writeln!(
                 err,
@@ -70,9 +78,9 @@ fn warn_unrouted(runner: &SessionRunner) -> anyhow::Result<()> {
 fn print_text(
     prompt: &str,
     decision: &RouteDecision,
-    runner: &SessionRunner,
+    router: &Router,
+    discovery: &Discovery,
 ) -> anyhow::Result<()> {
-    let router = runner.router();
     let mut out = std::io::stdout().lock();
     if decision.matches.is_empty() {
         writeln!(out, "No agent's triggers match this prompt.")?;
@@ -94,7 +102,7 @@ fn print_text(
             terminal_safe(&found.explain())
         ),
         (Some(selected), None) => {
-            let broken = match runner.require_agent(&selected.agent) {
+            let broken = match discovery.require(&selected.agent) {
                 Ok(_) => String::new(),
                 Err(_) => format!(
                     "; it cannot run: see `agentctl agents show {}`",
@@ -161,13 +169,13 @@ fn targets_listing(router: &Router) -> String {
         .join("\n")
 }
 
-/// Auto-routing for `agentctl run`: the agent the prompt routes to, announced on stderr
-/// (`Auto-routing to: debug-analyzer (matched: bug)`), or the `agents.defaultAgent` fallback
-/// with a note, or an error that lists what the agents' triggers would match.
-pub(crate) fn pick(runner: &SessionRunner, prompt: &str) -> anyhow::Result<AgentDefinition> {
-    let decision = runner.route(prompt);
+/// Auto-routing for `agentctl run`: the agent the session routes the prompt to, announced on
+/// stderr (`Auto-routing to: debug-analyzer (matched: bug)`), or the `agents.defaultAgent`
+/// fallback with a note, or an error that lists what the agents' triggers would match.
+pub(crate) fn pick(session: &Session, prompt: &str) -> anyhow::Result<String> {
+    let decision = session.route(prompt);
     let Some(selected) = &decision.selected else {
-        return Err(no_match(runner.router()));
+        return Err(no_match(session.router()));
     };
     let line = match decision.selected_match() {
         Some(found) => format!("Auto-routing to: {} ({})", selected.agent, found.explain()),
@@ -176,22 +184,22 @@ pub(crate) fn pick(runner: &SessionRunner, prompt: &str) -> anyhow::Result<Agent
             selected.agent
         ),
     };
-    let agent = crate::agents::require(runner, &selected.agent);
-    let agent = if selected.fallback {
+    let agent = crate::lookup::require(session, &selected.agent);
+    if selected.fallback {
         agent.with_context(|| {
             format!(
                 "agents.defaultAgent names `{}`, which cannot run",
                 selected.agent
             )
-        })?
+        })?;
     } else {
-        agent?
-    };
+        agent?;
+    }
     let mut err = std::io::stderr().lock();
     // The seed's robot marks the line on a terminal; logs get plain text.
     let mark = if err.is_terminal() { "🤖 " } else { "" };
     writeln!(err, "{mark}{}", terminal_safe(&line))?;
-    Ok(agent)
+    Ok(selected.agent.clone())
 }
 
 /// Nothing matched and there is no default agent: say what would have matched.

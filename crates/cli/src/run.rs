@@ -1,29 +1,24 @@
-//! `agentctl run NAME -p PROMPT`: runs an agent and renders its events.
+//! `agentctl run NAME -p PROMPT` and `agentctl chat`: a turn (or an interactive session) of the
+//! session engine, rendered.
 //!
 //! The raw flags are validated into a [`RunRequest`] (which agent or auto-routing, which
-//! prompt source, which format); [`choose_agent`] names the agent; the
-//! session runner (`agentctl-session`) finds the agent, opens the session, builds the runtime
-//! and runs each turn; this module renders ([`render`]), asks approval questions on the
-//! terminal ([`terminal`]) and runs the interactive session ([`repl`]).
+//! prompt source, which format); the session (`agentctl-session`) decides what runs — an
+//! agent, a graph, the main conversation — follows handoffs and asks its questions as events;
+//! this module chooses the target, submits the turn ([`crate::drive`] renders it and answers
+//! its questions from the terminal) and runs the interactive session ([`repl`]). `graph run` and `graph resume`
+//! drive their turns the same way ([`crate::drive`]).
 
-mod graph;
-mod render;
 mod repl;
-mod signals;
-mod terminal;
 
 use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnArgs};
+use crate::drive::{Desk, Ending, Invocation, once};
 use agentctl_context::{SessionChoice, Source};
-use agentctl_core::{AgentDefinition, ContextMode, RunError, RunOptions};
-use agentctl_sandbox::SandboxStatus;
-use agentctl_session::{Conversation, Project, Recording, RuntimeBuilder, SessionRunner};
+use agentctl_core::ContextMode;
+use agentctl_session::{Op, Project, Recording, Target, TurnOptions};
 use anyhow::Context as _;
-use std::io::{IsTerminal, Read, Write as _};
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use terminal::Frontend;
-
-pub(crate) use graph::{load_graph, resume as resume_graph, run as run_graph};
 
 /// Where the prompt comes from.
 enum PromptSource {
@@ -48,7 +43,7 @@ struct RunRequest {
     agent: AgentChoice,
     prompt: PromptSource,
     format: RunFormat,
-    options: RunOptions,
+    options: TurnOptions,
     record: Option<PathBuf>,
     approvals: ApprovalArgs,
     session: SessionChoice,
@@ -108,13 +103,10 @@ impl RunRequest {
                 turn.format.name()
             );
         }
-        let options = RunOptions {
-            stream: !turn.no_stream,
-            max_turns: turn.max_turns,
-            context_mode,
-            model: turn.model,
-            ..RunOptions::default()
-        };
+        let mut options = TurnOptions::new().stream(!turn.no_stream);
+        options.max_turns = turn.max_turns;
+        options.context_mode = context_mode;
+        options.model = turn.model;
         Ok(Self {
             agent,
             prompt,
@@ -143,26 +135,11 @@ pub(crate) fn read_stdin_prompt(missing: &str) -> anyhow::Result<String> {
     Ok(prompt.to_owned())
 }
 
-/// Exit status of a run a guardrail rejected (documented in `run --help` and the README).
-const GUARDRAIL_EXIT: u8 = 3;
-
-/// How the invocation ended.
-enum Ending {
-    /// Every turn ran (in the REPL: the user left).
-    Done,
-    /// A run failed; the error is reported.
-    Failed(RunError),
-    /// A signal stopped the run; exit with 128 + its number.
-    Signalled(i32),
-    /// A turn's result could not be saved to the session.
-    NotSaved(String),
-}
-
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
     let request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
-    execute(global, &project, request)
+    execute(&project, request)
 }
 
 /// Runs `agentctl chat`.
@@ -173,14 +150,10 @@ pub(crate) fn chat(global: &GlobalArgs, args: ChatArgs) -> anyhow::Result<ExitCo
         "the main conversation has no model: pass --model PROVIDER:MODEL (or an alias), or set \
          `agents.defaultModel` in the settings"
     );
-    execute(global, &project, RunRequest::from_chat(args)?)
+    execute(&project, RunRequest::from_chat(args)?)
 }
 
-fn execute(
-    global: &GlobalArgs,
-    project: &Project,
-    request: RunRequest,
-) -> anyhow::Result<ExitCode> {
+fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
     let RunRequest {
         agent,
         prompt,
@@ -191,134 +164,76 @@ fn execute(
         session,
         trace,
     } = request;
-    let (frontend, approver) = Frontend::new();
     let recording = record.as_ref().map(|_| Recording::new());
-    let mut builder = RuntimeBuilder::new(project)
-        .approvals(crate::approvals::choice(&approvals)?)
-        .approver(approver);
-    if let Some(recording) = &recording {
-        builder = builder.record(recording.clone());
-    }
-    let runner = SessionRunner::new(project, builder).with_tracing(trace, None);
-    let first_prompt = match &prompt {
-        PromptSource::Once(prompt) => Some(prompt.as_str()),
-        PromptSource::Interactive(first) => first.as_deref(),
+    let (title, interactive) = match &prompt {
+        PromptSource::Once(prompt) => (Some(prompt.clone()), false),
+        PromptSource::Interactive(first) => (first.clone(), true),
     };
-    let agent = choose_agent(&runner, &agent, first_prompt)?;
-    if let Some(agent) = agent.as_ref().filter(|agent| agent.spec.graph.is_some()) {
-        // A graph agent (seed 002: `debug-flow.md`) runs its graph.
-        let PromptSource::Once(prompt) = prompt else {
-            anyhow::bail!(
-                "`{}` is a graph: it runs on one request, pass -p PROMPT",
-                agent.name()
-            );
-        };
-        let flags = graph::run_flags(&options, format, trace, approvals);
-        return graph::run_graph_agent(global, agent, prompt, session, &flags);
-    }
-    match runner.sandbox_status() {
-        SandboxStatus::Unavailable { reason } => warn(&format!(
-            "commands run without a sandbox ({reason}); the approval prompt is the only defence"
-        )),
-        status if !status.gaps().is_empty() => warn(&format!("sandbox {status}")),
-        _ => {}
-    }
-    // A project server whose files changed is asked about now, on a terminal.
-    let starting = agent
-        .clone()
-        .unwrap_or_else(|| agentctl_session::main_agent(project.settings()));
-    crate::trust_cmd::approve_changed_scripts(&runner, &starting)?;
-    let mut session = runner.open_session(session, first_prompt)?;
-    // Said before the run, not after its output.
-    crate::output::report_tightened();
-    if matches!(prompt, PromptSource::Interactive(_)) {
-        session = session.map(|session| session.with_source(Source::REPL));
-    }
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let ending = tokio.block_on(async {
-        let opened = match agent {
-            Some(agent) => runner.conversation(agent, session, options.clone()).await,
-            None => runner.main_conversation(session, options.clone()).await,
-        };
-        let ending = match opened {
-            Ok((mut conversation, warnings)) => {
-                for warning in warnings {
-                    warn(&crate::trust_cmd::mcp_warning(&warning));
-                }
-                let desk = repl::Desk {
-                    runner: &runner,
-                    frontend: &frontend,
-                    options: &options,
-                };
-                converse(&desk, &mut conversation, prompt, format).await
-            }
-            Err(error) => Err(error.into()),
-        };
-        // Stop the MCP servers (and their process groups) whatever happened.
-        runner.shutdown().await;
+    let invocation = Invocation {
+        project,
+        approvals: &approvals,
+        session,
+        title: title.as_deref(),
+        source: interactive.then_some(Source::REPL),
+        trace,
+        recording: recording.clone(),
+        active: match &agent {
+            AgentChoice::Named(name) => Some(name.clone()),
+            _ => None,
+        },
+    };
+    let ending = crate::rt::block_on(async {
+        let mut desk = invocation.start()?;
+        let ending = converse(&mut desk, &agent, prompt, format, options).await;
+        // Stop the MCP servers (and their process groups), and wait for the session's
+        // writes, whatever happened.
+        desk.session.shutdown().await;
         ending
-    });
-    // A REPL left at its prompt still has a blocking stdin read in flight: do not wait for it.
-    tokio.shutdown_background();
+    })??;
     if let (Some(recording), Some(path)) = (&recording, &record) {
         recording.save(path)?;
     }
-    match ending? {
-        Ending::Done => Ok(ExitCode::SUCCESS),
-        Ending::Signalled(signal) => {
-            crate::output::print_error(&anyhow::anyhow!("run cancelled"));
-            Ok(ExitCode::from(
-                u8::try_from(128 + signal).unwrap_or(u8::MAX),
-            ))
-        }
-        Ending::Failed(RunError::Guardrail(violation)) => {
-            crate::output::print_error(&anyhow::anyhow!(violation.to_string()));
-            Ok(ExitCode::from(GUARDRAIL_EXIT))
-        }
-        // The message already names the cause: one line, without a `caused by` chain.
-        Ending::Failed(error) => Err(anyhow::anyhow!(error.to_string())),
-        Ending::NotSaved(error) => Err(anyhow::anyhow!("the session could not be saved: {error}")),
-    }
+    crate::drive::exit(ending)
 }
 
-/// The agent to run: the one named, or the one the (first) prompt routes to, announced on
-/// stderr (see `agentctl route`); `None` for the main conversation.
-fn choose_agent(
-    runner: &SessionRunner,
-    choice: &AgentChoice,
-    prompt: Option<&str>,
-) -> anyhow::Result<Option<AgentDefinition>> {
-    match (choice, prompt) {
-        (AgentChoice::Main, _) => Ok(None),
-        (AgentChoice::Named(name), _) => crate::agents::require(runner, name).map(Some),
-        (AgentChoice::Routed, Some(prompt)) => crate::route_cmd::pick(runner, prompt).map(Some),
-        (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
-    }
-}
-
-/// Runs the prompt, or the interactive session, in the conversation.
+/// Runs the prompt, or the interactive session, with the agent chosen.
 async fn converse(
-    desk: &repl::Desk<'_>,
-    conversation: &mut Conversation,
+    desk: &mut Desk,
+    agent: &AgentChoice,
     prompt: PromptSource,
     format: RunFormat,
+    options: TurnOptions,
 ) -> anyhow::Result<Ending> {
+    let first = match &prompt {
+        PromptSource::Once(prompt) => Some(prompt.as_str()),
+        PromptSource::Interactive(first) => first.as_deref(),
+    };
+    let target = match (agent, first) {
+        (AgentChoice::Main, _) => Target::Main,
+        (AgentChoice::Named(name), _) => Target::Agent(name.clone()),
+        (AgentChoice::Routed, Some(prompt)) => {
+            let name = crate::route_cmd::pick(&desk.session, prompt)?;
+            desk.session.set_active(&name)?;
+            Target::Agent(name)
+        }
+        (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
+    };
+    // The agent must exist; a project server of it whose files changed is asked about now,
+    // on a terminal.
+    let starting = match &target {
+        Target::Agent(name) => crate::lookup::require(&desk.session, name)?,
+        _ => desk.session.main_agent(),
+    };
+    crate::trust_cmd::approve_changed_scripts(desk.session.mcp(), &starting)?;
     match prompt {
         PromptSource::Once(prompt) => {
-            if format == RunFormat::Text {
-                render::note(&render::context_note(conversation));
-            }
-            render::run_once(conversation, &prompt, format, desk.frontend).await
+            let op = Op::UserTurn {
+                target,
+                prompt,
+                options,
+            };
+            once(desk, op, format).await
         }
-        PromptSource::Interactive(first) => repl::run(desk, conversation, first).await,
+        PromptSource::Interactive(first) => repl::run(desk, target, first, options).await,
     }
-}
-
-/// A warning line on stderr.
-pub(super) fn warn(message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
 }

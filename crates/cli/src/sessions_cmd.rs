@@ -384,23 +384,18 @@ fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
     let builder = RuntimeBuilder::new(context);
-    let tokio = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let written = tokio
-        .block_on(compact_now(
-            &builder,
-            &*store,
-            &session.id,
-            args.model.as_deref(),
-        ))
-        .map_err(|error| match error {
-            SessionError::Run(RunError::NoModel { .. }) => anyhow::anyhow!(
-                "no model to summarise with: pass --model or set agents.defaultModel"
-            ),
-            other => other.into(),
-        })?;
+    let written = crate::rt::block_on(compact_now(
+        &builder,
+        &*store,
+        &session.id,
+        args.model.as_deref(),
+    ))?
+    .map_err(|error| match error {
+        SessionError::Run(RunError::NoModel { .. }) => {
+            anyhow::anyhow!("no model to summarise with: pass --model or set agents.defaultModel")
+        }
+        other => other.into(),
+    })?;
     if written.is_empty() {
         print_text(&format!("Session {}: nothing to compact.\n", session.id));
     }

@@ -7,8 +7,6 @@
 
 mod render;
 
-pub(crate) use render::reason;
-
 use crate::args::trust::TrustArgs;
 use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
@@ -17,8 +15,8 @@ use agentctl_config::{
     LoadedSettings, ProjectRecord, ProjectTrust, ScriptChange, TrustStore, server_scripts,
 };
 use agentctl_core::{AgentDefinition, Scope};
-use agentctl_mcp::McpError;
-use agentctl_session::{Project, SessionRunner};
+use agentctl_mcp::{McpError, McpManager};
+use agentctl_session::Project;
 use anyhow::Context as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -185,7 +183,7 @@ fn json_report(
             .map(|loosening| LooseningJson {
                 key: loosening.key.clone(),
                 value: loosening.value.clone(),
-                reason: render::reason(&loosening.reason),
+                reason: crate::loosening::reason(&loosening.reason),
                 applied,
             })
             .collect(),
@@ -249,20 +247,6 @@ fn seconds(at: u64) -> Timestamp {
     Timestamp(i64::try_from(at.saturating_mul(1000)).unwrap_or(i64::MAX))
 }
 
-/// Warns, once per command, about the project values that were ignored because the project
-/// is not trusted, and about a trust store that could not be read.
-pub(crate) fn warn_ignored(loaded: &LoadedSettings, root: &Path) {
-    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    let mut text = String::new();
-    render::ignored_warning(&mut text, loaded, root);
-    if !text.is_empty() {
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
-    }
-}
-
 /// An MCP error as front ends show it: a changed server file says how to approve it.
 pub(crate) fn mcp_warning(error: &McpError) -> String {
     let text = match error {
@@ -279,13 +263,12 @@ pub(crate) fn mcp_warning(error: &McpError) -> String {
 /// changed since they were approved; a yes records the files as they are now. Without a
 /// terminal nothing is asked: starting the server fails with an error saying how to approve.
 pub(crate) fn approve_changed_scripts(
-    runner: &SessionRunner,
+    manager: &McpManager,
     agent: &AgentDefinition,
 ) -> anyhow::Result<()> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Ok(());
     }
-    let manager = runner.mcp();
     let keys: Vec<String> = manager
         .register_agent(agent)
         .into_iter()

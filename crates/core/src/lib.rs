@@ -28,6 +28,7 @@ mod serde_util;
 mod settings;
 mod tool;
 mod tool_filter;
+mod tool_fn;
 mod tool_names;
 mod tool_registry;
 mod trace;
@@ -73,6 +74,7 @@ pub use settings::{
 };
 pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
+pub use tool_fn::{FnTool, tool_fn};
 pub use tool_names::{BUILTIN_TOOLS, KnownTool, claude_tool_name, gemini_tool_name, is_known_tool};
 pub use tool_registry::{ToolRegistry, spec_of};
 pub use trace::{

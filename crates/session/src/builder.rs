@@ -6,15 +6,14 @@ use crate::project::Project;
 use crate::secrets::{env_policy_of, secrets_of};
 use crate::store::TightenedFiles;
 use agentctl_core::{
-    Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor, RiskLevel,
-    Settings, Tool, ToolRegistry, resolve_embedding_model,
+    CallGate, Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor,
+    RiskLevel, Settings, Tool, ToolRegistry, resolve_embedding_model,
 };
 use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_embedder, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_sandbox::EnvPolicy;
-use agentctl_tools::{Approver, AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
-use std::collections::HashMap;
+use agentctl_tools::{AutoApprove, Gate, RiskClassifier};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -91,7 +90,8 @@ pub struct RuntimeBuilder {
     settings: Settings,
     root: PathBuf,
     approvals: ApprovalChoice,
-    approver: Arc<dyn Approver>,
+    /// A person answers the gate's questions (through the session's events).
+    asking: bool,
     recording: Option<Recording>,
     provider_options: ProviderOptions,
     /// Replaces the built-in providers (tests, embedders with their own models).
@@ -105,13 +105,7 @@ pub struct RuntimeBuilder {
     tightened: TightenedFiles,
     /// Validators of the embedder, named by agents' guardrails.
     validators: ValidatorRegistry,
-    /// The built-in HTTP providers built so far, shared by every runtime built here: the agent
-    /// a handoff starts gets a runtime of its own, and building a provider again would build an
-    /// HTTP client (and read the system's certificates) on every switch.
-    http_providers: ProviderCache,
 }
-
-type ProviderCache = Arc<Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>>;
 
 impl std::fmt::Debug for RuntimeBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -124,7 +118,7 @@ impl std::fmt::Debug for RuntimeBuilder {
 
 impl RuntimeBuilder {
     /// A builder for `project`: its settings, tools confined to its root, cassettes relative
-    /// to it, nobody to ask about approvals until [`approver`](Self::approver) says otherwise.
+    /// to it, nobody to ask about approvals until [`asking`](Self::asking) says otherwise.
     pub fn new(project: &Project) -> Self {
         let mut builder = Self::with_settings(project.settings().clone(), project.root());
         builder.tightened = project.tightened_files().clone();
@@ -146,13 +140,12 @@ impl RuntimeBuilder {
             settings,
             root: root.to_path_buf(),
             approvals: ApprovalChoice::default(),
-            approver: Arc::new(NonTerminalApprover),
+            asking: false,
             recording: None,
             provider_options: ProviderOptions {
                 working_dir: Some(root.to_path_buf()),
                 ..ProviderOptions::default()
             },
-            http_providers: ProviderCache::default(),
         }
     }
 
@@ -162,9 +155,10 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Who is asked when a call needs approval.
-    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
-        self.approver = approver;
+    /// Whether a person answers the gate's questions; when nobody does (the default), a call
+    /// that needs approval is refused at once with a hint.
+    pub fn asking(mut self, asking: bool) -> Self {
+        self.asking = asking;
         self
     }
 
@@ -201,7 +195,6 @@ impl RuntimeBuilder {
 
     /// Provider options (keys and base URLs from another environment, retries).
     pub fn provider_options(mut self, options: ProviderOptions) -> Self {
-        self.http_providers = ProviderCache::default();
         self.provider_options = ProviderOptions {
             working_dir: options
                 .working_dir
@@ -265,11 +258,12 @@ impl RuntimeBuilder {
         build_embedder(&model, &self.settings, &self.provider_options)
     }
 
-    /// The approval gate: the chain of the settings and choices, asking the approver.
+    /// The approval gate: the chain of the settings and choices; its questions are left to
+    /// a person when [`asking`](Self::asking).
     pub fn gate(&self) -> Result<Gate, SessionError> {
         let levels = self.approvals.levels(&self.settings)?;
         let classifier = RiskClassifier::from_settings(&self.settings)?.with_root(&self.root);
-        Ok(Gate::new(levels, classifier, Arc::clone(&self.approver)))
+        Ok(Gate::new(levels, classifier).asking(self.asking))
     }
 
     /// A runtime offering `tools` (and the embedder's tools given with
@@ -278,56 +272,37 @@ impl RuntimeBuilder {
         for tool in &self.tools {
             tools.register_arc(Arc::clone(tool));
         }
-        let gate = self.gate()?;
+        let gate: Arc<dyn CallGate> = Arc::new(self.gate()?);
+        Ok(self.runtime(tools, gate))
+    }
+
+    /// The embedder's tools given with [`tool`](Self::tool).
+    pub(crate) fn embedder_tools(&self) -> &[Arc<dyn Tool>] {
+        &self.tools
+    }
+
+    /// A runtime offering `tools` behind `gate`: the built-in providers (or the factory
+    /// given), each built once for the runtime's life, recorded when recording.
+    pub(crate) fn runtime(&self, tools: ToolRegistry, gate: Arc<dyn CallGate>) -> Runtime {
         let options = self.provider_options.clone();
         let custom = self.providers.clone();
         let recording = self.recording.clone();
         let redactor = self.redactor.clone();
-        let cache = Arc::clone(&self.http_providers);
         let factory = move |model: &ModelRef,
                             settings: &Settings|
               -> Result<Arc<dyn ModelProvider>, ProviderError> {
             let provider = match &custom {
                 Some(factory) => factory.build(model, settings)?,
-                None => {
-                    shared_provider(&cache, model, || build_provider(model, settings, &options))?
-                }
+                None => build_provider(model, settings, &options)?,
             };
             Ok(match &recording {
                 Some(recording) => recording.wrap(provider, &redactor),
                 None => provider,
             })
         };
-        Ok(Runtime::new(self.settings.clone(), factory, tools)
-            .with_gate(Arc::new(gate))
+        Runtime::new(self.settings.clone(), factory, tools)
+            .with_gate(gate)
             .with_redactor(self.redactor.clone())
-            .with_guardrails(Arc::new(self.guardrails())))
+            .with_guardrails(Arc::new(self.guardrails()))
     }
-}
-
-/// The built-in provider of `model` from `cache`, built once. A scripted provider is built
-/// anew for each runtime: its cassette's turns are used up as they are played.
-fn shared_provider(
-    cache: &ProviderCache,
-    model: &ModelRef,
-    build: impl FnOnce() -> Result<Arc<dyn ModelProvider>, ProviderError>,
-) -> Result<Arc<dyn ModelProvider>, ProviderError> {
-    if model.provider == "scripted" {
-        return build();
-    }
-    // The lock is never held while building.
-    let cached = cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(model)
-        .cloned();
-    if let Some(provider) = cached {
-        return Ok(provider);
-    }
-    let provider = build()?;
-    cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(model.clone(), Arc::clone(&provider));
-    Ok(provider)
 }

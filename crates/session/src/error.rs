@@ -1,5 +1,6 @@
 //! Why a session could not be set up or a turn not prepared.
 
+use crate::graph::GraphError;
 use agentctl_config::ConfigError;
 use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
@@ -45,6 +46,27 @@ pub enum SessionError {
     /// A recording was asked for but no model call was made.
     #[error("{}: no model call was made, nothing to record", .0.display())]
     NothingRecorded(PathBuf),
+    /// The turn's runs could not (all) be saved to the session: the turn fails, whatever its
+    /// answer — no turn is ever lost silently.
+    #[error("the session could not be saved: {0}")]
+    NotSaved(#[source] ContextError),
+    /// A graph could not run, or failed.
+    #[error(transparent)]
+    Graph(Box<GraphError>),
+    /// Auto-routing found no agent: no trigger matched and `agents.defaultAgent` is not set.
+    #[error(
+        "no agent's triggers match the prompt and no default agent is set (agents.defaultAgent)"
+    )]
+    NoRoute,
+    /// A session was built outside a tokio runtime: its turns have nowhere to run.
+    #[error("a session must be built inside a tokio runtime (its turns run there)")]
+    NoAsyncRuntime,
+    /// The session's event stream was taken already (there is one per session).
+    #[error("the session's event stream was taken already")]
+    EventsTaken,
+    /// The session has shut down.
+    #[error("the session has shut down")]
+    Closed,
     /// A recording could not be written.
     #[error("cannot save the cassette {}: {message}", .path.display())]
     Recording {

@@ -32,13 +32,12 @@
 
 mod builder;
 mod capability;
-mod conversation;
+mod engine;
 mod error;
 mod graph;
 mod main_agent;
 mod maintenance;
 mod project;
-mod runner;
 mod secrets;
 mod serve;
 mod session;
@@ -47,23 +46,23 @@ mod state;
 mod store;
 mod task;
 mod toolset;
-mod turn;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
     AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorEntry,
     ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
 };
-pub use conversation::Conversation;
+pub use engine::{
+    Agent, ApprovalPolicy, EventMsg, EventStream, Notice, Op, Session, SessionBuilder,
+    SessionEvent, Target, Turn, TurnId, TurnOptions, TurnOutcome,
+};
 pub use error::SessionError;
 pub use graph::{
-    GraphError, GraphOutcome, GraphReplay, GraphRun, GraphRunner, ReplayItem, ReplayNode,
-    ReplayTotals, find_branch,
+    GraphError, GraphOutcome, GraphReplay, ReplayItem, ReplayNode, ReplayTotals, find_branch,
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
 pub use project::Project;
-pub use runner::SessionRunner;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
@@ -72,4 +71,3 @@ pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{
     AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
 };
-pub use turn::{Notice, Turn, TurnOutcome};

@@ -1,10 +1,10 @@
-//! Agents served over MCP (`agentctl mcp serve`): each call is one turn of the named agent in
-//! the serve process's session, in `run` context mode (every call starts fresh and hands its
-//! answer back to the session's timeline), with nobody to ask about approvals.
+//! Agents served over MCP (`agentctl mcp serve`): each call is one turn of the named agent (a
+//! graph agent runs its graph) in the serve process's session, in `run` context mode (every
+//! call starts fresh and hands its answer back to the session's timeline), with nobody to ask
+//! about approvals: the session's policy refuses what needs a person, at once.
 
-use crate::runner::SessionRunner;
-use crate::session::SessionHandle;
-use agentctl_core::{ApprovalHint, ContextMode, RunEvent, RunOptions, Verdict};
+use crate::engine::{EventMsg, Notice, Session, Target, TurnOptions};
+use agentctl_core::{ApprovalHint, ContextMode, GraphEvent, RunEvent, Verdict};
 use agentctl_mcp::AgentInvoker;
 use async_trait::async_trait;
 use futures_util::StreamExt;
@@ -12,8 +12,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// What a served call reports besides its answer: refused calls with their hints, MCP
-/// servers that failed, turns that could not be saved. `mcp serve` prints them on stderr
-/// (clients show it as a log; stdout carries the protocol).
+/// servers that failed. `mcp serve` prints them on stderr (clients show it as a log; stdout
+/// carries the protocol).
 pub trait ServeLog: Send + Sync {
     /// A tool call of a served agent was refused; `hint` says what would have allowed it.
     fn refused(&self, agent: &str, tool: &str, reason: &str, hint: Option<&ApprovalHint>);
@@ -21,24 +21,37 @@ pub trait ServeLog: Send + Sync {
     fn warning(&self, message: &str);
 }
 
-/// Runs served agents through the session runner.
+/// Runs served agents as turns of a session.
 pub struct ServedAgents {
-    runner: Arc<SessionRunner>,
-    session: Option<SessionHandle>,
+    session: Session,
     log: Arc<dyn ServeLog>,
 }
 
 impl ServedAgents {
-    /// Serves the agents of `runner`, recording into `session` when given.
-    pub fn new(
-        runner: Arc<SessionRunner>,
-        session: Option<SessionHandle>,
-        log: Arc<dyn ServeLog>,
-    ) -> Self {
-        Self {
-            runner,
-            session,
-            log,
+    /// Serves the agents of `session`.
+    pub fn new(session: Session, log: Arc<dyn ServeLog>) -> Self {
+        Self { session, log }
+    }
+
+    /// Logs what a served turn's event says the client's user should know.
+    fn log(&self, agent: &str, msg: &EventMsg) {
+        let run = match msg {
+            EventMsg::Run(event) | EventMsg::Graph(GraphEvent::Run { event, .. }) => event,
+            EventMsg::Notice(Notice::McpServer(warning)) => {
+                self.log.warning(&warning.to_string());
+                return;
+            }
+            _ => return,
+        };
+        if let RunEvent::ToolDecision {
+            name,
+            decision: Verdict::Deny,
+            reason,
+            hint,
+            ..
+        } = run
+        {
+            self.log.refused(agent, name, reason, hint.as_ref());
         }
     }
 }
@@ -51,46 +64,25 @@ impl AgentInvoker for ServedAgents {
         prompt: &str,
         cancel: CancellationToken,
     ) -> Result<String, String> {
-        let definition = self
-            .runner
-            .require_agent(agent)
-            .map_err(|error| error.to_string())?;
-        let options = RunOptions::new()
+        let options = TurnOptions::new()
             .context_mode(ContextMode::Run)
             .cancel(cancel);
-        let (mut conversation, warnings) = self
-            .runner
-            .conversation(definition, self.session.clone(), options)
-            .await
-            .map_err(|error| format!("agent `{agent}` not started: {error}"))?;
-        for warning in &warnings {
-            self.log.warning(&warning.to_string());
-        }
-        let mut turn = conversation
-            .turn(prompt)
-            .await
-            .map_err(|error| format!("agent `{agent}` not started: {error}"))?;
+        let mut turn = self
+            .session
+            .turn(Target::Agent(agent.to_owned()), prompt, options);
         while let Some(event) = turn.next().await {
-            if let RunEvent::ToolDecision {
-                name,
-                decision: Verdict::Deny,
-                reason,
-                hint,
-                ..
-            } = &event
-            {
-                self.log.refused(agent, name, reason, hint.as_ref());
-            }
+            let outcome = match event.msg {
+                EventMsg::TurnFinished(outcome) => outcome,
+                msg => {
+                    self.log(agent, &msg);
+                    continue;
+                }
+            };
+            return outcome
+                .result
+                .map(|result| result.text)
+                .map_err(|error| format!("agent `{agent}` failed: {error}"));
         }
-        let outcome = turn.finish().await;
-        if let Some(error) = &outcome.save_error {
-            self.log.warning(&format!(
-                "agent `{agent}`: the session could not be saved: {error}"
-            ));
-        }
-        outcome
-            .result
-            .map(|result| result.text)
-            .map_err(|error| format!("agent `{agent}` failed: {error}"))
+        Err(format!("agent `{agent}` ended without an answer"))
     }
 }

@@ -185,7 +185,7 @@ impl SessionHandle {
         };
         let recorder =
             RunRecorder::start(self.dyn_store(), &self.info.id, &run, prompt, Vec::new())?;
-        Ok(TurnRecorder { recorder, mode })
+        Ok(TurnRecorder { recorder })
     }
 }
 
@@ -216,7 +216,6 @@ fn title(prompt: &str) -> String {
 /// Writes a run's events to the store, one transaction per model turn.
 pub(crate) struct TurnRecorder {
     recorder: RunRecorder,
-    mode: ContextMode,
 }
 
 impl TurnRecorder {
@@ -230,38 +229,44 @@ impl TurnRecorder {
         self.recorder.event(event);
     }
 
-    /// Records the end of the run: the last turn, the status and usage, and for isolated and
-    /// run-mode agents — and for any agent that handed off — the handoff summary to `main`.
-    /// Returns the first store error of the run: the turn was not (completely) saved.
-    pub(crate) fn finish(self, outcome: &Result<RunResult, RunError>) -> Option<ContextError> {
-        let status = match outcome {
-            Ok(_) => RunStatus::Completed,
-            Err(RunError::Cancelled) => RunStatus::Cancelled,
-            Err(_) => RunStatus::Failed,
-        };
-        let shared = self.mode == ContextMode::Shared;
-        let handoff = match outcome {
-            Ok(RunResult {
-                handoff: Some(request),
-                text,
-                ..
-            }) => Some(HandoffSummary {
-                summary: handoff_note(request, text),
-                files_changed: Vec::new(),
-                open_items: Vec::new(),
-            }),
-            Ok(result) if !shared => Some(HandoffSummary {
-                summary: result.text.clone(),
-                files_changed: Vec::new(),
-                open_items: Vec::new(),
-            }),
-            _ => None,
-        };
-        self.recorder.finish(RunEnding {
-            status,
-            answer_visible: shared,
-            step: None,
-            handoff,
-        })
+    /// Records the end of the run (see [`run_ending`]). Returns the first store error of the
+    /// run: the turn was not (completely) saved.
+    pub(crate) fn finish_with(self, ending: RunEnding) -> Option<ContextError> {
+        self.recorder.finish(ending)
+    }
+}
+
+/// How a run of an agent in `mode` ended, as the store records it: the status, whether the
+/// answer shows in the timeline, and for isolated and run-mode agents — and for any agent that
+/// handed off — the handoff summary to `main`.
+pub(crate) fn run_ending(mode: ContextMode, outcome: &Result<RunResult, RunError>) -> RunEnding {
+    let status = match outcome {
+        Ok(_) => RunStatus::Completed,
+        Err(RunError::Cancelled) => RunStatus::Cancelled,
+        Err(_) => RunStatus::Failed,
+    };
+    let shared = mode == ContextMode::Shared;
+    let handoff = match outcome {
+        Ok(RunResult {
+            handoff: Some(request),
+            text,
+            ..
+        }) => Some(HandoffSummary {
+            summary: handoff_note(request, text),
+            files_changed: Vec::new(),
+            open_items: Vec::new(),
+        }),
+        Ok(result) if !shared => Some(HandoffSummary {
+            summary: result.text.clone(),
+            files_changed: Vec::new(),
+            open_items: Vec::new(),
+        }),
+        _ => None,
+    };
+    RunEnding {
+        status,
+        answer_visible: shared,
+        step: None,
+        handoff,
     }
 }

@@ -1,25 +1,22 @@
-//! What a session runner and its conversations share: the agents, the MCP servers and the
-//! runtime builder. A conversation needs them to start the agent a handoff passes control to.
+//! What a session is set up with, for its whole life: the runtime builder (settings, root,
+//! providers, the embedder's tools and validators), the built-in tools' configuration, the
+//! agents found, the MCP servers, the store, the tracing backends and the router.
 
 use crate::builder::RuntimeBuilder;
 use crate::error::SessionError;
-use crate::session::SessionHandle;
-use crate::store::StoreSpec;
-use crate::task::TaskTool;
-use crate::toolset::{
-    AgentTools, BuiltinTools, McpTools, agent_tools_sharing, builtin_tool_set, handoff_tools,
-    long_term_memory_tools, with_agent_pool,
-};
-use agentctl_core::{AgentDefinition, AgentsSettings};
+use crate::project::Project;
+use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
+use crate::store::{DATABASE_URL_VAR, StoreSpec};
+use agentctl_core::{AgentDefinition, AgentsSettings, Settings};
 use agentctl_definitions::Discovery;
-use agentctl_mcp::{McpError, McpManager};
-use agentctl_runtime::Runtime;
+use agentctl_mcp::McpManager;
+use agentctl_routing::{RouteDecision, Router};
 use agentctl_tools::BuiltinToolsConfig;
-use agentctl_trace::Tracing;
+use agentctl_trace::{Tracing, WarningFn};
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
-/// What the runner and its conversations share: conversations need it to start the agents a
-/// handoff passes control to.
+/// What a session is set up with.
 pub(crate) struct Shared {
     pub(crate) builder: RuntimeBuilder,
     pub(crate) builtin: BuiltinToolsConfig,
@@ -35,91 +32,123 @@ pub(crate) struct Shared {
     pub(crate) settings: AgentsSettings,
     /// The tracing backends and the decision, per turn, whether it is traced.
     pub(crate) tracing: Tracing,
-}
-
-/// An agent ready to run: its definition (with the agent pool when it delegates), its runtime
-/// and the warnings met while assembling its tools.
-pub(crate) struct Prepared {
-    pub agent: AgentDefinition,
-    pub runtime: Runtime,
-    pub warnings: Vec<McpError>,
-    /// Its built-in tools, for the agents a handoff passes control to.
-    pub builtin: BuiltinTools,
+    /// Built on first use: a turn that names its agent never pays for it.
+    router: OnceLock<Router>,
 }
 
 impl Shared {
+    /// The setup of `project`'s agents, building runtimes with `builder`. Finds the agents
+    /// now; starts MCP servers only when an agent that names them runs.
+    pub(crate) fn of_project(project: &Project, builder: RuntimeBuilder) -> Self {
+        let discovery = project.discover();
+        let agents: Vec<AgentDefinition> = discovery
+            .agents
+            .iter()
+            .map(|loaded| loaded.definition.clone())
+            .collect();
+        let mcp = project.mcp_manager(&agents);
+        // Inline MCP servers of agent files bring their own `${VAR}` secrets.
+        let inline = secrets_of(project.settings(), &agents, std::env::vars_os());
+        let secrets = builder.secrets().merged(&inline);
+        let env = env_policy_of(project.settings(), &agents);
+        let builder = builder.redactor(secrets).env_policy(env.clone());
+        let traces = project.store_path().parent().map(|dir| dir.join("traces"));
+        let tracing = tracing(project.settings(), traces, &builder);
+        Self {
+            builder,
+            builtin: BuiltinToolsConfig::from_settings(project.settings()).with_env(env),
+            discovery,
+            agents,
+            mcp,
+            store_path: Some(project.store_path()),
+            store: Some(StoreSpec::new(
+                project.store_choice(std::env::var(DATABASE_URL_VAR).ok().as_deref()),
+                project.root().to_path_buf(),
+                project.store_path(),
+            )),
+            settings: project.settings().agents.clone(),
+            tracing,
+            router: OnceLock::new(),
+        }
+    }
+
+    /// The setup of agents defined in code, without a project on disk: settings and root come
+    /// from `builder`, and there is no project store. Handoffs between these agents work as
+    /// between agent files.
+    pub(crate) fn of_agents(builder: RuntimeBuilder, agents: Vec<AgentDefinition>) -> Self {
+        let discovery = Discovery::from_definitions(agents);
+        let agents: Vec<AgentDefinition> = discovery
+            .agents
+            .iter()
+            .map(|loaded| loaded.definition.clone())
+            .collect();
+        let settings = builder.settings().clone();
+        let mcp = mcp_manager_of(&settings, &agents, builder.root());
+        let secrets = secrets_of(&settings, &agents, std::env::vars_os());
+        let secrets = builder.secrets().merged(&secrets);
+        let env = env_policy_of(&settings, &agents);
+        let builder = builder.redactor(secrets).env_policy(env.clone());
+        let tracing = tracing(&settings, None, &builder);
+        Self {
+            builtin: BuiltinToolsConfig::from_settings(&settings).with_env(env),
+            builder,
+            discovery,
+            agents,
+            mcp,
+            store_path: None,
+            store: None,
+            settings: settings.agents,
+            tracing,
+            router: OnceLock::new(),
+        }
+    }
+
+    /// Traces every turn and prints it on the console (`--trace`) when `console`, and reports
+    /// tracing trouble through `warn` instead of stderr.
+    pub(crate) fn trace_with(&mut self, console: bool, warn: Option<WarningFn>) {
+        let settings = self.settings.tracing.clone();
+        let traces = self
+            .store_path
+            .as_ref()
+            .and_then(|path| path.parent())
+            .map(|dir| dir.join("traces"));
+        let warn = warn.unwrap_or_else(stderr_warning);
+        self.tracing = Tracing::new(settings, traces, self.builder.secrets().clone(), warn)
+            .force_console(console);
+    }
+
     pub(crate) fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {
         Ok(self.discovery.require(name)?.definition.clone())
     }
 
-    /// Handoffs one run may make.
+    /// Handoffs one turn may make.
     pub(crate) fn max_handoffs(&self) -> u32 {
         self.settings.max_handoffs
     }
 
-    pub(crate) async fn tools(
-        &self,
-        agent: &AgentDefinition,
-        session: Option<&SessionHandle>,
-        which: McpTools,
-    ) -> AgentTools {
-        let builtin = builtin_tool_set(&self.builtin);
-        self.tools_sharing(&builtin, agent, session, which).await
+    /// The router over the runnable agents' triggers.
+    pub(crate) fn router(&self) -> &Router {
+        self.router.get_or_init(|| Router::new(&self.agents))
     }
 
-    /// [`tools`](Self::tools) with the built-in tools given.
-    async fn tools_sharing(
-        &self,
-        builtin: &BuiltinTools,
-        agent: &AgentDefinition,
-        session: Option<&SessionHandle>,
-        which: McpTools,
-    ) -> AgentTools {
-        let task = session.map(|session| {
-            TaskTool::new(session.dyn_store(), session.id(), self.agents.clone())
-                .with_orchestrator_note(self.settings.orchestrator_note.clone())
-        });
-        let mut tools = agent_tools_sharing(builtin, &self.mcp, agent, which, task).await;
-        for tool in handoff_tools(agent, &self.agents, session) {
-            tools.registry.register_arc(tool);
-        }
-        // Long-term memory outlives sessions: offered whenever there is a project store.
-        // An unusable store URL is reported when a session opens; here it only means no memory.
-        if let Some(location) = self.store.as_ref().and_then(|spec| spec.location().ok())
-            && let Some(memory) = long_term_memory_tools(agent, &location, &self.builder)
-        {
-            memory.register(&mut tools.registry);
-        }
-        tools
+    /// What auto-routing does with `prompt`: the best match, else the `agents.defaultAgent`
+    /// setting as a fallback, else none.
+    pub(crate) fn route(&self, prompt: &str) -> RouteDecision {
+        self.router()
+            .decide(prompt, self.settings.default_agent.as_deref())
     }
+}
 
-    /// Assembles `agent`'s tools — with `builtin`, the built-in tools of the conversation a
-    /// handoff passes control in, else new ones — and builds its runtime.
-    pub(crate) async fn prepare(
-        &self,
-        agent: AgentDefinition,
-        session: Option<&SessionHandle>,
-        builtin: Option<BuiltinTools>,
-    ) -> Result<Prepared, SessionError> {
-        let builtin = builtin.unwrap_or_else(|| builtin_tool_set(&self.builtin));
-        let AgentTools { registry, warnings } = self
-            .tools_sharing(&builtin, &agent, session, McpTools::Allowed)
-            .await;
-        let agent = if session.is_some() {
-            with_agent_pool(
-                agent,
-                &self.agents,
-                self.settings.orchestrator_note.as_deref(),
-            )
-        } else {
-            agent
-        };
-        let runtime = self.builder.build(registry)?;
-        Ok(Prepared {
-            agent,
-            runtime,
-            warnings,
-            builtin,
-        })
-    }
+/// Tracing by the settings, masking what the builder masks; warnings on stderr.
+fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilder) -> Tracing {
+    Tracing::new(
+        settings.agents.tracing.clone(),
+        traces,
+        builder.secrets().clone(),
+        stderr_warning(),
+    )
+}
+
+fn stderr_warning() -> WarningFn {
+    Arc::new(|message: String| eprintln!("warning: {message}"))
 }

@@ -6,11 +6,13 @@
 //! reaches it through the [`CallGate`] trait ([`Runtime::with_gate`]); `agents tools` lists an
 //! agent's tools through the same chain ([`Gate::list`]), so the listing shows the real policy.
 //! When a person must answer and nobody can (no terminal, an MCP client), the call is refused
-//! at once with an [`ApprovalHint`] the front end words.
+//! at once with an [`ApprovalHint`] the front end words. A gate built [`asking`](Gate::asking)
+//! leaves the question to its caller — a session sends it to its front end and brings the
+//! answer back through [`Gate::answer`], which remembers an "always" for the gate's life.
 //!
 //! [`Runtime::with_gate`]: https://docs.rs/agentctl-runtime
 
-use crate::approver::{ApprovalAnswer, ApprovalRequest, Approver};
+use crate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::levels::AutoApprove;
 use crate::paths::{LastLink, ProjectRoot};
 use crate::protected::{Protection, judge_anywhere, protection};
@@ -27,11 +29,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Rating, levels, approver, and what the user said "always" to in this session.
+/// Rating, levels, whether a person answers, and what the user said "always" to in this
+/// session.
 pub struct Gate {
     auto: AutoApprove,
     classifier: RiskClassifier,
-    approver: Arc<dyn Approver>,
+    /// A person answers the questions (through the gate's caller).
+    asks: bool,
     /// Tool → highest risk the user approved for the whole session.
     always: Mutex<BTreeMap<String, RiskLevel>>,
 }
@@ -68,15 +72,14 @@ struct Facts<'a> {
 }
 
 impl Gate {
-    /// A gate with these auto-approved levels and rating, asking `approver` when a person
-    /// must answer.
+    /// A gate with these auto-approved levels and rating; nobody answers its questions (a call
+    /// that needs a person is refused at once) until [`asking`](Self::asking) says otherwise.
     ///
     /// ```
     /// use agentctl_core::{Decision, RiskLevel, ToolFilter, ToolPolicy};
-    /// use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier, builtin_tools};
-    /// use std::sync::Arc;
+    /// use agentctl_tools::{AutoApprove, Gate, RiskClassifier, builtin_tools};
     ///
-    /// let gate = Gate::new(AutoApprove::default(), RiskClassifier::new(), Arc::new(NonTerminalApprover));
+    /// let gate = Gate::new(AutoApprove::default(), RiskClassifier::new());
     /// let filter = ToolFilter::new(&ToolPolicy { allow: Some(vec!["read_*".into()]), deny: vec![] }).unwrap();
     /// let listing = gate.list(&filter, &builtin_tools());
     /// let read = listing.iter().find(|tool| tool.name == "read_file").unwrap();
@@ -84,13 +87,21 @@ impl Gate {
     /// let write = listing.iter().find(|tool| tool.name == "write_file").unwrap();
     /// assert_eq!(write.decision.reason(), "Tool not allowed for this agent: write_file");
     /// ```
-    pub fn new(auto: AutoApprove, classifier: RiskClassifier, approver: Arc<dyn Approver>) -> Self {
+    pub fn new(auto: AutoApprove, classifier: RiskClassifier) -> Self {
         Self {
             auto,
             classifier,
-            approver,
+            asks: false,
             always: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The same gate, whose questions a person answers when `asks`: [`decide`](CallGate::decide)
+    /// then leaves them as [`Decision::Ask`] for the caller to put ([`question`](Self::question))
+    /// and apply ([`answer`](Self::answer)).
+    pub fn asking(mut self, asks: bool) -> Self {
+        self.asks = asks;
+        self
     }
 
     /// The auto-approved levels.
@@ -264,19 +275,46 @@ impl Gate {
         }
     }
 
-    /// Asks the approver about a call and remembers an "always" (never for protected paths).
-    async fn ask_person(&self, request: &ApprovalRequest, protected: bool) -> Decision {
-        let reason = &request.reason;
-        let risk = request.risk;
-        match self.approver.ask(request).await {
-            ApprovalAnswer::Yes => Decision::Allow {
+    /// The question a person is asked about `call`, which [`decide`](CallGate::decide)
+    /// answered with [`Decision::Ask`] for `risk` and `reason`.
+    pub fn question(
+        &self,
+        call: &PendingCall<'_>,
+        risk: RiskLevel,
+        reason: &str,
+    ) -> ApprovalRequest {
+        ApprovalRequest {
+            call_id: call.call.id.clone(),
+            agent: call.agent.to_owned(),
+            tool: call.call.name.clone(),
+            risk,
+            reason: reason.to_owned(),
+            arguments: call.call.arguments.clone(),
+        }
+    }
+
+    /// The decision a person's `answer` about `call` makes. "Always" is remembered for the
+    /// gate's life — every later call of the tool up to this risk runs — except for a call
+    /// that changes a protected path, which is asked every time.
+    pub fn answer(
+        &self,
+        call: &PendingCall<'_>,
+        risk: RiskLevel,
+        reason: &str,
+        answer: ApprovalAnswer,
+    ) -> Decision {
+        let tool = &call.call.name;
+        match answer {
+            ApprovalAnswer::Once => Decision::Allow {
                 risk,
                 reason: format!("approved by the user ({reason})"),
                 by: DecidedBy::User,
             },
-            ApprovalAnswer::Always => {
-                if !protected && let Ok(mut always) = self.always.lock() {
-                    let level = always.entry(request.tool.clone()).or_insert(risk);
+            ApprovalAnswer::AlwaysThisSession => {
+                if !self.touches_protected(call)
+                    && let Ok(mut always) = self.always.lock()
+                {
+                    let level = always.entry(tool.clone()).or_insert(risk);
                     *level = (*level).max(risk);
                 }
                 Decision::Allow {
@@ -285,12 +323,9 @@ impl Gate {
                     by: DecidedBy::User,
                 }
             }
-            ApprovalAnswer::No => Decision::Deny {
+            ApprovalAnswer::Deny => Decision::Deny {
                 risk,
-                reason: format!(
-                    "denied: the user refused {} (risk {risk}: {reason})",
-                    request.tool
-                ),
+                reason: format!("denied: the user refused {tool} (risk {risk}: {reason})"),
                 by: DecidedBy::User,
                 hint: None,
             },
@@ -332,12 +367,22 @@ fn judge_written(
 impl CallGate for Gate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
         let decision = self.evaluate(call.filter, call.tool, &call.call.arguments);
-        let Decision::Ask { risk, reason } = decision else {
-            return decision;
-        };
-        if self.approver.is_interactive() {
-            return Decision::Ask { risk, reason };
+        match decision {
+            Decision::Ask { risk, reason } if !self.asks => self.nobody(call, risk, &reason),
+            decision => decision,
         }
+    }
+
+    /// Nobody is asked here: whoever lets a person answer wraps the gate and asks them
+    /// ([`question`](Gate::question), [`answer`](Gate::answer)).
+    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        self.nobody(call, risk, reason)
+    }
+}
+
+impl Gate {
+    /// The refusal of a call a person must approve when nobody can.
+    fn nobody(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
         let protected = self.touches_protected(call);
         Decision::Deny {
             risk,
@@ -348,17 +393,5 @@ impl CallGate for Gate {
             by: DecidedBy::NonTerminal,
             hint: Some(self.hint(risk, protected)),
         }
-    }
-
-    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
-        let protected = self.touches_protected(call);
-        let request = ApprovalRequest {
-            agent: call.agent.to_owned(),
-            tool: call.call.name.clone(),
-            risk,
-            reason: reason.to_owned(),
-            arguments: call.call.arguments.clone(),
-        };
-        self.ask_person(&request, protected).await
     }
 }

@@ -10,22 +10,22 @@
 //!   ([`classify_command`]), else the tool's own declared risk.
 //! - [`Gate`] is the one policy chain — agent tool list, risk, [protected paths](protection),
 //!   [auto-approved levels](AutoApprove), remembered answers — answering one
-//!   [`Decision`](agentctl_core::Decision); it asks an [`Approver`] when a person must answer,
-//!   and [`Gate::list`] shows an agent's tools through the same chain.
+//!   [`Decision`](agentctl_core::Decision); when a person must answer, its caller asks them
+//!   ([`Gate::question`]) and applies the answer ([`Gate::answer`]); [`Gate::list`] shows an
+//!   agent's tools through the same chain.
 //!
 //! ```
 //! use agentctl_core::{Decision, RiskLevel, ToolFilter};
-//! use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier, builtin_tools};
+//! use agentctl_tools::{AutoApprove, Gate, RiskClassifier, builtin_tools};
 //! use serde_json::json;
-//! use std::sync::Arc;
 //!
-//! let gate = Gate::new(AutoApprove::default(), RiskClassifier::new(), Arc::new(NonTerminalApprover));
+//! let gate = Gate::new(AutoApprove::default(), RiskClassifier::new());
 //! let bash = builtin_tools().into_iter().find(|tool| tool.name() == "bash").unwrap();
 //! let decision = gate.evaluate(&ToolFilter::allow_all(), bash.as_ref(), &json!({"command": "rm -rf target"}));
 //! assert!(matches!(decision, Decision::Ask { risk: RiskLevel::High, .. }));
 //! ```
 
-mod approver;
+mod approval;
 mod bash;
 mod config;
 mod gate;
@@ -41,10 +41,7 @@ mod util;
 mod web;
 mod write;
 
-pub use approver::{
-    ApprovalAnswer, ApprovalRequest, Approver, NonTerminalApprover, TerminalApprover,
-    default_approver, parse_answer, render_prompt,
-};
+pub use approval::{ApprovalAnswer, ApprovalRequest};
 pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
 pub use config::BuiltinToolsConfig;
 pub use gate::{Gate, ToolListing};

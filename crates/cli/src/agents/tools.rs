@@ -46,15 +46,12 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     // session, so an empty in-memory store stands in for the listing.
     let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
     let task = TaskTool::new(store, "", Vec::new());
-    let tokio = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let mut assembled = tokio.block_on(async {
+    let mut assembled = crate::rt::block_on(async {
         let builtin = BuiltinToolsConfig::from_settings(context.settings());
         let assembled = agent_tools(&builtin, &mcp, agent, which, Some(task)).await;
         mcp.shutdown().await;
         assembled
-    });
+    })?;
     // As `agentctl run` offers them (the store is only opened when a tool is called).
     if let Some(memory) = long_term_memory_tools(agent, &context.store_location()?, &builder) {
         memory.register(&mut assembled.registry);

@@ -1,25 +1,47 @@
 //! `mcp serve`: every (or each named) agent as an MCP tool on stdin/stdout.
 //!
-//! Each call is a turn of the session runner: the agent's tools (built-in, MCP, `task`), the
-//! approval gate with nobody to ask — stdin carries the protocol, so anything that needs
-//! approval is refused at once (never a hang) and logged on stderr with what would allow it —
-//! and one session per serve process, recorded like any run.
+//! Each call is a turn of one session (a graph agent runs its graph): the agent's own tools
+//! (built-in, MCP, `task`), the approval gate with nobody to ask — stdin carries the protocol,
+//! so anything that needs approval is refused at once (never a hang) and logged on stderr with
+//! what would allow it — and one session per serve process, recorded like any run.
 
 use crate::args::mcp::ServeArgs;
 use agentctl_context::{SessionChoice, Source};
 use agentctl_core::ApprovalHint;
 use agentctl_mcp::{ServedAgent, serve_agents_stdio};
-use agentctl_session::{Project, RuntimeBuilder, ServeLog, ServedAgents, SessionRunner};
+use agentctl_session::{ApprovalPolicy, Project, ServeLog, ServedAgents, Session};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let runner = Arc::new(SessionRunner::new(context, RuntimeBuilder::new(context)));
+    crate::rt::block_on(async {
+        let session = Session::from_project(context)
+            .policy(ApprovalPolicy::Refuse)
+            .session(SessionChoice::NewTitled("mcp serve".into()))
+            .source(Source::MCP)
+            .build()?;
+        let served = served(&session, args)?;
+        let manager = session.mcp().clone();
+        let invoker = ServedAgents::new(session.clone(), Arc::new(StderrLog));
+        let serving = async {
+            serve_agents_stdio(served, Arc::new(invoker)).await?;
+            Ok(ExitCode::SUCCESS)
+        };
+        let outcome = super::until_interrupted(&manager, serving).await;
+        // Buffered trace spans (an OpenTelemetry exporter's queue) and the session's writes
+        // go out before the exit.
+        session.shutdown().await;
+        outcome
+    })?
+}
+
+/// The agents served: every one found, or the ones named.
+fn served(session: &Session, args: &ServeArgs) -> anyhow::Result<Vec<ServedAgent>> {
     let mut agents = Vec::new();
     if args.agents.is_empty() {
         agents.extend(
-            runner
+            session
                 .discovery()
                 .agents
                 .iter()
@@ -27,7 +49,7 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
         );
     } else {
         for name in &args.agents {
-            let agent = crate::agents::require(&runner, name)
+            let agent = crate::lookup::require(session, name)
                 .map_err(|error| anyhow::anyhow!("--agents: {error}"))?;
             agents.push(agent);
         }
@@ -36,7 +58,7 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
         !agents.is_empty(),
         "no agents to serve: run `agentctl agents list`"
     );
-    let served = agents
+    Ok(agents
         .iter()
         .map(|agent| ServedAgent {
             name: agent.name().to_owned(),
@@ -47,19 +69,7 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
                 .or_else(|| agent.spec.title.clone())
                 .unwrap_or_else(|| format!("Runs the agentctl agent `{}`.", agent.name())),
         })
-        .collect();
-    let session = runner
-        .open_session(SessionChoice::NewTitled("mcp serve".into()), None)?
-        .map(|session| session.with_source(Source::MCP));
-    let invoker = ServedAgents::new(Arc::clone(&runner), session, Arc::new(StderrLog));
-    let manager = runner.mcp().clone();
-    super::block_on(&manager, async move {
-        let served = serve_agents_stdio(served, Arc::new(invoker)).await;
-        // Buffered trace spans (an OpenTelemetry exporter's queue) go out before the exit.
-        runner.shutdown().await;
-        served?;
-        Ok(ExitCode::SUCCESS)
-    })
+        .collect())
 }
 
 /// Logs on stderr: stdout carries the protocol; clients show stderr as a log.

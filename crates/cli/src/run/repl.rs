@@ -1,30 +1,14 @@
-//! The interactive session: one prompt per line, the agent keeping its own conversation across
-//! turns. `exit` quits, `context` prints the conversation so far, and `@agent-name PROMPT` runs
+//! The interactive session: one prompt per line, the session's conversation going on across
+//! turns (with the agent a handoff left working). `exit` quits, `context` prints the conversation so far, and `@agent-name PROMPT` runs
 //! another agent in the same session (seed 000), `--shared` putting it in the shared context
 //! for that turn.
 
-use super::Ending;
-use super::render::{context_note, render_turn};
-use super::signals::stop_signal;
-use super::terminal::Frontend;
 use crate::args::RunFormat;
-use crate::output::terminal_safe;
-use agentctl_context::{SessionChoice, Source};
-use agentctl_core::{ContextMode, Message, RunError, RunOptions};
-use agentctl_session::{Conversation, SessionRunner, TurnOutcome};
+use crate::drive::{Desk, Ending, stop_signal};
+use crate::render::{ContextLine, Spinner, TurnView, print_context};
+use agentctl_core::{ContextMode, RunError};
+use agentctl_session::{Op, SessionError, Target, TurnOptions, TurnOutcome};
 use std::io::Write;
-use tokio::io::{AsyncBufReadExt, BufReader};
-
-/// Longest message excerpt `context` prints.
-const CONTEXT_EXCERPT: usize = 200;
-
-/// What the session needs besides its conversation: the runner that opens other agents'
-/// conversations for `@agent` turns, the terminal, and the invocation's run options.
-pub(crate) struct Desk<'a> {
-    pub runner: &'a SessionRunner,
-    pub frontend: &'a Frontend,
-    pub options: &'a RunOptions,
-}
 
 /// A line of the session, read.
 #[derive(Debug, PartialEq, Eq)]
@@ -74,119 +58,101 @@ fn read_line(line: &str) -> Line<'_> {
 /// Runs the session until `exit`, end of input or a signal at the prompt. Ctrl-C during a
 /// turn cancels that turn; SIGTERM and SIGHUP end the session.
 pub(super) async fn run(
-    desk: &Desk<'_>,
-    conversation: &mut Conversation,
+    desk: &mut Desk,
+    target: Target,
     first: Option<String>,
+    options: TurnOptions,
 ) -> anyhow::Result<Ending> {
-    let talking_to = if conversation.resolved_mode().is_none() {
-        "Talking to the main conversation".to_owned()
-    } else {
-        format!("Talking to `{}`", conversation.agent().name())
+    let talking_to = match &target {
+        Target::Agent(name) => format!("Talking to `{name}`"),
+        _ => "Talking to the main conversation".to_owned(),
     };
     let mut greeting = format!(
         "{talking_to}. Type `exit` to quit, `context` to show the conversation, \
          `@agent-name PROMPT` to run an agent."
     );
-    if let Some(id) = conversation.session_id() {
+    if let Some(id) = desk.session.id() {
         greeting.push_str(&format!(" Session {id}."));
     }
     say(&greeting);
-    say(&context_note(conversation));
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut pending = first;
+    let mut context = ContextLine::Plain;
     loop {
         let line = match pending.take() {
             Some(line) => line,
             None => {
                 prompt();
                 tokio::select! {
-                    line = lines.next_line() => match line {
-                        Ok(Some(line)) => line,
-                        _ => break,
+                    line = desk.input.line() => match line {
+                        Some(line) => line,
+                        None => break,
                     },
-                    signal = stop_signal() => return Ok(Ending::Signalled(signal)),
+                    signal = stop_signal() => {
+                        return Ok(Ending::Signalled(signal, "run cancelled".to_owned()));
+                    }
                 }
             }
         };
-        let outcome = match read_line(&line) {
+        let (outcome, signal) = match read_line(&line) {
             Line::Empty => continue,
             Line::Exit => break,
             Line::Context => {
-                print_context(&conversation.history()?);
+                print_context(&desk.session.history(&Target::Active).await?);
                 continue;
             }
             Line::Prompt(text) => {
-                let turn = conversation.turn(text).await?;
-                render_turn(turn, RunFormat::Text, desk.frontend, None).await
+                let shown = std::mem::replace(&mut context, ContextLine::Hidden);
+                turn(desk, Target::Active, text, options.clone(), shown).await?
             }
             Line::Mention {
                 agent,
                 mode,
                 prompt,
-            } => match mention(desk, conversation.session_id(), agent, mode, prompt).await {
-                Ok(Some(outcome)) => outcome,
-                Ok(None) => continue,
-                Err(error) => {
+            } => {
+                if prompt.is_empty() {
+                    say(&format!("`@{agent}` needs a prompt: @{agent} PROMPT"));
+                    continue;
+                }
+                if let Err(error) = crate::lookup::require(&desk.session, agent) {
                     say(&format!("error: {error:#}"));
                     continue;
                 }
-            },
+                let mut options = options.clone();
+                options.context_mode = mode.or(options.context_mode);
+                let target = Target::Agent(agent.to_owned());
+                turn(desk, target, prompt, options, ContextLine::Mention).await?
+            }
         };
-        let (outcome, signal) = outcome;
-        if let Some(error) = outcome.save_error {
-            return Ok(Ending::NotSaved(error.to_string()));
-        }
         match (outcome.result, signal) {
-            (_, Some(signal)) if signal != 2 => return Ok(Ending::Signalled(signal)),
+            (Err(error @ SessionError::NotSaved(_)), _) => {
+                return Ok(Ending::Failed(error.to_string()));
+            }
+            (_, Some(signal)) if signal != 2 => {
+                return Ok(Ending::Signalled(signal, "run cancelled".to_owned()));
+            }
             (Ok(_), _) => {}
-            (Err(RunError::Cancelled), _) => say("(cancelled)"),
+            (Err(SessionError::Run(RunError::Cancelled)), _) => say("(cancelled)"),
             (Err(error), _) => say(&format!("error: {error}")),
         }
     }
     Ok(Ending::Done)
 }
 
-/// One turn of `agent` in the same session; `None` when there is nothing to run.
-async fn mention(
-    desk: &Desk<'_>,
-    session_id: Option<&str>,
-    agent: &str,
-    mode: Option<ContextMode>,
+/// One turn of `target`, rendered as text.
+async fn turn(
+    desk: &mut Desk,
+    target: Target,
     prompt: &str,
-) -> anyhow::Result<Option<(TurnOutcome, Option<i32>)>> {
-    if prompt.is_empty() {
-        say(&format!("`@{agent}` needs a prompt: @{agent} PROMPT"));
-        return Ok(None);
-    }
-    let definition = crate::agents::require(desk.runner, agent)?;
-    anyhow::ensure!(
-        definition.spec.graph.is_none(),
-        "`{agent}` is a graph: run it with `agentctl run {agent} -p PROMPT`"
-    );
-    let session = match session_id {
-        Some(id) => desk
-            .runner
-            .open_session(SessionChoice::Resume(id.to_owned()), None)?
-            .map(|session| session.with_source(Source::REPL)),
-        None => None,
-    };
-    let mut options = desk.options.clone();
-    options.context_mode = mode.or(options.context_mode);
-    let (mut conversation, warnings) = desk
-        .runner
-        .conversation(definition, session, options)
-        .await?;
-    for warning in warnings {
-        say(&format!(
-            "warning: {}",
-            crate::trust_cmd::mcp_warning(&warning)
-        ));
-    }
-    say(&format!("@{agent} · {}", context_note(&conversation)));
-    let turn = conversation.turn(prompt).await?;
-    Ok(Some(
-        render_turn(turn, RunFormat::Text, desk.frontend, None).await,
-    ))
+    options: TurnOptions,
+    context: ContextLine,
+) -> anyhow::Result<(TurnOutcome, Option<i32>)> {
+    let id = desk.session.submit(Op::UserTurn {
+        target,
+        prompt: prompt.to_owned(),
+        options,
+    })?;
+    let mut view = TurnView::new(RunFormat::Text, Spinner::default(), None).context(context);
+    Ok(desk.drive(id, &mut view).await)
 }
 
 fn say(text: &str) {
@@ -197,55 +163,6 @@ fn prompt() {
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "> ");
     let _ = err.flush();
-}
-
-/// One line per message: role, then an excerpt.
-fn print_context(history: &[Message]) {
-    let mut out = std::io::stdout().lock();
-    if history.is_empty() {
-        let _ = writeln!(out, "(no messages yet)");
-        return;
-    }
-    for message in history {
-        let _ = writeln!(out, "{}", terminal_safe(&context_line(message)));
-    }
-}
-
-fn context_line(message: &Message) -> String {
-    match message {
-        Message::User { content } => format!("user: {}", cut(content)),
-        Message::Assistant {
-            content,
-            tool_calls,
-        } => {
-            let mut line = format!("assistant: {}", cut(content.as_deref().unwrap_or_default()));
-            for call in tool_calls {
-                line.push_str(&format!(
-                    " [calls {} {}]",
-                    call.name,
-                    cut(&call.arguments.to_string())
-                ));
-            }
-            line
-        }
-        Message::Tool {
-            name,
-            content,
-            is_error,
-            ..
-        } => {
-            let status = if *is_error { " (error)" } else { "" };
-            format!("tool {name}{status}: {}", cut(content))
-        }
-    }
-}
-
-fn cut(text: &str) -> String {
-    let flat = text.replace('\n', " ⏎ ");
-    match flat.char_indices().nth(CONTEXT_EXCERPT) {
-        Some((end, _)) => format!("{}…", &flat[..end]),
-        None => flat,
-    }
 }
 
 #[cfg(test)]
@@ -284,33 +201,5 @@ mod tests {
             }
         );
         assert_eq!(read_line("  exit "), Line::Exit);
-    }
-
-    #[test]
-    fn context_lines_summarise_messages() {
-        assert_eq!(
-            context_line(&Message::user("hi\nthere")),
-            "user: hi ⏎ there"
-        );
-        let call = Message::Assistant {
-            content: None,
-            tool_calls: vec![agentctl_core::ToolCall {
-                id: "c".into(),
-                name: "grep".into(),
-                arguments: serde_json::json!({"pattern": "x"}),
-                signature: None,
-            }],
-        };
-        assert_eq!(
-            context_line(&call),
-            "assistant:  [calls grep {\"pattern\":\"x\"}]"
-        );
-        let tool = Message::Tool {
-            call_id: "c".into(),
-            name: "grep".into(),
-            content: "no".into(),
-            is_error: true,
-        };
-        assert_eq!(context_line(&tool), "tool grep (error): no");
     }
 }

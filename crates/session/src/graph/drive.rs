@@ -1,36 +1,66 @@
 //! The driver of one graph run: from a starting checkpoint, node after node, until `END`, no
-//! edge, a failure or the step limit.
+//! edge, a failure or the step limit. Each node is an agent turn of the session engine (its
+//! agent, then whoever it hands off to), its events framed as the node's; every store read and
+//! write goes through the session's store thread.
 
 use super::error::GraphError;
 use super::{GraphOutcome, StartAt};
-use crate::runner::SessionRunner;
+use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
+use crate::error::SessionError;
 use crate::session::SessionHandle;
 use agentctl_context::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
 use agentctl_core::{
-    ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError, RunOptions, SpanDetail,
-    TraceContext,
+    AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError,
+    RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
 use agentctl_routing::{Graph, Transition, graph_variables};
 use agentctl_trace::OpenSpan;
-use futures_util::StreamExt as _;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::sync::Arc;
-use tokio::sync::mpsc::UnboundedSender;
-use tokio_util::sync::CancellationToken;
 
 /// The state key of the graph's input.
 pub(super) const INPUT_KEY: &str = "input";
 
-/// Everything a graph run needs; consumed by [`Driver::drive`].
-pub(super) struct Driver<'r> {
-    pub(super) runner: &'r SessionRunner,
-    pub(super) graph: Graph,
-    pub(super) session: SessionHandle,
-    pub(super) options: RunOptions,
-    pub(super) events: UnboundedSender<GraphEvent>,
-    pub(super) cancel: CancellationToken,
+/// A graph turn: runs `agent`'s graph from `at` in the turn's session, its events through the
+/// turn's sink; returns how it ended and its last node's run result.
+pub(crate) async fn graph_turn(
+    ctx: &mut TurnCtx,
+    agent: &AgentDefinition,
+    at: StartAt,
+    trace: Option<TraceContext>,
+) -> Result<(GraphOutcome, RunResult), GraphError> {
+    let graph = super::compile(agent)?;
+    let engine = Arc::clone(&ctx.engine);
+    let Some(store) = engine.store.as_ref() else {
+        return Err(GraphError::NoSession);
+    };
+    let mut driver = Driver {
+        session: store.session.clone().with_source(Source::GRAPH),
+        writer: store.writer.clone(),
+        model: ctx.options.model.clone(),
+        flag: ctx.options.context_mode,
+        definition: agent.clone(),
+        graph,
+        ctx,
+    };
+    driver.drive(at, trace).await
+}
+
+/// Runs a graph of agents in a session, node by node.
+struct Driver<'c> {
+    ctx: &'c mut TurnCtx,
+    graph: Graph,
+    /// The graph agent's definition (its `tracing:`).
+    definition: AgentDefinition,
+    /// The session, its runs recorded as the graph's.
+    session: SessionHandle,
+    writer: crate::engine::StoreWriter,
+    /// Every node's model, over its agent's (`--model`).
+    model: Option<String>,
+    /// Every node's context mode, over its agent's (`--context`).
+    flag: Option<ContextMode>,
 }
 
 /// Where the run is: the last checkpoint it wrote or started from.
@@ -61,10 +91,22 @@ impl Position {
     }
 }
 
-impl<'r> Driver<'r> {
+/// The last node run: its name, answer, output and run result.
+struct Last {
+    node: String,
+    text: String,
+    output: Value,
+    result: RunResult,
+}
+
+impl Driver<'_> {
     /// Runs the graph from `at`; every failure is also a `graph_failed` event.
-    pub(super) async fn drive(self, at: StartAt) -> Result<GraphOutcome, GraphError> {
-        let mut span = self.begin_trace();
+    async fn drive(
+        &mut self,
+        at: StartAt,
+        parent: Option<TraceContext>,
+    ) -> Result<(GraphOutcome, RunResult), GraphError> {
+        let mut span = self.begin_trace(parent.as_ref());
         let result = self.run(at, &mut span).await;
         if let Err(error) = &result {
             self.emit(GraphEvent::GraphFailed {
@@ -78,30 +120,39 @@ impl<'r> Driver<'r> {
         result
     }
 
-    /// The graph run's root span, when traced: by the graph definition's `tracing:`, else the
-    /// settings.
-    fn begin_trace(&self) -> Option<OpenSpan> {
-        let spec = self
-            .runner
-            .require_agent(self.graph.name())
-            .ok()
-            .and_then(|definition| definition.spec.tracing);
-        let store = Arc::clone(self.session.store()) as Arc<dyn TraceLog>;
+    /// The graph run's span: under `parent` (a sub-agent's call), else its own root when
+    /// traced — by the graph definition's `tracing:`, else the settings.
+    fn begin_trace(&self, parent: Option<&TraceContext>) -> Option<OpenSpan> {
         let detail = SpanDetail::Graph {
             graph: self.graph.name().to_owned(),
             branch: 0,
         };
-        self.runner
-            .tracing()
-            .begin(spec.as_ref(), Some((store, self.session.id())), detail)
+        if let Some(parent) = parent {
+            return Some(OpenSpan::start(parent, Some(self.graph.name()), detail));
+        }
+        let store = Arc::clone(self.session.store()) as Arc<dyn TraceLog>;
+        self.ctx.engine.shared.tracing.begin(
+            self.definition.spec.tracing.as_ref(),
+            Some((store, self.session.id())),
+            detail,
+        )
+    }
+
+    /// Runs `job` with the session on the store thread.
+    async fn store<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&SessionHandle) -> Result<T, GraphError> + Send + 'static,
+    ) -> Result<T, GraphError> {
+        let session = self.session.clone();
+        self.writer.call(move |_| job(&session)).await
     }
 
     async fn run(
-        &self,
+        &mut self,
         at: StartAt,
         span: &mut Option<OpenSpan>,
-    ) -> Result<GraphOutcome, GraphError> {
-        let (mut position, start) = self.start(at)?;
+    ) -> Result<(GraphOutcome, RunResult), GraphError> {
+        let (mut position, start) = self.start(at).await?;
         if let Some(SpanDetail::Graph { branch, .. }) = span.as_mut().map(OpenSpan::detail_mut) {
             *branch = position.branch;
         }
@@ -117,13 +168,13 @@ impl<'r> Driver<'r> {
             next,
             start,
         });
-        let mut last: Option<(String, String, Value)> = None;
+        let mut last: Option<Last> = None;
         while let Some(name) = position.next.clone() {
             if position.step >= self.graph.max_steps() {
                 return Err(GraphError::StepLimit {
                     graph: self.graph.name().to_owned(),
                     limit: self.graph.max_steps(),
-                    path: self.path(position.branch)?,
+                    path: self.path(position.branch).await?,
                 });
             }
             let node = self
@@ -135,137 +186,145 @@ impl<'r> Driver<'r> {
                 })?
                 .clone();
             let step = position.step + 1;
-            let (text, output, run) = self
+            let (done, run) = self
                 .run_node(&node, step, &position.state, trace.as_ref())
                 .await?;
-            position
-                .state
-                .insert(node.output_key().to_owned(), output.clone());
-            self.emit(GraphEvent::NodeFinished {
-                step,
-                node: node.name.clone(),
-                agents: run.agents.clone(),
-                output_key: node.output_key().to_owned(),
-                output: output.clone(),
-            });
-            let variables = self.variables(&position.state, &node.name, step, &output)?;
-            let transition = self.graph.next(&node.name, &variables).map_err(|source| {
-                GraphError::Condition {
-                    graph: self.graph.name().to_owned(),
-                    source,
-                }
-            })?;
-            let reason = edge_reason(&transition);
-            self.emit(GraphEvent::EdgeTaken {
-                from: node.name.clone(),
-                to: transition
-                    .to
-                    .clone()
-                    .unwrap_or_else(|| GRAPH_END.to_owned()),
-                condition: transition.condition.clone(),
-                reason: reason.clone(),
-            });
-            let state = Value::Object(position.state.clone());
-            let checkpoint = self.session.store().write_checkpoint(&NewCheckpoint {
-                session: self.session.id(),
-                branch: position.branch,
-                step,
-                node: &node.name,
-                run: run.run_id,
-                next: transition.to.as_deref(),
-                reason: Some(&reason),
-                state: &state,
-            })?;
-            self.emit(GraphEvent::CheckpointSaved {
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                next: checkpoint.next.clone(),
-            });
-            position = Position::of(checkpoint);
-            last = Some((node.name.clone(), text, output));
+            position = self.advance(&node, step, position, &done, run).await?;
+            last = Some(done);
         }
         let reason = position.end_reason.clone().unwrap_or_default();
-        let (last_node, text, output) = match last {
-            Some(last) => last,
-            None => return Err(self.finished_error(&position)),
+        let Some(last) = last else {
+            return Err(self.finished_error(&position));
         };
         let state = Value::Object(position.state);
         self.emit(GraphEvent::GraphFinished {
             reason: reason.clone(),
-            last_node: last_node.clone(),
-            output: output.clone(),
+            last_node: last.node.clone(),
+            output: last.output.clone(),
             state: state.clone(),
         });
-        Ok(GraphOutcome {
+        let outcome = GraphOutcome {
             graph: self.graph.name().to_owned(),
             session_id: self.session.id().to_owned(),
             branch: position.branch,
             step: position.step,
             reason,
-            last_node,
-            text,
-            output,
+            last_node: last.node,
+            text: last.text,
+            output: last.output,
             state,
-        })
+        };
+        Ok((outcome, last.result))
+    }
+
+    /// After a node: its output into the state, the edge taken, the checkpoint written.
+    async fn advance(
+        &mut self,
+        node: &GraphNode,
+        step: u32,
+        mut position: Position,
+        done: &Last,
+        run: NodeRun,
+    ) -> Result<Position, GraphError> {
+        position
+            .state
+            .insert(node.output_key().to_owned(), done.output.clone());
+        self.emit(GraphEvent::NodeFinished {
+            step,
+            node: node.name.clone(),
+            agents: run.agents,
+            output_key: node.output_key().to_owned(),
+            output: done.output.clone(),
+        });
+        let variables = self
+            .variables(&position.state, &node.name, step, &done.output)
+            .await?;
+        let transition =
+            self.graph
+                .next(&node.name, &variables)
+                .map_err(|source| GraphError::Condition {
+                    graph: self.graph.name().to_owned(),
+                    source,
+                })?;
+        let reason = edge_reason(&transition);
+        self.emit(GraphEvent::EdgeTaken {
+            from: node.name.clone(),
+            to: transition
+                .to
+                .clone()
+                .unwrap_or_else(|| GRAPH_END.to_owned()),
+            condition: transition.condition.clone(),
+            reason: reason.clone(),
+        });
+        let state = Value::Object(position.state);
+        let (branch, name) = (position.branch, node.name.clone());
+        let next = transition.to.clone();
+        let checkpoint = self
+            .store(move |session| {
+                Ok(session.store().write_checkpoint(&NewCheckpoint {
+                    session: session.id(),
+                    branch,
+                    step,
+                    node: &name,
+                    run: run.run_id,
+                    next: next.as_deref(),
+                    reason: Some(&reason),
+                    state: &state,
+                })?)
+            })
+            .await?;
+        self.emit(GraphEvent::CheckpointSaved {
+            branch: checkpoint.branch,
+            step: checkpoint.step,
+            next: checkpoint.next.clone(),
+        });
+        Ok(Position::of(checkpoint))
     }
 
     /// The checkpoint the run starts from, written for a new run or a fork.
-    fn start(&self, at: StartAt) -> Result<(Position, GraphStart), GraphError> {
-        let store = self.session.store();
-        let session = self.session.id();
-        match at {
-            StartAt::New(input) => {
-                let mut state = Map::new();
-                state.insert(INPUT_KEY.to_owned(), Value::String(input));
-                let checkpoint = store.start_graph(
-                    session,
-                    self.graph.name(),
-                    &Value::Object(state),
-                    &self.graph.entry().name,
-                )?;
-                Ok((Position::of(checkpoint), GraphStart::New))
+    async fn start(&self, at: StartAt) -> Result<(Position, GraphStart), GraphError> {
+        let graph = self.graph.name().to_owned();
+        let entry = self.graph.entry().name.clone();
+        self.store(move |session| {
+            let store = session.store();
+            let id = session.id();
+            match at {
+                StartAt::New(input) => {
+                    let mut state = Map::new();
+                    state.insert(INPUT_KEY.to_owned(), Value::String(input));
+                    let checkpoint =
+                        store.start_graph(id, &graph, &Value::Object(state), &entry)?;
+                    Ok((Position::of(checkpoint), GraphStart::New))
+                }
+                StartAt::Resume(branch) => {
+                    let branch = branch_of(session, &graph, branch)?;
+                    // The run of a killed process can never finish: mark it before running again.
+                    store.interrupt_stale_runs(id)?;
+                    let checkpoint = store.latest_checkpoint(id, branch)?.ok_or_else(|| {
+                        GraphError::NoCheckpoint {
+                            session: id.to_owned(),
+                        }
+                    })?;
+                    Ok((Position::of(checkpoint), GraphStart::Resumed))
+                }
+                StartAt::Fork(branch, step) => {
+                    let branch = branch_of(session, &graph, branch)?;
+                    let checkpoint = store.fork_graph(id, branch, step)?;
+                    Ok((Position::of(checkpoint), GraphStart::Forked))
+                }
             }
-            StartAt::Resume(branch) => {
-                let branch = self.branch(branch)?;
-                // The run of a killed process can never finish: mark it before running again.
-                store.interrupt_stale_runs(session)?;
-                let checkpoint = store.latest_checkpoint(session, branch)?.ok_or_else(|| {
-                    GraphError::NoCheckpoint {
-                        session: session.to_owned(),
-                    }
-                })?;
-                Ok((Position::of(checkpoint), GraphStart::Resumed))
-            }
-            StartAt::Fork(branch, step) => {
-                let branch = self.branch(branch)?;
-                let checkpoint = store.fork_graph(session, branch, step)?;
-                Ok((Position::of(checkpoint), GraphStart::Forked))
-            }
-        }
-    }
-
-    /// `branch`, checked to be this graph's, or the newest branch of this graph.
-    fn branch(&self, branch: Option<u32>) -> Result<u32, GraphError> {
-        let found = super::find_branch(&self.session, branch, Some(self.graph.name()))?;
-        if found.graph != self.graph.name() {
-            return Err(GraphError::OtherGraph {
-                session: self.session.id().to_owned(),
-                branch: found.branch,
-                recorded: found.graph,
-                given: self.graph.name().to_owned(),
-            });
-        }
-        Ok(found.branch)
+        })
+        .await
     }
 
     /// Runs `node`'s agent (and whoever it hands off to) on the input and the state.
     async fn run_node(
-        &self,
+        &mut self,
         node: &GraphNode,
         step: u32,
         state: &Map<String, Value>,
         trace: Option<&TraceContext>,
-    ) -> Result<(String, Value, NodeRun), GraphError> {
+    ) -> Result<(Last, NodeRun), GraphError> {
         let span = trace.map(|trace| {
             let detail = SpanDetail::Node {
                 graph: self.graph.name().to_owned(),
@@ -283,98 +342,83 @@ impl<'r> Driver<'r> {
     }
 
     async fn run_node_traced(
-        &self,
+        &mut self,
         node: &GraphNode,
         step: u32,
         state: &Map<String, Value>,
         span: Option<&OpenSpan>,
-    ) -> Result<(String, Value, NodeRun), GraphError> {
-        let failed = |source: RunError| match source {
-            RunError::Cancelled => GraphError::Cancelled,
-            source => GraphError::NodeFailed {
-                node: node.name.clone(),
-                agent: node.agent.clone(),
-                source: Box::new(source),
-            },
+    ) -> Result<(Last, NodeRun), GraphError> {
+        let setup = |error| GraphError::NodeSetup {
+            node: node.name.clone(),
+            source: Box::new(error),
         };
-        let agent =
-            self.runner
-                .require_agent(&node.agent)
-                .map_err(|error| GraphError::NodeSetup {
-                    node: node.name.clone(),
-                    source: Box::new(error),
-                })?;
+        let agent = self
+            .ctx
+            .engine
+            .shared
+            .require_agent(&node.agent)
+            .map_err(setup)?;
         self.emit(GraphEvent::NodeStarted {
             step,
             node: node.name.clone(),
             agent: node.agent.clone(),
         });
-        let setup = |error| GraphError::NodeSetup {
-            node: node.name.clone(),
-            source: Box::new(error),
+        // A node is a function of the request and the state: without a mode of its own, its
+        // agent starts fresh each time (`run`), so a revisit or a fork never sees turns of
+        // another branch.
+        let flag = match agent.spec.context_mode {
+            None => self.flag.or(Some(ContextMode::Run)),
+            Some(_) => self.flag,
         };
-        let mut options = self.options.clone();
-        options.trace = span.map(OpenSpan::context);
-        if agent.spec.context_mode.is_none() {
-            // A node is a function of the request and the state: without a mode of its own,
-            // its agent starts fresh each time (`run`), so a revisit or a fork never sees
-            // turns of another branch.
-            options.context_mode = options.context_mode.or(Some(ContextMode::Run));
-        }
-        let (mut conversation, warnings) = self
-            .runner
-            .conversation(
-                agent,
-                Some(self.session.clone().with_source(Source::GRAPH)),
-                options,
-            )
-            .await
-            .map_err(setup)?;
-        for warning in warnings {
-            self.emit(GraphEvent::Warning {
+        let lead = Lead {
+            prompt: node_prompt(self.graph.name(), node, step, state),
+            agent,
+            main: false,
+            flag,
+            model: self.model.clone(),
+            frame: Frame::Node(node.name.clone()),
+            trace: span.map(OpenSpan::context),
+            source: Some(Source::GRAPH),
+        };
+        let AgentOutcome {
+            result,
+            agents,
+            first_run,
+        } = self.ctx.agent_turn(lead).await;
+        let result = result.map_err(|error| match error {
+            SessionError::Run(RunError::Cancelled) => GraphError::Cancelled,
+            SessionError::Run(source) => GraphError::NodeFailed {
                 node: node.name.clone(),
-                message: warning.to_string(),
-            });
-        }
-        let prompt = node_prompt(self.graph.name(), node, step, state);
-        let mut turn = conversation.turn(&prompt).await.map_err(setup)?;
-        let run_id = turn.run_id().parse().ok();
-        let cancel = turn.cancellation_token();
-        loop {
-            tokio::select! {
-                event = turn.next() => match event {
-                    Some(event) => self.emit(GraphEvent::Run { node: node.name.clone(), event }),
-                    None => break,
-                },
-                () = self.cancel.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
-            }
-        }
-        let outcome = turn.finish().await;
-        if let Some(error) = outcome.save_error {
-            return Err(GraphError::Store(error));
-        }
-        let result = outcome.result.map_err(failed)?;
+                agent: node.agent.clone(),
+                source: Box::new(source),
+            },
+            SessionError::NotSaved(error) => GraphError::Store(error),
+            other => setup(other),
+        })?;
         // Masked here, once: the state feeds the events, the checkpoints and the next
         // node's prompt, and none of them may carry a secret the answer echoed.
-        let secrets = self.runner.builder().secrets();
+        let secrets = self.ctx.engine.shared.builder.secrets();
         let text = secrets.redact(&result.text).into_owned();
         let mut output = match extract_json(&text) {
             Ok((value, _)) => value,
             Err(_) => Value::String(text.clone()),
         };
         secrets.redact_json(&mut output);
-        Ok((
+        let last = Last {
+            node: node.name.clone(),
             text,
             output,
-            NodeRun {
-                run_id,
-                agents: outcome.agents,
-            },
-        ))
+            result,
+        };
+        let run = NodeRun {
+            run_id: first_run,
+            agents,
+        };
+        Ok((last, run))
     }
 
     /// The variables edge conditions read: the session state, overlaid with the graph state.
-    fn variables(
+    async fn variables(
         &self,
         state: &Map<String, Value>,
         node: &str,
@@ -382,9 +426,8 @@ impl<'r> Driver<'r> {
         output: &Value,
     ) -> Result<Map<String, Value>, GraphError> {
         let mut merged: Map<String, Value> = self
-            .session
-            .store()
-            .session_state(self.session.id())?
+            .store(|session| Ok(session.store().session_state(session.id())?))
+            .await?
             .into_iter()
             .collect();
         merged.extend(
@@ -396,11 +439,11 @@ impl<'r> Driver<'r> {
     }
 
     /// The nodes the branch ran, in order, for the step-limit message.
-    fn path(&self, branch: u32) -> Result<Vec<String>, GraphError> {
-        Ok(self
-            .session
-            .store()
-            .graph_history(self.session.id(), branch)?
+    async fn path(&self, branch: u32) -> Result<Vec<String>, GraphError> {
+        let history = self
+            .store(move |session| Ok(session.store().graph_history(session.id(), branch)?))
+            .await?;
+        Ok(history
             .into_iter()
             .filter_map(|checkpoint| checkpoint.node)
             .collect())
@@ -417,8 +460,42 @@ impl<'r> Driver<'r> {
     }
 
     fn emit(&self, event: GraphEvent) {
-        // The receiver is the run's own stream: it is gone only when the run is dropped.
-        let _ = self.events.send(event);
+        self.ctx.sink.emit(crate::engine::EventMsg::Graph(event));
+    }
+}
+
+/// `branch`, checked to be a run of `graph`, or the newest branch of `graph`.
+fn branch_of(session: &SessionHandle, graph: &str, branch: Option<u32>) -> Result<u32, GraphError> {
+    let found = super::find_branch(session, branch, Some(graph))?;
+    if found.graph != graph {
+        return Err(GraphError::OtherGraph {
+            session: session.id().to_owned(),
+            branch: found.branch,
+            recorded: found.graph,
+            given: graph.to_owned(),
+        });
+    }
+    Ok(found.branch)
+}
+
+/// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
+/// session of the turn that started it (its nodes' questions reach that turn).
+pub(crate) async fn run_graph_child(
+    engine: &Arc<crate::engine::Engine>,
+    gate: Arc<crate::engine::TurnGate>,
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: agentctl_core::RunOptions,
+) -> Result<RunResult, RunError> {
+    let mut ctx = TurnCtx::child(engine, gate, &options);
+    let trace = options.trace.clone();
+    match graph_turn(&mut ctx, agent, StartAt::New(prompt.to_owned()), trace).await {
+        Ok((_, result)) => Ok(result),
+        Err(GraphError::Cancelled) => Err(RunError::Cancelled),
+        Err(error) => Err(RunError::Aborted(format!(
+            "graph `{}`: {error}",
+            agent.name()
+        ))),
     }
 }
 

@@ -108,6 +108,22 @@ pub enum GraphError {
         /// The graph asked for.
         given: String,
     },
+    /// The agent named as a graph has no `graph:` block.
+    #[error("`{agent}` is an agent, not a graph (it has no `graph:` block)")]
+    NotAGraph {
+        /// The agent.
+        agent: String,
+    },
+    /// The graph does not compile.
+    #[error("graph `{graph}` ({}) is invalid:\n{issues}", .file.display())]
+    Invalid {
+        /// The graph.
+        graph: String,
+        /// Its file.
+        file: std::path::PathBuf,
+        /// What is wrong, one issue per line.
+        issues: String,
+    },
     /// Graph runs are recorded: there must be a session store.
     #[error(
         "graphs are checkpointed in the session store, and persistence is off (agents.contextPersistence: false): pass --session ID or turn persistence on"

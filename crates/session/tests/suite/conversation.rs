@@ -1,18 +1,16 @@
-//! Conversations and turns through the session runner: what is stored is what the loop
+//! Turns through the session engine: what is stored is what the loop
 //! committed, runs take their store run's id, history comes back paired on the next turn,
 //! secrets never reach the store or the model, and compaction goes through the runtime's own
 //! providers (so a recording captures it).
 
+use super::support;
 use agentctl_context::{
-    ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionChoice,
-    SessionStore, Source, SqliteStore,
+    ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionStore,
+    Source, SqliteStore,
 };
-use agentctl_core::{
-    ContextMode, Message, ModelProvider, ModelRef, Redactor, RunEvent, RunOptions, Settings,
-};
-use agentctl_session::{Project, Recording, RuntimeBuilder, SessionRunner};
+use agentctl_core::{ContextMode, Message, Redactor, RunEvent};
+use agentctl_session::{EventMsg, Notice, Project, Recording, Session};
 use agentctl_test_support::{QueueProvider, calls, text};
-use futures_util::StreamExt;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -40,20 +38,12 @@ fn setup(model: &str) -> Setup {
     Setup { _dir: dir, project }
 }
 
-fn runner(
-    setup: &Setup,
-    provider: Arc<QueueProvider>,
-    recording: Option<Recording>,
-) -> SessionRunner {
-    let factory =
-        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&provider) as Arc<dyn ModelProvider>);
-    let mut builder = RuntimeBuilder::new(&setup.project)
-        .provider_factory(Arc::new(factory))
-        .redactor(Redactor::new([SECRET]));
+fn session(setup: &Setup, provider: Arc<QueueProvider>, recording: Option<Recording>) -> Session {
+    let mut builder = support::builder(&setup.project, provider).redactor(Redactor::new([SECRET]));
     if let Some(recording) = recording {
         builder = builder.record(recording);
     }
-    SessionRunner::new(&setup.project, builder)
+    support::session(&setup.project, builder)
 }
 
 fn store(setup: &Setup) -> SqliteStore {
@@ -68,32 +58,31 @@ async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
         text("The notes hold a token."),
         text("Still a token."),
     ]);
-    let runner = runner(&setup, provider.clone(), None);
-    let agent = runner.require_agent("reader").unwrap();
-    let session = runner
-        .open_session(SessionChoice::New, Some("Read the notes"))
-        .unwrap();
-    let session_id = session.as_ref().unwrap().id().to_owned();
-    let (mut conversation, warnings) = runner
-        .conversation(agent, session, RunOptions::new())
-        .await
-        .unwrap();
-    assert!(warnings.is_empty());
-    assert_eq!(conversation.mode(), ContextMode::Isolated);
-
-    let mut turn = conversation.turn("Read the notes").await.unwrap();
-    let run_id: i64 = turn
-        .run_id()
-        .parse()
-        .expect("the run takes its store run's id");
-    let mut committed = Vec::new();
-    while let Some(event) = turn.next().await {
-        if let RunEvent::TurnCommitted { messages, .. } = event {
-            committed.extend(messages);
-        }
-    }
-    let outcome = turn.finish().await;
-    assert!(outcome.save_error.is_none());
+    let session = session(&setup, provider.clone(), None);
+    let session_id = session.id().unwrap().to_owned();
+    let (events, outcome) =
+        support::turn(&session, support::agent("reader"), "Read the notes").await;
+    let Some(EventMsg::TurnStarted {
+        context: Some(context),
+        ..
+    }) = events.first()
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(context.mode, ContextMode::Isolated);
+    let runs = support::runs(&events);
+    let Some(RunEvent::RunStarted { run_id, .. }) = runs.first() else {
+        panic!("{runs:?}")
+    };
+    let run_id: i64 = run_id.parse().expect("the run takes its store run's id");
+    let committed: Vec<Message> = runs
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::TurnCommitted { messages, .. } => Some(messages.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     assert_eq!(outcome.result.unwrap().text, "The notes hold a token.");
 
     let store = store(&setup);
@@ -117,9 +106,8 @@ async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
     assert!(!format!("{:?}", provider.requests()).contains(SECRET));
 
     // The next turn carries the first one, paired, before its prompt.
-    let mut second = conversation.turn("And now?").await.unwrap();
-    while second.next().await.is_some() {}
-    assert!(second.finish().await.result.is_ok());
+    let (_, second) = support::turn(&session, support::agent("reader"), "And now?").await;
+    assert!(second.result.is_ok());
     let last = provider.requests().pop().unwrap();
     let roles: Vec<&str> = last
         .messages
@@ -131,7 +119,7 @@ async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
         })
         .collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
-    runner.shutdown().await;
+    session.shutdown().await;
 }
 
 /// Fills the agent's workspace past the model's window (gpt-4: 8,192 tokens).
@@ -171,26 +159,15 @@ async fn compaction_goes_through_the_runtime_providers_and_is_recorded() {
         text("Short answer."),
     ]);
     let recording = Recording::new();
-    let runner = runner(&setup, provider.clone(), Some(recording.clone()));
-    let agent = runner.require_agent("reader").unwrap();
-    let session = runner
-        .open_session(SessionChoice::New, Some("long"))
-        .unwrap()
-        .unwrap();
-    fill(&store(&setup), session.id());
-    let (mut conversation, _) = runner
-        .conversation(agent, Some(session), RunOptions::new())
-        .await
-        .unwrap();
-    let turn = conversation.turn("One more?").await.unwrap();
+    let session = session(&setup, provider.clone(), Some(recording.clone()));
+    fill(&store(&setup), session.id().unwrap());
+    let (events, outcome) = support::turn(&session, support::agent("reader"), "One more?").await;
     assert!(
-        turn.notices()
+        events
             .iter()
-            .any(|notice| matches!(notice, agentctl_session::Notice::Compacted { .. })),
-        "{:?}",
-        turn.notices()
+            .any(|event| matches!(event, EventMsg::Notice(Notice::Compacted { .. }))),
+        "{events:?}"
     );
-    let outcome = turn.finish().await;
     assert_eq!(outcome.result.unwrap().text, "Short answer.");
     // Two model calls — the summary and the answer — both through the recording.
     assert_eq!(provider.requests().len(), 2);
@@ -202,7 +179,7 @@ async fn compaction_goes_through_the_runtime_providers_and_is_recorded() {
         "{yaml}"
     );
     assert!(yaml.contains("Short answer."), "{yaml}");
-    runner.shutdown().await;
+    session.shutdown().await;
 }
 
 #[test]

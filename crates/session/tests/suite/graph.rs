@@ -1,15 +1,14 @@
-//! Graphs through the library API: `GraphRunner` runs nodes in a session (a handoff inside a
+//! Graphs through the session engine: a graph turn runs nodes in a session (a handoff inside a
 //! node included), stores each node's JSON answer under its output key, checkpoints every
 //! node, and `GraphReplay` reads the run back.
 
-use agentctl_context::SessionChoice;
-use agentctl_core::{GraphEvent, ModelProvider, ModelRef, RunOptions, Settings};
-use agentctl_routing::Graph;
+use super::support;
+use agentctl_context::{SessionChoice, SessionStore, SqliteStore};
+use agentctl_core::GraphEvent;
 use agentctl_session::{
-    GraphError, GraphReplay, GraphRunner, Project, RuntimeBuilder, SessionRunner,
+    EventMsg, GraphError, GraphReplay, Project, Session, SessionError, SessionHandle, Target,
 };
 use agentctl_test_support::{QueueProvider, calls, text};
-use futures_util::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -41,14 +40,12 @@ fn project() -> (tempfile::TempDir, Project) {
     (dir, project)
 }
 
-fn runner(project: &Project, provider: &Arc<QueueProvider>) -> SessionRunner {
-    let shared = Arc::clone(provider);
-    let factory =
-        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>);
-    SessionRunner::new(
-        project,
-        RuntimeBuilder::new(project).provider_factory(Arc::new(factory)),
-    )
+fn session(project: &Project, provider: &Arc<QueueProvider>) -> Session {
+    support::session(project, support::builder(project, provider.clone()))
+}
+
+fn store(project: &Project) -> Arc<dyn SessionStore> {
+    Arc::new(SqliteStore::open(&project.store_path()).unwrap())
 }
 
 #[tokio::test]
@@ -63,26 +60,24 @@ async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
         text("```json\n{\"can_auto_fix\": true, \"file\": \"a.rs\"}\n```"),
         text("{\"applied\": true}"),
     ]);
-    let runner = runner(&project, &provider);
-    let graph = Graph::from_definition(&runner.require_agent("flow").unwrap()).unwrap();
-    let session = runner
-        .open_session(SessionChoice::New, Some("It crashes"))
-        .unwrap()
-        .unwrap();
-    let store = Arc::clone(session.store());
-    let id = session.id().to_owned();
-    let mut run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run("It crashes");
+    let session = session(&project, &provider);
+    let id = session.id().unwrap().to_owned();
+    let (events, outcome) =
+        support::turn(&session, Target::Graph("flow".into()), "It crashes").await;
     let mut kinds = Vec::new();
-    while let Some(event) = run.next().await {
+    for event in events {
         match event {
-            GraphEvent::NodeFinished { node, agents, .. } => {
+            EventMsg::Graph(GraphEvent::NodeFinished { node, agents, .. }) => {
                 kinds.push(format!("{node}: {}", agents.join(" → ")))
             }
-            GraphEvent::EdgeTaken { to, reason, .. } => kinds.push(format!("→ {to} ({reason})")),
+            EventMsg::Graph(GraphEvent::EdgeTaken { to, reason, .. }) => {
+                kinds.push(format!("→ {to} ({reason})"))
+            }
             _ => {}
         }
     }
-    let outcome = run.finish().await.unwrap();
+    assert_eq!(outcome.result.unwrap().text, "{\"applied\": true}");
+    let outcome = outcome.graph.unwrap();
     assert_eq!(
         kinds,
         [
@@ -104,21 +99,22 @@ async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
         asked.contains("It crashes") && asked.contains("can_auto_fix"),
         "{asked}"
     );
-    let replay = GraphReplay::load(
-        &runner
-            .open_session(SessionChoice::Resume(id.clone()), None)
-            .unwrap()
-            .unwrap(),
+    let store = store(&project);
+    let handle = SessionHandle::open(
+        Arc::clone(&store),
+        SessionChoice::Resume(id.clone()),
         None,
+        project.settings().agents.clone(),
     )
     .unwrap();
+    let replay = GraphReplay::load(&handle, None).unwrap();
     assert_eq!(replay.nodes[0].agents, ["triager", "locator"]);
     assert_eq!(
         replay.totals.handoffs, 2,
         "one edge and one handoff inside a node"
     );
     assert_eq!(store.graph_checkpoints(&id, 0).unwrap().len(), 3);
-    runner.shutdown().await;
+    session.shutdown().await;
 }
 
 #[tokio::test]
@@ -126,22 +122,18 @@ async fn a_condition_that_cannot_be_evaluated_stops_the_graph_at_its_checkpoint(
     let (_dir, project) = project();
     // `can_auto_fix` is a string: `analysis.can_auto_fix` is not a boolean.
     let provider = QueueProvider::new(vec![text("{\"can_auto_fix\": \"yes\"}")]);
-    let runner = runner(&project, &provider);
-    let graph = Graph::from_definition(&runner.require_agent("flow").unwrap()).unwrap();
-    let session = runner
-        .open_session(SessionChoice::New, Some("x"))
-        .unwrap()
-        .unwrap();
-    let store = Arc::clone(session.store());
-    let id = session.id().to_owned();
-    let run = GraphRunner::new(&runner, graph, session, RunOptions::new()).run("x");
-    let error = run.finish().await.unwrap_err();
-    assert!(matches!(error, GraphError::Condition { .. }), "{error}");
+    let session = session(&project, &provider);
+    let id = session.id().unwrap().to_owned();
+    let (_, outcome) = support::turn(&session, Target::Graph("flow".into()), "x").await;
+    let Err(SessionError::Graph(error)) = outcome.result else {
+        panic!("{:?}", outcome.result)
+    };
+    assert!(matches!(*error, GraphError::Condition { .. }), "{error}");
     assert!(
         error.to_string().contains("analysis.can_auto_fix"),
         "{error}"
     );
     // Only the input checkpoint: the node's result is not taken as a step.
-    assert_eq!(store.graph_checkpoints(&id, 0).unwrap().len(), 1);
-    runner.shutdown().await;
+    assert_eq!(store(&project).graph_checkpoints(&id, 0).unwrap().len(), 1);
+    session.shutdown().await;
 }

@@ -1,13 +1,11 @@
 //! The policy chain, the gate, approvers and the tool listing.
 
+use super::support::Person;
 use agentctl_core::{
     AgentDefinition, AgentSource, AgentSpec, ApprovalHint, CallGate, DecidedBy, Decision,
     PendingCall, RiskLevel, Scope, SourceFormat, Tool, ToolCall, ToolFilter, ToolPolicy,
 };
-use agentctl_tools::{
-    ApprovalAnswer, ApprovalRequest, Approver, AutoApprove, Gate, NonTerminalApprover,
-    RiskClassifier, TerminalApprover, YES_LEVELS, builtin_tools, render_prompt,
-};
+use agentctl_tools::{AutoApprove, Gate, RiskClassifier, YES_LEVELS, builtin_tools};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,16 +30,6 @@ fn agent(allow: Option<&[&str]>, deny: &[&str]) -> AgentDefinition {
     }
 }
 
-fn request(tool: &str, risk: RiskLevel) -> ApprovalRequest {
-    ApprovalRequest {
-        agent: "reviewer".into(),
-        tool: tool.into(),
-        risk,
-        reason: format!("{tool} changes a project file"),
-        arguments: json!({"path": "src/main.rs", "content": "fn main() {}\n"}),
-    }
-}
-
 fn tool(name: &str) -> Arc<dyn Tool> {
     builtin_tools()
         .into_iter()
@@ -49,12 +37,12 @@ fn tool(name: &str) -> Arc<dyn Tool> {
         .unwrap()
 }
 
-fn gate(levels: AutoApprove, approver: Arc<dyn Approver>, root: &std::path::Path) -> Gate {
-    Gate::new(levels, RiskClassifier::new().with_root(root), approver)
+fn gate(levels: AutoApprove, root: &std::path::Path) -> Gate {
+    Gate::new(levels, RiskClassifier::new().with_root(root))
 }
 
 /// The gate's decision, asking when it says so, as the agent loop does.
-async fn check(gate: &Gate, filter: &ToolFilter, name: &str, arguments: Value) -> Decision {
+async fn check(gate: &dyn CallGate, filter: &ToolFilter, name: &str, arguments: Value) -> Decision {
     let tool = tool(name);
     let call = ToolCall {
         id: "c1".into(),
@@ -84,11 +72,7 @@ fn agent_limited_to_read_file_and_grep_cannot_write() {
     let filter = ToolFilter::new(&agent.spec.tools).unwrap();
     let dir = tempfile::tempdir().unwrap();
     // Even with everything below critical auto-approved, the agent's list wins.
-    let gate = gate(
-        AutoApprove::new(YES_LEVELS),
-        Arc::new(NonTerminalApprover),
-        dir.path(),
-    );
+    let gate = gate(AutoApprove::new(YES_LEVELS), dir.path());
     let decision = gate.evaluate(&filter, tool("write_file").as_ref(), &write("a.txt"));
     assert_eq!(
         decision.denial(),
@@ -107,11 +91,7 @@ fn agent_limited_to_read_file_and_grep_cannot_write() {
 fn listing_goes_through_the_same_chain_and_deny_beats_allow() {
     let agent = agent(Some(&["read_*", "grep", "bash"]), &["read_many_files"]);
     let filter = ToolFilter::new(&agent.spec.tools).unwrap();
-    let gate = gate(
-        AutoApprove::default(),
-        Arc::new(NonTerminalApprover),
-        std::path::Path::new("."),
-    );
+    let gate = gate(AutoApprove::default(), std::path::Path::new("."));
     let tools = gate.list(&filter, &builtin_tools());
     let row = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
     assert_eq!(tools.len(), agentctl_core::BUILTIN_TOOLS.len());
@@ -150,7 +130,7 @@ fn listing_goes_through_the_same_chain_and_deny_beats_allow() {
 async fn nobody_to_ask_denies_at_once_with_a_hint_that_keeps_what_runs() {
     let dir = tempfile::tempdir().unwrap();
     let levels = AutoApprove::new([RiskLevel::Safe, RiskLevel::Low]);
-    let gate = gate(levels, Arc::new(NonTerminalApprover), dir.path());
+    let gate = gate(levels, dir.path());
     let filter = ToolFilter::allow_all();
     let decision = tokio::time::timeout(
         Duration::from_secs(2),
@@ -204,11 +184,7 @@ async fn protected_paths_are_high_asked_every_time_and_never_auto_approved() {
     std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     let filter = ToolFilter::allow_all();
     // --yes approves up to high, yet a write under .git/ is still asked.
-    let nobody = gate(
-        AutoApprove::new(YES_LEVELS),
-        Arc::new(NonTerminalApprover),
-        dir.path(),
-    );
+    let nobody = gate(AutoApprove::new(YES_LEVELS), dir.path());
     for path in [
         ".git/config",
         "src/../.git/hooks/pre-commit",
@@ -224,11 +200,7 @@ async fn protected_paths_are_high_asked_every_time_and_never_auto_approved() {
         assert_eq!(hint, &Some(ApprovalHint::AskAPerson), "{path}");
     }
     // The session database is never writable by a tool, whoever would approve it.
-    let yes_man = TerminalApprover::with_io(
-        Box::new(std::io::Cursor::new(b"a\na\na\n".to_vec())),
-        Box::new(std::io::sink()),
-    );
-    let asking = gate(AutoApprove::new(YES_LEVELS), Arc::new(yes_man), dir.path());
+    let asking = Person::new(gate(AutoApprove::new(YES_LEVELS), dir.path()), "a\na\na\n");
     for path in [".agentctl/sessions.db", ".agentctl/sessions.db-wal"] {
         let decision = check(&asking, &filter, "delete_file", json!({"path": path})).await;
         assert_eq!(
@@ -256,7 +228,7 @@ async fn protected_paths_are_high_asked_every_time_and_never_auto_approved() {
         "{first:?}"
     );
     let second = gate_decides(
-        &asking,
+        &asking.gate,
         &filter,
         "edit_file",
         json!({"path": ".git/config", "old_string": "a", "new_string": "b"}),
@@ -269,14 +241,9 @@ fn gate_decides(gate: &Gate, filter: &ToolFilter, name: &str, arguments: Value) 
 }
 
 #[tokio::test]
-async fn terminal_approver_reads_answers_and_remembers_always() {
-    let input = b"maybe\nA\nn\n".to_vec();
-    let approver = TerminalApprover::with_io(
-        Box::new(std::io::Cursor::new(input)),
-        Box::new(std::io::sink()),
-    );
+async fn a_persons_answers_apply_and_always_is_remembered() {
     let dir = tempfile::tempdir().unwrap();
-    let gate = gate(AutoApprove::default(), Arc::new(approver), dir.path());
+    let gate = Person::new(gate(AutoApprove::default(), dir.path()), "maybe\nA\nn\n");
     let filter = ToolFilter::allow_all();
     let first = check(&gate, &filter, "write_file", write("src/main.rs")).await;
     assert!(
@@ -319,20 +286,27 @@ async fn terminal_approver_reads_answers_and_remembers_always() {
 }
 
 #[tokio::test]
-async fn non_terminal_ask_itself_says_no() {
-    let answer = tokio::time::timeout(
-        Duration::from_secs(1),
-        NonTerminalApprover.ask(&request("bash", RiskLevel::Medium)),
-    )
-    .await
-    .unwrap();
-    assert_eq!(answer, ApprovalAnswer::No);
-}
-
-#[test]
-fn approval_prompt_snapshot() {
-    let mut req = request("bash", RiskLevel::High);
-    req.reason = "rm -rf removes files recursively".into();
-    req.arguments = json!({"command": "rm -rf target", "timeout_secs": 60});
-    insta::assert_snapshot!(render_prompt(&req));
+async fn a_gate_nobody_answers_refuses_when_asked_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = gate(AutoApprove::default(), dir.path());
+    let tool = tool("bash");
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "bash".into(),
+        arguments: json!({"command": "rm -rf target"}),
+        signature: None,
+    };
+    let filter = ToolFilter::allow_all();
+    let pending = PendingCall {
+        agent: "reviewer",
+        filter: &filter,
+        call: &call,
+        tool: tool.as_ref(),
+    };
+    let decision = gate.ask(&pending, RiskLevel::High, "rm -rf").await;
+    let Decision::Deny { by, hint, .. } = decision else {
+        panic!("{decision:?}")
+    };
+    assert_eq!(by, DecidedBy::NonTerminal);
+    assert!(hint.is_some());
 }

@@ -3,27 +3,20 @@
 //! the tool works.
 
 use super::paths_spellings::project;
+use super::support::Person;
 use super::support::{call, ctx, tool};
 use agentctl_core::{
     ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, RiskLevel, ToolCall, ToolFilter,
 };
-use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier, TerminalApprover};
+use agentctl_tools::{AutoApprove, Gate, RiskClassifier};
 use serde_json::{Value, json};
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// A terminal approver that reads `answers` (one per line) and then the end of input.
-fn approver(answers: &str) -> TerminalApprover {
-    TerminalApprover::with_io(
-        Box::new(std::io::Cursor::new(answers.as_bytes().to_vec())),
-        Box::new(std::io::sink()),
-    )
-}
-
-/// The decision for a call, asking the approver when the gate says so, as the agent loop does.
-async fn decide(gate: &Gate, name: &str, arguments: Value) -> Decision {
+/// The decision for a call, asking the person when the gate says so, as the agent loop does.
+async fn decide(gate: &dyn CallGate, name: &str, arguments: Value) -> Decision {
     let tool = tool(name);
     let filter = ToolFilter::allow_all();
     let call = ToolCall {
@@ -63,10 +56,9 @@ async fn protected_writes_are_asked_every_time_at_every_level_and_always_never_c
     let (_dir, root) = project();
     let levels = AutoApprove::new(RiskLevel::ALL);
     // Three answers, all "always": each protected call must use one up.
-    let gate = Gate::new(
-        levels.clone(),
-        RiskClassifier::new().with_root(&root),
-        Arc::new(approver("a\na\na\n")),
+    let gate = Person::new(
+        Gate::new(levels.clone(), RiskClassifier::new().with_root(&root)),
+        "a\na\na\n",
     );
     let protected = [
         write(".git/hooks/pre-commit"),
@@ -77,7 +69,9 @@ async fn protected_writes_are_asked_every_time_at_every_level_and_always_never_c
         .into_iter()
         .zip(protected.iter())
     {
-        let evaluated = gate.evaluate(&ToolFilter::allow_all(), tool(name).as_ref(), arguments);
+        let evaluated =
+            gate.gate
+                .evaluate(&ToolFilter::allow_all(), tool(name).as_ref(), arguments);
         let Decision::Ask { risk, reason } = &evaluated else {
             panic!("{name} {arguments}: {evaluated:?}")
         };
@@ -115,11 +109,7 @@ async fn protected_writes_are_asked_every_time_at_every_level_and_always_never_c
     ));
     // Without a terminal, at every level, a protected write is refused with the hint that only
     // a person can allow it.
-    let nobody = Gate::new(
-        levels,
-        RiskClassifier::new().with_root(&root),
-        Arc::new(NonTerminalApprover),
-    );
+    let nobody = Gate::new(levels, RiskClassifier::new().with_root(&root));
     for path in [
         ".git/config",
         "sub/.git/config",
@@ -144,10 +134,12 @@ async fn protected_writes_are_asked_every_time_at_every_level_and_always_never_c
 async fn always_for_a_tool_does_not_reach_its_protected_calls() {
     let (_dir, root) = project();
     // Only safe is auto-approved; the first answer is "always" for write_file.
-    let gate = Gate::new(
-        AutoApprove::default(),
-        RiskClassifier::new().with_root(&root),
-        Arc::new(approver("a\n")),
+    let gate = Person::new(
+        Gate::new(
+            AutoApprove::default(),
+            RiskClassifier::new().with_root(&root),
+        ),
+        "a\n",
     );
     assert!(by_user(
         &decide(&gate, "write_file", write("src/a.rs")).await
@@ -164,7 +156,7 @@ async fn always_for_a_tool_does_not_reach_its_protected_calls() {
         "./.GIT/config",
         "x/../.gemini/settings.json",
     ] {
-        let evaluated = gate.evaluate(
+        let evaluated = gate.gate.evaluate(
             &ToolFilter::allow_all(),
             tool("write_file").as_ref(),
             &write(path),
@@ -205,7 +197,6 @@ async fn a_real_nested_repository_is_protected() {
     let gate = Gate::new(
         AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(&root),
-        Arc::new(NonTerminalApprover),
     );
     let arguments = json!({
         "path": "fixtures/repo/.git/config",
@@ -232,7 +223,6 @@ async fn planted_after_the_decision(name: &str, path: &str, plant: impl FnOnce(&
     let gate = Gate::new(
         AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(&root),
-        Arc::new(NonTerminalApprover),
     );
     let arguments = match name {
         "edit_file" => json!({"path": path, "old_string": "ORIGINAL", "new_string": "PWNED"}),

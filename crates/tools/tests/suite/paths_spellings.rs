@@ -10,12 +10,11 @@ use super::support::{ctx, tool};
 use agentctl_core::{
     ApprovalHint, CallGate, Decision, PendingCall, RiskLevel, ToolCall, ToolFilter,
 };
-use agentctl_tools::{AutoApprove, Gate, NonTerminalApprover, RiskClassifier};
+use agentctl_tools::{AutoApprove, Gate, RiskClassifier};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Every level, critical included: protected writes must still be asked.
 const ORIGINAL: &str = "ORIGINAL\n";
@@ -131,7 +130,6 @@ fn gate(root: &Path) -> Gate {
     Gate::new(
         AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(root),
-        Arc::new(NonTerminalApprover),
     )
 }
 

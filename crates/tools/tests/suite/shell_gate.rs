@@ -2,13 +2,11 @@
 //! file tool's protected write: asked at every `--approve` level, never covered by "always",
 //! refused without a terminal with `ApprovalHint::AskAPerson`.
 
+use super::support::Person;
 use agentctl_core::{
     ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, RiskLevel, Tool, ToolCall, ToolFilter,
 };
-use agentctl_tools::{
-    AutoApprove, Gate, NonTerminalApprover, RiskClassifier, TerminalApprover, builtin_tools,
-    classify_command,
-};
+use agentctl_tools::{AutoApprove, Gate, RiskClassifier, builtin_tools, classify_command};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -43,11 +41,10 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-fn gate(root: &Path, approver: Arc<dyn agentctl_tools::Approver>) -> Gate {
+fn gate(root: &Path) -> Gate {
     Gate::new(
         AutoApprove::new(RiskLevel::ALL),
         RiskClassifier::new().with_root(root),
-        approver,
     )
 }
 
@@ -93,7 +90,7 @@ fn the_rater_marks_each_command_protected() {
 #[test]
 fn protected_commands_are_asked_at_every_approve_level() {
     let dir = project();
-    let gate = gate(dir.path(), Arc::new(NonTerminalApprover));
+    let gate = gate(dir.path());
     let filter = ToolFilter::allow_all();
     let tool = bash();
     for command in PROTECTED_COMMANDS {
@@ -112,7 +109,6 @@ fn protected_commands_are_asked_at_every_approve_level() {
         RiskClassifier::new()
             .with_root(dir.path())
             .with_override("bash", RiskLevel::Critical),
-        Arc::new(NonTerminalApprover),
     );
     let decision = critical.evaluate(&filter, tool.as_ref(), &arguments("echo x > .git/config"));
     assert!(matches!(decision, Decision::Ask { .. }), "{decision:?}");
@@ -121,7 +117,7 @@ fn protected_commands_are_asked_at_every_approve_level() {
 #[test]
 fn without_a_terminal_protected_commands_are_refused_asking_a_person() {
     let dir = project();
-    let gate = gate(dir.path(), Arc::new(NonTerminalApprover));
+    let gate = gate(dir.path());
     let filter = ToolFilter::allow_all();
     let tool = bash();
     for command in PROTECTED_COMMANDS {
@@ -139,11 +135,7 @@ fn without_a_terminal_protected_commands_are_refused_asking_a_person() {
 #[tokio::test]
 async fn always_does_not_cover_a_protected_command() {
     let dir = project();
-    let answers = TerminalApprover::with_io(
-        Box::new(std::io::Cursor::new(b"a\na\na\n".to_vec())),
-        Box::new(std::io::sink()),
-    );
-    let gate = gate(dir.path(), Arc::new(answers));
+    let gate = Person::new(gate(dir.path()), "a\na\na\n");
     let filter = ToolFilter::allow_all();
     let tool = bash();
     let call = call("echo x > .git/hooks/pre-commit");
@@ -180,7 +172,6 @@ fn paths_the_settings_protect_are_asked_every_time() {
         RiskClassifier::new()
             .with_root(dir.path())
             .with_protected_path("deploy"),
-        Arc::new(NonTerminalApprover),
     );
     let filter = ToolFilter::allow_all();
     let tools = builtin_tools();

@@ -44,3 +44,53 @@ pub fn landlock_or_skip() -> bool {
         status => Err(format!("the sandbox is {status}")),
     })
 }
+
+/// A person answering a gate's questions from a script, as a session's front end answers
+/// them: each question takes the next answer (`y`, `n`, `a`; other lines are skipped as
+/// unreadable); past the last one the answer is no, never a yes.
+pub struct Person {
+    pub gate: agentctl_tools::Gate,
+    answers: std::sync::Mutex<std::collections::VecDeque<agentctl_tools::ApprovalAnswer>>,
+}
+
+impl Person {
+    /// `gate`, asking, with `script`'s answers (one per line).
+    pub fn new(gate: agentctl_tools::Gate, script: &str) -> Self {
+        use agentctl_tools::ApprovalAnswer;
+        let answers = script
+            .lines()
+            .filter_map(|line| match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => Some(ApprovalAnswer::Once),
+                "n" | "no" => Some(ApprovalAnswer::Deny),
+                "a" | "always" => Some(ApprovalAnswer::AlwaysThisSession),
+                _ => None,
+            })
+            .collect();
+        Self {
+            gate: gate.asking(true),
+            answers: std::sync::Mutex::new(answers),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl agentctl_core::CallGate for Person {
+    fn decide(&self, call: &agentctl_core::PendingCall<'_>) -> agentctl_core::Decision {
+        self.gate.decide(call)
+    }
+
+    async fn ask(
+        &self,
+        call: &agentctl_core::PendingCall<'_>,
+        risk: agentctl_core::RiskLevel,
+        reason: &str,
+    ) -> agentctl_core::Decision {
+        let answer = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(agentctl_tools::ApprovalAnswer::Deny);
+        self.gate.answer(call, risk, reason, answer)
+    }
+}

@@ -1,14 +1,13 @@
-//! The capability context through the session runner: the settings' `orchestratorNote` in the
+//! The capability context through the session engine: the settings' `orchestratorNote` in the
 //! delegating agent's prompt and in its executor's, a hint given as one string, and a stopped
 //! task's `task_stopped` event stored as a step of the run.
 
-use agentctl_context::{RunLog as _, SessionChoice, SqliteStore};
-use agentctl_core::{ModelProvider, ModelRef, ModelRequest, RunEvent, RunOptions, Settings};
-use agentctl_session::{Project, RuntimeBuilder, SessionRunner};
+use crate::suite::support;
+use agentctl_context::{RunLog as _, SqliteStore};
+use agentctl_core::{ModelRequest, RunEvent};
+use agentctl_session::Project;
 use agentctl_test_support::{RoutedProvider as Routed, calls, first_user, text};
-use futures_util::StreamExt;
 use serde_json::json;
-use std::sync::Arc;
 
 fn system(request: &ModelRequest) -> &str {
     request.system.as_deref().unwrap_or_default()
@@ -21,10 +20,10 @@ fn last_is_user(request: &ModelRequest) -> bool {
     )
 }
 
-/// Through the session runner: the settings' orchestrator note in the delegating agent's
+/// Through the session engine: the settings' orchestrator note in the delegating agent's
 /// prompt and in the executor's, the hint as one string, and the stop stored as a step.
 #[tokio::test]
-async fn the_session_runner_carries_the_orchestrator_note_and_stores_stops() {
+async fn the_session_carries_the_orchestrator_note_and_stores_stops() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
@@ -63,24 +62,14 @@ async fn the_session_runner_carries_the_orchestrator_note_and_stores_stops() {
         (s, _) if s.starts_with("You are researcher.") => text("notes summarised"),
         _ => text("done"),
     });
-    let shared = Arc::clone(&provider);
-    let factory =
-        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>);
-    let builder = RuntimeBuilder::new(&project).provider_factory(Arc::new(factory));
-    let runner = SessionRunner::new(&project, builder);
-    let main = runner.require_agent("main").unwrap();
-    let session = runner.open_session(SessionChoice::New, Some("go")).unwrap();
-    let (mut conversation, _) = runner
-        .conversation(main, session, RunOptions::new())
-        .await
-        .unwrap();
-    let mut turn = conversation.turn("go").await.unwrap();
-    let run_id: i64 = turn.run_id().parse().unwrap();
-    let mut events = Vec::new();
-    while let Some(event) = turn.next().await {
-        events.push(event);
-    }
-    assert_eq!(turn.finish().await.result.unwrap().text, "done");
+    let session = support::session(&project, support::builder(&project, provider.clone()));
+    let (events, outcome) = support::turn(&session, support::agent("main"), "go").await;
+    let events = support::runs(&events);
+    let Some(RunEvent::RunStarted { run_id, .. }) = events.first() else {
+        panic!("{events:?}")
+    };
+    let run_id: i64 = run_id.parse().unwrap();
+    assert_eq!(outcome.result.unwrap().text, "done");
 
     let requests = provider.requests();
     let orchestrator = system(&requests[0]);
@@ -119,5 +108,5 @@ async fn the_session_runner_carries_the_orchestrator_note_and_stores_stops() {
         .collect();
     assert_eq!(stops.len(), 1);
     assert_eq!(stops[0].content["id"], "t2");
-    runner.shutdown().await;
+    session.shutdown().await;
 }

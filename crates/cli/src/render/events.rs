@@ -1,174 +1,16 @@
-//! Renders a run's events as text (deltas on stdout, dim tool lines on stderr), one JSON result
-//! object, or JSON lines.
+//! A run's events as text (answer deltas on stdout, dim tool lines on stderr), as JSON lines
+//! (`--format stream-json`), or nothing until the result (`--format json`).
 
-use super::Ending;
-use super::signals::stop_signal;
-use super::terminal::{Frontend, Spinner};
+use super::spinner::Spinner;
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
-use crate::wire::{RunEventLine, RunResultJson};
-use agentctl_core::{GuardrailPolicy, GuardrailStage, RunError, RunEvent, Verdict};
-use agentctl_session::{Conversation, Notice, Turn, TurnOutcome};
-use agentctl_tools::ApprovalAnswer;
-use futures_util::StreamExt;
+use crate::wire::RunEventLine;
+use agentctl_core::{GuardrailPolicy, GuardrailStage, RunEvent, Verdict};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 
 /// Longest tool-argument or tool-error excerpt shown on a tool line.
 const EXCERPT_CHARS: usize = 120;
-
-/// One run with `format`; in `json` the result object (with the session id) is printed at the
-/// end.
-pub(super) async fn run_once(
-    conversation: &mut Conversation,
-    prompt: &str,
-    format: RunFormat,
-    frontend: &Frontend,
-) -> anyhow::Result<Ending> {
-    let session_id = conversation.session_id().map(str::to_owned);
-    let turn = conversation.turn(prompt).await?;
-    let (outcome, signal) = render_turn(turn, format, frontend, session_id.as_deref()).await;
-    for warning in &outcome.warnings {
-        super::warn(&crate::trust_cmd::mcp_warning(warning));
-    }
-    if let Some(error) = outcome.save_error {
-        return Ok(Ending::NotSaved(error.to_string()));
-    }
-    let result = match outcome.result {
-        Ok(result) => result,
-        Err(RunError::Cancelled) => return Ok(Ending::Signalled(signal.unwrap_or(2))),
-        Err(error) => return Ok(Ending::Failed(error)),
-    };
-    if format == RunFormat::Json {
-        let json = RunResultJson {
-            session_id: session_id.as_deref(),
-            agents: &outcome.agents,
-            result: (&result).into(),
-        };
-        let mut out = std::io::stdout().lock();
-        // A closed stdout (e.g. `| head`) is not the run's failure.
-        let _ = serde_json::to_writer_pretty(&mut out, &json);
-        let _ = writeln!(out);
-    }
-    Ok(Ending::Done)
-}
-
-/// A note line on stderr (context mode, greetings): stdout carries only the answer.
-pub(super) fn note(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
-}
-
-/// Which context the conversation works in and why (seed 000 example 3), as one line:
-/// `context: shared (session override; the agent's own mode: isolated)`.
-pub(super) fn context_note(conversation: &Conversation) -> String {
-    let Some(resolved) = conversation.resolved_mode() else {
-        return "context: main (the session's main conversation)".to_owned();
-    };
-    let mut line = format!("context: {} ({}", resolved.mode, resolved.source);
-    if resolved.original != resolved.mode {
-        line.push_str(&format!("; the agent's own mode: {}", resolved.original));
-    }
-    line.push(')');
-    line
-}
-
-/// Renders one turn as its events come, asking approval questions once the events before them
-/// are shown; SIGINT, SIGTERM and SIGHUP cancel the run (the signal is returned). The turn is
-/// recorded by the session runner as its events pass.
-pub(super) async fn render_turn(
-    mut turn: Turn<'_>,
-    format: RunFormat,
-    frontend: &Frontend,
-    session_id: Option<&str>,
-) -> (TurnOutcome, Option<i32>) {
-    for notice in turn.notices() {
-        let mut err = std::io::stderr().lock();
-        let _ = match notice {
-            Notice::FileReference(warning) => writeln!(err, "warning: {warning}"),
-            Notice::Compacted { agent } => writeln!(
-                err,
-                "note: older messages of `{agent}` were summarised to fit the context window"
-            ),
-            _ => Ok(()),
-        };
-    }
-    let cancel = turn.cancellation_token();
-    let mut renderer =
-        Renderer::new(format, frontend.spinner.clone()).in_session(session_id.map(str::to_owned));
-    let signal = pump(&mut turn, &cancel, frontend, &mut renderer).await;
-    renderer.finish();
-    (turn.finish().await, signal)
-}
-
-/// What shows a stream's events.
-pub(crate) trait EventSink<E> {
-    /// Shows one event.
-    fn show(&mut self, event: &E);
-    /// Clears the spinner and ends a half-written line, before a question.
-    fn pause(&mut self);
-}
-
-impl EventSink<RunEvent> for Renderer {
-    fn show(&mut self, event: &RunEvent) {
-        self.event(event);
-    }
-
-    fn pause(&mut self) {
-        Renderer::pause(self);
-    }
-}
-
-/// Passes each event of `events` to `sink` as it comes, asking approval questions once the
-/// events before them are shown; SIGINT, SIGTERM and SIGHUP cancel `cancel` (the signal is
-/// returned).
-pub(crate) async fn pump<S, E>(
-    events: &mut S,
-    cancel: &tokio_util::sync::CancellationToken,
-    frontend: &Frontend,
-    sink: &mut impl EventSink<E>,
-) -> Option<i32>
-where
-    S: futures_util::Stream<Item = E> + Unpin,
-{
-    let mut questions = match &frontend.desk {
-        Some(desk) => Some(desk.questions().await),
-        None => None,
-    };
-    let mut signal = None;
-    let mut stop = Box::pin(stop_signal());
-    loop {
-        let question = async {
-            match questions.as_mut() {
-                Some(questions) => questions.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            // Events first: a question is asked after everything emitted before it.
-            biased;
-            event = events.next() => match event {
-                Some(event) => sink.show(&event),
-                None => break,
-            },
-            number = &mut stop, if signal.is_none() => {
-                signal = Some(number);
-                cancel.cancel();
-            }
-            Some(question) = question => {
-                sink.pause();
-                let answer = match &frontend.desk {
-                    Some(desk) => tokio::select! {
-                        answer = desk.ask(&question.request) => answer,
-                        () = cancel.cancelled() => ApprovalAnswer::No,
-                    },
-                    None => ApprovalAnswer::No,
-                };
-                let _ = question.reply.send(answer);
-            }
-        }
-    }
-    signal
-}
 
 /// Turns events into output.
 pub(crate) struct Renderer {
@@ -460,7 +302,7 @@ impl Renderer {
     }
 
     /// Clears the spinner and ends a half-written line, before a question.
-    fn pause(&mut self) {
+    pub(crate) fn pause(&mut self) {
         self.stop_spinner();
         self.end_line();
     }

@@ -5,7 +5,7 @@
 /// Waits for SIGINT, SIGTERM or SIGHUP and returns its number; never returns when the
 /// handlers cannot be installed.
 #[cfg(unix)]
-pub(super) async fn stop_signal() -> i32 {
+pub(crate) async fn stop_signal() -> i32 {
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         (SignalKind::interrupt(), 2),
@@ -33,7 +33,7 @@ pub(super) async fn stop_signal() -> i32 {
 
 /// Waits for Ctrl-C.
 #[cfg(not(unix))]
-pub(super) async fn stop_signal() -> i32 {
+pub(crate) async fn stop_signal() -> i32 {
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
     }

@@ -1,0 +1,337 @@
+//! One agent's part of a turn: its run, then the runs of the agents its handoffs start, as one
+//! stream of events. Each run gets its agent's own kit, the turn's gate and sub-agent runner,
+//! and its model resolved once; each run's events go to the store thread as they pass and to
+//! the turn's sink; a question of the run is sent once everything it emitted before is.
+
+use super::events::Frame;
+use super::handoff::{brief, check_limit};
+use super::prepare::{Ready, RunKind};
+use super::protocol::{EventMsg, Notice};
+use super::trace::TurnTracing;
+use super::turn::TurnCtx;
+use super::writer::Recording;
+use crate::error::SessionError;
+use crate::graph::{GraphError, StartAt, graph_turn};
+use crate::session::run_ending;
+use agentctl_context::{ContextError, RunId, Source};
+use agentctl_core::{
+    AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,
+    RunResult, TraceContext,
+};
+use agentctl_runtime::{RunHandle, RunScope};
+use futures_util::{FutureExt as _, StreamExt as _};
+use std::sync::Arc;
+
+/// The first agent of a turn (or of a graph node) and how it runs.
+pub(crate) struct Lead {
+    pub agent: AgentDefinition,
+    /// The user's prompt, expanded (a node's prompt for a graph node).
+    pub prompt: String,
+    /// The main conversation.
+    pub main: bool,
+    /// The first agent's context mode, over everything else.
+    pub flag: Option<ContextMode>,
+    /// The first agent's model, over its own.
+    pub model: Option<String>,
+    /// Its events are the turn's own, or a graph node's.
+    pub frame: Frame,
+    /// The span its runs hang under (a graph node's), else the turn's own root.
+    pub trace: Option<TraceContext>,
+    /// Where its runs are recorded as coming from, over the session's (`graph` for a node).
+    pub source: Option<Source>,
+}
+
+/// How an agent's part of a turn ended.
+pub(crate) struct AgentOutcome {
+    /// The last run's result; the turn's failure, or a store error.
+    pub result: Result<RunResult, SessionError>,
+    /// The agents that worked, in order.
+    pub agents: Vec<String>,
+    /// The first run's store id.
+    pub first_run: Option<RunId>,
+}
+
+/// One run's end.
+struct RunEnd {
+    outcome: Result<RunResult, RunError>,
+    save_error: Option<ContextError>,
+    run: Option<RunId>,
+    mode: ContextMode,
+}
+
+impl TurnCtx {
+    /// Runs `lead`, then whoever it hands off to, until an agent answers, fails or the
+    /// handoff limit stops the chain.
+    pub(crate) async fn agent_turn(&mut self, lead: Lead) -> AgentOutcome {
+        let engine = Arc::clone(&self.engine);
+        let mut trace = engine.trace_turn(&lead.agent, lead.trace.as_ref(), &lead.prompt);
+        let user_prompt = lead.prompt.clone();
+        let mut agents = vec![lead.agent.name().to_owned()];
+        let mut agent = lead.agent;
+        let mut kind = RunKind::First {
+            flag: lead.flag,
+            main: lead.main,
+            prompt: lead.prompt,
+            source: lead.source,
+        };
+        let mut model = lead.model;
+        let mut save_error = None;
+        let mut first_run = None;
+        let result = loop {
+            let end = match self
+                .run_agent(&agent, kind, model.take(), &lead.frame, &mut trace)
+                .await
+            {
+                Ok(end) => end,
+                Err(error) => break Err(error),
+            };
+            first_run = first_run.or(end.run);
+            if let Some(error) = end.save_error {
+                save_error.get_or_insert(error);
+            }
+            let result = match end.outcome {
+                Ok(result) if result.handoff.is_some() => result,
+                Ok(result) => {
+                    self.remember(&agent, end.mode, &result);
+                    break Ok(result);
+                }
+                Err(error) => break Err(SessionError::Run(error)),
+            };
+            let Some(request) = result.handoff.clone() else {
+                break Ok(result);
+            };
+            let limit = engine.shared.max_handoffs();
+            let next = check_limit(&agents, &request, limit)
+                .map_err(SessionError::Run)
+                .and_then(|()| engine.shared.require_agent(&request.to));
+            let target = match next {
+                Ok(target) => target,
+                Err(error) => {
+                    let error = self.stop_chain(&request.to, error, &lead.frame, &mut trace);
+                    break Err(error);
+                }
+            };
+            agents.push(request.to.clone());
+            if target.spec.graph.is_some() {
+                // A graph reached by a handoff runs its graph, on the brief.
+                break self
+                    .hand_to_graph(&target, &request, &result.text, &user_prompt, &trace)
+                    .await;
+            }
+            kind = RunKind::Handoff {
+                request,
+                answer: result.text,
+                prompt: user_prompt.clone(),
+                parent: end.run,
+            };
+            agent = target;
+        };
+        trace.finish(result.as_ref().err().map(ToString::to_string).as_deref());
+        let result = match save_error {
+            Some(error) => Err(SessionError::NotSaved(error)),
+            None => result,
+        };
+        AgentOutcome {
+            result,
+            agents,
+            first_run,
+        }
+    }
+
+    /// The chain stops before `to` could start: the run's failure event, and the error.
+    fn stop_chain(
+        &self,
+        to: &str,
+        error: SessionError,
+        frame: &Frame,
+        trace: &mut TurnTracing,
+    ) -> SessionError {
+        let error = match error {
+            SessionError::Run(error @ RunError::HandoffLimit { .. }) => error,
+            other => {
+                let error =
+                    RunError::Aborted(format!("the handoff to `{to}` could not start it: {other}"));
+                trace.handoff_failed(&error.to_string());
+                error
+            }
+        };
+        self.sink.emit(frame.wrap(RunEvent::RunFailed {
+            error: error.to_string(),
+        }));
+        SessionError::Run(error)
+    }
+
+    /// Runs the graph `target` a handoff named, on its brief; its last node's result is the
+    /// turn's.
+    async fn hand_to_graph(
+        &mut self,
+        target: &AgentDefinition,
+        request: &HandoffRequest,
+        answer: &str,
+        prompt: &str,
+        trace: &TurnTracing,
+    ) -> Result<RunResult, SessionError> {
+        self.sink.emit(EventMsg::AgentSwitched {
+            from: request.from.clone(),
+            to: request.to.clone(),
+            reason: request.reason.clone(),
+        });
+        let input = brief(request, answer, prompt, HandoffHistory::Summary);
+        let parent = trace.context().cloned();
+        // Boxed: a graph's nodes are agent turns in their turn.
+        let run = Box::pin(graph_turn(self, target, StartAt::New(input), parent));
+        match run.await {
+            Ok((_, result)) => Ok(result),
+            Err(GraphError::Cancelled) => Err(SessionError::Run(RunError::Cancelled)),
+            Err(error) => Err(SessionError::Graph(Box::new(error))),
+        }
+    }
+
+    /// Without a store, the agent's conversation so far is what its last run saw and said.
+    fn remember(&self, agent: &AgentDefinition, mode: ContextMode, result: &RunResult) {
+        if self.engine.store.is_some() || mode == ContextMode::Run {
+            return;
+        }
+        super::state::lock(&self.engine.conversation.memory)
+            .insert(agent.name().to_owned(), result.messages.clone());
+    }
+
+    /// One run of `agent`: its kit, its preparation, its events, its recording's end.
+    async fn run_agent(
+        &mut self,
+        agent: &AgentDefinition,
+        kind: RunKind,
+        model: Option<String>,
+        frame: &Frame,
+        trace: &mut TurnTracing,
+    ) -> Result<RunEnd, SessionError> {
+        let engine = Arc::clone(&self.engine);
+        let (kit, warnings) = engine.kit(agent).await;
+        for warning in warnings {
+            self.sink.emit(EventMsg::Notice(Notice::McpServer(warning)));
+        }
+        let handoff = match &kind {
+            RunKind::Handoff { request, .. } => Some(request.clone()),
+            RunKind::First { .. } => None,
+        };
+        let mut options = self.run_options(model, trace.context().cloned());
+        let ready = engine.prepare(&kit.agent, kind, &mut options).await?;
+        self.announce(&kit.agent, &ready, handoff.as_ref(), frame);
+        trace.next_run(kit.agent.name(), &ready.prompt, 0);
+        let mut scope = RunScope::new()
+            .tools(kit.toolbox.clone())
+            .gate(Arc::clone(&self.gate) as _)
+            .sub_agents(Arc::clone(&self.sub_agents) as _);
+        if let Some(model) = ready.model.clone() {
+            scope = scope.model(model);
+        }
+        let handle = engine
+            .runtime
+            .run_in(&kit.agent, &ready.prompt, options, scope);
+        let outcome = self
+            .pump(handle, ready.recording.as_ref(), trace, frame)
+            .await;
+        let run = ready.recording.as_ref().map(|recording| recording.run().id);
+        let save_error = match ready.recording {
+            Some(recording) => recording.finish(run_ending(ready.mode, &outcome)).await,
+            None => None,
+        };
+        Ok(RunEnd {
+            outcome,
+            save_error,
+            run,
+            mode: ready.mode,
+        })
+    }
+
+    /// The options of one run of the turn: the turn's, its cancellation, the project root as
+    /// the tools' folder (never the process's), the trace; `model` for the first agent only.
+    fn run_options(&self, model: Option<String>, trace: Option<TraceContext>) -> RunOptions {
+        let turn = &self.options;
+        RunOptions {
+            stream: turn.stream,
+            max_tokens: turn.max_tokens,
+            temperature: turn.temperature,
+            max_turns: turn.max_turns,
+            model,
+            cancel: Some(self.cancel.clone()),
+            working_dir: Some(self.engine.shared.builder.root().to_path_buf()),
+            trace,
+            ..RunOptions::default()
+        }
+    }
+
+    /// Tells the front end who works now: the turn's start, or the handoff's switch.
+    fn announce(
+        &self,
+        agent: &AgentDefinition,
+        ready: &Ready,
+        handoff: Option<&HandoffRequest>,
+        frame: &Frame,
+    ) {
+        if ready.compacted {
+            self.sink.emit(EventMsg::Notice(Notice::Compacted {
+                agent: agent.name().to_owned(),
+            }));
+        }
+        match (handoff, frame) {
+            (Some(request), _) => self.sink.emit(EventMsg::AgentSwitched {
+                from: request.from.clone(),
+                to: request.to.clone(),
+                reason: request.reason.clone(),
+            }),
+            (None, Frame::Turn) => self.sink.emit(EventMsg::TurnStarted {
+                agent: agent.name().to_owned(),
+                graph: false,
+                context: ready.resolved,
+                session_id: self.engine.session().map(|s| s.id().to_owned()),
+            }),
+            (None, Frame::Node(_)) => {}
+        }
+    }
+
+    /// Passes the run's events on (to the store thread, the trace and the sink) and its
+    /// questions once the events before them are out; returns the run's result.
+    async fn pump(
+        &mut self,
+        mut handle: RunHandle,
+        recording: Option<&Recording>,
+        trace: &mut TurnTracing,
+        frame: &Frame,
+    ) -> Result<RunResult, RunError> {
+        let reads = self.sink.reads_events();
+        let mut pass = |event: RunEvent| {
+            if let Some(recording) = recording {
+                recording.event(&event);
+            }
+            trace.event(&event);
+            if reads {
+                self.sink.emit(frame.wrap(event));
+            }
+        };
+        'run: loop {
+            tokio::select! {
+                biased;
+                event = handle.next() => match event {
+                    Some(event) => pass(event),
+                    None => break,
+                },
+                Some(question) = self.questions.recv() => {
+                    // Everything the run emitted before its question goes first.
+                    loop {
+                        match handle.next().now_or_never() {
+                            Some(Some(event)) => pass(event),
+                            Some(None) => {
+                                self.sink.question(question);
+                                break 'run;
+                            }
+                            None => break,
+                        }
+                    }
+                    self.sink.question(question);
+                }
+            }
+        }
+        handle.result().await
+    }
+}

@@ -1,0 +1,133 @@
+//! Approvals as events. The session keeps one [`Gate`] for its whole life — the policy chain
+//! and the answers the user gave "always" to — so an answer survives a handoff, an `@agent`
+//! turn, a sub-agent and the next turn. When the chain says a person must answer, the turn's
+//! [`TurnGate`] sends the question to the turn's driver (which emits it as
+//! [`EventMsg::ApprovalRequested`](crate::EventMsg::ApprovalRequested) after every event the
+//! run emitted before it) and waits on the [`Desk`] for the matching
+//! [`Op::Approve`](crate::Op::Approve).
+
+use agentctl_core::{CallGate, DecidedBy, Decision, PendingCall, RiskLevel};
+use agentctl_tools::{ApprovalAnswer, ApprovalRequest, Gate};
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::{mpsc, oneshot};
+
+/// Who answers the questions of a session's gate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalPolicy {
+    /// Nobody: a call that needs a person is refused at once, with a hint saying what would
+    /// let it run (the default — safe calls run, as the settings' levels say, nothing else).
+    #[default]
+    Refuse,
+    /// The front end: each question is an
+    /// [`EventMsg::ApprovalRequested`](crate::EventMsg::ApprovalRequested), answered with
+    /// [`Op::Approve`](crate::Op::Approve).
+    Ask,
+}
+
+/// The questions waiting for an answer, by call id.
+#[derive(Debug, Default)]
+pub(crate) struct Desk {
+    pending: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
+}
+
+impl Desk {
+    /// Opens a question about `call_id`: the id it is asked under (the call's, unless another
+    /// pending question has it) and where its answer comes.
+    fn open(self: &Arc<Self>, call_id: &str) -> (Opened, oneshot::Receiver<ApprovalAnswer>) {
+        let (sender, receiver) = oneshot::channel();
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut id = call_id.to_owned();
+        let mut n = 1;
+        while pending.contains_key(&id) {
+            n += 1;
+            id = format!("{call_id}~{n}");
+        }
+        pending.insert(id.clone(), sender);
+        let opened = Opened {
+            desk: Arc::clone(self),
+            id,
+        };
+        (opened, receiver)
+    }
+
+    /// Answers the question `call_id`; false when none is pending under it.
+    pub(crate) fn answer(&self, call_id: &str, answer: ApprovalAnswer) -> bool {
+        let sender = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(call_id);
+        sender.is_some_and(|sender| sender.send(answer).is_ok())
+    }
+}
+
+/// A pending question, withdrawn when its call is answered, cancelled or dropped.
+struct Opened {
+    desk: Arc<Desk>,
+    id: String,
+}
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        self.desk
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+/// The gate of one turn's runs (its agents, the agents its handoffs start, its sub-agents):
+/// the session's gate, with questions going to the turn.
+pub(crate) struct TurnGate {
+    gate: Arc<Gate>,
+    desk: Arc<Desk>,
+    questions: mpsc::UnboundedSender<ApprovalRequest>,
+}
+
+impl TurnGate {
+    /// The gate of a turn whose driver reads `questions`.
+    pub(crate) fn new(
+        gate: Arc<Gate>,
+        desk: Arc<Desk>,
+        questions: mpsc::UnboundedSender<ApprovalRequest>,
+    ) -> Self {
+        Self {
+            gate,
+            desk,
+            questions,
+        }
+    }
+}
+
+#[async_trait]
+impl CallGate for TurnGate {
+    fn decide(&self, call: &PendingCall<'_>) -> Decision {
+        self.gate.decide(call)
+    }
+
+    async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        let mut question = self.gate.question(call, risk, reason);
+        let (opened, answer) = self.desk.open(&question.call_id);
+        question.call_id.clone_from(&opened.id);
+        if self.questions.send(question).is_err() {
+            // The turn is over: nobody will see the question.
+            return Decision::Deny {
+                risk,
+                reason: format!(
+                    "denied: {} needs approval (risk {risk}: {reason}) and its turn has ended",
+                    call.call.name
+                ),
+                by: DecidedBy::NonTerminal,
+                hint: None,
+            };
+        }
+        // A question withdrawn without an answer (the session shut down) is a no, never a yes.
+        let answer = answer.await.unwrap_or(ApprovalAnswer::Deny);
+        drop(opened);
+        self.gate.answer(call, risk, reason, answer)
+    }
+}

@@ -1,0 +1,335 @@
+//! [`SessionBuilder`]: a session from a [`Project`] (the CLI) or from agents defined in code,
+//! with its approval policy, which session of the store it records into (or none), its
+//! tracing and its runtime's parts.
+
+use super::Session;
+use super::approvals::{ApprovalPolicy, Desk};
+use super::code::Agent;
+use super::state::{Approvals, Conversation, Engine, Hub, Store, Tools, Turns};
+use super::writer::StoreWriter;
+use crate::builder::{ApprovalChoice, Recording, RuntimeBuilder};
+use crate::error::SessionError;
+use crate::project::Project;
+use crate::session::SessionHandle;
+use crate::shared::Shared;
+use crate::task::TaskTool;
+use crate::toolset::builtin_tool_set;
+use agentctl_context::{SessionChoice, SessionStore, Source};
+use agentctl_core::{AgentDefinition, Settings, Tool, ToolRegistry};
+use agentctl_trace::WarningFn;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// Where the session's agents come from.
+enum Origin<'p> {
+    /// A project: its agent files, settings, MCP servers and store.
+    Project(&'p Project),
+    /// Agents defined in code, with these settings, tools confined to `root`.
+    Code {
+        agents: Vec<AgentDefinition>,
+        settings: Box<Settings>,
+        root: Option<PathBuf>,
+    },
+}
+
+/// Builds a [`Session`].
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), agentctl_session::SessionError> {
+/// use agentctl_session::{ApprovalPolicy, Project, Session};
+///
+/// let project = Project::load(None)?;
+/// let session = Session::from_project(&project)
+///     .policy(ApprovalPolicy::Ask)
+///     .build()?;
+/// let result = session.ask_agent("code-reviewer", "Review src/stats.py").await?;
+/// println!("{}", result.text);
+/// # Ok(()) }
+/// ```
+#[must_use = "a builder does nothing until built"]
+pub struct SessionBuilder<'p> {
+    origin: Origin<'p>,
+    runtime: Option<RuntimeBuilder>,
+    tools: Vec<Arc<dyn Tool>>,
+    approvals: Option<ApprovalChoice>,
+    recording: Option<Recording>,
+    policy: ApprovalPolicy,
+    choice: SessionChoice,
+    title: Option<String>,
+    source: Option<Source>,
+    store: Option<Arc<dyn SessionStore>>,
+    tracing: Option<(bool, Option<WarningFn>)>,
+    active: Option<String>,
+}
+
+impl std::fmt::Debug for SessionBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionBuilder")
+            .field("policy", &self.policy)
+            .field("choice", &self.choice)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'p> SessionBuilder<'p> {
+    fn new(origin: Origin<'p>) -> Self {
+        Self {
+            origin,
+            runtime: None,
+            tools: Vec::new(),
+            approvals: None,
+            recording: None,
+            policy: ApprovalPolicy::default(),
+            choice: SessionChoice::New,
+            title: None,
+            source: None,
+            store: None,
+            tracing: None,
+            active: None,
+        }
+    }
+
+    /// A session of `project`'s agents, recorded in its store (unless the settings turn
+    /// persistence off and no session is asked for).
+    pub fn from_project(project: &'p Project) -> Self {
+        Self::new(Origin::Project(project))
+    }
+
+    /// A session of agents defined in code: default settings, tools confined to the current
+    /// folder, nothing recorded (see [`store`](Self::store)).
+    pub fn from_code() -> Self {
+        Self::new(Origin::Code {
+            agents: Vec::new(),
+            settings: Box::default(),
+            root: None,
+        })
+    }
+
+    /// Adds an agent defined in code (and its tools). The first agent added is the one
+    /// [`Session::ask`] talks to.
+    pub fn agent(mut self, agent: impl Into<Agent>) -> Self {
+        let agent = agent.into();
+        if let Origin::Code { agents, .. } = &mut self.origin {
+            if agents.is_empty() && self.active.is_none() {
+                self.active = Some(agent.definition.name().to_owned());
+            }
+            let (definition, tools) = agent.into_parts();
+            agents.push(definition);
+            self.tools.extend(tools);
+        }
+        self
+    }
+
+    /// The settings of agents defined in code (a project's come from its files).
+    pub fn settings(mut self, value: Settings) -> Self {
+        if let Origin::Code { settings, .. } = &mut self.origin {
+            **settings = value;
+        }
+        self
+    }
+
+    /// The folder the tools of agents defined in code work in (default: the current one).
+    pub fn root(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Origin::Code { root, .. } = &mut self.origin {
+            *root = Some(dir.into());
+        }
+        self
+    }
+
+    /// Offers `tool` to every agent whose allow list lets it through.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// The runtime's parts (providers, validators, secrets) from `builder` instead of the
+    /// project's or the settings' defaults.
+    pub fn runtime(mut self, builder: RuntimeBuilder) -> Self {
+        self.runtime = Some(builder);
+        self
+    }
+
+    /// The levels approved without asking, over the settings' (`--approve`, `--yes`).
+    pub fn approvals(mut self, approvals: ApprovalChoice) -> Self {
+        self.approvals = Some(approvals);
+        self
+    }
+
+    /// Who answers what the levels leave to a person (default: nobody — refused at once).
+    pub fn policy(mut self, policy: ApprovalPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Records every model call into `recording` (`--record`).
+    pub fn record(mut self, recording: Recording) -> Self {
+        self.recording = Some(recording);
+        self
+    }
+
+    /// Which session of the store: a new one (default), `--continue`, or by id.
+    pub fn session(mut self, choice: SessionChoice) -> Self {
+        self.choice = choice;
+        self
+    }
+
+    /// A new session is titled with the first line of `prompt`, shortened.
+    pub fn title_from(mut self, prompt: impl Into<String>) -> Self {
+        self.title = Some(prompt.into());
+        self
+    }
+
+    /// Runs are recorded as coming from `source` (`repl`, `mcp`…; `cli` by default).
+    pub fn source(mut self, source: Source) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// Records into `store` (agents defined in code; a project has its own store).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Traces every turn, printed on the console when `console` (`--trace`); tracing trouble
+    /// goes to `warn` instead of stderr.
+    pub fn tracing(mut self, console: bool, warn: Option<WarningFn>) -> Self {
+        self.tracing = Some((console, warn));
+        self
+    }
+
+    /// The agent [`Target::Active`](crate::Target::Active) turns go to first (default: the
+    /// first agent defined in code, else the main conversation).
+    pub fn active(mut self, agent: impl Into<String>) -> Self {
+        self.active = Some(agent.into());
+        self
+    }
+
+    /// Builds the session: opens the store and the session (creating them if needed), starts
+    /// its store thread. Call it inside a tokio runtime: the session's turns run there.
+    pub fn build(self) -> Result<Session, SessionError> {
+        let handle =
+            tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoAsyncRuntime)?;
+        let mut shared = self.shared()?;
+        if let Some((console, warn)) = self.tracing {
+            shared.trace_with(console, warn);
+        }
+        let session = open(&shared, self.store, self.choice, self.title.as_deref())?.map(
+            |session| match self.source {
+                Some(source) => session.with_source(source),
+                None => session,
+            },
+        );
+        let gate = Arc::new(shared.builder.gate()?);
+        let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
+        let store = match session {
+            Some(session) => Some(Store {
+                session,
+                writer: StoreWriter::start()?,
+            }),
+            None => None,
+        };
+        let task = store.as_ref().map(|store| {
+            TaskTool::new(
+                store.session.dyn_store(),
+                store.session.id(),
+                shared.agents.clone(),
+            )
+            .with_orchestrator_note(shared.settings.orchestrator_note.clone())
+        });
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let engine = Engine {
+            runtime,
+            approvals: Approvals {
+                gate,
+                desk: Arc::new(Desk::default()),
+            },
+            store,
+            tools: Tools {
+                builtin: builtin_tool_set(&shared.builtin),
+                task,
+                kits: Default::default(),
+            },
+            conversation: Conversation {
+                active: Mutex::new(self.active),
+                memory: Mutex::new(HashMap::new()),
+                modes: Mutex::new(HashMap::new()),
+            },
+            turns: Turns::default(),
+            hub: Hub {
+                sender,
+                receiver: Mutex::new(Some(receiver)),
+            },
+            handle,
+            shared,
+        };
+        Ok(Session::of(engine))
+    }
+
+    /// The setup: the project's or the code's agents, the runtime builder with the choices
+    /// made here.
+    fn shared(&self) -> Result<Shared, SessionError> {
+        let finish = |mut builder: RuntimeBuilder| {
+            builder = builder.asking(self.policy == ApprovalPolicy::Ask);
+            if let Some(approvals) = &self.approvals {
+                builder = builder.approvals(approvals.clone());
+            }
+            if let Some(recording) = &self.recording {
+                builder = builder.record(recording.clone());
+            }
+            for tool in &self.tools {
+                builder = builder.tool(Arc::clone(tool));
+            }
+            builder
+        };
+        Ok(match &self.origin {
+            Origin::Project(project) => {
+                let builder = self
+                    .runtime
+                    .clone()
+                    .unwrap_or_else(|| RuntimeBuilder::new(project));
+                Shared::of_project(project, finish(builder))
+            }
+            Origin::Code {
+                agents,
+                settings,
+                root,
+            } => {
+                let builder = match &self.runtime {
+                    Some(builder) => builder.clone(),
+                    None => {
+                        let root = match root {
+                            Some(root) => root.clone(),
+                            None => std::env::current_dir().map_err(SessionError::CurrentDir)?,
+                        };
+                        RuntimeBuilder::with_settings(Settings::clone(settings), &root)
+                    }
+                };
+                Shared::of_agents(finish(builder), agents.clone())
+            }
+        })
+    }
+}
+
+/// Opens the chosen session: of the explicit store, else of the project's store; `None` when
+/// there is no store, or the settings turn persistence off and no session was asked for.
+fn open(
+    shared: &Shared,
+    explicit: Option<Arc<dyn SessionStore>>,
+    choice: SessionChoice,
+    title: Option<&str>,
+) -> Result<Option<SessionHandle>, SessionError> {
+    let store = match (explicit, &shared.store) {
+        (Some(store), _) => store,
+        (None, Some(spec)) => {
+            if !shared.settings.context_persistence && choice == SessionChoice::New {
+                return Ok(None);
+            }
+            spec.open(shared.builder.secrets(), shared.builder.tightened_files())?
+        }
+        (None, None) => return Ok(None),
+    };
+    SessionHandle::open(store, choice, title, shared.settings.clone()).map(Some)
+}

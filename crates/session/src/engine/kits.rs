@@ -1,0 +1,111 @@
+//! Each agent's own tool set, assembled once per session: the built-in tools (one set for the
+//! whole session), the MCP tools of the servers the agent names (started on first use), its
+//! handoff tools, the session's `task` tool and session memory, its long-term memory and the
+//! embedder's tools. A sub-agent or a handoff target gets its own kit, never its caller's.
+
+use crate::session::SessionHandle;
+use crate::shared::Shared;
+use crate::task::TaskTool;
+use crate::toolset::{
+    AgentTools, BuiltinTools, McpTools, agent_tools_sharing, handoff_tools, long_term_memory_tools,
+    with_agent_pool,
+};
+use agentctl_core::AgentDefinition;
+use agentctl_mcp::McpError;
+use agentctl_runtime::Toolbox;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::OnceCell;
+
+/// An agent ready to run in the session.
+#[derive(Debug)]
+pub(crate) struct Kit {
+    /// Its definition, the agent pool at the end of its prompt when it may delegate.
+    pub agent: AgentDefinition,
+    /// Its tools.
+    pub toolbox: Toolbox,
+}
+
+/// The kits built so far, by agent name.
+#[derive(Default)]
+pub(crate) struct Kits {
+    cells: Mutex<HashMap<String, Arc<OnceCell<Arc<Kit>>>>>,
+}
+
+/// What assembling a kit needs from the session.
+pub(crate) struct KitParts<'a> {
+    pub shared: &'a Shared,
+    pub builtin: &'a BuiltinTools,
+    pub session: Option<&'a SessionHandle>,
+    pub task: Option<&'a TaskTool>,
+}
+
+impl Kits {
+    /// The kit of `agent`, assembled on first use; the warnings are those of the assembly that
+    /// happened now (servers that could not start), empty when the kit was built before.
+    pub(crate) async fn get(
+        &self,
+        agent: &AgentDefinition,
+        parts: KitParts<'_>,
+    ) -> (Arc<Kit>, Vec<McpError>) {
+        let cell = Arc::clone(
+            self.cells
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(agent.name().to_owned())
+                .or_default(),
+        );
+        let mut warnings = Vec::new();
+        let kit = cell
+            .get_or_init(|| async {
+                let (kit, met) = assemble(agent, &parts).await;
+                warnings = met;
+                Arc::new(kit)
+            })
+            .await;
+        (Arc::clone(kit), warnings)
+    }
+}
+
+/// Assembles `agent`'s kit.
+async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<McpError>) {
+    let shared = parts.shared;
+    let AgentTools {
+        mut registry,
+        warnings,
+    } = agent_tools_sharing(
+        parts.builtin,
+        &shared.mcp,
+        agent,
+        McpTools::Allowed,
+        parts.task.cloned(),
+    )
+    .await;
+    for tool in handoff_tools(agent, &shared.agents, parts.session) {
+        registry.register_arc(tool);
+    }
+    // Long-term memory outlives sessions: offered whenever there is a project store. An
+    // unusable store URL is reported when the session opens; here it only means no memory.
+    if let Some(location) = shared.store.as_ref().and_then(|spec| spec.location().ok())
+        && let Some(memory) = long_term_memory_tools(agent, &location, &shared.builder)
+    {
+        memory.register(&mut registry);
+    }
+    for tool in shared.builder.embedder_tools() {
+        registry.register_arc(Arc::clone(tool));
+    }
+    let definition = if parts.session.is_some() {
+        with_agent_pool(
+            agent.clone(),
+            &shared.agents,
+            shared.settings.orchestrator_note.as_deref(),
+        )
+    } else {
+        agent.clone()
+    };
+    let kit = Kit {
+        agent: definition,
+        toolbox: Toolbox::new(registry),
+    };
+    (kit, warnings)
+}

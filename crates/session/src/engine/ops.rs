@@ -1,0 +1,187 @@
+//! The operations that are not turns: setting an agent's context mode for the session and
+//! compacting workspaces on demand. Their store work runs on the store thread, in order with
+//! the turns' writes.
+
+use super::protocol::Notice;
+use super::state::{Engine, lock};
+use crate::error::SessionError;
+use agentctl_context::{
+    CompactionPolicy, ContextScope, ProviderSummarizer, compact_scope, compact_session,
+};
+use agentctl_core::{ContextMode, RunError, RunOptions, resolve_model};
+use agentctl_runtime::model_context_window;
+use std::sync::Arc;
+
+impl Engine {
+    /// Sets (or with `None` clears) `agent`'s context mode for the rest of the session.
+    pub(crate) async fn set_context_mode(
+        &self,
+        agent: String,
+        mode: Option<ContextMode>,
+    ) -> Result<Notice, SessionError> {
+        // The agent must exist, so a typo is not silently kept.
+        self.shared.require_agent(&agent)?;
+        match &self.store {
+            Some(store) => {
+                let session = store.session.clone();
+                let name = agent.clone();
+                store
+                    .writer
+                    .call(move |_| -> Result<(), SessionError> {
+                        Ok(session
+                            .store()
+                            .set_mode_override(session.id(), &name, mode)?)
+                    })
+                    .await?;
+            }
+            None => {
+                let mut modes = lock(&self.conversation.modes);
+                match mode {
+                    Some(mode) => modes.insert(agent.clone(), mode),
+                    None => modes.remove(&agent),
+                };
+            }
+        }
+        Ok(Notice::ContextModeSet { agent, mode })
+    }
+
+    /// Summarises the older messages of `agent`'s workspace now, whatever their size, with its
+    /// model (else `agents.defaultModel`); every workspace of the session when `None`.
+    pub(crate) async fn compact(&self, agent: Option<String>) -> Result<Vec<Notice>, SessionError> {
+        let Some(store) = &self.store else {
+            // Nothing is recorded: there is no workspace to compact.
+            return Ok(Vec::new());
+        };
+        let settings = self.shared.builder.settings();
+        let (model, scope) = match &agent {
+            Some(name) => {
+                let definition = self.shared.require_agent(name)?;
+                let model = self
+                    .runtime
+                    .resolve_model(&definition, &RunOptions::new())?;
+                (model, Some(definition))
+            }
+            None => {
+                let name = settings.agents.default_model.clone().ok_or_else(|| {
+                    SessionError::Run(RunError::NoModel {
+                        agent: "compaction".into(),
+                    })
+                })?;
+                let model = resolve_model(&name, settings, None).map_err(|source| {
+                    SessionError::Run(RunError::Model {
+                        agent: "compaction".into(),
+                        source,
+                    })
+                })?;
+                (model, None)
+            }
+        };
+        let provider = self.runtime.provider_for(&model)?;
+        let summarizer = ProviderSummarizer::new(provider, model.model.clone());
+        let policy = CompactionPolicy {
+            force: true,
+            ..CompactionPolicy::for_context_window(model_context_window(&model.model))
+        };
+        let session = store.session.clone();
+        let handle = self.handle.clone();
+        let summarizer = Arc::new(summarizer);
+        store
+            .writer
+            .call(move |_| -> Result<Vec<Notice>, SessionError> {
+                let store = session.store().as_ref();
+                let summaries = match scope {
+                    None => handle.block_on(compact_session(
+                        store,
+                        summarizer.as_ref(),
+                        session.id(),
+                        &policy,
+                    ))?,
+                    Some(agent) => {
+                        let scope = match session.mode(&agent, None)?.mode {
+                            ContextMode::Shared => ContextScope::Main,
+                            ContextMode::Isolated => ContextScope::agent(agent.name()),
+                            ContextMode::Run => return Ok(Vec::new()),
+                        };
+                        handle
+                            .block_on(compact_scope(
+                                store,
+                                summarizer.as_ref(),
+                                session.id(),
+                                &scope,
+                                &policy,
+                            ))?
+                            .into_iter()
+                            .collect()
+                    }
+                };
+                Ok(summaries
+                    .into_iter()
+                    .map(|summary| Notice::Compacted {
+                        agent: summary.scope.to_string(),
+                    })
+                    .collect())
+            })
+            .await
+    }
+}
+
+impl Engine {
+    /// What `target`'s agent would see before the next prompt, in its context mode.
+    pub(crate) async fn history(
+        &self,
+        target: &super::protocol::Target,
+    ) -> Result<Vec<agentctl_core::Message>, SessionError> {
+        use super::protocol::Target;
+        let target = match target {
+            Target::Active => self.active(),
+            other => other.clone(),
+        };
+        let (agent, main) = match &target {
+            Target::Agent(name) | Target::Graph(name) => (self.shared.require_agent(name)?, false),
+            _ => (crate::main_agent(self.shared.builder.settings()), true),
+        };
+        let window = self
+            .runtime
+            .resolve_model(&agent, &RunOptions::new())
+            .ok()
+            .map(|model| model_context_window(&model.model));
+        match &self.store {
+            Some(store) => {
+                let session = store.session.clone();
+                store
+                    .writer
+                    .call(move |_| -> Result<_, SessionError> {
+                        let mode = match main {
+                            true => ContextMode::Shared,
+                            false => session.mode(&agent, None)?.mode,
+                        };
+                        session.history(agent.name(), mode, window)
+                    })
+                    .await
+            }
+            None => {
+                let mode = match main {
+                    true => ContextMode::Shared,
+                    false => {
+                        let inputs = agentctl_context::ModeInputs {
+                            flag: None,
+                            session_override: lock(&self.conversation.modes)
+                                .get(agent.name())
+                                .copied(),
+                            agent_file: agent.spec.context_mode,
+                        };
+                        agentctl_context::resolve_mode(agent.name(), inputs, &self.shared.settings)?
+                            .mode
+                    }
+                };
+                if mode == ContextMode::Run {
+                    return Ok(Vec::new());
+                }
+                Ok(lock(&self.conversation.memory)
+                    .get(agent.name())
+                    .cloned()
+                    .unwrap_or_default())
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Everything a run needs before it starts: its model (resolved once), its context mode, what
+//! it sees of the conversation, its store run and — for an agent a handoff starts — its brief.
+//! In a recorded session all of it is one job of the store thread: the mode override, a
+//! compaction the workspace needs, the history and the run's first rows, in order, off the
+//! async workers.
+
+use super::handoff::brief;
+use super::state::{Engine, lock};
+use super::writer::{Recording, Records};
+use crate::error::SessionError;
+use crate::session::SessionHandle;
+use agentctl_context::{
+    ContextError, ModeInputs, ProviderSummarizer, ResolvedMode, RunId, Source, Summarizer,
+    SummaryRequest, resolve_mode,
+};
+use agentctl_core::{
+    AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, Message, ModelRef, RunOptions,
+};
+use agentctl_runtime::{Runtime, model_context_window};
+use async_trait::async_trait;
+
+/// Which run of a turn is being prepared.
+pub(crate) enum RunKind {
+    /// The turn's first agent, on the user's prompt.
+    First {
+        /// The turn's context mode, over everything else.
+        flag: Option<ContextMode>,
+        /// The main conversation: always the `main` timeline.
+        main: bool,
+        /// The user's prompt, expanded.
+        prompt: String,
+        /// Where the run comes from, over the session's own (a graph's node).
+        source: Option<Source>,
+    },
+    /// An agent a handoff started, on its brief.
+    Handoff {
+        request: HandoffRequest,
+        /// The handing-off agent's last answer.
+        answer: String,
+        /// The user's request.
+        prompt: String,
+        /// The run that handed off.
+        parent: Option<RunId>,
+    },
+}
+
+/// A run, ready to start.
+pub(crate) struct Ready {
+    /// What the agent is asked: the prompt, or the brief.
+    pub prompt: String,
+    /// How the mode was decided (`None` for the main conversation).
+    pub resolved: Option<ResolvedMode>,
+    /// The agent's own mode (what the store records it in).
+    pub mode: ContextMode,
+    /// Its model, when it resolves (else the run reports why).
+    pub model: Option<ModelRef>,
+    /// The run's recording, in a recorded session.
+    pub recording: Option<Recording>,
+    /// Older messages of the workspace were summarised first.
+    pub compacted: bool,
+}
+
+/// What the store thread decides for a run.
+struct Decided {
+    resolved: Option<ResolvedMode>,
+    mode: ContextMode,
+    /// The mode the run works in (a handoff's filter may narrow it to `run`).
+    run_mode: ContextMode,
+    history: Vec<Message>,
+    prompt: String,
+    run: Option<agentctl_context::RunRecord>,
+    compacted: bool,
+}
+
+impl Engine {
+    /// Prepares a run of `agent` (its kit's definition) as `kind` says; `options` gets the
+    /// history, mode and run id.
+    pub(crate) async fn prepare(
+        &self,
+        agent: &AgentDefinition,
+        kind: RunKind,
+        options: &mut RunOptions,
+    ) -> Result<Ready, SessionError> {
+        let model = self.runtime.resolve_model(agent, options).ok();
+        let decided = match &self.store {
+            Some(store) => {
+                let session = match &kind {
+                    RunKind::First {
+                        source: Some(source),
+                        ..
+                    } => store.session.clone().with_source(source.clone()),
+                    _ => store.session.clone(),
+                };
+                let job = Job {
+                    session,
+                    agent: agent.clone(),
+                    kind,
+                    model: model.clone(),
+                    summarizer: self.runtime.clone(),
+                    handle: self.handle.clone(),
+                };
+                store.writer.call(move |records| job.run(records)).await?
+            }
+            None => self.decide_unrecorded(agent, kind)?,
+        };
+        options.history = decided.history;
+        options.context_mode = Some(decided.run_mode);
+        let recording = match (&self.store, decided.run) {
+            (Some(store), Some(run)) => {
+                // The agent run takes its store run's id: tools that record (`task`) find
+                // their parent from it.
+                options.run_id = Some(run.id.to_string());
+                Some(Recording::new(store.writer.clone(), run))
+            }
+            _ => None,
+        };
+        Ok(Ready {
+            prompt: decided.prompt,
+            resolved: decided.resolved,
+            mode: decided.mode,
+            model,
+            recording,
+            compacted: decided.compacted,
+        })
+    }
+
+    /// The same decisions without a store: the mode from the session's overrides kept in
+    /// memory, the history from the conversation so far.
+    fn decide_unrecorded(
+        &self,
+        agent: &AgentDefinition,
+        kind: RunKind,
+    ) -> Result<Decided, SessionError> {
+        let name = agent.name();
+        let (flag, main) = match &kind {
+            RunKind::First { flag, main, .. } => (*flag, *main),
+            RunKind::Handoff { .. } => (None, false),
+        };
+        let resolved = if main {
+            None
+        } else {
+            let inputs = ModeInputs {
+                flag,
+                session_override: lock(&self.conversation.modes).get(name).copied(),
+                agent_file: agent.spec.context_mode,
+            };
+            Some(resolve_mode(name, inputs, &self.shared.settings).map_err(SessionError::Store)?)
+        };
+        let mode = resolved.map_or(ContextMode::Shared, |resolved| resolved.mode);
+        let (prompt, run_mode, history) = match kind {
+            RunKind::First { prompt, .. } => {
+                let history = match mode {
+                    ContextMode::Run => Vec::new(),
+                    _ => lock(&self.conversation.memory)
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_default(),
+                };
+                (prompt, mode, history)
+            }
+            RunKind::Handoff {
+                request,
+                answer,
+                prompt,
+                ..
+            } => {
+                let view = view_of(&request, mode);
+                let brief = brief(&request, &answer, &prompt, view);
+                (brief, narrowed(view, mode), Vec::new())
+            }
+        };
+        Ok(Decided {
+            resolved,
+            mode,
+            run_mode,
+            history,
+            prompt,
+            run: None,
+            compacted: false,
+        })
+    }
+}
+
+/// What a handoff's target sees: the filter asked for, else its mode's default (shared: the
+/// conversation, else the summary in the brief).
+fn view_of(request: &HandoffRequest, mode: ContextMode) -> HandoffHistory {
+    request.history.unwrap_or(match mode {
+        ContextMode::Shared => HandoffHistory::Full,
+        ContextMode::Isolated | ContextMode::Run => HandoffHistory::Summary,
+    })
+}
+
+/// The mode a handoff's target runs in: what it sees is the filter's business; the stored
+/// history stays whole.
+fn narrowed(view: HandoffHistory, mode: ContextMode) -> ContextMode {
+    match view {
+        HandoffHistory::Full => mode,
+        HandoffHistory::Summary | HandoffHistory::None => ContextMode::Run,
+    }
+}
+
+/// The store thread's part of preparing a run.
+struct Job {
+    session: SessionHandle,
+    agent: AgentDefinition,
+    kind: RunKind,
+    model: Option<ModelRef>,
+    /// The runtime whose providers summarise a workspace that outgrew the window.
+    summarizer: Runtime,
+    /// The async runtime a summary's model call runs on.
+    handle: tokio::runtime::Handle,
+}
+
+impl Job {
+    fn run(self, records: &mut Records) -> Result<Decided, SessionError> {
+        let Job {
+            session,
+            agent,
+            kind,
+            model,
+            summarizer,
+            handle,
+        } = self;
+        let name = agent.name();
+        let window = model
+            .as_ref()
+            .map(|model| model_context_window(&model.model));
+        let label = model.as_ref().map(ToString::to_string);
+        let (resolved, parent) = match &kind {
+            RunKind::First { main: true, .. } => (None, None),
+            RunKind::First { flag, .. } => (Some(session.mode(&agent, *flag)?), None),
+            RunKind::Handoff { parent, .. } => (Some(session.mode(&agent, None)?), *parent),
+        };
+        let mode = resolved.map_or(ContextMode::Shared, |resolved| resolved.mode);
+        let mut compacted = false;
+        let (prompt, run_mode, history) = match kind {
+            RunKind::First { prompt, .. } => {
+                session.chain().start();
+                if let (Some(model), Some(window)) = (&model, window) {
+                    let summarizer = RuntimeSummarizer {
+                        runtime: &summarizer,
+                        model,
+                    };
+                    compacted =
+                        handle.block_on(session.compact(name, mode, &summarizer, window))?;
+                }
+                (prompt, mode, session.history(name, mode, window)?)
+            }
+            RunKind::Handoff {
+                request,
+                answer,
+                prompt,
+                ..
+            } => {
+                session.chain().advance(&answer);
+                let view = view_of(&request, mode);
+                let history = match view {
+                    HandoffHistory::Full => session.history(name, ContextMode::Shared, window)?,
+                    _ => Vec::new(),
+                };
+                let brief = brief(&request, &answer, &prompt, view);
+                (brief, narrowed(view, mode), history)
+            }
+        };
+        let recorder = session.start(name, mode, label, &prompt, parent)?;
+        Ok(Decided {
+            resolved,
+            mode,
+            run_mode,
+            history,
+            prompt,
+            run: Some(records.keep(recorder)),
+            compacted,
+        })
+    }
+}
+
+/// Summarises with the agent's own model, through the session runtime's providers (so
+/// `--record` captures it); the provider is only built when a scope actually needs compacting.
+struct RuntimeSummarizer<'a> {
+    runtime: &'a Runtime,
+    model: &'a ModelRef,
+}
+
+#[async_trait]
+impl Summarizer for RuntimeSummarizer<'_> {
+    async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+        let provider =
+            self.runtime
+                .provider_for(self.model)
+                .map_err(|error| ContextError::Summarizer {
+                    scope: request.scope.to_string(),
+                    message: error.to_string(),
+                })?;
+        ProviderSummarizer::new(provider, self.model.model.clone())
+            .summarize(request)
+            .await
+    }
+}

@@ -1,0 +1,217 @@
+//! Sub-agents (`task` children) inside the session: a child runs with its own kit (its
+//! declared tools and MCP servers, not its caller's), the turn's gate (its questions reach the
+//! turn that started it, and "always" answers hold for it as for its caller) and this runner
+//! for its own tasks; a graph agent runs its graph.
+
+use super::approvals::TurnGate;
+use super::state::Engine;
+use crate::graph::run_graph_child;
+use agentctl_core::{
+    AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
+};
+use agentctl_runtime::{RunHandle, RunScope};
+use futures_util::Stream;
+use futures_util::future::BoxFuture;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
+use tokio_util::sync::CancellationToken;
+
+/// Starts the sub-agents of one turn.
+pub(crate) struct SubAgents {
+    /// Weak: the runner lives inside the runs of a turn the engine drives.
+    engine: Weak<Engine>,
+    gate: Arc<TurnGate>,
+}
+
+impl SubAgents {
+    pub(crate) fn new(engine: &Arc<Engine>, gate: Arc<TurnGate>) -> Self {
+        Self {
+            engine: Arc::downgrade(engine),
+            gate,
+        }
+    }
+}
+
+impl SubAgentRunner for SubAgents {
+    fn resolve_model(
+        &self,
+        agent: &AgentDefinition,
+        options: &RunOptions,
+    ) -> Result<ModelRef, RunError> {
+        let engine = self.engine.upgrade().ok_or_else(gone)?;
+        if agent.spec.graph.is_some() {
+            // A graph's nodes resolve their own models when they run.
+            return Ok(ModelRef {
+                provider: "graph".into(),
+                model: agent.name().to_owned(),
+            });
+        }
+        engine.runtime.resolve_model(agent, options)
+    }
+
+    fn start(
+        &self,
+        agent: &AgentDefinition,
+        prompt: &str,
+        mut options: RunOptions,
+    ) -> Box<dyn RunStream> {
+        let cancel = match &options.cancel {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        };
+        options.cancel = Some(cancel.clone());
+        let run_id = options.run_id.clone().unwrap_or_else(|| {
+            static NEXT: AtomicU64 = AtomicU64::new(0);
+            format!(
+                "sub-{}-{}",
+                agent.name(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            )
+        });
+        options.run_id = Some(run_id.clone());
+        let Some(engine) = self.engine.upgrade() else {
+            return Box::new(Child::failed(run_id, cancel, gone()));
+        };
+        let agent = agent.clone();
+        let prompt = prompt.to_owned();
+        if agent.spec.graph.is_some() {
+            let gate = Arc::clone(&self.gate);
+            let run = async move { run_graph_child(&engine, gate, &agent, &prompt, options).await };
+            return Box::new(Child {
+                run_id,
+                cancel,
+                state: State::Graph(Box::pin(run)),
+            });
+        }
+        let gate = Arc::clone(&self.gate);
+        let runner = Arc::new(SubAgents {
+            engine: Arc::downgrade(&engine),
+            gate: Arc::clone(&gate),
+        });
+        let start = async move {
+            // The child's own tools; its definition is the one the task gave (its prompt ends
+            // with the task's capability context).
+            let (kit, _warnings) = engine.kit(&agent).await;
+            let scope = RunScope::new()
+                .tools(kit.toolbox.clone())
+                .gate(gate as _)
+                .sub_agents(runner as _);
+            Ok(engine.runtime.run_in(&agent, &prompt, options, scope))
+        };
+        Box::new(Child {
+            run_id,
+            cancel,
+            state: State::Starting(Box::pin(start)),
+        })
+    }
+}
+
+fn gone() -> RunError {
+    RunError::Aborted("the session has ended".into())
+}
+
+/// A sub-agent run: being started (its kit assembled), running, a graph, or failed.
+struct Child {
+    run_id: String,
+    cancel: CancellationToken,
+    state: State,
+}
+
+enum State {
+    Starting(BoxFuture<'static, Result<RunHandle, RunError>>),
+    Running(RunHandle),
+    /// A graph child: no run events of its own (its nodes record their own runs), its last
+    /// node's result at the end.
+    Graph(BoxFuture<'static, Result<RunResult, RunError>>),
+    /// Ended: the result, once, after its `run_finished` or `run_failed` event.
+    Ended(Option<Box<Result<RunResult, RunError>>>, bool),
+}
+
+impl Child {
+    fn failed(run_id: String, cancel: CancellationToken, error: RunError) -> Self {
+        Self {
+            run_id,
+            cancel,
+            state: State::Ended(Some(Box::new(Err(error))), false),
+        }
+    }
+}
+
+impl Stream for Child {
+    type Item = RunEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+        let this = &mut *self;
+        loop {
+            match &mut this.state {
+                State::Starting(start) => match start.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Ok(handle)) => this.state = State::Running(handle),
+                    Poll::Ready(Err(error)) => {
+                        this.state = State::Ended(Some(Box::new(Err(error))), false)
+                    }
+                },
+                State::Running(handle) => return Pin::new(handle).poll_next(cx),
+                State::Graph(run) => match run.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(result) => this.state = State::Ended(Some(Box::new(result)), false),
+                },
+                State::Ended(result, told) => {
+                    if *told {
+                        return Poll::Ready(None);
+                    }
+                    *told = true;
+                    let event = match result.as_deref() {
+                        Some(Ok(result)) => RunEvent::RunFinished {
+                            result: Box::new(RunResult {
+                                messages: Vec::new(),
+                                ..result.clone()
+                            }),
+                        },
+                        Some(Err(error)) => RunEvent::RunFailed {
+                            error: error.to_string(),
+                        },
+                        None => return Poll::Ready(None),
+                    };
+                    return Poll::Ready(Some(event));
+                }
+            }
+        }
+    }
+}
+
+impl RunStream for Child {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    fn into_result(self: Box<Self>) -> BoxFuture<'static, Result<RunResult, RunError>> {
+        let mut child = *self;
+        Box::pin(async move {
+            loop {
+                match child.state {
+                    State::Running(handle) => return handle.result().await,
+                    State::Ended(result, _) => {
+                        return result.map_or_else(
+                            || Err(RunError::Aborted("the run's result was taken".into())),
+                            |result| *result,
+                        );
+                    }
+                    State::Starting(start) => {
+                        child.state = match start.await {
+                            Ok(handle) => State::Running(handle),
+                            Err(error) => State::Ended(Some(Box::new(Err(error))), false),
+                        };
+                    }
+                    State::Graph(run) => return run.await,
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,239 @@
+//! One turn, from its target to its outcome: the session decides who answers — the active
+//! agent, a named agent or graph, the main conversation, or the agent the prompt routes to —
+//! and whether that is an agent (its runs and handoffs) or a graph (node by node). Every front
+//! end reaches agents and graphs through here.
+
+use super::agent::{AgentOutcome, Lead};
+use super::approvals::TurnGate;
+use super::events::{Frame, Sink};
+use super::protocol::{EventMsg, Notice, Target, TurnOptions, TurnOutcome};
+use super::state::Engine;
+use super::sub_agents::SubAgents;
+use crate::error::SessionError;
+use crate::graph::{GraphError, StartAt, find_branch, graph_turn};
+use crate::main_agent::main_agent;
+use agentctl_context::expand_file_references;
+use agentctl_core::{AgentDefinition, RunError, RunOptions};
+use agentctl_tools::ApprovalRequest;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What a turn is asked to do.
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Answer `prompt`.
+    Prompt { target: Target, prompt: String },
+    /// Continue (or fork) a graph run of the session.
+    ResumeGraph {
+        branch: Option<u32>,
+        from_step: Option<u32>,
+    },
+}
+
+/// Everything the runs of one turn share: the session, where the events go, the token that
+/// cancels the turn, its gate (questions come back to this turn) and its sub-agent runner.
+pub(crate) struct TurnCtx {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) sink: Sink,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) gate: Arc<TurnGate>,
+    pub(crate) sub_agents: Arc<SubAgents>,
+    /// The questions of the turn's runs (and sub-agents), for the driver to send once the
+    /// events before them are out.
+    pub(crate) questions: mpsc::UnboundedReceiver<ApprovalRequest>,
+    pub(crate) options: TurnOptions,
+}
+
+impl TurnCtx {
+    /// The context of a new turn.
+    pub(crate) fn new(
+        engine: &Arc<Engine>,
+        sink: Sink,
+        cancel: CancellationToken,
+        options: TurnOptions,
+    ) -> Self {
+        let (sender, questions) = mpsc::unbounded_channel();
+        let approvals = &engine.approvals;
+        let gate = Arc::new(TurnGate::new(
+            Arc::clone(&approvals.gate),
+            Arc::clone(&approvals.desk),
+            sender,
+        ));
+        let sub_agents = Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
+        Self {
+            engine: Arc::clone(engine),
+            sink,
+            cancel,
+            gate,
+            sub_agents,
+            questions,
+            options,
+        }
+    }
+
+    /// The context of a sub-agent that is a graph: its events go nowhere (as a sub-agent's
+    /// do), its questions to the turn that started it (through that turn's `gate`).
+    pub(crate) fn child(engine: &Arc<Engine>, gate: Arc<TurnGate>, options: &RunOptions) -> Self {
+        // Nobody sends on this channel: the parent's gate carries the questions.
+        let (_, questions) = mpsc::unbounded_channel();
+        let sub_agents = Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
+        Self {
+            engine: Arc::clone(engine),
+            sink: Sink::nowhere(super::protocol::TurnId(0)),
+            cancel: options.cancel.clone().unwrap_or_default(),
+            gate,
+            sub_agents,
+            questions,
+            options: TurnOptions {
+                stream: options.stream,
+                max_turns: options.max_turns,
+                ..TurnOptions::default()
+            },
+        }
+    }
+
+    /// Runs the turn to its end.
+    pub(crate) async fn run(&mut self, request: Request) -> TurnOutcome {
+        match request {
+            Request::Prompt { target, prompt } => self.prompt(target, prompt).await,
+            Request::ResumeGraph { branch, from_step } => self.resume(branch, from_step).await,
+        }
+    }
+
+    async fn prompt(&mut self, target: Target, prompt: String) -> TurnOutcome {
+        let active = target == Target::Active;
+        let target = match target {
+            Target::Active => self.engine.active(),
+            other => other,
+        };
+        let (agent, main) = match self.choose(&target, &prompt) {
+            Ok(chosen) => chosen,
+            Err(error) => return failed(error),
+        };
+        let prompt = match self.expand(prompt).await {
+            Ok(prompt) => prompt,
+            Err(error) => return failed(error),
+        };
+        if agent.spec.graph.is_some() {
+            return self.graph(&agent, StartAt::New(prompt)).await;
+        }
+        let lead = Lead {
+            agent,
+            prompt,
+            main,
+            flag: self.options.context_mode,
+            model: self.options.model.clone(),
+            frame: Frame::Turn,
+            trace: None,
+            source: None,
+        };
+        let AgentOutcome { result, agents, .. } = self.agent_turn(lead).await;
+        if active
+            && !main
+            && let Some(last) = agents.last()
+        {
+            // The conversation goes on with the agent that had the last word.
+            self.engine.set_active(last);
+        }
+        TurnOutcome {
+            result,
+            agents,
+            graph: None,
+        }
+    }
+
+    /// The agent `target` names (whether the main conversation).
+    fn choose(
+        &self,
+        target: &Target,
+        prompt: &str,
+    ) -> Result<(AgentDefinition, bool), SessionError> {
+        let shared = &self.engine.shared;
+        match target {
+            Target::Main | Target::Active => Ok((main_agent(shared.builder.settings()), true)),
+            Target::Agent(name) => Ok((shared.require_agent(name)?, false)),
+            Target::Graph(name) => {
+                let agent = shared.require_agent(name)?;
+                crate::graph::compile(&agent)
+                    .map_err(|error| SessionError::Graph(Box::new(error)))?;
+                Ok((agent, false))
+            }
+            Target::Auto => {
+                let decision = shared.route(prompt);
+                self.sink
+                    .emit(EventMsg::Notice(Notice::Routed(decision.clone())));
+                let selected = decision.selected.ok_or(SessionError::NoRoute)?;
+                Ok((shared.require_agent(&selected.agent)?, false))
+            }
+        }
+    }
+
+    /// The prompt with its `@file:` references expanded (reading files off the async
+    /// workers); each reference that could not be expanded is a notice.
+    async fn expand(&self, prompt: String) -> Result<String, SessionError> {
+        if !prompt.contains('@') {
+            return Ok(prompt);
+        }
+        let root = self.engine.shared.builder.root().to_path_buf();
+        let expansion = tokio::task::spawn_blocking(move || expand_file_references(&root, &prompt))
+            .await
+            .map_err(|error| SessionError::Run(RunError::Aborted(error.to_string())))?;
+        for warning in expansion.warnings {
+            self.sink
+                .emit(EventMsg::Notice(Notice::FileReference(warning)));
+        }
+        Ok(expansion.text)
+    }
+
+    /// Continues (or forks) the newest graph run of the session, or `branch`'s.
+    async fn resume(&mut self, branch: Option<u32>, from_step: Option<u32>) -> TurnOutcome {
+        let Some(store) = &self.engine.store else {
+            return failed(SessionError::Graph(Box::new(GraphError::NoSession)));
+        };
+        let session = store.session.clone();
+        let recorded = store
+            .writer
+            .call(move |_| find_branch(&session, branch, None))
+            .await;
+        let agent = recorded
+            .map_err(|error| SessionError::Graph(Box::new(error)))
+            .and_then(|found| self.engine.shared.require_agent(&found.graph));
+        let agent = match agent {
+            Ok(agent) => agent,
+            Err(error) => return failed(error),
+        };
+        let at = match from_step {
+            Some(step) => StartAt::Fork(branch, step),
+            None => StartAt::Resume(branch),
+        };
+        self.graph(&agent, at).await
+    }
+
+    /// A graph turn.
+    async fn graph(&mut self, agent: &AgentDefinition, at: StartAt) -> TurnOutcome {
+        self.sink.emit(EventMsg::TurnStarted {
+            agent: agent.name().to_owned(),
+            graph: true,
+            context: None,
+            session_id: self.engine.session().map(|session| session.id().to_owned()),
+        });
+        match graph_turn(self, agent, at, None).await {
+            Ok((outcome, result)) => TurnOutcome {
+                result: Ok(result),
+                agents: vec![agent.name().to_owned()],
+                graph: Some(outcome),
+            },
+            Err(error) => TurnOutcome {
+                result: Err(SessionError::Graph(Box::new(error))),
+                agents: vec![agent.name().to_owned()],
+                graph: None,
+            },
+        }
+    }
+}
+
+/// A turn that could not start.
+fn failed(error: SessionError) -> TurnOutcome {
+    TurnOutcome::failed(error)
+}

@@ -1,0 +1,174 @@
+//! The session's store thread: every store read and write of a session's turns happens here,
+//! in the order it was sent, never inside a stream's `poll_next` or on an async worker — a
+//! PostgreSQL round trip (or a slow disk) stalls this thread, not the other sessions' turns.
+//!
+//! Runs are recorded by [`Recording`] handles: the run's events go to the thread as they pass
+//! (nothing waits for them), and [`Recording::finish`] waits until everything the run sent is
+//! written and returns the first store error — a turn that could not be saved fails.
+
+use crate::session::TurnRecorder;
+use agentctl_context::{ContextError, RunEnding, RunId, RunRecord};
+use agentctl_core::RunEvent;
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use tokio::sync::oneshot;
+
+/// What the store thread keeps between jobs: the runs being recorded.
+#[derive(Default)]
+pub(crate) struct Records {
+    runs: HashMap<RunId, TurnRecorder>,
+}
+
+type Job = Box<dyn FnOnce(&mut Records) + Send>;
+
+/// The sending side of a session's store thread. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct StoreWriter {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl std::fmt::Debug for StoreWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreWriter")
+    }
+}
+
+/// The thread stopped (it cannot, short of the process ending): what a job that never ran
+/// reports.
+fn stopped() -> ContextError {
+    ContextError::Backend {
+        store: "session store".into(),
+        message: "the session's store thread stopped".into(),
+        retryable: false,
+    }
+}
+
+impl StoreWriter {
+    /// Starts the thread. It ends once every writer is dropped and its jobs are done.
+    pub(crate) fn start() -> Result<Self, ContextError> {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("agentctl-store".into())
+            .spawn(move || {
+                let mut records = Records::default();
+                while let Ok(job) = queue.recv() {
+                    // A job that panics loses its own answer (its caller reads an error), not
+                    // the thread: later turns are still saved.
+                    let _ = catch_unwind(AssertUnwindSafe(|| job(&mut records)));
+                }
+                // Runs never finished (their turn was dropped) are closed as cancelled here.
+                drop(records);
+            })
+            .map(drop)
+            .map_err(|error| ContextError::Backend {
+                store: "session store".into(),
+                message: format!("cannot start the store thread: {error}"),
+                retryable: false,
+            })?;
+        Ok(Self { jobs })
+    }
+
+    /// Runs `job` on the store thread, after everything sent before it, and returns its
+    /// answer.
+    pub(crate) async fn call<T, E>(
+        &self,
+        job: impl FnOnce(&mut Records) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<ContextError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let sent = self.jobs.send(Box::new(move |records: &mut Records| {
+            let _ = reply.send(job(records));
+        }));
+        if sent.is_err() {
+            return Err(stopped().into());
+        }
+        answer.await.unwrap_or_else(|_| Err(stopped().into()))
+    }
+
+    /// Sends `job` to the store thread without waiting for it.
+    fn send(&self, job: impl FnOnce(&mut Records) + Send + 'static) {
+        // A stopped thread is reported by the run's `finish`.
+        let _ = self.jobs.send(Box::new(job));
+    }
+
+    /// Waits until every job sent so far is done.
+    pub(crate) async fn flush(&self) {
+        let _: Result<(), ContextError> = self.call(|_| Ok(())).await;
+    }
+}
+
+/// A run being recorded on the store thread.
+#[derive(Debug)]
+pub(crate) struct Recording {
+    writer: StoreWriter,
+    run: RunRecord,
+}
+
+impl Records {
+    /// Keeps `recorder` (started on this thread) for the events of its run.
+    pub(crate) fn keep(&mut self, recorder: TurnRecorder) -> RunRecord {
+        let run = recorder.run().clone();
+        self.runs.insert(run.id, recorder);
+        run
+    }
+}
+
+impl Recording {
+    /// The recording of `run`, kept on `writer`'s thread by [`Records::keep`].
+    pub(crate) fn new(writer: StoreWriter, run: RunRecord) -> Self {
+        Self { writer, run }
+    }
+
+    /// The run in the store.
+    pub(crate) fn run(&self) -> &RunRecord {
+        &self.run
+    }
+
+    /// Passes one of the run's events to the store thread, when the store keeps anything of
+    /// it (streamed text and the run's start and end are not sent).
+    pub(crate) fn event(&self, event: &RunEvent) {
+        let kept = matches!(
+            event,
+            RunEvent::ModelRequest { .. }
+                | RunEvent::TurnCommitted { .. }
+                | RunEvent::ToolDecision { .. }
+                | RunEvent::ApprovalRequested { .. }
+                | RunEvent::TaskStopped { .. }
+                | RunEvent::Guardrail { .. }
+                | RunEvent::Usage { .. }
+        );
+        if !kept {
+            return;
+        }
+        let event = event.clone();
+        let id = self.run.id;
+        self.writer.send(move |records| {
+            if let Some(recorder) = records.runs.get_mut(&id) {
+                recorder.event(&event);
+            }
+        });
+    }
+
+    /// Records how the run ended, once everything it sent is written; returns the first store
+    /// error of the run: the run was not (completely) saved.
+    pub(crate) async fn finish(self, ending: RunEnding) -> Option<ContextError> {
+        let id = self.run.id;
+        let finished: Result<_, ContextError> = self
+            .writer
+            .call(move |records| {
+                Ok(records
+                    .runs
+                    .remove(&id)
+                    .and_then(|recorder| recorder.finish_with(ending)))
+            })
+            .await;
+        match finished {
+            Ok(error) => error,
+            Err(error) => Some(error),
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! What the suites share: a session of a project on an in-process provider, and a turn read to
+//! its end.
+
+use agentctl_core::{ModelProvider, ModelRef, RunEvent, Settings};
+use agentctl_session::{
+    EventMsg, Project, RuntimeBuilder, Session, Target, TurnOptions, TurnOutcome,
+};
+use futures_util::StreamExt;
+use std::sync::Arc;
+
+/// A runtime builder of `project` whose every model call goes to `provider`.
+pub fn builder(project: &Project, provider: Arc<dyn ModelProvider>) -> RuntimeBuilder {
+    let factory = move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&provider));
+    RuntimeBuilder::new(project).provider_factory(Arc::new(factory))
+}
+
+/// A session of `project` with `builder`, recorded in a new session of its store.
+pub fn session(project: &Project, builder: RuntimeBuilder) -> Session {
+    Session::from_project(project)
+        .runtime(builder)
+        .build()
+        .unwrap()
+}
+
+/// One turn of `target` on `prompt`, read to its end: its events and its outcome.
+pub async fn turn(session: &Session, target: Target, prompt: &str) -> (Vec<EventMsg>, TurnOutcome) {
+    let mut turn = session.turn(target, prompt, TurnOptions::new());
+    let mut events = Vec::new();
+    while let Some(event) = turn.next().await {
+        match event.msg {
+            EventMsg::TurnFinished(outcome) => return (events, *outcome),
+            msg => events.push(msg),
+        }
+    }
+    panic!("the turn ended without an outcome: {events:?}")
+}
+
+/// The run events among `events`.
+pub fn runs(events: &[EventMsg]) -> Vec<RunEvent> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            EventMsg::Run(event) => Some(event.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `agent`.
+pub fn agent(name: &str) -> Target {
+    Target::Agent(name.to_owned())
+}
