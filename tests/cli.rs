@@ -7,6 +7,7 @@ mod cli {
     mod support;
 
     mod agents;
+    mod always;
     mod chat;
     mod completions;
     mod concurrency;
@@ -16,6 +17,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod mcp;
+    mod mcp_client;
     mod mcp_output;
     mod memory;
     mod newcomer;

@@ -382,14 +382,14 @@ pub fn example_binary(name: &str) -> std::path::PathBuf {
         .unwrap()
         .join("examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !example.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", name])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
+    // Built every time (a no-op when it is up to date): a binary left by an older build would
+    // test old code.
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(status.success());
     example
 }
 
@@ -443,7 +443,12 @@ pub struct Terminal {
 
 impl Terminal {
     pub fn start(project: &TestProject, args: &[&str]) -> Self {
-        let mut command = project.terminal_command(args);
+        Self::start_command(project.terminal_command(args))
+    }
+
+    /// [`start`](Self::start) with a `terminal_command` the caller set up further (a model
+    /// pointed at a fake server).
+    pub fn start_command(mut command: std::process::Command) -> Self {
         command.env_remove("CI").env("TERM", "xterm-256color");
         let mut child = spawn_piped(command);
         let stdin = child.stdin.take().unwrap();

@@ -6,6 +6,7 @@
 mod suite {
     mod capability;
     mod conversation;
+    mod engine;
     mod graph;
     mod handoff;
     mod support;

@@ -1,0 +1,168 @@
+//! Store writes off the async workers: a store whose writes take 200 ms (and whose first write
+//! waits for another session's turn) delays no other session's turn on the same one-thread
+//! runtime; a turn waits for its own writes before it finishes; a turn whose writes fail fails.
+
+use super::hooked::{Hooked, refused};
+use super::wire::{answer, options};
+use agentctl_context::{MessageLog as _, MessageQuery, SessionLog as _, SessionStore};
+use agentctl_core::Settings;
+use agentctl_session::{Agent, RuntimeBuilder, Session, SessionError, Target, TurnOptions};
+use agentctl_test_support::FakeServer;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// What happened, in order, across the sessions and the store thread.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    fn push(&self, line: impl Into<String>) {
+        self.0.lock().unwrap().push(line.into());
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    fn position(&self, line: &str) -> usize {
+        let lines = self.lines();
+        lines
+            .iter()
+            .position(|found| found == line)
+            .unwrap_or_else(|| panic!("no `{line}` in {lines:#?}"))
+    }
+}
+
+/// A latch the store thread waits on (at most `limit`) until the test opens it.
+#[derive(Clone, Default)]
+struct Latch(Arc<(Mutex<bool>, Condvar)>);
+
+impl Latch {
+    fn open(&self) {
+        *self.0.0.lock().unwrap() = true;
+        self.0.1.notify_all();
+    }
+
+    fn wait(&self, limit: Duration) {
+        let open = self.0.0.lock().unwrap();
+        let _ = self
+            .0
+            .1
+            .wait_timeout_while(open, limit, |open| !*open)
+            .unwrap();
+    }
+}
+
+fn session(
+    server: &FakeServer,
+    root: &Path,
+    name: &str,
+    store: Option<Arc<dyn SessionStore>>,
+) -> Session {
+    let runtime = RuntimeBuilder::with_settings(Settings::default(), root)
+        .provider_options(options(server, root));
+    let agent = Agent::new(name, format!("You are {name}.")).model("openai:gpt-4o-mini");
+    let mut builder = Session::builder().runtime(runtime).agent(agent);
+    if let Some(store) = store {
+        builder = builder.store(store);
+    }
+    builder.build().unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn writes_taking_200_ms_delay_no_other_sessions_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    answer(&server, "Done.");
+    answer(&server, "Done.");
+    let log = Log::default();
+    let other_done = Latch::default();
+    let first_write = Arc::new(tokio::sync::Notify::new());
+    let writes = Arc::new(AtomicUsize::new(0));
+    let hook = {
+        let (log, other_done, first_write) = (log.clone(), other_done.clone(), first_write.clone());
+        move |what: &str| {
+            let n = writes.fetch_add(1, Ordering::SeqCst);
+            log.push(format!("slow {what} {n} begins"));
+            if n == 0 {
+                first_write.notify_one();
+                // Held until the other session's turn is over: a write on the async worker
+                // would keep that turn from running at all (the runtime has one thread).
+                other_done.wait(Duration::from_secs(10));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            log.push(format!("slow {what} {n} ends"));
+            Ok(())
+        }
+    };
+    let store = Arc::new(Hooked::new(Box::new(hook)));
+    let slow = session(&server, dir.path(), "slow", Some(store.clone()));
+    let fast = session(&server, dir.path(), "fast", None);
+
+    let turn = slow.turn(Target::Active, "Hello", TurnOptions::new());
+    first_write.notified().await;
+    let answer = fast.ask("Hello").await.unwrap();
+    assert_eq!(answer.text, "Done.");
+    log.push("fast turn finished");
+    other_done.open();
+    let outcome = turn.finish().await;
+    log.push("slow turn finished");
+    assert_eq!(outcome.result.unwrap().text, "Done.");
+
+    // The other session's whole turn ran while the slow store's first write was under way.
+    assert!(
+        log.position("fast turn finished") < log.position("slow start_run 0 ends"),
+        "{:#?}",
+        log.lines()
+    );
+    // The slow turn finished only once all its writes were done, and they are all there.
+    let finished = log.position("slow turn finished");
+    let lines = log.lines();
+    let last_write = lines
+        .iter()
+        .rposition(|line| line.ends_with(" ends"))
+        .unwrap();
+    assert!(last_write < finished, "{lines:#?}");
+    let session = slow.id().unwrap().to_owned();
+    let stored = store.messages(&session, &MessageQuery::timeline()).unwrap();
+    assert_eq!(stored.len(), 2, "the prompt and the answer: {stored:?}");
+    assert!(store.session(&session).is_ok());
+    slow.shutdown().await;
+    fast.shutdown().await;
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn a_turn_whose_writes_fail_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    answer(&server, "Done.");
+    let turns = AtomicUsize::new(0);
+    // The run's start is written; the turn the model answered cannot be.
+    let hook = move |what: &str| match what {
+        "record_turn" if turns.fetch_add(1, Ordering::SeqCst) > 0 => Err(refused(what)),
+        _ => Ok(()),
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let session = session(&server, dir.path(), "writer", Some(store));
+    let error = session.ask("Hello").await.unwrap_err();
+    let SessionError::NotSaved(cause) = &error else {
+        panic!("{error:?}")
+    };
+    assert!(
+        cause
+            .to_string()
+            .contains("record_turn refused by the test"),
+        "{cause}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("the session could not be saved"),
+        "{error}"
+    );
+    session.shutdown().await;
+    server.assert_no_violations();
+}
