@@ -96,17 +96,9 @@ async fn a_graph_agent_called_through_mcp_serve_runs_its_graph() {
     let fixed = std::fs::read_to_string(project.root.join("src/auth.ts")).unwrap();
     assert!(fixed.contains("if (!user.profile)"), "{fixed}");
     // The graph ran node by node, checkpointed in the serve process's session.
-    let replay = project.json(&[
-        "graph",
-        "replay",
-        "--session",
-        &project.json(&["sessions", "list", "--format", "json"])[0]["sessionId"]
-            .as_str()
-            .unwrap()
-            .to_owned(),
-        "--format",
-        "json",
-    ]);
+    let sessions = project.json(&["sessions", "list", "--format", "json"]);
+    let session = sessions[0]["sessionId"].as_str().unwrap();
+    let replay = project.json(&["graph", "replay", "--session", session, "--format", "json"]);
     let nodes: Vec<&str> = replay["nodes"]
         .as_array()
         .unwrap()
