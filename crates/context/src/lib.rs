@@ -86,7 +86,7 @@ pub use record::{
     PromptBudget, ReplacedSummary, RunId, RunRecord, RunStatus, SessionInfo, StepRecord,
     StoredMessage, utc_timestamp,
 };
-pub use recorder::{RunEnding, RunRecorder};
+pub use recorder::{RunEnding, RunRecorder, RunTally};
 pub use scope::ContextScope;
 pub use session::{SessionChoice, open_session};
 pub use source::Source;

@@ -57,8 +57,8 @@ pub struct RunEnding {
 pub struct RunRecorder {
     store: Arc<dyn SessionStore>,
     run: RunRecord,
-    /// Text streamed in the current turn (for the partial answer of a stopped run).
-    text: String,
+    /// Usage, turns and answers so far.
+    tally: RunTally,
     /// The messages of the last committed turn, written when the next turn begins or at the
     /// end (when it is known whether the answer shows in the timeline).
     committed: Vec<Message>,
@@ -66,22 +66,95 @@ pub struct RunRecorder {
     steps: Vec<NewStep>,
     /// The token budget of the model call in flight, stored with its `model_call` step.
     request: Option<PromptBudget>,
-    /// Texts of the turns recorded so far.
-    answers: Vec<String>,
-    /// Tokens over all of the run's model calls.
-    usage: Usage,
-    /// Model turns started.
-    turns: u32,
     /// The first store error; later ones are not kept.
     error: Option<ContextError>,
     finished: bool,
+}
+
+/// What a run has used and said so far, from its events: tokens, model turns, and the partial
+/// answer of a stopped run. [`RunRecorder`] keeps one; a caller whose recorder writes elsewhere
+/// (on a store thread) keeps its own from the same events.
+///
+/// ```
+/// use agentctl_context::RunTally;
+/// use agentctl_core::RunEvent;
+///
+/// let mut tally = RunTally::default();
+/// tally.observe(&RunEvent::Usage { input_tokens: 10, output_tokens: 2 });
+/// tally.observe(&RunEvent::TextDelta { text: "Half an ans".into(), provisional: false });
+/// assert_eq!(tally.usage().input_tokens, 10);
+/// assert_eq!(tally.partial_text(), "Half an ans");
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RunTally {
+    /// Text streamed in the current turn.
+    text: String,
+    /// Texts of the turns committed so far.
+    answers: Vec<String>,
+    usage: Usage,
+    turns: u32,
+}
+
+impl RunTally {
+    /// Takes one event of the run.
+    pub fn observe(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::ModelRequest { .. } => self.turns += 1,
+            RunEvent::TextDelta { text, .. } => self.text.push_str(text),
+            RunEvent::TurnCommitted { messages, .. } => {
+                self.text.clear();
+                if let Some(Message::Assistant {
+                    content: Some(text),
+                    ..
+                }) = messages.first()
+                    && !text.is_empty()
+                {
+                    self.answers.push(text.clone());
+                }
+            }
+            // A rejected or repaired answer is not the run's partial answer either.
+            RunEvent::Guardrail { passed, policy, .. }
+                if !passed && *policy != GuardrailPolicy::Warn =>
+            {
+                self.text.clear();
+            }
+            RunEvent::Usage {
+                input_tokens,
+                output_tokens,
+            } => {
+                self.usage.input_tokens += input_tokens;
+                self.usage.output_tokens += output_tokens;
+            }
+            _ => {}
+        }
+    }
+
+    /// Tokens over all model calls so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// Model turns started so far.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
+    /// Everything the run wrote so far, turn by turn (committed answers, then the text of the
+    /// turn in progress): the partial answer of a stopped run.
+    pub fn partial_text(&self) -> String {
+        let mut texts: Vec<&str> = self.answers.iter().map(String::as_str).collect();
+        if !self.text.is_empty() {
+            texts.push(&self.text);
+        }
+        texts.join("\n\n")
+    }
 }
 
 impl std::fmt::Debug for RunRecorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunRecorder")
             .field("run", &self.run)
-            .field("turns", &self.turns)
+            .field("turns", &self.tally.turns())
             .finish_non_exhaustive()
     }
 }
@@ -102,13 +175,10 @@ impl RunRecorder {
         Ok(Self {
             store,
             run,
-            text: String::new(),
+            tally: RunTally::default(),
             committed: Vec::new(),
             steps: Vec::new(),
             request: None,
-            answers: Vec::new(),
-            usage: Usage::default(),
-            turns: 0,
             error: None,
             finished: false,
         })
@@ -116,12 +186,12 @@ impl RunRecorder {
 
     /// Tokens over all model calls so far.
     pub fn usage(&self) -> Usage {
-        self.usage
+        self.tally.usage()
     }
 
     /// Model turns started so far.
     pub fn turns(&self) -> u32 {
-        self.turns
+        self.tally.turns()
     }
 
     /// The run in the store.
@@ -131,6 +201,7 @@ impl RunRecorder {
 
     /// Takes one event of the run.
     pub fn event(&mut self, event: &RunEvent) {
+        self.tally.observe(event);
         match event {
             RunEvent::ModelRequest {
                 prompt_token_budget,
@@ -139,43 +210,24 @@ impl RunRecorder {
                 ..
             } => {
                 self.flush_turn(false);
-                self.turns += 1;
                 self.request = Some(PromptBudget {
                     prompt_token_budget: *prompt_token_budget,
                     estimated_prompt_tokens: *estimated_prompt_tokens,
                     model_context_window: *model_context_window,
                 });
             }
-            RunEvent::TextDelta { text, .. } => self.text.push_str(text),
             RunEvent::TurnCommitted { messages, .. } => {
-                self.text.clear();
-                if let Some(Message::Assistant {
-                    content: Some(text),
-                    ..
-                }) = messages.first()
-                    && !text.is_empty()
-                {
-                    self.answers.push(text.clone());
-                }
                 self.committed.extend(messages.iter().cloned());
             }
             RunEvent::ToolDecision { .. } | RunEvent::ApprovalRequested { .. } => {
                 self.step("tool_decision", event);
             }
             RunEvent::TaskStopped { .. } => self.step("task_stopped", event),
-            RunEvent::Guardrail { passed, policy, .. } => {
-                // A rejected or repaired answer is not the run's partial answer either.
-                if !passed && *policy != GuardrailPolicy::Warn {
-                    self.text.clear();
-                }
-                self.step("guardrail", event);
-            }
+            RunEvent::Guardrail { .. } => self.step("guardrail", event),
             RunEvent::Usage {
                 input_tokens,
                 output_tokens,
             } => {
-                self.usage.input_tokens += input_tokens;
-                self.usage.output_tokens += output_tokens;
                 let content = json!({"input_tokens": input_tokens, "output_tokens": output_tokens});
                 self.model_call(content);
             }
@@ -199,11 +251,7 @@ impl RunRecorder {
     /// Everything the run wrote so far, turn by turn (committed answers, then the text of the
     /// turn in progress): the partial answer of a stopped run.
     pub fn partial_text(&self) -> String {
-        let mut texts: Vec<&str> = self.answers.iter().map(String::as_str).collect();
-        if !self.text.is_empty() {
-            texts.push(&self.text);
-        }
-        texts.join("\n\n")
+        self.tally.partial_text()
     }
 
     /// Records a further user message (e.g. a repair request).
@@ -232,7 +280,9 @@ impl RunRecorder {
 
     fn close(&mut self, status: RunStatus) {
         self.finished = true;
-        let closed = self.store.finish_run(self.run.id, status, self.usage);
+        let closed = self
+            .store
+            .finish_run(self.run.id, status, self.tally.usage());
         self.check(closed);
     }
 

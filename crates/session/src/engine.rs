@@ -46,7 +46,7 @@ pub use events::{EventStream, Turn};
 pub use protocol::{EventMsg, Notice, Op, SessionEvent, Target, TurnId, TurnOptions, TurnOutcome};
 pub(crate) use state::Engine;
 pub(crate) use turn::TurnCtx;
-pub(crate) use writer::StoreWriter;
+pub(crate) use writer::{Recording, StoreWriter};
 
 use crate::error::SessionError;
 use crate::project::Project;

@@ -11,14 +11,12 @@
 use crate::error::SessionError;
 use crate::state::Chain;
 use agentctl_context::{
-    CompactionPolicy, ContextError, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode,
-    RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionStore,
-    Source, Summarizer, compact_scope, load_history, load_history_within, open_session,
-    resolve_mode,
+    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode, RunEnding,
+    RunId, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionStore, Source, Summarizer,
+    compact_scope, load_history, load_history_within, open_session, resolve_mode,
 };
 use agentctl_core::{
-    AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunEvent,
-    RunResult,
+    AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunResult,
 };
 use std::sync::Arc;
 
@@ -170,7 +168,7 @@ impl SessionHandle {
         model: Option<String>,
         prompt: &str,
         handed_off_by: Option<RunId>,
-    ) -> Result<TurnRecorder, SessionError> {
+    ) -> Result<RunRecorder, SessionError> {
         let run = NewRun {
             agent: agent.to_owned(),
             mode,
@@ -183,9 +181,13 @@ impl SessionHandle {
                 self.source.clone()
             },
         };
-        let recorder =
-            RunRecorder::start(self.dyn_store(), &self.info.id, &run, prompt, Vec::new())?;
-        Ok(TurnRecorder { recorder })
+        Ok(RunRecorder::start(
+            self.dyn_store(),
+            &self.info.id,
+            &run,
+            prompt,
+            Vec::new(),
+        )?)
     }
 }
 
@@ -210,29 +212,6 @@ fn title(prompt: &str) -> String {
     match line.char_indices().nth(TITLE_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),
-    }
-}
-
-/// Writes a run's events to the store, one transaction per model turn.
-pub(crate) struct TurnRecorder {
-    recorder: RunRecorder,
-}
-
-impl TurnRecorder {
-    /// The run in the store.
-    pub(crate) fn run(&self) -> &RunRecord {
-        self.recorder.run()
-    }
-
-    /// Takes one event of the run.
-    pub(crate) fn event(&mut self, event: &RunEvent) {
-        self.recorder.event(event);
-    }
-
-    /// Records the end of the run (see [`run_ending`]). Returns the first store error of the
-    /// run: the turn was not (completely) saved.
-    pub(crate) fn finish_with(self, ending: RunEnding) -> Option<ContextError> {
-        self.recorder.finish(ending)
     }
 }
 

@@ -67,6 +67,7 @@ pub(crate) use prompt::shorten_to;
 use crate::capability::{
     CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, is_known_capability,
 };
+use crate::engine::StoreWriter;
 use agentctl_context::{RunId, SessionStore};
 use agentctl_core::{
     AgentDefinition, RiskLevel, RunEvent, ToolContext, ToolError, ToolOutput, TypedTool,
@@ -76,7 +77,7 @@ use dispatch::PoolState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -169,6 +170,9 @@ pub(crate) struct Inner {
     pub(crate) pool: Arc<Mutex<PoolState>>,
     /// One semaphore per nesting level.
     permits: Vec<Arc<Semaphore>>,
+    /// The store thread the tasks' runs are recorded on: the session's, or one of the tool's
+    /// own started at the first task.
+    writer: OnceLock<StoreWriter>,
 }
 
 /// What a [`TaskTool`] is built from; the `with_*` methods rebuild it with one part changed.
@@ -235,6 +239,7 @@ impl TaskTool {
                 orchestrator_note,
                 pool: Arc::new(Mutex::new(PoolState::new(pool))),
                 permits,
+                writer: OnceLock::new(),
             }),
         }
     }
@@ -288,6 +293,12 @@ impl TaskTool {
         &self.inner.config
     }
 
+    /// The same tool, recording its tasks' runs on `writer`'s thread (the session's).
+    pub(crate) fn with_writer(self, writer: StoreWriter) -> Self {
+        let _ = self.inner.writer.set(writer);
+        self
+    }
+
     /// The store and session the tool records into (the memory tools keep state there too).
     pub(crate) fn session_store(&self) -> (&Arc<dyn SessionStore>, &str) {
         (&self.inner.store, &self.inner.session)
@@ -322,6 +333,17 @@ impl TaskTool {
                 .unwrap_or(&self.inner.default_agent)
                 .clone()),
         }
+    }
+}
+
+impl Inner {
+    /// The store thread of the tasks' runs.
+    pub(crate) fn writer(&self) -> Result<&StoreWriter, agentctl_context::ContextError> {
+        if let Some(writer) = self.writer.get() {
+            return Ok(writer);
+        }
+        let writer = StoreWriter::start()?;
+        Ok(self.writer.get_or_init(|| writer))
     }
 }
 

@@ -238,6 +238,7 @@ impl<'p> SessionBuilder<'p> {
                 shared.agents.clone(),
             )
             .with_orchestrator_note(shared.settings.orchestrator_note.clone())
+            .with_writer(store.writer.clone())
         });
         let (sender, receiver) = mpsc::unbounded_channel();
         let engine = Engine {

@@ -6,18 +6,20 @@
 //! (nothing waits for them), and [`Recording::finish`] waits until everything the run sent is
 //! written and returns the first store error — a turn that could not be saved fails.
 
-use crate::session::TurnRecorder;
-use agentctl_context::{ContextError, RunEnding, RunId, RunRecord};
+use agentctl_context::{
+    ContextError, NewRun, NewStep, RunEnding, RunId, RunRecord, RunRecorder, SessionStore,
+};
 use agentctl_core::RunEvent;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::mpsc;
 use tokio::sync::oneshot;
 
 /// What the store thread keeps between jobs: the runs being recorded.
 #[derive(Default)]
 pub(crate) struct Records {
-    runs: HashMap<RunId, TurnRecorder>,
+    runs: HashMap<RunId, RunRecorder>,
 }
 
 type Job = Box<dyn FnOnce(&mut Records) + Send>;
@@ -95,6 +97,25 @@ impl StoreWriter {
         let _ = self.jobs.send(Box::new(job));
     }
 
+    /// Starts recording a run of `store`'s `session` (a sub-agent's): its store run, its prompt
+    /// and `steps`, written before it starts.
+    pub(crate) async fn start_run(
+        &self,
+        store: Arc<dyn SessionStore>,
+        session: String,
+        run: NewRun,
+        prompt: String,
+        steps: Vec<NewStep>,
+    ) -> Result<Recording, ContextError> {
+        let run = self
+            .call(move |records| {
+                let recorder = RunRecorder::start(store, &session, &run, &prompt, steps)?;
+                Ok::<_, ContextError>(records.keep(recorder))
+            })
+            .await?;
+        Ok(Recording::new(self.clone(), run))
+    }
+
     /// Waits until every job sent so far is done.
     pub(crate) async fn flush(&self) {
         let _: Result<(), ContextError> = self.call(|_| Ok(())).await;
@@ -106,11 +127,14 @@ impl StoreWriter {
 pub(crate) struct Recording {
     writer: StoreWriter,
     run: RunRecord,
+    /// Not finished yet: dropped as it is (its run cancelled, its future dropped), the run is
+    /// closed as cancelled on the store thread.
+    open: bool,
 }
 
 impl Records {
     /// Keeps `recorder` (started on this thread) for the events of its run.
-    pub(crate) fn keep(&mut self, recorder: TurnRecorder) -> RunRecord {
+    pub(crate) fn keep(&mut self, recorder: RunRecorder) -> RunRecord {
         let run = recorder.run().clone();
         self.runs.insert(run.id, recorder);
         run
@@ -120,7 +144,11 @@ impl Records {
 impl Recording {
     /// The recording of `run`, kept on `writer`'s thread by [`Records::keep`].
     pub(crate) fn new(writer: StoreWriter, run: RunRecord) -> Self {
-        Self { writer, run }
+        Self {
+            writer,
+            run,
+            open: true,
+        }
     }
 
     /// The run in the store.
@@ -153,9 +181,21 @@ impl Recording {
         });
     }
 
+    /// Records a further user message of the run (a repair request).
+    pub(crate) fn user(&self, text: &str) {
+        let text = text.to_owned();
+        let id = self.run.id;
+        self.writer.send(move |records| {
+            if let Some(recorder) = records.runs.get_mut(&id) {
+                recorder.user(&text);
+            }
+        });
+    }
+
     /// Records how the run ended, once everything it sent is written; returns the first store
     /// error of the run: the run was not (completely) saved.
-    pub(crate) async fn finish(self, ending: RunEnding) -> Option<ContextError> {
+    pub(crate) async fn finish(mut self, ending: RunEnding) -> Option<ContextError> {
+        self.open = false;
         let id = self.run.id;
         let finished: Result<_, ContextError> = self
             .writer
@@ -163,12 +203,22 @@ impl Recording {
                 Ok(records
                     .runs
                     .remove(&id)
-                    .and_then(|recorder| recorder.finish_with(ending)))
+                    .and_then(|recorder| recorder.finish(ending)))
             })
             .await;
         match finished {
             Ok(error) => error,
             Err(error) => Some(error),
+        }
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        if self.open {
+            let id = self.run.id;
+            // The recorder closes its run as cancelled as it is dropped.
+            self.writer.send(move |records| drop(records.runs.remove(&id)));
         }
     }
 }

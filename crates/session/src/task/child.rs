@@ -6,7 +6,8 @@ use super::prompt::{self, Brief};
 use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
 use crate::capability::AgentCapabilityContext;
-use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunRecorder, Source};
+use crate::engine::Recording;
+use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunTally, Source};
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRunner};
 use agentctl_core::{
     RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
@@ -34,6 +35,23 @@ pub(crate) struct ChildRequest<'a> {
     pub parent: RunId,
 }
 
+/// A summary of the caller's recent turns, read on the session's store thread.
+async fn summary(inner: &Inner, parent: RunId) -> Option<String> {
+    let writer = inner.writer().ok()?;
+    let store = Arc::clone(&inner.store);
+    let session = inner.session.clone();
+    let last = inner.config.summary_messages;
+    let read = writer.call(move |_| {
+        Ok::<_, agentctl_context::ContextError>(prompt::context_summary(
+            store.as_ref(),
+            &session,
+            parent,
+            last,
+        ))
+    });
+    read.await.ok().flatten()
+}
+
 /// Runs one task to its end and returns what the caller's model reads.
 pub(crate) async fn run(
     inner: &Inner,
@@ -57,12 +75,7 @@ pub(crate) async fn run(
     let brief = Brief {
         goal: request.args.goal.clone(),
         caller: ctx.agent().to_owned(),
-        context_summary: prompt::context_summary(
-            inner.store.as_ref(),
-            &inner.session,
-            request.parent,
-            config.summary_messages,
-        ),
+        context_summary: summary(inner, request.parent).await,
         hints: request.args.hints.clone(),
         schema: request.args.schema.clone(),
         resources: request.args.resources.clone(),
@@ -99,20 +112,25 @@ pub(crate) async fn run(
         source: Source::TASK,
     };
     let step = NewStep::new("task", task_step);
-    let recorder = RunRecorder::start(
-        Arc::clone(&inner.store),
-        &inner.session,
-        &run,
-        &expansion.text,
-        vec![step],
-    )
-    .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
+    let recorder = inner
+        .writer()
+        .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?
+        .start_run(
+            Arc::clone(&inner.store),
+            inner.session.clone(),
+            run,
+            expansion.text.clone(),
+            vec![step],
+        )
+        .await
+        .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
     let mut child = Supervisor {
         inner,
         runner,
         ctx,
         agent,
         recorder,
+        tally: RunTally::default(),
         deadline: tokio::time::Instant::now() + config.timeout,
         stop: None,
     };
@@ -140,33 +158,36 @@ pub(crate) async fn run(
             other => other,
         };
     }
-    let report_for = |status: TaskStatus, recorder: &RunRecorder| TaskReport {
+    let report_for = |status: TaskStatus, child: &Supervisor<'_>| TaskReport {
         agent: agent.name().to_owned(),
-        run_id: recorder.run().id,
+        run_id: child.recorder.run().id,
         status,
-        turns: recorder.turns(),
+        turns: child.tally.turns(),
         max_turns: config.max_turns,
-        input_tokens: recorder.usage().input_tokens,
-        output_tokens: recorder.usage().output_tokens,
+        input_tokens: child.tally.usage().input_tokens,
+        output_tokens: child.tally.usage().output_tokens,
         max_tokens: config.max_tokens,
         duration_ms: millis(started.elapsed()),
         timeout_ms: millis(config.timeout),
         repaired,
     };
-    let (status, body, handoff) = conclude(&ending, request.validator, &child.recorder);
+    let (status, body, handoff) = conclude(&ending, request.validator, &child.tally);
     if status == TaskStatus::Failed
         && let Some(lease) = &mut lease
     {
         lease.fail();
     }
-    let report = report_for(status, &child.recorder);
+    let report = report_for(status, &child);
     let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
-    let store_error = child.recorder.finish(RunEnding {
-        status: status.run_status(),
-        answer_visible: false,
-        step: Some(NewStep::new("task_result", report_json)),
-        handoff,
-    });
+    let Supervisor { recorder, .. } = child;
+    let store_error = recorder
+        .finish(RunEnding {
+            status: status.run_status(),
+            answer_visible: false,
+            step: Some(NewStep::new("task_result", report_json)),
+            handoff,
+        })
+        .await;
     let mut content = format!("{body}\n\n{report}");
     if let Some(error) = store_error {
         content.push_str(&format!(
@@ -197,7 +218,7 @@ enum Ending {
 fn conclude(
     ending: &Ending,
     validator: Option<&JsonSchemaCheck>,
-    recorder: &RunRecorder,
+    tally: &RunTally,
 ) -> (TaskStatus, String, Option<HandoffSummary>) {
     match ending {
         Ending::Answer(result) => {
@@ -223,7 +244,7 @@ fn conclude(
             (TaskStatus::InvalidResult, body, Some(handoff(answer, open)))
         }
         Ending::Stopped { status, detail } => {
-            let partial = recorder.partial_text();
+            let partial = tally.partial_text();
             let mut body = format!("task stopped ({status}): {detail}");
             if !partial.trim().is_empty() {
                 body.push_str(&format!(
@@ -267,7 +288,10 @@ struct Supervisor<'a> {
     runner: &'a dyn SubAgentRunner,
     ctx: &'a ToolContext,
     agent: &'a AgentDefinition,
-    recorder: RunRecorder,
+    /// The child's run, recorded on the session's store thread.
+    recorder: Recording,
+    /// Its tokens, turns and partial answer, from the same events.
+    tally: RunTally,
     deadline: tokio::time::Instant,
     /// Set when the supervisor cancelled the child for its budget.
     stop: Option<TaskStatus>,
@@ -318,11 +342,12 @@ impl Supervisor<'_> {
             };
             let Some(event) = event else { break };
             self.recorder.event(&event);
+            self.tally.observe(&event);
             if let Some(tracer) = &mut tracer {
                 tracer.event(&event);
             }
             if matches!(event, RunEvent::Usage { .. }) && self.stop.is_none() {
-                let used = self.recorder.usage().input_tokens + self.recorder.usage().output_tokens;
+                let used = self.tally.usage().input_tokens + self.tally.usage().output_tokens;
                 if used > max_tokens {
                     self.stop = Some(TaskStatus::TokenBudget);
                     handle.cancel();
@@ -346,7 +371,7 @@ impl Supervisor<'_> {
                     status: TaskStatus::TokenBudget,
                     detail: format!(
                         "used {} tokens, over the budget of {}",
-                        self.recorder.usage().input_tokens + self.recorder.usage().output_tokens,
+                        self.tally.usage().input_tokens + self.tally.usage().output_tokens,
                         config.max_tokens
                     ),
                 },

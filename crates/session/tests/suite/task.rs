@@ -481,6 +481,11 @@ async fn cancelling_the_parent_cancels_the_child_and_closes_its_run() {
         .await;
     assert!(matches!(outcome, Err(RunError::Cancelled)), "{outcome:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
+    // The child's run is closed on the store thread, once its task's future is dropped.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while children(&fixture)[0].status == RunStatus::Running && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let kid = &children(&fixture)[0];
     assert_eq!(kid.status, RunStatus::Cancelled);
     assert!(kid.finished_at.is_some());
