@@ -19,12 +19,14 @@
 
 mod drive;
 mod error;
+mod parts;
 mod replay;
 
 pub use error::GraphError;
 pub use replay::{GraphReplay, ReplayItem, ReplayNode, ReplayTotals};
 
-pub(crate) use drive::{graph_turn, run_graph_child};
+pub(crate) use drive::graph_turn;
+pub(crate) use parts::run_graph_child;
 
 use crate::session::SessionHandle;
 use agentctl_context::GraphBranch;

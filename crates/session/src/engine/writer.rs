@@ -218,7 +218,8 @@ impl Drop for Recording {
         if self.open {
             let id = self.run.id;
             // The recorder closes its run as cancelled as it is dropped.
-            self.writer.send(move |records| drop(records.runs.remove(&id)));
+            self.writer
+                .send(move |records| drop(records.runs.remove(&id)));
         }
     }
 }

@@ -4,6 +4,7 @@
 //! write goes through the session's store thread.
 
 use super::error::GraphError;
+use super::parts::{branch_of, edge_reason, node_prompt};
 use super::{GraphOutcome, StartAt};
 use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
 use crate::error::SessionError;
@@ -14,10 +15,9 @@ use agentctl_core::{
     RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
-use agentctl_routing::{Graph, Transition, graph_variables};
+use agentctl_routing::{Graph, graph_variables};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The state key of the graph's input.
@@ -464,79 +464,8 @@ impl Driver<'_> {
     }
 }
 
-/// `branch`, checked to be a run of `graph`, or the newest branch of `graph`.
-fn branch_of(session: &SessionHandle, graph: &str, branch: Option<u32>) -> Result<u32, GraphError> {
-    let found = super::find_branch(session, branch, Some(graph))?;
-    if found.graph != graph {
-        return Err(GraphError::OtherGraph {
-            session: session.id().to_owned(),
-            branch: found.branch,
-            recorded: found.graph,
-            given: graph.to_owned(),
-        });
-    }
-    Ok(found.branch)
-}
-
-/// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
-/// session of the turn that started it (its nodes' questions reach that turn).
-pub(crate) async fn run_graph_child(
-    engine: &Arc<crate::engine::Engine>,
-    gate: Arc<crate::engine::TurnGate>,
-    agent: &AgentDefinition,
-    prompt: &str,
-    options: agentctl_core::RunOptions,
-) -> Result<RunResult, RunError> {
-    let mut ctx = TurnCtx::child(engine, gate, &options);
-    let trace = options.trace.clone();
-    match graph_turn(&mut ctx, agent, StartAt::New(prompt.to_owned()), trace).await {
-        Ok((_, result)) => Ok(result),
-        Err(GraphError::Cancelled) => Err(RunError::Cancelled),
-        Err(error) => Err(RunError::Aborted(format!(
-            "graph `{}`: {error}",
-            agent.name()
-        ))),
-    }
-}
-
 /// A node's run: its first store run and the agents that worked on it.
 struct NodeRun {
     run_id: Option<i64>,
     agents: Vec<String>,
-}
-
-/// Why the graph went where it did, as the seed's replay shows it: `analysis.can_auto_fix =
-/// true` for a condition that held, `default edge` for an edge without one, else why no edge
-/// was taken.
-fn edge_reason(transition: &Transition) -> String {
-    match (transition.edge, &transition.condition) {
-        (Some(_), Some(condition)) => format!("{condition} = true"),
-        (Some(_), None) => "default edge".to_owned(),
-        (None, _) => transition.reason(),
-    }
-}
-
-/// What a node's agent is asked: the graph's input, then the state so far (without the
-/// input), so each agent sees what the nodes before it concluded.
-fn node_prompt(graph: &str, node: &GraphNode, step: u32, state: &Map<String, Value>) -> String {
-    let input = state
-        .get(INPUT_KEY)
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let rest: Map<String, Value> = state
-        .iter()
-        .filter(|(key, _)| key.as_str() != INPUT_KEY)
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    let mut prompt = input.to_owned();
-    if !rest.is_empty() {
-        let pretty = serde_json::to_string_pretty(&rest).unwrap_or_default();
-        let _ = write!(
-            prompt,
-            "\n\n---\nGraph `{graph}`, node `{}` (step {step}). The state so far — what the \
-             nodes before you concluded:\n```json\n{pretty}\n```",
-            node.name
-        );
-    }
-    prompt
 }

@@ -59,10 +59,15 @@ pub(crate) async fn run(
     ctx: &ToolContext,
     request: ChildRequest<'_>,
 ) -> Result<ToolOutput, ToolError> {
-    let config = &inner.config;
     let started = Instant::now();
-    let agent = request.agent;
-    let mut lease = request.lease;
+    let ChildRequest {
+        args,
+        validator,
+        agent,
+        context,
+        mut lease,
+        parent,
+    } = request;
     let model = runner
         .resolve_model(agent, &RunOptions::new())
         .map_err(|error| {
@@ -72,58 +77,7 @@ pub(crate) async fn run(
             }
             ToolError::failed(format!("task not started: {error}"))
         })?;
-    let brief = Brief {
-        goal: request.args.goal.clone(),
-        caller: ctx.agent().to_owned(),
-        context_summary: summary(inner, request.parent).await,
-        hints: request.args.hints.clone(),
-        schema: request.args.schema.clone(),
-        resources: request.args.resources.clone(),
-    };
-    let root = ctx.working_dir().to_path_buf();
-    // Reading the resources is file I/O: keep it off the async workers.
-    let expansion = tokio::task::spawn_blocking(move || prompt::first_message(&brief, &root))
-        .await
-        .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
-    let task_step = json!({
-        "task_id": ctx.call_id(),
-        "goal": request.args.goal,
-        "caller": ctx.agent(),
-        "depth": ctx.depth() + 1,
-        "hints": request.args.hints,
-        "resources": request.args.resources,
-        "files": expansion.files,
-        "warnings": expansion.warnings,
-        "schema": request.args.schema,
-        "capabilities": request.args.capabilities,
-        "capability_context": request.context,
-        "budget": {
-            "max_turns": config.max_turns,
-            "max_tokens": config.max_tokens,
-            "timeout_ms": millis(config.timeout),
-        },
-    });
-    let run = NewRun {
-        agent: agent.name().to_owned(),
-        mode: ContextMode::Run,
-        parent_run_id: Some(request.parent),
-        handoff: false,
-        model: Some(model.to_string()),
-        source: Source::TASK,
-    };
-    let step = NewStep::new("task", task_step);
-    let recorder = inner
-        .writer()
-        .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?
-        .start_run(
-            Arc::clone(&inner.store),
-            inner.session.clone(),
-            run,
-            expansion.text.clone(),
-            vec![step],
-        )
-        .await
-        .map_err(|error| ToolError::failed(format!("task not started: session store: {error}")))?;
+    let (prompt, recorder) = start(inner, ctx, args, agent, context, (parent, model)).await?;
     let mut child = Supervisor {
         inner,
         runner,
@@ -131,53 +85,17 @@ pub(crate) async fn run(
         agent,
         recorder,
         tally: RunTally::default(),
-        deadline: tokio::time::Instant::now() + config.timeout,
+        deadline: tokio::time::Instant::now() + inner.config.timeout,
         stop: None,
     };
-    let first = child
-        .drive(&expansion.text, Vec::new(), config.max_turns)
-        .await;
-    let mut ending = child.ending(first);
-    let mut repaired = false;
-    if let (Ending::Answer(result), Some(validator)) = (&ending, request.validator)
-        && let Err(violations) = schema::check(validator, &result.text)
-    {
-        let repair = repair_prompt(&violations);
-        let history = result.messages.clone();
-        child.recorder.user(&repair);
-        repaired = true;
-        let second = child.drive(&repair, history, 1).await;
-        ending = match child.ending(second) {
-            Ending::Answer(result) => match schema::check(validator, &result.text) {
-                Ok(_) => Ending::Answer(result),
-                Err(violations) => Ending::Invalid {
-                    answer: result.text,
-                    violations,
-                },
-            },
-            other => other,
-        };
-    }
-    let report_for = |status: TaskStatus, child: &Supervisor<'_>| TaskReport {
-        agent: agent.name().to_owned(),
-        run_id: child.recorder.run().id,
-        status,
-        turns: child.tally.turns(),
-        max_turns: config.max_turns,
-        input_tokens: child.tally.usage().input_tokens,
-        output_tokens: child.tally.usage().output_tokens,
-        max_tokens: config.max_tokens,
-        duration_ms: millis(started.elapsed()),
-        timeout_ms: millis(config.timeout),
-        repaired,
-    };
-    let (status, body, handoff) = conclude(&ending, request.validator, &child.tally);
+    let (ending, repaired) = child.run_checked(&prompt, validator).await;
+    let (status, body, handoff) = conclude(&ending, validator, &child.tally);
     if status == TaskStatus::Failed
         && let Some(lease) = &mut lease
     {
         lease.fail();
     }
-    let report = report_for(status, &child);
+    let report = child.report(status, started, repaired);
     let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
     let Supervisor { recorder, .. } = child;
     let store_error = recorder
@@ -199,6 +117,71 @@ pub(crate) async fn run(
         TaskStatus::Cancelled => Err(ToolError::Cancelled),
         _ => Err(ToolError::Failed(content)),
     }
+}
+
+/// The child's first message (the brief, its resources read off the async workers) and its
+/// store run, started with the `task` step.
+async fn start(
+    inner: &Inner,
+    ctx: &ToolContext,
+    args: &TaskArgs,
+    agent: &AgentDefinition,
+    context: &AgentCapabilityContext,
+    (parent, model): (RunId, agentctl_core::ModelRef),
+) -> Result<(String, Recording), ToolError> {
+    let config = &inner.config;
+    let brief = Brief {
+        goal: args.goal.clone(),
+        caller: ctx.agent().to_owned(),
+        context_summary: summary(inner, parent).await,
+        hints: args.hints.clone(),
+        schema: args.schema.clone(),
+        resources: args.resources.clone(),
+    };
+    let root = ctx.working_dir().to_path_buf();
+    let expansion = tokio::task::spawn_blocking(move || prompt::first_message(&brief, &root))
+        .await
+        .map_err(|error| ToolError::failed(format!("task not started: {error}")))?;
+    let task_step = json!({
+        "task_id": ctx.call_id(),
+        "goal": args.goal,
+        "caller": ctx.agent(),
+        "depth": ctx.depth() + 1,
+        "hints": args.hints,
+        "resources": args.resources,
+        "files": expansion.files,
+        "warnings": expansion.warnings,
+        "schema": args.schema,
+        "capabilities": args.capabilities,
+        "capability_context": context,
+        "budget": {
+            "max_turns": config.max_turns,
+            "max_tokens": config.max_tokens,
+            "timeout_ms": millis(config.timeout),
+        },
+    });
+    let run = NewRun {
+        agent: agent.name().to_owned(),
+        mode: ContextMode::Run,
+        parent_run_id: Some(parent),
+        handoff: false,
+        model: Some(model.to_string()),
+        source: Source::TASK,
+    };
+    let not_started =
+        |error| ToolError::failed(format!("task not started: session store: {error}"));
+    let writer = inner.writer().map_err(not_started)?;
+    let recorder = writer
+        .start_run(
+            Arc::clone(&inner.store),
+            inner.session.clone(),
+            run,
+            expansion.text.clone(),
+            vec![NewStep::new("task", task_step)],
+        )
+        .await
+        .map_err(not_started)?;
+    Ok((expansion.text, recorder))
 }
 
 /// How the child's run(s) ended.
@@ -298,6 +281,58 @@ struct Supervisor<'a> {
 }
 
 impl Supervisor<'_> {
+    /// Runs the child on `prompt`; with a schema, a non-matching answer gets one repair turn.
+    /// Returns how it ended and whether a repair was asked for.
+    async fn run_checked(
+        &mut self,
+        prompt: &str,
+        validator: Option<&JsonSchemaCheck>,
+    ) -> (Ending, bool) {
+        let first = self
+            .drive(prompt, Vec::new(), self.inner.config.max_turns)
+            .await;
+        let ending = self.ending(first);
+        let (Ending::Answer(result), Some(validator)) = (&ending, validator) else {
+            return (ending, false);
+        };
+        let Err(violations) = schema::check(validator, &result.text) else {
+            return (ending, false);
+        };
+        let repair = repair_prompt(&violations);
+        let history = result.messages.clone();
+        self.recorder.user(&repair);
+        let second = self.drive(&repair, history, 1).await;
+        let ending = match self.ending(second) {
+            Ending::Answer(result) => match schema::check(validator, &result.text) {
+                Ok(_) => Ending::Answer(result),
+                Err(violations) => Ending::Invalid {
+                    answer: result.text,
+                    violations,
+                },
+            },
+            other => other,
+        };
+        (ending, true)
+    }
+
+    /// The budget report of the task, as it ended with `status`.
+    fn report(&self, status: TaskStatus, started: Instant, repaired: bool) -> TaskReport {
+        let config = &self.inner.config;
+        TaskReport {
+            agent: self.agent.name().to_owned(),
+            run_id: self.recorder.run().id,
+            status,
+            turns: self.tally.turns(),
+            max_turns: config.max_turns,
+            input_tokens: self.tally.usage().input_tokens,
+            output_tokens: self.tally.usage().output_tokens,
+            max_tokens: config.max_tokens,
+            duration_ms: millis(started.elapsed()),
+            timeout_ms: millis(config.timeout),
+            repaired,
+        }
+    }
+
     /// Runs the child once (`history` empty for the first run) and records its events until
     /// it ends; stops it when its token or time budget runs out.
     async fn drive(

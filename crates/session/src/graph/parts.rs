@@ -1,0 +1,92 @@
+//! The parts of a graph run around the driver: which branch a resume or fork takes, a graph
+//! reached as a `task` sub-agent, what each node's agent is asked, and why an edge was taken.
+
+use super::drive::{INPUT_KEY, graph_turn};
+use super::{GraphError, StartAt};
+use crate::engine::TurnCtx;
+use crate::session::SessionHandle;
+use agentctl_core::{AgentDefinition, GraphNode, RunError, RunResult};
+use agentctl_routing::Transition;
+use serde_json::{Map, Value};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// `branch`, checked to be a run of `graph`, or the newest branch of `graph`.
+pub(super) fn branch_of(
+    session: &SessionHandle,
+    graph: &str,
+    branch: Option<u32>,
+) -> Result<u32, GraphError> {
+    let found = super::find_branch(session, branch, Some(graph))?;
+    if found.graph != graph {
+        return Err(GraphError::OtherGraph {
+            session: session.id().to_owned(),
+            branch: found.branch,
+            recorded: found.graph,
+            given: graph.to_owned(),
+        });
+    }
+    Ok(found.branch)
+}
+
+/// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
+/// session of the turn that started it (its nodes' questions reach that turn).
+pub(crate) async fn run_graph_child(
+    engine: &Arc<crate::engine::Engine>,
+    gate: Arc<crate::engine::TurnGate>,
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: agentctl_core::RunOptions,
+) -> Result<RunResult, RunError> {
+    let mut ctx = TurnCtx::child(engine, gate, &options);
+    let trace = options.trace.clone();
+    match graph_turn(&mut ctx, agent, StartAt::New(prompt.to_owned()), trace).await {
+        Ok((_, result)) => Ok(result),
+        Err(GraphError::Cancelled) => Err(RunError::Cancelled),
+        Err(error) => Err(RunError::Aborted(format!(
+            "graph `{}`: {error}",
+            agent.name()
+        ))),
+    }
+}
+
+/// Why the graph went where it did, as the seed's replay shows it: `analysis.can_auto_fix =
+/// true` for a condition that held, `default edge` for an edge without one, else why no edge
+/// was taken.
+pub(super) fn edge_reason(transition: &Transition) -> String {
+    match (transition.edge, &transition.condition) {
+        (Some(_), Some(condition)) => format!("{condition} = true"),
+        (Some(_), None) => "default edge".to_owned(),
+        (None, _) => transition.reason(),
+    }
+}
+
+/// What a node's agent is asked: the graph's input, then the state so far (without the
+/// input), so each agent sees what the nodes before it concluded.
+pub(super) fn node_prompt(
+    graph: &str,
+    node: &GraphNode,
+    step: u32,
+    state: &Map<String, Value>,
+) -> String {
+    let input = state
+        .get(INPUT_KEY)
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let rest: Map<String, Value> = state
+        .iter()
+        .filter(|(key, _)| key.as_str() != INPUT_KEY)
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let mut prompt = input.to_owned();
+    if !rest.is_empty() {
+        let pretty = serde_json::to_string_pretty(&rest).unwrap_or_default();
+        let _ = write!(
+            prompt,
+            "\n\n---\nGraph `{graph}`, node `{}` (step {step}). The state so far — what the \
+             nodes before you concluded:\n```json\n{pretty}\n```",
+            node.name
+        );
+    }
+    prompt
+}
