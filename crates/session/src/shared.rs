@@ -7,12 +7,13 @@ use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store::{DATABASE_URL_VAR, StoreSpec};
-use agentctl_core::{AgentDefinition, AgentsSettings, Settings};
+use agentctl_core::{AgentDefinition, AgentsSettings, Settings, Tool};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::McpManager;
 use agentctl_routing::{RouteDecision, Router};
 use agentctl_tools::BuiltinToolsConfig;
 use agentctl_trace::{Tracing, WarningFn};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -32,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) settings: AgentsSettings,
     /// The tracing backends and the decision, per turn, whether it is traced.
     pub(crate) tracing: Tracing,
+    /// The tools agents defined in code bring, by agent: each offered to its agent alone.
+    pub(crate) own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -68,6 +71,7 @@ impl Shared {
             )),
             settings: project.settings().agents.clone(),
             tracing,
+            own_tools: HashMap::new(),
             router: OnceLock::new(),
         }
     }
@@ -99,6 +103,7 @@ impl Shared {
             store: None,
             settings: settings.agents,
             tracing,
+            own_tools: HashMap::new(),
             router: OnceLock::new(),
         }
     }

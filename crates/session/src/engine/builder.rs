@@ -52,7 +52,10 @@ enum Origin<'p> {
 pub struct SessionBuilder<'p> {
     origin: Origin<'p>,
     runtime: Option<RuntimeBuilder>,
+    /// Offered to every agent (their allow lists apply).
     tools: Vec<Arc<dyn Tool>>,
+    /// The tools agents defined in code bring, each offered to its own agent only.
+    own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
     approvals: Option<ApprovalChoice>,
     recording: Option<Recording>,
     policy: ApprovalPolicy,
@@ -79,6 +82,7 @@ impl<'p> SessionBuilder<'p> {
             origin,
             runtime: None,
             tools: Vec::new(),
+            own_tools: HashMap::new(),
             approvals: None,
             recording: None,
             policy: ApprovalPolicy::default(),
@@ -107,8 +111,9 @@ impl<'p> SessionBuilder<'p> {
         })
     }
 
-    /// Adds an agent defined in code (and its tools). The first agent added is the one
-    /// [`Session::ask`] talks to.
+    /// Adds an agent defined in code, with the tools it brings (offered to it alone). The
+    /// first agent added is the one [`Session::ask`] talks to. A session of a project runs the
+    /// project's agent files: there, agents added here are ignored.
     pub fn agent(mut self, agent: impl Into<Agent>) -> Self {
         let agent = agent.into();
         if let Origin::Code { agents, .. } = &mut self.origin {
@@ -116,8 +121,11 @@ impl<'p> SessionBuilder<'p> {
                 self.active = Some(agent.definition.name().to_owned());
             }
             let (definition, tools) = agent.into_parts();
+            self.own_tools
+                .entry(definition.name().to_owned())
+                .or_default()
+                .extend(tools);
             agents.push(definition);
-            self.tools.extend(tools);
         }
         self
     }
@@ -213,6 +221,7 @@ impl<'p> SessionBuilder<'p> {
         let handle =
             tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoAsyncRuntime)?;
         let mut shared = self.shared()?;
+        shared.own_tools = self.own_tools;
         if let Some((console, warn)) = self.tracing {
             shared.trace_with(console, warn);
         }

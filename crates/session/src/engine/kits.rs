@@ -91,7 +91,8 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
     {
         memory.register(&mut registry);
     }
-    for tool in shared.builder.embedder_tools() {
+    let own = shared.own_tools.get(agent.name()).into_iter().flatten();
+    for tool in shared.builder.embedder_tools().iter().chain(own) {
         registry.register_arc(Arc::clone(tool));
     }
     let definition = if parts.session.is_some() {

@@ -2,6 +2,7 @@
 //! events, graphs reached by every path, store writes off the async workers.
 
 mod approvals;
+mod code;
 mod graphs;
 mod hooked;
 mod store;
