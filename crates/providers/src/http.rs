@@ -12,13 +12,10 @@ use crate::sse::{SseEvent, SseParser};
 use crate::timers::{PooledTimer, within};
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
-use reqwest::header::{
-    CONTENT_LENGTH, CONTENT_TYPE, Entry, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
-};
+use reqwest::header::{CONTENT_TYPE, Entry, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Once};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
@@ -80,9 +77,9 @@ pub(crate) fn json_body(value: &Value) -> Bytes {
     Bytes::from(serde_json::to_vec(value).unwrap_or_default())
 }
 
-/// A request body (JSON text) in parts sent one after another, so a part many requests share
-/// (the serialised tool specs) is sent from its one copy rather than copied into every body
-/// a waiting run keeps for its retries.
+/// A request body (JSON text) kept in parts, so a part many requests share (the serialised
+/// tool specs) is kept once rather than copied into every body a waiting run keeps for its
+/// retries; each attempt sends the parts in one buffer.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RequestBody {
     parts: Vec<Bytes>,
@@ -97,6 +94,7 @@ impl RequestBody {
     }
 
     /// Length in bytes.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.parts.iter().map(Bytes::len).sum()
     }
@@ -107,14 +105,17 @@ impl RequestBody {
         self.parts.concat()
     }
 
-    /// The body for one attempt; clones of `Bytes` share their buffers.
+    /// The body for one attempt, in one buffer: a body sent as a stream of parts keeps its
+    /// connection busy until the HTTP layer has polled the stream's end, often after the
+    /// answer is read, so the connection went back to the pool late and the next request
+    /// opened another (about 75 connections for 1,000 triage scenarios 50 at a time, against
+    /// 51–57 in one buffer and 51 for a bare client). The copy is the HTTP layer's, dropped once written: what a
+    /// waiting run keeps for its retries is still the parts.
     fn to_reqwest(&self) -> reqwest::Body {
         match self.parts.as_slice() {
             [] => reqwest::Body::from(Bytes::new()),
             [one] => reqwest::Body::from(one.clone()),
-            _ => reqwest::Body::wrap_stream(futures_util::stream::iter(
-                self.parts.clone().into_iter().map(Ok::<Bytes, Infallible>),
-            )),
+            parts => reqwest::Body::from(parts.concat()),
         }
     }
 }
@@ -317,7 +318,7 @@ impl HttpClient {
         body: &RequestBody,
     ) -> Result<reqwest::Response, ProviderError> {
         let client = &self.shared.client;
-        let mut request = match target.parsed {
+        let request = match target.parsed {
             Some(parsed) => {
                 let request = client.post(parsed.url.clone());
                 match &parsed.host {
@@ -328,14 +329,8 @@ impl HttpClient {
             None => client.post(target.url.as_ref()),
         }
         .header(CONTENT_TYPE, APPLICATION_JSON);
-        if body.parts.len() > 1 {
-            // Stated, so a body sent in parts goes with a length like a whole one (not
-            // chunked). Only then: reqwest keeps the headers across the await, and a whole
-            // body gets its length from the HTTP layer.
-            request = request.header(CONTENT_LENGTH, body.len());
-        }
         let mut request = request
-            // Clones of `Bytes` share the buffers: retries re-send them without a copy.
+            // A whole body: the HTTP layer states its length.
             .body(body.to_reqwest())
             .build()
             .map_err(|error| self.connection(target, &error))?;
