@@ -10,6 +10,7 @@ mod cli {
     mod chat;
     mod completions;
     mod concurrency;
+    mod connection_reuse;
     mod create;
     mod create_wizard;
     mod graph;
