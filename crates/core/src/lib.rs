@@ -10,6 +10,7 @@ mod agent;
 mod approval;
 mod conversation;
 mod decision;
+mod declared_tools;
 mod embed;
 mod event;
 mod graph;
@@ -42,6 +43,10 @@ pub use conversation::{
     json_len,
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
+pub use declared_tools::{
+    Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_GET_TOOL, MEMORY_SET_TOOL, RECALL_TOOL,
+    REMEMBER_TOOL, handoff_tool_name,
+};
 pub use embed::Embedder;
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{

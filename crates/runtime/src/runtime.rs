@@ -19,7 +19,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 /// Runs agents: resolves their model, offers them the registry's tools (filtered by the
-/// agent's allow and deny lists) and drives the agent loop.
+/// agent's allow and deny lists, with the tools its handoffs and memory declare:
+/// [`ToolFilter::for_agent`]) and drives the agent loop.
 ///
 /// Cheap to clone; clones share the provider cache.
 ///
@@ -256,7 +257,7 @@ impl Runtime {
     ) -> Result<Prepared, RunError> {
         let name = agent.name();
         let model = self.resolve_model(agent, &options)?;
-        let filter = ToolFilter::new(&agent.spec.tools).map_err(|source| RunError::ToolPolicy {
+        let filter = ToolFilter::for_agent(&agent.spec).map_err(|source| RunError::ToolPolicy {
             agent: name.to_owned(),
             source,
         })?;
