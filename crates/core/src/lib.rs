@@ -37,7 +37,7 @@ pub use agent::{
     AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs, Scope,
     SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
-pub use approval::{CallGate, PendingCall};
+pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
