@@ -12,6 +12,7 @@ mod cli {
     mod concurrency;
     mod create;
     mod create_wizard;
+    mod declared_tools;
     mod graph;
     mod guardrails;
     mod handoffs;
