@@ -243,6 +243,10 @@ mod tests {
             "handoff_to_c",
             "handoff_to_",
             "handoff_to_b2",
+            "handoff_to_b ",
+            " handoff_to_b",
+            "HANDOFF_TO_B",
+            "handoff_to_*",
             "grep",
             "task",
         ] {
@@ -252,10 +256,17 @@ mod tests {
         spec.tools = policy(Some(&[]), &[]);
         assert!(ToolFilter::for_agent(&spec).unwrap().allows("handoff_to_b"));
         // A deny by name or by pattern wins.
-        for deny in ["handoff_to_b", "handoff_to_*", "*", "memory_*"] {
+        for deny in [
+            "handoff_to_b",
+            " handoff_to_b ",
+            "handoff_to_*",
+            "handoff_to_[ab]",
+            "*",
+            "memory_*",
+        ] {
             spec.tools = policy(Some(&["read_file"]), &[deny]);
             let filter = ToolFilter::for_agent(&spec).unwrap();
-            let expected = !Glob::new(deny)
+            let expected = !Glob::new(deny.trim())
                 .unwrap()
                 .compile_matcher()
                 .is_match("handoff_to_b");
