@@ -21,7 +21,13 @@ const TURNS: usize = 25;
 fn child(test: &str, fresh: &FreshStore, session: &str, writer: usize) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            test,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(LOCATION, &fresh.location)
         .env(SESSION, session)
         .env(WRITER, writer.to_string())
