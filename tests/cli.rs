@@ -13,6 +13,7 @@ mod cli {
     mod connection_reuse;
     mod create;
     mod create_wizard;
+    mod declared_tools;
     mod graph;
     mod guardrails;
     mod handoffs;

@@ -6,9 +6,10 @@ use crate::events;
 use crate::handle::{RunFuture, RunHandle};
 use crate::specs::SpecCache;
 use agentctl_core::{
-    AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
-    ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunOptions,
-    RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model,
+    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
+    Message, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError,
+    RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
+    resolve_model,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -19,7 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 /// Runs agents: resolves their model, offers them the registry's tools (filtered by the
-/// agent's allow and deny lists) and drives the agent loop.
+/// agent's allow and deny lists, with the tools its handoffs and memory declare:
+/// [`ToolFilter::for_agent`]) and drives the agent loop.
 ///
 /// Cheap to clone; clones share the provider cache.
 ///
@@ -72,7 +74,8 @@ struct Inner {
     tools: Arc<ToolRegistry>,
     /// The specs of `tools` as runs offer them, shared by every run offering the same set.
     specs: Arc<SpecCache>,
-    gate: Option<Arc<dyn CallGate>>,
+    /// Decides every tool call; [`ApprovalPolicy::SafeOnly`] unless given another.
+    gate: Arc<dyn CallGate>,
     redactor: Redactor,
     guardrails: Option<Arc<dyn GuardrailFactory>>,
 }
@@ -99,19 +102,21 @@ impl Runtime {
                 providers: Mutex::new(HashMap::new()),
                 tools: Arc::new(tools),
                 specs: Arc::default(),
-                gate: None,
+                gate: Arc::new(ApprovalPolicy::SafeOnly),
                 redactor: Redactor::default(),
                 guardrails: None,
             }),
         }
     }
 
-    /// Puts every tool call of this runtime's runs through `gate` (risk levels, approvals).
-    /// Without a gate, every call the agent's allow and deny lists permit runs.
+    /// Puts every tool call of this runtime's runs through `gate` (risk levels, approvals:
+    /// `agentctl-tools`' `Gate`, or [`ApprovalPolicy::TrustEverything`] to run every call the
+    /// agent's tool lists allow). Without one, a runtime runs calls of `safe` tools only and
+    /// refuses the rest with a reason the model reads ([`ApprovalPolicy::SafeOnly`]).
     ///
     /// Call it while building the runtime: clones made earlier keep their own settings.
     pub fn with_gate(self, gate: Arc<dyn CallGate>) -> Self {
-        self.rebuilt(|inner| inner.gate = Some(gate))
+        self.rebuilt(|inner| inner.gate = gate)
     }
 
     /// Masks the secrets `redactor` knows in every tool result and error before the model,
@@ -153,9 +158,9 @@ impl Runtime {
         }
     }
 
-    /// The approval gate, if any.
-    pub fn gate(&self) -> Option<&Arc<dyn CallGate>> {
-        self.inner.gate.as_ref()
+    /// The approval gate ([`ApprovalPolicy::SafeOnly`] unless one was given).
+    pub fn gate(&self) -> &Arc<dyn CallGate> {
+        &self.inner.gate
     }
 
     /// The settings runs resolve models and defaults from.
@@ -256,7 +261,7 @@ impl Runtime {
     ) -> Result<Prepared, RunError> {
         let name = agent.name();
         let model = self.resolve_model(agent, &options)?;
-        let filter = ToolFilter::new(&agent.spec.tools).map_err(|source| RunError::ToolPolicy {
+        let filter = ToolFilter::for_agent(&agent.spec).map_err(|source| RunError::ToolPolicy {
             agent: name.to_owned(),
             source,
         })?;
@@ -308,7 +313,7 @@ impl Runtime {
             tools,
             registry: Arc::clone(&self.inner.tools),
             filter,
-            gate: self.inner.gate.clone(),
+            gate: Arc::clone(&self.inner.gate),
             redactor: self.inner.redactor.clone(),
             guardrails,
             prompt: Arc::from(prompt),

@@ -7,9 +7,9 @@
 //!   built-in providers (recorded into a [`Recording`] for `--record`), the agent's tools and
 //!   the approval gate of the settings and the front end's [`ApprovalChoice`].
 //! * [`SessionRunner`]: finds agents, opens sessions ([`SessionHandle`]), assembles each
-//!   agent's tools ([`agent_tools`]: built-in, MCP, the `task` tool, the agent pool in the
-//!   prompt of agents that delegate; [`long_term_memory_tools`]: `remember` and `recall` of
-//!   agents that declare `memory.longTerm`) and hands out [`Conversation`]s.
+//!   agent's tools ([`SessionRunner::tools`]: built-in, MCP, the `task` tool, the handoffs and
+//!   memory it declares, the agent pool in the prompt of agents that delegate) and hands out
+//!   [`Conversation`]s.
 //! * [`Conversation::turn`]: resolves the context mode once, expands `@file:` references,
 //!   compacts through the runtime's own providers, loads the history, starts the store run
 //!   (whose id the agent run takes) and returns a [`Turn`]: a stream of the run's events,
@@ -69,7 +69,5 @@ pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
 pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
-pub use toolset::{
-    AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
-};
+pub use toolset::{AgentTools, McpTools};
 pub use turn::{Notice, Turn, TurnOutcome};

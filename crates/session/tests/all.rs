@@ -8,5 +8,6 @@ mod suite {
     mod conversation;
     mod graph;
     mod handoff;
+    mod policy;
     mod task;
 }
