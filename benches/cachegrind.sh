@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The agent loop against its floor without the machine's noise: the embedding example and the
+# The agent loop against its floor without the machine's noise: the single-agent loop and the
 # floor (see benches/compare.sh) run sequentially under valgrind's cachegrind, which counts the
 # instructions each executes and simulates its caches and branch predictor. Per model call:
 # instructions, first-level instruction and data cache misses, mispredicted branches, and an
@@ -48,11 +48,11 @@ for mode in no-stream stream; do
     flag=()
     [ "$mode" = stream ] && flag=(--stream)
     declare -A cycles=()
-    for program in embed floor; do
+    for program in loop floor; do
         line=()
         for size in "$runs" "$((2 * runs))"; do
-            if [ "$program" = embed ]; then
-                line+=("$(totals "$bin/embed" --base-url "$base_url" -n "$size" -c 0 "${flag[@]}")")
+            if [ "$program" = loop ]; then
+                line+=("$(totals "$bin/bench_loop" --base-url "$base_url" -n "$size" -c 0 "${flag[@]}")")
             else
                 line+=("$(totals "$bin/floor" --base-url "$base_url" --bodies "$work/$mode.jsonl" -n "$size" -c 0)")
             fi
@@ -68,6 +68,6 @@ for mode in no-stream stream; do
         label="$([ "$mode" = stream ] && echo streaming || echo not streaming)"
         printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$program" "$ir" "$i1" "$d1" "$mp" "$estimate"
     done
-    awk -v e="${cycles[embed]}" -v f="${cycles[floor]}" -v m="$mode" \
+    awk -v e="${cycles[loop]}" -v f="${cycles[floor]}" -v m="$mode" \
         'BEGIN { printf "| %s | ratio | | | | | %.2f× |\n", (m == "stream" ? "streaming" : "not streaming"), e / f }'
 done

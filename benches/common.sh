@@ -1,5 +1,6 @@
-# Sourced by benches/compare.sh and benches/cachegrind.sh: their arguments, and the embedding
-# example and the floor against the instant local OpenAI-compatible server (`floor --serve`).
+# Sourced by benches/compare.sh, benches/cachegrind.sh and benches/triage.sh: their arguments,
+# and the single-agent loop (examples/bench_loop.rs) and the floor against the instant local
+# OpenAI-compatible server (`floor --serve`).
 
 # `--help` prints $usage and exits; more than one argument is refused with it.
 check_args() {
@@ -29,11 +30,11 @@ whole_numbers() {
     done
 }
 
-# Builds the two programs and records the request bodies one run of the example sends, per
+# Builds the two programs and records the request bodies one run of the loop sends, per
 # mode ($work/no-stream.jsonl, $work/stream.jsonl: the floor replays them). Sets $bin (the
 # examples' folder) and $work (a temporary folder, removed on exit).
 build_and_record() {
-    cargo build --release --quiet --example embed --example floor
+    cargo build --release --quiet --example bench_loop --example floor
     bin=target/release/examples
     work=$(mktemp -d)
     server_pid=
@@ -43,7 +44,7 @@ build_and_record() {
         flag=()
         [ "$mode" = stream ] && flag=(--stream)
         start_server "$work/$mode.jsonl"
-        "$bin/embed" --base-url "$base_url" -n 4 -c 0 "${flag[@]}" >/dev/null
+        "$bin/bench_loop" --base-url "$base_url" -n 4 -c 0 "${flag[@]}" >/dev/null
         stop_server
     done
 }

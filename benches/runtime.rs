@@ -80,6 +80,10 @@ impl TypedTool for Lookup {
     fn description(&self) -> &str {
         "Looks a key up."
     }
+    // Read-only: it runs without an approval policy (only safe calls do).
+    fn risk(&self) -> agentctl_core::RiskLevel {
+        agentctl_core::RiskLevel::Safe
+    }
     async fn call(&self, args: LookupArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(if args.key == "capital" {
             "Paris"

@@ -8,7 +8,7 @@
 //! ```
 
 use agentctl::core::{RiskLevel, RunEvent, ToolError, tool_fn};
-use agentctl::session::{ApprovalPolicy, EventMsg, Op, Target, TurnOptions};
+use agentctl::session::{EventMsg, Op, Questions, Target, TurnOptions};
 use agentctl::tools::ApprovalAnswer;
 use agentctl::{Agent, Session, StreamExt};
 use std::io::Write as _;
@@ -55,7 +55,7 @@ async fn main() -> anyhow::Result<()> {
     // Questions about calls the policy leaves to a person come as events.
     let session = Session::builder()
         .agent(clerk)
-        .policy(ApprovalPolicy::Ask)
+        .questions(Questions::Ask)
         .build()?;
     let mut events = session.events()?;
     let turn = session.submit(Op::UserTurn {

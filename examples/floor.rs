@@ -1,16 +1,17 @@
-//! The floor of the embedding example: the same HTTP exchanges as its agent runs, made with a
+//! The floor of the bench drivers: the same HTTP exchanges as their agent runs, made with a
 //! bare `reqwest` client and nothing else — no agent loop, no events, no tools. What
-//! `examples/embed.rs` spends per model call above this is the agent loop's overhead.
+//! `examples/bench_loop.rs` (the single-agent loop) or `examples/bench_triage` (the triage
+//! scenario) spends per model call above this is the library's overhead.
 //!
-//! Serve the instant fake server (the one both binaries run against), recording what a client
-//! sends:
+//! Serve the instant fake server (the one the single-agent loop runs against), recording what
+//! a client sends:
 //!
 //! ```sh
 //! cargo run --release --example floor -- --serve --record bodies.jsonl
 //! ```
 //!
-//! then run the embedding example against it once (`-n 4 -c 0`, one run per question), and
-//! replay those exact request bodies, phase for phase as the example runs them:
+//! then run the single-agent loop against it once (`-n 4 -c 0`, one run per question), and
+//! replay those exact request bodies, phase for phase as the loop runs them:
 //!
 //! ```sh
 //! cargo run --release --example floor -- --base-url http://127.0.0.1:PORT/v1 --bodies bodies.jsonl -n 2000 -c 50 --rounds 40
@@ -18,7 +19,8 @@
 //!
 //! A recorded run is its request bodies up to the one the server answered with text; the
 //! answers (JSON, or SSE when the body asked for a stream) are read and parsed as a client
-//! must. `benches/compare.sh` does all of this and prints the ratio.
+//! must. `benches/compare.sh` does all of this and prints the ratio; `benches/triage.sh` does
+//! the same with the triage scenario's bodies, recorded by `bench_triage serve --record`.
 
 use agentctl_test_support::{Exchange, InstantServer};
 use anyhow::{Context as _, bail};
@@ -89,11 +91,11 @@ fn main() -> anyhow::Result<()> {
         .as_ref()
         .context("--bodies is required: the request bodies `--serve --record` wrote")?;
     let scripts = load_scripts(bodies)?;
-    // The embedding example's runtime flavor: `#[tokio::main]`, multi-threaded.
+    // The bench drivers' runtime flavor: `#[tokio::main]`, multi-threaded.
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        // On a worker, as the embedding example runs: a future `block_on` drives on the main
+        // On a worker, as the bench drivers run: a future `block_on` drives on the main
         // thread is woken across threads for every chunk of a streamed answer, which would
         // make this floor 2–3× slower than it need be.
         .block_on(async move {

@@ -11,8 +11,10 @@ mod cli {
     mod chat;
     mod completions;
     mod concurrency;
+    mod connection_reuse;
     mod create;
     mod create_wizard;
+    mod declared_tools;
     mod graph;
     mod guardrails;
     mod handoffs;

@@ -18,7 +18,7 @@ use agentctl_context::{SessionChoice, Source};
 use agentctl_core::RunError;
 use agentctl_sandbox::SandboxStatus;
 use agentctl_session::{
-    ApprovalPolicy, GraphError, Op, Project, Recording, Session, SessionError, TurnOutcome,
+    GraphError, Op, Project, Questions, Recording, Session, SessionError, TurnOutcome,
 };
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
@@ -77,14 +77,14 @@ impl Invocation<'_> {
     /// commands will run unconfined.
     pub(crate) fn start(self) -> anyhow::Result<Desk> {
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-        let policy = if terminal {
-            ApprovalPolicy::Ask
+        let questions = if terminal {
+            Questions::Ask
         } else {
-            ApprovalPolicy::Refuse
+            Questions::Refuse
         };
         let mut builder = Session::from_project(self.project)
             .approvals(crate::approvals::choice(self.approvals)?)
-            .policy(policy)
+            .questions(questions)
             .tracing(self.trace, None)
             .session(self.session);
         if let Some(title) = self.title {

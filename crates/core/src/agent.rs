@@ -90,7 +90,8 @@ pub struct AgentSpec {
     /// When a router should pick this agent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<Trigger>,
-    /// Agents this agent may hand work to.
+    /// Agents this agent may hand work to. Each entry brings a `handoff_to_<agent>` tool,
+    /// offered whatever `tools.allow` says (only `tools.deny` removes it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub handoffs: Vec<Handoff>,
     /// Checks applied to the agent's input or output.
@@ -211,10 +212,12 @@ pub struct AgentSource {
 /// is the allow list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ToolPolicy {
-    /// Tools the agent may use; `None` means every tool.
+    /// Tools the agent may use; `None` means every tool. The tools the agent's handoffs and
+    /// memory bring need not be listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<Vec<String>>,
-    /// Tools the agent may never use; deny wins over allow.
+    /// Tools the agent may never use, even those its handoffs and memory bring; deny wins
+    /// over allow.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny: Vec<String>,
 }

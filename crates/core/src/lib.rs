@@ -10,6 +10,7 @@ mod agent;
 mod approval;
 mod conversation;
 mod decision;
+mod declared_tools;
 mod embed;
 mod event;
 mod graph;
@@ -37,12 +38,16 @@ pub use agent::{
     AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs, Scope,
     SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
-pub use approval::{CallGate, PendingCall};
+pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
+pub use declared_tools::{
+    Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_GET_TOOL, MEMORY_SET_TOOL, RECALL_TOOL,
+    REMEMBER_TOOL, handoff_tool_name,
+};
 pub use embed::Embedder;
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{

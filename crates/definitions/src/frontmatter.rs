@@ -158,9 +158,7 @@ mod tests {
         let mut text = String::from("---\ndescription: ");
         text.push_str(&"x".repeat(10 * 1024 * 1024));
         text.push_str("\n---\nbody");
-        let start = std::time::Instant::now();
         assert_eq!(err(&text).kind, ErrorKind::FrontMatterTooLarge);
-        assert!(start.elapsed() < std::time::Duration::from_millis(200));
         let many_lines = format!("---\n{}---\nbody", "a: b\n".repeat(100_000));
         assert_eq!(err(&many_lines).kind, ErrorKind::FrontMatterTooLarge);
     }

@@ -18,6 +18,7 @@
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
 
 mod claude;
+mod declared_check;
 mod detect;
 mod discover;
 mod error;

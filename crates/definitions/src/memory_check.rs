@@ -1,11 +1,12 @@
-//! Long-term memory in validation: the backend exists, `vector_store` names an embedding model
-//! that resolves to a provider with an embeddings API, and the tool lists let `remember` and
-//! `recall` through — each problem located at its field.
+//! Long-term memory in validation: the backend exists and `vector_store` names an embedding
+//! model that resolves to a provider with an embeddings API — each problem located at its
+//! field. (Whether `tools.deny` removes `remember` and `recall` is checked with the other
+//! declared tools, in `declared_check`.)
 
 use crate::error::{Diagnostic, Severity};
 use crate::parse::LoadedAgent;
 use agentctl_core::{
-    LongTermMemory, MemoryBackend, ProviderKind, Settings, ToolFilter, resolve_embedding_model,
+    LongTermMemory, MemoryBackend, ProviderKind, Settings, resolve_embedding_model,
 };
 use agentctl_memory::LongTermTools;
 
@@ -110,26 +111,4 @@ pub(crate) fn is_long_term_tool(name: &str) -> bool {
 /// True when the agent declares long-term memory.
 pub(crate) fn declares_long_term(agent: &LoadedAgent) -> bool {
     long_term(agent).is_some()
-}
-
-/// A warning when the agent declares long-term memory but its tool lists keep out `remember`
-/// or `recall`.
-pub(crate) fn blocked_tools(agent: &LoadedAgent) -> Option<Diagnostic> {
-    long_term(agent)?;
-    let filter = ToolFilter::new(&agent.definition.spec.tools).ok()?;
-    let blocked: Vec<&str> = [LongTermTools::REMEMBER, LongTermTools::RECALL]
-        .into_iter()
-        .filter(|tool| !filter.allows(tool))
-        .collect();
-    (!blocked.is_empty()).then(|| {
-        agent.diagnostic(
-            Severity::Warning,
-            &field(agent, ""),
-            format!(
-                "the agent declares long-term memory but its tool lists keep out {}: add them \
-                 to tools.allow to let it remember and recall",
-                blocked.join(" and ")
-            ),
-        )
-    })
 }

@@ -1,5 +1,6 @@
 //! `agents validate`: named checks over a loaded agent, each with located diagnostics.
 
+use crate::declared_check;
 use crate::discover::Discovery;
 use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
 use crate::graph_check::{graph_errors, graph_valid};
@@ -8,8 +9,8 @@ use crate::parse::LoadedAgent;
 use crate::regex_check::regex_error;
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, KnownTool, ModelError, Scope, Settings, SourceFormat, ToolFilter, is_known_tool,
-    resolve_model,
+    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, ModelError, Scope, Settings, SourceFormat,
+    is_known_tool, resolve_model,
 };
 use agentctl_guardrails::{ValidatorRegistry, check_declarations};
 use agentctl_routing::state::check_state_key;
@@ -466,6 +467,11 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
                         ));
                     }
                 }
+                KnownTool::Unknown if tool.starts_with(HANDOFF_TOOL_PREFIX) => {
+                    if let Some(problem) = declared_check::undeclared_handoff_tool(agent, tool) {
+                        out.push(agent.diagnostic(Severity::Warning, &field, problem));
+                    }
+                }
                 KnownTool::Unknown if memory_check::is_long_term_tool(tool) => {
                     if !memory_check::declares_long_term(agent) {
                         out.push(agent.diagnostic(
@@ -498,24 +504,7 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
             }
         }
     }
-    if declares_memory {
-        let filter = ToolFilter::new(&spec.tools);
-        let blocked: Vec<&str> = [MemoryTools::GET, MemoryTools::SET]
-            .into_iter()
-            .filter(|tool| filter.as_ref().is_ok_and(|filter| !filter.allows(tool)))
-            .collect();
-        if !blocked.is_empty() {
-            out.push(agent.diagnostic(
-                Severity::Warning,
-                "memory.session",
-                format!(
-                    "the agent declares session memory keys but its tool lists keep out {}: add them to tools.allow to let it read and set them",
-                    blocked.join(" and ")
-                ),
-            ));
-        }
-    }
-    out.extend(memory_check::blocked_tools(agent));
+    out.extend(declared_check::denied_declarations(agent));
     Check::new("tools exist", out, None)
 }
 

@@ -153,7 +153,7 @@ impl McpManager {
         agent: &AgentDefinition,
     ) -> (Vec<Arc<dyn Tool>>, Vec<McpError>) {
         let (tools, warnings) = self.candidate_tools_for_agent(agent).await;
-        let filter = ToolFilter::new(&agent.spec.tools).unwrap_or_default();
+        let filter = ToolFilter::for_agent(&agent.spec).unwrap_or_default();
         let tools = tools
             .into_iter()
             .filter(|tool| filter.allows(tool.name()))

@@ -104,9 +104,9 @@ enum Embeddings {
 
 impl LongTermTools {
     /// Name of the storing tool.
-    pub const REMEMBER: &'static str = "remember";
+    pub const REMEMBER: &'static str = agentctl_core::REMEMBER_TOOL;
     /// Name of the searching tool.
-    pub const RECALL: &'static str = "recall";
+    pub const RECALL: &'static str = agentctl_core::RECALL_TOOL;
 
     /// The tools of `agent` over an open embedded `store`.
     pub fn new(store: Arc<MemoryStore>, agent: impl Into<String>) -> Self {

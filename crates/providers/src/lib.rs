@@ -10,6 +10,11 @@
 //! `vector_store`): OpenAI-compatible `/v1/embeddings`, Gemini `batchEmbedContents` and
 //! Ollama's `/api/embed`, from the same provider settings.
 //!
+//! HTTP providers share one HTTP client per client configuration per process
+//! ([`http_clients_built`] counts them): the system's trust store is loaded once, and
+//! connections are reused by every provider, conversation, handoff and session that talks to
+//! the same host. Keys and configured headers are each provider's own, sent with its requests.
+//!
 //! HTTP providers share one behaviour: retries with exponential backoff and jitter on 429, 5xx,
 //! connection errors and timeouts (honouring `Retry-After`), a request timeout and an
 //! idle-stream timeout, and one-line errors that name provider, model, status and what to
@@ -23,6 +28,7 @@
 mod anthropic;
 mod assemble;
 mod cassette;
+mod clients;
 mod embeddings;
 mod factory;
 mod gemini;
@@ -38,6 +44,7 @@ mod sse;
 mod timers;
 mod tool_names;
 
+pub use clients::http_clients_built;
 pub use embeddings::{BATCH as EMBEDDING_BATCH, build_embedder};
 pub use factory::{BuiltinProviders, build_provider};
 pub use options::{Env, ProviderOptions, RetryPolicy};

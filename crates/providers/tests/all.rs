@@ -9,6 +9,7 @@ mod suite {
     mod gemini;
     mod openai;
     mod scripted;
+    mod shared_client;
     mod time_limits;
     mod wake_ups;
 }

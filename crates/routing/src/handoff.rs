@@ -6,7 +6,9 @@
 //! [`HandoffRequest`](agentctl_core::HandoffRequest): the agent loop finishes the turn and ends
 //! the run with it, and the session runner starts the target agent on the rest of the work.
 
-use agentctl_core::{Handoff, HandoffRequest, RiskLevel, Tool, ToolContext, ToolError, ToolOutput};
+use agentctl_core::{
+    Handoff, HandoffRequest, RiskLevel, Tool, ToolContext, ToolError, ToolOutput, handoff_tool_name,
+};
 use agentctl_guardrails::JsonSchemaCheck;
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -15,15 +17,6 @@ use std::sync::Arc;
 /// Checks a handoff's `when` condition against the session state for a payload: `Ok(true)`
 /// lets it through, `Ok(false)` refuses, `Err` says why it could not be evaluated.
 pub type WhenCheck = Arc<dyn Fn(&str, &Value) -> Result<bool, String> + Send + Sync>;
-
-/// The tool name of a handoff to `agent`.
-///
-/// ```
-/// assert_eq!(agentctl_routing::handoff_tool_name("code-fixer"), "handoff_to_code-fixer");
-/// ```
-pub fn handoff_tool_name(agent: &str) -> String {
-    format!("handoff_to_{agent}")
-}
 
 /// One `handoffs:` entry as a tool.
 pub struct HandoffTool {

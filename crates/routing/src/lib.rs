@@ -25,7 +25,7 @@ pub use graph::{
     IssueSeverity, NodeAgent, Transition, check_node_agents, check_spec, graph_variables,
     render_dot, render_mermaid, render_text,
 };
-pub use handoff::{HandoffTool, WhenCheck, handoff_tool_name};
+pub use handoff::{HandoffTool, WhenCheck};
 pub use memory::{
     MAX_STATE_VALUE_BYTES, MemoryGet, MemoryGetArgs, MemorySet, MemorySetArgs, MemoryTools,
 };

@@ -75,9 +75,9 @@ impl std::fmt::Debug for MemoryTools {
 
 impl MemoryTools {
     /// Name of the reading tool.
-    pub const GET: &'static str = "memory_get";
+    pub const GET: &'static str = agentctl_core::MEMORY_GET_TOOL;
     /// Name of the writing tool.
-    pub const SET: &'static str = "memory_set";
+    pub const SET: &'static str = agentctl_core::MEMORY_SET_TOOL;
 
     /// The tools `agent` uses in `session` of `store`, for its declared `memory.session`
     /// `keys` (the reserved keys are added).

@@ -39,8 +39,8 @@ pub(crate) struct Prepared {
     /// gate, which refuses it with a `tool_decision`.
     pub registry: Arc<ToolRegistry>,
     pub filter: ToolFilter,
-    /// Approval policy; `None` runs every call the filter lets through.
-    pub gate: Option<Arc<dyn CallGate>>,
+    /// Decides every call (the runtime's gate, or its safe-only default).
+    pub gate: Arc<dyn CallGate>,
     /// Masks known secrets in tool results and errors.
     pub redactor: Redactor,
     /// The agent's guardrails, if it declares any.

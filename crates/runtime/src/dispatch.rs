@@ -140,8 +140,8 @@ async fn call_tool(run: &Prepared, call: &ToolCall, events: &EventSink) -> Outco
     }
 }
 
-/// Passes a call through the gate; returns the denial the model should read. Without a gate
-/// only the agent's tool lists apply.
+/// Passes a call through the gate (the runtime's, or its safe-only default); returns the
+/// denial the model should read.
 async fn approve(
     run: &Prepared,
     call: &ToolCall,
@@ -154,25 +154,17 @@ async fn approve(
         call,
         tool,
     };
-    let decision = match &run.gate {
-        Some(gate) => gate.decide(&pending),
-        None if run.filter.allows(&call.name) => Decision::allow(
-            tool.risk(),
-            "no approval gate: the agent's tool list allows it",
-        ),
-        None => Decision::deny(tool.risk(), not_allowed(&call.name)),
-    };
-    let decision = match (decision, &run.gate) {
-        (Decision::Ask { risk, reason }, Some(gate)) => {
+    let decision = match run.gate.decide(&pending) {
+        Decision::Ask { risk, reason } => {
             events.emit(|| RunEvent::ApprovalRequested {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 risk,
                 reason: reason.clone(),
             });
-            gate.ask(&pending, risk, &reason).await
+            run.gate.ask(&pending, risk, &reason).await
         }
-        (decision, _) => decision,
+        decision => decision,
     };
     emit_decision(events, call, &decision);
     match decision {

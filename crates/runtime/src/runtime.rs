@@ -6,9 +6,10 @@ use crate::events;
 use crate::handle::{RunFuture, RunHandle};
 use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
-    AgentDefinition, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory, Message,
-    ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError, RunOptions,
-    RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry, resolve_model,
+    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
+    Message, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError,
+    RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
+    resolve_model,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -19,7 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 /// Runs agents: resolves their model, offers them the registry's tools (filtered by the
-/// agent's allow and deny lists) and drives the agent loop.
+/// agent's allow and deny lists, with the tools its handoffs and memory declare:
+/// [`ToolFilter::for_agent`]) and drives the agent loop.
 ///
 /// Cheap to clone; clones share the provider cache.
 ///
@@ -71,7 +73,9 @@ struct Inner {
     providers: Mutex<HashMap<ModelRef, Arc<dyn ModelProvider>>>,
     /// The tools of runs not given a toolbox of their own ([`RunScope::tools`]).
     tools: Toolbox,
-    gate: Option<Arc<dyn CallGate>>,
+    /// Decides every tool call of runs not given a gate of their own; [`ApprovalPolicy::SafeOnly`]
+    /// unless given another.
+    gate: Arc<dyn CallGate>,
     redactor: Redactor,
     guardrails: Option<Arc<dyn GuardrailFactory>>,
 }
@@ -97,19 +101,21 @@ impl Runtime {
                 factory: Arc::new(providers),
                 providers: Mutex::new(HashMap::new()),
                 tools: Toolbox::new(tools),
-                gate: None,
+                gate: Arc::new(ApprovalPolicy::SafeOnly),
                 redactor: Redactor::default(),
                 guardrails: None,
             }),
         }
     }
 
-    /// Puts every tool call of this runtime's runs through `gate` (risk levels, approvals).
-    /// Without a gate, every call the agent's allow and deny lists permit runs.
+    /// Puts every tool call of this runtime's runs through `gate` (risk levels, approvals:
+    /// `agentctl-tools`' `Gate`, or [`ApprovalPolicy::TrustEverything`] to run every call the
+    /// agent's tool lists allow). Without one, a runtime runs calls of `safe` tools only and
+    /// refuses the rest with a reason the model reads ([`ApprovalPolicy::SafeOnly`]).
     ///
     /// Call it while building the runtime: clones made earlier keep their own settings.
     pub fn with_gate(self, gate: Arc<dyn CallGate>) -> Self {
-        self.rebuilt(|inner| inner.gate = Some(gate))
+        self.rebuilt(|inner| inner.gate = gate)
     }
 
     /// Masks the secrets `redactor` knows in every tool result and error before the model,
@@ -150,9 +156,9 @@ impl Runtime {
         }
     }
 
-    /// The approval gate, if any.
-    pub fn gate(&self) -> Option<&Arc<dyn CallGate>> {
-        self.inner.gate.as_ref()
+    /// The approval gate ([`ApprovalPolicy::SafeOnly`] unless one was given).
+    pub fn gate(&self) -> &Arc<dyn CallGate> {
+        &self.inner.gate
     }
 
     /// The settings runs resolve models and defaults from.
@@ -286,7 +292,7 @@ impl Runtime {
             .model
             .map_or_else(|| self.resolve_model(agent, &options), Ok)?;
         let toolbox = scope.tools.unwrap_or_else(|| self.inner.tools.clone());
-        let filter = ToolFilter::new(&agent.spec.tools).map_err(|source| RunError::ToolPolicy {
+        let filter = ToolFilter::for_agent(&agent.spec).map_err(|source| RunError::ToolPolicy {
             agent: name.to_owned(),
             source,
         })?;
@@ -338,7 +344,7 @@ impl Runtime {
             tools,
             registry: Arc::clone(toolbox.registry()),
             filter,
-            gate: scope.gate.or_else(|| self.inner.gate.clone()),
+            gate: scope.gate.unwrap_or_else(|| Arc::clone(&self.inner.gate)),
             redactor: self.inner.redactor.clone(),
             guardrails,
             prompt: Arc::from(prompt),

@@ -187,7 +187,7 @@ impl RuntimeBuilder {
     }
 
     /// What `command:` validators see of the environment (replacing the settings' policy; a
-    /// [`SessionRunner`](crate::SessionRunner) sets the one of its agents too).
+    /// session sets the one of its agents too).
     pub fn env_policy(mut self, env: EnvPolicy) -> Self {
         self.env = env;
         self

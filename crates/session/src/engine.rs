@@ -37,7 +37,7 @@ mod turn;
 mod writer;
 
 pub(crate) use agent::{AgentOutcome, Lead};
-pub use approvals::ApprovalPolicy;
+pub use approvals::Questions;
 pub(crate) use approvals::TurnGate;
 pub use builder::SessionBuilder;
 pub use code::Agent;
@@ -51,6 +51,7 @@ pub(crate) use writer::{Recording, StoreWriter};
 use crate::error::SessionError;
 use crate::project::Project;
 use crate::session::SessionHandle;
+use crate::toolset::{AgentTools, McpTools};
 use agentctl_core::{AgentDefinition, Message, RunResult};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::McpManager;
@@ -175,8 +176,8 @@ impl Session {
 
     /// Answers `prompt` in the session's conversation (its first agent, or the one a handoff
     /// left working) and returns the last run's result. Nothing is read from the events:
-    /// what needs approval follows the session's [`ApprovalPolicy`] (with
-    /// [`ApprovalPolicy::Ask`], the questions come on [`events`](Self::events)).
+    /// what needs approval follows the session's [`Questions`] (with
+    /// [`Questions::Ask`], the questions come on [`events`](Self::events)).
     pub async fn ask(&self, prompt: &str) -> Result<RunResult, SessionError> {
         self.ask_target(Target::Active, prompt).await
     }
@@ -303,6 +304,15 @@ impl Session {
     /// What auto-routing ([`Target::Auto`]) does with `prompt`.
     pub fn route(&self, prompt: &str) -> RouteDecision {
         self.engine.shared.route(prompt)
+    }
+
+    /// The tools a run of `agent` is offered in this session — built-in, its MCP servers',
+    /// the handoffs and memory it declares, `task` in a recorded session, the embedder's —
+    /// before its tool lists filter them ([`ToolFilter::for_agent`](agentctl_core::ToolFilter::for_agent)),
+    /// with the MCP tools `which` says; the warnings name servers that could not start.
+    pub async fn tools(&self, agent: &str, which: McpTools) -> Result<AgentTools, SessionError> {
+        let agent = self.engine.shared.require_agent(agent)?;
+        Ok(self.engine.agent_tools(&agent, which).await)
     }
 
     /// The MCP servers of the settings and agents.

@@ -1,25 +1,27 @@
-//! The agentctl session runner: everything one turn needs between a front end and the agent
-//! loop.
+//! The agentctl session engine: everything a turn needs between a front end and the agent
+//! loop, owned by one [`Session`] that every front end drives.
 //!
-//! * [`Project`]: locations, layered settings, the root tools are confined to, the agents found
-//!   and the session store.
-//! * [`RuntimeBuilder`]: the one way a [`Runtime`](agentctl_runtime::Runtime) is built — the
-//!   built-in providers (recorded into a [`Recording`] for `--record`), the agent's tools and
-//!   the approval gate of the settings and the front end's [`ApprovalChoice`].
-//! * [`SessionRunner`]: finds agents, opens sessions ([`SessionHandle`]), assembles each
-//!   agent's tools ([`agent_tools`]: built-in, MCP, the `task` tool, the agent pool in the
-//!   prompt of agents that delegate; [`long_term_memory_tools`]: `remember` and `recall` of
-//!   agents that declare `memory.longTerm`) and hands out [`Conversation`]s.
-//! * [`Conversation::turn`]: resolves the context mode once, expands `@file:` references,
-//!   compacts through the runtime's own providers, loads the history, starts the store run
-//!   (whose id the agent run takes) and returns a [`Turn`]: a stream of the run's events,
-//!   each recorded as it passes — what the loop committed, never a reconstruction.
+//! * [`Session`]: built from a [`Project`] ([`Session::from_project`]) or from agents defined
+//!   in code ([`Agent`], [`Session::builder`]). It owns, for its whole life, one
+//!   [`Runtime`](agentctl_runtime::Runtime) (providers, guardrails, redactor), one approval
+//!   gate (so an "always" answer holds across handoffs, `@agent` turns, sub-agents and later
+//!   turns), the MCP servers, each agent's own tool set, and the store, written on a thread of
+//!   its own. Front ends [`submit`](Session::submit) an [`Op`] and read one stream of
+//!   [`SessionEvent`]s ([`Session::events`]); a question the gate leaves to a person is an
+//!   [`EventMsg::ApprovalRequested`], answered with [`Op::Approve`] ([`Questions::Ask`]).
+//! * The library decides what a target is: an agent, a graph (checkpointed in the session,
+//!   [`GraphReplay`] reads it back), or the main conversation — for the first turn, a handoff,
+//!   a `task` child and `mcp serve` alike.
+//! * [`RuntimeBuilder`]: the one way a runtime is built — the built-in providers (recorded into
+//!   a [`Recording`] for `--record`), the gate of the settings and the front end's
+//!   [`ApprovalChoice`].
+//! * [`Session::tools`]: the one assembly of an agent's tools — built-in, its MCP servers', the
+//!   handoffs and memory it declares, `task`, the embedder's — used by runs and by
+//!   `agents tools` alike.
 //! * [`TaskTool`]: sub-agent tasks in hidden `sub:` workspaces; [`ResourcePool`]: the capability
 //!   context of seed 004 — agents as executors, busy while a task runs, and a STOP report
 //!   instead of a task no available agent can take.
-//! * [`ServedAgents`]: the same turns for `agentctl mcp serve`.
-//! * [`GraphRunner`]: graphs of agents, node by node, checkpointed in the session;
-//!   [`GraphReplay`] reads a recorded graph run back.
+//! * [`ServedAgents`]: the agents `agentctl mcp serve` offers, each call a turn of a session.
 //! * Secrets, from one list of names: [`consumed_secret_names`] and [`env_policy_of`] keep
 //!   the variables agentctl reads as credentials out of every process it starts (`bash`,
 //!   [`mcp_manager_of`]'s servers, `command:` validators); [`secrets_of`] masks their values
@@ -27,8 +29,8 @@
 //! * Private data at rest: stores are created `0600` in `0700` folders and an older, readable
 //!   one is made private as it opens, with a notice in [`TightenedFiles`] for the front end.
 //!
-//! Front ends (the CLI, `mcp serve`, an embedder) parse their input, call this crate and
-//! render the events; none of them holds session logic of its own.
+//! Front ends (the CLI, `mcp serve`, an embedder) parse their input, drive a [`Session`] and
+//! render its events; none of them holds session logic of its own.
 
 mod builder;
 mod capability;
@@ -53,8 +55,8 @@ pub use capability::{
     ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
 };
 pub use engine::{
-    Agent, ApprovalPolicy, EventMsg, EventStream, Notice, Op, Session, SessionBuilder,
-    SessionEvent, Target, Turn, TurnId, TurnOptions, TurnOutcome,
+    Agent, EventMsg, EventStream, Notice, Op, Questions, Session, SessionBuilder, SessionEvent,
+    Target, Turn, TurnId, TurnOptions, TurnOutcome,
 };
 pub use error::SessionError;
 pub use graph::{
@@ -68,6 +70,4 @@ pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
 pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
-pub use toolset::{
-    AgentTools, McpTools, agent_tools, handoff_tools, long_term_memory_tools, with_agent_pool,
-};
+pub use toolset::{AgentTools, McpTools};

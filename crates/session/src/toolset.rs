@@ -1,7 +1,14 @@
 //! The tools an agent gets: the built-in tools, the MCP tools of the servers it names, the
 //! session's `task` tool (and `memory_get`/`memory_set` for agents that declare
-//! `memory.session` keys), `remember`/`recall` for agents that declare `memory.longTerm`, and
-//! for agents that may delegate, the agent pool in their prompt.
+//! `memory.session` keys), `handoff_to_<agent>` for its `handoffs:`, `remember`/`recall` for
+//! agents that declare `memory.longTerm`, and for agents that may delegate, the agent pool in
+//! their prompt.
+//!
+//! Which of them a run offers is the agent's [`ToolFilter::for_agent`]: its allow and deny
+//! lists, plus what its declarations (handoffs, memory) bring whatever the allow list says —
+//! a deny still removes those. `task` is declared by nothing: an agent gets it from its tool
+//! lists. [`Session::tools`](crate::Session::tools) is the one assembly, used by runs
+//! and by `agents tools` alike.
 
 use crate::builder::RuntimeBuilder;
 use crate::capability::ResourcePool;
@@ -17,7 +24,8 @@ use agentctl_routing::{HandoffTool, MemoryTools};
 use agentctl_tools::{BuiltinToolsConfig, register_builtin_tools};
 use std::sync::Arc;
 
-/// Which MCP tools [`agent_tools`] adds.
+/// Which MCP tools an agent's tool set holds
+/// ([`Session::tools`](crate::Session::tools)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum McpTools {
     /// Those the agent's allow and deny lists let through (what a run offers).
@@ -36,21 +44,6 @@ pub struct AgentTools {
     pub warnings: Vec<McpError>,
 }
 
-/// The built-in tools (configured by `builtin`: sandbox, environment, time limits) plus the MCP
-/// tools of the servers `agent` names (starting those servers), plus `task` when given (with,
-/// in its session, the memory tools of an agent that declares `memory.session` keys).
-pub async fn agent_tools(
-    builtin: &BuiltinToolsConfig,
-    manager: &McpManager,
-    agent: &AgentDefinition,
-    which: McpTools,
-    task: Option<TaskTool>,
-) -> AgentTools {
-    let mut registry = ToolRegistry::new();
-    register_builtin_tools(&mut registry, builtin);
-    add_agent_tools(registry, manager, agent, which, task).await
-}
-
 /// The built-in tools configured by `builtin`, built once to be shared by the agents of one
 /// conversation (see [`agent_tools_sharing`]).
 pub(crate) fn builtin_tool_set(builtin: &BuiltinToolsConfig) -> BuiltinTools {
@@ -59,8 +52,10 @@ pub(crate) fn builtin_tool_set(builtin: &BuiltinToolsConfig) -> BuiltinTools {
     registry.iter().cloned().collect::<Vec<_>>().into()
 }
 
-/// [`agent_tools`] with built-in tools already built: the agents a handoff passes control to
-/// share the conversation's (one `bash` temp dir per conversation, removed, and its lingering
+/// The built-in tools given (configured by the settings: sandbox, environment, time limits)
+/// plus the MCP tools of the servers `agent` names (starting those servers), plus `task` when
+/// given (with, in its session, the memory tools of an agent that declares `memory.session`
+/// keys). The agents a handoff passes control to share the conversation's built-in tools (one `bash` temp dir per conversation, removed, and its lingering
 /// background jobs killed, when the conversation ends), so a switch builds none.
 pub(crate) async fn agent_tools_sharing(
     builtin: &BuiltinTools,
@@ -106,7 +101,7 @@ async fn add_agent_tools(
 
 /// The `handoff_to_<agent>` tools of `agent`'s `handoffs:` entries. A target that is not among
 /// `agents` still gets its tool: a call explains there is no such agent, so the model adapts.
-pub fn handoff_tools(
+pub(crate) fn handoff_tools(
     agent: &AgentDefinition,
     agents: &[AgentDefinition],
     session: Option<&SessionHandle>,
@@ -160,7 +155,7 @@ fn memory_tools(agent: &AgentDefinition, task: &TaskTool) -> Option<MemoryTools>
 /// `builder`'s secrets;
 /// with `backend: vector_store`, its embedding model built like the runtimes' providers — one
 /// that cannot be built (no key) leaves keyword search, and each answer says why.
-pub fn long_term_memory_tools(
+pub(crate) fn long_term_memory_tools(
     agent: &AgentDefinition,
     sessions: &StoreLocation,
     builder: &RuntimeBuilder,
@@ -195,13 +190,13 @@ pub fn long_term_memory_tools(
 /// settings' `agents.orchestratorNote`) at the end of its system prompt — seed 004's
 /// capability context as it stands when the conversation starts; each task's executor gets
 /// the context of its own dispatch. Other agents are returned as they are.
-pub fn with_agent_pool(
+pub(crate) fn with_agent_pool(
     mut agent: AgentDefinition,
     agents: &[AgentDefinition],
     note: Option<&str>,
 ) -> AgentDefinition {
     let delegates =
-        ToolFilter::new(&agent.spec.tools).is_ok_and(|filter| filter.allows(TaskTool::NAME));
+        ToolFilter::for_agent(&agent.spec).is_ok_and(|filter| filter.allows(TaskTool::NAME));
     if !delegates {
         return agent;
     }

@@ -33,7 +33,7 @@ pub struct Exchange {
 /// Called with each exchange, in arrival order (e.g. to record what a client sends).
 pub type ExchangeSink = Arc<dyn Fn(&Exchange) + Send + Sync>;
 
-/// An [instant server](self) on its own thread, with its own single-threaded tokio runtime (so it
+/// An instant server (stateless, keep-alive, no checks) on its own thread, with its own single-threaded tokio runtime (so it
 /// never competes for the workers of the runtime under test); stops when dropped.
 ///
 /// ```

@@ -27,7 +27,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::process::Child;
 
@@ -57,8 +57,9 @@ pub(crate) struct BashArgs {
 /// `bash`: runs a shell command.
 pub(crate) struct Bash {
     config: BuiltinToolsConfig,
-    /// The commands' `$TMPDIR`, removed with the tool; or why it could not be created.
-    temp: Result<tempfile::TempDir, String>,
+    /// The commands' `$TMPDIR`, created by the first command and removed with the tool: a
+    /// conversation that runs no command makes no folder.
+    temp: OnceLock<tempfile::TempDir>,
     limit: Duration,
     description: String,
     /// Groups of commands that exited but left background jobs, killed when the tool is
@@ -67,19 +68,13 @@ pub(crate) struct Bash {
 }
 
 impl Bash {
-    /// The tool, with a fresh temp dir for its commands.
+    /// The tool; its commands' temp dir is made when the first one runs.
     pub(crate) fn new(config: &BuiltinToolsConfig) -> Self {
-        let temp = agentctl_private_files::private_temp_dir("agentctl-bash-").map_err(|error| {
-            format!(
-                "cannot create a temp dir for commands in {}: {error}",
-                std::env::temp_dir().display()
-            )
-        });
         let limit = config.timeout_for("bash");
         Self {
             description: describe(config, limit),
             config: config.clone(),
-            temp,
+            temp: OnceLock::new(),
             limit,
             lingering: Mutex::new(Vec::new()),
         }
@@ -102,12 +97,25 @@ impl Bash {
         vars
     }
 
+    /// The commands' temp dir (private, `0700`), made now if no command made it yet. One that
+    /// cannot be made fails this call only: the next command tries again.
+    fn temp_dir(&self) -> Result<&Path, ToolError> {
+        if let Some(temp) = self.temp.get() {
+            return Ok(temp.path());
+        }
+        let made = agentctl_private_files::private_temp_dir("agentctl-bash-").map_err(|error| {
+            ToolError::failed(format!(
+                "cannot create a temp dir for commands in {}: {error}",
+                std::env::temp_dir().display()
+            ))
+        })?;
+        // Two first commands at once each make one; the second to get here drops (removes)
+        // its own and uses the first.
+        Ok(self.temp.get_or_init(|| made).path())
+    }
+
     fn start(&self, command_line: &str, root: &Path) -> Result<Child, ToolError> {
-        let temp = self
-            .temp
-            .as_ref()
-            .map_err(|error| ToolError::failed(error.clone()))?
-            .path();
+        let temp = self.temp_dir()?;
         let command = SandboxCommand::new("sh")
             .arg("-c")
             .arg(command_line)
@@ -298,4 +306,16 @@ async fn stop(group: &ProcessGroup, child: &mut Child) {
     let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
     group.kill();
     let _ = child.kill().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A conversation whose agent runs no command makes no folder.
+    #[test]
+    fn no_temp_dir_before_the_first_command() {
+        let bash = Bash::new(&BuiltinToolsConfig::default());
+        assert!(bash.temp.get().is_none());
+    }
 }

@@ -129,14 +129,9 @@ fn request(
     spec.graph = routing::graph(ui, &args.p2, ask, &known)?;
     spec.tracing = checks::tracing(ui, &args.p2, ask)?;
     ui.section("")?;
+    // The handoffs and memory the agent declares bring their tools whatever `tools.allow`
+    // says: the allow list is written as given.
     let mut notes = Vec::new();
-    let added = checks::allow_memory_tools(&mut spec.tools, spec.memory.as_ref());
-    if !added.is_empty() {
-        notes.push(format!(
-            "added {} to tools.allow: the memory the agent declares is used through them",
-            added.join(", ")
-        ));
-    }
     for handoff in &spec.handoffs {
         if !agents.contains(&handoff.to) {
             notes.push(format!(

@@ -1,15 +1,14 @@
-//! `agents tools NAME`: the effective tool set of an agent, through the same policy chain a
-//! call meets.
+//! `agents tools NAME`: exactly the tool set `agentctl run NAME` offers — built-in, MCP, the
+//! handoffs and memory the agent declares, `task` — assembled by the session engine `run`
+//! runs on, each through the same policy chain a call meets.
 
-use super::{discover_agents, find, report_load_errors};
+use super::report_load_errors;
 use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
 use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
-use agentctl_session::{
-    McpTools, Project, RuntimeBuilder, TaskTool, agent_tools, long_term_memory_tools,
-};
-use agentctl_tools::{AutoApprove, BuiltinToolsConfig, ToolListing};
+use agentctl_session::{McpTools, Project, RuntimeBuilder, Session};
+use agentctl_tools::{AutoApprove, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -25,37 +24,36 @@ struct Report<'a> {
 }
 
 pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
-    let discovery = discover_agents(context);
-    report_load_errors(&discovery, &context.locations)?;
-    let agent = &find(&discovery, &args.name)?.definition;
     let builder =
         RuntimeBuilder::new(context).approvals(crate::approvals::choice(&args.approvals)?);
     let gate = builder.gate()?;
-    let agents: Vec<_> = discovery
-        .agents
-        .iter()
-        .map(|a| a.definition.clone())
-        .collect();
-    let mcp = context.mcp_manager(&agents);
     let which = if args.all {
         McpTools::Candidates
     } else {
         McpTools::Allowed
     };
-    // `agentctl run` adds the session's `task` tool; its description does not depend on the
-    // session, so an empty in-memory store stands in for the listing.
-    let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
-    let task = TaskTool::new(store, "", Vec::new());
-    let mut assembled = crate::rt::block_on(async {
-        let builtin = BuiltinToolsConfig::from_settings(context.settings());
-        let assembled = agent_tools(&builtin, &mcp, agent, which, Some(task)).await;
-        mcp.shutdown().await;
-        assembled
-    })?;
-    // As `agentctl run` offers them (the store is only opened when a tool is called).
-    if let Some(memory) = long_term_memory_tools(agent, &context.store_location()?, &builder) {
-        memory.register(&mut assembled.registry);
-    }
+    let (agent, assembled) = crate::rt::block_on(async {
+        // `run` works in a session unless the settings turn persistence off; the session's
+        // tools (`task`, session memory) do not depend on which one, so an empty in-memory
+        // store stands in, and nothing is written to the project's store.
+        let mut session = Session::from_project(context).runtime(builder);
+        if context.settings().agents.context_persistence {
+            let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
+            session = session.store(store);
+        }
+        let session = session.build()?;
+        report_load_errors(session.discovery(), &context.locations)?;
+        let listed = match session.require_agent(&args.name) {
+            Ok(agent) => session
+                .tools(agent.name(), which)
+                .await
+                .map(|tools| (agent, tools))
+                .map_err(anyhow::Error::from),
+            Err(error) => Err(error.into()),
+        };
+        session.shutdown().await;
+        listed
+    })??;
     for warning in &assembled.warnings {
         let _ = writeln!(
             std::io::stderr().lock(),
@@ -64,7 +62,8 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         );
     }
     let all: Vec<_> = assembled.registry.iter().cloned().collect();
-    let filter = ToolFilter::new(&agent.spec.tools)
+    // The filter a run of the agent gets: its lists and the tools its declarations bring.
+    let filter = ToolFilter::for_agent(&agent.spec)
         .map_err(|error| anyhow::anyhow!("agent `{}`: {error}", agent.name()))?;
     let mut tools = gate.list(&filter, &all);
     if !args.all {

@@ -9,7 +9,7 @@ use crate::args::mcp::ServeArgs;
 use agentctl_context::{SessionChoice, Source};
 use agentctl_core::ApprovalHint;
 use agentctl_mcp::{ServedAgent, serve_agents_stdio};
-use agentctl_session::{ApprovalPolicy, Project, ServeLog, ServedAgents, Session};
+use agentctl_session::{Project, Questions, ServeLog, ServedAgents, Session};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     crate::rt::block_on(async {
         let session = Session::from_project(context)
-            .policy(ApprovalPolicy::Refuse)
+            .questions(Questions::Refuse)
             .session(SessionChoice::NewTitled("mcp serve".into()))
             .source(Source::MCP)
             .build()?;

@@ -169,6 +169,7 @@ fn a_fresh_file_opened_by_many_at_once_is_migrated_once() {
 /// either exits at once (`exit`, leaving the run `running`) or waits for its stdin to close
 /// and finishes the run (`live`).
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn owner_child() {
     let (Some(path), Some(session)) = (
         std::env::var_os(CHILD_DB),
@@ -197,6 +198,7 @@ fn owner_child_command(path: &Path, session: &str, mode: &str) -> Command {
         .args([
             "--exact",
             "suite::concurrency::owner_child",
+            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -13,6 +13,7 @@ const CHILD_ENV: &str = "AGENTCTL_CONTEXT_KILL_TEST_DB";
 
 /// Runs only as the child of `killed_writer_leaves_a_consistent_resumable_session`.
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn child_writer() {
     let Some(path) = std::env::var_os(CHILD_ENV) else {
         return;

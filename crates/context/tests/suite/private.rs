@@ -41,6 +41,7 @@ fn write_some(store: &SqliteStore) {
 /// The child side of the next test: under the umask the parent set, open a new store, write,
 /// and check every file while the store is open. Does nothing when run on its own.
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn child_under_umask() {
     let Some(dir) = std::env::var_os(CHILD_DIR) else {
         return;
@@ -76,6 +77,7 @@ fn the_database_its_wal_and_shared_memory_are_private_under_umask_000() {
         .args([
             "--exact",
             "suite::private::child_under_umask",
+            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])

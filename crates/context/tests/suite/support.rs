@@ -24,7 +24,13 @@ pub fn temp_store() -> TempStore {
 /// with `env` set to the database `path`; its output is discarded.
 pub fn spawn_child_test(name: &str, env: &str, path: &std::path::Path) -> std::process::Child {
     std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(env, path)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

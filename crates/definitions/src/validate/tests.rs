@@ -133,14 +133,18 @@ fn memory_tools_in_tool_lists() {
         "name: a\ndescription: d\ntools: [read_file, memory_get, memory_set]\nmemory:\n  session: [fix]\n",
     );
     assert_eq!(messages(&r), Vec::<String>::new());
-    // Keys declared, but the allow list keeps the tools out.
+    // Keys declared, the tools not listed: the declaration brings them.
+    let r = report("name: a\ndescription: d\ntools: [read_file]\nmemory:\n  session: [fix]\n");
+    assert_eq!(messages(&r), Vec::<String>::new());
+    // Keys declared, but the deny list removes a tool.
     let r = report(
-        "name: a\ndescription: d\ntools: [read_file, memory_get]\nmemory:\n  session: [fix]\n",
+        "name: a\ndescription: d\ntools:\n  allow: [read_file]\n  deny: [memory_set]\nmemory:\n  session: [fix]\n",
     );
     assert_eq!(
         messages(&r),
-        ["warning: a.md:6:3: field `memory.session`: the agent declares session memory keys but its tool lists keep out memory_set: add them to tools.allow to let it read and set them"]
-            .map(|m| m.trim_start_matches("warning: ").to_owned())
+        [
+            "a.md:8:3: field `memory.session`: the session memory keys cannot be read or set: tools.deny (tools.deny[0] `memory_set`) removes `memory_set`; drop the entry, or the declaration"
+        ]
     );
     // The tools named without keys.
     let r = report("name: a\ndescription: d\ntools: [memory_get]\n");
@@ -260,10 +264,12 @@ fn long_term_tools_in_tool_lists() {
     assert_eq!(messages(&r), Vec::<String>::new());
     let r =
         report("name: a\ndescription: d\ntools: [read_file, recall]\nmemory:\n  longTerm: true\n");
+    assert_eq!(messages(&r), Vec::<String>::new());
+    let r = report("name: a\ndescription: d\ntools: {deny: ['re*']}\nmemory:\n  long_term: true\n");
     assert_eq!(
         messages(&r),
         [
-            "a.md:6:3: field `memory.longTerm`: the agent declares long-term memory but its tool lists keep out remember: add them to tools.allow to let it remember and recall"
+            "a.md:6:3: field `memory.long_term`: the long-term memory cannot be used: tools.deny (tools.deny[0] `re*`) removes `remember` and `recall`; drop the entry, or the declaration"
         ]
     );
     let r = report("name: a\ndescription: d\ntools: [remember]\n");
@@ -284,6 +290,51 @@ fn an_agent_named_main_is_told_it_collides_with_the_main_conversation() {
         messages(&r),
         [
             "a.md:2:1: field `name`: `main` is the name of the main conversation (`agentctl chat`) in the session timeline: pick another name so the two can be told apart"
+        ]
+    );
+}
+
+#[test]
+fn a_handoff_is_offered_whatever_the_allow_list_says() {
+    // The allow list names built-in tools only: nothing to say, the handoff is offered.
+    let r = report("name: a\ndescription: d\ntools: [read_file, grep]\nhandoffs:\n  - to: b\n");
+    assert_eq!(messages(&r), Vec::<String>::new());
+    // Naming the handoff tool too is redundant, not unknown.
+    let r =
+        report("name: a\ndescription: d\ntools: [read_file, handoff_to_b]\nhandoffs:\n  - to: b\n");
+    assert_eq!(messages(&r), Vec::<String>::new());
+}
+
+#[test]
+fn a_denied_handoff_is_a_warning_at_the_handoff() {
+    for (deny, entry) in [
+        ("[handoff_to_b]", "tools.deny[0] `handoff_to_b`"),
+        ("[grep, 'handoff_*']", "tools.deny[1] `handoff_*`"),
+        ("['*']", "tools.deny[0] `*`"),
+    ] {
+        let r = report(&format!(
+            "name: a\ndescription: d\ntools:\n  allow: [read_file]\n  deny: {deny}\nhandoffs:\n  - to: c\n  - to: b\n"
+        ));
+        assert!(r.valid, "{deny}");
+        let m = messages(&r);
+        let expected = format!(
+            "a.md:9:5: field `handoffs[1].to`: the handoff to `b` is never offered: tools.deny ({entry}) removes `handoff_to_b`; drop the entry, or the declaration"
+        );
+        assert!(m.contains(&expected), "{deny}: {m:#?}");
+        // `*` removes the other handoff too; a named entry only its own.
+        let other = m.iter().any(|m| m.contains("`handoffs[0].to`"));
+        assert_eq!(other, deny != "[handoff_to_b]", "{deny}: {m:#?}");
+    }
+}
+
+#[test]
+fn a_handoff_tool_without_its_handoff_names_nothing() {
+    let r =
+        report("name: a\ndescription: d\ntools: [read_file, handoff_to_b]\nhandoffs:\n  - to: c\n");
+    assert_eq!(
+        messages(&r),
+        [
+            "a.md:4:20: field `tools.allow[1]`: `handoff_to_b` exists only for a `handoffs:` entry to `b`, and this agent declares none: add `handoffs: [{to: b}]` to offer it"
         ]
     );
 }

@@ -202,11 +202,15 @@ async fn a_run_survives_its_server_dying_mid_call() {
     for tool in tools {
         registry.register_arc(tool);
     }
+    // The test's own server, trusted explicitly: without a policy only safe calls run.
     let runtime = Runtime::new(
         agentctl_core::Settings::default(),
         BuiltinProviders::new(ProviderOptions::default()),
         registry,
-    );
+    )
+    .with_gate(std::sync::Arc::new(
+        agentctl_core::ApprovalPolicy::TrustEverything,
+    ));
     let result = runtime
         .run_to_completion(&agent, "go", RunOptions::new())
         .await

@@ -130,6 +130,10 @@ impl TypedTool for McpLookup {
     fn description(&self) -> &str {
         "Looks a key up in the table."
     }
+    // Read-only, as a server's `readOnlyHint` says: a runtime without a policy runs it.
+    fn risk(&self) -> agentctl_core::RiskLevel {
+        agentctl_core::RiskLevel::Safe
+    }
     async fn call(&self, args: TableArgs, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!(
             "{}: Paris (limit {:?})",

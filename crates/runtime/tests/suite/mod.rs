@@ -3,6 +3,7 @@ mod driving;
 mod events;
 mod guardrails;
 mod nesting;
+mod policy;
 mod resolution;
 mod support;
 mod tools;

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 /// Who answers the questions of a session's gate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ApprovalPolicy {
+pub enum Questions {
     /// Nobody: a call that needs a person is refused at once, with a hint saying what would
     /// let it run (the default — safe calls run, as the settings' levels say, nothing else).
     #[default]

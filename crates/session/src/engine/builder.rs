@@ -1,9 +1,9 @@
 //! [`SessionBuilder`]: a session from a [`Project`] (the CLI) or from agents defined in code,
-//! with its approval policy, which session of the store it records into (or none), its
+//! with who answers its approval questions, which session of the store it records into (or none), its
 //! tracing and its runtime's parts.
 
 use super::Session;
-use super::approvals::{ApprovalPolicy, Desk};
+use super::approvals::{Desk, Questions};
 use super::code::Agent;
 use super::state::{Approvals, Conversation, Engine, Hub, Store, Tools, Turns};
 use super::writer::StoreWriter;
@@ -38,11 +38,11 @@ enum Origin<'p> {
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), agentctl_session::SessionError> {
-/// use agentctl_session::{ApprovalPolicy, Project, Session};
+/// use agentctl_session::{Questions, Project, Session};
 ///
 /// let project = Project::load(None)?;
 /// let session = Session::from_project(&project)
-///     .policy(ApprovalPolicy::Ask)
+///     .questions(Questions::Ask)
 ///     .build()?;
 /// let result = session.ask_agent("code-reviewer", "Review src/stats.py").await?;
 /// println!("{}", result.text);
@@ -58,7 +58,7 @@ pub struct SessionBuilder<'p> {
     own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
     approvals: Option<ApprovalChoice>,
     recording: Option<Recording>,
-    policy: ApprovalPolicy,
+    questions: Questions,
     choice: SessionChoice,
     title: Option<String>,
     source: Option<Source>,
@@ -70,7 +70,7 @@ pub struct SessionBuilder<'p> {
 impl std::fmt::Debug for SessionBuilder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionBuilder")
-            .field("policy", &self.policy)
+            .field("questions", &self.questions)
             .field("choice", &self.choice)
             .finish_non_exhaustive()
     }
@@ -85,7 +85,7 @@ impl<'p> SessionBuilder<'p> {
             own_tools: HashMap::new(),
             approvals: None,
             recording: None,
-            policy: ApprovalPolicy::default(),
+            questions: Questions::default(),
             choice: SessionChoice::New,
             title: None,
             source: None,
@@ -166,8 +166,8 @@ impl<'p> SessionBuilder<'p> {
     }
 
     /// Who answers what the levels leave to a person (default: nobody — refused at once).
-    pub fn policy(mut self, policy: ApprovalPolicy) -> Self {
-        self.policy = policy;
+    pub fn questions(mut self, questions: Questions) -> Self {
+        self.questions = questions;
         self
     }
 
@@ -282,7 +282,7 @@ impl<'p> SessionBuilder<'p> {
     /// made here.
     fn shared(&self) -> Result<Shared, SessionError> {
         let finish = |mut builder: RuntimeBuilder| {
-            builder = builder.asking(self.policy == ApprovalPolicy::Ask);
+            builder = builder.asking(self.questions == Questions::Ask);
             if let Some(approvals) = &self.approvals {
                 builder = builder.approvals(approvals.clone());
             }

@@ -69,6 +69,31 @@ impl Kits {
 
 /// Assembles `agent`'s kit.
 async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<McpError>) {
+    let AgentTools { registry, warnings } = assemble_tools(agent, parts, McpTools::Allowed).await;
+    let shared = parts.shared;
+    let definition = if parts.session.is_some() {
+        with_agent_pool(
+            agent.clone(),
+            &shared.agents,
+            shared.settings.orchestrator_note.as_deref(),
+        )
+    } else {
+        agent.clone()
+    };
+    let kit = Kit {
+        agent: definition,
+        toolbox: Toolbox::new(registry),
+    };
+    (kit, warnings)
+}
+
+/// The tools of `agent`'s kit, with the MCP tools `which` says: the one assembly, for runs
+/// and for listings ([`Session::tools`](crate::Session::tools)) alike.
+pub(crate) async fn assemble_tools(
+    agent: &AgentDefinition,
+    parts: &KitParts<'_>,
+    which: McpTools,
+) -> AgentTools {
     let shared = parts.shared;
     let AgentTools {
         mut registry,
@@ -77,7 +102,7 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
         parts.builtin,
         &shared.mcp,
         agent,
-        McpTools::Allowed,
+        which,
         parts.task.cloned(),
     )
     .await;
@@ -95,18 +120,5 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
     for tool in shared.builder.embedder_tools().iter().chain(own) {
         registry.register_arc(Arc::clone(tool));
     }
-    let definition = if parts.session.is_some() {
-        with_agent_pool(
-            agent.clone(),
-            &shared.agents,
-            shared.settings.orchestrator_note.as_deref(),
-        )
-    } else {
-        agent.clone()
-    };
-    let kit = Kit {
-        agent: definition,
-        toolbox: Toolbox::new(registry),
-    };
-    (kit, warnings)
+    AgentTools { registry, warnings }
 }

@@ -10,7 +10,7 @@ use super::writer::StoreWriter;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::task::TaskTool;
-use crate::toolset::BuiltinTools;
+use crate::toolset::{AgentTools, BuiltinTools, McpTools};
 use agentctl_core::{AgentDefinition, ContextMode, Message};
 use agentctl_mcp::McpError;
 use agentctl_runtime::Runtime;
@@ -95,6 +95,18 @@ impl Engine {
             task: self.tools.task.as_ref(),
         };
         self.tools.kits.get(agent, parts).await
+    }
+
+    /// The tools a run of `agent` is offered in this session, assembled afresh with the MCP
+    /// tools `which` says.
+    pub(crate) async fn agent_tools(&self, agent: &AgentDefinition, which: McpTools) -> AgentTools {
+        let parts = KitParts {
+            shared: &self.shared,
+            builtin: &self.tools.builtin,
+            session: self.store.as_ref().map(|store| &store.session),
+            task: self.tools.task.as_ref(),
+        };
+        super::kits::assemble_tools(agent, &parts, which).await
     }
 
     /// The open session, if the session is recorded.

@@ -205,3 +205,34 @@ async fn the_commands_temp_dir_is_private() {
     .unwrap();
     assert!(out.starts_with("exit code: 0\nstdout:\n700\n"), "{out}");
 }
+
+/// The commands' `$TMPDIR` is made by the first command, once even when the first commands
+/// start together, shared by the tool's later commands, and removed with the tool.
+#[tokio::test]
+async fn the_temp_dir_is_made_once_and_removed_with_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let bash = bash_with(&BuiltinToolsConfig::default());
+    let context = ctx(dir.path());
+    let args = || json!({"command": "printf %s \"$TMPDIR\""});
+    let (a, b, c, d) = tokio::join!(
+        bash.call(args(), &context),
+        bash.call(args(), &context),
+        bash.call(args(), &context),
+        bash.call(args(), &context),
+    );
+    let folders: std::collections::BTreeSet<String> = [a, b, c, d]
+        .into_iter()
+        .map(|out| {
+            let out = out.unwrap().content;
+            let folder = out.strip_prefix("exit code: 0\nstdout:\n").unwrap_or(&out);
+            folder.lines().next().unwrap_or_default().to_owned()
+        })
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let folder = std::path::PathBuf::from(folders.first().unwrap());
+    assert!(folder.is_dir(), "{}", folder.display());
+    let later = bash.call(args(), &context).await.unwrap().content;
+    assert!(later.contains(&*folder.to_string_lossy()), "{later}");
+    drop(bash);
+    assert!(!folder.exists(), "{} outlived its tool", folder.display());
+}

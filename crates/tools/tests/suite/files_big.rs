@@ -117,6 +117,7 @@ fn a_sparse_2_gib_file_costs_bounded_memory_and_reading() {
         .args([
             "--exact",
             "suite::files_big::sparse_file_child",
+            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -143,6 +144,7 @@ fn a_sparse_2_gib_file_costs_bounded_memory_and_reading() {
 /// The child half of the test above; does nothing in a normal test run.
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn sparse_file_child() {
     let Some(root) = std::env::var_os(CHILD_ENV) else {
         return;

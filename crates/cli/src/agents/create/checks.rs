@@ -7,10 +7,8 @@ use super::ui::{Question, Ui};
 use crate::args::ExtendedArgs;
 use agentctl_core::{
     Guardrail, GuardrailPolicy, LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec,
-    Settings, SpanKind, ToolPolicy, TracingBackend, TracingSpec, resolve_embedding_model,
+    Settings, SpanKind, TracingBackend, TracingSpec, resolve_embedding_model,
 };
-use agentctl_memory::LongTermTools;
-use agentctl_routing::MemoryTools;
 use agentctl_routing::state::check_state_key;
 
 /// The kinds of check `--guardrail` and the wizard offer, as `KIND` of `KIND[=VALUE]`, with
@@ -324,32 +322,6 @@ fn long_term(backend: &str, embedding_model: Option<String>) -> LongTermMemory {
             ..LongTermConfig::default()
         },
     }
-}
-
-/// The memory tools a restricted allow list must hold for the memory the agent declares to be
-/// usable; each one added is returned, so the user is told.
-pub(super) fn allow_memory_tools(
-    tools: &mut ToolPolicy,
-    memory: Option<&MemorySpec>,
-) -> Vec<String> {
-    let (Some(allow), Some(memory)) = (tools.allow.as_mut(), memory) else {
-        return Vec::new();
-    };
-    let mut needed: Vec<&str> = Vec::new();
-    if !memory.session.is_empty() {
-        needed.extend([MemoryTools::GET, MemoryTools::SET]);
-    }
-    if memory.long_term.is_some() {
-        needed.extend([LongTermTools::REMEMBER, LongTermTools::RECALL]);
-    }
-    let mut added = Vec::new();
-    for tool in needed {
-        if !allow.iter().any(|t| t == tool) && !tools.deny.iter().any(|t| t == tool) {
-            allow.push(tool.to_owned());
-            added.push(tool.to_owned());
-        }
-    }
-    added
 }
 
 /// 🔍 Tracing: whether the agent's runs are traced, which spans, and where they go.

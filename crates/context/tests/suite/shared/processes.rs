@@ -21,7 +21,13 @@ const TURNS: usize = 25;
 fn child(test: &str, fresh: &FreshStore, session: &str, writer: usize) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            test,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(LOCATION, &fresh.location)
         .env(SESSION, session)
         .env(WRITER, writer.to_string())
@@ -32,6 +38,7 @@ fn child(test: &str, fresh: &FreshStore, session: &str, writer: usize) -> Comman
 /// A writer process: one run of [`TURNS`] turns, each one transaction of two messages and a
 /// step, as `agentctl run --session ID` records them.
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn child_turn_writer() {
     let (Ok(location), Ok(session), Ok(writer)) = (
         std::env::var(LOCATION),
@@ -141,6 +148,7 @@ fn four_processes_append_25_turns_each_to_one_session() {
 
 /// A process that starts a run, says its id, and waits to be killed.
 #[test]
+#[ignore = "a child process: its parent test runs it with --ignored"]
 fn child_run_holder() {
     let (Ok(location), Ok(session)) = (std::env::var(LOCATION), std::env::var(SESSION)) else {
         return;

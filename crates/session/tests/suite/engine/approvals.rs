@@ -6,7 +6,7 @@
 use super::wire::{answer, builder, call, drive, options, project, questions};
 use agentctl_core::{RunEvent, Settings, Verdict};
 use agentctl_session::{
-    Agent, ApprovalPolicy, EventMsg, Op, RuntimeBuilder, Session, Target, TurnOptions,
+    Agent, EventMsg, Op, Questions, RuntimeBuilder, Session, Target, TurnOptions,
 };
 use agentctl_test_support::FakeServer;
 use agentctl_tools::ApprovalAnswer;
@@ -54,7 +54,7 @@ async fn an_always_answer_holds_across_a_handoff_another_agent_and_the_next_turn
     answer(&server, "Wrote d.");
     let session = Session::from_project(&project)
         .runtime(builder(&project, &server))
-        .policy(ApprovalPolicy::Ask)
+        .questions(Questions::Ask)
         .active("writer")
         .build()
         .unwrap();

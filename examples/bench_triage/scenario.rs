@@ -1,0 +1,173 @@
+//! The triage scenario of `examples/triage.rs`, as the bench runs it: a `triage` agent hands
+//! each request to a specialist (`billing` or `tech`) with `handoff_to_<specialist>`; the
+//! specialist calls `lookup` and answers. Three model calls a scenario, through the library
+//! path an embedder uses (a [`Session`] over agents defined in code, the built-in
+//! providers), each scenario a session of its own, unrecorded or in a SQLite store.
+
+use agentctl::context::{SessionStore, SqliteStore};
+use agentctl::core::{
+    ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext, ToolError,
+    ToolOutput, TypedTool, typed_tool,
+};
+use agentctl::providers::{ProviderOptions, build_provider};
+use agentctl::session::{Agent, RuntimeBuilder, Session, Target, TurnOptions};
+use anyhow::{Context as _, bail};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The requests, in turn: one for each specialist.
+pub const REQUESTS: &[(&str, &str)] = &[
+    ("I was charged twice: can I get a refund?", "billing"),
+    ("My internet keeps dropping every evening.", "tech"),
+];
+
+/// Arguments of the `lookup` tool.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct LookupArgs {
+    /// What to look up, e.g. `refund policy`.
+    query: String,
+}
+
+/// The specialists' knowledge base.
+struct Lookup;
+
+#[async_trait::async_trait]
+impl TypedTool for Lookup {
+    type Args = LookupArgs;
+
+    fn name(&self) -> &str {
+        "lookup"
+    }
+
+    fn description(&self) -> &str {
+        "Look an answer up in the support knowledge base."
+    }
+
+    fn risk(&self) -> RiskLevel {
+        RiskLevel::Safe
+    }
+
+    fn is_mutating(&self) -> bool {
+        false
+    }
+
+    async fn call(&self, args: LookupArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let answer = if args.query.to_lowercase().contains("refund") {
+            "Refunds are paid back within 5 working days."
+        } else {
+            "Restart the router, then check the status page."
+        };
+        Ok(ToolOutput::text(answer))
+    }
+}
+
+fn agents() -> Vec<Agent> {
+    let specialist = |name: &str| {
+        Agent::new(
+            name,
+            "Call `lookup` once with the customer's question, then answer in one sentence.",
+        )
+        .description(format!("Handles {name} questions."))
+        .model("local:gpt-4o-mini")
+        .max_turns(4)
+        .tool(typed_tool(Lookup))
+    };
+    vec![
+        Agent::new(
+            "triage",
+            "Hand every request to the right specialist: billing for money, tech for the rest.",
+        )
+        .description("Handles triage questions.")
+        .model("local:gpt-4o-mini")
+        .max_turns(4)
+        .handoff("billing")
+        .handoff("tech"),
+        specialist("billing"),
+        specialist("tech"),
+    ]
+}
+
+/// Runs scenarios against one OpenAI-compatible endpoint, each in a session of its own (as a
+/// service answering independent requests would).
+pub struct Scenarios {
+    builder: RuntimeBuilder,
+    agents: Vec<Agent>,
+    /// The SQLite store each scenario is recorded in, if any.
+    store: Option<Arc<dyn SessionStore>>,
+    stream: bool,
+}
+
+impl Scenarios {
+    /// Scenarios whose model calls go to `base_url`, recorded in a SQLite store in `store_dir`
+    /// if given, streamed if `stream`; with `provider_per_runtime`, providers come from a
+    /// factory of the embedder's instead of the runtime builder's built-in ones.
+    pub fn new(
+        base_url: &str,
+        store_dir: Option<&Path>,
+        stream: bool,
+        provider_per_runtime: bool,
+    ) -> anyhow::Result<Self> {
+        let mut settings = Settings::default();
+        settings.providers.insert(
+            "local".into(),
+            ProviderConfig {
+                kind: ProviderKind::Openai,
+                base_url: Some(base_url.to_owned()),
+                ..ProviderConfig::default()
+            },
+        );
+        let root = std::env::current_dir().context("cannot read the current directory")?;
+        let mut builder = RuntimeBuilder::with_settings(settings, &root);
+        if provider_per_runtime {
+            let options = ProviderOptions::default();
+            let factory = move |model: &ModelRef, settings: &Settings| {
+                build_provider(model, settings, &options)
+            };
+            builder = builder.provider_factory(Arc::new(factory));
+        }
+        let store = match store_dir {
+            Some(dir) => {
+                let path = dir.join("sessions.db");
+                let store = SqliteStore::open(&path)
+                    .with_context(|| format!("cannot open {}", path.display()))?;
+                Some(Arc::new(store) as Arc<dyn SessionStore>)
+            }
+            None => None,
+        };
+        Ok(Self {
+            builder,
+            agents: agents(),
+            store,
+            stream,
+        })
+    }
+
+    /// Runs scenario `index` (its request and specialist chosen by it) to the end in a new
+    /// session and checks that the triage handed off to the right specialist, which answered.
+    pub async fn run(&self, index: usize) -> anyhow::Result<()> {
+        let (request, specialist) = REQUESTS[index % REQUESTS.len()];
+        let mut session = Session::builder().runtime(self.builder.clone());
+        for agent in &self.agents {
+            session = session.agent(agent.clone());
+        }
+        if let Some(store) = &self.store {
+            session = session.store(Arc::clone(store)).title_from(request);
+        }
+        let session = session.build()?;
+        let options = TurnOptions::new().stream(self.stream);
+        let outcome = session
+            .turn(Target::Agent("triage".into()), request, options)
+            .finish()
+            .await;
+        session.shutdown().await;
+        let result = outcome.result?;
+        if outcome.agents != ["triage", specialist] || result.text.trim().is_empty() {
+            bail!(
+                "scenario {index}: expected triage → {specialist} and an answer, got {} → {:?}",
+                outcome.agents.join(" → "),
+                result.text
+            );
+        }
+        Ok(())
+    }
+}
