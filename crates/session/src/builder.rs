@@ -28,6 +28,25 @@ pub struct ApprovalChoice {
 }
 
 impl ApprovalChoice {
+    /// Every risk level approved without asking, `critical` included: the explicit, named
+    /// choice to trust every call the agents' tool lists allow (tests, a throw-away machine).
+    /// Writes to protected paths are still asked about, and the sandbox still confines what
+    /// commands can reach.
+    ///
+    /// ```
+    /// use agentctl_core::{RiskLevel, Settings};
+    /// use agentctl_session::ApprovalChoice;
+    ///
+    /// let levels = ApprovalChoice::trust_everything().levels(&Settings::default()).unwrap();
+    /// assert!(levels.contains(RiskLevel::Critical));
+    /// ```
+    pub fn trust_everything() -> Self {
+        Self {
+            replace: Some(RiskLevel::ALL.to_vec()),
+            yes: false,
+        }
+    }
+
     /// The auto-approved levels: the settings' `approvals.autoApprove`, replaced and widened
     /// by this choice.
     pub fn levels(&self, settings: &Settings) -> Result<AutoApprove, SessionError> {
