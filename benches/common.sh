@@ -1,5 +1,5 @@
 # Sourced by benches/compare.sh, benches/cachegrind.sh and benches/triage.sh: their arguments,
-# and the single-agent loop (examples/bench_loop.rs) and the floor against the instant local
+# and the single-agent loop (benches/drivers/bench_loop.rs) and the floor against the instant local
 # OpenAI-compatible server (`floor --serve`).
 
 # `--help` prints $usage and exits; more than one argument is refused with it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The agent loop against its floor: the single-agent loop (examples/bench_loop.rs, the timing
+# The agent loop against its floor: the single-agent loop (benches/drivers/bench_loop.rs, the timing
 # harness examples/embed.rs used to carry) and a bare HTTP client making the same exchanges
-# (examples/floor.rs), back to back against the same instant local OpenAI-compatible server,
+# (benches/drivers/floor.rs), back to back against the same instant local OpenAI-compatible server,
 # sequential and 50 concurrent, streaming and not; repeated, and the medians of milliseconds
 # per model call printed with their ratio. Offline, no keys.
 #

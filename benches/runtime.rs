@@ -25,7 +25,7 @@ fn main() {
     divan::main();
 }
 
-/// The instant server (the one `examples/floor.rs` and `benches/compare.sh` use), started once
+/// The instant server (the one `benches/drivers/floor.rs` and `benches/compare.sh` use), started once
 /// on its own thread.
 fn server() -> &'static InstantServer {
     static SERVER: OnceLock<InstantServer> = OnceLock::new();

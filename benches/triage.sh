@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The multi-agent path against its floor, in one run: the triage scenario (examples/triage.rs's
-# triage → handoff_to_<specialist> → lookup → answer, three model calls) through the library
-# (examples/bench_triage), unrecorded, with a provider built per agent runtime (as
-# examples/triage.rs builds them), and with every scenario recorded in a session of its own in
-# a SQLite store; a bare reqwest client replaying the same three request bodies (the floor,
-# examples/floor.rs); and the single-agent loop (examples/bench_loop.rs) against its own floor.
+# triage → handoff_to_<specialist> → lookup → answer, three model calls) through the session
+# engine (benches/drivers/bench_triage): unrecorded, every scenario a turn of one session whose
+# agents keep no context between runs (a service answering independent requests); the same with
+# providers from a factory of the embedder's; and every scenario recorded in a session of its
+# own in a SQLite store. Against a bare reqwest client replaying the same three request bodies
+# (the floor, benches/drivers/floor.rs); and the single-agent loop
+# (benches/drivers/bench_loop.rs) against its own floor.
 # Sequential, then 50 at once; repeated, and the medians of milliseconds per scenario printed
 # with the median of paired ratios. Not streamed. Offline, no keys.
 #
@@ -148,8 +150,8 @@ echo
 echo "| work | sequential | vs floor | $concurrent concurrent | vs floor |"
 echo "|---|---|---|---|---|"
 row "raw reqwest floor, 3 calls" floor floor
-row "triage scenario (3 calls), library path" library floor
-row "the same, a provider built per agent runtime" per-runtime floor
+row "triage scenario (3 calls), session engine" library floor
+row "the same, providers from an embedder's factory" per-runtime floor
 row "the same, each scenario in a SQLite session" sqlite floor
 row "raw reqwest floor, 2 calls" loop-floor loop-floor
 row "single-agent loop (2 calls)" loop loop-floor

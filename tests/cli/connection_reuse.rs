@@ -1,4 +1,4 @@
-//! A thousand triage scenarios through the library (`examples/bench_triage`: triage →
+//! A thousand triage scenarios through the library (`benches/drivers/bench_triage`: triage →
 //! `handoff_to_<specialist>` → `lookup` → answer), a provider built for every agent runtime as
 //! `examples/triage.rs` builds them: the process builds one HTTP client, and the server — which
 //! holds every request to the real API's rules — accepts a handful of connections for three

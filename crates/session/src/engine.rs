@@ -275,9 +275,11 @@ impl Session {
         if let Some(store) = &engine.store {
             store.writer.flush().await;
         }
-        let engine = Arc::clone(engine);
-        // The exporter blocks while it delivers: off the async workers.
-        let _ = tokio::task::spawn_blocking(move || engine.shared.tracing.shutdown()).await;
+        if engine.shared.tracing.has_exporter() {
+            let engine = Arc::clone(engine);
+            // The exporter blocks while it delivers: off the async workers.
+            let _ = tokio::task::spawn_blocking(move || engine.shared.tracing.shutdown()).await;
+        }
     }
 
     /// The session's id in the store, when it is recorded.

@@ -5,7 +5,7 @@
 //! It answers from the request alone: a call of the `lookup` tool when tools are offered and the
 //! last message is not a tool result, else a short text; as SSE (one HTTP chunk per event, text
 //! in several deltas, usage last) when the body asks for `"stream":true`. The embedding
-//! example, the raw-HTTP floor (`examples/floor.rs`) and `benches/runtime.rs` all run against
+//! example, the raw-HTTP floor (`benches/drivers/floor.rs`) and `benches/runtime.rs` all run against
 //! this one server.
 
 use std::net::SocketAddr;

@@ -199,16 +199,17 @@ impl Gate {
     /// The first path the call would change that is protected, with its protection.
     fn protected(&self, facts: &Facts<'_>) -> Option<(String, Protection)> {
         let arguments = facts.arguments?;
+        let written = facts.tool.written_paths(arguments);
+        if written.is_empty() {
+            return None;
+        }
         let root = self.classifier.root().unwrap_or(Path::new("."));
+        // Resolved when a path is written: the root's real path takes a system call per call.
         let project = ProjectRoot::new(root).ok();
-        facts
-            .tool
-            .written_paths(arguments)
-            .into_iter()
-            .find_map(|path| {
-                judge_written(root, project.as_ref(), &path)
-                    .or_else(|| self.named_in_settings(project.as_ref()?, &path))
-            })
+        written.into_iter().find_map(|path| {
+            judge_written(root, project.as_ref(), &path)
+                .or_else(|| self.named_in_settings(project.as_ref()?, &path))
+        })
     }
 
     /// The `sandbox.protectedPaths` entry a written path lies under, as named or as the

@@ -182,6 +182,12 @@ impl Tracing {
         ))
     }
 
+    /// Whether an OpenTelemetry exporter was started, which [`shutdown`](Self::shutdown)
+    /// flushes (blocking, up to its time limit); without one, shutting down does nothing.
+    pub fn has_exporter(&self) -> bool {
+        matches!(self.otel.get(), Some(Some(_)))
+    }
+
     /// Writes out buffered spans; an OpenTelemetry exporter gets a bounded time to deliver.
     pub fn shutdown(&self) {
         if let Some(Some(otel)) = self.otel.get() {

@@ -6,11 +6,11 @@
 
 use agentctl::context::{SessionStore, SqliteStore};
 use agentctl::core::{
-    ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext, ToolError,
-    ToolOutput, TypedTool, typed_tool,
+    ContextMode, ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext,
+    ToolError, ToolOutput, TypedTool, typed_tool,
 };
 use agentctl::providers::{ProviderOptions, build_provider};
-use agentctl::session::{Agent, RuntimeBuilder, Session, Target, TurnOptions};
+use agentctl::session::{Agent, RuntimeBuilder, Session, SessionBuilder, Target, TurnOptions};
 use anyhow::{Context as _, bail};
 use std::path::Path;
 use std::sync::Arc;
@@ -61,7 +61,14 @@ impl TypedTool for Lookup {
     }
 }
 
-fn agents() -> Vec<Agent> {
+/// The agents; with `stateless`, each run starts from nothing (context mode `run`: what a
+/// service answering independent requests configures), so one session serves every scenario.
+fn agents(stateless: bool) -> Vec<Agent> {
+    let mode = if stateless {
+        ContextMode::Run
+    } else {
+        ContextMode::Isolated
+    };
     let specialist = |name: &str| {
         Agent::new(
             name,
@@ -71,6 +78,7 @@ fn agents() -> Vec<Agent> {
         .model("local:gpt-4o-mini")
         .max_turns(4)
         .tool(typed_tool(Lookup))
+        .context_mode(mode)
     };
     vec![
         Agent::new(
@@ -81,17 +89,21 @@ fn agents() -> Vec<Agent> {
         .model("local:gpt-4o-mini")
         .max_turns(4)
         .handoff("billing")
-        .handoff("tech"),
+        .handoff("tech")
+        .context_mode(mode),
         specialist("billing"),
         specialist("tech"),
     ]
 }
 
-/// Runs scenarios against one OpenAI-compatible endpoint, each in a session of its own (as a
-/// service answering independent requests would).
+/// Runs scenarios against one OpenAI-compatible endpoint: unrecorded, all in one session whose
+/// agents keep no context between runs (as a service answering independent requests would);
+/// recorded, each in a session of its own in one SQLite store.
 pub struct Scenarios {
     builder: RuntimeBuilder,
     agents: Vec<Agent>,
+    /// The session every unrecorded scenario runs in.
+    shared: Option<Session>,
     /// The SQLite store each scenario is recorded in, if any.
     store: Option<Arc<dyn SessionStore>>,
     stream: bool,
@@ -134,9 +146,14 @@ impl Scenarios {
             }
             None => None,
         };
+        let shared = match store {
+            Some(_) => None,
+            None => Some(session(&builder, &agents(true)).build()?),
+        };
         Ok(Self {
             builder,
-            agents: agents(),
+            agents: agents(false),
+            shared,
             store,
             stream,
         })
@@ -146,28 +163,40 @@ impl Scenarios {
     /// session and checks that the triage handed off to the right specialist, which answered.
     pub async fn run(&self, index: usize) -> anyhow::Result<()> {
         let (request, specialist) = REQUESTS[index % REQUESTS.len()];
-        let mut session = Session::builder().runtime(self.builder.clone());
-        for agent in &self.agents {
-            session = session.agent(agent.clone());
+        let session = match (&self.shared, &self.store) {
+            (Some(shared), _) => shared.clone(),
+            (None, Some(store)) => session(&self.builder, &self.agents)
+                .store(Arc::clone(store))
+                .title_from(request)
+                .build()?,
+            (None, None) => bail!("no session and no store"),
+        };
+        let result = if self.stream {
+            let options = TurnOptions::new().stream(true);
+            let turn = session.turn(Target::Agent("triage".into()), request, options);
+            turn.finish().await.result
+        } else {
+            session.ask_agent("triage", request).await
+        };
+        if self.shared.is_none() {
+            session.shutdown().await;
         }
-        if let Some(store) = &self.store {
-            session = session.store(Arc::clone(store)).title_from(request);
-        }
-        let session = session.build()?;
-        let options = TurnOptions::new().stream(self.stream);
-        let outcome = session
-            .turn(Target::Agent("triage".into()), request, options)
-            .finish()
-            .await;
-        session.shutdown().await;
-        let result = outcome.result?;
-        if outcome.agents != ["triage", specialist] || result.text.trim().is_empty() {
+        let result = result?;
+        if result.metadata.agent != specialist || result.text.trim().is_empty() {
             bail!(
-                "scenario {index}: expected triage → {specialist} and an answer, got {} → {:?}",
-                outcome.agents.join(" → "),
+                "scenario {index}: expected {specialist} to answer, got {} → {:?}",
+                result.metadata.agent,
                 result.text
             );
         }
         Ok(())
     }
+}
+
+/// A session of `agents` on `builder`'s runtime parts.
+fn session(builder: &RuntimeBuilder, agents: &[Agent]) -> SessionBuilder<'static> {
+    agents.iter().fold(
+        Session::builder().runtime(builder.clone()),
+        |session, agent| session.agent(agent.clone()),
+    )
 }

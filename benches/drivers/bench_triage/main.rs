@@ -10,11 +10,11 @@
 //!
 //! `serve` prints its base URL and serves until killed (`--strict`: every request checked
 //! against the real API's rules, a broken one refused; `--record`: the request bodies written
-//! for `examples/floor.rs` to replay). `run` plays `-n` scenarios one after another, then `-c`
-//! at once, each of those `--rounds` in a row (`--sqlite`: each scenario in a session of its own
-//! in a SQLite store in a temporary folder; `--provider-per-runtime`: a provider built for each
-//! agent's runtime by a factory of the embedder's, as `examples/triage.rs` builds them, instead
-//! of the runtime builder's shared ones), and checks with the server that each took exactly
+//! for `benches/drivers/floor.rs` to replay). `run` plays `-n` scenarios one after another, then `-c`
+//! at once, each of those `--rounds` in a row (unrecorded, every scenario a turn of one session
+//! whose agents keep no context between runs; `--sqlite`: each scenario in a session of its own
+//! in a SQLite store in a temporary folder; `--provider-per-runtime`: providers built by a
+//! factory of the embedder's instead of the runtime builder's), and checks with the server that each took exactly
 //! three model calls and none was refused. Its last line is machine-readable:
 //! `RESULT {"scenarios":…,"sequential_ms_per_call":…,"concurrent_ms_per_call":…,"model_calls":…,"connections":…,"rejected":…,"http_clients":…}`.
 
@@ -87,7 +87,7 @@ fn main() -> anyhow::Result<()> {
             if args.base_url.is_empty() {
                 bail!("--base-url is required, e.g. --base-url http://127.0.0.1:8080/v1");
             }
-            // The floor's runtime flavor (`examples/floor.rs`), the work on a worker.
+            // The floor's runtime flavor (`benches/drivers/floor.rs`), the work on a worker.
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?

@@ -1,6 +1,6 @@
 //! The floor of the bench drivers: the same HTTP exchanges as their agent runs, made with a
 //! bare `reqwest` client and nothing else — no agent loop, no events, no tools. What
-//! `examples/bench_loop.rs` (the single-agent loop) or `examples/bench_triage` (the triage
+//! `benches/drivers/bench_loop.rs` (the single-agent loop) or `benches/drivers/bench_triage` (the triage
 //! scenario) spends per model call above this is the library's overhead.
 //!
 //! Serve the instant fake server (the one the single-agent loop runs against), recording what

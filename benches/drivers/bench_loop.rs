@@ -15,7 +15,7 @@
 //! `RESULT {"scenarios":…,"seconds":…,"model_calls":…,"sequential_ms_per_call":…,"concurrent_ms_per_call":…}`.
 //! The API key, if the endpoint needs one, is read from `OPENAI_API_KEY`.
 //!
-//! `examples/floor.rs` makes the same HTTP exchanges with a bare HTTP client.
+//! `benches/drivers/floor.rs` makes the same HTTP exchanges with a bare HTTP client.
 
 use agentctl::core::{
     AgentDefinition, AgentSource, AgentSpec, ProviderConfig, ProviderKind, RiskLevel, RunEvent,
