@@ -131,7 +131,7 @@ async fn a_stream_that_keeps_coming_outlasts_its_idle_limit() {
 }
 
 #[tokio::test]
-async fn a_stream_that_goes_silent_after_chunks_stops_within_a_quarter_past_its_limit() {
+async fn a_stream_that_goes_silent_after_chunks_stops_at_its_idle_limit() {
     let mut options = options();
     options.idle_timeout = Duration::from_millis(200);
     let (server, provider) = setup(&options).await;
@@ -143,10 +143,12 @@ async fn a_stream_that_goes_silent_after_chunks_stops_within_a_quarter_past_its_
     ));
     let (what, waited) = timed_out(provider.as_ref()).await;
     assert_eq!(what, "idle stream");
-    // The last chunk came at about 300 ms: stopped no sooner than 200 ms after it, and not
-    // much later than 250 ms after it (scheduling leaves some slack).
+    // The last chunk came at about 300 ms: stopped no sooner than 200 ms after it (the idle
+    // limit counts from the last chunk, not from the start), and by the idle limit rather than
+    // the stream's end 10 s later. How soon after the limit is the scheduler's business (a
+    // busy machine adds its own delay), so no tighter bound is asserted here.
     assert!(waited >= Duration::from_millis(500), "{waited:?}");
-    assert!(waited < Duration::from_millis(1500), "{waited:?}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
 }
 
 #[tokio::test]
