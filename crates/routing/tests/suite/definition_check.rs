@@ -93,3 +93,20 @@ fn memory_session_keys_are_identifiers_and_not_reserved() {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+    /// Graph-shaped text never panics the graph check (the parser's own fuzzing, in
+    /// agentctl-definitions, runs without the semantic checks).
+    #[test]
+    fn graph_file_shaped_text_never_panics_the_checks(yaml in "(entry: |nodes:\n  - |edges:\n  - |graph:\n  |name: |agent: |from: |to: |condition: |maxSteps: |when: |handoffs:\n  - |[a-zA-Z_:\\- \\[\\]{},'\"#&*!|>\n0-9.]){0,40}") {
+        for file in ["g.yaml", "g.md"] {
+            let text = if file.ends_with(".md") { format!("---\n{yaml}\n---\n") } else { yaml.clone() };
+            if let Ok(agent) = agentctl_definitions::parse_graph_str(&text, Path::new(file), Scope::Project) {
+                let _ = validate(&agent, &Settings::default(), &checks());
+                let _ = Discovery::from_definitions(vec![agent.definition], &checks());
+            }
+        }
+    }
+}
