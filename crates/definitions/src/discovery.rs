@@ -1,6 +1,6 @@
 //! What discovery found: the runnable agents, the invalid ones, the shadowed ones and the files
 //! that did not load, with the lookups every front end uses. Finding them is
-//! [`discover`](crate::discover)'s; this module only holds and answers.
+//! [`discover`](super::discover)'s; this module only holds and answers.
 
 use crate::error::{DefinitionError, Diagnostic};
 use crate::parse::LoadedAgent;
@@ -26,7 +26,7 @@ pub struct InvalidAgent {
     pub errors: Vec<Diagnostic>,
 }
 
-/// Everything [`discover`] found.
+/// Everything [`discover`](super::discover) found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Discovery {
     /// The effective, runnable agents, one per name, sorted by name.

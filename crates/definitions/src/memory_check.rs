@@ -24,7 +24,7 @@ fn field(agent: &LoadedAgent, leaf: &str) -> String {
     }
 }
 
-/// Settings-free problems (part of [`field_values`](crate::validate)): an unknown backend,
+/// Settings-free problems (part of the `field values` check): an unknown backend,
 /// `vector_store` without an embedding model, an embedding model a backend ignores.
 pub(crate) fn long_term_values(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
     let Some(memory) = long_term(agent) else {

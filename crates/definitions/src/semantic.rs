@@ -4,7 +4,7 @@
 //! `when:` condition compiles, a graph reaches its end or a guardrail's schema is a schema is
 //! known to the crates that run them (routing, guardrails), which implement [`SemanticCheck`];
 //! a program assembles them in a [`Checks`] set (`agentctl_session::semantic_checks`) and hands
-//! it to [`discover`](crate::discover) and [`validate`](crate::validate). Their findings are
+//! it to [`discover`](super::discover) and [`validate`](super::validate). Their findings are
 //! [`Diagnostic`]s located in the agent's file like every other.
 
 use crate::discovery::Discovery;
