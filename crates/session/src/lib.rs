@@ -53,11 +53,11 @@ mod task;
 mod toolset;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
-pub use checks::{semantic_checks, semantic_checks_with};
 pub use capability::{
     AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorEntry,
     ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
 };
+pub use checks::{semantic_checks, semantic_checks_with};
 pub use engine::{
     Agent, EventMsg, EventStream, Notice, Op, Questions, Session, SessionBuilder, SessionEvent,
     Target, Turn, TurnId, TurnOptions, TurnOutcome,

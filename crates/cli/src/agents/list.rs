@@ -40,7 +40,8 @@ fn is_zero(n: &usize) -> bool {
 
 pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     // A listing runs no agent: their prompts are checked, then dropped as each file loads.
-    let discovery = agentctl_definitions::discover_summaries(&context.locations, &semantic_checks());
+    let discovery =
+        agentctl_definitions::discover_summaries(&context.locations, &semantic_checks());
     let settings = &context.settings.settings;
     let wanted = |scope: Scope| match args.scope {
         ScopeFilter::All => true,
