@@ -78,7 +78,7 @@ impl Checks {
     }
 
     /// The checks, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &dyn SemanticCheck> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &dyn SemanticCheck> {
         self.checks.iter().map(|check| &**check)
     }
 
