@@ -5,6 +5,7 @@
 use agentctl_config::Locations;
 use agentctl_core::{Scope, Settings, SourceFormat};
 use agentctl_definitions::{LoadedAgent, discover, parse_str, validate};
+use agentctl_session::semantic_checks;
 use std::path::Path;
 
 fn main() {
@@ -57,8 +58,9 @@ fn project() -> (tempfile::TempDir, Locations) {
 #[divan::bench(sample_count = 20)]
 fn discover_1000_files(bencher: divan::Bencher<'_, '_>) {
     let (_tmp, locations) = project();
+    let checks = semantic_checks();
     bencher.bench_local(|| {
-        let found = discover(&locations);
+        let found = discover(&locations, &checks);
         assert_eq!(found.agents.len(), FILES);
         found
     });
@@ -91,10 +93,11 @@ fn validate_1000(bencher: divan::Bencher<'_, '_>) {
         })
         .collect();
     let settings = Settings::default();
+    let checks = semantic_checks();
     bencher.bench_local(|| {
         agents
             .iter()
-            .filter(|a| validate(a, &settings).valid)
+            .filter(|a| validate(a, &settings, &checks).valid)
             .count()
     });
 }

@@ -13,7 +13,7 @@ mod validate;
 use crate::args::{AgentsCommand, GlobalArgs};
 use crate::lookup::find;
 use agentctl_config::Locations;
-use agentctl_definitions::{Diagnostic, Discovery, discover};
+use agentctl_definitions::{Diagnostic, Discovery};
 use agentctl_session::Project;
 use std::io::Write as _;
 use std::path::Path;
@@ -39,7 +39,7 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
 
 /// Discovers agents from the context's locations.
 fn discover_agents(context: &Project) -> Discovery {
-    discover(&context.locations)
+    context.discover()
 }
 
 /// A path relative to the project root, or to the home folder as `~/…`.

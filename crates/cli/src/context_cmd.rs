@@ -13,7 +13,6 @@ use agentctl_context::{
     ClearedContext, ModeInputs, ResolvedMode, SessionInfo, SessionStore, resolve_mode,
 };
 use agentctl_core::{AgentsSettings, ContextMode};
-use agentctl_definitions::discover;
 use agentctl_routing::RESERVED_STATE_KEYS;
 use agentctl_session::Project;
 use serde::Serialize;
@@ -57,7 +56,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         return forget(&context, &args);
     }
     let settings = &context.settings.settings.agents;
-    let discovery = discover(&context.locations);
+    let discovery = context.discover();
     let changing = args.mode.is_some() || args.clear;
     let store = context.open_store(changing)?;
     let session = pick_session(

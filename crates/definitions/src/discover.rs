@@ -7,13 +7,13 @@
 
 mod load;
 
-use crate::error::{DefinitionError, Diagnostic, ErrorKind};
+use crate::discovery::{Discovery, InvalidAgent};
+use crate::error::{DefinitionError, ErrorKind};
 use crate::frontmatter;
-use crate::graph_check::check_graph_nodes;
 use crate::graph_file::is_graph_file;
 use crate::parse::LoadedAgent;
-use crate::suggest;
-use crate::validate::definition_errors;
+use crate::semantic::Checks;
+use crate::validate::{definition_errors, discovered_errors};
 use agentctl_config::Locations;
 use agentctl_core::{AgentDefinition, Scope, SourceFormat};
 use load::{Outcome, load_all};
@@ -71,93 +71,8 @@ pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
     dirs
 }
 
-/// An agent hidden by another of the same name with higher precedence.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Shadowed {
-    /// The hidden agent.
-    pub agent: LoadedAgent,
-    /// The file of the agent that wins.
-    pub shadowed_by: PathBuf,
-}
-
-/// An effective agent whose file loaded but whose definition has errors: it cannot run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InvalidAgent {
-    /// The agent as loaded.
-    pub agent: LoadedAgent,
-    /// Its errors (an invalid name, a value out of range …), located in its file.
-    pub errors: Vec<Diagnostic>,
-}
-
-/// Everything [`discover`] found.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Discovery {
-    /// The effective, runnable agents, one per name, sorted by name.
-    pub agents: Vec<LoadedAgent>,
-    /// Effective agents whose definitions have errors, sorted by name. They still take their
-    /// place in precedence (an invalid project agent hides a global one of the same name, so
-    /// that fixing the file, not running the other agent, is what happens), but never run.
-    pub invalid: Vec<InvalidAgent>,
-    /// Agents hidden by an effective (or invalid) one, sorted by name then precedence.
-    pub shadowed: Vec<Shadowed>,
-    /// Files that could not be loaded, in discovery order.
-    pub errors: Vec<DefinitionError>,
-    /// Markdown files without front matter in Claude Code or Gemini CLI folders (such
-    /// collections often hold a README): not agents, not errors.
-    pub skipped: Vec<PathBuf>,
-    /// The `name:` written in files that failed to load, where it could be read.
-    pub(crate) declared_names: Vec<(PathBuf, String)>,
-}
-
-impl Discovery {
-    /// The effective agent of that name, if it can run. Use [`Discovery::require`] to learn why
-    /// there is none.
-    pub fn get(&self, name: &str) -> Option<&LoadedAgent> {
-        self.agents.iter().find(|agent| agent.name() == name)
-    }
-
-    /// The effective agent of that name whose definition has errors, if that is what the name
-    /// finds.
-    pub fn get_invalid(&self, name: &str) -> Option<&InvalidAgent> {
-        self.invalid
-            .iter()
-            .find(|invalid| invalid.agent.name() == name)
-    }
-
-    /// The `name:` a file that failed to load declares, when it could be read (for listing a
-    /// broken file under the name its author meant).
-    pub fn declared_name(&self, path: &std::path::Path) -> Option<&str> {
-        self.declared_names
-            .iter()
-            .find(|(declared, _)| declared == path)
-            .map(|(_, name)| name.as_str())
-    }
-
-    /// Every agent of that name, effective (or invalid) one first, then the shadowed ones.
-    pub fn all_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a LoadedAgent> + 'a {
-        self.get(name)
-            .or_else(|| self.get_invalid(name).map(|invalid| &invalid.agent))
-            .into_iter()
-            .chain(
-                self.shadowed
-                    .iter()
-                    .map(|s| &s.agent)
-                    .filter(move |a| a.name() == name),
-            )
-    }
-
-    /// Names of effective agents (runnable or invalid) close to `name`, closest first (for
-    /// "did you mean").
-    pub fn similar_names(&self, name: &str) -> Vec<&str> {
-        let invalid = self.invalid.iter().map(|invalid| invalid.agent.name());
-        suggest::similar(
-            name,
-            self.agents.iter().map(LoadedAgent::name).chain(invalid),
-        )
-    }
-}
-
-/// Finds and loads every agent visible from `locations`.
+/// Finds and loads every agent visible from `locations`, each checked for syntax and field
+/// values and by `checks` (an agent with errors is found but kept in [`Discovery::invalid`]).
 ///
 /// A broken file never hides the others: its error is collected in [`Discovery::errors`].
 ///
@@ -174,14 +89,14 @@ impl Discovery {
 ///     user_home: Some(home.path().to_path_buf()),
 ///     project_root: Some(project.path().to_path_buf()),
 /// };
-/// let found = agentctl_definitions::discover(&locations);
+/// let found = agentctl_definitions::discover(&locations, &agentctl_definitions::Checks::new());
 /// assert_eq!(found.agents.len(), 1);
 /// assert_eq!(found.errors.len(), 1);
 /// assert!(found.errors[0].to_string().contains("broken.md:2:"));
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn discover(locations: &Locations) -> Discovery {
-    discover_in(&agent_dirs(locations))
+pub fn discover(locations: &Locations, checks: &Checks) -> Discovery {
+    discover_in(&agent_dirs(locations), checks)
 }
 
 /// Like [`discover`], but each agent's system prompt and field positions are dropped once the
@@ -200,13 +115,13 @@ pub fn discover(locations: &Locations) -> Discovery {
 ///     user_home: None,
 ///     project_root: Some(project.path().to_path_buf()),
 /// };
-/// let found = agentctl_definitions::discover_summaries(&locations);
+/// let found = agentctl_definitions::discover_summaries(&locations, &agentctl_definitions::Checks::new());
 /// assert_eq!(found.agents[0].name(), "reviewer");
 /// assert!(found.agents[0].definition.system_prompt.is_empty());
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn discover_summaries(locations: &Locations) -> Discovery {
-    discover_dirs(&agent_dirs(locations), Prompts::Drop)
+pub fn discover_summaries(locations: &Locations, checks: &Checks) -> Discovery {
+    discover_dirs(&agent_dirs(locations), Prompts::Drop, checks)
 }
 
 /// Whether loaded agents keep their system prompts.
@@ -217,11 +132,11 @@ pub(crate) enum Prompts {
 }
 
 /// Like [`discover`], over an explicit list of folders in precedence order.
-pub fn discover_in(dirs: &[AgentDir]) -> Discovery {
-    discover_dirs(dirs, Prompts::Keep)
+pub fn discover_in(dirs: &[AgentDir], checks: &Checks) -> Discovery {
+    discover_dirs(dirs, Prompts::Keep, checks)
 }
 
-fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
+fn discover_dirs(dirs: &[AgentDir], prompts: Prompts, checks: &Checks) -> Discovery {
     let mut found = Discovery::default();
     // Walk every folder first, then load the files, on every core.
     let mut files: Vec<WalkedFile> = Vec::new();
@@ -231,7 +146,7 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
         markdown_files(i, dir, &mut files, &mut errors);
         walk_errors.push(errors);
     }
-    let mut outcomes = load_all(dirs, &files, prompts)
+    let mut outcomes = load_all(dirs, &files, prompts, checks)
         .into_iter()
         .zip(&files)
         .peekable();
@@ -254,7 +169,7 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
     }
     // Names are unique among them: an unstable sort gives the same order, in place.
     found.agents.sort_unstable_by(|a, b| a.name().cmp(b.name()));
-    check_graph_nodes(&mut found);
+    check_among_others(&mut found, checks);
     // Stable sort: agents of the same name stay in precedence order.
     found
         .shadowed
@@ -263,42 +178,44 @@ fn discover_dirs(dirs: &[AgentDir], prompts: Prompts) -> Discovery {
 }
 
 impl Discovery {
-    /// Files `agent` in its place: effective (runnable or invalid) if it is the first of its
-    /// name, else shadowed by the one that was.
-    fn place(
-        &mut self,
-        agent: LoadedAgent,
-        errors: Vec<Diagnostic>,
-        winners: &mut HashMap<String, PathBuf>,
-    ) {
-        if let Some(winner) = winners.get(agent.name()) {
-            let shadowed_by = winner.clone();
-            self.shadowed.push(Shadowed { agent, shadowed_by });
-            return;
-        }
-        winners.insert(agent.name().to_owned(), agent.path().to_path_buf());
-        if errors.is_empty() {
-            self.agents.push(agent);
-        } else {
-            self.invalid.push(InvalidAgent { agent, errors });
-        }
-    }
-
     /// The agents of `definitions` (defined in code rather than found in folders), checked
     /// like loaded ones: a definition with errors is kept in [`Discovery::invalid`] and never
     /// runs; of two with the same name the first wins.
-    pub fn from_definitions(definitions: Vec<AgentDefinition>) -> Self {
+    pub fn from_definitions(definitions: Vec<AgentDefinition>, checks: &Checks) -> Self {
         let mut found = Discovery::default();
         let mut seen: HashMap<String, PathBuf> = HashMap::new();
         for definition in definitions {
             let agent = LoadedAgent::from_definition(definition);
-            let errors = definition_errors(&agent);
+            let errors = definition_errors(&agent, checks);
             found.place(agent, errors, &mut seen);
         }
         found.agents.sort_unstable_by(|a, b| a.name().cmp(b.name()));
-        check_graph_nodes(&mut found);
+        check_among_others(&mut found, checks);
         found
     }
+}
+
+/// After discovery: agents whose checks fail among the others (a graph agent whose nodes name
+/// no runnable plain agent) cannot run either; they move to [`Discovery::invalid`] with
+/// located errors, so looking them up says why.
+fn check_among_others(found: &mut Discovery, checks: &Checks) {
+    let failed: Vec<(usize, Vec<_>)> = found
+        .agents
+        .iter()
+        .enumerate()
+        .map(|(i, agent)| (i, discovered_errors(agent, checks, found)))
+        .filter(|(_, errors)| !errors.is_empty())
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    for (i, errors) in failed.into_iter().rev() {
+        let agent = found.agents.remove(i);
+        found.invalid.push(InvalidAgent { agent, errors });
+    }
+    found
+        .invalid
+        .sort_by(|a, b| a.agent.name().cmp(b.agent.name()));
 }
 
 /// The `name:` of a file that failed to load, read line by line (its YAML may be broken), so
@@ -414,7 +331,7 @@ mod tests {
             user_home: Some(home.clone()),
             project_root: Some(project.clone()),
         };
-        let found = discover(&locations);
+        let found = discover(&locations, &Checks::new());
         let names: Vec<(&str, SourceFormat, Scope)> = found
             .agents
             .iter()
@@ -484,7 +401,7 @@ mod tests {
             user_home: Some(tmp.path().join("h")),
             project_root: Some(project.clone()),
         };
-        let found = discover(&locations);
+        let found = discover(&locations, &Checks::new());
         let broken: Vec<String> = (0..150)
             .filter(|i| i % 10 == 3)
             .map(|i| format!("a{i:03}.md"))

@@ -11,9 +11,12 @@
 //!   [`Discovery::require`] finds the one to run by name (or says why it cannot);
 //! - [`validate`] runs the checks of one agent, and [`Discovery::validate`] the same knowing the
 //!   other agents (a graph agent's nodes): the checks behind `agentctl agents validate`;
+//! - this crate checks syntax, types, names and field values; checks that need another crate's
+//!   engine (CEL conditions, graphs, guardrail declarations) are [`SemanticCheck`]s implemented
+//!   by that crate and passed in a [`Checks`] set to [`discover`] and [`validate`] — the
+//!   parser links no database, CEL or JSON Schema engine;
 //! - graph agents — an agent file with a `graph:` block, or a graph file in
-//!   `.agentctl/graphs/` ([`parse_graph_str`]) — are found and looked up like agents; their
-//!   graph is checked with `agentctl_routing::Graph` and every issue located in the file;
+//!   `.agentctl/graphs/` ([`parse_graph_str`]) — are found and looked up like agents;
 //! - [`Template`] and [`render_agent_file`] write new agent files;
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
 
@@ -21,18 +24,20 @@ mod claude;
 mod declared_check;
 mod detect;
 mod discover;
+mod discovery;
 mod error;
 mod foreign;
 mod frontmatter;
 mod gemini;
-mod graph_check;
 mod graph_file;
 mod lookup;
 mod memory_check;
 mod native;
 mod parse;
 mod regex_check;
+mod report;
 mod schema;
+mod semantic;
 mod source;
 mod suggest;
 mod templates;
@@ -41,17 +46,17 @@ mod value;
 mod yaml_index;
 mod yaml_tree;
 
-pub use discover::{
-    AgentDir, Discovery, InvalidAgent, Shadowed, agent_dirs, discover, discover_in,
-    discover_summaries,
-};
+pub use discover::{AgentDir, agent_dirs, discover, discover_in, discover_summaries};
+pub use discovery::{Discovery, InvalidAgent, Shadowed};
 pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
 pub use graph_file::parse_graph_str;
 pub use lookup::AgentLookupError;
 pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
+pub use report::{Check, ValidationReport};
 pub use schema::{SCHEMA_URL, agent_schema};
+pub use semantic::{CheckStage, Checks, SemanticCheck};
 pub use templates::{DEFAULT_PROMPT, Template, render_agent_file};
-pub use validate::{Check, ValidationReport, validate, validate_with};
+pub use validate::validate;
 
 /// Whether `name` is a valid native agent name: kebab-case, 1 to 64 characters.
 pub fn is_valid_name(name: &str) -> bool {

@@ -5,7 +5,7 @@
 //! why, with data the front end words: the located errors of the file that would have defined
 //! it, or the names that are close.
 
-use crate::discover::Discovery;
+use crate::discovery::Discovery;
 use crate::error::{DefinitionError, Diagnostic};
 use crate::parse::LoadedAgent;
 use std::fmt;
@@ -106,7 +106,7 @@ impl Discovery {
     /// - otherwise [`AgentLookupError::NotFound`], with close names if there are any.
     ///
     /// ```
-    /// use agentctl_definitions::{AgentLookupError, AgentDir, discover_in};
+    /// use agentctl_definitions::{AgentLookupError, AgentDir, Checks, discover_in};
     /// use agentctl_core::{Scope, SourceFormat};
     ///
     /// let dir = tempfile::tempdir()?;
@@ -120,7 +120,7 @@ impl Discovery {
     ///     recursive: false,
     ///     graphs: false,
     /// }];
-    /// let found = discover_in(&dirs);
+    /// let found = discover_in(&dirs, &Checks::new());
     /// assert_eq!(found.require("reviewer")?.name(), "reviewer");
     ///
     /// let error = found.require("hot").unwrap_err();

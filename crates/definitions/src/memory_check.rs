@@ -8,7 +8,6 @@ use crate::parse::LoadedAgent;
 use agentctl_core::{
     LongTermMemory, MemoryBackend, ProviderKind, Settings, resolve_embedding_model,
 };
-use agentctl_memory::LongTermTools;
 
 /// The agent's long-term memory, when it declares one.
 fn long_term(agent: &LoadedAgent) -> Option<&LongTermMemory> {
@@ -25,7 +24,7 @@ fn field(agent: &LoadedAgent, leaf: &str) -> String {
     }
 }
 
-/// Settings-free problems (part of [`field_values`](crate::validate)): an unknown backend,
+/// Settings-free problems (part of the `field values` check): an unknown backend,
 /// `vector_store` without an embedding model, an embedding model a backend ignores.
 pub(crate) fn long_term_values(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
     let Some(memory) = long_term(agent) else {
@@ -101,11 +100,6 @@ pub(crate) fn embedding_model(
         resolved.provider
     );
     (vec![agent.diagnostic(Severity::Error, &at, problem)], None)
-}
-
-/// True for `remember` and `recall`.
-pub(crate) fn is_long_term_tool(name: &str) -> bool {
-    name == LongTermTools::REMEMBER || name == LongTermTools::RECALL
 }
 
 /// True when the agent declares long-term memory.

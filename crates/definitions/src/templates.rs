@@ -194,7 +194,7 @@ mod tests {
                 agent.definition.system_prompt,
                 template.system_prompt().trim()
             );
-            let report = validate(&agent, &Settings::default());
+            let report = validate(&agent, &Settings::default(), &crate::Checks::new());
             assert!(
                 report.valid && report.diagnostics().count() == 0,
                 "{report:?}"

@@ -1,123 +1,31 @@
-//! `agents validate`: named checks over a loaded agent, each with located diagnostics.
+//! The checks of one agent: syntax and field values here, then the semantic checks the
+//! program registered ([`Checks`]), assembled into a [`ValidationReport`].
 
 use crate::declared_check;
-use crate::discover::Discovery;
-use crate::error::{DefinitionError, Diagnostic, ErrorKind, Severity};
-use crate::graph_check::{graph_errors, graph_valid};
+use crate::discovery::Discovery;
+use crate::error::{Diagnostic, Severity};
 use crate::memory_check;
 use crate::parse::LoadedAgent;
 use crate::regex_check::regex_error;
+use crate::report::{Check, ValidationReport};
+use crate::semantic::{CheckStage, Checks};
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, ModelError, Scope, Settings, SourceFormat,
-    is_known_tool, resolve_model,
+    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL, ModelError,
+    RECALL_TOOL, REMEMBER_TOOL, Settings, SourceFormat, is_known_tool, resolve_model,
 };
-use agentctl_guardrails::{ValidatorRegistry, check_declarations};
-use agentctl_routing::state::check_state_key;
-use agentctl_routing::{Condition, MemoryTools};
-use serde::Serialize;
-use std::path::PathBuf;
 
-/// The result of one check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Check {
-    /// What was checked, e.g. `model resolvable`.
-    pub name: &'static str,
-    /// False when any diagnostic is an error.
-    pub passed: bool,
-    /// A short explanation of a pass (`anthropic:claude-sonnet-4-5`, `no model: uses the default`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// What was found, errors and warnings.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl Check {
-    pub(crate) fn new(
-        name: &'static str,
-        diagnostics: Vec<Diagnostic>,
-        note: Option<String>,
-    ) -> Self {
-        let passed = diagnostics.iter().all(|d| d.severity != Severity::Error);
-        Self {
-            name,
-            passed,
-            note,
-            diagnostics,
-        }
-    }
-
-    /// True when the check passed but left warnings.
-    pub fn has_warnings(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Warning)
-    }
-}
-
-/// Every check run on one agent file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ValidationReport {
-    /// The agent's name (the file stem when the file did not load).
-    pub name: String,
-    /// The file.
-    pub path: PathBuf,
-    /// The file's format, if it loaded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub format: Option<SourceFormat>,
-    /// The scope it was found in, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub scope: Option<Scope>,
-    /// Whether every check passed.
-    pub valid: bool,
-    /// The checks, in order.
-    pub checks: Vec<Check>,
-}
-
-impl ValidationReport {
-    /// The report for a file that did not load: one failed check with the error.
-    pub fn load_failed(error: &DefinitionError) -> Self {
-        let name = error
-            .path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let check_name = if error.kind == ErrorKind::EmptyPrompt {
-            "prompt not empty"
-        } else {
-            "front matter parses"
-        };
-        Self {
-            name,
-            path: error.path.clone(),
-            format: None,
-            scope: None,
-            valid: false,
-            checks: vec![Check::new(check_name, vec![error.to_diagnostic()], None)],
-        }
-    }
-
-    /// How many checks passed.
-    pub fn passed(&self) -> usize {
-        self.checks.iter().filter(|c| c.passed).count()
-    }
-
-    /// Every diagnostic of every check.
-    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.checks.iter().flat_map(|c| &c.diagnostics)
-    }
-}
-
-/// Runs every check on `agent` against `settings` (model aliases, providers, MCP servers).
+/// Runs every check on `agent` against `settings` (model aliases, providers, MCP servers):
+/// the syntactic ones, then `checks`' semantic ones in their order.
 ///
 /// ```
 /// use agentctl_core::{Scope, Settings, SourceFormat};
+/// use agentctl_definitions::Checks;
 /// use std::path::Path;
 ///
 /// let text = "---\nname: helper\ndescription: Helps\nmodel: vllm:qwen\ntools: [read_file, todo_write]\n---\nHelp.\n";
 /// let agent = agentctl_definitions::parse_str(text, Path::new("helper.md"), SourceFormat::Native, Scope::Project)?;
-/// let report = agentctl_definitions::validate(&agent, &Settings::default());
+/// let report = agentctl_definitions::validate(&agent, &Settings::default(), &Checks::new());
 /// assert!(!report.valid);
 /// let model = report.checks.iter().find(|c| c.name == "model resolvable").unwrap();
 /// assert!(model.diagnostics[0].to_string().starts_with("helper.md:4:1: field `model`: unknown provider `vllm`"));
@@ -125,67 +33,80 @@ impl ValidationReport {
 /// assert!(tools.passed && tools.has_warnings());
 /// # Ok::<(), agentctl_definitions::DefinitionError>(())
 /// ```
-pub fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
-    validate_with(agent, settings, &ValidatorRegistry::new())
+pub fn validate(agent: &LoadedAgent, settings: &Settings, checks: &Checks) -> ValidationReport {
+    validate_among(agent, settings, checks, None)
 }
 
-/// [`validate`] for a program that registers its own guardrail validators: a `validator:`
-/// naming one of `validators` exists.
-pub fn validate_with(
-    agent: &LoadedAgent,
-    settings: &Settings,
-    validators: &ValidatorRegistry,
-) -> ValidationReport {
-    validate_checks(agent, settings, validators, None)
+impl Discovery {
+    /// [`validate`](crate::validate) with the other discovered agents known to `checks`: a
+    /// graph agent's `graph valid` check also says which nodes name an agent that is missing,
+    /// cannot run, or is itself a graph. This is what `agents validate` runs.
+    pub fn validate(
+        &self,
+        agent: &LoadedAgent,
+        settings: &Settings,
+        checks: &Checks,
+    ) -> ValidationReport {
+        validate_among(agent, settings, checks, Some(self))
+    }
 }
 
-/// Every check; a graph agent's nodes are checked against `discovery` when given.
-pub(crate) fn validate_checks(
+/// Every check; `agents` are the other agents, when known.
+fn validate_among(
     agent: &LoadedAgent,
     settings: &Settings,
-    validators: &ValidatorRegistry,
-    discovery: Option<&Discovery>,
+    checks: &Checks,
+    agents: Option<&Discovery>,
 ) -> ValidationReport {
-    let mut checks = vec![
+    let mut report = vec![
         Check::new("front matter parses", agent.warnings.clone(), None),
         required_fields(agent),
-        field_values(agent),
+        field_values(agent, checks),
         model_resolvable(agent, settings),
         tools_exist(agent, settings),
         mcp_configured(agent, settings),
         prompt_not_empty(agent),
     ];
-    if !agent.definition.spec.guardrails.is_empty() {
-        checks.push(guardrails_usable(agent, Some(validators)));
-    }
-    checks.extend(graph_valid(agent, discovery));
+    report.extend(checks.run(agent, CheckStage::Validate { settings, agents }));
     let source = &agent.definition.source;
     ValidationReport {
         name: agent.name().to_owned(),
         path: source.path.clone(),
         format: Some(source.format),
         scope: Some(source.scope),
-        valid: checks.iter().all(|c| c.passed),
-        checks,
+        valid: report.iter().all(|c| c.passed),
+        checks: report,
     }
 }
 
 /// The errors that make an agent unrunnable whatever the settings: an invalid name, field
-/// values out of range, an empty prompt. Discovery keeps agents with such errors out of
-/// [`Discovery::agents`](crate::Discovery::agents). Checks that depend on the settings (model,
-/// MCP servers) are left to [`validate`] and to the run itself.
-pub(crate) fn definition_errors(agent: &LoadedAgent) -> Vec<Diagnostic> {
-    [
-        required_fields(agent),
-        field_values(agent),
-        guardrails_usable(agent, None),
-        prompt_not_empty(agent),
-    ]
-    .into_iter()
-    .flat_map(|check| check.diagnostics)
-    .filter(|diagnostic| diagnostic.severity == Severity::Error)
-    .chain(graph_errors(agent))
-    .collect()
+/// values out of range, an empty prompt, and what `checks` find at [`CheckStage::Load`].
+/// Discovery keeps agents with such errors out of [`Discovery::agents`]. Checks that depend
+/// on the settings (model, MCP servers) are left to [`validate`] and to the run itself.
+pub(crate) fn definition_errors(agent: &LoadedAgent, checks: &Checks) -> Vec<Diagnostic> {
+    // The prompt comes last: a graph agent (the only one a graph check finds errors in) never
+    // has an empty-prompt error, so the order is the one the checks had in this crate.
+    let mut all = vec![required_fields(agent), field_values(agent, checks)];
+    all.extend(checks.run(agent, CheckStage::Load));
+    all.push(prompt_not_empty(agent));
+    all.into_iter()
+        .flat_map(|check| check.diagnostics)
+        .filter(|diagnostic| diagnostic.severity == Severity::Error)
+        .collect()
+}
+
+/// The errors of `agent` among the other discovered agents ([`CheckStage::Discovered`]).
+pub(crate) fn discovered_errors(
+    agent: &LoadedAgent,
+    checks: &Checks,
+    found: &Discovery,
+) -> Vec<Diagnostic> {
+    checks
+        .run(agent, CheckStage::Discovered(found))
+        .into_iter()
+        .flat_map(|check| check.diagnostics)
+        .filter(|diagnostic| diagnostic.severity == Severity::Error)
+        .collect()
 }
 
 /// `code-reviewer`: lowercase letters and digits in words joined by single hyphens.
@@ -251,23 +172,7 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     Check::new("required fields", out, None)
 }
 
-/// The agent's guardrails compile: schemas, patterns, commands, policies — and, given the
-/// program's `validators`, that every validator named exists (without them, loading an agent
-/// leaves that to the run).
-fn guardrails_usable(agent: &LoadedAgent, validators: Option<&ValidatorRegistry>) -> Check {
-    let guardrails = &agent.definition.spec.guardrails;
-    let diagnostics: Vec<Diagnostic> = check_declarations(agent.name(), guardrails, validators)
-        .into_iter()
-        .map(|problem| agent.diagnostic(Severity::Error, &problem.field, problem.message))
-        .collect();
-    let note = diagnostics.is_empty().then(|| {
-        let names: Vec<&str> = guardrails.iter().map(|g| g.name.as_str()).collect();
-        names.join(", ")
-    });
-    Check::new("guardrails usable", diagnostics, note)
-}
-
-fn field_values(agent: &LoadedAgent) -> Check {
+fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
     let spec = &agent.definition.spec;
     let mut out = Vec::new();
     for (i, trigger) in spec.triggers.iter().enumerate() {
@@ -304,8 +209,7 @@ fn field_values(agent: &LoadedAgent) -> Check {
             ));
         }
     }
-    when_conditions(agent, &mut out);
-    memory_keys(agent, &mut out);
+    out.extend(checks.field_values(agent));
     memory_check::long_term_values(agent, &mut out);
     if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate)
         && !(0.0..=1.0).contains(&rate)
@@ -346,46 +250,6 @@ fn field_values(agent: &LoadedAgent) -> Check {
         ));
     }
     Check::new("field values", out, None)
-}
-
-/// Each `handoffs[i].when` is a CEL expression over the session state; one that does not
-/// compile is an error located on the field, with the column inside the expression.
-fn when_conditions(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
-    for (i, handoff) in agent.definition.spec.handoffs.iter().enumerate() {
-        let Some(when) = handoff.when.as_deref() else {
-            continue;
-        };
-        if let Err(error) = Condition::check(when) {
-            out.push(agent.diagnostic(
-                Severity::Error,
-                &format!("handoffs[{i}].when"),
-                format!(
-                    "{error}; `when` is a CEL expression over the session state, such as \
-                     `task.status == 'need-review'` or `fix.applied`"
-                ),
-            ));
-        }
-    }
-}
-
-/// `memory.session` keys are read by conditions as top-level names: each must be a CEL
-/// identifier that is not reserved (`task`) nor a name conditions already have.
-fn memory_keys(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
-    let Some(memory) = agent.definition.spec.memory.as_ref() else {
-        return;
-    };
-    for (i, key) in memory.session.iter().enumerate() {
-        let field = format!("memory.session[{i}]");
-        if let Err(error) = check_state_key(key) {
-            out.push(agent.diagnostic(Severity::Error, &field, error.to_string()));
-        } else if memory.session[..i].contains(key) {
-            out.push(agent.diagnostic(
-                Severity::Warning,
-                &field,
-                format!("`{key}` is declared twice"),
-            ));
-        }
-    }
 }
 
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
@@ -472,7 +336,7 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
                         out.push(agent.diagnostic(Severity::Warning, &field, problem));
                     }
                 }
-                KnownTool::Unknown if memory_check::is_long_term_tool(tool) => {
+                KnownTool::Unknown if is_long_term_tool(tool) => {
                     if !memory_check::declares_long_term(agent) {
                         out.push(agent.diagnostic(
                             Severity::Warning,
@@ -509,7 +373,12 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
 }
 
 fn is_memory_tool(name: &str) -> bool {
-    name == MemoryTools::GET || name == MemoryTools::SET
+    name == MEMORY_GET_TOOL || name == MEMORY_SET_TOOL
+}
+
+/// True for `remember` and `recall`.
+fn is_long_term_tool(name: &str) -> bool {
+    name == REMEMBER_TOOL || name == RECALL_TOOL
 }
 
 fn mcp_configured(agent: &LoadedAgent, settings: &Settings) -> Check {

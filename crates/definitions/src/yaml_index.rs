@@ -138,7 +138,7 @@ impl YamlIndex {
 }
 
 /// Builds a [`YamlIndex`] from the parser's events, one at a time, so that the one pass over
-/// a front matter ([`crate::yaml_tree`]) can index it while it builds its tree.
+/// a front matter (the `yaml_tree` module) can index it while it builds its tree.
 #[derive(Default)]
 pub(crate) struct IndexBuilder {
     index: YamlIndex,

@@ -7,7 +7,6 @@ mod suite {
     mod broken;
     mod fixtures;
     mod golden;
-    mod graphs;
     mod inputs;
     mod lookup;
     mod never_panics;

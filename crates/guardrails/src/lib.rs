@@ -16,7 +16,8 @@
 //! A failing guardrail rejects the run, asks the model to repair its answer (with a prompt
 //! naming the errors and, for schemas, the schema), or only warns, as its `policy` says.
 //! [`check_declarations`] lists every problem of a declaration for `agents validate`, by the
-//! same rules the factory compiles with.
+//! same rules the factory compiles with; [`GuardrailsCheck`] registers that check with
+//! agent-file validation (`agentctl-definitions`).
 //!
 //! ```
 //! use agentctl_core::{Guardrail, GuardrailStage};
@@ -36,6 +37,7 @@
 mod builtin;
 mod command;
 mod declare;
+mod definition_check;
 mod factory;
 mod json;
 mod run;
@@ -43,6 +45,7 @@ mod validator;
 
 pub use command::{CommandEnvironment, MAX_STDERR_BYTES};
 pub use declare::{MAX_REPAIRS_LIMIT, check_declarations};
+pub use definition_check::GuardrailsCheck;
 pub use factory::Guardrails;
 pub use json::{JsonForm, JsonSchemaCheck, MAX_SCHEMA_ERRORS, extract_json};
 pub use run::CompiledGuardrails;

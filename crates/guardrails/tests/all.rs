@@ -9,6 +9,7 @@ mod suite {
     mod command;
     mod decide;
     mod declare;
+    mod definition_check;
     mod registered;
     mod schema;
     mod support;

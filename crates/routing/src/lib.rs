@@ -11,8 +11,12 @@
 //!   declared `memory` keys, the handoff `payload`, the previous agent's output as `last`, the
 //!   current `agent`, the `turn`); agents read and write their declared keys with `memory_get`
 //!   and `memory_set`.
+//! * **Definition checks.** [`RoutingCheck`] registers these rules with agent-file validation
+//!   (`agentctl-definitions`, which links no CEL engine itself): conditions compile, memory
+//!   keys are readable names, graphs compile and name agents that exist.
 
 mod condition;
+mod definition_check;
 mod graph;
 mod handoff;
 mod memory;
@@ -20,6 +24,7 @@ mod router;
 pub mod state;
 
 pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION_LEN};
+pub use definition_check::RoutingCheck;
 pub use graph::{
     ConditionOutcome, EdgeOutcome, GRAPH_VARIABLES, Graph, GraphIssue, GraphIssues, GraphStepError,
     IssueSeverity, NodeAgent, Transition, check_node_agents, check_spec, graph_variables,

@@ -5,7 +5,9 @@
 
 mod suite {
     mod condition;
+    mod definition_check;
     mod graph;
+    mod graph_definitions;
     mod graph_render;
     mod graph_step;
     mod memory;

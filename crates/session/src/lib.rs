@@ -26,6 +26,8 @@
 //!   the variables agentctl reads as credentials out of every process it starts (`bash`,
 //!   [`mcp_manager_of`]'s servers, `command:` validators); [`secrets_of`] masks their values
 //!   in what is stored and shown.
+//! * [`semantic_checks`]: the full set of agent-definition checks (guardrails, conditions,
+//!   graphs) that discovery and `agents validate` run beside the parser's own.
 //! * Private data at rest: stores are created `0600` in `0700` folders and an older, readable
 //!   one is made private as it opens, with a notice in [`TightenedFiles`] for the front end.
 //!
@@ -34,6 +36,7 @@
 
 mod builder;
 mod capability;
+mod checks;
 mod engine;
 mod error;
 mod graph;
@@ -54,6 +57,7 @@ pub use capability::{
     AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorEntry,
     ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
 };
+pub use checks::{semantic_checks, semantic_checks_with};
 pub use engine::{
     Agent, EventMsg, EventStream, Notice, Op, Questions, Session, SessionBuilder, SessionEvent,
     Target, Turn, TurnId, TurnOptions, TurnOutcome,

@@ -1,6 +1,7 @@
 //! The project a front end works in: where files live, the resolved settings, the root tools
 //! are confined to, the agents found, and the session store.
 
+use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::secrets::{env_policy_of, secrets_of};
 use crate::store::{
@@ -102,9 +103,10 @@ impl Project {
         &self.root
     }
 
-    /// Every agent file of the project and the user, with load errors and shadowed agents.
+    /// Every agent file of the project and the user, with load errors and shadowed agents,
+    /// checked by [`semantic_checks`].
     pub fn discover(&self) -> Discovery {
-        discover(&self.locations)
+        discover(&self.locations, &semantic_checks())
     }
 
     /// Where the embedded session database is: `<project>/.agentctl/sessions.db`, or

@@ -3,6 +3,7 @@
 //! agents found, the MCP servers, the store, the tracing backends and the router.
 
 use crate::builder::RuntimeBuilder;
+use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
@@ -80,7 +81,7 @@ impl Shared {
     /// from `builder`, and there is no project store. Handoffs between these agents work as
     /// between agent files.
     pub(crate) fn of_agents(builder: RuntimeBuilder, agents: Vec<AgentDefinition>) -> Self {
-        let discovery = Discovery::from_definitions(agents);
+        let discovery = Discovery::from_definitions(agents, &semantic_checks());
         let agents: Vec<AgentDefinition> = discovery
             .agents
             .iter()

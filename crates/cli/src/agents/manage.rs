@@ -5,7 +5,7 @@ use crate::args::{DeleteArgs, EditArgs, ScopeFilter};
 use crate::output::confirm;
 use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{LoadedAgent, ValidationReport, load_file, validate};
-use agentctl_session::Project;
+use agentctl_session::{Project, semantic_checks};
 use anyhow::Context as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -50,7 +50,7 @@ pub(super) fn edit(context: &Project, args: &EditArgs) -> anyhow::Result<ExitCod
         editor.join(" ")
     );
     let report = match load_file(&path, format, scope) {
-        Ok(agent) => validate(&agent, &context.settings.settings),
+        Ok(agent) => validate(&agent, &context.settings.settings, &semantic_checks()),
         Err(error) => ValidationReport::load_failed(&error),
     };
     print_text(&render(context, std::slice::from_ref(&report), false)?);

@@ -4,19 +4,20 @@ use super::{discover_agents, display_path, find, located};
 use crate::args::{TextFormat, ValidateArgs};
 use crate::output::print_json;
 use agentctl_definitions::{Severity, ValidationReport};
-use agentctl_session::Project;
+use agentctl_session::{Project, semantic_checks};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let settings = &context.settings.settings;
+    let checks = semantic_checks();
     let reports: Vec<ValidationReport> = match &args.name {
         Some(name) => match discovery
             .get(name)
             .or_else(|| discovery.get_invalid(name).map(|invalid| &invalid.agent))
         {
-            Some(agent) => vec![discovery.validate(agent, settings)],
+            Some(agent) => vec![discovery.validate(agent, settings, &checks)],
             // A file that fails to load has no name; match it by file stem.
             None => {
                 let broken: Vec<ValidationReport> = discovery
@@ -37,7 +38,7 @@ pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<Exit
                 .iter()
                 .chain(discovery.invalid.iter().map(|invalid| &invalid.agent))
                 .chain(discovery.shadowed.iter().map(|s| &s.agent))
-                .map(|agent| discovery.validate(agent, settings))
+                .map(|agent| discovery.validate(agent, settings, &checks))
                 .collect();
             reports.extend(discovery.errors.iter().map(ValidationReport::load_failed));
             reports.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));

@@ -8,6 +8,7 @@ use super::{AgentDir, Prompts, WalkedFile, declared_name};
 use crate::error::{DefinitionError, Diagnostic, ErrorKind};
 use crate::graph_file::parse_graph_bytes;
 use crate::parse::{LoadedAgent, parse_bytes, read_capped, read_listed};
+use crate::semantic::Checks;
 use crate::validate::definition_errors;
 use agentctl_core::SourceFormat;
 use std::path::PathBuf;
@@ -31,13 +32,18 @@ pub(super) enum Outcome {
 }
 
 /// Loads `files` (each with the index of its folder in `dirs`), results in the same order.
-pub(super) fn load_all(dirs: &[AgentDir], files: &[WalkedFile], prompts: Prompts) -> Vec<Outcome> {
+pub(super) fn load_all(
+    dirs: &[AgentDir],
+    files: &[WalkedFile],
+    prompts: Prompts,
+    checks: &Checks,
+) -> Vec<Outcome> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(files.len() / FILES_PER_THREAD).max(1);
     if threads == 1 {
         return files
             .iter()
-            .map(|file| load(&dirs[file.dir], file, prompts))
+            .map(|file| load(&dirs[file.dir], file, prompts, checks))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -52,7 +58,7 @@ pub(super) fn load_all(dirs: &[AgentDir], files: &[WalkedFile], prompts: Prompts
                 break;
             }
             for (offset, file) in batch.iter().enumerate() {
-                done.push((start + offset, load(&dirs[file.dir], file, prompts)));
+                done.push((start + offset, load(&dirs[file.dir], file, prompts, checks)));
             }
         }
         done
@@ -85,7 +91,7 @@ pub(super) fn load_all(dirs: &[AgentDir], files: &[WalkedFile], prompts: Prompts
 }
 
 /// Reads, parses and checks one file.
-fn load(dir: &AgentDir, file: &WalkedFile, prompts: Prompts) -> Outcome {
+fn load(dir: &AgentDir, file: &WalkedFile, prompts: Prompts, checks: &Checks) -> Outcome {
     let path = file.path.as_path();
     let read = if file.regular {
         read_listed(path)
@@ -103,7 +109,7 @@ fn load(dir: &AgentDir, file: &WalkedFile, prompts: Prompts) -> Outcome {
     };
     match parsed {
         Ok(mut agent) => {
-            let errors = definition_errors(&agent);
+            let errors = definition_errors(&agent, checks);
             if prompts == Prompts::Drop {
                 agent.keep_summary_only();
             }

@@ -4,7 +4,7 @@
 //! set of inline files modelled on published agents.
 
 use agentctl_core::{Scope, Settings, SourceFormat};
-use agentctl_definitions::{AgentDir, discover_in, parse_str, validate};
+use agentctl_definitions::{AgentDir, Checks, discover_in, parse_str, validate};
 use std::path::{Path, PathBuf};
 
 fn load_folder(folder: &str, format: SourceFormat) -> usize {
@@ -19,7 +19,7 @@ fn load_folder(folder: &str, format: SourceFormat) -> usize {
         }
         let agent = parse_str(&text, &entry, format, Scope::Project)
             .unwrap_or_else(|e| panic!("{} does not load: {e}", entry.display()));
-        let report = validate(&agent, &Settings::default());
+        let report = validate(&agent, &Settings::default(), &Checks::new());
         assert!(report.checks[0].passed, "{report:?}");
         // Names, values and prompts of published files are valid: such agents can run.
         for check in ["required fields", "field values", "prompt not empty"] {
@@ -68,7 +68,7 @@ fn shared_fixture_folders_are_discovered_as_runnable() {
         recursive,
         graphs: false,
     });
-    let found = discover_in(&dirs);
+    let found = discover_in(&dirs, &Checks::new());
     assert!(found.errors.is_empty(), "{:?}", found.errors);
     assert!(found.invalid.is_empty(), "{:?}", found.invalid);
     assert!(found.agents.len() >= 10, "{}", found.agents.len());
@@ -104,7 +104,7 @@ fn published_claude_styles_load() {
         assert!(unknown.is_empty(), "{unknown:?}");
         assert_eq!(agent.definition.source.format, SourceFormat::Claude);
         assert!(!agent.definition.system_prompt.is_empty());
-        let report = validate(&agent, &Settings::default());
+        let report = validate(&agent, &Settings::default(), &Checks::new());
         let errors: Vec<String> = report
             .diagnostics()
             .filter(|d| d.severity == agentctl_definitions::Severity::Error)
@@ -162,6 +162,6 @@ fn published_gemini_styles_load() {
         agent.definition.spec.tools.allow.as_deref().unwrap(),
         ["read_file", "glob", "grep", "mcp_*"]
     );
-    let report = validate(&agent, &Settings::default());
+    let report = validate(&agent, &Settings::default(), &Checks::new());
     assert!(report.valid, "{report:?}");
 }

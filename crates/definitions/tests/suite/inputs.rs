@@ -3,7 +3,7 @@
 
 use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{
-    AgentDir, DefinitionError, Discovery, ErrorKind, discover_in, load_file,
+    AgentDir, Checks, DefinitionError, Discovery, ErrorKind, discover_in, load_file,
 };
 use agentctl_test_support::{mkfifo, or_hang};
 use std::path::{Path, PathBuf};
@@ -25,7 +25,9 @@ fn discover(dir: &Path) -> Discovery {
         recursive: false,
         graphs: false,
     }];
-    or_hang(Duration::from_secs(60), move || discover_in(&dirs))
+    or_hang(Duration::from_secs(60), move || {
+        discover_in(&dirs, &Checks::new())
+    })
 }
 
 fn agents_dir() -> (tempfile::TempDir, PathBuf) {

@@ -2,7 +2,7 @@
 
 use agentctl_config::Locations;
 use agentctl_core::SourceFormat;
-use agentctl_definitions::{AgentLookupError, ErrorKind, discover};
+use agentctl_definitions::{AgentLookupError, Checks, ErrorKind, discover};
 use std::path::{Path, PathBuf};
 
 struct Project {
@@ -65,7 +65,7 @@ fn an_agent_with_errors_is_found_but_never_runnable() {
         &agent("broken", "temperature: 7\nmaxTurns: 0\n"),
     );
     p.write(".agentctl/agents/good.md", &agent("good", ""));
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     assert_eq!(found.require("good").unwrap().name(), "good");
     assert!(found.get("broken").is_none());
     assert_eq!(found.agents.len(), 1);
@@ -102,7 +102,7 @@ fn non_finite_temperatures_and_bad_names_are_errors_in_every_format() {
     );
     p.write(".claude/agents/upper.md", &agent("Code Reviewer", ""));
     p.write(".gemini/agents/snake.md", &agent("code_mapper", ""));
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     let nan = messages(&found.require("nan").unwrap_err());
     assert!(
         nan[0].ends_with(
@@ -134,7 +134,7 @@ fn an_invalid_project_agent_hides_the_global_one_of_its_name() {
         &agent("fixer", "temperature: 3\n"),
     );
     let global = p.write("~/.agentctl/agents/fixer.md", &agent("fixer", ""));
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     assert!(matches!(
         found.require("fixer"),
         Err(AgentLookupError::Invalid { .. })
@@ -157,7 +157,7 @@ fn a_file_that_failed_to_load_is_the_answer_for_its_name() {
         ".claude/agents/file-name.md",
         "---\nname: \"declared\"\ndescription: [unclosed\n---\nP\n",
     );
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     let error = found.require("stem").unwrap_err();
     assert!(matches!(error, AgentLookupError::Unloadable { .. }));
     assert!(
@@ -179,7 +179,7 @@ fn an_agent_that_loaded_wins_over_a_broken_file_of_its_name() {
     let p = Project::new();
     p.write(".agentctl/agents/helper.md", "---\nname: [\n---\nP\n");
     p.write("~/.claude/agents/helper.md", &agent("helper", ""));
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     let helper = found.require("helper").unwrap();
     assert_eq!(helper.definition.source.format, SourceFormat::Claude);
 }
@@ -191,7 +191,7 @@ fn an_unknown_name_suggests_close_ones_as_data() {
         ".agentctl/agents/code-reviewer.md",
         &agent("code-reviewer", ""),
     );
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     assert_eq!(
         found.require("code-reviwer").unwrap_err(),
         AgentLookupError::NotFound {
@@ -212,9 +212,10 @@ fn an_unknown_kind_is_a_warning_only() {
         ".agentctl/agents/k.md",
         &agent("k", "kind: workflow\ntitle: K\nmodel: sonnet\n"),
     );
-    let found = discover(&p.locations());
+    let found = discover(&p.locations(), &Checks::new());
     let k = found.require("k").unwrap();
-    let report = agentctl_definitions::validate(k, &agentctl_core::Settings::default());
+    let report =
+        agentctl_definitions::validate(k, &agentctl_core::Settings::default(), &Checks::new());
     assert!(report.valid);
     let warnings: Vec<String> = report.diagnostics().map(ToString::to_string).collect();
     assert_eq!(

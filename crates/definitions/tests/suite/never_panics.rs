@@ -1,7 +1,7 @@
 //! Arbitrary input never panics the parser.
 
 use agentctl_core::{Scope, SourceFormat};
-use agentctl_definitions::{parse_bytes, parse_graph_str, parse_str, validate};
+use agentctl_definitions::{Checks, parse_bytes, parse_graph_str, parse_str, validate};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -26,7 +26,7 @@ proptest! {
         let text = format!("---\n{yaml}\n---\n{body}");
         for format in FORMATS {
             if let Ok(agent) = parse_str(&text, Path::new("x.md"), format, Scope::Global) {
-                let _ = validate(&agent, &agentctl_core::Settings::default());
+                let _ = validate(&agent, &agentctl_core::Settings::default(), &Checks::new());
             }
         }
     }
@@ -36,7 +36,7 @@ proptest! {
         for file in ["g.yaml", "g.md"] {
             let text = if file.ends_with(".md") { format!("---\n{yaml}\n---\n") } else { yaml.clone() };
             if let Ok(agent) = parse_graph_str(&text, Path::new(file), Scope::Project) {
-                let _ = validate(&agent, &agentctl_core::Settings::default());
+                let _ = validate(&agent, &agentctl_core::Settings::default(), &Checks::new());
             }
         }
     }

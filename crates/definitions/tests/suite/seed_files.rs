@@ -3,7 +3,7 @@
 
 use agentctl_config::Locations;
 use agentctl_core::{ContextMode, Scope, Settings, SourceFormat};
-use agentctl_definitions::{discover, validate};
+use agentctl_definitions::{Checks, discover, validate};
 
 /// Seed 002 §3.1.1, as written.
 const DEBUG_ANALYZER: &str = r##"---
@@ -97,7 +97,7 @@ fn seed_example_files_load_from_gemini_folders_as_native() {
     write(&tmp, "p/.gemini/agents/code-reviewer.md", CODE_REVIEWER);
     write(&tmp, "h/.gemini/agents/bug-fixer.md", BUG_FIXER);
     write(&tmp, "p/.gemini/agents/investigator.md", GEMINI);
-    let found = discover(&locations(&tmp));
+    let found = discover(&locations(&tmp), &Checks::new());
     assert!(found.errors.is_empty(), "{:?}", found.errors);
 
     let debug = found.get("debug-analyzer").unwrap();
@@ -142,7 +142,7 @@ fn seed_example_files_load_from_gemini_folders_as_native() {
         ["read_file", "edit_file"]
     );
     for agent in [reviewer, fixer] {
-        let report = validate(agent, &Settings::default());
+        let report = validate(agent, &Settings::default(), &Checks::new());
         let values = report
             .checks
             .iter()
@@ -171,7 +171,7 @@ fn native_errors_in_gemini_folders_are_located_in_native_terms() {
         "p/.gemini/agents/broken.md",
         "---\nkind: agent\nname: broken\ncontextMode: sometimes\n---\nPrompt\n",
     );
-    let found = discover(&locations(&tmp));
+    let found = discover(&locations(&tmp), &Checks::new());
     let error = found.errors.first().unwrap().to_string();
     assert!(error.contains("broken.md:4:"), "{error}");
     assert!(error.contains("contextMode"), "{error}");

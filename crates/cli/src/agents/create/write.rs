@@ -9,7 +9,7 @@ use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{
     Discovery, LoadedAgent, ValidationReport, load_file, parse_str, render_agent_file,
 };
-use agentctl_session::Project;
+use agentctl_session::{Project, semantic_checks};
 use anyhow::Context as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -29,7 +29,8 @@ pub(super) fn finish(
     let text = render_agent_file(&request.spec, request.body);
     let draft = parse_str(&text, &request.path, SourceFormat::Native, request.scope)
         .with_context(|| format!("the front matter made for {shown} does not load"))?;
-    let draft_report = before.validate(&draft, settings);
+    let checks = semantic_checks();
+    let draft_report = before.validate(&draft, settings, &checks);
     if !draft_report.valid {
         match format {
             TextFormat::Json => print_json(&serde_json::json!({
@@ -57,11 +58,11 @@ pub(super) fn finish(
                     display_path(winner, locations)
                 ));
             }
-            after.validate(agent, settings)
+            after.validate(agent, settings, &checks)
         }
         None => {
             let agent = load_file(&request.path, SourceFormat::Native, request.scope)?;
-            after.validate(&agent, settings)
+            after.validate(&agent, settings, &checks)
         }
     };
     let name = request.spec.name.as_str();

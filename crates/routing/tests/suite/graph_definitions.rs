@@ -1,15 +1,32 @@
 //! Graph agents: the seed's `debug-flow.md`, graph files in `.agentctl/graphs` and
 //! `$AGENTCTL_HOME/graphs`, located graph issues in `agents validate`, node agents checked
-//! against the discovered ones, and broken graph files.
+//! against the discovered ones, and broken graph files. (Moved from agentctl-definitions: the
+//! graph checks are routing's [`RoutingCheck`], registered with discovery and validation.)
 
 use agentctl_config::Locations;
 use agentctl_core::{Scope, Settings, SourceFormat};
 use agentctl_definitions::{
-    AgentLookupError, Check, Discovery, ErrorKind, LoadedAgent, ValidationReport, discover,
-    parse_graph_str, parse_str, validate,
+    AgentLookupError, Check, Checks, Discovery, ErrorKind, LoadedAgent, ValidationReport,
+    parse_graph_str, parse_str,
 };
-use agentctl_routing::{Graph, render_text};
+use agentctl_guardrails::GuardrailsCheck;
+use agentctl_routing::{Graph, RoutingCheck, render_text};
 use std::path::{Path, PathBuf};
+
+/// The semantic checks `agentctl_session::semantic_checks` assembles.
+fn checks() -> Checks {
+    Checks::new()
+        .with(GuardrailsCheck::default())
+        .with(RoutingCheck)
+}
+
+fn discover(locations: &Locations) -> Discovery {
+    agentctl_definitions::discover(locations, &checks())
+}
+
+fn validate(agent: &LoadedAgent, settings: &Settings) -> ValidationReport {
+    agentctl_definitions::validate(agent, settings, &checks())
+}
 
 struct Project {
     _tmp: tempfile::TempDir,
@@ -114,7 +131,7 @@ fn the_seed_debug_flow_is_a_valid_graph_agent() {
     let found = project.discover();
     let agent = found.require("debug-flow").unwrap();
     assert_eq!(agent.path(), path);
-    let report = found.validate(agent, &Settings::default());
+    let report = found.validate(agent, &Settings::default(), &checks());
     assert!(report.valid, "{:#?}", messages(&report));
     assert_eq!(messages(&report), Vec::<String>::new());
     assert_eq!(
@@ -265,7 +282,7 @@ graph:
     );
     // `agents validate` reports the same, through the discovery; `validate` alone cannot know.
     let agent = &found.get_invalid("mixed-flow").unwrap().agent;
-    let report = found.validate(agent, &Settings::default());
+    let report = found.validate(agent, &Settings::default(), &checks());
     assert_eq!(check(&report, "graph valid").diagnostics.len(), 3);
     assert!(!report.valid);
     let alone = validate(agent, &Settings::default());
@@ -321,7 +338,7 @@ fn graph_files_load_from_the_project_and_the_home() {
     let nightly = found.require("nightly").unwrap();
     assert_eq!(nightly.definition.source.scope, Scope::Global);
 
-    let report = found.validate(flow, &Settings::default());
+    let report = found.validate(flow, &Settings::default(), &checks());
     assert!(report.valid, "{:#?}", messages(&report));
     assert_eq!(report.format, Some(SourceFormat::Native));
 }
