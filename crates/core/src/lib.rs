@@ -27,6 +27,8 @@ mod run_error;
 mod run_options;
 mod serde_util;
 mod settings;
+#[cfg(feature = "tls")]
+mod tls;
 mod tool;
 mod tool_filter;
 mod tool_fn;
@@ -77,6 +79,8 @@ pub use settings::{
     ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings, StoreSettings,
     ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
+#[cfg(feature = "tls")]
+pub use tls::install_crypto_provider;
 pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
 pub use tool_fn::{FnTool, tool_fn};
