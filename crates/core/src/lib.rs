@@ -16,6 +16,7 @@ mod event;
 mod graph;
 mod guardrail;
 mod handoff;
+mod hint;
 mod mcp;
 mod memory;
 mod model;
@@ -62,6 +63,7 @@ pub use guardrail::{
     RunGuardrails,
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
+pub use hint::Hint;
 pub use mcp::{McpSandboxSettings, McpServerConfig};
 pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{

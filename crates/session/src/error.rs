@@ -76,3 +76,15 @@ pub enum SessionError {
         message: String,
     },
 }
+
+impl SessionError {
+    /// What a front end can offer beyond the message (naming a model, more turns, a graph to
+    /// start or resume, a session to record in), for it to word in its own terms.
+    pub fn hint(&self) -> Option<agentctl_core::Hint> {
+        match self {
+            Self::Run(error) => error.hint(),
+            Self::Graph(error) => error.hint(),
+            _ => None,
+        }
+    }
+}
