@@ -8,13 +8,16 @@
 
 mod agent;
 mod approval;
+mod context_mode;
 mod conversation;
 mod decision;
 mod declared_tools;
 mod embed;
 mod event;
 mod graph;
+mod graph_event;
 mod guardrail;
+mod guardrail_check;
 mod handoff;
 mod hint;
 mod mcp;
@@ -38,10 +41,11 @@ mod tool_registry;
 mod trace;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs, Scope,
-    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, McpRefs, Scope, SourceFormat,
+    ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
+pub use context_mode::ContextMode;
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
@@ -53,14 +57,14 @@ pub use declared_tools::{
 };
 pub use embed::Embedder;
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-pub use graph::{
-    DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphEvent, GraphNode, GraphSpec, GraphStart,
-};
+pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
+pub use graph_event::{GraphEvent, GraphStart};
 pub use guardrail::{
-    DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailAction,
-    GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase, GuardrailPolicy,
-    GuardrailSpecError, GuardrailStage, GuardrailSubject, GuardrailVerdict, GuardrailViolation,
-    RunGuardrails,
+    DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailPolicy, GuardrailStage,
+};
+pub use guardrail_check::{
+    GuardrailAction, GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase,
+    GuardrailSpecError, GuardrailSubject, GuardrailVerdict, GuardrailViolation, RunGuardrails,
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
 pub use hint::Hint;

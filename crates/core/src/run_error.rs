@@ -1,6 +1,6 @@
 //! Why a run failed.
 
-use crate::guardrail::{GuardrailSpecError, GuardrailViolation};
+use crate::guardrail_check::{GuardrailSpecError, GuardrailViolation};
 use crate::hint::Hint;
 use crate::model::ModelError;
 use crate::provider::ProviderError;
