@@ -1,11 +1,13 @@
 //! Why a session could not be set up or a turn not prepared.
 
-use crate::graph::GraphError;
+mod graph;
+
 use agentctl_config::ConfigError;
 use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
 use agentctl_definitions::AgentLookupError;
 use agentctl_tools::RiskLevelError;
+pub use graph::GraphError;
 use std::path::PathBuf;
 
 /// Why the session runner could not do what was asked. Messages name the file, the agent or

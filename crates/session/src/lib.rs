@@ -34,8 +34,10 @@
 
 mod builder;
 mod capability;
+mod chain;
 mod engine;
 mod error;
+mod gitignore;
 mod graph;
 mod main_agent;
 mod maintenance;

@@ -1,6 +1,6 @@
 //! Why a graph run stopped.
 
-use crate::error::SessionError;
+use super::SessionError;
 use agentctl_context::ContextError;
 use agentctl_core::{Hint, RunError};
 use agentctl_routing::GraphStepError;
