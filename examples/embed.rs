@@ -7,10 +7,7 @@
 //! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 cargo run --example embed  # any OpenAI-compatible API
 //! ```
 
-use agentctl::core::{RiskLevel, RunEvent, ToolError, tool_fn};
-use agentctl::session::{EventMsg, Op, Questions, Target, TurnOptions};
-use agentctl::tools::ApprovalAnswer;
-use agentctl::{Agent, Session, StreamExt};
+use agentctl::prelude::*;
 use std::io::Write as _;
 
 /// Arguments of the `lookup` tool; the model sees this type's JSON Schema and doc comments.

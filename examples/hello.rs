@@ -1,6 +1,6 @@
 //! The smallest embedding: one agent, one question. Offline on a scripted model; against any
 //! OpenAI-compatible endpoint when `OPENAI_BASE_URL` is set (and `OPENAI_API_KEY` if it needs one).
-use agentctl::{Agent, Session};
+use agentctl::prelude::*;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -8,9 +8,7 @@
 //! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 cargo run --example triage  # any OpenAI-compatible API
 //! ```
 
-use agentctl::core::{RiskLevel, tool_fn};
-use agentctl::session::{Target, TurnOptions};
-use agentctl::{Agent, Session};
+use agentctl::prelude::*;
 
 /// Arguments of the specialists' `lookup` tool.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

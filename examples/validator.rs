@@ -20,13 +20,13 @@
 //!
 //! Exits 3 when a guardrail still fails after its repairs, like `agentctl run`.
 
-use agentctl::StreamExt;
 use agentctl::core::{
     AgentDefinition, AgentSource, AgentSpec, Guardrail, GuardrailPolicy, ModelProvider, ModelRef,
     ProviderConfig, ProviderError, ProviderKind, RunError, RunEvent, RunOptions, Scope, Settings,
     SourceFormat, ToolRegistry,
 };
 use agentctl::guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry, validator_fn};
+use agentctl::prelude::StreamExt;
 use agentctl::providers::{ProviderOptions, ScriptedProvider, build_provider};
 use agentctl::runtime::Runtime;
 use anyhow::{Context as _, bail};

@@ -5,6 +5,9 @@
 //! This umbrella crate re-exports every library crate of the workspace so an embedding program
 //! needs a single dependency. The `agentctl` binary is built from this package too.
 //!
+//! [`prelude`] holds what a hello world and a tool of your own need (`use agentctl::prelude::*;`);
+//! everything else is under the module of its concern, below.
+//!
 //! - [`core`]: the contracts — agent definitions, messages, settings, the model-provider and
 //!   tool traits, run events, the approval contract; no I/O;
 //! - [`config`]: file locations and layered `settings.json`;
@@ -24,26 +27,57 @@
 //!   loop;
 //! - [`store_postgres`]: the session store on PostgreSQL, shared by several machines.
 
-pub use agentctl_config as config;
-pub use agentctl_context as context;
+// The contracts every crate speaks.
 pub use agentctl_core as core;
-pub use agentctl_definitions as definitions;
-pub use agentctl_guardrails as guardrails;
-pub use agentctl_mcp as mcp;
-pub use agentctl_memory as memory;
+
+// Running agents: the session engine, the loop, model providers.
 pub use agentctl_providers as providers;
-pub use agentctl_routing as routing;
 pub use agentctl_runtime as runtime;
-pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
-pub use agentctl_store_postgres as store_postgres;
+
+// Defining agents and configuring them.
+pub use agentctl_config as config;
+pub use agentctl_definitions as definitions;
+
+// What agents can do, and what confines it.
+pub use agentctl_mcp as mcp;
+pub use agentctl_sandbox as sandbox;
 pub use agentctl_tools as tools;
+
+// What agents remember: sessions, context, long-term memory.
+pub use agentctl_context as context;
+pub use agentctl_memory as memory;
+pub use agentctl_store_postgres as store_postgres;
+
+// Deciding and checking: routing, handoffs, graphs, guardrails.
+pub use agentctl_guardrails as guardrails;
+pub use agentctl_routing as routing;
+
+// Observing: traces of runs.
 pub use agentctl_trace as trace;
 
-/// The stream traits a session's events are read with (`events.next().await`), so an embedder
-/// needs no `futures` dependency of its own.
-pub use futures_util::{Stream, StreamExt};
-
-/// What the smallest embedding needs: an agent defined in code and a session to ask it in
-/// (`agentctl::session::{Agent, Session}` under their own crate's path).
-pub use agentctl_session::{Agent, Session};
+/// What a hello world, a tool of your own and a session driven by its events need, in one
+/// `use agentctl::prelude::*;`. Each name keeps its home under its concern's module
+/// (`agentctl::session::Session` is the same type as `agentctl::prelude::Session`).
+///
+/// ```no_run
+/// use agentctl::prelude::*;
+///
+/// # async fn demo() -> anyhow::Result<()> {
+/// let agent = Agent::new("greeter", "Greet the user in one sentence.").model("openai:gpt-4o-mini");
+/// let session = Session::builder().agent(agent).build()?;
+/// let result: RunResult = session.ask("Hello!").await?;
+/// println!("{}", result.text);
+/// # Ok(())
+/// # }
+/// ```
+pub mod prelude {
+    pub use agentctl_core::{RiskLevel, RunEvent, RunResult, ToolError, tool_fn};
+    pub use agentctl_session::{
+        Agent, EventMsg, Op, Project, Questions, Session, Target, TurnOptions,
+    };
+    pub use agentctl_tools::ApprovalAnswer;
+    /// The stream traits a session's events are read with (`events.next().await`), so an
+    /// embedder needs no `futures` dependency of its own.
+    pub use futures_util::{Stream, StreamExt};
+}

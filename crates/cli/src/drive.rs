@@ -155,7 +155,9 @@ pub(crate) fn ending(outcome: TurnOutcome, signal: Option<i32>) -> Ending {
             Ending::Guardrail(violation.to_string())
         }
         SessionError::Graph(error) => match *error {
-            GraphError::Cancelled => Ending::Signalled(signal.unwrap_or(2), error.to_string()),
+            GraphError::Cancelled => {
+                Ending::Signalled(signal.unwrap_or(2), crate::advice::with_advice(&*error))
+            }
             error if matches!(error.run_error(), Some(RunError::Guardrail(_))) => {
                 Ending::Guardrail(error.to_string())
             }
@@ -170,10 +172,10 @@ pub(crate) fn ending(outcome: TurnOutcome, signal: Option<i32>) -> Ending {
                 "graph `{graph}` ({}) is invalid:\n{issues}\ncheck it with `agentctl agents validate {graph}`",
                 file.display()
             )),
-            error => Ending::Failed(error.to_string()),
+            error => Ending::Failed(crate::advice::with_advice(&error)),
         },
         SessionError::Agent(lookup) => Ending::Failed(crate::lookup::lookup_message(&lookup)),
-        other => Ending::Failed(other.to_string()),
+        other => Ending::Failed(crate::advice::with_advice(&other)),
     }
 }
 

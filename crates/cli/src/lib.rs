@@ -7,6 +7,7 @@
 //! of `agentctl-session` — submit operations, render its events — on the process's one tokio
 //! runtime (`rt`).
 
+mod advice;
 mod agents;
 mod approvals;
 mod args;

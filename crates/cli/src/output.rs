@@ -48,9 +48,22 @@ pub(crate) fn print_error(error: &anyhow::Error) {
         agentctl_session::secrets_of(&Settings::default(), &[], std::env::vars_os())
     });
     let shown = |text: String| terminal_safe(&secrets.redact(&text)).into_owned();
-    eprintln!("error: {}", shown(error.to_string()));
-    for cause in error.chain().skip(1) {
-        eprintln!("  caused by: {}", shown(cause.to_string()));
+    // The first error in the chain that carries a hint gets the command line's advice.
+    let mut advised = false;
+    let mut line = |cause: &(dyn std::error::Error + 'static)| {
+        if advised {
+            return cause.to_string();
+        }
+        let text = crate::advice::with_advice(cause);
+        advised = crate::advice::hint_of(cause).is_some();
+        text
+    };
+    let mut chain = error.chain();
+    if let Some(top) = chain.next() {
+        eprintln!("error: {}", shown(line(top)));
+    }
+    for cause in chain {
+        eprintln!("  caused by: {}", shown(line(cause)));
     }
 }
 

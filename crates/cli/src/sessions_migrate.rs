@@ -8,9 +8,9 @@
 use crate::args::TextFormat;
 use crate::args::sessions::MigrateArgs;
 use crate::output::{counted, print_json, terminal_safe};
-use agentctl_context::{Conflict, CopyOutcome, copy_sessions};
+use agentctl_context::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 use agentctl_core::Redactor;
-use agentctl_memory::copy_memories;
+use agentctl_memory::{MemoryCopyReport, copy_memories};
 use agentctl_session::{Project, StoreLocation};
 use anyhow::Context as _;
 use serde::Serialize;
@@ -94,83 +94,21 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
     let (from_label, to_label) = (from.to_string(), to.to_string());
     let mut sessions = Vec::new();
     let report = copy_sessions(&*source, &*target, &mut |id, outcome| {
-        let (word, messages, runs, reason) = match outcome {
-            CopyOutcome::Copied { messages, runs } => ("copied", Some(messages), Some(runs), None),
-            CopyOutcome::Updated { messages, runs } => {
-                ("updated", Some(messages), Some(runs), None)
-            }
-            CopyOutcome::Unchanged => ("already there", None, None, None),
-            CopyOutcome::Conflict(why) => (
-                "conflict",
-                None,
-                None,
-                Some(conflict_reason(why, &from_label, &to_label)),
-            ),
-        };
+        let outcome = session_outcome(id, outcome, &from_label, &to_label);
         if text {
-            match (messages, runs, &reason) {
-                (Some(messages), Some(runs), _) => {
-                    print_line(&format!(
-                        "{word} {id} ({}, {})",
-                        counted(messages, "message", "messages"),
-                        counted(runs, "run", "runs")
-                    ));
-                }
-                (_, _, Some(reason)) => print_error(&format!("not copied: session {id} {reason}")),
-                _ => print_line(&format!("{word} {id}")),
-            }
+            print_outcome(&outcome);
         }
-        sessions.push(SessionOutcome {
-            session_id: id.to_owned(),
-            outcome: word,
-            messages,
-            runs,
-            reason,
-        });
+        sessions.push(outcome);
     })
     .with_context(|| format!("copying sessions from {from} to {to} (run it again to go on)"))?;
-    // Entries are masked where they were remembered; the target masks its URL's password.
-    let tightened = project.tightened_files();
-    let memories = match from
-        .memory()
-        .open_memory(Redactor::default(), false, tightened)?
-    {
-        Some(source) => {
-            let target = to
-                .memory()
-                .open_memory(Redactor::default(), true, tightened)?
-                .with_context(|| format!("{to}: cannot open its memory store"))?;
-            copy_memories(&*source, &*target).with_context(|| {
-                format!("copying long-term memories from {from} to {to} (run it again to go on)")
-            })?
-        }
-        None => Default::default(),
-    };
+    let memories = migrate_memories(project, &from, &to)?;
     let conflicts = report.conflicts.len() as u64;
     if text {
-        print_line(&format!(
-            "Copied {} and updated {} ({}, {}), and {}, from {from} to {to}; {} already there, \
-             {} already there.",
-            counted(report.copied, "session", "sessions"),
-            report.updated,
-            counted(report.messages, "message", "messages"),
-            counted(report.runs, "run", "runs"),
-            counted(memories.copied, "memory", "memories"),
-            report.skipped,
-            counted(memories.existing, "memory", "memories"),
-        ));
-        if conflicts > 0 {
-            let ids: Vec<&str> = report.conflicts.iter().map(|(id, _)| id.as_str()).collect();
-            print_error(&format!(
-                "{} changed in both stores not copied: {}",
-                counted(conflicts, "session", "sessions"),
-                ids.join(", ")
-            ));
-        }
+        print_summary(&report, &memories, &from_label, &to_label);
     } else {
         print_json(&MigrateReport {
-            from: from.to_string(),
-            to: to.to_string(),
+            from: from_label,
+            to: to_label,
             copied: report.copied,
             updated: report.updated,
             skipped: report.skipped,
@@ -187,4 +125,83 @@ pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitC
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What became of one session, for both output formats.
+fn session_outcome(id: &str, outcome: CopyOutcome, from: &str, to: &str) -> SessionOutcome {
+    let (word, messages, runs, reason) = match outcome {
+        CopyOutcome::Copied { messages, runs } => ("copied", Some(messages), Some(runs), None),
+        CopyOutcome::Updated { messages, runs } => ("updated", Some(messages), Some(runs), None),
+        CopyOutcome::Unchanged => ("already there", None, None, None),
+        CopyOutcome::Conflict(why) => {
+            ("conflict", None, None, Some(conflict_reason(why, from, to)))
+        }
+    };
+    SessionOutcome {
+        session_id: id.to_owned(),
+        outcome: word,
+        messages,
+        runs,
+        reason,
+    }
+}
+
+/// One session's line of the text output (a conflict's on stderr).
+fn print_outcome(outcome: &SessionOutcome) {
+    let (word, id) = (outcome.outcome, &outcome.session_id);
+    match (outcome.messages, outcome.runs, &outcome.reason) {
+        (Some(messages), Some(runs), _) => print_line(&format!(
+            "{word} {id} ({}, {})",
+            counted(messages, "message", "messages"),
+            counted(runs, "run", "runs")
+        )),
+        (_, _, Some(reason)) => print_error(&format!("not copied: session {id} {reason}")),
+        _ => print_line(&format!("{word} {id}")),
+    }
+}
+
+/// Copies the long-term memories along, when the source has a memory store. Entries are
+/// masked where they were remembered; the target masks its URL's password.
+fn migrate_memories(
+    project: &Project,
+    from: &StoreLocation,
+    to: &StoreLocation,
+) -> anyhow::Result<MemoryCopyReport> {
+    let tightened = project.tightened_files();
+    let Some(source) = from
+        .memory()
+        .open_memory(Redactor::default(), false, tightened)?
+    else {
+        return Ok(MemoryCopyReport::default());
+    };
+    let target = to
+        .memory()
+        .open_memory(Redactor::default(), true, tightened)?
+        .with_context(|| format!("{to}: cannot open its memory store"))?;
+    copy_memories(&*source, &*target).with_context(|| {
+        format!("copying long-term memories from {from} to {to} (run it again to go on)")
+    })
+}
+
+/// The text output's last lines: the totals, and the sessions left alone.
+fn print_summary(report: &CopyReport, memories: &MemoryCopyReport, from: &str, to: &str) {
+    print_line(&format!(
+        "Copied {} and updated {} ({}, {}), and {}, from {from} to {to}; {} already there, \
+         {} already there.",
+        counted(report.copied, "session", "sessions"),
+        report.updated,
+        counted(report.messages, "message", "messages"),
+        counted(report.runs, "run", "runs"),
+        counted(memories.copied, "memory", "memories"),
+        report.skipped,
+        counted(memories.existing, "memory", "memories"),
+    ));
+    if !report.conflicts.is_empty() {
+        let ids: Vec<&str> = report.conflicts.iter().map(|(id, _)| id.as_str()).collect();
+        print_error(&format!(
+            "{} changed in both stores not copied: {}",
+            counted(report.conflicts.len() as u64, "session", "sessions"),
+            ids.join(", ")
+        ));
+    }
 }

@@ -19,11 +19,13 @@
 //! of the files project MCP servers run ([`server_scripts`]), on first use.
 
 mod entries;
+mod finding;
 mod rules;
 mod scripts;
 mod store;
 
-pub(crate) use rules::{Baselines, review};
+pub(crate) use finding::Baselines;
+pub(crate) use rules::review;
 pub(crate) use scripts::sha256_hex;
 pub use scripts::{ServerScript, server_scripts};
 pub use store::{

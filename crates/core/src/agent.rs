@@ -1,5 +1,6 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
+use crate::context_mode::ContextMode;
 use crate::graph::GraphSpec;
 use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
@@ -131,36 +132,6 @@ impl Scope {
 }
 
 impl fmt::Display for Scope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Which conversation history an agent sees.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ContextMode {
-    /// The agent has its own history.
-    #[default]
-    Isolated,
-    /// The agent sees the main session's history.
-    Shared,
-    /// Each run gets a fresh workspace; only its summary returns to the timeline.
-    Run,
-}
-
-impl ContextMode {
-    /// The lowercase name used in files and output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ContextMode::Isolated => "isolated",
-            ContextMode::Shared => "shared",
-            ContextMode::Run => "run",
-        }
-    }
-}
-
-impl fmt::Display for ContextMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

@@ -5,7 +5,7 @@
 //! snake_case (`run_id`) and the result camelCase (`tokensUsed`); the CLI prints its own
 //! documented shape of them (camelCase throughout, with `sessionId`: `agentctl schema run-event`).
 
-use crate::agent::ContextMode;
+use crate::context_mode::ContextMode;
 use crate::conversation::Message;
 use crate::decision::{ApprovalHint, DecidedBy, Verdict};
 use crate::guardrail::{GuardrailPolicy, GuardrailStage};

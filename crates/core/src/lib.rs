@@ -8,14 +8,18 @@
 
 mod agent;
 mod approval;
+mod context_mode;
 mod conversation;
 mod decision;
 mod declared_tools;
 mod embed;
 mod event;
 mod graph;
+mod graph_event;
 mod guardrail;
+mod guardrail_check;
 mod handoff;
+mod hint;
 mod mcp;
 mod memory;
 mod model;
@@ -27,6 +31,8 @@ mod run_error;
 mod run_options;
 mod serde_util;
 mod settings;
+#[cfg(feature = "tls")]
+mod tls;
 mod tool;
 mod tool_filter;
 mod tool_fn;
@@ -35,10 +41,11 @@ mod tool_registry;
 mod trace;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, ContextMode, Handoff, HandoffPayload, McpRefs, Scope,
-    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, McpRefs, Scope, SourceFormat,
+    ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
+pub use context_mode::ContextMode;
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,
@@ -50,16 +57,17 @@ pub use declared_tools::{
 };
 pub use embed::Embedder;
 pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
-pub use graph::{
-    DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphEvent, GraphNode, GraphSpec, GraphStart,
-};
+pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
+pub use graph_event::{GraphEvent, GraphStart};
 pub use guardrail::{
-    DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailAction,
-    GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase, GuardrailPolicy,
-    GuardrailSpecError, GuardrailStage, GuardrailSubject, GuardrailVerdict, GuardrailViolation,
-    RunGuardrails,
+    DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailPolicy, GuardrailStage,
+};
+pub use guardrail_check::{
+    GuardrailAction, GuardrailCheck, GuardrailFactory, GuardrailFailure, GuardrailPhase,
+    GuardrailSpecError, GuardrailSubject, GuardrailVerdict, GuardrailViolation, RunGuardrails,
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
+pub use hint::Hint;
 pub use mcp::{McpSandboxSettings, McpServerConfig};
 pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{
@@ -77,6 +85,8 @@ pub use settings::{
     ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings, StoreSettings,
     ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
+#[cfg(feature = "tls")]
+pub use tls::install_crypto_provider;
 pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
 pub use tool_filter::{ToolFilter, ToolPatternError, not_allowed};
 pub use tool_fn::{FnTool, tool_fn};

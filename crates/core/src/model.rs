@@ -1,5 +1,6 @@
 //! Model references: `provider:model` strings, aliases and inference from bare model ids.
 
+use crate::hint::Hint;
 use crate::settings::Settings;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -66,9 +67,7 @@ impl fmt::Display for ModelRef {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     /// `inherit` with nothing to inherit from.
-    #[error(
-        "model `inherit` has nothing to inherit: pass --model or set `agents.defaultModel` in settings"
-    )]
+    #[error("model `inherit` has nothing to inherit: set `agents.defaultModel` in settings")]
     NothingToInherit,
     /// The provider prefix is neither built in nor configured.
     #[error(
@@ -104,6 +103,13 @@ pub enum ModelError {
         /// The model string as written.
         input: String,
     },
+}
+
+impl ModelError {
+    /// What a front end can offer beyond the message: naming a model for the run.
+    pub fn hint(&self) -> Option<Hint> {
+        matches!(self, ModelError::NothingToInherit).then_some(Hint::ChooseModel)
+    }
 }
 
 impl ModelRef {

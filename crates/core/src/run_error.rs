@@ -1,6 +1,7 @@
 //! Why a run failed.
 
-use crate::guardrail::{GuardrailSpecError, GuardrailViolation};
+use crate::guardrail_check::{GuardrailSpecError, GuardrailViolation};
+use crate::hint::Hint;
 use crate::model::ModelError;
 use crate::provider::ProviderError;
 use crate::tool_filter::ToolPatternError;
@@ -11,7 +12,7 @@ use crate::tool_filter::ToolPatternError;
 pub enum RunError {
     /// No model anywhere: not in the options, the agent file or the settings.
     #[error(
-        "agent `{agent}` has no model: pass --model, set `model:` in the agent file or `agents.defaultModel` in settings"
+        "agent `{agent}` has no model: set `model:` in the agent file or `agents.defaultModel` in settings"
     )]
     NoModel {
         /// Agent name.
@@ -40,7 +41,7 @@ pub enum RunError {
     },
     /// The model kept asking for tools until the turn limit.
     #[error(
-        "agent `{agent}` reached the limit of {turns} turns without finishing: raise --max-turns or `maxTurns` in the agent file"
+        "agent `{agent}` reached the limit of {turns} turns without finishing: raise `maxTurns` in the agent file"
     )]
     MaxTurns {
         /// Agent name.
@@ -80,5 +81,15 @@ impl RunError {
     /// True when running again unchanged may succeed (rate limits, server errors, timeouts).
     pub fn is_retryable(&self) -> bool {
         matches!(self, RunError::Provider(error) if error.is_retryable())
+    }
+
+    /// What a front end can offer beyond the message (a model for the run, more turns).
+    pub fn hint(&self) -> Option<Hint> {
+        match self {
+            RunError::NoModel { .. } => Some(Hint::ChooseModel),
+            RunError::Model { source, .. } => source.hint(),
+            RunError::MaxTurns { .. } => Some(Hint::RaiseMaxTurns),
+            _ => None,
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Per-run options: everything a caller can override for one run.
 
-use crate::agent::ContextMode;
+use crate::context_mode::ContextMode;
 use crate::conversation::Message;
 use crate::trace::TraceContext;
 use std::path::PathBuf;

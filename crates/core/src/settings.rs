@@ -1,6 +1,7 @@
 //! Resolved settings: the result of layering `settings.json` files.
 
-use crate::agent::{ContextMode, Scope, TracingBackend};
+use crate::agent::{Scope, TracingBackend};
+use crate::context_mode::ContextMode;
 use crate::mcp::McpServerConfig;
 use crate::serde_util::one_or_many;
 use crate::trace::SpanKind;

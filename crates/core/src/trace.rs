@@ -11,7 +11,7 @@
 //! runner) and go through [`TraceContext::record`], the one place where the `events` filter,
 //! secret masking and the size cap apply, before a [`SpanSink`] writes them.
 
-use crate::agent::ContextMode;
+use crate::context_mode::ContextMode;
 use crate::conversation::ToolCall;
 use crate::decision::Verdict;
 use crate::guardrail::{GuardrailPolicy, GuardrailStage};

@@ -256,8 +256,7 @@ fn http_transport(
             .map_err(|error| invalid(format!("header `{name}`: {error}")))?;
         map.insert(name, value);
     }
-    // reqwest is built without a default crypto provider; ring is the workspace's choice.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    agentctl_core::install_crypto_provider();
     let client = reqwest::Client::builder()
         .default_headers(map)
         .build()

@@ -3,8 +3,18 @@
 //! (agentctl-store-postgres) serve them alike.
 
 use crate::error::Result;
-use crate::store::{MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered};
-use crate::transfer::CopiedMemory;
+use crate::store::{
+    Embedding, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
+};
+
+/// An entry read for copying, with its embedding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopiedMemory {
+    /// The entry as its store has it.
+    pub entry: MemoryEntry,
+    /// Its embedding, when it has one.
+    pub embedding: Option<Embedding>,
+}
 
 /// A long-term memory store. Synchronous, like the session store traits: the tools call it
 /// off the async threads.

@@ -67,7 +67,7 @@ pub enum MemoryError {
         detail: String,
     },
     /// No entry has this id (for this agent, when one was named).
-    #[error("no memory #{id}{}: see `agentctl memory list`", agent.as_deref().map(|a| format!(" of agent `{a}`")).unwrap_or_default())]
+    #[error("no memory #{id}{}", agent.as_deref().map(|a| format!(" of agent `{a}`")).unwrap_or_default())]
     NotFound {
         /// The id asked for.
         id: i64,
@@ -79,8 +79,7 @@ pub enum MemoryError {
     Invalid(String),
     /// An agent has as many entries as one agent may keep.
     #[error(
-        "agent `{agent}` already keeps {max} memories, the most one agent may: forget old ones \
-         with `agentctl memory forget ID` (see `agentctl memory list --agent {agent}`)"
+        "agent `{agent}` already keeps {max} memories, the most one agent may: forget old ones"
     )]
     Full {
         /// The agent.
@@ -88,4 +87,19 @@ pub enum MemoryError {
         /// The limit.
         max: usize,
     },
+}
+
+impl MemoryError {
+    /// What a front end can offer beyond the message: the ids to pick from, or forgetting some.
+    pub fn hint(&self) -> Option<agentctl_core::Hint> {
+        match self {
+            Self::NotFound { agent, .. } => Some(agentctl_core::Hint::ListMemories {
+                agent: agent.clone(),
+            }),
+            Self::Full { agent, .. } => Some(agentctl_core::Hint::ForgetMemories {
+                agent: agent.clone(),
+            }),
+            _ => None,
+        }
+    }
 }

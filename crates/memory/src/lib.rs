@@ -26,14 +26,14 @@ mod tools;
 mod transfer;
 mod vector;
 
-pub use backend::MemoryBackend;
+pub use backend::{CopiedMemory, MemoryBackend};
 pub use error::{MemoryError, Result};
 pub use query::search_terms;
 pub use store::{
     Embedding, Matched, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
 };
 pub use tools::{LongTermTools, MAX_RECALL_LIMIT, RecallArgs, RememberArgs};
-pub use transfer::{CopiedMemory, MemoryCopyReport, copy_memories};
+pub use transfer::{MemoryCopyReport, copy_memories};
 pub use vector::{
     MAX_DIMENSIONS, check as check_embedding, cosine as cosine_similarity, fuse as fuse_rankings,
 };

@@ -8,16 +8,7 @@
 
 use crate::backend::MemoryBackend;
 use crate::error::Result;
-use crate::store::{Embedding, MemoryEntry, Remembered};
-
-/// An entry read for copying, with its embedding.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CopiedMemory {
-    /// The entry as its store has it.
-    pub entry: MemoryEntry,
-    /// Its embedding, when it has one.
-    pub embedding: Option<Embedding>,
-}
+use crate::store::Remembered;
 
 /// What [`copy_memories`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn one_client_per_configuration() {
-        crate::http::install_crypto_provider();
+        agentctl_core::install_crypto_provider();
         // Time limits no other test uses: the pool is the process's.
         let first = shared_client(ClientKey::new(Duration::from_millis(90_001)), build).unwrap();
         let again = shared_client(ClientKey::new(Duration::from_millis(90_001)), build).unwrap();

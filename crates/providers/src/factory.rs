@@ -4,7 +4,7 @@ use crate::anthropic::AnthropicProvider;
 use crate::gemini::GeminiProvider;
 use crate::http::HttpClient;
 use crate::openai::OpenAiProvider;
-use crate::options::ProviderOptions;
+use crate::options::{Env, ProviderOptions};
 use crate::scripted::ScriptedProvider;
 use agentctl_core::{ModelProvider, ProviderError};
 use agentctl_core::{ModelRef, ProviderConfig, ProviderFactory, ProviderKind, Settings};
@@ -115,25 +115,11 @@ pub(crate) fn endpoint(
     options: &ProviderOptions,
 ) -> Result<Endpoint, ProviderError> {
     let name = model.provider.as_str();
-    let configured = settings.providers.get(name);
     let default_config;
-    let config = match configured {
+    let config = match settings.providers.get(name) {
         Some(config) => config,
         None => {
-            let kind = match name {
-                "openai" | "ollama" => ProviderKind::Openai,
-                "anthropic" => ProviderKind::Anthropic,
-                "gemini" => ProviderKind::Gemini,
-                _ => {
-                    return Err(ProviderError::Config(format!(
-                        "unknown provider `{name}` for model `{model}`: use openai, anthropic, gemini, ollama or scripted, or add `providers.{name}` to settings"
-                    )));
-                }
-            };
-            default_config = ProviderConfig {
-                kind,
-                ..ProviderConfig::default()
-            };
+            default_config = builtin_config(name, model)?;
             &default_config
         }
     };
@@ -145,28 +131,7 @@ pub(crate) fn endpoint(
             .or_else(|| env.get(var))
             .unwrap_or_else(|| default.to_owned())
     };
-    // Which variables may hold the key; empty means the endpoint needs none.
-    let key_vars: Vec<String> = match (&config.api_key_env, config.kind) {
-        (Some(var), _) => vec![var.clone()],
-        (None, ProviderKind::Openai) if name == "openai" => vec!["OPENAI_API_KEY".into()],
-        (None, ProviderKind::Openai) => Vec::new(),
-        (None, ProviderKind::Anthropic) => vec!["ANTHROPIC_API_KEY".into()],
-        (None, ProviderKind::Gemini) => vec!["GEMINI_API_KEY".into(), "GOOGLE_API_KEY".into()],
-    };
-    let key_env = if key_vars.is_empty() {
-        format!("providers.{name}.apiKeyEnv")
-    } else {
-        key_vars.join(" or ")
-    };
-    let key = key_vars.iter().find_map(|var| env.get(var));
-    if key.is_none() && !key_vars.is_empty() {
-        return Err(ProviderError::MissingApiKey {
-            provider: name.to_owned(),
-            model: model.model.clone(),
-            env_var: key_env,
-        });
-    }
-    let key = key.unwrap_or_default();
+    let (key, key_env) = api_key(name, model, config, env)?;
     let (base_url, auth) = match config.kind {
         ProviderKind::Openai => {
             let default = if name == "ollama" {
@@ -212,4 +177,54 @@ pub(crate) fn endpoint(
         base_url,
         http,
     })
+}
+
+/// The configuration of a built-in provider name that settings do not configure.
+fn builtin_config(name: &str, model: &ModelRef) -> Result<ProviderConfig, ProviderError> {
+    let kind = match name {
+        "openai" | "ollama" => ProviderKind::Openai,
+        "anthropic" => ProviderKind::Anthropic,
+        "gemini" => ProviderKind::Gemini,
+        _ => {
+            return Err(ProviderError::Config(format!(
+                "unknown provider `{name}` for model `{model}`: use openai, anthropic, gemini, ollama or scripted, or add `providers.{name}` to settings"
+            )));
+        }
+    };
+    Ok(ProviderConfig {
+        kind,
+        ..ProviderConfig::default()
+    })
+}
+
+/// The provider's API key (empty when the endpoint needs none) and the variables it may be
+/// read from, as error messages name them; a missing key that is needed is an error.
+fn api_key(
+    name: &str,
+    model: &ModelRef,
+    config: &ProviderConfig,
+    env: &Env,
+) -> Result<(String, String), ProviderError> {
+    // Which variables may hold the key; empty means the endpoint needs none.
+    let key_vars: Vec<String> = match (&config.api_key_env, config.kind) {
+        (Some(var), _) => vec![var.clone()],
+        (None, ProviderKind::Openai) if name == "openai" => vec!["OPENAI_API_KEY".into()],
+        (None, ProviderKind::Openai) => Vec::new(),
+        (None, ProviderKind::Anthropic) => vec!["ANTHROPIC_API_KEY".into()],
+        (None, ProviderKind::Gemini) => vec!["GEMINI_API_KEY".into(), "GOOGLE_API_KEY".into()],
+    };
+    let key_env = if key_vars.is_empty() {
+        format!("providers.{name}.apiKeyEnv")
+    } else {
+        key_vars.join(" or ")
+    };
+    let key = key_vars.iter().find_map(|var| env.get(var));
+    if key.is_none() && !key_vars.is_empty() {
+        return Err(ProviderError::MissingApiKey {
+            provider: name.to_owned(),
+            model: model.model.clone(),
+            env_var: key_env,
+        });
+    }
+    Ok((key.unwrap_or_default(), key_env))
 }

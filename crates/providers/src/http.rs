@@ -16,7 +16,7 @@ use reqwest::header::{CONTENT_TYPE, Entry, HOST, HeaderMap, HeaderName, HeaderVa
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
@@ -143,7 +143,7 @@ impl HttpClient {
         extra: &BTreeMap<String, String>,
         options: &ProviderOptions,
     ) -> Result<Self, ProviderError> {
-        install_crypto_provider();
+        agentctl_core::install_crypto_provider();
         let config_error = |what: String| {
             ProviderError::Config(format!(
                 "{provider}: invalid provider configuration: {what}"
@@ -491,18 +491,6 @@ pub(crate) struct ByteStream<'a> {
     /// When the timer last found that chunks had come (or when the headers came): the stream
     /// has been quiet since then at the most.
     quiet_since: Instant,
-}
-
-/// reqwest's `rustls-no-provider` feature needs a process-wide crypto provider; ring is used
-/// because aws-lc-rs (reqwest's default) compiles a large C library, slow on small CI machines.
-pub(crate) fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        if rustls::crypto::CryptoProvider::get_default().is_none() {
-            // Err means another thread installed one first: fine either way.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        }
-    });
 }
 
 /// A transport error with its causes, on one line, without the URL (the caller adds it).

@@ -130,6 +130,7 @@ struct Converter<'a> {
 }
 
 impl Converter<'_> {
+    // Kept whole: one pass over a schema's keywords, each kept, renamed or dropped in turn.
     fn convert(&self, schema: &Value, depth: usize) -> Value {
         let Value::Object(map) = schema else {
             // `true`/`false` schemas and other oddities: "anything".

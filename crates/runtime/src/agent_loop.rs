@@ -1,64 +1,23 @@
 //! The agent loop, as small steps: **sample** the model, **dispatch** the tools it asked for
-//! ([`crate::dispatch`]), **apply** their results to the conversation, **decide** whether to go
+//! ([`crate::dispatch`], after [`crate::sample`]), **apply** their results to the conversation, **decide** whether to go
 //! on — with the guardrails ([`crate::guard`]) checking the prompt before the first sample and
 //! each final answer or handoff before it is committed.
 //!
 //! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
-use crate::budget::{TokenEstimator, model_context_window, prompt_token_budget};
+use crate::budget::{TokenEstimator, model_context_window};
 use crate::cancel::until_cancelled;
 use crate::dispatch::dispatch;
-pub(crate) use crate::events::EventSink;
-use crate::guard::{self, Checked, TextBarrier};
+use crate::events::EventSink;
+use crate::guard::{self, Checked};
+use crate::run_state::{LoopState, Prepared};
+use crate::sample::sample;
 use agentctl_core::{
-    CallGate, ContextMode, GuardrailSubject, HandoffRequest, Message, ModelDelta, ModelProvider,
-    ModelRef, ModelRequest, ModelResponse, ProviderError, Redactor, RunError, RunEvent,
-    RunGuardrails, RunMetadata, RunResult, SubAgentRunner, TokensUsed, Tool, ToolFilter,
-    ToolRegistry, ToolsSettings, TraceContext, Usage,
+    GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent, RunMetadata,
+    RunResult, TokensUsed, Usage,
 };
-use std::ops::Range;
-use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use tokio_util::sync::CancellationToken;
-
-/// Everything a run needs, resolved before the first turn.
-pub(crate) struct Prepared {
-    pub run_id: Arc<str>,
-    pub agent: Arc<str>,
-    pub model: ModelRef,
-    pub model_label: String,
-    pub provider: Arc<dyn ModelProvider>,
-    pub context_mode: ContextMode,
-    pub max_turns: u32,
-    /// Tools the agent may use, sorted by name.
-    pub tools: Vec<Arc<dyn Tool>>,
-    /// Every tool of the runtime: a call of a tool the agent may not use still reaches the
-    /// gate, which refuses it with a `tool_decision`.
-    pub registry: Arc<ToolRegistry>,
-    pub filter: ToolFilter,
-    /// Decides every call (the runtime's gate, or its safe-only default).
-    pub gate: Arc<dyn CallGate>,
-    /// Masks known secrets in tool results and errors.
-    pub redactor: Redactor,
-    /// The agent's guardrails, if it declares any.
-    pub guardrails: Option<Arc<dyn RunGuardrails>>,
-    /// The run's prompt, as the input guardrails check it.
-    pub prompt: Arc<str>,
-    pub request: ModelRequest,
-    pub working_dir: Arc<Path>,
-    pub cancel: CancellationToken,
-    /// Starts sub-agent runs on this run's runtime, for tools that delegate.
-    pub sub_agents: Arc<dyn SubAgentRunner>,
-    /// Nesting depth ([`RunOptions::depth`](agentctl_core::RunOptions::depth)).
-    pub depth: u32,
-    /// Time limits of tool calls (`tools.timeoutSeconds`, `tools.timeouts`).
-    pub tool_limits: ToolsSettings,
-    /// The trace the run belongs to, passed on to its tool calls.
-    pub trace: Option<TraceContext>,
-}
 
 /// Runs a prepared run and reports its start and end. The run is kept here, and lent to the
 /// steps: the future holds it once (an `async fn` would hold its argument twice, as argument
@@ -105,22 +64,6 @@ pub(crate) fn report_end(outcome: &Result<RunResult, RunError>, events: &EventSi
             error: error.to_string(),
         }),
     }
-}
-
-/// Counters of one run.
-pub(crate) struct LoopState {
-    started: Instant,
-    turn: u32,
-    usage: Usage,
-    pub(crate) estimator: TokenEstimator,
-    window: u64,
-    /// Index of the first message this run added (the prompt).
-    first_new: usize,
-    /// Repairs asked for by output guardrails so far.
-    pub(crate) repairs: u32,
-    /// Answers that failed an output guardrail, each with the repair request after it: never
-    /// committed, removed once an answer stands.
-    pub(crate) set_aside: Vec<Range<usize>>,
 }
 
 /// What to do after a turn. A final turn (answer or handoff) is not committed yet: the output
@@ -206,58 +149,6 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
             }
         }
     }
-}
-
-/// Step 1: one model call, streamed into `text_delta` events (held by `barrier` while the
-/// parallel input guardrails run).
-pub(crate) async fn sample(
-    run: &Prepared,
-    state: &mut LoopState,
-    events: &EventSink,
-    barrier: Option<&TextBarrier>,
-) -> Result<ModelResponse, RunError> {
-    state.turn += 1;
-    events.emit(|| RunEvent::ModelRequest {
-        turn: state.turn,
-        message_count: run.request.messages.len(),
-        tool_count: run.request.tools.len(),
-        prompt_token_budget: prompt_token_budget(state.window, run.request.max_tokens),
-        estimated_prompt_tokens: state.estimator.estimate(),
-        model_context_window: state.window,
-    });
-    let streamed_text = AtomicBool::new(false);
-    let provisional = guard::text_is_provisional(run);
-    let emit_text = |text: String| {
-        let event = || RunEvent::TextDelta { text, provisional };
-        match barrier {
-            Some(barrier) => barrier.pass(event(), events),
-            None => events.emit(event),
-        }
-    };
-    let on_delta = |delta: ModelDelta| {
-        if let ModelDelta::Text { text } = delta {
-            streamed_text.store(true, Ordering::Relaxed);
-            emit_text(text);
-        }
-    };
-    let response = match run.provider.complete(&run.request, &on_delta).await {
-        Ok(response) => response,
-        Err(ProviderError::Cancelled) => return Err(RunError::Cancelled),
-        Err(error) => return Err(error.into()),
-    };
-    // Providers that do not stream report no deltas: the text still reaches listeners once.
-    if !streamed_text.load(Ordering::Relaxed)
-        && let Some(text) = response.text.as_ref().filter(|text| !text.is_empty())
-    {
-        emit_text(text.clone());
-    }
-    state.usage.add(response.usage);
-    state.estimator.calibrate(response.usage.input_tokens);
-    events.emit(|| RunEvent::Usage {
-        input_tokens: response.usage.input_tokens,
-        output_tokens: response.usage.output_tokens,
-    });
-    Ok(response)
 }
 
 /// Steps 2–4: record the answer, run the tools it asks for, append their results, decide.

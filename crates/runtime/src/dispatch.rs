@@ -2,7 +2,8 @@
 //! refused, the rest through the approval gate, run (concurrently when none mutates) under
 //! their time limits, their results redacted.
 
-use crate::agent_loop::{EventSink, Prepared};
+use crate::events::EventSink;
+use crate::run_state::Prepared;
 use agentctl_core::{
     DecidedBy, Decision, HandoffRequest, Message, PendingCall, RiskLevel, RunEvent, Tool, ToolCall,
     ToolContext, Verdict, not_allowed,

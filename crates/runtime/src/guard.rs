@@ -11,17 +11,18 @@
 //!   messages once an answer stands, so the session, the result and a handoff's payload only
 //!   ever hold what passed.
 
-use crate::agent_loop::{EventSink, LoopState, Prepared, sample};
+use crate::events::EventSink;
+use crate::run_state::{LoopState, Prepared};
+use crate::sample::{TextBarrier, sample};
 use agentctl_core::{
     GuardrailAction, GuardrailPhase, GuardrailSubject, GuardrailVerdict, Message, ModelResponse,
-    RunError, RunEvent, RunGuardrails,
+    RunError, RunEvent,
 };
 use std::pin::pin;
-use std::sync::{Arc, Mutex, PoisonError};
 
 /// Checks the run's prompt with the input guardrails that run before the model is called.
 pub(crate) async fn check_input(run: &Prepared, events: &EventSink) -> Result<(), RunError> {
-    let Some(rails) = covering(run, GuardrailPhase::Input) else {
+    let Some(rails) = run.covering(GuardrailPhase::Input) else {
         return Ok(());
     };
     let subject = GuardrailSubject::Input {
@@ -39,7 +40,7 @@ pub(crate) async fn sample_checked(
     state: &mut LoopState,
     events: &EventSink,
 ) -> Result<ModelResponse, RunError> {
-    let Some(rails) = covering(run, GuardrailPhase::ParallelInput) else {
+    let Some(rails) = run.covering(GuardrailPhase::ParallelInput) else {
         return sample(run, state, events, None).await;
     };
     let barrier = TextBarrier::default();
@@ -100,7 +101,7 @@ pub(crate) async fn check_output(
     added: usize,
     events: &EventSink,
 ) -> Result<Checked, RunError> {
-    let Some(rails) = covering(run, GuardrailPhase::Output) else {
+    let Some(rails) = run.covering(GuardrailPhase::Output) else {
         return Ok(Checked::Stands);
     };
     let attempt = state.repairs;
@@ -130,18 +131,6 @@ pub(crate) async fn check_output(
     }
 }
 
-/// Whether the run's text deltas are provisional: an output guardrail may still reject them.
-pub(crate) fn text_is_provisional(run: &Prepared) -> bool {
-    covering(run, GuardrailPhase::Output).is_some()
-}
-
-fn covering(run: &Prepared, phase: GuardrailPhase) -> Option<Arc<dyn RunGuardrails>> {
-    run.guardrails
-        .as_ref()
-        .filter(|rails| rails.covers(phase))
-        .cloned()
-}
-
 /// One `guardrail` event per check, after all of them ran: the passes, then the failures
 /// (each group in declaration order), so a failure is the last word on the text.
 fn report(verdict: &GuardrailVerdict, attempt: u32, events: &EventSink) {
@@ -155,39 +144,5 @@ fn report(verdict: &GuardrailVerdict, attempt: u32, events: &EventSink) {
             errors: check.errors.clone(),
             attempt,
         });
-    }
-}
-
-/// Holds streamed text back until the parallel input checks have passed.
-#[derive(Default)]
-pub(crate) struct TextBarrier {
-    state: Mutex<Held>,
-}
-
-#[derive(Default)]
-struct Held {
-    released: bool,
-    events: Vec<RunEvent>,
-}
-
-impl TextBarrier {
-    /// Emits `event` now if the barrier is open, else keeps it. Emitting under the lock keeps
-    /// held and later text in order.
-    pub(crate) fn pass(&self, event: RunEvent, events: &EventSink) {
-        let mut held = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if held.released {
-            events.emit(|| event);
-        } else {
-            held.events.push(event);
-        }
-    }
-
-    /// Emits what was held, in order, and lets later text through.
-    fn release(&self, events: &EventSink) {
-        let mut held = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        for event in std::mem::take(&mut held.events) {
-            events.emit(|| event);
-        }
-        held.released = true;
     }
 }

@@ -27,7 +27,9 @@ mod events;
 mod guard;
 mod handle;
 mod noted_waker;
+mod run_state;
 mod runtime;
+mod sample;
 mod scope;
 mod specs;
 

@@ -1,9 +1,11 @@
 //! The [`Runtime`]: settings, a provider factory and the tool registry; it starts runs and hands
 //! back a [`RunHandle`] (a stream of [`RunEvent`](agentctl_core::RunEvent)s that can be cancelled).
 
-use crate::agent_loop::{self, EventSink, Prepared};
+use crate::agent_loop;
 use crate::events;
+use crate::events::EventSink;
 use crate::handle::{RunFuture, RunHandle};
+use crate::run_state::Prepared;
 use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
     AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,

@@ -1,11 +1,13 @@
 //! Why a session could not be set up or a turn not prepared.
 
-use crate::graph::GraphError;
+mod graph;
+
 use agentctl_config::ConfigError;
 use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
 use agentctl_definitions::AgentLookupError;
 use agentctl_tools::RiskLevelError;
+pub use graph::GraphError;
 use std::path::PathBuf;
 
 /// Why the session runner could not do what was asked. Messages name the file, the agent or
@@ -75,4 +77,16 @@ pub enum SessionError {
         /// Why.
         message: String,
     },
+}
+
+impl SessionError {
+    /// What a front end can offer beyond the message (naming a model, more turns, a graph to
+    /// start or resume, a session to record in), for it to word in its own terms.
+    pub fn hint(&self) -> Option<agentctl_core::Hint> {
+        match self {
+            Self::Run(error) => error.hint(),
+            Self::Graph(error) => error.hint(),
+            _ => None,
+        }
+    }
 }

@@ -18,11 +18,10 @@
 //! serve` — it runs its graph: the session decides, never the front end.
 
 mod drive;
-mod error;
 mod parts;
 mod replay;
 
-pub use error::GraphError;
+pub use crate::error::GraphError;
 pub use replay::{GraphReplay, ReplayItem, ReplayNode, ReplayTotals};
 
 pub(crate) use drive::graph_turn;

@@ -36,9 +36,11 @@
 
 mod builder;
 mod capability;
+mod chain;
 mod checks;
 mod engine;
 mod error;
+mod gitignore;
 mod graph;
 mod main_agent;
 mod maintenance;

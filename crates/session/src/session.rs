@@ -8,8 +8,8 @@
 //! run-mode agent hands its answer back to `main` as one handoff summary instead, so the main
 //! workspace sees results, never another agent's reasoning.
 
+use crate::chain::Chain;
 use crate::error::SessionError;
-use crate::state::Chain;
 use agentctl_context::{
     CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode, RunEnding,
     RunId, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionStore, Source, Summarizer,

@@ -3,47 +3,9 @@
 //! how many agents have worked on the request as `turn`.
 
 use crate::session::SessionHandle;
-use agentctl_routing::{ChainFacts, Condition, WhenCheck, condition_variables};
+use agentctl_routing::{Condition, WhenCheck, condition_variables};
 use serde_json::Value;
-use std::sync::{Arc, Mutex, PoisonError};
-
-/// The chain facts of a turn, shared by the turn (which moves them on at each handoff) and the
-/// handoff tools (which read them when a condition is checked).
-#[derive(Debug, Clone)]
-pub(crate) struct Chain(Arc<Mutex<(Value, u32)>>);
-
-impl Default for Chain {
-    fn default() -> Self {
-        Self(Arc::new(Mutex::new((Value::Null, 1))))
-    }
-}
-
-impl Chain {
-    /// A new turn: no previous agent, the first agent working.
-    pub(crate) fn start(&self) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = (Value::Null, 1);
-    }
-
-    /// A handoff: the agent that handed off said `answer`; the next one takes a step.
-    pub(crate) fn advance(&self, answer: &str) {
-        let mut facts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        facts.0 = ChainFacts::output(answer);
-        facts.1 = facts.1.saturating_add(1);
-    }
-
-    fn facts(&self, agent: &str) -> ChainFacts {
-        let (last, turn) = self
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        ChainFacts {
-            agent: agent.to_owned(),
-            last,
-            turn,
-        }
-    }
-}
+use std::sync::Arc;
 
 /// The check of a handoff's `when` for `agent` in `session`: the condition over the state as
 /// it is when the handoff tool is called.

@@ -207,7 +207,7 @@ impl StoreLocation {
                 }
                 let store = SqliteStore::open(path)?.with_redactor(secrets);
                 tightened.record(store.tightened());
-                crate::project::keep_out_of_git(path);
+                crate::gitignore::keep_out_of_git(path);
                 Ok(Some(Arc::new(store)))
             }
             StoreLocation::Postgres(url) => {

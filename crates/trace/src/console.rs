@@ -72,6 +72,7 @@ impl SpanSink for ConsoleSink {
 /// assert_eq!(agentctl_trace::console_block(&span),
 ///     "[Trace] llm (debug-analyzer) - 1.2s\n  Model: gemini:gemini-2.5-pro\n  Tokens: 1234 → 567\n\n");
 /// ```
+// Kept whole: one arm per span kind, each the lines the console shows for it.
 pub fn console_block(span: &Span) -> String {
     let agent = span.agent.as_deref().unwrap_or("-");
     let who = match &span.detail {

@@ -126,6 +126,7 @@ impl RunTracer {
     }
 
     /// Takes one event of the run.
+    // Kept whole: one arm per run event, each the span it opens or closes.
     pub fn event(&mut self, event: &RunEvent) {
         let now = Stamp::now();
         match event {

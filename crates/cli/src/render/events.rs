@@ -78,6 +78,7 @@ impl Renderer {
         }
     }
 
+    // Kept whole: one arm per run event, each its line of the text output.
     fn text_event(&mut self, event: &RunEvent) {
         match event {
             RunEvent::ModelRequest { .. } => {

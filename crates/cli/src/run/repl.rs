@@ -132,7 +132,7 @@ pub(super) async fn run(
             }
             (Ok(_), _) => {}
             (Err(SessionError::Run(RunError::Cancelled)), _) => say("(cancelled)"),
-            (Err(error), _) => say(&format!("error: {error}")),
+            (Err(error), _) => say(&format!("error: {}", crate::advice::with_advice(&error))),
         }
     }
     Ok(Ending::Done)

@@ -288,6 +288,7 @@ pub(crate) enum WireRunEvent<'a> {
 }
 
 impl<'a> From<&'a RunEvent> for WireRunEvent<'a> {
+    // Kept whole: one arm per run event, a field-for-field mapping to the wire shape.
     fn from(event: &'a RunEvent) -> Self {
         match event {
             RunEvent::RunStarted {

@@ -4,7 +4,7 @@
 //! themselves trusted.
 
 use super::LooseningReason;
-use super::rules::{Baselines, Finding};
+use super::finding::{Baselines, Finding};
 use agentctl_core::RiskLevel;
 use serde_json::{Map, Value};
 

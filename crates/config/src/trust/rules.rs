@@ -6,10 +6,10 @@
 //! a key added later (by a newer agentctl, or a field nobody gave an order) is held back until
 //! the project is trusted rather than applied unseen.
 
+use super::finding::{Baselines, Finding};
 use super::{LooseningReason, entries};
 use agentctl_core::{NetworkAccess, RiskLevel, SandboxMode};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 /// Sections of `settings.json` whose every key is policy.
 const POLICY_SECTIONS: &[&str] = &["approvals", "sandbox", "env", "web", "store"];
@@ -60,24 +60,6 @@ const RULES: &[(&str, Rule)] = &[
 
 /// Keys compared as one value even when they are objects.
 const WHOLE_VALUES: &[&str] = &["sandbox.network"];
-
-/// A project value found looser than the user's, before it is reported.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Finding {
-    /// Dotted key of the value.
-    pub key: String,
-    /// What the project asked for.
-    pub value: Value,
-    /// Why it is looser.
-    pub reason: LooseningReason,
-}
-
-/// What the caller knows that settings files do not say: the risk of built-in tools.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Baselines<'a> {
-    /// Built-in tools' own risk, by name.
-    pub tool_risk: Option<&'a BTreeMap<String, RiskLevel>>,
-}
 
 /// Splits the project layer into what applies untrusted and what loosens the user's policy.
 /// `user` is the merged defaults and global settings.

@@ -2,9 +2,9 @@
 //! [`copy_memories`](crate::copy_memories).
 
 use super::{COLUMNS, MemoryStore, RawRow, read_row};
+use crate::backend::CopiedMemory;
 use crate::error::Result;
 use crate::store::{Embedding, MemoryEntry, NewMemory, Remembered};
-use crate::transfer::CopiedMemory;
 use rusqlite::params;
 
 impl MemoryStore {

@@ -115,7 +115,7 @@ on_each_backend! {
         assert_eq!(store.forget(id, Some("a")).unwrap().content, "the cache key includes the locale");
         assert!(store.search(&MemoryQuery::new("locale")).unwrap().is_empty());
         assert!(store.get(id).unwrap().is_none());
-        assert_eq!(store.forget(id, None).unwrap_err().to_string(), format!("no memory #{id}: see `agentctl memory list`"));
+        assert_eq!(store.forget(id, None).unwrap_err().to_string(), format!("no memory #{id}"));
         assert!(remember(store, "a", "the cache key includes the locale") > id, "ids are never reused");
         let first = store.remember(NewMemory::new("a", "use --locked")).unwrap();
         let again = store.remember(NewMemory::new("a", "use --locked")).unwrap();

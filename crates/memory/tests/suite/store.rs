@@ -98,10 +98,7 @@ fn forget_removes_an_entry_from_search_and_ids_are_never_reused() {
     );
     assert!(store.get(id).unwrap().is_none());
     let error = store.forget(id, None).unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        format!("no memory #{id}: see `agentctl memory list`")
-    );
+    assert_eq!(error.to_string(), format!("no memory #{id}"));
     let next = remember(&store, "a", "the cache key includes the locale");
     assert!(next > id);
 }
@@ -202,9 +199,10 @@ fn one_agent_keeps_at_most_the_cap() {
     let store = MemoryStore::open(&path).unwrap();
     let error = store.remember(NewMemory::new("a", "one more")).unwrap_err();
     assert!(matches!(error, MemoryError::Full { .. }), "{error}");
-    assert!(
-        error.to_string().contains("agentctl memory forget"),
-        "{error}"
+    assert!(error.to_string().contains("forget old ones"), "{error}");
+    assert_eq!(
+        error.hint(),
+        Some(agentctl_core::Hint::ForgetMemories { agent: "a".into() })
     );
     // Others are not affected.
     remember(&store, "b", "one more");

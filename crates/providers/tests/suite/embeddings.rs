@@ -179,8 +179,8 @@ async fn embedder_at_dead_port() -> Arc<dyn Embedder> {
 #[tokio::test]
 async fn the_strict_fake_refuses_what_openai_refuses() {
     let server = FakeEmbeddings::start().await;
-    // reqwest is built without a default TLS provider (agentctl-providers installs ring).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    // reqwest is built without a default TLS provider (agentctl-core installs ring).
+    agentctl_core::install_crypto_provider();
     let client = reqwest::Client::new();
     let url = format!("{}/embeddings", server.openai_base_url());
     for (body, param) in [

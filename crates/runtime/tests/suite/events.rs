@@ -237,7 +237,7 @@ async fn max_turns_fails_with_partial_text_and_event() {
     };
     assert_eq!(
         error,
-        "agent `looper` reached the limit of 2 turns without finishing: raise --max-turns or `maxTurns` in the agent file"
+        "agent `looper` reached the limit of 2 turns without finishing: raise `maxTurns` in the agent file"
     );
     // The second turn's tool calls are not run.
     assert_eq!(

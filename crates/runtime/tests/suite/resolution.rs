@@ -48,9 +48,10 @@ async fn resolution_errors_are_clear_and_reported_as_run_failed() {
         .await
         .unwrap_err();
     assert!(matches!(error, RunError::NoModel { .. }));
+    assert_eq!(error.hint(), Some(agentctl_core::Hint::ChooseModel));
     assert_eq!(
         error.to_string(),
-        "agent `reviewer` has no model: pass --model, set `model:` in the agent file or `agents.defaultModel` in settings"
+        "agent `reviewer` has no model: set `model:` in the agent file or `agents.defaultModel` in settings"
     );
     let mut handle = runtime.run(&definition, "hi", RunOptions::new().model("mystery"));
     let Some(RunEvent::RunFailed { error }) = handle.next().await else {

@@ -3,10 +3,10 @@
 //! agent, then whoever it hands off to), its events framed as the node's; every store read and
 //! write goes through the session's store thread.
 
-use super::error::GraphError;
 use super::parts::{branch_of, edge_reason, node_prompt};
 use super::{GraphOutcome, StartAt};
 use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
+use crate::error::GraphError;
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use agentctl_context::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};

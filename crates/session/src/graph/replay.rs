@@ -1,7 +1,7 @@
 //! A recorded graph run read back from the store — nodes, their tool calls, model answers,
 //! handoffs and guardrail checks, the edges taken — without calling a model or a tool.
 
-use super::error::GraphError;
+use crate::error::GraphError;
 use crate::session::SessionHandle;
 use agentctl_context::{
     CheckpointSource, GraphBranch, GraphCheckpoint, MessageQuery, RunId, RunRecord, SessionStore,

@@ -87,6 +87,7 @@ fn reads(env: &mut Env, sub: &str, args: &[Word]) {
     env.note(Safe, format!("git {sub} only reads"));
 }
 
+// Kept whole: one arm per git subcommand that changes things, the rating table in one place.
 fn changes(env: &mut Env, sub: &str, args: &[Word]) {
     let action = operands(args).first().map_or("", |w| w.as_str()).to_owned();
     match sub {

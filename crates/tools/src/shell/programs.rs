@@ -232,6 +232,7 @@ fn rules(env: &mut Env, program: &str, args: &[Word]) -> Info {
     info
 }
 
+// Kept whole: one arm per program family, the rating table in one place.
 fn other(env: &mut Env, program: &str, args: &[Word], info: &mut Info) {
     if runners::rate(env, program, args, info) {
         return;

@@ -13,6 +13,7 @@ use super::words::Word;
 use agentctl_core::RiskLevel::{Low, Medium, Safe};
 
 /// Rates `sed`.
+// Kept whole: one pass over sed's options and scripts; the rating needs all of them together.
 pub(crate) fn sed(env: &mut Env, args: &[Word]) {
     let mut scripts = Vec::new();
     let mut files = Vec::new();

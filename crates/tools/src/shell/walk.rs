@@ -127,6 +127,7 @@ impl<'e, 's> Walker<'e, 's> {
         info
     }
 
+    // Kept whole: one arm per node kind of the bash grammar, the walk's dispatch in one place.
     fn statement_inner(&mut self, node: Node<'_>) -> Option<Info> {
         if node.is_missing() {
             self.env.note(

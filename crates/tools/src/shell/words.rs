@@ -69,6 +69,7 @@ pub(crate) struct Lexed {
 }
 
 /// Reads the source text of one word with the shell's quoting rules.
+// Kept whole: a character-level state machine over the shell's quoting rules; split, its state would be passed around.
 pub(crate) fn lex(source: &str) -> Lexed {
     let mut out = Lexed::default();
     let mut chars = source.chars().peekable();

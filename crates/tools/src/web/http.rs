@@ -6,7 +6,6 @@ use super::address::{AddressPolicy, Destination};
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, Response, Url};
 use serde_json::Value;
-use std::sync::Once;
 use std::time::Duration;
 
 /// How long connecting to one address may take; the call's own limit still bounds the whole.
@@ -156,7 +155,7 @@ pub(crate) async fn read_capped(
 /// A client that connects only to `destination`'s checked addresses and follows no redirect
 /// by itself. A host name is pinned to its addresses, so the client never asks DNS again.
 fn client_for(destination: &Destination) -> Result<reqwest::Client, WebError> {
-    install_crypto_provider();
+    agentctl_core::install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         // A proxy would connect wherever the name resolves for it: the check would be moot.
@@ -170,18 +169,6 @@ fn client_for(destination: &Destination) -> Result<reqwest::Client, WebError> {
         url: destination.host.clone(),
         reason: error_chain(&error),
     })
-}
-
-/// reqwest is built with `rustls-no-provider`: a process-wide crypto provider must be installed
-/// once (ring, as the model providers do).
-fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        if rustls::crypto::CryptoProvider::get_default().is_none() {
-            // Err means another thread installed one first: fine either way.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        }
-    });
 }
 
 /// A transport error with its causes on one line, without the URL (the caller names it).

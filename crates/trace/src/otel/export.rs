@@ -192,7 +192,7 @@ pub(crate) fn build_processor(
         endpoint: warner_endpoint(&warner),
         reason,
     };
-    install_crypto_provider();
+    agentctl_core::install_crypto_provider();
     let client = reqwest::blocking::Client::builder()
         .timeout(config.timeout)
         .build()
@@ -229,13 +229,4 @@ pub(crate) fn build_processor(
 
 fn warner_endpoint(warner: &Warner) -> String {
     warner.endpoint.clone()
-}
-
-/// reqwest is built with `rustls-no-provider`: a process-wide crypto provider must be
-/// installed before a client is built; ring, as everywhere in agentctl.
-fn install_crypto_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Another thread may have installed one meanwhile; either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
 }

@@ -1,8 +1,8 @@
 //! Why a graph run stopped.
 
-use crate::error::SessionError;
+use super::SessionError;
 use agentctl_context::ContextError;
-use agentctl_core::RunError;
+use agentctl_core::{Hint, RunError};
 use agentctl_routing::GraphStepError;
 
 /// Why a graph could not run, or stopped. The last checkpoint written stays: a stopped graph
@@ -51,7 +51,7 @@ pub enum GraphError {
     },
     /// A checkpoint names a node the graph no longer has.
     #[error(
-        "graph `{graph}` has no node `{node}`, which its checkpoint runs next: was the graph changed since? restore the node, or re-run from an earlier step with --from-step"
+        "graph `{graph}` has no node `{node}`, which its checkpoint runs next: was the graph changed since? restore the node, or re-run from an earlier step"
     )]
     UnknownNode {
         /// The graph.
@@ -61,7 +61,7 @@ pub enum GraphError {
     },
     /// The branch already ended.
     #[error(
-        "graph `{graph}` in session {session} already finished (branch {branch}, step {step}: {reason}); re-run from an earlier step with --from-step N"
+        "graph `{graph}` in session {session} already finished (branch {branch}, step {step}: {reason}); re-run from an earlier step"
     )]
     Finished {
         /// The graph.
@@ -76,9 +76,7 @@ pub enum GraphError {
         reason: String,
     },
     /// The session has no graph run (of this graph).
-    #[error(
-        "session {session} has no graph checkpoints to continue: start one with `agentctl graph run NAME -p PROMPT`"
-    )]
+    #[error("session {session} has no graph checkpoints to continue")]
     NoCheckpoint {
         /// The session.
         session: String,
@@ -126,11 +124,11 @@ pub enum GraphError {
     },
     /// Graph runs are recorded: there must be a session store.
     #[error(
-        "graphs are checkpointed in the session store, and persistence is off (agents.contextPersistence: false): pass --session ID or turn persistence on"
+        "graphs are checkpointed in the session store, and persistence is off (agents.contextPersistence: false): turn persistence on"
     )]
     NoSession,
     /// The run was cancelled.
-    #[error("graph run cancelled; continue it with `agentctl graph resume --session ID`")]
+    #[error("graph run cancelled")]
     Cancelled,
     /// The session store failed.
     #[error(transparent)]
@@ -144,6 +142,19 @@ impl GraphError {
             Self::NodeFailed { node, .. }
             | Self::NodeSetup { node, .. }
             | Self::UnknownNode { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// What a front end can offer beyond the message (starting, resuming or re-running a
+    /// graph, naming a session, or the failed node's run's own hint).
+    pub fn hint(&self) -> Option<Hint> {
+        match self {
+            Self::NodeFailed { source, .. } => source.hint(),
+            Self::UnknownNode { .. } | Self::Finished { .. } => Some(Hint::RerunFromStep),
+            Self::NoCheckpoint { .. } => Some(Hint::StartGraph),
+            Self::NoSession => Some(Hint::NameSession),
+            Self::Cancelled => Some(Hint::ResumeGraph),
             _ => None,
         }
     }

@@ -1,0 +1,80 @@
+//! What the loop's steps share: the prepared run and its counters.
+
+use crate::budget::TokenEstimator;
+use agentctl_core::{
+    CallGate, ContextMode, GuardrailPhase, ModelProvider, ModelRef, ModelRequest, Redactor,
+    RunGuardrails, SubAgentRunner, Tool, ToolFilter, ToolRegistry, ToolsSettings, TraceContext,
+    Usage,
+};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Everything a run needs, resolved before the first turn.
+pub(crate) struct Prepared {
+    pub run_id: Arc<str>,
+    pub agent: Arc<str>,
+    pub model: ModelRef,
+    pub model_label: String,
+    pub provider: Arc<dyn ModelProvider>,
+    pub context_mode: ContextMode,
+    pub max_turns: u32,
+    /// Tools the agent may use, sorted by name.
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// Every tool of the runtime: a call of a tool the agent may not use still reaches the
+    /// gate, which refuses it with a `tool_decision`.
+    pub registry: Arc<ToolRegistry>,
+    pub filter: ToolFilter,
+    /// Decides every call (the runtime's gate, or its safe-only default).
+    pub gate: Arc<dyn CallGate>,
+    /// Masks known secrets in tool results and errors.
+    pub redactor: Redactor,
+    /// The agent's guardrails, if it declares any.
+    pub guardrails: Option<Arc<dyn RunGuardrails>>,
+    /// The run's prompt, as the input guardrails check it.
+    pub prompt: Arc<str>,
+    pub request: ModelRequest,
+    pub working_dir: Arc<Path>,
+    pub cancel: CancellationToken,
+    /// Starts sub-agent runs on this run's runtime, for tools that delegate.
+    pub sub_agents: Arc<dyn SubAgentRunner>,
+    /// Nesting depth ([`RunOptions::depth`](agentctl_core::RunOptions::depth)).
+    pub depth: u32,
+    /// Time limits of tool calls (`tools.timeoutSeconds`, `tools.timeouts`).
+    pub tool_limits: ToolsSettings,
+    /// The trace the run belongs to, passed on to its tool calls.
+    pub trace: Option<TraceContext>,
+}
+
+impl Prepared {
+    /// The run's guardrails when one of them checks at `phase`.
+    pub(crate) fn covering(&self, phase: GuardrailPhase) -> Option<Arc<dyn RunGuardrails>> {
+        self.guardrails
+            .as_ref()
+            .filter(|rails| rails.covers(phase))
+            .cloned()
+    }
+
+    /// Whether the run's text deltas are provisional: an output guardrail may still reject them.
+    pub(crate) fn text_is_provisional(&self) -> bool {
+        self.covering(GuardrailPhase::Output).is_some()
+    }
+}
+
+/// Counters of one run.
+pub(crate) struct LoopState {
+    pub(crate) started: Instant,
+    pub(crate) turn: u32,
+    pub(crate) usage: Usage,
+    pub(crate) estimator: TokenEstimator,
+    pub(crate) window: u64,
+    /// Index of the first message this run added (the prompt).
+    pub(crate) first_new: usize,
+    /// Repairs asked for by output guardrails so far.
+    pub(crate) repairs: u32,
+    /// Answers that failed an output guardrail, each with the repair request after it: never
+    /// committed, removed once an answer stands.
+    pub(crate) set_aside: Vec<Range<usize>>,
+}
