@@ -103,7 +103,7 @@ impl fmt::Display for GuardrailStage {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GuardrailPolicy {
-    /// End the run with a [`GuardrailViolation`](crate::GuardrailViolation).
+    /// End the run with a `GuardrailViolation`.
     #[default]
     Reject,
     /// Ask the model again, with the errors, up to `maxRepairs` times; then reject.
