@@ -99,7 +99,7 @@ fn the_readme_first_commands_work_as_written_twice() {
         assert!(stdout.contains("code-reviewer"), "{stdout}");
         let store =
             agentctl_context::SqliteStore::open(&scratch.join(".agentctl/sessions.db")).unwrap();
-        use agentctl_context::SessionLog as _;
+        use agentctl_store::SessionLog as _;
         assert_eq!(store.list_sessions().unwrap().len(), 1, "round {round}");
     }
 }

@@ -34,18 +34,16 @@ mod state;
 mod summaries;
 mod trace;
 
-use crate::error::{ContextError, Result};
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
+use agentctl_store::{ContextError, Result};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use graph::MAX_CHECKPOINT_STATE_BYTES;
 pub use setup::{SchemaError, migrate_sqlite, prepare_sqlite};
-pub use state::StateEntry;
 
 /// Latest schema version this build writes.
 pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
@@ -56,10 +54,11 @@ pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
 /// the lock still turns into an error instead of a stalled run.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A [`SessionStore`](crate::SessionStore) in a SQLite file.
+/// A [`SessionStore`](agentctl_store::SessionStore) in a SQLite file.
 ///
 /// ```
-/// use agentctl_context::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog, SqliteStore};
+/// use agentctl_store::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog};
+/// use agentctl_context::SqliteStore;
 /// use agentctl_core::Message;
 ///
 /// let store = SqliteStore::open_in_memory()?;
@@ -71,7 +70,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// let timeline = store.messages(&session.id, &MessageQuery::timeline())?;
 /// assert_eq!(timeline.len(), 2);
 /// assert_eq!(timeline[1].agent.as_deref(), Some("helper"));
-/// # Ok::<(), agentctl_context::ContextError>(())
+/// # Ok::<(), agentctl_store::ContextError>(())
 /// ```
 #[derive(Debug)]
 pub struct SqliteStore {
@@ -139,10 +138,7 @@ impl SqliteStore {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|source| ContextError::Database {
-            path: label.clone(),
-            source,
-        })?;
+        .map_err(|source| database_error(&label, source))?;
         let mut store = Self::init(conn, label)?;
         store.file = Some(path.to_path_buf());
         store.tightened = tightened;
@@ -157,10 +153,8 @@ impl SqliteStore {
 
     /// An in-memory store, for tests and throwaway sessions.
     pub fn open_in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().map_err(|source| ContextError::Database {
-            path: ":memory:".into(),
-            source,
-        })?;
+        let conn =
+            Connection::open_in_memory().map_err(|source| database_error(":memory:", source))?;
         Self::init(conn, ":memory:".into())
     }
 
@@ -275,12 +269,22 @@ fn immediate<T>(
     Ok(value)
 }
 
+/// A SQLite error of the store at `path`; retryable when the database was busy or locked.
+fn database_error(path: &str, source: rusqlite::Error) -> ContextError {
+    let retryable = matches!(
+        source.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    );
+    ContextError::Database {
+        path: path.to_owned(),
+        source: Box::new(source),
+        retryable,
+    }
+}
+
 fn into_error(fault: Fault, path: &str) -> ContextError {
     match fault {
-        Fault::Sql(source) => ContextError::Database {
-            path: path.to_owned(),
-            source,
-        },
+        Fault::Sql(source) => database_error(path, source),
         Fault::Context(error) => error,
         Fault::Corrupt(table, detail) => ContextError::CorruptRow {
             path: path.to_owned(),

@@ -11,6 +11,7 @@ mod suite {
     mod clear;
     mod compaction;
     mod concurrency;
+    mod contracts;
     mod file_refs;
     mod graph;
     mod graph_writers;

@@ -2,9 +2,9 @@
 
 use crate::graph::GraphError;
 use agentctl_config::ConfigError;
-use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
 use agentctl_definitions::AgentLookupError;
+use agentctl_store::ContextError;
 use agentctl_tools::RiskLevelError;
 use std::path::PathBuf;
 

@@ -3,11 +3,11 @@
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use crate::summaries;
-use agentctl_context::{
+use agentctl_core::{Message, Redactor};
+use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
     MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
 };
-use agentctl_core::{Message, Redactor};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -46,7 +46,7 @@ pub(crate) fn prepare(redactor: &Redactor, messages: &[NewMessage]) -> FaultResu
                 role: role_of(&message),
                 // Sub-agent steps never reach the timeline, whatever the caller asked.
                 visible: i16::from(new.visible && !new.scope.is_sub()),
-                token_estimate: i32::try_from(agentctl_context::estimate_tokens(&message))
+                token_estimate: i32::try_from(agentctl_store::estimate_tokens(&message))
                     .unwrap_or(i32::MAX),
                 content,
                 source: new.source.as_ref().map(|source| source.as_str().to_owned()),

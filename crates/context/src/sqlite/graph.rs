@@ -7,18 +7,12 @@
 
 use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
-use crate::error::{ContextError, Result};
-use crate::record::{CheckpointSource, GraphBranch, GraphCheckpoint, NewCheckpoint, RunId};
-use crate::store::GraphLog;
+use agentctl_store::{
+    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
+    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
-
-/// Largest graph state a checkpoint stores, in bytes of compact JSON (after masking secrets).
-///
-/// Every checkpoint holds the whole state, so the bound also bounds what a graph of
-/// `maxSteps` nodes adds to the session file; a state is the nodes' final outputs, not their
-/// transcripts, and stays far below it in any sane graph.
-pub const MAX_CHECKPOINT_STATE_BYTES: usize = 4 * 1024 * 1024;
 
 const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
      state, source, parent_branch, parent_step, created_at";

@@ -4,11 +4,11 @@
 
 use super::sessions::delete_session_rows;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
-use crate::error::{ContextError, Result};
-use crate::record::SessionInfo;
-use crate::record::role_of;
-use crate::transfer::{IdMap, ImportOutcome, SessionBundle, SessionImport, SyncMark, same_version};
 use agentctl_core::Redactor;
+use agentctl_store::{
+    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
+    SyncMark, role_of, same_version,
+};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 impl SessionImport for SqliteStore {

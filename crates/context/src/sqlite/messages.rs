@@ -2,17 +2,13 @@
 
 use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
-use crate::error::{ContextError, Result};
-use crate::record::{
-    ClearedContext, ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, NewMessage,
-    ReplacedSummary, RunId, StoredMessage, role_of,
-};
-use crate::scope::ContextScope;
-use crate::source::Source;
-use crate::store::MessageLog;
-use crate::tokens::estimate_tokens;
 use agentctl_core::Message;
 use agentctl_core::Redactor;
+use agentctl_store::{
+    ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
+    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
+    estimate_tokens, role_of,
+};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use std::borrow::Cow;

@@ -1,6 +1,6 @@
 //! Which process owns a run, and whether that process is still there.
 //!
-//! A run records its owner when it starts; [`RunLog::interrupt_stale_runs`](crate::RunLog)
+//! A run records its owner when it starts; [`RunLog::interrupt_stale_runs`](agentctl_store::RunLog)
 //! marks a `running` run `interrupted` only when its owner is gone. A pid alone is not enough:
 //! pids are reused, so the owner also carries the process's start time (Linux
 //! `/proc/<pid>/stat`) and the kernel's boot id — a pid of an earlier boot, or the same pid

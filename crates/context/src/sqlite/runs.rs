@@ -4,16 +4,12 @@ use super::messages::insert_messages;
 use super::owner::Owner;
 use super::sessions::require_session;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
-use crate::error::{ContextError, Result};
-use crate::record::{
-    HandoffSummary, MessageId, NewMessage, NewRun, NewStep, PromptBudget, RunId, RunRecord,
-    RunStatus, StepRecord,
-};
-use crate::scope::ContextScope;
-use crate::source::Source;
-use crate::store::RunLog;
 use agentctl_core::Redactor;
 use agentctl_core::{Message, Usage};
+use agentctl_store::{
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
+    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \

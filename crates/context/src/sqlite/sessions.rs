@@ -1,11 +1,8 @@
 //! [`SessionLog`] for [`SqliteStore`].
 
 use super::{Fault, FaultResult, SqliteStore, now_ms};
-use crate::error::{ContextError, Result};
-use crate::mode::parse_mode;
-use crate::record::{SessionInfo, civil_from_days};
-use crate::store::SessionLog;
 use agentctl_core::ContextMode;
+use agentctl_store::{ContextError, Result, SessionInfo, SessionLog, parse_mode, utc_timestamp};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::BTreeMap;
 
@@ -58,15 +55,18 @@ pub(crate) fn delete_session_rows(conn: &Connection, id: &str) -> FaultResult<bo
 }
 
 fn new_session_id(now_ms: i64) -> String {
-    let secs = now_ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    // `YYYY-MM-DDTHH:MM:SSZ` without its separators: `YYYYMMDD-HHMMSS`.
+    let stamp = utc_timestamp(now_ms);
+    let digits = |part: &str| {
+        part.chars()
+            .filter(char::is_ascii_digit)
+            .collect::<String>()
+    };
+    let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
     format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{:04x}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
+        "{}-{}-{:04x}",
+        digits(date),
+        digits(time),
         fastrand::u16(..)
     )
 }
@@ -185,8 +185,8 @@ mod tests {
 
     #[test]
     fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert!(new_session_id(0).starts_with("19700101-000000-"));
+        assert!(new_session_id(1_704_067_200_000).starts_with("20240101-000000-"));
+        assert_eq!(new_session_id(0).len(), "19700101-000000-0000".len());
     }
 }

@@ -2,31 +2,16 @@
 
 use super::sessions::require_session;
 use super::{Fault, SqliteStore, now_ms};
-use crate::error::Result;
-use crate::store::StateLog;
+use agentctl_store::{Result, StateEntry, StateLog};
 use rusqlite::params;
-use serde::Serialize;
 use serde_json::Value;
-
-/// One key of a session's state with who wrote it last, for listings
-/// ([`SqliteStore::state_entries`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StateEntry {
-    /// The key (`task`, or a key an agent declares in `memory.session`).
-    pub key: String,
-    /// The value, as stored (secrets masked).
-    pub value: Value,
-    /// When it was last set, in milliseconds since the Unix epoch.
-    pub updated_at: i64,
-    /// The agent that last set it.
-    pub updated_by: String,
-}
 
 impl SqliteStore {
     /// The session's state with who set each key and when, in key order.
     ///
     /// ```
-    /// use agentctl_context::{SessionLog, SqliteStore, StateLog};
+    /// use agentctl_store::{SessionLog, StateLog};
+    /// use agentctl_context::SqliteStore;
     /// use serde_json::json;
     ///
     /// let store = SqliteStore::open_in_memory()?;
@@ -35,7 +20,7 @@ impl SqliteStore {
     /// let entries = store.state_entries(&session.id)?;
     /// assert_eq!(entries[0].updated_by, "planner");
     /// assert_eq!(store.session_state(&session.id)?["task"]["status"], "need-review");
-    /// # Ok::<(), agentctl_context::ContextError>(())
+    /// # Ok::<(), agentctl_store::ContextError>(())
     /// ```
     pub fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
         self.with(|conn| {

@@ -1,4 +1,4 @@
-//! Compaction summaries and clearing a workspace, for [`MessageLog`](crate::MessageLog) on
+//! Compaction summaries and clearing a workspace, for [`MessageLog`](agentctl_store::MessageLog) on
 //! [`SqliteStore`](super::SqliteStore).
 //!
 //! `chat_context_summaries` holds one row per `(session, scope)`: the scope's current summary,
@@ -7,8 +7,7 @@
 //! nothing reads it but a person inspecting the file.
 
 use super::{Fault, FaultResult, now_ms};
-use crate::record::{ClearedContext, ContextSummary, MessageId, ReplacedSummary};
-use crate::scope::ContextScope;
+use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 

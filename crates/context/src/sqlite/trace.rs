@@ -2,9 +2,8 @@
 
 use super::sessions::require_session;
 use super::{Fault, SqliteStore, now_ms};
-use crate::error::Result;
-use crate::store::TraceLog;
 use agentctl_core::Span;
+use agentctl_store::{Result, TraceLog};
 use rusqlite::params;
 
 impl TraceLog for SqliteStore {

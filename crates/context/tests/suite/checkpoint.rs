@@ -3,6 +3,7 @@
 
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 
 #[test]
 fn the_log_stays_bounded_and_closing_keeps_every_turn() {

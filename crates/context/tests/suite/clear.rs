@@ -5,6 +5,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 use rusqlite::Connection;
 use std::path::Path;
 

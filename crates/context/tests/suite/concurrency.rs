@@ -7,6 +7,7 @@
 
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
+use agentctl_store::*;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Redactor};
+use agentctl_store::*;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 

@@ -5,6 +5,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, RunEvent, ToolCall};
+use agentctl_store::*;
 use rusqlite::Connection;
 use serde_json::json;
 use std::path::Path;

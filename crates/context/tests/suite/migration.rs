@@ -7,6 +7,7 @@ use super::inspection::inspect;
 use super::support::v5_file;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Usage};
+use agentctl_store::*;
 use rusqlite::Connection;
 
 #[test]

@@ -3,6 +3,7 @@
 
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, RunEvent};
+use agentctl_store::*;
 use std::sync::Arc;
 
 fn new_run() -> NewRun {

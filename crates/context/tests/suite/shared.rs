@@ -7,8 +7,8 @@
 //! Tests of what only one backend has (SQLite files, migrations of old files, `/proc`
 //! owners) stay in the other modules.
 
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall};
+use agentctl_store::*;
 use serde_json::json;
 
 /// One test per backend of each `fn name(store) { … }`: the body gets a `&FreshStore`.

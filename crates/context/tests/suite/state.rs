@@ -4,6 +4,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::Redactor;
+use agentctl_store::*;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -3,6 +3,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
+use agentctl_store::*;
 use serde_json::json;
 
 #[test]

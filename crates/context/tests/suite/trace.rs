@@ -5,6 +5,7 @@
 use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{Redactor, Span, SpanDetail, SpanId, SpanStatus, TraceId};
+use agentctl_store::*;
 use rusqlite::Connection;
 
 fn span(trace: TraceId, start: u64, prompt: &str) -> Span {

@@ -5,6 +5,7 @@
 
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall};
+use agentctl_store::*;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::HashSet;

@@ -4,9 +4,9 @@
 //! model or the user can act on.
 
 use super::support;
-use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _};
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::{EventMsg, Project, SessionError, TurnOutcome};
+use agentctl_store::{MessageLog as _, MessageQuery, RunLog as _};
 use agentctl_test_support::{QueueProvider, calls, text};
 use serde_json::json;
 use std::sync::Arc;

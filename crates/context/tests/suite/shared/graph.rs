@@ -2,8 +2,8 @@
 //! checks, two writers of one step, and deleting a session or a run.
 
 use super::new_run;
-use agentctl_context::*;
 use agentctl_core::ContextMode;
+use agentctl_store::*;
 use serde_json::{Value, json};
 use std::sync::{Arc, Barrier};
 

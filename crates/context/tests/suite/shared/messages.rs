@@ -3,6 +3,7 @@
 use super::turn;
 use agentctl_context::*;
 use agentctl_core::{Message, Redactor, ToolCall};
+use agentctl_store::*;
 use serde_json::json;
 
 on_each_backend! {

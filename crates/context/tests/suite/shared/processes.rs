@@ -5,8 +5,8 @@
 //! nothing in a normal run (its variables are unset).
 
 use super::{new_run, text_of, turn};
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Usage};
+use agentctl_store::*;
 use agentctl_test_support::{Backend, FreshStore, backends, open_location};
 use serde_json::json;
 use std::io::{BufRead, BufReader};

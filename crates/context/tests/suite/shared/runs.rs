@@ -2,8 +2,8 @@
 //! and several writers on one session at once.
 
 use super::{new_run, text_of, turn};
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Usage};
+use agentctl_store::*;
 use serde_json::json;
 use std::sync::{Arc, Barrier};
 

@@ -1,7 +1,7 @@
 //! Sessions, mode overrides, and names that are data, never SQL.
 
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 
 on_each_backend! {
     fn sessions_create_list_latest_delete(fresh) {

@@ -1,6 +1,6 @@
 //! Session state: set, replace, delete with `null`, who wrote it, key order, odd values.
 
-use agentctl_context::*;
+use agentctl_store::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 

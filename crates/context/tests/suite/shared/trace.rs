@@ -1,7 +1,7 @@
 //! Trace spans: start order, rewrites replace, long traces read in pages, unknown sessions.
 
-use agentctl_context::*;
 use agentctl_core::{Span, SpanDetail, SpanId, SpanStatus, TraceId};
+use agentctl_store::*;
 
 fn span(trace: TraceId, start: u64, prompt: &str) -> Span {
     Span {

@@ -5,6 +5,7 @@
 use super::{new_run, turn};
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Span, SpanDetail, SpanId, SpanStatus, TraceId};
+use agentctl_store::*;
 use agentctl_test_support::{Backend, FreshStore, backends};
 use serde_json::{Value, json};
 

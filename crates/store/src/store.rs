@@ -7,13 +7,13 @@
 //! async front end calls it from `spawn_blocking` or simply inline between model calls.
 
 use crate::error::Result;
+use crate::record::StateEntry;
 use crate::record::{
     ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId,
     MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, ReplacedSummary, RunId, RunRecord,
     RunStatus, SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
-use crate::sqlite::StateEntry;
 use agentctl_core::{ContextMode, Span, Usage};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -106,24 +106,6 @@ pub trait MessageLog: Send + Sync {
     /// their steps (the audit of what ran; `delete_session` removes them). The agent's prompts
     /// and answers inside its workspace leave the timeline with it. An empty name is
     /// [`ContextError::InvalidScope`](crate::ContextError).
-    ///
-    /// ```
-    /// use agentctl_context::*;
-    /// use agentctl_core::Message;
-    ///
-    /// let store = SqliteStore::open_in_memory()?;
-    /// let session = store.create_session(None)?.id;
-    /// let reviewer = ContextScope::agent("reviewer");
-    /// store.append_messages(&session, None, &[
-    ///     NewMessage::new(ContextScope::Main, None, Message::user("hello")),
-    ///     NewMessage::new(reviewer.clone(), Some("reviewer"), Message::assistant("noted")),
-    /// ])?;
-    /// let cleared = store.clear_agent_context("reviewer")?;
-    /// assert_eq!((cleared.sessions, cleared.messages, cleared.summaries), (1, 1, 0));
-    /// assert!(store.messages(&session, &MessageQuery::scope(reviewer))?.is_empty());
-    /// assert_eq!(store.messages(&session, &MessageQuery::scope(ContextScope::Main))?.len(), 1);
-    /// # Ok::<(), ContextError>(())
-    /// ```
     fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext>;
     /// [`clear_agent_context`](Self::clear_agent_context) in one session only;
     /// [`ContextError::SessionNotFound`](crate::ContextError) if there is no such session.
@@ -198,38 +180,6 @@ pub trait StateLog: Send + Sync {
 /// nothing. [`fork_graph`](Self::fork_graph) copies a checkpoint into a new branch;
 /// [`graph_history`](Self::graph_history) reads a forked branch through its ancestors as one
 /// run. The state is a JSON object; secrets the store knows are masked in it, as in messages.
-///
-/// ```
-/// use agentctl_context::*;
-/// use serde_json::json;
-///
-/// let store = SqliteStore::open_in_memory()?;
-/// let session = store.create_session(None)?;
-/// let input = store.start_graph(&session.id, "debug-flow", &json!({"input": "it crashes"}), "analyzer")?;
-/// assert_eq!((input.branch, input.step, input.next.as_deref()), (0, 0, Some("analyzer")));
-///
-/// // After each node: the state, the node's run and the next node, in one transaction.
-/// let state = json!({"input": "it crashes", "analysis": {"can_auto_fix": true}});
-/// store.write_checkpoint(&NewCheckpoint {
-///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
-///     next: Some("fixer"), reason: None, state: &state,
-/// })?;
-/// // A second writer of step 1 (another process resuming the same graph) is refused.
-/// let again = store.write_checkpoint(&NewCheckpoint {
-///     session: &session.id, branch: 0, step: 1, node: "analyzer", run: None,
-///     next: Some("fixer"), reason: None, state: &state,
-/// });
-/// assert!(matches!(again, Err(ContextError::CheckpointConflict { .. })));
-///
-/// // Resume reads the latest checkpoint; time travel forks an earlier one into branch 1.
-/// let latest = store.latest_checkpoint(&session.id, 0)?;
-/// assert_eq!(latest.and_then(|checkpoint| checkpoint.next).as_deref(), Some("fixer"));
-/// let fork = store.fork_graph(&session.id, 0, 0)?;
-/// assert_eq!((fork.branch, fork.step, fork.parent), (1, 0, Some((0, 0))));
-/// assert_eq!(store.graph_checkpoints(&session.id, 0)?.len(), 2);
-/// assert_eq!(store.graph_branches(&session.id)?.len(), 2);
-/// # Ok::<(), ContextError>(())
-/// ```
 pub trait GraphLog: Send + Sync {
     /// Starts a graph run in a new branch of the session (the next free number, 0 for the
     /// first) with its step-0 `input` checkpoint: `state` (a JSON object) and `entry` as the

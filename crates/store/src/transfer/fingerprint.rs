@@ -30,19 +30,6 @@ pub struct SyncMark {
 impl SessionBundle {
     /// The session's content apart from row ids, as 64 hex digits: equal for two exports of
     /// an unchanged session, different after any write to it.
-    ///
-    /// ```
-    /// use agentctl_context::*;
-    /// use agentctl_core::Message;
-    ///
-    /// let store = SqliteStore::open_in_memory()?;
-    /// let id = store.create_session(None)?.id;
-    /// let before = export_session(&store, &id)?.fingerprint();
-    /// assert_eq!(export_session(&store, &id)?.fingerprint(), before);
-    /// store.append_messages(&id, None, &[NewMessage::new(ContextScope::Main, None, Message::user("hi"))])?;
-    /// assert_ne!(export_session(&store, &id)?.fingerprint(), before);
-    /// # Ok::<(), ContextError>(())
-    /// ```
     pub fn fingerprint(&self) -> String {
         let digest = Sha256::digest(sorted(self.canonical()).to_string().as_bytes());
         digest.iter().map(|byte| format!("{byte:02x}")).collect()

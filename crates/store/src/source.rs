@@ -19,12 +19,12 @@ const MAX_LEN: usize = 32;
 /// stored, so a newer agentctl's names never make a row unreadable.
 ///
 /// ```
-/// use agentctl_context::Source;
+/// use agentctl_store::Source;
 /// assert_eq!(Source::default(), Source::CLI);
 /// assert_eq!(Source::new("web")?.as_str(), "web");
 /// assert_eq!("repl".parse::<Source>()?, Source::REPL);
 /// assert!(Source::new("Web UI").is_err());
-/// # Ok::<(), agentctl_context::ContextError>(())
+/// # Ok::<(), agentctl_store::ContextError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Source(Cow<'static, str>);

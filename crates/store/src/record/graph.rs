@@ -6,6 +6,13 @@ use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
+/// Largest graph state a checkpoint stores, in bytes of compact JSON (after masking secrets).
+///
+/// Every checkpoint holds the whole state, so the bound also bounds what a graph of
+/// `maxSteps` nodes adds to the session file; a state is the nodes' final outputs, not their
+/// transcripts, and stays far below it in any sane graph.
+pub const MAX_CHECKPOINT_STATE_BYTES: usize = 4 * 1024 * 1024;
+
 /// Where a graph checkpoint came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]

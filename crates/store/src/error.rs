@@ -1,9 +1,9 @@
-//! The crate's error type.
+//! The error type of the store contracts and of what uses them.
 
 use agentctl_core::ContextMode;
 use std::path::PathBuf;
 
-/// Result of the context crate.
+/// Result of the store contracts (and of the context crate).
 pub type Result<T, E = ContextError> = std::result::Result<T, E>;
 
 /// What went wrong while scoping, storing or compacting context.
@@ -38,14 +38,17 @@ pub enum ContextError {
     /// No run has this id.
     #[error("no agent run {0} in the session store")]
     RunNotFound(i64),
-    /// The database failed.
+    /// The embedded database failed.
     #[error("session store {path}: {source}")]
     Database {
         /// The database file (`:memory:` for in-memory stores).
         path: String,
-        /// The SQLite error.
+        /// The database's error (SQLite's, for the embedded store).
         #[source]
-        source: rusqlite::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
+        /// Whether trying again may succeed (the database was busy or locked by another
+        /// process).
+        retryable: bool,
     },
     /// A database server (PostgreSQL) refused an operation or could not be reached. The
     /// store is named by its URL with the password masked; so is everything in `message`.
@@ -203,11 +206,9 @@ impl ContextError {
     /// provider error while summarising).
     pub fn is_retryable(&self) -> bool {
         match self {
-            ContextError::Database { source, .. } => matches!(
-                source.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            ),
-            ContextError::Backend { retryable, .. } => *retryable,
+            ContextError::Database { retryable, .. } | ContextError::Backend { retryable, .. } => {
+                *retryable
+            }
             ContextError::Summarizer { .. } => true,
             _ => false,
         }

@@ -4,12 +4,15 @@ use crate::scope::ContextScope;
 use crate::source::Source;
 use agentctl_core::{ContextMode, Message, Usage};
 use serde::Serialize;
+use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
 
 mod graph;
 
-pub use graph::{CheckpointSource, GraphBranch, GraphCheckpoint, NewCheckpoint};
+pub use graph::{
+    CheckpointSource, GraphBranch, GraphCheckpoint, MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint,
+};
 
 /// Id of an agent run (`agent_runs.id`).
 pub type RunId = i64;
@@ -58,7 +61,7 @@ impl NewMessage {
     /// A message of `scope`, visible in the timeline unless the scope is a sub-agent's.
     ///
     /// ```
-    /// use agentctl_context::{ContextScope, NewMessage};
+    /// use agentctl_store::{ContextScope, NewMessage};
     /// use agentctl_core::Message;
     /// let step = NewMessage::new(ContextScope::sub("tester", 3), Some("tester"), Message::user("go"));
     /// assert!(!step.visible);
@@ -115,8 +118,8 @@ pub struct StoredMessage {
     pub message: Message,
 }
 
-/// The role name of a message, as stored.
-pub(crate) fn role_of(message: &Message) -> &'static str {
+/// The role name of a message, as stored in the `role` column (`user`, `assistant`, `tool`).
+pub fn role_of(message: &Message) -> &'static str {
     match message {
         Message::User { .. } => "user",
         Message::Assistant { .. } => "assistant",
@@ -191,7 +194,7 @@ impl NewRun {
     /// A run of `agent` in `mode`, without a parent or a model, from [`Source::default`].
     ///
     /// ```
-    /// use agentctl_context::{NewRun, Source};
+    /// use agentctl_store::{NewRun, Source};
     /// use agentctl_core::ContextMode;
     /// let run = NewRun { source: Source::REPL, ..NewRun::new("reviewer", ContextMode::Isolated) };
     /// assert_eq!(run.source.as_str(), "repl");
@@ -212,7 +215,7 @@ impl NewRun {
     /// decides it here, so a run lands in the same workspace whichever holds the session.
     ///
     /// ```
-    /// use agentctl_context::{ContextScope, NewRun};
+    /// use agentctl_store::{ContextScope, NewRun};
     /// use agentctl_core::ContextMode;
     /// assert_eq!(NewRun::new("reviewer", ContextMode::Isolated).scope(7), ContextScope::agent("reviewer"));
     /// let task = NewRun { parent_run_id: Some(3), ..NewRun::new("tester", ContextMode::Shared) };
@@ -366,7 +369,7 @@ impl PromptBudget {
     /// is not a model call, or a row written before the columns existed).
     ///
     /// ```
-    /// use agentctl_context::PromptBudget;
+    /// use agentctl_store::PromptBudget;
     /// let budget = PromptBudget { prompt_token_budget: 100, estimated_prompt_tokens: 42, model_context_window: 200 };
     /// assert_eq!(PromptBudget::from_columns(budget.columns().map(Some)), Some(budget));
     /// assert_eq!(PromptBudget::from_columns([Some(1), None, Some(3)]), None);
@@ -489,11 +492,25 @@ impl HandoffSummary {
     }
 }
 
+/// One key of a session's state with who wrote it last, for listings
+/// ([`StateLog::state_entries`](crate::StateLog::state_entries)).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateEntry {
+    /// The key (`task`, or a key an agent declares in `memory.session`).
+    pub key: String,
+    /// The value, as stored (secrets masked).
+    pub value: Value,
+    /// When it was last set, in milliseconds since the Unix epoch.
+    pub updated_at: i64,
+    /// The agent that last set it.
+    pub updated_by: String,
+}
+
 /// A store timestamp (milliseconds since the Unix epoch) as ISO 8601 UTC, to the second.
 ///
 /// ```
-/// assert_eq!(agentctl_context::utc_timestamp(0), "1970-01-01T00:00:00Z");
-/// assert_eq!(agentctl_context::utc_timestamp(1_704_067_200_000), "2024-01-01T00:00:00Z");
+/// assert_eq!(agentctl_store::utc_timestamp(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(agentctl_store::utc_timestamp(1_704_067_200_000), "2024-01-01T00:00:00Z");
 /// ```
 pub fn utc_timestamp(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
@@ -508,7 +525,7 @@ pub fn utc_timestamp(ms: i64) -> String {
 }
 
 /// Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -519,4 +536,16 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(utc_timestamp(-1), "1969-12-31T23:59:59Z");
+    }
 }

@@ -1,8 +1,26 @@
-//! Context scopes: which workspace (reasoning context) a message belongs to.
+//! Context scopes: which workspace (reasoning context) a message belongs to; context modes as
+//! stored.
 
-use crate::error::ContextError;
+use crate::error::{ContextError, Result};
+use agentctl_core::ContextMode;
 use std::fmt;
 use std::str::FromStr;
+
+/// Parses `isolated`, `shared` or `run`.
+///
+/// ```
+/// use agentctl_core::ContextMode;
+/// assert_eq!(agentctl_store::parse_mode("shared").unwrap(), ContextMode::Shared);
+/// assert!(agentctl_store::parse_mode("global").is_err());
+/// ```
+pub fn parse_mode(text: &str) -> Result<ContextMode> {
+    match text {
+        "isolated" => Ok(ContextMode::Isolated),
+        "shared" => Ok(ContextMode::Shared),
+        "run" => Ok(ContextMode::Run),
+        other => Err(ContextError::InvalidMode(other.to_owned())),
+    }
+}
 
 /// A workspace of a session: the history one agent reasons over.
 ///
@@ -10,7 +28,7 @@ use std::str::FromStr;
 /// whatever their scope. Scopes are written as strings in the store and on the command line:
 ///
 /// ```
-/// use agentctl_context::ContextScope;
+/// use agentctl_store::ContextScope;
 /// let scope: ContextScope = "sub:tester:r7".parse().unwrap();
 /// assert_eq!(scope, ContextScope::Sub { agent: "tester".into(), run: "r7".into() });
 /// assert_eq!(scope.to_string(), "sub:tester:r7");
@@ -73,7 +91,7 @@ impl fmt::Display for ContextScope {
 impl FromStr for ContextScope {
     type Err = ContextError;
 
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
+    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
         let invalid = || ContextError::InvalidScope(text.to_owned());
         let non_empty = |part: &str| {
             if part.is_empty() {

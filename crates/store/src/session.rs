@@ -21,18 +21,6 @@ pub enum SessionChoice {
 /// Opens the chosen session. A resumed session's runs left `running` by a process that is gone
 /// (killed, crashed) are marked `interrupted` first, so the session is consistent before
 /// anything is appended; runs of processes still working in the session stay `running`.
-///
-/// ```
-/// use agentctl_context::{open_session, SessionChoice, SqliteStore};
-/// let store = SqliteStore::open_in_memory()?;
-/// let first = open_session(&store, &SessionChoice::Continue)?;
-/// let again = open_session(&store, &SessionChoice::Continue)?;
-/// assert_eq!(first.id, again.id);
-/// let resumed = open_session(&store, &SessionChoice::Resume(first.id.clone()))?;
-/// assert_eq!(resumed.id, first.id);
-/// assert!(open_session(&store, &SessionChoice::Resume("nope".into())).is_err());
-/// # Ok::<(), agentctl_context::ContextError>(())
-/// ```
 pub fn open_session(store: &dyn SessionStore, choice: &SessionChoice) -> Result<SessionInfo> {
     let existing = match choice {
         SessionChoice::New => return store.create_session(None),

@@ -15,14 +15,18 @@ const MESSAGE_OVERHEAD_BYTES: usize = 16;
 ///
 /// ```
 /// use agentctl_core::Message;
-/// assert_eq!(agentctl_context::estimate_tokens(&Message::user("abcd".repeat(10))), 14);
+/// assert_eq!(agentctl_store::estimate_tokens(&Message::user("abcd".repeat(10))), 14);
 /// ```
 pub fn estimate_tokens(message: &Message) -> u32 {
     let bytes = MESSAGE_OVERHEAD_BYTES + message.content_bytes();
     u32::try_from(bytes.div_ceil(4)).unwrap_or(u32::MAX)
 }
 
-/// Estimated tokens of a plain text (a summary).
-pub(crate) fn estimate_text_tokens(text: &str) -> u64 {
+/// Estimated tokens of a plain text (a summary), by the same rule as [`estimate_tokens`].
+///
+/// ```
+/// assert_eq!(agentctl_store::estimate_text_tokens("abcd"), 5);
+/// ```
+pub fn estimate_text_tokens(text: &str) -> u64 {
     ((MESSAGE_OVERHEAD_BYTES + text.len()) as u64).div_ceil(4)
 }

@@ -88,28 +88,6 @@ pub struct CopyReport {
 /// reported (in [`CopyReport::conflicts`], after everything else was copied). `progress` hears
 /// of each session. A second call with no writes in between does nothing; a call after an
 /// interrupted one finishes it.
-///
-/// ```
-/// use agentctl_context::*;
-/// use agentctl_core::Message;
-///
-/// let (laptop, server) = (SqliteStore::open_in_memory()?, SqliteStore::open_in_memory()?);
-/// let id = laptop.create_session(None)?.id;
-/// let say = |text: &str| [NewMessage::new(ContextScope::Main, None, Message::user(text))];
-/// laptop.append_messages(&id, None, &say("one"))?;
-/// let first = copy_sessions(&laptop, &server, &mut |_, _| {})?;
-/// assert_eq!(first.copied, 1);
-/// laptop.append_messages(&id, None, &say("two"))?;
-/// let second = copy_sessions(&laptop, &server, &mut |_, _| {})?;
-/// assert_eq!(second.updated, 1);
-/// assert_eq!(server.messages(&id, &MessageQuery::default())?.len(), 2);
-/// // Both sides write: the session is left alone and reported.
-/// laptop.append_messages(&id, None, &say("three"))?;
-/// server.append_messages(&id, None, &say("elsewhere"))?;
-/// let third = copy_sessions(&laptop, &server, &mut |_, _| {})?;
-/// assert_eq!(third.conflicts, [(id, Conflict::BothChanged)]);
-/// # Ok::<(), ContextError>(())
-/// ```
 pub fn copy_sessions<F, T>(
     from: &F,
     to: &T,

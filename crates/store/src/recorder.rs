@@ -37,23 +37,6 @@ pub struct RunEnding {
 /// the loop never committed (a cancelled run) leaves only its steps, so the history stays
 /// paired. Store errors do not stop the run: the first one is kept and returned by
 /// [`finish`](Self::finish). Dropped before `finish`, the run is closed as cancelled.
-///
-/// ```
-/// use agentctl_context::*;
-/// use agentctl_core::{ContextMode, Message, RunEvent};
-/// use std::sync::Arc;
-///
-/// let store = Arc::new(SqliteStore::open_in_memory()?);
-/// let session = store.create_session(None)?.id;
-/// let run = NewRun::new("helper", ContextMode::Shared);
-/// let mut recorder = RunRecorder::start(store.clone(), &session, &run, "hello", Vec::new())?;
-/// let answer = Message::Assistant { content: Some("Hi!".into()), tool_calls: vec![] };
-/// recorder.event(&RunEvent::TurnCommitted { turn: 1, messages: vec![answer] });
-/// let ending = RunEnding { status: RunStatus::Completed, answer_visible: true, step: None, handoff: None };
-/// assert!(recorder.finish(ending).is_none());
-/// assert_eq!(store.messages(&session, &MessageQuery::timeline())?.len(), 2);
-/// # Ok::<(), ContextError>(())
-/// ```
 pub struct RunRecorder {
     store: Arc<dyn SessionStore>,
     run: RunRecord,
@@ -76,7 +59,7 @@ pub struct RunRecorder {
 /// (on a store thread) keeps its own from the same events.
 ///
 /// ```
-/// use agentctl_context::RunTally;
+/// use agentctl_store::RunTally;
 /// use agentctl_core::RunEvent;
 ///
 /// let mut tally = RunTally::default();

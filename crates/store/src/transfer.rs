@@ -23,12 +23,12 @@ pub use copy::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 pub use fingerprint::SyncMark;
 
 use crate::error::Result;
+use crate::record::StateEntry;
 use crate::record::{
     ContextSummary, GraphCheckpoint, MessageId, MessageQuery, ReplacedSummary, RunId, RunRecord,
     SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
-use crate::sqlite::StateEntry;
 use crate::store::SessionStore;
 use agentctl_core::{ContextMode, Span};
 use std::collections::{BTreeMap, HashMap};
@@ -159,23 +159,6 @@ pub fn same_version(expected: &SessionInfo, found: &SessionInfo) -> bool {
 }
 
 /// Reads a session and everything stored about it.
-///
-/// ```
-/// use agentctl_context::*;
-/// use agentctl_core::Message;
-///
-/// let from = SqliteStore::open_in_memory()?;
-/// let session = from.create_session(Some("demo"))?;
-/// from.append_messages(&session.id, None, &[NewMessage::new(ContextScope::Main, None, Message::user("hi"))])?;
-/// let bundle = export_session(&from, &session.id)?;
-/// assert_eq!(bundle.messages.len(), 1);
-///
-/// let to = SqliteStore::open_in_memory()?;
-/// assert!(matches!(to.import_session(&bundle)?, ImportOutcome::Copied { messages: 1, runs: 0 }));
-/// assert_eq!(to.import_session(&bundle)?, ImportOutcome::AlreadyThere);
-/// assert_eq!(to.session(&session.id)?.title.as_deref(), Some("demo"));
-/// # Ok::<(), ContextError>(())
-/// ```
 pub fn export_session<S: SessionStore + ?Sized>(store: &S, id: &str) -> Result<SessionBundle> {
     let session = store.session(id)?;
     let runs = store.runs(id)?;
