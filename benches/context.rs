@@ -12,13 +12,14 @@
 )]
 
 use agentctl_context::{
-    CompactionPolicy, HistoryView, ScopedMessage, SqliteStore, Summarizer, SummaryRequest,
-    compact_scope, load_history, load_history_within,
+    CompactionPolicy, HistoryView, ScopedMessage, Summarizer, SummaryRequest, compact_scope,
+    load_history, load_history_within,
 };
 use agentctl_core::{ContextMode, Message, ToolCall};
 use agentctl_store::{
     ContextScope, MessageLog, NewMessage, NewRun, RunLog, SessionChoice, SessionLog, open_session,
 };
+use agentctl_store_sqlite::SqliteStore;
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use std::path::PathBuf;

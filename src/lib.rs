@@ -14,7 +14,8 @@
 //! - [`tools`]: built-in tools confined to the project root, risk rating, the approval policy;
 //! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
 //! - [`store`]: the session store contracts — the store traits and their records; no I/O;
-//! - [`context`]: the SQLite session store, context modes, history views, compaction, `@file:`;
+//! - [`store_sqlite`]: the embedded session store, one SQLite file per project;
+//! - [`context`]: context modes, history views, compaction, `@file:` references;
 //! - [`mcp`]: MCP servers as tools, and agents served over MCP;
 //! - [`memory`]: agents' long-term memory — the embedded FTS5 store, embeddings fused by rank,
 //!   the `remember` and `recall` tools;
@@ -39,6 +40,7 @@ pub use agentctl_sandbox as sandbox;
 pub use agentctl_session as session;
 pub use agentctl_store as store;
 pub use agentctl_store_postgres as store_postgres;
+pub use agentctl_store_sqlite as store_sqlite;
 pub use agentctl_tools as tools;
 pub use agentctl_trace as trace;
 

@@ -212,6 +212,7 @@ fn split_point(
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
 /// use agentctl_store::*;
 /// use agentctl_core::Message;
 ///

@@ -1,12 +1,10 @@
 //! Context scoping and persistence for agentctl.
 //!
 //! The store contracts — the traits, their records, [`ContextScope`](agentctl_store::ContextScope)
-//! and [`ContextError`](agentctl_store::ContextError) — are `agentctl-store`'s; this crate has
-//! what works on them:
+//! and [`ContextError`](agentctl_store::ContextError) — are `agentctl-store`'s, the stores
+//! `agentctl-store-sqlite`'s and `agentctl-store-postgres`'s; this crate has what works on any
+//! [`SessionStore`](agentctl_store::SessionStore):
 //!
-//! * [`SqliteStore`]: the embedded [`SessionStore`](agentctl_store::SessionStore) — sessions,
-//!   messages, runs and steps, one current summary per scope, per-session mode overrides,
-//!   session state and graph checkpoints in a SQLite file, one transaction per turn.
 //! * [`resolve_mode`]: which [`ContextMode`](agentctl_core::ContextMode) an agent runs in, with
 //!   the precedence flag > session override > agent file > settings > `isolated`, refusing
 //!   `shared` when `agents.allowSharedContext` is false.
@@ -21,6 +19,7 @@
 //!
 //! ```
 //! use agentctl_context::*;
+//! use agentctl_store_sqlite::*;
 //! use agentctl_store::*;
 //! use agentctl_core::{AgentsSettings, ContextMode, Message, Usage};
 //!
@@ -50,7 +49,6 @@
 mod compaction;
 mod file_refs;
 mod mode;
-mod sqlite;
 mod view;
 
 pub use compaction::{
@@ -61,7 +59,4 @@ pub use file_refs::{
     Expansion, FileRefLimits, expand_file_references, expand_file_references_with, file_references,
 };
 pub use mode::{ModeInputs, ModeSource, ResolvedMode, resolve_mode};
-pub use sqlite::{
-    BUSY_TIMEOUT, SCHEMA_VERSION, SchemaError, SqliteStore, migrate_sqlite, prepare_sqlite,
-};
 pub use view::{HistoryView, ScopeHistory, ScopedMessage, load_history, load_history_within};

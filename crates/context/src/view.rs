@@ -274,6 +274,7 @@ impl ScopeHistory {
 ///
 /// ```
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
 /// use agentctl_store::*;
 /// use agentctl_core::{ContextMode, Message};
 ///
@@ -313,6 +314,7 @@ pub fn load_history(
 ///
 /// ```
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
 /// use agentctl_store::*;
 /// use agentctl_core::{ContextMode, Message};
 ///

@@ -37,7 +37,7 @@ pub const MAX_STATE_VALUE_BYTES: usize = 64 * 1024;
 ///
 /// ```
 /// use agentctl_store::{SessionLog, StateLog};
-/// use agentctl_context::SqliteStore;
+/// use agentctl_store_sqlite::SqliteStore;
 /// use agentctl_core::ToolRegistry;
 /// use agentctl_routing::MemoryTools;
 /// use std::sync::Arc;

@@ -4,12 +4,12 @@
 
 use crate::error::SessionError;
 use crate::secrets::url_passwords;
-use agentctl_context::SqliteStore;
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryError, MemoryStore};
 use agentctl_private_files::Tightened;
 use agentctl_store::{ContextError, SessionImport, SessionStore};
 use agentctl_store_postgres::{PgStore, is_postgres_url, mask_url};
+use agentctl_store_sqlite::SqliteStore;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 

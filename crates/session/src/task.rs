@@ -38,7 +38,7 @@
 //!
 //! ```
 //! use agentctl_store::{SessionLog as _};
-//! use agentctl_context::SqliteStore;
+//! use agentctl_store_sqlite::SqliteStore;
 //! use agentctl_session::{TaskConfig, TaskTool};
 //! use agentctl_core::ToolRegistry;
 //! use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! or a service running many sessions at once, shares instead of one SQLite file per disk.
 //!
 //! [`PgStore`] implements the same store traits as the embedded
-//! `SqliteStore` (agentctl-context) — sessions, messages, runs and steps,
+//! `SqliteStore` (agentctl-store-sqlite) — sessions, messages, runs and steps,
 //! summaries, mode overrides, session state, graph checkpoints and trace spans
 //! ([`SessionStore`](agentctl_store::SessionStore)) — and takes whole sessions copied from
 //! another store ([`SessionImport`](agentctl_store::SessionImport), for

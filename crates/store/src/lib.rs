@@ -5,7 +5,7 @@
 //!   [`GraphLog`] + [`TraceLog`]): sessions, messages and runs (with the [`Source`] that wrote
 //!   them), steps (a model call's with its [`PromptBudget`]), one current summary per scope,
 //!   per-session mode overrides, session state ([`StateEntry`]) and graph checkpoints. The
-//!   embedded SQLite store (agentctl-context's `SqliteStore`) and the PostgreSQL one
+//!   embedded SQLite store (`agentctl-store-sqlite`) and the PostgreSQL one
 //!   (`agentctl-store-postgres`) implement them; a crate that only needs, say, [`StateLog`]
 //!   depends on this crate and compiles no database.
 //! * The record types those traits read and write ([`NewMessage`], [`StoredMessage`],

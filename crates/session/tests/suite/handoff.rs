@@ -164,7 +164,7 @@ async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
     assert!(!fixer_tools.contains(&"handoff_to_code-fixer"));
 
     // Each agent has its own store run, linked to the one that handed off.
-    let store = agentctl_context::SqliteStore::open(&setup.project.store_path()).unwrap();
+    let store = agentctl_store_sqlite::SqliteStore::open(&setup.project.store_path()).unwrap();
     let runs = store.runs(&session).unwrap();
     let chain: Vec<(&str, Option<i64>)> = runs
         .iter()

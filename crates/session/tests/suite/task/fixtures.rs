@@ -2,7 +2,6 @@
 //! provider, and helpers to call `task` and read the store. Providers, tools and builders are
 //! the shared fakes of agentctl-test-support.
 
-use agentctl_context::SqliteStore;
 use agentctl_core::{
     AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ModelResponse,
     Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
@@ -10,6 +9,7 @@ use agentctl_core::{
 use agentctl_runtime::Runtime;
 use agentctl_session::{TaskConfig, TaskTool};
 use agentctl_store::{NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, Source};
+use agentctl_store_sqlite::SqliteStore;
 pub use agentctl_test_support::{
     Behaviour, FakeTool, Rendezvous, RoutedProvider as Routed, agent, calls, first_user, text,
 };

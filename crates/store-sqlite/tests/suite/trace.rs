@@ -3,9 +3,9 @@
 //! does not exist, and a version-4 file gaining the table.
 
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::{Redactor, Span, SpanDetail, SpanId, SpanStatus, TraceId};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 
 fn span(trace: TraceId, start: u64, prompt: &str) -> Span {

@@ -6,9 +6,9 @@ use agentctl_store::ContextError;
 /// The example of `clear_agent_context` (agentctl-store's `store.rs`).
 #[test]
 fn clear_agent_context() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_core::Message;
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
 
     let store = SqliteStore::open_in_memory()?;
     let session = store.create_session(None)?.id;
@@ -47,8 +47,8 @@ fn clear_agent_context() -> Result<(), ContextError> {
 /// The example of `graph_log` (agentctl-store's `store.rs`).
 #[test]
 fn graph_log() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
     use serde_json::json;
 
     let store = SqliteStore::open_in_memory()?;
@@ -108,8 +108,8 @@ fn graph_log() -> Result<(), ContextError> {
 /// The example of `open_session` (agentctl-store's `session.rs`).
 #[test]
 fn open_session() -> Result<(), ContextError> {
-    use agentctl_context::SqliteStore;
     use agentctl_store::{SessionChoice, open_session};
+    use agentctl_store_sqlite::SqliteStore;
     let store = SqliteStore::open_in_memory()?;
     let first = open_session(&store, &SessionChoice::Continue)?;
     let again = open_session(&store, &SessionChoice::Continue)?;
@@ -123,9 +123,9 @@ fn open_session() -> Result<(), ContextError> {
 /// The example of `run_recorder` (agentctl-store's `recorder.rs`).
 #[test]
 fn run_recorder() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_core::{ContextMode, Message, RunEvent};
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
     use std::sync::Arc;
 
     let store = Arc::new(SqliteStore::open_in_memory()?);
@@ -157,9 +157,9 @@ fn run_recorder() -> Result<(), ContextError> {
 /// The example of `export_session` (agentctl-store's `transfer.rs`).
 #[test]
 fn export_session() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_core::Message;
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
 
     let from = SqliteStore::open_in_memory()?;
     let session = from.create_session(Some("demo"))?;
@@ -191,9 +191,9 @@ fn export_session() -> Result<(), ContextError> {
 /// The example of `copy_sessions` (agentctl-store's `transfer/copy.rs`).
 #[test]
 fn copy_sessions() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_core::Message;
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
 
     let (laptop, server) = (
         SqliteStore::open_in_memory()?,
@@ -225,9 +225,9 @@ fn copy_sessions() -> Result<(), ContextError> {
 /// The example of `fingerprint` (agentctl-store's `transfer/fingerprint.rs`).
 #[test]
 fn fingerprint() -> Result<(), ContextError> {
-    use agentctl_context::*;
     use agentctl_core::Message;
     use agentctl_store::*;
+    use agentctl_store_sqlite::*;
 
     let store = SqliteStore::open_in_memory()?;
     let id = store.create_session(None)?.id;

@@ -2,9 +2,9 @@
 //! file are `0600` in a `0700` folder whatever the umask, and an older, readable one is made
 //! private with a notice.
 
-use agentctl_context::SqliteStore;
 use agentctl_core::Message;
 use agentctl_store::{ContextScope, MessageLog, NewMessage, SessionLog};
+use agentctl_store_sqlite::SqliteStore;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 

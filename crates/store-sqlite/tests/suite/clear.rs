@@ -6,6 +6,7 @@ use super::support::temp_store;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 use std::path::Path;
 

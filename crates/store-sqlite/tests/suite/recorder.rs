@@ -1,9 +1,9 @@
 //! [`RunRecorder`] and store failures: the first error of a run reaches `finish`, so the front
 //! end can report that the turn was not saved.
 
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, RunEvent};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use std::sync::Arc;
 
 fn new_run() -> NewRun {

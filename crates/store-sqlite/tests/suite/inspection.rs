@@ -3,9 +3,9 @@
 //! `migration.rs`; the token figures of each model call in `budgets.rs`.
 
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, RunEvent, ToolCall};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 use serde_json::json;
 use std::path::Path;

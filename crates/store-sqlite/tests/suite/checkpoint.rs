@@ -1,9 +1,9 @@
 //! The log of a file store is checkpointed off the write path: it stays bounded while a run
 //! records many turns, and closing the store leaves every message in the database.
 
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 
 #[test]
 fn the_log_stays_bounded_and_closing_keeps_every_turn() {

@@ -7,6 +7,7 @@
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Shared helpers: a store in a temporary directory.
 
-use agentctl_context::SqliteStore;
+use agentctl_store_sqlite::SqliteStore;
 use std::path::PathBuf;
 
 /// A file-backed store in a fresh temporary directory.

@@ -2,9 +2,9 @@
 //! deletion taking its state along, an older file migrated, and two connections writing at once.
 
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::Redactor;
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

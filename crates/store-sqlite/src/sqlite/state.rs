@@ -11,7 +11,7 @@ impl SqliteStore {
     ///
     /// ```
     /// use agentctl_store::{SessionLog, StateLog};
-    /// use agentctl_context::SqliteStore;
+    /// use agentctl_store_sqlite::SqliteStore;
     /// use serde_json::json;
     ///
     /// let store = SqliteStore::open_in_memory()?;

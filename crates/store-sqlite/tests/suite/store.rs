@@ -1,9 +1,9 @@
 //! The SQLite store: schema, sessions, messages, runs, overrides.
 
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use serde_json::json;
 
 #[test]

@@ -7,9 +7,9 @@
 
 use super::graph::node;
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Usage};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use serde_json::json;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};

@@ -1,25 +1,5 @@
-//! The embedded SQLite session store.
-//!
-//! One file per project (`<project>/.agentctl/sessions.db`) or, outside any project, per user
-//! (`$AGENTCTL_HOME/sessions.db`); see [`SqliteStore::default_path`]. WAL journal, foreign keys
-//! on and versioned migrations (`PRAGMA user_version`). Every write that belongs together runs
-//! in one transaction, so a killed process leaves the file as it was before or after the write,
-//! never in between.
-//!
-//! Several agentctl processes may write one session at once (`agentctl run --session ID` in
-//! two terminals, a script starting runs in parallel). Two rules keep every turn of every
-//! process:
-//!
-//! * Every write transaction is `BEGIN IMMEDIATE` ([`SqliteStore::write`]): it takes the write
-//!   lock before its first read. A deferred transaction that reads and then writes has to
-//!   upgrade its read snapshot to a write lock, and in WAL mode that upgrade fails at once with
-//!   `SQLITE_BUSY` when another process committed in between — the busy timeout never applies
-//!   to it. Reads that decide a write (the next step index, whether a run is stale, the schema
-//!   version) therefore happen inside the immediate transaction.
-//! * Waiting writers queue on the busy timeout ([`BUSY_TIMEOUT`]). A write transaction holds
-//!   the lock for one model turn's rows — milliseconds — so the wait is short even with many
-//!   processes; the limit only bounds how long a process waits for a stuck writer before it
-//!   reports that the turn could not be saved.
+//! [`SqliteStore`]: opening, the connection, write transactions and the error of a store
+//! operation.
 
 mod checkpoint;
 mod graph;
@@ -58,7 +38,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 ///
 /// ```
 /// use agentctl_store::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog};
-/// use agentctl_context::SqliteStore;
+/// use agentctl_store_sqlite::SqliteStore;
 /// use agentctl_core::Message;
 ///
 /// let store = SqliteStore::open_in_memory()?;
@@ -162,7 +142,7 @@ impl SqliteStore {
     /// else `<agentctl home>/sessions.db`.
     ///
     /// ```
-    /// use agentctl_context::SqliteStore;
+    /// use agentctl_store_sqlite::SqliteStore;
     /// use std::path::Path;
     /// let home = Path::new("/home/me/.agentctl");
     /// assert_eq!(

@@ -3,9 +3,9 @@
 
 use super::inspection::{budget, ending, realistic_session, request};
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::ContextMode;
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 use serde_json::json;
 use std::sync::Arc;

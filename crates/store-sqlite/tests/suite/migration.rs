@@ -8,6 +8,7 @@ use super::support::v5_file;
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Usage};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 
 #[test]

@@ -5,9 +5,9 @@
 //! Several writers at once and a killed writer are in `graph_writers.rs`.
 
 use super::support::temp_store;
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Redactor};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 

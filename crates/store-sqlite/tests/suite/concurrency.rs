@@ -5,9 +5,9 @@
 //! Each writer has its own [`SqliteStore`] (its own connection), which is what separate
 //! processes have; the owner tests use real child processes (this test binary re-executed).
 
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 use agentctl_store::*;
+use agentctl_store_sqlite::*;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
