@@ -3,13 +3,12 @@
 //! replaced the same way; the session's mark of its last copy (`session_sync`).
 
 use crate::fault::{Fault, FaultResult};
-use crate::messages::role_of;
 use crate::sessions::delete_session_rows;
 use crate::store::{PgStore, count, now_ms, opt_text, text};
 use agentctl_core::Redactor;
 use agentctl_store::{
     ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
-    SyncMark, same_version,
+    SyncMark, role_of, same_version,
 };
 
 /// A bundle with every secret the target knows masked and every text cleaned, serialised

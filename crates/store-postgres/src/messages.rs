@@ -7,6 +7,7 @@ use agentctl_core::{Message, Redactor};
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
     MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
+    role_of,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -20,15 +21,6 @@ pub(crate) struct Prepared {
     visible: i16,
     token_estimate: i32,
     source: Option<String>,
-}
-
-/// The role name of a message, as stored.
-pub(crate) fn role_of(message: &Message) -> &'static str {
-    match message {
-        Message::User { .. } => "user",
-        Message::Assistant { .. } => "assistant",
-        Message::Tool { .. } => "tool",
-    }
 }
 
 /// Masks and serialises messages on the caller's thread, so the store's thread only sends.
