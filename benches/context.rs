@@ -12,11 +12,14 @@
 )]
 
 use agentctl_context::{
-    CompactionPolicy, ContextScope, HistoryView, MessageLog, NewMessage, NewRun, RunLog,
-    ScopedMessage, SessionChoice, SessionLog, SqliteStore, Summarizer, SummaryRequest,
-    compact_scope, load_history, load_history_within, open_session,
+    CompactionPolicy, HistoryView, ScopedMessage, Summarizer, SummaryRequest, compact_scope,
+    load_history, load_history_within,
 };
 use agentctl_core::{ContextMode, Message, ToolCall};
+use agentctl_store::{
+    ContextScope, MessageLog, NewMessage, NewRun, RunLog, SessionChoice, SessionLog, open_session,
+};
+use agentctl_store_sqlite::SqliteStore;
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use std::path::PathBuf;
@@ -261,7 +264,7 @@ struct Unused;
 
 #[async_trait::async_trait]
 impl Summarizer for Unused {
-    async fn summarize(&self, _: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+    async fn summarize(&self, _: SummaryRequest<'_>) -> agentctl_store::Result<String> {
         unreachable!("the scope is under budget")
     }
 }

@@ -9,10 +9,11 @@
     reason = "a benchmark: failures should abort"
 )]
 
-use agentctl_context::{SessionLog, SqliteStore, TraceLog};
 use agentctl_core::{
     DecidedBy, RiskLevel, RunEvent, Span, SpanDetail, SpanSink, TraceId, TracePolicy, Verdict,
 };
+use agentctl_store::{SessionLog, TraceLog};
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_trace::{JsonlSink, OpenSpan, RunTracer, StoreSink};
 use divan::Bencher;
 use std::sync::Arc;

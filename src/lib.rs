@@ -16,7 +16,9 @@
 //! - [`runtime`]: the agent loop;
 //! - [`tools`]: built-in tools confined to the project root, risk rating, the approval policy;
 //! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
-//! - [`context`]: the session store, context modes, history views, compaction, `@file:`;
+//! - [`store`]: the session store contracts — the store traits and their records; no I/O;
+//! - [`store_sqlite`]: the embedded session store, one SQLite file per project;
+//! - [`context`]: context modes, history views, compaction, `@file:` references;
 //! - [`mcp`]: MCP servers as tools, and agents served over MCP;
 //! - [`memory`]: agents' long-term memory — the embedded FTS5 store, embeddings fused by rank,
 //!   the `remember` and `recall` tools;
@@ -34,7 +36,6 @@ pub use agentctl_core as core;
 pub use agentctl_providers as providers;
 pub use agentctl_runtime as runtime;
 pub use agentctl_session as session;
-
 // Defining agents and configuring them.
 pub use agentctl_config as config;
 pub use agentctl_definitions as definitions;
@@ -47,7 +48,9 @@ pub use agentctl_tools as tools;
 // What agents remember: sessions, context, long-term memory.
 pub use agentctl_context as context;
 pub use agentctl_memory as memory;
+pub use agentctl_store as store;
 pub use agentctl_store_postgres as store_postgres;
+pub use agentctl_store_sqlite as store_sqlite;
 
 // Deciding and checking: routing, handoffs, graphs, guardrails.
 pub use agentctl_guardrails as guardrails;

@@ -2,7 +2,7 @@
 //! timeline (shared agents see it, isolated ones do not), and `@agent` turns in the REPL.
 
 use super::support::{ServedModel, TestProject, text};
-use agentctl_context::{ContextScope, MessageLog, MessageQuery, RunLog, SessionLog};
+use agentctl_store::{ContextScope, MessageLog, MessageQuery, RunLog, SessionLog};
 use serde_json::Value;
 
 const REVIEWER: &str = "---

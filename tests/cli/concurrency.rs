@@ -3,8 +3,8 @@
 //! sound (`PRAGMA integrity_check`).
 
 use super::support::{TestProject, wait_for};
-use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _};
 use agentctl_core::Message;
+use agentctl_store::{MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _};
 use serde_json::Value;
 use std::process::Stdio;
 

@@ -3,7 +3,7 @@
 //! `--from-step`, the `maxSteps` limit.
 
 use super::support::{ServedModel, TestProject, events, spawn_piped, text, wait_for};
-use agentctl_context::{GraphLog as _, SessionLog as _};
+use agentctl_store::{GraphLog as _, SessionLog as _};
 use serde_json::Value;
 use std::io::{BufRead as _, BufReader};
 use std::time::Duration;

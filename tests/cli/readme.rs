@@ -98,8 +98,9 @@ fn the_readme_first_commands_work_as_written_twice() {
         assert!(stdout.contains("bug-fixer"), "{stdout}");
         assert!(stdout.contains("code-reviewer"), "{stdout}");
         let store =
-            agentctl_context::SqliteStore::open(&scratch.join(".agentctl/sessions.db")).unwrap();
-        use agentctl_context::SessionLog as _;
+            agentctl_store_sqlite::SqliteStore::open(&scratch.join(".agentctl/sessions.db"))
+                .unwrap();
+        use agentctl_store::SessionLog as _;
         assert_eq!(store.list_sessions().unwrap().len(), 1, "round {round}");
     }
 }

@@ -44,7 +44,7 @@ fn a_seed_file_in_gemini_agents_loads_as_native_and_says_why() {
 
 /// Messages of `scope` in every session of the project.
 fn messages_in(project: &TestProject, scope: &str) -> usize {
-    use agentctl_context::{MessageLog as _, MessageQuery, SessionLog as _};
+    use agentctl_store::{MessageLog as _, MessageQuery, SessionLog as _};
     let store = project.store();
     store
         .list_sessions()

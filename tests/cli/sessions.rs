@@ -2,11 +2,11 @@
 //! library, in a temporary project and home.
 
 use super::support::{TestProject, check_shape, text};
-use agentctl_context::{
+use agentctl_core::{ContextMode, Message, ToolCall, Usage};
+use agentctl_store::{
     ContextScope, HandoffSummary, MessageLog, NewMessage, NewRun, NewStep, PromptBudget, RunLog,
     RunStatus, SessionLog, Source,
 };
-use agentctl_core::{ContextMode, Message, ToolCall, Usage};
 
 /// A project with an isolated `reviewer` and a shared `planner`, and `settings` if given.
 fn project(settings: Option<&str>) -> TestProject {

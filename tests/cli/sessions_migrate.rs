@@ -3,8 +3,8 @@
 //! command fail after everything else was copied, and memories travel once.
 
 use super::support::TestProject;
-use agentctl_context::{ContextScope, MessageQuery, NewMessage, SessionLog, SessionStore};
 use agentctl_core::Message;
+use agentctl_store::{ContextScope, MessageQuery, NewMessage, SessionLog, SessionStore};
 use agentctl_test_support::{backends, open_location};
 
 fn say(store: &dyn SessionStore, session: &str, text: &str) {

@@ -3,7 +3,7 @@
 //! `cancelled`, and nothing of the tool's process group is left running.
 
 use super::support::{TestProject, wait_for};
-use agentctl_context::{RunLog as _, RunStatus, SessionLog as _};
+use agentctl_store::{RunLog as _, RunStatus, SessionLog as _};
 use std::io::Read as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! session (an undeclared key is refused back to the model).
 
 use super::support::{ServedModel, TestProject, text};
-use agentctl_context::{SessionLog, StateLog};
+use agentctl_store::{SessionLog, StateLog};
 use serde_json::{Value, json};
 
 const FIXER: &str = "---

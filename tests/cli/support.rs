@@ -212,8 +212,8 @@ impl TestProject {
     }
 
     /// The project's session store, opened the way agentctl opens it.
-    pub fn store(&self) -> agentctl_context::SqliteStore {
-        agentctl_context::SqliteStore::open(&self.root.join(".agentctl/sessions.db")).unwrap()
+    pub fn store(&self) -> agentctl_store_sqlite::SqliteStore {
+        agentctl_store_sqlite::SqliteStore::open(&self.root.join(".agentctl/sessions.db")).unwrap()
     }
 }
 

@@ -4,13 +4,14 @@
 //! path an embedder uses (a [`Session`] over agents defined in code, the built-in
 //! providers), each scenario a session of its own, unrecorded or in a SQLite store.
 
-use agentctl::context::{SessionStore, SqliteStore};
 use agentctl::core::{
     ContextMode, ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext,
     ToolError, ToolOutput, TypedTool, typed_tool,
 };
 use agentctl::providers::{ProviderOptions, build_provider};
 use agentctl::session::{Agent, RuntimeBuilder, Session, SessionBuilder, Target, TurnOptions};
+use agentctl::store::SessionStore;
+use agentctl::store_sqlite::SqliteStore;
 use anyhow::{Context as _, bail};
 use std::path::Path;
 use std::sync::Arc;

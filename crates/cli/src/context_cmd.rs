@@ -9,12 +9,11 @@ use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::sessions_cmd::state_line;
 use crate::wire::{ContextModeReport, StateJson};
-use agentctl_context::{
-    ClearedContext, ModeInputs, ResolvedMode, SessionInfo, SessionStore, resolve_mode,
-};
+use agentctl_context::{ModeInputs, ResolvedMode, resolve_mode};
 use agentctl_core::{AgentsSettings, ContextMode};
 use agentctl_routing::RESERVED_STATE_KEYS;
 use agentctl_session::Project;
+use agentctl_store::{ClearedContext, SessionInfo, SessionStore};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

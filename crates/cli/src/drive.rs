@@ -14,12 +14,12 @@ pub(crate) use signals::stop_signal;
 
 use crate::args::{ApprovalArgs, RunFormat};
 use crate::render::{ContextLine, Spinner, TurnView};
-use agentctl_context::{SessionChoice, Source};
 use agentctl_core::RunError;
 use agentctl_sandbox::SandboxStatus;
 use agentctl_session::{
     GraphError, Op, Project, Questions, Recording, Session, SessionError, TurnOutcome,
 };
+use agentctl_store::{SessionChoice, Source};
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 

@@ -9,10 +9,10 @@ use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, Memor
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::wire::MemoryEntryJson;
-use agentctl_context::utc_timestamp;
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
 use agentctl_session::Project;
+use agentctl_store::utc_timestamp;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -12,9 +12,9 @@ mod repl;
 
 use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnArgs};
 use crate::drive::{Desk, Ending, Invocation, once};
-use agentctl_context::{SessionChoice, Source};
 use agentctl_core::ContextMode;
 use agentctl_session::{Op, Project, Recording, Target, TurnOptions};
+use agentctl_store::{SessionChoice, Source};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;

@@ -8,13 +8,13 @@ use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{confirm, print_json, terminal_safe};
 use crate::wire::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
-use agentctl_context::{
-    ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionStore,
-    StoredMessage, utc_timestamp,
-};
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
 use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
+use agentctl_store::{
+    ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionStore,
+    StoredMessage, utc_timestamp,
+};
 use anyhow::Context as _;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

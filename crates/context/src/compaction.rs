@@ -6,13 +6,12 @@
 //! `latest summary + messages after its cursor` (what [`load_history`](crate::load_history)
 //! loads). Nothing is deleted: `sessions show --all` still shows every message.
 
-use crate::error::{ContextError, Result};
-use crate::record::{ContextSummary, MessageQuery, StoredMessage};
-use crate::scope::ContextScope;
-use crate::store::SessionStore;
-use crate::tokens::estimate_text_tokens;
 use agentctl_core::ModelProvider;
 use agentctl_core::{Message, ModelRequest};
+use agentctl_store::{
+    ContextError, ContextScope, ContextSummary, MessageQuery, Result, SessionStore, StoredMessage,
+    estimate_text_tokens,
+};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -213,6 +212,8 @@ fn split_point(
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
+/// use agentctl_store::*;
 /// use agentctl_core::Message;
 ///
 /// struct Fixed;

@@ -5,26 +5,10 @@
 //! `agents.defaultContextMode`, then `isolated`. `agents.allowSharedContext: false` refuses a
 //! shared result whatever layer asked for it.
 
-use crate::error::{ContextError, Result};
 use agentctl_core::{AgentsSettings, ContextMode};
+use agentctl_store::{ContextError, Result};
 use serde::Serialize;
 use std::fmt;
-
-/// Parses `isolated`, `shared` or `run`.
-///
-/// ```
-/// use agentctl_core::ContextMode;
-/// assert_eq!(agentctl_context::parse_mode("shared").unwrap(), ContextMode::Shared);
-/// assert!(agentctl_context::parse_mode("global").is_err());
-/// ```
-pub fn parse_mode(text: &str) -> Result<ContextMode> {
-    match text {
-        "isolated" => Ok(ContextMode::Isolated),
-        "shared" => Ok(ContextMode::Shared),
-        "run" => Ok(ContextMode::Run),
-        other => Err(ContextError::InvalidMode(other.to_owned())),
-    }
-}
 
 /// The layer that decided an agent's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -11,12 +11,11 @@
 //! caller materialises the request with [`HistoryView::to_messages`] (at most the capped
 //! window).
 
-use crate::error::Result;
-use crate::record::{ContextSummary, MessageId, MessageQuery, StoredMessage};
-use crate::scope::ContextScope;
-use crate::store::SessionStore;
-use crate::tokens::estimate_text_tokens;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::{
+    ContextScope, ContextSummary, MessageId, MessageQuery, Result, SessionStore, StoredMessage,
+    estimate_text_tokens,
+};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -275,6 +274,8 @@ impl ScopeHistory {
 ///
 /// ```
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
+/// use agentctl_store::*;
 /// use agentctl_core::{ContextMode, Message};
 ///
 /// let store = SqliteStore::open_in_memory()?;
@@ -301,7 +302,7 @@ pub fn load_history(
 }
 
 /// [`load_history`] for a prompt of at most `max_tokens` history tokens (estimated, see
-/// [`estimate_tokens`](crate::estimate_tokens)): the summary, then the newest messages that
+/// [`estimate_tokens`](agentctl_store::estimate_tokens)): the summary, then the newest messages that
 /// fit, read newest first and stopping at the first that does not. Opening a session of
 /// 100,000 messages reads only the window's rows.
 ///
@@ -313,6 +314,8 @@ pub fn load_history(
 ///
 /// ```
 /// use agentctl_context::*;
+/// use agentctl_store_sqlite::*;
+/// use agentctl_store::*;
 /// use agentctl_core::{ContextMode, Message};
 ///
 /// let store = SqliteStore::open_in_memory()?;

@@ -4,27 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
-    pub mod support;
-
-    mod budgets;
-    mod checkpoint;
-    mod clear;
     mod compaction;
-    mod concurrency;
     mod file_refs;
-    mod graph;
-    mod graph_writers;
-    pub mod inspection;
-    mod kill;
-    mod migration;
     mod mode;
-    #[cfg(unix)]
-    mod private;
-    mod recorder;
-    mod shared;
-    mod state;
-    mod store;
-    mod trace;
     mod views;
     mod window;
 }

@@ -17,11 +17,11 @@
 use crate::backend::MemoryBackend;
 use crate::error::MemoryError;
 use crate::store::{Embedding, MemoryQuery, MemoryStore, NewMemory, Remembered};
-use agentctl_context::utc_timestamp;
 use agentctl_core::{
     Embedder, Redactor, RiskLevel, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
     TypedTool, typed_tool,
 };
+use agentctl_store::utc_timestamp;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -22,8 +22,8 @@
 //! run one at a time in the order the model made them.
 
 use crate::state::RESERVED_STATE_KEYS;
-use agentctl_context::StateLog;
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+use agentctl_store::StateLog;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -36,7 +36,8 @@ pub const MAX_STATE_VALUE_BYTES: usize = 64 * 1024;
 /// The memory tools of one agent in one session.
 ///
 /// ```
-/// use agentctl_context::{SessionLog, SqliteStore, StateLog};
+/// use agentctl_store::{SessionLog, StateLog};
+/// use agentctl_store_sqlite::SqliteStore;
 /// use agentctl_core::ToolRegistry;
 /// use agentctl_routing::MemoryTools;
 /// use std::sync::Arc;
@@ -48,7 +49,7 @@ pub const MAX_STATE_VALUE_BYTES: usize = 64 * 1024;
 /// let mut registry = ToolRegistry::new();
 /// tools.register(&mut registry);
 /// assert!(registry.contains("memory_get") && registry.contains("memory_set"));
-/// # Ok::<(), agentctl_context::ContextError>(())
+/// # Ok::<(), agentctl_store::ContextError>(())
 /// ```
 #[derive(Clone)]
 pub struct MemoryTools {
@@ -186,7 +187,7 @@ impl Shared {
     /// Runs a store call off the async threads: a write may wait for another process's lock.
     async fn blocking<T: Send + 'static>(
         self: &Arc<Self>,
-        f: impl FnOnce(&Shared) -> agentctl_context::Result<T> + Send + 'static,
+        f: impl FnOnce(&Shared) -> agentctl_store::Result<T> + Send + 'static,
     ) -> Result<T, ToolError> {
         let shared = Arc::clone(self);
         tokio::task::spawn_blocking(move || f(&shared))

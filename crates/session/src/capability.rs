@@ -563,5 +563,5 @@ fn now_rfc3339() -> String {
         .map_or(0, |elapsed| {
             i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
         });
-    agentctl_context::utc_timestamp(ms)
+    agentctl_store::utc_timestamp(ms)
 }

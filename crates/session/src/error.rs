@@ -3,9 +3,9 @@
 mod graph;
 
 use agentctl_config::ConfigError;
-use agentctl_context::ContextError;
 use agentctl_core::{RunError, ToolPatternError};
 use agentctl_definitions::AgentLookupError;
+use agentctl_store::ContextError;
 use agentctl_tools::RiskLevelError;
 pub use graph::GraphError;
 use std::path::PathBuf;

@@ -28,9 +28,9 @@ pub(crate) use drive::graph_turn;
 pub(crate) use parts::run_graph_child;
 
 use crate::session::SessionHandle;
-use agentctl_context::GraphBranch;
 use agentctl_core::AgentDefinition;
 use agentctl_routing::Graph;
+use agentctl_store::GraphBranch;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -3,11 +3,10 @@
 
 use crate::builder::RuntimeBuilder;
 use crate::error::SessionError;
-use agentctl_context::{
-    CompactionPolicy, ContextSummary, ProviderSummarizer, SessionStore, compact_session,
-};
+use agentctl_context::{CompactionPolicy, ProviderSummarizer, compact_session};
 use agentctl_core::{RunError, ToolRegistry, resolve_model};
 use agentctl_runtime::model_context_window;
+use agentctl_store::{ContextSummary, SessionStore};
 
 /// Summarises the older messages of every workspace of `session` with `model` (else
 /// `agents.defaultModel`), whatever their size; returns the summaries written.

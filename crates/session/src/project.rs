@@ -9,10 +9,11 @@ use crate::store::{
 };
 use crate::task::TaskTool;
 use agentctl_config::{LoadOptions, LoadedSettings, Locations, TrustStore, load_settings_with};
-use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{AgentDefinition, Redactor, RiskLevel, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::{LaunchPolicy, McpManager};
+use agentctl_store::SessionStore;
+use agentctl_store_sqlite::SqliteStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -11,12 +11,15 @@
 use crate::chain::Chain;
 use crate::error::SessionError;
 use agentctl_context::{
-    CompactionPolicy, ContextScope, HandoffSummary, ModeInputs, NewRun, ResolvedMode, RunEnding,
-    RunId, RunRecorder, RunStatus, SessionChoice, SessionInfo, SessionStore, Source, Summarizer,
-    compact_scope, load_history, load_history_within, open_session, resolve_mode,
+    CompactionPolicy, ModeInputs, ResolvedMode, Summarizer, compact_scope, load_history,
+    load_history_within, resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunResult,
+};
+use agentctl_store::{
+    ContextScope, HandoffSummary, NewRun, RunEnding, RunId, RunRecorder, RunStatus, SessionChoice,
+    SessionInfo, SessionStore, Source, open_session,
 };
 use std::sync::Arc;
 

@@ -4,11 +4,12 @@
 
 use crate::error::SessionError;
 use crate::secrets::url_passwords;
-use agentctl_context::{ContextError, SessionImport, SessionStore, SqliteStore};
 use agentctl_core::Redactor;
 use agentctl_memory::{MemoryBackend, MemoryError, MemoryStore};
 use agentctl_private_files::Tightened;
+use agentctl_store::{ContextError, SessionImport, SessionStore};
 use agentctl_store_postgres::{PgStore, is_postgres_url, mask_url};
+use agentctl_store_sqlite::SqliteStore;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -90,7 +91,7 @@ impl StoreLocation {
     /// let shared = StoreLocation::parse("postgres://me:pw@db/agents", root)?;
     /// assert_eq!(shared.to_string(), "postgres://me:***@db/agents");
     /// assert!(StoreLocation::parse("mysql://db/agents", root).is_err());
-    /// # Ok::<(), agentctl_context::ContextError>(())
+    /// # Ok::<(), agentctl_store::ContextError>(())
     /// ```
     pub fn parse(text: &str, base: &Path) -> Result<Self, ContextError> {
         let text = text.trim();

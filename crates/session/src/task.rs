@@ -37,7 +37,8 @@
 //!   task's id, description and capabilities, the orchestrator's note), built at dispatch.
 //!
 //! ```
-//! use agentctl_context::{SessionLog as _, SqliteStore};
+//! use agentctl_store::{SessionLog as _};
+//! use agentctl_store_sqlite::SqliteStore;
 //! use agentctl_session::{TaskConfig, TaskTool};
 //! use agentctl_core::ToolRegistry;
 //! use std::sync::Arc;
@@ -52,7 +53,7 @@
 //! let mut tools = ToolRegistry::new();
 //! tools.register_typed(tasks.clone());
 //! assert!(tools.contains("task"));
-//! # Ok::<(), agentctl_context::ContextError>(())
+//! # Ok::<(), agentctl_store::ContextError>(())
 //! ```
 
 mod args;
@@ -68,10 +69,10 @@ use crate::capability::{
     CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, is_known_capability,
 };
 use crate::engine::StoreWriter;
-use agentctl_context::{RunId, SessionStore};
 use agentctl_core::{
     AgentDefinition, RiskLevel, RunEvent, ToolContext, ToolError, ToolOutput, TypedTool,
 };
+use agentctl_store::{RunId, SessionStore};
 use async_trait::async_trait;
 use dispatch::PoolState;
 use schemars::JsonSchema;
@@ -338,7 +339,7 @@ impl TaskTool {
 
 impl Inner {
     /// The store thread of the tasks' runs.
-    pub(crate) fn writer(&self) -> Result<&StoreWriter, agentctl_context::ContextError> {
+    pub(crate) fn writer(&self) -> Result<&StoreWriter, agentctl_store::ContextError> {
         if let Some(writer) = self.writer.get() {
             return Ok(writer);
         }

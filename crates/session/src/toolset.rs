@@ -140,7 +140,7 @@ fn memory_tools(agent: &AgentDefinition, task: &TaskTool) -> Option<MemoryTools>
         return None;
     }
     let (store, session) = task.session_store();
-    let store: std::sync::Arc<dyn agentctl_context::StateLog> = store.clone();
+    let store: std::sync::Arc<dyn agentctl_store::StateLog> = store.clone();
     Some(MemoryTools::new(
         store,
         session.to_owned(),

@@ -2,8 +2,8 @@
 //! (its URL without the password) with every known secret masked.
 
 use crate::url::PgUrl;
-use agentctl_context::ContextError;
 use agentctl_core::Redactor;
+use agentctl_store::ContextError;
 use tokio_postgres::error::SqlState;
 
 /// What went wrong inside one operation.

@@ -8,7 +8,7 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
-use agentctl_context::{
+use agentctl_store::{
     CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
     MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
 };

@@ -1,16 +1,15 @@
 //! [`SessionImport`] for [`PgStore`]: a whole session from another store in one transaction,
-//! with the server's own ids (see [`agentctl_context::SessionBundle`]); an earlier copy
+//! with the server's own ids (see [`agentctl_store::SessionBundle`]); an earlier copy
 //! replaced the same way; the session's mark of its last copy (`session_sync`).
 
 use crate::fault::{Fault, FaultResult};
-use crate::messages::role_of;
 use crate::sessions::delete_session_rows;
 use crate::store::{PgStore, count, now_ms, opt_text, text};
-use agentctl_context::{
-    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
-    SyncMark, same_version,
-};
 use agentctl_core::Redactor;
+use agentctl_store::{
+    ContextError, IdMap, ImportOutcome, Result, SessionBundle, SessionImport, SessionInfo,
+    SyncMark, role_of, same_version,
+};
 
 /// A bundle with every secret the target knows masked and every text cleaned, serialised
 /// on the caller's thread.

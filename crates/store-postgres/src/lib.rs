@@ -2,10 +2,10 @@
 //! or a service running many sessions at once, shares instead of one SQLite file per disk.
 //!
 //! [`PgStore`] implements the same store traits as the embedded
-//! [`SqliteStore`](agentctl_context::SqliteStore) — sessions, messages, runs and steps,
+//! `SqliteStore` (agentctl-store-sqlite) — sessions, messages, runs and steps,
 //! summaries, mode overrides, session state, graph checkpoints and trace spans
-//! ([`SessionStore`](agentctl_context::SessionStore)) — and takes whole sessions copied from
-//! another store ([`SessionImport`](agentctl_context::SessionImport), for
+//! ([`SessionStore`](agentctl_store::SessionStore)) — and takes whole sessions copied from
+//! another store ([`SessionImport`](agentctl_store::SessionImport), for
 //! `agentctl sessions migrate`). Its schema mirrors the SQLite one table for table, with its
 //! own versioned migrations ([`PG_SCHEMA_VERSION`]). It is also a long-term memory store
 //! ([`MemoryBackend`](agentctl_memory::MemoryBackend)): full-text search, and similarity by
@@ -25,7 +25,7 @@
 //!   30 s). Writers of different sessions never wait for each other.
 //! * **Live runs across machines.** A store that starts runs holds a session-level advisory
 //!   lock on a connection of its own; the server drops it when the process or its host goes
-//!   away, which is how [`interrupt_stale_runs`](agentctl_context::RunLog::interrupt_stale_runs)
+//!   away, which is how [`interrupt_stale_runs`](agentctl_store::RunLog::interrupt_stale_runs)
 //!   tells a run of a live process on another machine from one whose process died.
 //! * **Secrets.** The URL's password never appears in a label, an error or a listing
 //!   ([`mask_url`]); with a redactor ([`PgStore::with_redactor`]) the secrets it knows are
@@ -35,7 +35,7 @@
 //!   verified; see [`is_postgres_url`] for the URL's parameters.
 //!
 //! ```no_run
-//! use agentctl_context::{NewRun, RunLog, SessionLog};
+//! use agentctl_store::{NewRun, RunLog, SessionLog};
 //! use agentctl_core::ContextMode;
 //! use agentctl_store_postgres::PgStore;
 //!
@@ -43,7 +43,7 @@
 //! let session = store.create_session(None)?;
 //! let run = store.start_run(&session.id, &NewRun::new("reviewer", ContextMode::Isolated))?;
 //! assert_eq!(store.runs(&session.id)?[0].id, run.id);
-//! # Ok::<(), agentctl_context::ContextError>(())
+//! # Ok::<(), agentctl_store::ContextError>(())
 //! ```
 
 mod fault;

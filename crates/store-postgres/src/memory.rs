@@ -55,7 +55,7 @@ impl PgStore {
         match fault {
             Fault::Memory(error) => error,
             other => match self.error(other) {
-                agentctl_context::ContextError::Backend { store, message, .. } => {
+                agentctl_store::ContextError::Backend { store, message, .. } => {
                     MemoryError::Backend { store, message }
                 }
                 error => MemoryError::Backend {

@@ -3,11 +3,12 @@
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use crate::summaries;
-use agentctl_context::{
+use agentctl_core::{Message, Redactor};
+use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
     MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
+    role_of,
 };
-use agentctl_core::{Message, Redactor};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -20,15 +21,6 @@ pub(crate) struct Prepared {
     visible: i16,
     token_estimate: i32,
     source: Option<String>,
-}
-
-/// The role name of a message, as stored.
-pub(crate) fn role_of(message: &Message) -> &'static str {
-    match message {
-        Message::User { .. } => "user",
-        Message::Assistant { .. } => "assistant",
-        Message::Tool { .. } => "tool",
-    }
 }
 
 /// Masks and serialises messages on the caller's thread, so the store's thread only sends.
@@ -46,7 +38,7 @@ pub(crate) fn prepare(redactor: &Redactor, messages: &[NewMessage]) -> FaultResu
                 role: role_of(&message),
                 // Sub-agent steps never reach the timeline, whatever the caller asked.
                 visible: i16::from(new.visible && !new.scope.is_sub()),
-                token_estimate: i32::try_from(agentctl_context::estimate_tokens(&message))
+                token_estimate: i32::try_from(agentctl_store::estimate_tokens(&message))
                     .unwrap_or(i32::MAX),
                 content,
                 source: new.source.as_ref().map(|source| source.as_str().to_owned()),

@@ -4,11 +4,11 @@ use crate::fault::{Fault, FaultResult};
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use agentctl_context::{
+use agentctl_core::{Message, Usage};
+use agentctl_store::{
     ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
     PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
 };
-use agentctl_core::{Message, Usage};
 use tokio_postgres::{GenericClient, Row};
 
 const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \

@@ -13,7 +13,7 @@
 //! that owns it (`owner_client`, see [`crate::presence`]) and its host instead of a boot id.
 
 use crate::fault::{Fault, FaultResult};
-use agentctl_context::ContextError;
+use agentctl_store::ContextError;
 use deadpool_postgres::Client;
 
 /// `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.

@@ -1,7 +1,7 @@
 //! [`ScratchDatabase`]: an empty database of its own for each test, dropped afterwards.
 
 use crate::url::{PgUrl, mask_url};
-use agentctl_context::{ContextError, Result};
+use agentctl_store::{ContextError, Result};
 
 /// An empty database created on a server for one test (or one throwaway run), dropped —
 /// with any connection still open to it — when this value is dropped.
@@ -13,7 +13,7 @@ use agentctl_context::{ContextError, Result};
 /// use agentctl_store_postgres::{PgStore, ScratchDatabase};
 /// let scratch = ScratchDatabase::create("postgres://agentctl@127.0.0.1:5432/postgres")?;
 /// let store = PgStore::connect(scratch.url())?;
-/// # Ok::<(), agentctl_context::ContextError>(())
+/// # Ok::<(), agentctl_store::ContextError>(())
 /// ```
 #[derive(Debug)]
 pub struct ScratchDatabase {

@@ -2,8 +2,8 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, count, lock_session, new_session_id, now_ms, text};
-use agentctl_context::{ContextError, Result, SessionInfo, SessionLog, parse_mode};
 use agentctl_core::ContextMode;
+use agentctl_store::{ContextError, Result, SessionInfo, SessionLog, parse_mode};
 use std::collections::BTreeMap;
 use tokio_postgres::Row;
 

@@ -2,7 +2,7 @@
 
 use crate::fault::Fault;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use agentctl_context::{Result, StateEntry, StateLog};
+use agentctl_store::{Result, StateEntry, StateLog};
 use serde_json::Value;
 
 impl StateLog for PgStore {

@@ -5,8 +5,8 @@ use crate::presence::Presence;
 use crate::schema;
 use crate::url::{Connector, PgUrl};
 use crate::worker::Worker;
-use agentctl_context::{ContextError, Result, utc_timestamp};
 use agentctl_core::Redactor;
+use agentctl_store::{ContextError, Result, utc_timestamp};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::borrow::Cow;
 use std::future::Future;
@@ -21,7 +21,7 @@ const POOL_SIZE: usize = 8;
 /// How long a call waits for a free connection (or for a new one to open).
 const POOL_WAIT: Duration = Duration::from_secs(30);
 
-/// A [`SessionStore`](agentctl_context::SessionStore) on a PostgreSQL server, shared by every
+/// A [`SessionStore`](agentctl_store::SessionStore) on a PostgreSQL server, shared by every
 /// agentctl process (on any machine) given the same URL.
 ///
 /// The store traits are synchronous; this store answers them from a thread of its own that
@@ -32,7 +32,7 @@ const POOL_WAIT: Duration = Duration::from_secs(30);
 /// ids — turns never interleave, and none is lost.
 ///
 /// ```no_run
-/// use agentctl_context::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog};
+/// use agentctl_store::{ContextScope, MessageLog, MessageQuery, NewMessage, SessionLog};
 /// use agentctl_core::Message;
 /// use agentctl_store_postgres::PgStore;
 ///
@@ -40,7 +40,7 @@ const POOL_WAIT: Duration = Duration::from_secs(30);
 /// let session = store.create_session(Some("shared"))?;
 /// store.append_messages(&session.id, None, &[NewMessage::new(ContextScope::Main, None, Message::user("hello"))])?;
 /// assert_eq!(store.messages(&session.id, &MessageQuery::timeline())?.len(), 1);
-/// # Ok::<(), agentctl_context::ContextError>(())
+/// # Ok::<(), agentctl_store::ContextError>(())
 /// ```
 pub struct PgStore {
     pub(crate) inner: Arc<Inner>,

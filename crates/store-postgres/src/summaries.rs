@@ -4,7 +4,7 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{count, now_ms, text, touch};
-use agentctl_context::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
+use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
 use tokio_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 

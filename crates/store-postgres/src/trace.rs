@@ -2,8 +2,8 @@
 
 use crate::fault::Fault;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text};
-use agentctl_context::{Result, TraceLog};
 use agentctl_core::Span;
+use agentctl_store::{Result, TraceLog};
 
 /// Spans read per round trip: a long trace is read in pages, never whole.
 const PAGE: i64 = 256;

@@ -14,7 +14,7 @@
 //! certificate), any other with TLS when it offers it (`prefer`). `PGUSER` and `PGPASSWORD`
 //! fill a URL that names no user or password, so the password can stay out of settings files.
 
-use agentctl_context::ContextError;
+use agentctl_store::ContextError;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use std::net::IpAddr;

@@ -9,9 +9,10 @@
 //! (`CI` set to anything but `false`/`0`), where a missing server fails the test instead of
 //! silently testing half.
 
-use agentctl_context::{SessionImport, SessionStore, SqliteStore};
 use agentctl_core::Redactor;
+use agentctl_store::{SessionImport, SessionStore};
 use agentctl_store_postgres::{PgStore, ScratchDatabase};
+use agentctl_store_sqlite::SqliteStore;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};

@@ -6,11 +6,11 @@ use crate::console::ConsoleSink;
 use crate::otel::{ExportWarning, OtelConfig, OtelSink, WarningCallback, sdk_disabled_from_env};
 use crate::sinks::{FanOut, JsonlSink, StoreSink, WarningFn};
 use crate::span::OpenSpan;
-use agentctl_context::TraceLog;
 use agentctl_core::{
     Redactor, SpanDetail, SpanKind, SpanSink, TraceId, TracePolicy, TracingBackend,
     TracingSettings, TracingSpec,
 };
+use agentctl_store::TraceLog;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 

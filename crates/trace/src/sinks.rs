@@ -1,9 +1,9 @@
 //! Where spans go: the session store, JSONL files, several sinks at once, memory (tests and
 //! embedders). The console and OpenTelemetry have modules of their own.
 
-use agentctl_context::{TraceLog, utc_timestamp};
 use agentctl_core::{Span, SpanSink};
 use agentctl_private_files::{create_private_dir_all, open_private_append};
+use agentctl_store::{TraceLog, utc_timestamp};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;

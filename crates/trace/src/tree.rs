@@ -115,7 +115,7 @@ pub fn render_waterfall(trees: &[TraceTree]) -> String {
             out,
             "trace {} · {} · {}",
             tree.trace_id,
-            agentctl_context::utc_timestamp(i64::try_from(start / 1_000_000).unwrap_or(0)),
+            agentctl_store::utc_timestamp(i64::try_from(start / 1_000_000).unwrap_or(0)),
             duration(total_ms)
         );
         let frame = Frame {

@@ -5,9 +5,10 @@
 use super::report_load_errors;
 use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
-use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
 use agentctl_session::{McpTools, Project, RuntimeBuilder, Session};
+use agentctl_store::SessionStore;
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_tools::{AutoApprove, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;

@@ -6,10 +6,10 @@
 //! what would allow it — and one session per serve process, recorded like any run.
 
 use crate::args::mcp::ServeArgs;
-use agentctl_context::{SessionChoice, Source};
 use agentctl_core::ApprovalHint;
 use agentctl_mcp::{ServedAgent, serve_agents_stdio};
 use agentctl_session::{Project, Questions, ServeLog, ServedAgents, Session};
+use agentctl_store::{SessionChoice, Source};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;

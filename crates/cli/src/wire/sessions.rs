@@ -3,10 +3,10 @@
 
 use super::run::WireMessage;
 use super::{Timestamp, one_of};
-use agentctl_context::{
+use agentctl_core::{GuardrailPolicy, GuardrailStage, Usage};
+use agentctl_store::{
     ContextSummary, PromptBudget, RunRecord, RunStatus, SessionInfo, StateEntry, StoredMessage,
 };
-use agentctl_core::{GuardrailPolicy, GuardrailStage, Usage};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::Value;

@@ -2,6 +2,7 @@
 
 use agentctl_context::*;
 use agentctl_core::{AgentsSettings, ContextMode};
+use agentctl_store::*;
 
 fn settings(default: ContextMode, allow_shared: bool) -> AgentsSettings {
     AgentsSettings {

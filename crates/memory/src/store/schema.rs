@@ -2,7 +2,7 @@
 
 use super::{Fault, FaultResult};
 use crate::error::{MemoryError, Result};
-use agentctl_context::{SchemaError, migrate_sqlite, prepare_sqlite};
+use agentctl_store_sqlite::{SchemaError, migrate_sqlite, prepare_sqlite};
 use rusqlite::Connection;
 
 /// The migrations, in order; version N is the first N applied.

@@ -2,10 +2,11 @@
 //! real SQLite store: declared keys only, `task` an object, `null` deletes, a forgotten value
 //! is refused, oversized values are refused, and what they write is what conditions read.
 
-use agentctl_context::{SessionLog, SqliteStore, StateLog};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolRegistry};
 use agentctl_routing::state::{ChainFacts, condition_variables};
 use agentctl_routing::{Condition, MAX_STATE_VALUE_BYTES, MemoryTools};
+use agentctl_store::{SessionLog, StateLog};
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::{RecordedRequest, WireFormat, check_request};
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -13,12 +13,12 @@ use super::writer::Recording;
 use crate::error::SessionError;
 use crate::graph::{GraphError, StartAt, graph_turn};
 use crate::session::run_ending;
-use agentctl_context::{ContextError, RunId, Source};
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,
     RunResult, TraceContext,
 };
 use agentctl_runtime::{RunHandle, RunScope};
+use agentctl_store::{ContextError, RunId, Source};
 use futures_util::{FutureExt as _, StreamExt as _};
 use std::sync::Arc;
 

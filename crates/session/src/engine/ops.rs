@@ -5,11 +5,10 @@
 use super::protocol::Notice;
 use super::state::{Engine, lock};
 use crate::error::SessionError;
-use agentctl_context::{
-    CompactionPolicy, ContextScope, ProviderSummarizer, compact_scope, compact_session,
-};
+use agentctl_context::{CompactionPolicy, ProviderSummarizer, compact_scope, compact_session};
 use agentctl_core::{ContextMode, RunError, RunOptions, resolve_model};
 use agentctl_runtime::model_context_window;
+use agentctl_store::ContextScope;
 use std::sync::Arc;
 
 impl Engine {

@@ -10,13 +10,13 @@ use super::writer::{Recording, Records};
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use agentctl_context::{
-    ContextError, ModeInputs, ProviderSummarizer, ResolvedMode, RunId, Source, Summarizer,
-    SummaryRequest, resolve_mode,
+    ModeInputs, ProviderSummarizer, ResolvedMode, Summarizer, SummaryRequest, resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, Message, ModelRef, RunOptions,
 };
 use agentctl_runtime::{Runtime, model_context_window};
+use agentctl_store::{ContextError, RunId, Source};
 use async_trait::async_trait;
 
 /// Which run of a turn is being prepared.
@@ -68,7 +68,7 @@ struct Decided {
     run_mode: ContextMode,
     history: Vec<Message>,
     prompt: String,
-    run: Option<agentctl_context::RunRecord>,
+    run: Option<agentctl_store::RunRecord>,
     compacted: bool,
 }
 
@@ -284,7 +284,7 @@ struct RuntimeSummarizer<'a> {
 
 #[async_trait]
 impl Summarizer for RuntimeSummarizer<'_> {
-    async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_context::Result<String> {
+    async fn summarize(&self, request: SummaryRequest<'_>) -> agentctl_store::Result<String> {
         let provider =
             self.runtime
                 .provider_for(self.model)

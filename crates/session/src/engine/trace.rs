@@ -2,8 +2,8 @@
 //! caller's span (a graph node), or nothing when the turn is not traced.
 
 use super::state::Engine;
-use agentctl_context::TraceLog;
 use agentctl_core::{AgentDefinition, RunEvent, SpanDetail, TraceContext};
+use agentctl_store::TraceLog;
 use agentctl_trace::{OpenSpan, RunTracer, TurnTrace};
 use std::sync::Arc;
 

@@ -6,10 +6,10 @@
 //! (nothing waits for them), and [`Recording::finish`] waits until everything the run sent is
 //! written and returns the first store error — a turn that could not be saved fails.
 
-use agentctl_context::{
+use agentctl_core::RunEvent;
+use agentctl_store::{
     ContextError, NewRun, NewStep, RunEnding, RunId, RunRecord, RunRecorder, SessionStore,
 };
-use agentctl_core::RunEvent;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

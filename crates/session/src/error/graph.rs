@@ -1,9 +1,9 @@
 //! Why a graph run stopped.
 
 use super::SessionError;
-use agentctl_context::ContextError;
 use agentctl_core::{Hint, RunError};
 use agentctl_routing::GraphStepError;
+use agentctl_store::ContextError;
 
 /// Why a graph could not run, or stopped. The last checkpoint written stays: a stopped graph
 /// can be resumed once the cause is fixed.

@@ -9,13 +9,13 @@ use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
 use crate::error::GraphError;
 use crate::error::SessionError;
 use crate::session::SessionHandle;
-use agentctl_context::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
 use agentctl_core::{
     AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError,
     RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
 use agentctl_routing::{Graph, graph_variables};
+use agentctl_store::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
 use std::sync::Arc;

@@ -3,11 +3,11 @@
 
 use crate::error::GraphError;
 use crate::session::SessionHandle;
-use agentctl_context::{
+use agentctl_core::{GRAPH_END, Message, RunEvent};
+use agentctl_store::{
     CheckpointSource, GraphBranch, GraphCheckpoint, MessageQuery, RunId, RunRecord, SessionStore,
     StoredMessage,
 };
-use agentctl_core::{GRAPH_END, Message, RunEvent};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};

@@ -7,12 +7,12 @@ use super::report::{TaskReport, TaskStatus, human};
 use super::{Inner, TaskArgs, schema};
 use crate::capability::AgentCapabilityContext;
 use crate::engine::Recording;
-use agentctl_context::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunTally, Source};
 use agentctl_core::{AgentDefinition, ContextMode, Message, RunStream, SubAgentRunner};
 use agentctl_core::{
     RunError, RunEvent, RunOptions, RunResult, ToolContext, ToolError, ToolOutput,
 };
 use agentctl_guardrails::JsonSchemaCheck;
+use agentctl_store::{HandoffSummary, NewRun, NewStep, RunEnding, RunId, RunTally, Source};
 use agentctl_trace::RunTracer;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ async fn summary(inner: &Inner, parent: RunId) -> Option<String> {
     let session = inner.session.clone();
     let last = inner.config.summary_messages;
     let read = writer.call(move |_| {
-        Ok::<_, agentctl_context::ContextError>(prompt::context_summary(
+        Ok::<_, agentctl_store::ContextError>(prompt::context_summary(
             store.as_ref(),
             &session,
             parent,

@@ -1,8 +1,9 @@
 //! The child's first message: goal, a short summary of the caller's recent turns, hints, the
 //! expected result format and the resources (through the `@file:` mechanism).
 
-use agentctl_context::{Expansion, MessageQuery, RunId, SessionStore, expand_file_references};
+use agentctl_context::{Expansion, expand_file_references};
 use agentctl_core::{AgentDefinition, AgentSource, AgentSpec, Message, Scope, SourceFormat};
+use agentctl_store::{MessageQuery, RunId, SessionStore};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;

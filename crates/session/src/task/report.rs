@@ -1,6 +1,6 @@
 //! How a task ended and what it used, as the caller reads it.
 
-use agentctl_context::{RunId, RunStatus};
+use agentctl_store::{RunId, RunStatus};
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;

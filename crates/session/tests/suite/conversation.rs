@@ -4,12 +4,13 @@
 //! providers (so a recording captures it).
 
 use super::support;
-use agentctl_context::{
-    ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionStore,
-    Source, SqliteStore,
-};
 use agentctl_core::{ContextMode, Message, Redactor, RunEvent};
 use agentctl_session::{EventMsg, Notice, Project, Recording, Session};
+use agentctl_store::{
+    ContextScope, MessageLog as _, MessageQuery, NewMessage, NewRun, RunLog as _, SessionStore,
+    Source,
+};
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::{QueueProvider, calls, text};
 use serde_json::json;
 use std::path::Path;

@@ -3,11 +3,12 @@
 //! node, and `GraphReplay` reads the run back.
 
 use super::support;
-use agentctl_context::{SessionChoice, SessionStore, SqliteStore};
 use agentctl_core::GraphEvent;
 use agentctl_session::{
     EventMsg, GraphError, GraphReplay, Project, Session, SessionError, SessionHandle, Target,
 };
+use agentctl_store::{SessionChoice, SessionStore};
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::{QueueProvider, calls, text};
 use serde_json::json;
 use std::sync::Arc;

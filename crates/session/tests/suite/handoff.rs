@@ -4,9 +4,9 @@
 //! model or the user can act on.
 
 use super::support;
-use agentctl_context::{MessageLog as _, MessageQuery, RunLog as _};
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::{EventMsg, Project, SessionError, TurnOutcome};
+use agentctl_store::{MessageLog as _, MessageQuery, RunLog as _};
 use agentctl_test_support::{QueueProvider, calls, text};
 use serde_json::json;
 use std::sync::Arc;
@@ -164,7 +164,7 @@ async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
     assert!(!fixer_tools.contains(&"handoff_to_code-fixer"));
 
     // Each agent has its own store run, linked to the one that handed off.
-    let store = agentctl_context::SqliteStore::open(&setup.project.store_path()).unwrap();
+    let store = agentctl_store_sqlite::SqliteStore::open(&setup.project.store_path()).unwrap();
     let runs = store.runs(&session).unwrap();
     let chain: Vec<(&str, Option<i64>)> = runs
         .iter()

@@ -1,12 +1,12 @@
 //! The `task` tool: concurrent sub-agents in `sub:` scopes, depth limit, schema checks,
 //! budgets, cancellation and approvals.
 
-use agentctl_context::{ContextScope, MessageLog as _, MessageQuery, RunLog as _, RunStatus};
 use agentctl_core::{
     CallGate, DecidedBy, Decision, Message, PendingCall, RiskLevel, RunError, RunOptions, Tool,
     ToolContext, ToolRegistry,
 };
 use agentctl_session::{TaskConfig, TaskTool};
+use agentctl_store::{ContextScope, MessageLog as _, MessageQuery, RunLog as _, RunStatus};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;

@@ -2,8 +2,8 @@
 //! password, and stores dropped cleanly.
 
 use super::support::scratch;
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 use agentctl_store_postgres::PgStore;
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! Per-session locking: a write waits for whoever holds its session's lock, and only for them.
 
 use super::support::{Sql, scratch};
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 use agentctl_store_postgres::PgStore;
 
 /// Waits (bounded) until a backend of the database waits for a lock.

@@ -2,8 +2,8 @@
 //! refused, and the seed's inspection queries run on the tables as written.
 
 use super::support::{Sql, scratch};
-use agentctl_context::*;
 use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
 use agentctl_store_postgres::{PG_SCHEMA_VERSION, PgStore};
 use std::sync::{Arc, Barrier};
 

@@ -6,13 +6,13 @@
 
 use super::assert_rfc3339;
 use crate::suite::task::fixtures::*;
-use agentctl_context::{NewRun, RunLog as _};
 use agentctl_core::{
     AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ProviderError,
     RunEvent, RunOptions, Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use agentctl_runtime::Runtime;
 use agentctl_session::{ExecutorStatus, ResourcePool, TaskConfig, TaskTool};
+use agentctl_store::{NewRun, RunLog as _};
 use agentctl_test_support::collect;
 use futures_util::StreamExt;
 use serde_json::{Value, json};

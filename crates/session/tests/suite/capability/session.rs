@@ -3,9 +3,10 @@
 //! task's `task_stopped` event stored as a step of the run.
 
 use crate::suite::support;
-use agentctl_context::{RunLog as _, SqliteStore};
 use agentctl_core::{ModelRequest, RunEvent};
 use agentctl_session::Project;
+use agentctl_store::RunLog as _;
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::{RoutedProvider as Routed, calls, first_user, text};
 use serde_json::json;
 

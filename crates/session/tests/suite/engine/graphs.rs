@@ -2,9 +2,10 @@
 //! `task` — never as a plain agent with an empty prompt.
 
 use super::wire::{answer, builder, call, drive, project};
-use agentctl_context::{SessionStore, SqliteStore};
 use agentctl_core::GraphEvent;
 use agentctl_session::{EventMsg, Op, Project, Session, Target, TurnOptions};
+use agentctl_store::SessionStore;
+use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::FakeServer;
 use std::sync::Arc;
 

@@ -1,13 +1,14 @@
 //! A session store that calls a hook before each write, then writes to an in-memory SQLite
 //! store: a slow store (the hook sleeps), a failing one (the hook fails), a watched one.
 
-use agentctl_context::{
+use agentctl_core::{ContextMode, Span, Usage};
+use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, GraphBranch, GraphCheckpoint,
     GraphLog, HandoffSummary, MessageId, MessageLog, MessageQuery, NewCheckpoint, NewMessage,
     NewRun, NewStep, Result, RunId, RunLog, RunRecord, RunStatus, SessionInfo, SessionLog,
-    SqliteStore, StateEntry, StateLog, StepRecord, StoredMessage, TraceLog,
+    StateEntry, StateLog, StepRecord, StoredMessage, TraceLog,
 };
-use agentctl_core::{ContextMode, Span, Usage};
+use agentctl_store_sqlite::SqliteStore;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

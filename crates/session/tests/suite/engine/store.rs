@@ -4,9 +4,9 @@
 
 use super::hooked::{Hooked, refused};
 use super::wire::{answer, options};
-use agentctl_context::{MessageLog as _, MessageQuery, SessionLog as _, SessionStore};
 use agentctl_core::Settings;
 use agentctl_session::{Agent, RuntimeBuilder, Session, SessionError, Target, TurnOptions};
+use agentctl_store::{MessageLog as _, MessageQuery, SessionLog as _, SessionStore};
 use agentctl_test_support::FakeServer;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};

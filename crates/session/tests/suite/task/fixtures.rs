@@ -2,15 +2,14 @@
 //! provider, and helpers to call `task` and read the store. Providers, tools and builders are
 //! the shared fakes of agentctl-test-support.
 
-use agentctl_context::{
-    NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, Source, SqliteStore,
-};
 use agentctl_core::{
     AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ModelResponse,
     Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use agentctl_runtime::Runtime;
 use agentctl_session::{TaskConfig, TaskTool};
+use agentctl_store::{NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, Source};
+use agentctl_store_sqlite::SqliteStore;
 pub use agentctl_test_support::{
     Behaviour, FakeTool, Rendezvous, RoutedProvider as Routed, agent, calls, first_user, text,
 };

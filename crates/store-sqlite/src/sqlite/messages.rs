@@ -1,0 +1,335 @@
+//! [`MessageLog`] for [`SqliteStore`].
+
+use super::sessions::require_session;
+use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
+use agentctl_core::Message;
+use agentctl_core::Redactor;
+use agentctl_store::{
+    ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
+    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
+    estimate_tokens, role_of,
+};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use std::borrow::Cow;
+
+/// Inserts messages inside the caller's transaction and touches the session. A message that
+/// names no source takes `source` (its run's, or the default without a run).
+pub(crate) fn insert_messages(
+    conn: &Connection,
+    redactor: &Redactor,
+    session: &str,
+    run: Option<RunId>,
+    source: &Source,
+    messages: &[NewMessage],
+) -> FaultResult<Vec<MessageId>> {
+    let now = now_ms();
+    let mut statement = conn.prepare_cached(
+        "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
+             role, content, visible, token_estimate, created_at, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?;
+    let mut ids = Vec::with_capacity(messages.len());
+    // A turn's messages share one workspace: its name is rendered once.
+    let mut scope: Option<(&ContextScope, String)> = None;
+    for new in messages {
+        // Copied only when there are secrets to mask in it.
+        let message = if redactor.is_empty() {
+            Cow::Borrowed(&new.message)
+        } else {
+            let mut message = new.message.clone();
+            redactor.redact_message(&mut message);
+            Cow::Owned(message)
+        };
+        let content = serde_json::to_string(&*message)
+            .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
+        // Sub-agent steps never reach the timeline, whatever the caller asked.
+        let visible = new.visible && !new.scope.is_sub();
+        let scope_text = match &scope {
+            Some((rendered, text)) if *rendered == &new.scope => text.as_str(),
+            _ => &scope.insert((&new.scope, new.scope.to_string())).1,
+        };
+        statement.execute(params![
+            session,
+            run,
+            MAIN_TIMELINE,
+            scope_text,
+            new.agent,
+            role_of(&message),
+            content,
+            visible,
+            estimate_tokens(&message),
+            now,
+            new.source.as_ref().unwrap_or(source).as_str(),
+        ])?;
+        ids.push(conn.last_insert_rowid());
+    }
+    // The count of the session's messages (schema v7) is kept here, not by a trigger per row.
+    conn.prepare_cached(
+        "UPDATE sessions SET updated_at = ?2, message_count = message_count + ?3 WHERE id = ?1",
+    )?
+    .execute(params![
+        session,
+        now,
+        i64::try_from(ids.len()).unwrap_or(i64::MAX)
+    ])?;
+    Ok(ids)
+}
+
+const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
+     token_estimate, created_at, content, source";
+
+fn message_row(row: &Row<'_>) -> FaultResult<StoredMessage> {
+    let id: i64 = row.get(0)?;
+    let scope: String = row.get(3)?;
+    let context_scope: ContextScope = scope
+        .parse()
+        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
+    // Borrowed from the row: the JSON is decoded without copying it first.
+    let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
+    let message: Message = serde_json::from_str(content)
+        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
+    Ok(StoredMessage {
+        id,
+        run_id: row.get(1)?,
+        timeline_scope: row.get(2)?,
+        context_scope,
+        agent: row.get(4)?,
+        role: role_of(&message),
+        visible: row.get(5)?,
+        source: Source::stored(row.get(9)?),
+        token_estimate: row.get(6)?,
+        created_at: row.get(7)?,
+        message,
+    })
+}
+
+/// The statement reading `query`'s messages, and its parameters. When only the newest are
+/// wanted (`last`, `max_tokens`) the rows come newest first, so the index
+/// `(session_id, context_scope, id)` (or the timeline's) is walked from its end and reading
+/// can stop at the limit.
+fn select_messages(session: &str, query: &MessageQuery) -> (String, Vec<Value>) {
+    let mut sql = format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
+    let mut values = vec![Value::Text(session.to_owned())];
+    if query.visible_only {
+        sql.push_str(" AND timeline_scope = ? AND visible = 1");
+        values.push(Value::Text(MAIN_TIMELINE.to_owned()));
+    }
+    if let Some(scope) = &query.scope {
+        sql.push_str(" AND context_scope = ?");
+        values.push(Value::Text(scope.to_string()));
+    }
+    if let Some(after) = query.after_id {
+        sql.push_str(" AND id > ?");
+        values.push(Value::Integer(after));
+    }
+    match query.last {
+        Some(last) => {
+            sql.push_str(" ORDER BY id DESC LIMIT ?");
+            values.push(Value::Integer(i64::try_from(last).unwrap_or(i64::MAX)));
+        }
+        None if query.max_tokens.is_some() => sql.push_str(" ORDER BY id DESC"),
+        None => sql.push_str(" ORDER BY id"),
+    }
+    (sql, values)
+}
+
+impl MessageLog for SqliteStore {
+    fn append_messages(
+        &self,
+        session: &str,
+        run: Option<RunId>,
+        messages: &[NewMessage],
+    ) -> Result<Vec<MessageId>> {
+        self.write(|tx| {
+            require_session(tx, session)?;
+            let source = match run {
+                Some(run) => tx
+                    .prepare_cached("SELECT source FROM agent_runs WHERE id = ?1")?
+                    .query_row([run], |row| row.get(0))
+                    .optional()?
+                    .map(Source::stored),
+                None => None,
+            }
+            .unwrap_or_default();
+            insert_messages(tx, self.redactor(), session, run, &source, messages)
+        })
+    }
+
+    fn messages(&self, session: &str, query: &MessageQuery) -> Result<Vec<StoredMessage>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let (sql, values) = select_messages(session, query);
+            let newest_first = query.last.is_some() || query.max_tokens.is_some();
+            let mut statement = conn.prepare_cached(&sql)?;
+            let mut rows = statement.query(params_from_iter(values))?;
+            let mut messages = Vec::new();
+            let mut tokens = 0u64;
+            while let Some(row) = rows.next()? {
+                if let Some(max_tokens) = query.max_tokens {
+                    // The estimate is a column of its own: a message that does not fit is
+                    // never decoded.
+                    let estimate = u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0);
+                    tokens = tokens.saturating_add(estimate);
+                    if tokens > max_tokens {
+                        break;
+                    }
+                }
+                messages.push(message_row(row)?);
+            }
+            if newest_first {
+                messages.reverse();
+            }
+            Ok(messages)
+        })
+    }
+
+    fn scope_tokens(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        after_id: Option<MessageId>,
+        limit: u64,
+    ) -> Result<u64> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare_cached(
+                "SELECT token_estimate FROM chat_messages
+                 WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
+            )?;
+            let mut rows = statement.query(params![
+                session,
+                scope.to_string(),
+                after_id.unwrap_or(i64::MIN)
+            ])?;
+            let mut tokens = 0u64;
+            while tokens <= limit {
+                let Some(row) = rows.next()? else { break };
+                tokens = tokens.saturating_add(u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0));
+            }
+            Ok(tokens)
+        })
+    }
+
+    fn scopes(&self, session: &str) -> Result<Vec<ContextScope>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare(
+                "SELECT context_scope FROM chat_messages WHERE session_id = ?1
+                 GROUP BY context_scope ORDER BY MIN(id)",
+            )?;
+            let rows = statement.query_map([session], |row| row.get::<_, String>(0))?;
+            let mut scopes = Vec::new();
+            for row in rows {
+                let text = row?;
+                scopes.push(
+                    text.parse()
+                        .map_err(|_| Fault::Corrupt("chat_messages", format!("scope `{text}`")))?,
+                );
+            }
+            Ok(scopes)
+        })
+    }
+
+    fn save_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        until_message_id: MessageId,
+        summary_text: &str,
+    ) -> Result<ContextSummary> {
+        let summary_text = &*self.redactor().redact(summary_text);
+        self.write(|tx| {
+            require_session(tx, session)?;
+            summaries::save(tx, session, scope, until_message_id, summary_text)
+        })
+    }
+
+    fn latest_summary(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+    ) -> Result<Option<ContextSummary>> {
+        self.with(|conn| summaries::latest(conn, session, scope))
+    }
+
+    fn replaced_summaries(&self, session: &str) -> Result<Vec<ReplacedSummary>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            summaries::replaced(conn, session)
+        })
+    }
+
+    fn clear_agent_context(&self, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        self.write(|tx| summaries::clear(tx, None, &scope))
+    }
+
+    fn clear_agent_context_in(&self, session: &str, agent: &str) -> Result<ClearedContext> {
+        let scope = agent_scope(agent)?;
+        self.write(|tx| {
+            require_session(tx, session)?;
+            summaries::clear(tx, Some(session), &scope)
+        })
+    }
+}
+
+/// The isolated workspace of `agent`; an empty name has none.
+fn agent_scope(agent: &str) -> Result<ContextScope> {
+    if agent.is_empty() {
+        return Err(ContextError::InvalidScope("agent:".into()));
+    }
+    Ok(ContextScope::agent(agent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite's plan for `sql` with `values`, one detail line per step.
+    fn plan(store: &SqliteStore, sql: &str, values: Vec<Value>) -> Vec<String> {
+        store
+            .with(|conn| {
+                let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let rows = statement.query_map(params_from_iter(values), |row| row.get(3))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn windows_walk_the_scope_index_from_its_end_without_sorting() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let budgeted = MessageQuery {
+            after_id: Some(7),
+            max_tokens: Some(96_000),
+            ..MessageQuery::scope(ContextScope::agent("a"))
+        };
+        let capped = MessageQuery {
+            last: Some(100),
+            max_tokens: Some(96_000),
+            ..MessageQuery::scope(ContextScope::Main)
+        };
+        for query in [budgeted, capped] {
+            let (sql, values) = select_messages("s", &query);
+            let steps = plan(&store, &sql, values);
+            assert_eq!(steps.len(), 1, "{steps:?}");
+            assert!(
+                steps[0].contains("USING INDEX idx_chat_messages_context"),
+                "{steps:?}"
+            );
+        }
+        let steps = plan(
+            &store,
+            "SELECT token_estimate FROM chat_messages
+             WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
+            vec![
+                Value::Text("s".into()),
+                Value::Text("main".into()),
+                Value::Integer(0),
+            ],
+        );
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert!(steps[0].contains("idx_chat_messages_context"), "{steps:?}");
+    }
+}

@@ -1,0 +1,342 @@
+//! [`RunLog`] for [`SqliteStore`].
+
+use super::messages::insert_messages;
+use super::owner::Owner;
+use super::sessions::require_session;
+use super::{Fault, FaultResult, SqliteStore, now_ms};
+use agentctl_core::Redactor;
+use agentctl_core::{Message, Usage};
+use agentctl_store::{
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
+    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
+     usage, started_at, finished_at, source";
+
+type RawRun = (
+    i64,
+    String,
+    String,
+    Option<i64>,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    Option<i64>,
+    String,
+);
+
+fn raw_run(row: &Row<'_>) -> rusqlite::Result<RawRun> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+        row.get(9)?,
+        row.get(10)?,
+    ))
+}
+
+fn decode_run(raw: RawRun) -> FaultResult<RunRecord> {
+    let (
+        id,
+        session_id,
+        agent,
+        parent_run_id,
+        scope,
+        status,
+        model,
+        usage,
+        started,
+        finished,
+        source,
+    ) = raw;
+    let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
+    Ok(RunRecord {
+        id,
+        session_id,
+        agent,
+        parent_run_id,
+        context_scope: scope
+            .parse()
+            .map_err(|_| corrupt(format!("scope `{scope}`")))?,
+        status: status.parse().map_err(corrupt)?,
+        model,
+        source: Source::stored(source),
+        usage: match usage {
+            Some(json) => {
+                serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
+            }
+            None => Usage::default(),
+        },
+        started_at: started,
+        finished_at: finished,
+    })
+}
+
+fn load_run(conn: &Connection, run: RunId) -> FaultResult<RunRecord> {
+    let raw = conn
+        .prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = ?1"
+        ))?
+        .query_row([run], raw_run)
+        .optional()?
+        .ok_or(Fault::Context(ContextError::RunNotFound(run)))?;
+    decode_run(raw)
+}
+
+fn insert_steps(
+    conn: &Connection,
+    redactor: &Redactor,
+    run: RunId,
+    steps: &[NewStep],
+) -> FaultResult<()> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let first: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = ?1",
+        )?
+        .query_row([run], |row| row.get(0))?;
+    let now = now_ms();
+    let mut statement = conn.prepare_cached(
+        "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
+             prompt_token_budget, estimated_prompt_tokens, model_context_window)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for (index, step) in (first..).zip(steps) {
+        let [budget, estimate, window] = step
+            .budget
+            .map_or([None; 3], |budget| budget.columns().map(Some));
+        statement.execute(params![
+            run,
+            index,
+            step.kind,
+            redactor.redact(&step.content.to_string()),
+            now,
+            budget,
+            estimate,
+            window,
+        ])?;
+    }
+    Ok(())
+}
+
+impl RunLog for SqliteStore {
+    fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
+        self.write(|tx| {
+            require_session(tx, session)?;
+            if let Some(parent) = run.parent_run_id {
+                load_run(tx, parent)?;
+            }
+            let now = now_ms();
+            let owner = Owner::current();
+            tx.execute(
+                "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
+                     owner_pid, owner_start, owner_boot, source)
+                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    session,
+                    run.agent,
+                    run.parent_run_id,
+                    run.model,
+                    now,
+                    owner.pid,
+                    owner.start_column(),
+                    owner.boot,
+                    run.source.as_str()
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            let scope = run.scope(id);
+            tx.execute(
+                "UPDATE agent_runs SET context_scope = ?2 WHERE id = ?1",
+                params![id, scope.to_string()],
+            )?;
+            tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
+            Ok(RunRecord {
+                id,
+                session_id: session.to_owned(),
+                agent: run.agent.clone(),
+                parent_run_id: run.parent_run_id,
+                context_scope: scope,
+                status: RunStatus::Running,
+                model: run.model.clone(),
+                source: run.source.clone(),
+                usage: Usage::default(),
+                started_at: now,
+                finished_at: None,
+            })
+        })
+    }
+
+    fn record_turn(
+        &self,
+        run: RunId,
+        messages: &[NewMessage],
+        steps: &[NewStep],
+    ) -> Result<Vec<MessageId>> {
+        self.write(|tx| {
+            let record = load_run(tx, run)?;
+            let ids = insert_messages(
+                tx,
+                self.redactor(),
+                &record.session_id,
+                Some(run),
+                &record.source,
+                messages,
+            )?;
+            insert_steps(tx, self.redactor(), run, steps)?;
+            Ok(ids)
+        })
+    }
+
+    fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
+        self.write(|tx| {
+            let usage = serde_json::to_string(&usage)
+                .map_err(|error| Fault::Corrupt("agent_runs", error.to_string()))?;
+            let updated = tx.execute(
+                "UPDATE agent_runs SET status = ?2, usage = ?3, finished_at = ?4 WHERE id = ?1",
+                params![run, status.as_str(), usage, now_ms()],
+            )?;
+            if updated == 0 {
+                return Err(Fault::Context(ContextError::RunNotFound(run)));
+            }
+            Ok(())
+        })
+    }
+
+    fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
+        self.write(|tx| {
+            let record = load_run(tx, run)?;
+            let text = handoff.render(&record);
+            let message = NewMessage::new(
+                ContextScope::Main,
+                Some(&record.agent),
+                Message::assistant(text),
+            );
+            let ids = insert_messages(
+                tx,
+                self.redactor(),
+                &record.session_id,
+                Some(run),
+                &record.source,
+                &[message],
+            )?;
+            let content = serde_json::to_value(handoff)
+                .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
+            insert_steps(
+                tx,
+                self.redactor(),
+                run,
+                &[NewStep::new("handoff", content)],
+            )?;
+            ids.first()
+                .copied()
+                .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
+        })
+    }
+
+    fn run(&self, run: RunId) -> Result<RunRecord> {
+        self.with(|conn| load_run(conn, run))
+    }
+
+    fn runs(&self, session: &str) -> Result<Vec<RunRecord>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare(&format!(
+                "SELECT {RUN_COLUMNS} FROM agent_runs WHERE session_id = ?1 ORDER BY id"
+            ))?;
+            let rows = statement.query_map([session], raw_run)?;
+            let mut runs = Vec::new();
+            for row in rows {
+                runs.push(decode_run(row?)?);
+            }
+            Ok(runs)
+        })
+    }
+
+    fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
+        self.with(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT id, run_id, step_index, kind, content, created_at,
+                     prompt_token_budget, estimated_prompt_tokens, model_context_window
+                 FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index",
+            )?;
+            let rows = statement.query_map([run], |row| {
+                Ok((
+                    (
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                        row.get::<_, i64>(5)?,
+                    ),
+                    PromptBudget::from_columns([row.get(6)?, row.get(7)?, row.get(8)?]),
+                ))
+            })?;
+            let mut steps = Vec::new();
+            for row in rows {
+                let ((id, run_id, step_index, kind, content, created_at), budget) = row?;
+                let content = serde_json::from_str(&content).map_err(|error| {
+                    Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
+                })?;
+                steps.push(StepRecord {
+                    id,
+                    run_id,
+                    step_index,
+                    kind,
+                    content,
+                    budget,
+                    created_at,
+                });
+            }
+            Ok(steps)
+        })
+    }
+
+    fn interrupt_stale_runs(&self, session: &str) -> Result<usize> {
+        self.write(|tx| {
+            require_session(tx, session)?;
+            let mut running = tx.prepare(
+                "SELECT id, owner_pid, owner_start, owner_boot FROM agent_runs
+                 WHERE session_id = ?1 AND status = 'running'",
+            )?;
+            let rows = running.query_map([session], |row| {
+                Ok((
+                    row.get::<_, RunId>(0)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, Option<i64>>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
+            })?;
+            let mut stale = Vec::new();
+            for row in rows {
+                let (id, pid, start, boot) = row?;
+                // A run without an owner was written before owners were recorded.
+                if Owner::from_columns(pid, start, boot).is_none_or(|owner| owner.is_gone()) {
+                    stale.push(id);
+                }
+            }
+            let now = now_ms();
+            let mut interrupt = tx.prepare(
+                "UPDATE agent_runs SET status = 'interrupted', finished_at = ?2
+                 WHERE id = ?1 AND status = 'running'",
+            )?;
+            for id in &stale {
+                interrupt.execute(params![id, now])?;
+            }
+            Ok(stale.len())
+        })
+    }
+}

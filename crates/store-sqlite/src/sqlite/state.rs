@@ -1,0 +1,99 @@
+//! [`StateLog`] for [`SqliteStore`]: one `session_state` row per key, the value as JSON text.
+
+use super::sessions::require_session;
+use super::{Fault, SqliteStore, now_ms};
+use agentctl_store::{Result, StateEntry, StateLog};
+use rusqlite::params;
+use serde_json::Value;
+
+impl SqliteStore {
+    /// The session's state with who set each key and when, in key order.
+    ///
+    /// ```
+    /// use agentctl_store::{SessionLog, StateLog};
+    /// use agentctl_store_sqlite::SqliteStore;
+    /// use serde_json::json;
+    ///
+    /// let store = SqliteStore::open_in_memory()?;
+    /// let session = store.create_session(None)?;
+    /// store.set_session_state(&session.id, "task", &json!({"status": "need-review"}), "planner")?;
+    /// let entries = store.state_entries(&session.id)?;
+    /// assert_eq!(entries[0].updated_by, "planner");
+    /// assert_eq!(store.session_state(&session.id)?["task"]["status"], "need-review");
+    /// # Ok::<(), agentctl_store::ContextError>(())
+    /// ```
+    pub fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare_cached(
+                "SELECT key, value, updated_at, updated_by FROM session_state
+                 WHERE session_id = ?1 ORDER BY key",
+            )?;
+            let rows = statement.query_map([session], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            })?;
+            let mut entries = Vec::new();
+            for row in rows {
+                let (key, text, updated_at, updated_by) = row?;
+                let value = serde_json::from_str(&text).map_err(|error| {
+                    Fault::Corrupt("session_state", format!("key `{key}`: {error}"))
+                })?;
+                entries.push(StateEntry {
+                    key,
+                    value,
+                    updated_at,
+                    updated_by,
+                });
+            }
+            Ok(entries)
+        })
+    }
+}
+
+impl StateLog for SqliteStore {
+    fn set_session_state(
+        &self,
+        session: &str,
+        key: &str,
+        value: &Value,
+        agent: &str,
+    ) -> Result<()> {
+        // A model may echo a secret it read into its notes; it never reaches the file.
+        let mut value = value.clone();
+        self.redactor().redact_json(&mut value);
+        let text = (!value.is_null()).then(|| value.to_string());
+        self.write(|tx| {
+            require_session(tx, session)?;
+            let now = now_ms();
+            match &text {
+                Some(text) => tx.execute(
+                    "INSERT INTO session_state (session_id, key, value, updated_at, updated_by)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT (session_id, key) DO UPDATE SET
+                         value = excluded.value,
+                         updated_at = excluded.updated_at,
+                         updated_by = excluded.updated_by",
+                    params![session, key, text, now, agent],
+                )?,
+                None => tx.execute(
+                    "DELETE FROM session_state WHERE session_id = ?1 AND key = ?2",
+                    params![session, key],
+                )?,
+            };
+            tx.execute(
+                "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
+                params![session, now],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
+        SqliteStore::state_entries(self, session)
+    }
+}

@@ -1,0 +1,64 @@
+//! [`TraceLog`] for [`SqliteStore`]: one `trace_spans` row per span, the span as JSON.
+
+use super::sessions::require_session;
+use super::{Fault, SqliteStore, now_ms};
+use agentctl_core::Span;
+use agentctl_store::{Result, TraceLog};
+use rusqlite::params;
+
+impl TraceLog for SqliteStore {
+    fn record_span(&self, session: &str, span: &Span) -> Result<()> {
+        // Spans reach the store masked by the trace policy; masking again costs little and
+        // keeps the rule "nothing the store writes carries a known secret" true on its own.
+        let mut json = serde_json::to_value(span)
+            .map_err(|error| Fault::Corrupt("trace_spans", error.to_string()))
+            .map_err(|fault| super::into_error(fault, self.path()))?;
+        self.redactor().redact_json(&mut json);
+        let text = json.to_string();
+        let start = i64::try_from(span.start_unix_nano).unwrap_or(i64::MAX);
+        self.write(|tx| {
+            require_session(tx, session)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO trace_spans
+                     (session_id, trace_id, span_id, parent_id, kind, start_ns, span)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    session,
+                    span.trace_id.to_string(),
+                    span.span_id.to_string(),
+                    span.parent_id.map(|id| id.to_string()),
+                    span.kind().as_str(),
+                    start,
+                    text,
+                ],
+            )?;
+            tx.execute(
+                "UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1",
+                params![session, now_ms()],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn for_each_span(&self, session: &str, visit: &mut dyn FnMut(Span)) -> Result<usize> {
+        self.with(|conn| {
+            require_session(conn, session)?;
+            let mut statement = conn.prepare_cached(
+                "SELECT span_id, span FROM trace_spans
+                 WHERE session_id = ?1 ORDER BY start_ns, span_id",
+            )?;
+            let mut rows = statement.query([session])?;
+            let mut count = 0;
+            while let Some(row) = rows.next()? {
+                let id: String = row.get(0)?;
+                let text: String = row.get(1)?;
+                let span = serde_json::from_str(&text).map_err(|error| {
+                    Fault::Corrupt("trace_spans", format!("span {id}: {error}"))
+                })?;
+                visit(span);
+                count += 1;
+            }
+            Ok(count)
+        })
+    }
+}

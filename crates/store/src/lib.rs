@@ -1,0 +1,58 @@
+//! The session store contracts of agentctl: what the rest of agentctl needs from a session
+//! database, and nothing that touches one (no I/O, no SQL, no files).
+//!
+//! * [`SessionStore`] (= [`SessionLog`] + [`MessageLog`] + [`RunLog`] + [`StateLog`] +
+//!   [`GraphLog`] + [`TraceLog`]): sessions, messages and runs (with the [`Source`] that wrote
+//!   them), steps (a model call's with its [`PromptBudget`]), one current summary per scope,
+//!   per-session mode overrides, session state ([`StateEntry`]) and graph checkpoints. The
+//!   embedded SQLite store (`agentctl-store-sqlite`) and the PostgreSQL one
+//!   (`agentctl-store-postgres`) implement them; a crate that only needs, say, [`StateLog`]
+//!   depends on this crate and compiles no database.
+//! * The record types those traits read and write ([`NewMessage`], [`StoredMessage`],
+//!   [`RunRecord`], [`GraphCheckpoint`], …), the workspaces messages belong to
+//!   ([`ContextScope`]) and the error type they share ([`ContextError`]).
+//! * [`RunRecorder`]: writes a run into its workspace from the turns the loop committed, through
+//!   the traits; [`open_session`] picks new / `--session` / `--continue`.
+//! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
+//!   stores, ids renumbered; run again, it brings earlier copies up to date and refuses
+//!   sessions changed on both sides.
+//!
+//! ```
+//! use agentctl_store::{ContextScope, MessageQuery, RunStatus, Source, parse_mode};
+//! use agentctl_core::ContextMode;
+//!
+//! let scope: ContextScope = "agent:reviewer".parse()?;
+//! assert_eq!(MessageQuery::scope(scope.clone()).scope, Some(scope));
+//! assert_eq!(parse_mode("run")?, ContextMode::Run);
+//! assert_eq!("interrupted".parse::<RunStatus>(), Ok(RunStatus::Interrupted));
+//! assert_eq!(Source::new("web")?.as_str(), "web");
+//! # Ok::<(), agentctl_store::ContextError>(())
+//! ```
+
+mod error;
+mod record;
+mod recorder;
+mod scope;
+mod session;
+mod source;
+mod store;
+mod tokens;
+mod transfer;
+
+pub use error::{ContextError, Result};
+pub use record::{
+    CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
+    MAIN_TIMELINE, MAX_CHECKPOINT_STATE_BYTES, MessageId, MessageQuery, NewCheckpoint, NewMessage,
+    NewRun, NewStep, PromptBudget, ReplacedSummary, RunId, RunRecord, RunStatus, SessionInfo,
+    StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
+};
+pub use recorder::{RunEnding, RunRecorder, RunTally};
+pub use scope::{ContextScope, parse_mode};
+pub use session::{SessionChoice, open_session};
+pub use source::Source;
+pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
+pub use tokens::{estimate_text_tokens, estimate_tokens};
+pub use transfer::{
+    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport,
+    SummaryRow, SyncMark, copy_sessions, export_session, same_version,
+};
