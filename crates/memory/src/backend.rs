@@ -2,10 +2,10 @@
 //! long-term memory store, so the embedded SQLite [`MemoryStore`] and a shared server store
 //! (agentctl-store-postgres) serve them alike.
 
+use crate::entry::{Embedding, MemoryEntry, MemoryHit, MemoryQuery, NewMemory, Remembered};
 use crate::error::Result;
-use crate::store::{
-    Embedding, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
-};
+#[cfg(feature = "sqlite")]
+use crate::store::MemoryStore;
 
 /// An entry read for copying, with its embedding.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,9 +20,9 @@ pub struct CopiedMemory {
 /// off the async threads.
 ///
 /// Every implementation keeps the rules of [`MemoryStore`]: entries checked with
-/// [`MemoryStore::check_entry`] and masked before they are written, one entry per agent and
+/// [`check_entry`](crate::check_entry) and masked before they are written, one entry per agent and
 /// content ([`Remembered::Existing`] for a repeat), at most
-/// [`MemoryStore::MAX_ENTRIES_PER_AGENT`] per agent, any query text inert (no operator, no
+/// [`MAX_ENTRIES_PER_AGENT`](crate::MAX_ENTRIES_PER_AGENT) per agent, any query text inert (no operator, no
 /// syntax error), keyword and similarity rankings fused by reciprocal rank
 /// ([`fuse_rankings`](crate::fuse_rankings)).
 pub trait MemoryBackend: Send + Sync {
@@ -49,6 +49,7 @@ pub trait MemoryBackend: Send + Sync {
     fn import_entry(&self, copied: &CopiedMemory) -> Result<Remembered>;
 }
 
+#[cfg(feature = "sqlite")]
 impl MemoryBackend for MemoryStore {
     fn label(&self) -> &str {
         self.path()

@@ -13,9 +13,9 @@ pub enum MemoryError {
     Database {
         /// The database file (`:memory:` for in-memory stores).
         path: String,
-        /// The SQLite error.
+        /// The database's error (SQLite's, for the embedded store).
         #[source]
-        source: rusqlite::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A database server (PostgreSQL) refused an operation or could not be reached.
     #[error("memory store {store}: {message}")]

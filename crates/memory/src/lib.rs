@@ -19,19 +19,26 @@
 //! agent's entries.
 
 mod backend;
+mod entry;
 mod error;
 mod query;
+#[cfg(feature = "sqlite")]
 mod store;
+#[cfg(feature = "sqlite")]
 mod tools;
 mod transfer;
 mod vector;
 
 pub use backend::{CopiedMemory, MemoryBackend};
+pub use entry::{
+    Embedding, MAX_CONTENT_BYTES, MAX_ENTRIES_PER_AGENT, MAX_METADATA_BYTES, Matched, MemoryEntry,
+    MemoryHit, MemoryQuery, NewMemory, Remembered, check_entry,
+};
 pub use error::{MemoryError, Result};
 pub use query::search_terms;
-pub use store::{
-    Embedding, Matched, MemoryEntry, MemoryHit, MemoryQuery, MemoryStore, NewMemory, Remembered,
-};
+#[cfg(feature = "sqlite")]
+pub use store::MemoryStore;
+#[cfg(feature = "sqlite")]
 pub use tools::{LongTermTools, MAX_RECALL_LIMIT, RecallArgs, RememberArgs};
 pub use transfer::{MemoryCopyReport, copy_memories};
 pub use vector::{

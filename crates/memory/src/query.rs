@@ -39,6 +39,7 @@ pub fn search_terms(text: &str) -> Vec<String> {
     terms
 }
 
+#[cfg(feature = "sqlite")]
 /// The FTS5 `MATCH` expression for `text`; `None` when it has no word to search for.
 pub(crate) fn fts_query(text: &str) -> Option<String> {
     let terms = search_terms(text);
@@ -53,7 +54,7 @@ pub(crate) fn fts_query(text: &str) -> Option<String> {
     Some(quoted.join(" OR "))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite"))]
 mod tests {
     use super::*;
 

@@ -16,87 +16,17 @@ mod schema;
 mod search;
 mod transfer;
 
+use crate::entry::{
+    Embedding, MAX_ENTRIES_PER_AGENT, MemoryEntry, NewMemory, Remembered, check_entry,
+};
 use crate::error::{MemoryError, Result};
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior};
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-pub use search::{Matched, MemoryHit, MemoryQuery};
-
-/// An embedding of an entry's content.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Embedding {
-    /// The model that made it, as `provider:model`: only vectors of the same model are compared.
-    pub model: String,
-    /// The vector.
-    pub vector: Vec<f32>,
-}
-
-/// An entry to store.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewMemory {
-    /// The agent the entry belongs to; only its own recalls find it.
-    pub agent: String,
-    /// What to remember (at most [`MemoryStore::MAX_CONTENT_BYTES`]).
-    pub content: String,
-    /// A JSON object (at most [`MemoryStore::MAX_METADATA_BYTES`] compact).
-    pub metadata: Map<String, Value>,
-    /// The content's embedding, when the agent's backend uses embeddings and it was made.
-    pub embedding: Option<Embedding>,
-}
-
-impl NewMemory {
-    /// An entry of `agent` with no metadata and no embedding.
-    pub fn new(agent: impl Into<String>, content: impl Into<String>) -> Self {
-        Self {
-            agent: agent.into(),
-            content: content.into(),
-            metadata: Map::new(),
-            embedding: None,
-        }
-    }
-}
-
-/// A stored entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemoryEntry {
-    /// Its id (never reused after a `forget`).
-    pub id: i64,
-    /// The agent it belongs to.
-    pub agent: String,
-    /// The content, secrets masked.
-    pub content: String,
-    /// The metadata object, secrets masked.
-    pub metadata: Map<String, Value>,
-    /// When it was stored, in milliseconds since the Unix epoch.
-    pub created_at: i64,
-    /// The model of its embedding; absent when it has none (keyword search only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub embedding_model: Option<String>,
-}
-
-/// What [`MemoryStore::remember`] did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Remembered {
-    /// A new entry.
-    Stored(MemoryEntry),
-    /// The agent already kept exactly this content: the existing entry, unchanged.
-    Existing(MemoryEntry),
-}
-
-impl Remembered {
-    /// The entry, new or existing.
-    pub fn entry(&self) -> &MemoryEntry {
-        match self {
-            Self::Stored(entry) | Self::Existing(entry) => entry,
-        }
-    }
-}
 
 /// The long-term memory of a project's agents, in a SQLite file.
 ///
@@ -128,12 +58,6 @@ pub struct MemoryStore {
 impl MemoryStore {
     /// The file name, beside the session database.
     pub const FILE_NAME: &'static str = "memory.db";
-    /// Largest content of one entry, in bytes: memories are facts and lessons, not files.
-    pub const MAX_CONTENT_BYTES: usize = 16 * 1024;
-    /// Largest metadata object of one entry, in bytes of compact JSON.
-    pub const MAX_METADATA_BYTES: usize = 4 * 1024;
-    /// Most entries one agent keeps; bounds the file and the similarity scan of a recall.
-    pub const MAX_ENTRIES_PER_AGENT: usize = 10_000;
 
     /// Where the memory store of a project lives: `memory.db` in the folder of its session
     /// database (`<project>/.agentctl/sessions.db` → `<project>/.agentctl/memory.db`).
@@ -179,7 +103,7 @@ impl MemoryStore {
         )
         .map_err(|source| MemoryError::Database {
             path: label.clone(),
-            source,
+            source: source.into(),
         })?;
         let mut store = Self::init(conn, label)?;
         store.tightened = tightened;
@@ -196,7 +120,7 @@ impl MemoryStore {
     pub fn open_in_memory() -> Result<Self> {
         let conn = Connection::open_in_memory().map_err(|source| MemoryError::Database {
             path: ":memory:".into(),
-            source,
+            source: source.into(),
         })?;
         Self::init(conn, ":memory:".into())
     }
@@ -227,41 +151,9 @@ impl MemoryStore {
         &self.path
     }
 
-    /// Checks `content` and `metadata` against the limits, before anything is masked or sent.
-    ///
-    /// ```
-    /// use agentctl_memory::MemoryStore;
-    /// let error = MemoryStore::check_entry(&"x".repeat(20_000), &Default::default()).unwrap_err();
-    /// assert!(error.to_string().starts_with("the memory is 20000 bytes, more than the 16 KiB"));
-    /// ```
-    pub fn check_entry(content: &str, metadata: &Map<String, Value>) -> Result<()> {
-        if content.trim().is_empty() {
-            return Err(MemoryError::Invalid(
-                "the memory is empty: give the fact or lesson to remember as `content`".into(),
-            ));
-        }
-        if content.len() > Self::MAX_CONTENT_BYTES {
-            return Err(MemoryError::Invalid(format!(
-                "the memory is {} bytes, more than the {} KiB one entry keeps: remember the \
-                 lesson in a few sentences, or several smaller facts",
-                content.len(),
-                Self::MAX_CONTENT_BYTES / 1024
-            )));
-        }
-        let size = Value::Object(metadata.clone()).to_string().len();
-        if size > Self::MAX_METADATA_BYTES {
-            return Err(MemoryError::Invalid(format!(
-                "the metadata is {size} bytes of JSON, more than the {} KiB one entry keeps: \
-                 keep it to a few short fields such as {{\"topic\": \"deploy\"}}",
-                Self::MAX_METADATA_BYTES / 1024
-            )));
-        }
-        Ok(())
-    }
-
     /// Stores an entry (content and metadata masked), unless the agent already keeps exactly
     /// this content; refuses empty or oversized entries and an agent past
-    /// [`MAX_ENTRIES_PER_AGENT`](Self::MAX_ENTRIES_PER_AGENT).
+    /// [`MAX_ENTRIES_PER_AGENT`](MAX_ENTRIES_PER_AGENT).
     pub fn remember(&self, new: NewMemory) -> Result<Remembered> {
         self.remember_at(new, None)
     }
@@ -269,7 +161,7 @@ impl MemoryStore {
     /// [`remember`](Self::remember), stamped `created_at` when given (a copied entry keeps its
     /// time), else now.
     fn remember_at(&self, new: NewMemory, created_at: Option<i64>) -> Result<Remembered> {
-        Self::check_entry(&new.content, &new.metadata)?;
+        check_entry(&new.content, &new.metadata)?;
         if new.agent.trim().is_empty() {
             return Err(MemoryError::Invalid(
                 "a memory belongs to an agent: the agent name is empty".into(),
@@ -309,10 +201,10 @@ impl MemoryStore {
                 [&agent],
                 |row| row.get(0),
             )?;
-            if usize::try_from(count).unwrap_or(usize::MAX) >= Self::MAX_ENTRIES_PER_AGENT {
+            if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_ENTRIES_PER_AGENT {
                 return Err(Fault::Memory(MemoryError::Full {
                     agent: agent.clone(),
-                    max: Self::MAX_ENTRIES_PER_AGENT,
+                    max: MAX_ENTRIES_PER_AGENT,
                 }));
             }
             let created_at = created_at.unwrap_or_else(now_ms);
@@ -493,7 +385,7 @@ impl Fault {
         match self {
             Fault::Sql(source) => MemoryError::Database {
                 path: path.to_owned(),
-                source,
+                source: source.into(),
             },
             Fault::Memory(error) => error,
         }

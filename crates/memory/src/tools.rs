@@ -15,8 +15,9 @@
 //!   `remember` is mutating (its calls run one at a time); `recall` is not.
 
 use crate::backend::MemoryBackend;
+use crate::entry::{Embedding, MemoryQuery, NewMemory, Remembered, check_entry};
 use crate::error::MemoryError;
-use crate::store::{Embedding, MemoryQuery, MemoryStore, NewMemory, Remembered};
+use crate::store::MemoryStore;
 use agentctl_core::{
     Embedder, Redactor, RiskLevel, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
     TypedTool, typed_tool,
@@ -298,7 +299,7 @@ impl TypedTool for Remember {
         let tools = &self.0;
         tools.check_caller(ctx, LongTermTools::REMEMBER)?;
         let metadata = args.metadata.unwrap_or_default();
-        MemoryStore::check_entry(&args.content, &metadata)
+        check_entry(&args.content, &metadata)
             .map_err(|error| ToolError::failed(error.to_string()))?;
         let store = tools.store().await?;
         let (embedding, note) = match tools.embed(store.mask(&args.content)).await {

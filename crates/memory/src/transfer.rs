@@ -7,8 +7,8 @@
 //! each memory once.
 
 use crate::backend::MemoryBackend;
+use crate::entry::Remembered;
 use crate::error::Result;
-use crate::store::Remembered;
 
 /// What [`copy_memories`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -15,6 +15,7 @@ pub(crate) const RRF_K: f64 = 60.0;
 /// Longest vector accepted from an embedding model (the largest common models have 4096).
 pub const MAX_DIMENSIONS: usize = 16_384;
 
+#[cfg(feature = "sqlite")]
 /// A vector as SQLite stores it: little-endian `f32`s.
 pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
     vector
@@ -23,6 +24,7 @@ pub(crate) fn to_blob(vector: &[f32]) -> Vec<u8> {
         .collect()
 }
 
+#[cfg(feature = "sqlite")]
 /// A stored vector; `None` when the BLOB is not a whole number of `f32`s.
 pub(crate) fn from_blob(blob: &[u8]) -> Option<Vec<f32>> {
     if !blob.len().is_multiple_of(4) {
@@ -97,6 +99,7 @@ pub fn fuse(rankings: &[&[i64]]) -> Vec<(i64, f64)> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "sqlite")]
     #[test]
     fn blobs_round_trip_and_cosine_is_bounded() {
         let vector = [0.5f32, -1.25, 3.0];

@@ -6,15 +6,15 @@
 //! text is an operator or a syntax error. Similarity uses pgvector's cosine distance when the
 //! `vector` extension is installed in the database, else cosine similarity computed here over
 //! the agent's embedded entries; the two rankings are fused by reciprocal rank, as the
-//! embedded store does. The rules of [`MemoryStore`] hold: checks, masking, one entry per
+//! embedded store does. The rules of the embedded `MemoryStore` hold: checks, masking, one entry per
 //! agent and content (serialised per agent by an advisory lock), the per-agent limit.
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, now_ms, text};
 use agentctl_memory::{
-    CopiedMemory, Embedding, Matched, MemoryBackend, MemoryEntry, MemoryError, MemoryHit,
-    MemoryQuery, MemoryStore, NewMemory, Remembered, check_embedding, cosine_similarity,
-    fuse_rankings, search_terms,
+    CopiedMemory, Embedding, MAX_ENTRIES_PER_AGENT, Matched, MemoryBackend, MemoryEntry,
+    MemoryError, MemoryHit, MemoryQuery, NewMemory, Remembered, check_embedding, check_entry,
+    cosine_similarity, fuse_rankings, search_terms,
 };
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -155,7 +155,7 @@ impl PgStore {
         new: NewMemory,
         created_at: Option<i64>,
     ) -> Result<Remembered, MemoryError> {
-        MemoryStore::check_entry(&new.content, &new.metadata)?;
+        check_entry(&new.content, &new.metadata)?;
         if new.agent.trim().is_empty() {
             return Err(MemoryError::Invalid(
                 "a memory belongs to an agent: the agent name is empty".into(),
@@ -201,10 +201,10 @@ impl PgStore {
                 .query_one("SELECT COUNT(*) FROM memories WHERE agent = $1", &[&agent])
                 .await?
                 .try_get(0)?;
-            if usize::try_from(count).unwrap_or(usize::MAX) >= MemoryStore::MAX_ENTRIES_PER_AGENT {
+            if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_ENTRIES_PER_AGENT {
                 return Err(Fault::Memory(MemoryError::Full {
                     agent,
-                    max: MemoryStore::MAX_ENTRIES_PER_AGENT,
+                    max: MAX_ENTRIES_PER_AGENT,
                 }));
             }
             let created_at = created_at.unwrap_or_else(now_ms);
@@ -486,7 +486,7 @@ async fn by_meaning(
         order_by_similarity(&mut scored);
         return Ok(scored);
     }
-    let scan = i64::try_from(MemoryStore::MAX_ENTRIES_PER_AGENT).unwrap_or(i64::MAX);
+    let scan = i64::try_from(MAX_ENTRIES_PER_AGENT).unwrap_or(i64::MAX);
     let rows = client
         .query(
             "SELECT id, embedding FROM memories

@@ -2,87 +2,14 @@
 //! over the entries embedded by the same model, the two rankings fused by reciprocal rank
 //! (see [`crate::vector`] for why).
 
-use super::{COLUMNS, FaultResult, MemoryEntry, MemoryStore, RawRow, read_row};
+use super::{COLUMNS, FaultResult, MemoryStore, RawRow, read_row};
+use crate::entry::{Embedding, Matched, MemoryHit, MemoryQuery};
 use crate::error::Result;
 use crate::query::fts_query;
-use crate::store::Embedding;
+
 use crate::vector::{cosine, from_blob, fuse};
 use rusqlite::{Connection, OptionalExtension};
-use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-
-/// A search of long-term memory.
-#[derive(Debug, Clone, Copy)]
-pub struct MemoryQuery<'a> {
-    /// What to look for: any text (it is cut into words; operators mean nothing).
-    pub text: &'a str,
-    /// Only this agent's entries; `None` searches every agent's (the CLI, never a tool).
-    pub agent: Option<&'a str>,
-    /// How many hits at most (1 to [`MemoryQuery::MAX_LIMIT`]).
-    pub limit: usize,
-    /// The query's embedding: adds the similarity ranking.
-    pub embedding: Option<&'a Embedding>,
-}
-
-impl<'a> MemoryQuery<'a> {
-    /// Hits returned when no limit is given.
-    pub const DEFAULT_LIMIT: usize = 5;
-    /// Most hits one search returns.
-    pub const MAX_LIMIT: usize = 50;
-
-    /// A keyword search of every agent's entries for `text`.
-    pub fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            agent: None,
-            limit: Self::DEFAULT_LIMIT,
-            embedding: None,
-        }
-    }
-
-    /// Only `agent`'s entries.
-    pub fn agent(mut self, agent: &'a str) -> Self {
-        self.agent = Some(agent);
-        self
-    }
-
-    /// At most `limit` hits (clamped to 1..=[`MAX_LIMIT`](Self::MAX_LIMIT)).
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit;
-        self
-    }
-
-    /// Ranks by meaning too, with the query's `embedding`.
-    pub fn embedding(mut self, embedding: &'a Embedding) -> Self {
-        self.embedding = Some(embedding);
-        self
-    }
-}
-
-/// Which ranking found a hit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Matched {
-    /// Its words (BM25).
-    Keyword,
-    /// Its embedding (cosine similarity).
-    Meaning,
-    /// Both.
-    Both,
-}
-
-/// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemoryHit {
-    /// The entry.
-    #[serde(flatten)]
-    pub entry: MemoryEntry,
-    /// Higher is better: the BM25 relevance of a keyword search, the fused reciprocal-rank
-    /// score of a search with an embedding. Comparable within one search only.
-    pub score: f64,
-    /// Which ranking found it.
-    pub matched: Matched,
-}
 
 /// Entries the keyword and similarity rankings each contribute before fusion.
 fn pool(limit: usize) -> usize {
@@ -171,7 +98,7 @@ fn by_keyword(
 }
 
 /// The `pool` entries most similar to `embedding` (cosine above 0), among the newest
-/// [`MemoryStore::MAX_ENTRIES_PER_AGENT`] embedded by the same model.
+/// [`MAX_ENTRIES_PER_AGENT`](crate::MAX_ENTRIES_PER_AGENT) embedded by the same model.
 fn by_meaning(
     conn: &Connection,
     embedding: &Embedding,
@@ -183,7 +110,7 @@ fn by_meaning(
          WHERE embedding IS NOT NULL AND embedding_model = ?1 AND (?2 IS NULL OR agent = ?2)
          ORDER BY id DESC LIMIT ?3",
     )?;
-    let scan = i64::try_from(MemoryStore::MAX_ENTRIES_PER_AGENT).unwrap_or(i64::MAX);
+    let scan = i64::try_from(crate::MAX_ENTRIES_PER_AGENT).unwrap_or(i64::MAX);
     let mut rows = statement.query((&embedding.model, agent, scan))?;
     let mut scored = Vec::new();
     while let Some(row) = rows.next()? {

@@ -138,7 +138,7 @@ on_each_backend! {
         assert_eq!(entry.metadata["key"], "[REDACTED]");
         assert_eq!(store.get(entry.id).unwrap().unwrap(), entry);
         assert!(store.search(&MemoryQuery::new("sk-live-abcdef123456 abcdef123456")).unwrap().is_empty());
-        assert!(store.remember(NewMemory::new("a", "x".repeat(MemoryStore::MAX_CONTENT_BYTES + 1))).is_err());
+        assert!(store.remember(NewMemory::new("a", "x".repeat(agentctl_memory::MAX_CONTENT_BYTES + 1))).is_err());
         assert!(store.remember(NewMemory::new("a", " \n ")).is_err());
         assert!(store.remember(NewMemory::new(" ", "fact")).is_err());
         let mut bad = NewMemory::new("a", "fact");

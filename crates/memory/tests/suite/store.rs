@@ -151,7 +151,7 @@ fn secrets_are_masked_in_content_and_metadata() {
 #[test]
 fn limits_are_clear_errors() {
     let store = MemoryStore::open_in_memory().unwrap();
-    let huge = "x".repeat(MemoryStore::MAX_CONTENT_BYTES + 1);
+    let huge = "x".repeat(agentctl_memory::MAX_CONTENT_BYTES + 1);
     let error = store
         .remember(NewMemory::new("a", huge))
         .unwrap_err()
@@ -188,7 +188,7 @@ fn one_agent_keeps_at_most_the_cap() {
     // Filled behind the store's back, in one transaction: the cap is what is tested.
     let mut conn = rusqlite::Connection::open(&path).unwrap();
     let tx = conn.transaction().unwrap();
-    for i in 0..MemoryStore::MAX_ENTRIES_PER_AGENT {
+    for i in 0..agentctl_memory::MAX_ENTRIES_PER_AGENT {
         tx.execute(
             "INSERT INTO memories (agent, content, created_at, content_hash) VALUES ('a', ?1, 0, ?2)",
             (format!("fact {i}"), i64::try_from(i).unwrap()),
