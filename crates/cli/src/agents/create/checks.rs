@@ -198,107 +198,130 @@ pub(super) fn memory(
     let flagged = !args.memory_keys.is_empty()
         || args.long_term_memory.is_some()
         || args.embedding_model.is_some();
-    if !flagged && !ask {
-        return Ok(None);
-    }
-    let embedding_check = |answer: &str| {
-        resolve_embedding_model(answer, settings)
-            .map(drop)
-            .map_err(|e| e.to_string())
-    };
     let (session, long_term) = if flagged {
-        let keys: Vec<String> = args
-            .memory_keys
-            .iter()
-            .map(|k| k.trim().to_owned())
-            .filter(|k| !k.is_empty())
-            .collect();
-        for key in &keys {
-            check_state_key(key).map_err(|e| anyhow::anyhow!("--memory `{key}`: {e}"))?;
-        }
-        // An embedding model alone means the store that uses one.
-        let backend = args
-            .long_term_memory
-            .as_deref()
-            .or(args.embedding_model.is_some().then_some("vector_store"));
-        if let Some(model) = &args.embedding_model {
-            embedding_check(model).map_err(|e| anyhow::anyhow!("--embedding-model: {e}"))?;
-            anyhow::ensure!(
-                backend == Some("vector_store"),
-                "--embedding-model is for `--long-term-memory vector_store`, not `{}`",
-                backend.unwrap_or_default()
-            );
-        }
-        let long_term = backend.map(|backend| long_term(backend, args.embedding_model.clone()));
-        (keys, long_term)
+        memory_from_flags(args, settings)?
+    } else if ask {
+        memory_asked(ui, settings)?
     } else {
-        ui.section("💾 Memory")?;
-        let question = Question {
-            prompt: "Enable session memory (keys the agent reads and sets during a session)?",
-            flag: "--memory KEYS",
-            what: "session memory",
-        };
-        let session = if ui.confirm(&question, false)? {
-            let keys = ui.text(
-                &Question {
-                    prompt: "  Session keys (comma-separated)",
-                    flag: "--memory KEYS",
-                    what: "session keys",
-                },
-                None,
-                false,
-                |answer| {
-                    keys_of(answer)
-                        .iter()
-                        .try_for_each(|key| check_state_key(key).map_err(|e| e.to_string()))
-                },
-            )?;
-            keys_of(&keys)
-        } else {
-            Vec::new()
-        };
-        let question = Question {
-            prompt: "Enable long-term memory (remember and recall across sessions)?",
-            flag: "--long-term-memory [BACKEND]",
-            what: "long-term memory",
-        };
-        let long_term = if ui.confirm(&question, false)? {
-            let backends = [
-                "sqlite: keyword search, works offline".to_owned(),
-                "vector_store: keyword and embedding search (needs an embedding model)".to_owned(),
-                "filesystem: the same store as sqlite".to_owned(),
-            ];
-            let question = Question {
-                prompt: "  Backend",
-                flag: "--long-term-memory BACKEND",
-                what: "memory backend",
-            };
-            match ui.select(&question, &backends, 0)? {
-                1 => {
-                    let model = ui.text(
-                        &Question {
-                            prompt: "  Embedding model",
-                            flag: "--embedding-model MODEL",
-                            what: "embedding model",
-                        },
-                        Some("openai:text-embedding-3-small".to_owned()),
-                        false,
-                        embedding_check,
-                    )?;
-                    Some(long_term("vector_store", Some(model)))
-                }
-                2 => Some(long_term("filesystem", None)),
-                _ => Some(long_term("sqlite", None)),
-            }
-        } else {
-            None
-        };
-        (session, long_term)
+        return Ok(None);
     };
     if session.is_empty() && long_term.is_none() {
         return Ok(None);
     }
     Ok(Some(MemorySpec { session, long_term }))
+}
+
+/// Whether `answer` names an embedding model the settings resolve.
+fn embedding_check(answer: &str, settings: &Settings) -> Result<(), String> {
+    resolve_embedding_model(answer, settings)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Session keys and long-term memory from `--memory`, `--long-term-memory` and
+/// `--embedding-model`.
+fn memory_from_flags(
+    args: &ExtendedArgs,
+    settings: &Settings,
+) -> anyhow::Result<(Vec<String>, Option<LongTermMemory>)> {
+    let keys: Vec<String> = args
+        .memory_keys
+        .iter()
+        .map(|k| k.trim().to_owned())
+        .filter(|k| !k.is_empty())
+        .collect();
+    for key in &keys {
+        check_state_key(key).map_err(|e| anyhow::anyhow!("--memory `{key}`: {e}"))?;
+    }
+    // An embedding model alone means the store that uses one.
+    let backend = args
+        .long_term_memory
+        .as_deref()
+        .or(args.embedding_model.is_some().then_some("vector_store"));
+    if let Some(model) = &args.embedding_model {
+        embedding_check(model, settings).map_err(|e| anyhow::anyhow!("--embedding-model: {e}"))?;
+        anyhow::ensure!(
+            backend == Some("vector_store"),
+            "--embedding-model is for `--long-term-memory vector_store`, not `{}`",
+            backend.unwrap_or_default()
+        );
+    }
+    let long_term = backend.map(|backend| long_term(backend, args.embedding_model.clone()));
+    Ok((keys, long_term))
+}
+
+/// Session keys and long-term memory, asked in the wizard.
+fn memory_asked(
+    ui: &Ui,
+    settings: &Settings,
+) -> anyhow::Result<(Vec<String>, Option<LongTermMemory>)> {
+    ui.section("💾 Memory")?;
+    let question = Question {
+        prompt: "Enable session memory (keys the agent reads and sets during a session)?",
+        flag: "--memory KEYS",
+        what: "session memory",
+    };
+    let session = if ui.confirm(&question, false)? {
+        let keys = ui.text(
+            &Question {
+                prompt: "  Session keys (comma-separated)",
+                flag: "--memory KEYS",
+                what: "session keys",
+            },
+            None,
+            false,
+            |answer| {
+                keys_of(answer)
+                    .iter()
+                    .try_for_each(|key| check_state_key(key).map_err(|e| e.to_string()))
+            },
+        )?;
+        keys_of(&keys)
+    } else {
+        Vec::new()
+    };
+    let question = Question {
+        prompt: "Enable long-term memory (remember and recall across sessions)?",
+        flag: "--long-term-memory [BACKEND]",
+        what: "long-term memory",
+    };
+    let long_term = if ui.confirm(&question, false)? {
+        Some(long_term_asked(ui, settings)?)
+    } else {
+        None
+    };
+    Ok((session, long_term))
+}
+
+/// The long-term memory backend (and its embedding model), asked in the wizard.
+fn long_term_asked(ui: &Ui, settings: &Settings) -> anyhow::Result<LongTermMemory> {
+    let backends = [
+        "sqlite: keyword search, works offline".to_owned(),
+        "vector_store: keyword and embedding search (needs an embedding model)".to_owned(),
+        "filesystem: the same store as sqlite".to_owned(),
+    ];
+    let question = Question {
+        prompt: "  Backend",
+        flag: "--long-term-memory BACKEND",
+        what: "memory backend",
+    };
+    Ok(match ui.select(&question, &backends, 0)? {
+        1 => {
+            let model = ui.text(
+                &Question {
+                    prompt: "  Embedding model",
+                    flag: "--embedding-model MODEL",
+                    what: "embedding model",
+                },
+                Some("openai:text-embedding-3-small".to_owned()),
+                false,
+                |answer| embedding_check(answer, settings),
+            )?;
+            long_term("vector_store", Some(model))
+        }
+        2 => long_term("filesystem", None),
+        _ => long_term("sqlite", None),
+    })
 }
 
 fn keys_of(answer: &str) -> Vec<String> {
