@@ -74,57 +74,64 @@ pub(super) fn guardrails(
         false,
     )? {
         prompt = "Add another check?";
-        let labels: Vec<String> = GUARDRAIL_KINDS
-            .iter()
-            .map(|(kind, label, _)| format!("{kind}: {label}"))
-            .collect();
-        let question = Question {
-            prompt: "  Check",
-            flag: "--guardrail CHECK",
-            what: "guardrail",
-        };
-        let (kind, label, _) = GUARDRAIL_KINDS[ui.select(&question, &labels, 0)?];
-        let argument = match kind {
-            "json" | "no-secrets" => None,
-            _ => Some(ui.text(
-                &Question {
-                    prompt: match kind {
-                        "schema" => "  Schema (JSON)",
-                        "max-length" => "  Most characters",
-                        _ => "  Pattern (regular expression)",
-                    },
-                    flag: "--guardrail KIND=VALUE",
-                    what: label,
-                },
-                None,
-                false,
-                |answer| guardrail(kind, Some(answer)).map(drop),
-            )?),
-        };
-        let mut guardrail = guardrail(kind, argument.as_deref()).map_err(anyhow::Error::msg)?;
-        guardrail.policy = match policy {
-            Some(policy) => policy,
-            None => {
-                let policies = [
-                    "reject: end the run with an error".to_owned(),
-                    "repair: ask the model to fix its answer".to_owned(),
-                    "warn: record the failure and go on".to_owned(),
-                ];
-                let question = Question {
-                    prompt: "  Policy",
-                    flag: "--guardrail-policy POLICY",
-                    what: "guardrail policy",
-                };
-                match ui.select(&question, &policies, 0)? {
-                    1 => GuardrailPolicy::Repair,
-                    2 => GuardrailPolicy::Warn,
-                    _ => GuardrailPolicy::Reject,
-                }
-            }
-        };
+        let guardrail = guardrail_asked(ui, policy)?;
         push_unique(&mut out, guardrail);
     }
     Ok(out)
+}
+
+/// One check of the agent's answers, and what its failure does (unless `--guardrail-policy`
+/// said), asked in the wizard.
+fn guardrail_asked(ui: &Ui, policy: Option<GuardrailPolicy>) -> anyhow::Result<Guardrail> {
+    let labels: Vec<String> = GUARDRAIL_KINDS
+        .iter()
+        .map(|(kind, label, _)| format!("{kind}: {label}"))
+        .collect();
+    let question = Question {
+        prompt: "  Check",
+        flag: "--guardrail CHECK",
+        what: "guardrail",
+    };
+    let (kind, label, _) = GUARDRAIL_KINDS[ui.select(&question, &labels, 0)?];
+    let argument = match kind {
+        "json" | "no-secrets" => None,
+        _ => Some(ui.text(
+            &Question {
+                prompt: match kind {
+                    "schema" => "  Schema (JSON)",
+                    "max-length" => "  Most characters",
+                    _ => "  Pattern (regular expression)",
+                },
+                flag: "--guardrail KIND=VALUE",
+                what: label,
+            },
+            None,
+            false,
+            |answer| guardrail(kind, Some(answer)).map(drop),
+        )?),
+    };
+    let mut guardrail = guardrail(kind, argument.as_deref()).map_err(anyhow::Error::msg)?;
+    guardrail.policy = match policy {
+        Some(policy) => policy,
+        None => {
+            let policies = [
+                "reject: end the run with an error".to_owned(),
+                "repair: ask the model to fix its answer".to_owned(),
+                "warn: record the failure and go on".to_owned(),
+            ];
+            let question = Question {
+                prompt: "  Policy",
+                flag: "--guardrail-policy POLICY",
+                what: "guardrail policy",
+            };
+            match ui.select(&question, &policies, 0)? {
+                1 => GuardrailPolicy::Repair,
+                2 => GuardrailPolicy::Warn,
+                _ => GuardrailPolicy::Reject,
+            }
+        }
+    };
+    Ok(guardrail)
 }
 
 /// One output guardrail of `kind`, checked as far as the CLI can (the JSON, the pattern, the
