@@ -365,27 +365,7 @@ pub(super) fn tracing(
         || !args.trace_backends.is_empty()
         || args.trace_sample_rate.is_some();
     if flagged {
-        if let Some(rate) = args.trace_sample_rate {
-            anyhow::ensure!(
-                (0.0..=1.0).contains(&rate),
-                "--trace-sample-rate {rate}: a fraction of runs, from 0 to 1"
-            );
-        }
-        return Ok(Some(TracingSpec {
-            enabled: true,
-            events: args
-                .trace_events
-                .iter()
-                .filter_map(|e| span_kind(e))
-                .collect(),
-            backend: args
-                .trace_backends
-                .iter()
-                .filter_map(|b| backend(b))
-                .collect(),
-            sample_rate: args.trace_sample_rate,
-            capture_content: None,
-        }));
+        return tracing_from_flags(args).map(Some);
     }
     if !ask {
         return Ok(None);
@@ -399,6 +379,36 @@ pub(super) fn tracing(
     if !ui.confirm(&question, false)? {
         return Ok(None);
     }
+    tracing_asked(ui).map(Some)
+}
+
+/// Tracing from `--tracing`, `--trace-events`, `--trace-backend` and `--trace-sample-rate`.
+fn tracing_from_flags(args: &ExtendedArgs) -> anyhow::Result<TracingSpec> {
+    if let Some(rate) = args.trace_sample_rate {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&rate),
+            "--trace-sample-rate {rate}: a fraction of runs, from 0 to 1"
+        );
+    }
+    Ok(TracingSpec {
+        enabled: true,
+        events: args
+            .trace_events
+            .iter()
+            .filter_map(|e| span_kind(e))
+            .collect(),
+        backend: args
+            .trace_backends
+            .iter()
+            .filter_map(|b| backend(b))
+            .collect(),
+        sample_rate: args.trace_sample_rate,
+        capture_content: None,
+    })
+}
+
+/// The traced events and the backend, asked in the wizard once tracing is on.
+fn tracing_asked(ui: &Ui) -> anyhow::Result<TracingSpec> {
     let kinds: Vec<String> = SpanKind::ALL
         .iter()
         .map(|k| k.as_str().to_owned())
@@ -433,13 +443,13 @@ pub(super) fn tracing(
         0 => Vec::new(),
         i => vec![TracingBackend::ALL[i - 1]],
     };
-    Ok(Some(TracingSpec {
+    Ok(TracingSpec {
         enabled: true,
         events,
         backend,
         sample_rate: None,
         capture_content: None,
-    }))
+    })
 }
 
 fn span_kind(name: &str) -> Option<SpanKind> {
