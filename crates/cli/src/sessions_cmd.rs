@@ -213,23 +213,7 @@ fn render_show(shown: &SessionView) -> String {
         count(session.message_count, "message"),
         count(session.run_count, "run")
     );
-    if !shown.runs.is_empty() {
-        out.push_str("\nRuns:\n");
-        for run in &shown.runs {
-            let _ = write!(
-                out,
-                "  #{} {} [{}] {}",
-                run.id, run.agent, run.context_scope, run.status
-            );
-            if let Some(parent) = run.parent_run_id {
-                let _ = write!(out, ", parent #{parent}");
-            }
-            if let Some(model) = &run.model {
-                let _ = write!(out, ", {model}");
-            }
-            out.push('\n');
-        }
-    }
+    write_runs(&mut out, shown);
     if !shown.state.is_empty() {
         out.push_str("\nState:\n");
         for (key, entry) in &shown.state {
@@ -254,6 +238,34 @@ fn render_show(shown: &SessionView) -> String {
             out.push_str(&guardrail_line(step));
         }
     }
+    write_model_calls(&mut out, shown);
+    write_messages(&mut out, shown);
+    out
+}
+
+/// The runs of `sessions show`, one a line.
+fn write_runs(out: &mut String, shown: &SessionView) {
+    if !shown.runs.is_empty() {
+        out.push_str("\nRuns:\n");
+        for run in &shown.runs {
+            let _ = write!(
+                out,
+                "  #{} {} [{}] {}",
+                run.id, run.agent, run.context_scope, run.status
+            );
+            if let Some(parent) = run.parent_run_id {
+                let _ = write!(out, ", parent #{parent}");
+            }
+            if let Some(model) = &run.model {
+                let _ = write!(out, ", {model}");
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// Each model call's prompt estimate, budget, window and usage.
+fn write_model_calls(out: &mut String, shown: &SessionView) {
     if !shown.model_calls.is_empty() {
         out.push_str("\nModel calls (estimated prompt / budget / window, tokens):\n");
         for call in &shown.model_calls {
@@ -278,6 +290,10 @@ fn render_show(shown: &SessionView) -> String {
             }
         }
     }
+}
+
+/// The messages of the view shown.
+fn write_messages(out: &mut String, shown: &SessionView) {
     let _ = writeln!(out, "\nMessages ({}):", shown.view);
     if shown.messages.is_empty() {
         out.push_str("  (none)\n");
@@ -295,7 +311,6 @@ fn render_show(shown: &SessionView) -> String {
             one_line(&describe(&message.message), 100)
         );
     }
-    out
 }
 
 /// `  #3 ✗ valid-json-output (output, repair, attempt 0): error; error`
