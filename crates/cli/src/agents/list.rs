@@ -4,6 +4,7 @@ use super::{display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
 use crate::output::terminal_safe;
+use agentctl_config::Locations;
 use agentctl_core::{ContextMode, Scope};
 use agentctl_definitions::LoadedAgent;
 use agentctl_session::{Project, semantic_checks};
@@ -166,28 +167,7 @@ fn print_table(
             Scope::Global => "Global agents",
         };
         writeln!(out, "{heading}:")?;
-        let table: Vec<Cells<'_>> = group
-            .iter()
-            .map(|r| {
-                let mut source = format!("{} {}", r.format, display_path(r.path, locations));
-                if let Some(by) = r.shadowed_by {
-                    source.push_str(" (shadowed by ");
-                    source.push_str(&display_path(by, locations));
-                    source.push(')');
-                }
-                Cells {
-                    mark: if r.error.is_some() { "✗ " } else { "" },
-                    name: &r.name,
-                    title: r.title.unwrap_or("-"),
-                    model: match (r.model, &r.error) {
-                        (Some(model), _) => model,
-                        (None, Some(_)) => "-",
-                        (None, None) => "(default)",
-                    },
-                    source: Cow::Owned(source),
-                }
-            })
-            .collect();
+        let table: Vec<Cells<'_>> = group.iter().map(|r| cells(r, locations)).collect();
         let headers = Cells {
             mark: "",
             name: "NAME",
@@ -233,6 +213,27 @@ fn print_table(
         summary.push_str(&format!(", {} broken", broken.len()));
     }
     writeln!(out, "{summary}")
+}
+
+/// The cells of one agent's line: its name, title, model, and where it comes from.
+fn cells<'a>(r: &'a Row<'_>, locations: &Locations) -> Cells<'a> {
+    let mut source = format!("{} {}", r.format, display_path(r.path, locations));
+    if let Some(by) = r.shadowed_by {
+        source.push_str(" (shadowed by ");
+        source.push_str(&display_path(by, locations));
+        source.push(')');
+    }
+    Cells {
+        mark: if r.error.is_some() { "✗ " } else { "" },
+        name: &r.name,
+        title: r.title.unwrap_or("-"),
+        model: match (r.model, &r.error) {
+            (Some(model), _) => model,
+            (None, Some(_)) => "-",
+            (None, None) => "(default)",
+        },
+        source: Cow::Owned(source),
+    }
 }
 
 /// The cells of one table line, borrowed from its row.
