@@ -3,7 +3,7 @@
 use super::{discover_agents, display_path, find, located};
 use crate::args::{ShowArgs, TextFormat};
 use crate::output::print_json;
-use agentctl_core::resolve_model;
+use agentctl_core::{MemorySpec, Settings, resolve_model};
 use agentctl_definitions::LoadedAgent;
 use agentctl_session::Project;
 use std::fmt::Write as _;
@@ -81,15 +81,7 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
         "format",
         &format!("{} ({})", source.format, agent.format_reason()),
     )?;
-    let model = match spec.model.as_deref() {
-        None => "(default)".to_owned(),
-        Some(model) => match resolve_model(model, settings, None) {
-            Ok(resolved) if resolved.to_string() != model => format!("{model} → {resolved}"),
-            Ok(_) => model.to_owned(),
-            Err(error) => format!("{model} (unresolved: {error})"),
-        },
-    };
-    field("model", &model)?;
+    field("model", &model_line(spec.model.as_deref(), settings))?;
     let context_mode = spec
         .context_mode
         .unwrap_or(settings.agents.default_context_mode);
@@ -125,17 +117,8 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
         let names: Vec<&str> = spec.guardrails.iter().map(|g| g.name.as_str()).collect();
         field("guardrails", &names.join(", "))?;
     }
-    if let Some(memory) = &spec.memory {
-        let mut parts = Vec::new();
-        if !memory.session.is_empty() {
-            parts.push(format!("session [{}]", memory.session.join(", ")));
-        }
-        if let Some(long_term) = &memory.long_term {
-            parts.push(format!("long-term {}", long_term.backend));
-        }
-        if !parts.is_empty() {
-            field("memory", &parts.join("; "))?;
-        }
+    if let Some(memory) = spec.memory.as_ref().and_then(memory_line) {
+        field("memory", &memory)?;
     }
     for (key, value) in &agent.definition.extra {
         let value = match value {
@@ -145,4 +128,28 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
         field(&format!("extra.{key}"), &value)?;
     }
     Ok(out)
+}
+
+/// The agent's model as written, and what it resolves to (or why it does not).
+fn model_line(model: Option<&str>, settings: &Settings) -> String {
+    match model {
+        None => "(default)".to_owned(),
+        Some(model) => match resolve_model(model, settings, None) {
+            Ok(resolved) if resolved.to_string() != model => format!("{model} → {resolved}"),
+            Ok(_) => model.to_owned(),
+            Err(error) => format!("{model} (unresolved: {error})"),
+        },
+    }
+}
+
+/// The session keys and the long-term backend an agent declares; `None` when neither.
+fn memory_line(memory: &MemorySpec) -> Option<String> {
+    let mut parts = Vec::new();
+    if !memory.session.is_empty() {
+        parts.push(format!("session [{}]", memory.session.join(", ")));
+    }
+    if let Some(long_term) = &memory.long_term {
+        parts.push(format!("long-term {}", long_term.backend));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
