@@ -246,25 +246,7 @@ pub(crate) fn replay_text(replay: &GraphReplay) -> String {
             node.node, node.step
         );
         for item in &node.items {
-            let line = match item {
-                ReplayItem::Tool {
-                    name, arguments, ..
-                } => format!("→ Tool: {name}({})", brief_arguments(arguments)),
-                ReplayItem::Llm { text, .. } => format!("→ LLM: {}", excerpt(text)),
-                ReplayItem::Handoff { from, to, reason } => {
-                    format!("→ Handoff: {from} → {to} ({})", excerpt(reason))
-                }
-                ReplayItem::Guardrail {
-                    name,
-                    passed,
-                    errors,
-                    ..
-                } => match passed {
-                    true => format!("→ Guardrail: {name} ✓"),
-                    false => format!("→ Guardrail: {name} ✗ {}", excerpt(&errors.join("; "))),
-                },
-            };
-            let _ = writeln!(text, "  {line}");
+            let _ = writeln!(text, "  {}", item_line(item));
         }
         let reason = node.reason.as_deref().unwrap_or_default();
         let _ = writeln!(text, "\n[{} → {}] {reason}", node.node, node.next);
@@ -306,6 +288,28 @@ pub(crate) fn replay_text(replay: &GraphReplay) -> String {
         let _ = writeln!(text, "Other branches: {} (--branch B)", others.join(", "));
     }
     text
+}
+
+/// One line of a replayed node: a tool call, the model's answer, a handoff or a guardrail.
+fn item_line(item: &ReplayItem) -> String {
+    match item {
+        ReplayItem::Tool {
+            name, arguments, ..
+        } => format!("→ Tool: {name}({})", brief_arguments(arguments)),
+        ReplayItem::Llm { text, .. } => format!("→ LLM: {}", excerpt(text)),
+        ReplayItem::Handoff { from, to, reason } => {
+            format!("→ Handoff: {from} → {to} ({})", excerpt(reason))
+        }
+        ReplayItem::Guardrail {
+            name,
+            passed,
+            errors,
+            ..
+        } => match passed {
+            true => format!("→ Guardrail: {name} ✓"),
+            false => format!("→ Guardrail: {name} ✗ {}", excerpt(&errors.join("; "))),
+        },
+    }
 }
 
 /// `path`, or the first string argument, else the arguments as JSON, cut short.
