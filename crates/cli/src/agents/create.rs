@@ -86,24 +86,7 @@ fn request(
         |t| t.spec(&name),
     );
     spec.kind = Some("agent".to_owned());
-    spec.title = Some(match &args.title {
-        Some(title) => title.trim().to_owned(),
-        None => ui.text(
-            &Question {
-                prompt: "Title",
-                flag: "--title TITLE",
-                what: "title",
-            },
-            Some(
-                spec.title
-                    .clone()
-                    .unwrap_or_else(|| choices::title_case(&name)),
-            ),
-            false,
-            |_| Ok(()),
-        )?,
-    })
-    .filter(|title| !title.is_empty());
+    spec.title = title(ui, args, spec.title.take(), &name)?;
     spec.description = description(ui, args, spec.description.take())?;
     spec.model = model(ui, args, settings)?;
     let scope = scope(ui, args, context)?;
@@ -131,15 +114,17 @@ fn request(
     ui.section("")?;
     // The handoffs and memory the agent declares bring their tools whatever `tools.allow`
     // says: the allow list is written as given.
-    let mut notes = Vec::new();
-    for handoff in &spec.handoffs {
-        if !agents.contains(&handoff.to) {
-            notes.push(format!(
+    let notes = spec
+        .handoffs
+        .iter()
+        .filter(|handoff| !agents.contains(&handoff.to))
+        .map(|handoff| {
+            format!(
                 "no agent `{}` exists yet: the handoff to it fails until one does",
                 handoff.to
-            ));
-        }
-    }
+            )
+        })
+        .collect();
     Ok(CreateRequest {
         spec,
         body: template.map_or(DEFAULT_PROMPT, Template::system_prompt),
@@ -148,6 +133,30 @@ fn request(
         replace,
         notes,
     })
+}
+
+/// The title: `--title`, else asked with the template's (or one made from the name) as the
+/// default; `None` when left empty.
+fn title(
+    ui: &Ui,
+    args: &CreateArgs,
+    template: Option<String>,
+    name: &str,
+) -> anyhow::Result<Option<String>> {
+    let title = match &args.title {
+        Some(title) => title.trim().to_owned(),
+        None => ui.text(
+            &Question {
+                prompt: "Title",
+                flag: "--title TITLE",
+                what: "title",
+            },
+            Some(template.unwrap_or_else(|| choices::title_case(name))),
+            false,
+            |_| Ok(()),
+        )?,
+    };
+    Ok(Some(title).filter(|title| !title.is_empty()))
 }
 
 /// NAME, checked before anything is asked or written: kebab-case only, so no path
