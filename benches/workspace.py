@@ -15,6 +15,9 @@ Each subcommand prints tab-separated rows that workspace.sh turns into Markdown:
 - tests: `crate<TAB>count` of `#[test]` and `#[tokio::test]` functions (src, tests, benches).
 - wire: `file<TAB>test<TAB>wire|shortcut` per end-to-end test (CLI tests and the session crate's
   integration tests) that runs a model; see `wire_kind` for the heuristic.
+- devcycles: `crate<TAB>dev-dependency` per dev-dependency cycle: a workspace crate whose
+  dev-dependency depends on it again through normal dependencies (its unit tests would see two
+  copies of its types). Reads `cargo metadata --format-version 1` from stdin; ROOT is unused.
 """
 
 import os
@@ -430,8 +433,42 @@ def wire(root):
                 print(f"{file.relative_to(root)}\t{m.group(3)}\t{kind}")
 
 
+def devcycles(_root):
+    import json
+
+    metadata = json.load(sys.stdin)
+    members = set(metadata["workspace_members"])
+    names = {p["id"]: p["name"] for p in metadata["packages"] if p["id"] in members}
+    by_name = {name: pid for pid, name in names.items()}
+    normal, dev = {}, {}
+    for package in metadata["packages"]:
+        if package["id"] not in members:
+            continue
+        for dependency in package["dependencies"]:
+            if dependency["name"] not in by_name:
+                continue
+            edges = dev if dependency.get("kind") == "dev" else normal
+            edges.setdefault(package["name"], set()).add(dependency["name"])
+
+    def reaches(start, goal):
+        seen, stack = set(), [start]
+        while stack:
+            name = stack.pop()
+            if name == goal:
+                return True
+            if name not in seen:
+                seen.add(name)
+                stack.extend(normal.get(name, ()))
+        return False
+
+    for name in sorted(dev):
+        for dependency in sorted(dev[name]):
+            if reaches(dependency, name):
+                print(f"{name}\t{dependency}")
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("circles", "functions", "tests", "wire"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("circles", "functions", "tests", "wire", "devcycles"):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         sys.exit(2)
     globals()[sys.argv[1]](Path(sys.argv[2]))

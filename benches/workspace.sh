@@ -11,6 +11,8 @@
 # - non-test functions over 80 lines (from the `fn` line to its closing brace), and how many of
 #   them carry a `// Kept whole: <reason>` comment just above;
 # - tests per crate (`#[test]` and `#[tokio::test]` in src, tests, benches and examples);
+# - dev-dependency cycles: a crate whose dev-dependency depends on it again (its unit tests see
+#   two copies of its types);
 # - end-to-end tests that run a model (tests/cli and crates/session/tests), on the wire or not.
 #   Heuristic (a grep of each test's body and the same-file helpers and constants it names): on
 #   the wire when it names the strict fake server (`FakeServer`, the CLI tests' `ServedModel`);
@@ -47,6 +49,7 @@ python3 benches/workspace.py circles . >"$work/circles"
 python3 benches/workspace.py functions . >"$work/functions"
 python3 benches/workspace.py tests . >"$work/tests"
 python3 benches/workspace.py wire . >"$work/wire"
+cargo metadata --offline --format-version 1 | python3 benches/workspace.py devcycles . >"$work/devcycles"
 
 # Packages a crate compiles for itself, the crate left out.
 dependencies() {
@@ -77,6 +80,10 @@ while IFS=$'\t' read -r crate tests; do
 done <"$work/tests"
 total_tests=$(awk -F'\t' '{ s += $2 } END { print s }' "$work/tests")
 echo "| **total** | | | | $total_circles | $total_long ($total_kept) | $total_tests |"
+
+echo
+echo "Dev-dependency cycles: $(wc -l <"$work/devcycles")"
+awk -F'\t' '{ print "- " $1 " → " $2 " (dev) → … → " $1 }' "$work/devcycles"
 
 echo
 echo "End-to-end tests that run a model (heuristic: see benches/workspace.sh):"

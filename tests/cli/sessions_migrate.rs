@@ -5,7 +5,7 @@
 use super::support::TestProject;
 use agentctl_core::Message;
 use agentctl_store::{ContextScope, MessageQuery, NewMessage, SessionLog, SessionStore};
-use agentctl_test_support::{backends, open_location};
+use agentctl_store_suite::{backends, open_location};
 
 fn say(store: &dyn SessionStore, session: &str, text: &str) {
     store

@@ -1,11 +1,12 @@
 //! The review-then-fix workflow on a PostgreSQL store (`AGENTCTL_DATABASE_URL`), read from a
 //! second checkout as another machine would, and `sessions migrate` both ways.
 //!
-//! Needs a server: `AGENTCTL_TEST_DATABASE_URL` (see `agentctl_test_support::backends`).
+//! Needs a server: `AGENTCTL_TEST_DATABASE_URL` (see `agentctl_store_suite::backends`).
 //! Without one the tests say so and pass, except under CI, where they fail.
 
 use super::support::{FIX, REVIEW, TestProject};
-use agentctl_test_support::{Backend, FreshStore, postgres_url};
+use agentctl_store_suite::{Backend, FreshStore};
+use agentctl_test_support::postgres_url;
 use serde_json::Value;
 
 /// `agentctl ARGS` in `project` with its sessions in `database`; must succeed.

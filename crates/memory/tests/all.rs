@@ -4,9 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
-    mod backends;
     mod hostile;
-    mod pgvector;
     #[cfg(unix)]
     mod private;
     mod store;

@@ -19,7 +19,6 @@ mod suite {
     #[cfg(unix)]
     mod private;
     mod recorder;
-    mod shared;
     mod state;
     mod store;
     mod trace;

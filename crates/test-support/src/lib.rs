@@ -3,9 +3,9 @@
 //! site, [`FakeWeb`]), builders for their JSON and SSE answers, and in-process fakes
 //! (queue and routing providers, tools with a chosen risk and behaviour, agent and answer
 //! builders) shared by every crate's tests, [`InstantServer`] (the stateless keep-alive
-//! OpenAI-compatible server the benchmarks measure against), and the session store backends a
-//! store test runs against ([`backends`]: SQLite, and PostgreSQL when `AGENTCTL_TEST_DATABASE_URL`
-//! names a server).
+//! OpenAI-compatible server the benchmarks measure against), and the PostgreSQL test server
+//! ([`postgres_url`]). The store backends a store test runs against are
+//! `agentctl-store-suite`'s.
 //!
 //! The servers are strict: each request is checked against the real API's rules first (tool
 //! names, schemas, the pairing of tool calls and results, roles, required fields — see
@@ -28,11 +28,11 @@ mod embeddings;
 mod fakes;
 mod instant;
 mod otlp;
+mod postgres;
 #[cfg(target_os = "linux")]
 pub mod process;
 mod rules;
 mod server;
-mod stores;
 mod web;
 mod wire;
 
@@ -45,11 +45,9 @@ pub use instant::{
     Exchange, ExchangeSink, INSTANT_ANSWER, INSTANT_LOOKUP_ARGUMENTS, InstantServer,
 };
 pub use otlp::{OTLP_WAIT, OtlpReceiver, ReceivedRequest, ReceivedSpan};
+pub use postgres::{TEST_DATABASE_URL, postgres_url};
 pub use rules::{Violation, check_request};
 pub use server::FakeServer;
-pub use stores::{
-    Backend, FreshStore, TEST_DATABASE_URL, TestStore, backends, open_location, postgres_url,
-};
 pub use web::FakeWeb;
 pub use wire::{BodyPart, RecordedRequest, Reply, WireFormat};
 

@@ -1,6 +1,6 @@
 //! The shared store suite: what every [`SessionStore`] must do, run against each backend —
 //! the embedded SQLite store and the PostgreSQL store (when `AGENTCTL_TEST_DATABASE_URL`
-//! names a server; see `agentctl_test_support::backends`).
+//! names a server; see `agentctl_store_suite::backends`).
 //!
 //! Each case is written once, as a function of a fresh store, and [`on_each_backend!`] makes
 //! one test per backend of it (`…::sqlite`, `…::postgres`), so a failure names its backend.
@@ -19,7 +19,7 @@ macro_rules! on_each_backend {
                 #[allow(unused_imports)]
                 use super::*;
                 #[allow(unused_imports)]
-                use agentctl_test_support::{Backend, FreshStore};
+                use agentctl_store_suite::{Backend, FreshStore};
 
                 fn case($fresh: &FreshStore) $body
 

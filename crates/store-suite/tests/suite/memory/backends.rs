@@ -8,7 +8,8 @@ use agentctl_memory::{
     MemoryStore, NewMemory, Remembered, copy_memories,
 };
 use agentctl_store_postgres::PgStore;
-use agentctl_test_support::{Backend, FreshStore, fake_embedding};
+use agentctl_store_suite::{Backend, FreshStore};
+use agentctl_test_support::fake_embedding;
 use serde_json::json;
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@ use super::{new_run, turn};
 use agentctl_context::*;
 use agentctl_core::{ContextMode, Message, Span, SpanDetail, SpanId, SpanStatus, TraceId};
 use agentctl_store::*;
-use agentctl_test_support::{Backend, FreshStore, backends};
+use agentctl_store_suite::{Backend, FreshStore, backends};
 use serde_json::{Value, json};
 
 /// A session with a bit of everything: workspaces of every kind, a sub-agent with a parent,

@@ -1,24 +1,21 @@
 //! The session store backends a test runs against: the embedded SQLite store always, and the
-//! PostgreSQL store when a server is at hand.
+//! PostgreSQL store when a server is at hand — the store suite's half of the test helpers,
+//! apart from `agentctl-test-support` so that the stores' own tests can use those helpers
+//! without a dependency cycle.
 //!
 //! `AGENTCTL_TEST_DATABASE_URL` names a PostgreSQL server (`postgres://USER@HOST:PORT/postgres`,
 //! a user that may create databases; `.ci/postgres start` starts a throwaway one). Each
 //! [`Backend::fresh`] store of PostgreSQL gets a database of its own, dropped with it, so tests
 //! run in parallel without seeing each other's sessions. Without the variable the PostgreSQL
-//! half is skipped — with a message on stderr that `cargo test` shows — except under CI
-//! (`CI` set to anything but `false`/`0`), where a missing server fails the test instead of
-//! silently testing half.
+//! half is skipped (see [`agentctl_test_support::postgres_url`]).
 
 use agentctl_core::Redactor;
 use agentctl_store::{SessionImport, SessionStore};
 use agentctl_store_postgres::{PgStore, ScratchDatabase};
 use agentctl_store_sqlite::SqliteStore;
-use std::io::Write;
+use agentctl_test_support::{TEST_DATABASE_URL, postgres_url};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Once};
-
-/// The variable naming the test server.
-pub const TEST_DATABASE_URL: &str = "AGENTCTL_TEST_DATABASE_URL";
+use std::sync::Arc;
 
 /// A store implementation under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,34 +30,6 @@ pub enum Backend {
 pub trait TestStore: SessionStore + SessionImport {}
 
 impl<T: SessionStore + SessionImport + ?Sized> TestStore for T {}
-
-/// The test server's URL; `None` (after saying so once on stderr) when there is none and this
-/// is not CI. Panics under CI without one.
-pub fn postgres_url() -> Option<String> {
-    if let Some(url) = std::env::var(TEST_DATABASE_URL)
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-    {
-        return Some(url);
-    }
-    let ci = std::env::var("CI").is_ok_and(|value| !matches!(value.as_str(), "" | "false" | "0"));
-    assert!(
-        !ci,
-        "{TEST_DATABASE_URL} is not set under CI: the PostgreSQL half of the store tests cannot \
-         be skipped there. Start a server with `eval \"$(bash .ci/postgres start)\"` (what \
-         .ci/run does)"
-    );
-    static SAID: Once = Once::new();
-    SAID.call_once(|| {
-        // Straight to stderr: the test harness captures `eprintln!` of passing tests.
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "SKIPPED: {TEST_DATABASE_URL} is not set: skipping the PostgreSQL half of the store \
-             tests (start a server with `eval \"$(bash .ci/postgres start)\"`)"
-        );
-    });
-    None
-}
 
 /// The backends to run a store test against: SQLite, and PostgreSQL when there is a server.
 pub fn backends() -> Vec<Backend> {

@@ -7,7 +7,7 @@
 use super::{new_run, text_of, turn};
 use agentctl_core::{ContextMode, Usage};
 use agentctl_store::*;
-use agentctl_test_support::{Backend, FreshStore, backends, open_location};
+use agentctl_store_suite::{Backend, FreshStore, backends, open_location};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -119,7 +119,7 @@ on_each_backend! {
 #[test]
 fn secrets_never_reach_either_store() {
     let secret = "sk-live-shared-suite-0123456789";
-    for backend in agentctl_test_support::backends() {
+    for backend in agentctl_store_suite::backends() {
         let fresh = backend.fresh_with(Redactor::new([secret]));
         let store = &fresh.store;
         let session = store
