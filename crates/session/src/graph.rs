@@ -17,15 +17,10 @@
 //! Whichever way a graph agent is reached — a turn naming it, a handoff, a `task`, `mcp
 //! serve` — it runs its graph: the session decides, never the front end.
 
-mod drive;
-mod parts;
 mod replay;
 
 pub use crate::error::GraphError;
 pub use replay::{GraphReplay, ReplayItem, ReplayNode, ReplayTotals};
-
-pub(crate) use drive::graph_turn;
-pub(crate) use parts::run_graph_child;
 
 use crate::session::SessionHandle;
 use agentctl_core::AgentDefinition;

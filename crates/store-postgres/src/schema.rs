@@ -226,8 +226,9 @@ pub(crate) async fn migrate(client: &mut Client, label: &str) -> FaultResult<()>
         let version = i32::try_from(version)
             .map_err(|_| Fault::Store(format!("schema version {version} is out of range")))?;
         tx.execute(
-            "INSERT INTO agentctl_schema_migrations (version, applied_at) VALUES ($1, $2)",
-            &[&version, &crate::store::now_ms()],
+            "INSERT INTO agentctl_schema_migrations (version, applied_at) \
+             VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)",
+            &[&version],
         )
         .await?;
         tx.commit().await?;

@@ -3,53 +3,26 @@
 //! and its model resolved once; each run's events go to the store thread as they pass and to
 //! the turn's sink; a question of the run is sent once everything it emitted before is.
 
+use super::ctx::TurnCtx;
 use super::events::Frame;
+use super::graph_run::graph_turn;
 use super::handoff::{brief, check_limit};
+use super::lead::{AgentOutcome, Lead};
 use super::prepare::{Ready, RunKind};
 use super::protocol::{EventMsg, Notice};
 use super::trace::TurnTracing;
-use super::turn::TurnCtx;
 use super::writer::Recording;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt, graph_turn};
+use crate::graph::{GraphError, StartAt};
 use crate::session::run_ending;
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,
     RunResult, TraceContext,
 };
 use agentctl_runtime::{RunHandle, RunScope};
-use agentctl_store::{ContextError, RunId, Source};
+use agentctl_store::{ContextError, RunId};
 use futures_util::{FutureExt as _, StreamExt as _};
 use std::sync::Arc;
-
-/// The first agent of a turn (or of a graph node) and how it runs.
-pub(crate) struct Lead {
-    pub agent: AgentDefinition,
-    /// The user's prompt, expanded (a node's prompt for a graph node).
-    pub prompt: String,
-    /// The main conversation.
-    pub main: bool,
-    /// The first agent's context mode, over everything else.
-    pub flag: Option<ContextMode>,
-    /// The first agent's model, over its own.
-    pub model: Option<String>,
-    /// Its events are the turn's own, or a graph node's.
-    pub frame: Frame,
-    /// The span its runs hang under (a graph node's), else the turn's own root.
-    pub trace: Option<TraceContext>,
-    /// Where its runs are recorded as coming from, over the session's (`graph` for a node).
-    pub source: Option<Source>,
-}
-
-/// How an agent's part of a turn ended.
-pub(crate) struct AgentOutcome {
-    /// The last run's result; the turn's failure, or a store error.
-    pub result: Result<RunResult, SessionError>,
-    /// The agents that worked, in order.
-    pub agents: Vec<String>,
-    /// The first run's store id.
-    pub first_run: Option<RunId>,
-}
 
 /// One run's end.
 struct RunEnd {

@@ -4,8 +4,12 @@
 //! for its own tasks; a graph agent runs its graph.
 
 use super::approvals::TurnGate;
+use super::ctx::TurnCtx;
+use super::events::Sink;
+use super::graph_run::graph_turn;
+use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
-use crate::graph::run_graph_child;
+use crate::graph::{GraphError, StartAt};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
 };
@@ -16,6 +20,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Starts the sub-agents of one turn.
@@ -213,5 +218,50 @@ impl RunStream for Child {
                 }
             }
         })
+    }
+}
+
+/// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
+/// session of the turn that started it (its nodes' questions reach that turn).
+async fn run_graph_child(
+    engine: &Arc<Engine>,
+    gate: Arc<TurnGate>,
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: RunOptions,
+) -> Result<RunResult, RunError> {
+    let mut ctx = TurnCtx::child(engine, gate, &options);
+    let trace = options.trace.clone();
+    match graph_turn(&mut ctx, agent, StartAt::New(prompt.to_owned()), trace).await {
+        Ok((_, result)) => Ok(result),
+        Err(GraphError::Cancelled) => Err(RunError::Cancelled),
+        Err(error) => Err(RunError::Aborted(format!(
+            "graph `{}`: {error}",
+            agent.name()
+        ))),
+    }
+}
+
+impl TurnCtx {
+    /// The context of a sub-agent that is a graph: its events go nowhere (as a sub-agent's
+    /// do), its questions to the turn that started it (through that turn's `gate`).
+    fn child(engine: &Arc<Engine>, gate: Arc<TurnGate>, options: &RunOptions) -> Self {
+        // Nobody sends on this channel: the parent's gate carries the questions.
+        let (_, questions) = mpsc::unbounded_channel();
+        let sub_agents: Arc<dyn SubAgentRunner> =
+            Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
+        Self {
+            engine: Arc::clone(engine),
+            sink: Sink::nowhere(TurnId(0)),
+            cancel: options.cancel.clone().unwrap_or_default(),
+            gate,
+            sub_agents,
+            questions,
+            options: TurnOptions {
+                stream: options.stream,
+                max_turns: options.max_turns,
+                ..TurnOptions::default()
+            },
+        }
     }
 }

@@ -3,18 +3,19 @@
 //! and whether that is an agent (its runs and handoffs) or a graph (node by node). Every front
 //! end reaches agents and graphs through here.
 
-use super::agent::{AgentOutcome, Lead};
 use super::approvals::TurnGate;
+use super::ctx::TurnCtx;
 use super::events::{Frame, Sink};
+use super::graph_run::graph_turn;
+use super::lead::{AgentOutcome, Lead};
 use super::protocol::{EventMsg, Notice, Target, TurnOptions, TurnOutcome};
 use super::state::Engine;
 use super::sub_agents::SubAgents;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt, find_branch, graph_turn};
+use crate::graph::{GraphError, StartAt, find_branch};
 use crate::main_agent::main_agent;
 use agentctl_context::expand_file_references;
-use agentctl_core::{AgentDefinition, RunError, RunOptions};
-use agentctl_tools::ApprovalRequest;
+use agentctl_core::{AgentDefinition, RunError, SubAgentRunner};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -29,20 +30,6 @@ pub(crate) enum Request {
         branch: Option<u32>,
         from_step: Option<u32>,
     },
-}
-
-/// Everything the runs of one turn share: the session, where the events go, the token that
-/// cancels the turn, its gate (questions come back to this turn) and its sub-agent runner.
-pub(crate) struct TurnCtx {
-    pub(crate) engine: Arc<Engine>,
-    pub(crate) sink: Sink,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) gate: Arc<TurnGate>,
-    pub(crate) sub_agents: Arc<SubAgents>,
-    /// The questions of the turn's runs (and sub-agents), for the driver to send once the
-    /// events before them are out.
-    pub(crate) questions: mpsc::UnboundedReceiver<ApprovalRequest>,
-    pub(crate) options: TurnOptions,
 }
 
 impl TurnCtx {
@@ -60,7 +47,8 @@ impl TurnCtx {
             Arc::clone(&approvals.desk),
             sender,
         ));
-        let sub_agents = Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
+        let sub_agents: Arc<dyn SubAgentRunner> =
+            Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
         Self {
             engine: Arc::clone(engine),
             sink,
@@ -69,27 +57,6 @@ impl TurnCtx {
             sub_agents,
             questions,
             options,
-        }
-    }
-
-    /// The context of a sub-agent that is a graph: its events go nowhere (as a sub-agent's
-    /// do), its questions to the turn that started it (through that turn's `gate`).
-    pub(crate) fn child(engine: &Arc<Engine>, gate: Arc<TurnGate>, options: &RunOptions) -> Self {
-        // Nobody sends on this channel: the parent's gate carries the questions.
-        let (_, questions) = mpsc::unbounded_channel();
-        let sub_agents = Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
-        Self {
-            engine: Arc::clone(engine),
-            sink: Sink::nowhere(super::protocol::TurnId(0)),
-            cancel: options.cancel.clone().unwrap_or_default(),
-            gate,
-            sub_agents,
-            questions,
-            options: TurnOptions {
-                stream: options.stream,
-                max_turns: options.max_turns,
-                ..TurnOptions::default()
-            },
         }
     }
 

@@ -3,11 +3,11 @@
 //! agent, then whoever it hands off to), its events framed as the node's; every store read and
 //! write goes through the session's store thread.
 
-use super::parts::{branch_of, edge_reason, node_prompt};
-use super::{GraphOutcome, StartAt};
+use super::parts::{INPUT_KEY, branch_of, edge_reason, node_prompt};
 use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
 use crate::error::GraphError;
 use crate::error::SessionError;
+use crate::graph::{GraphOutcome, StartAt};
 use crate::session::SessionHandle;
 use agentctl_core::{
     AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError,
@@ -20,9 +20,6 @@ use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// The state key of the graph's input.
-pub(super) const INPUT_KEY: &str = "input";
-
 /// A graph turn: runs `agent`'s graph from `at` in the turn's session, its events through the
 /// turn's sink; returns how it ended and its last node's run result.
 pub(crate) async fn graph_turn(
@@ -31,7 +28,7 @@ pub(crate) async fn graph_turn(
     at: StartAt,
     trace: Option<TraceContext>,
 ) -> Result<(GraphOutcome, RunResult), GraphError> {
-    let graph = super::compile(agent)?;
+    let graph = crate::graph::compile(agent)?;
     let engine = Arc::clone(&ctx.engine);
     let Some(store) = engine.store.as_ref() else {
         return Err(GraphError::NoSession);

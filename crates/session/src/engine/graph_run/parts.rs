@@ -1,15 +1,15 @@
-//! The parts of a graph run around the driver: which branch a resume or fork takes, a graph
-//! reached as a `task` sub-agent, what each node's agent is asked, and why an edge was taken.
+//! The parts of a graph run around the driver: which branch a resume or fork takes, what each
+//! node's agent is asked, and why an edge was taken.
 
-use super::drive::{INPUT_KEY, graph_turn};
-use super::{GraphError, StartAt};
-use crate::engine::TurnCtx;
+use crate::graph::GraphError;
 use crate::session::SessionHandle;
-use agentctl_core::{AgentDefinition, GraphNode, RunError, RunResult};
+use agentctl_core::GraphNode;
 use agentctl_routing::Transition;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
-use std::sync::Arc;
+
+/// The state key of the graph's input.
+pub(super) const INPUT_KEY: &str = "input";
 
 /// `branch`, checked to be a run of `graph`, or the newest branch of `graph`.
 pub(super) fn branch_of(
@@ -17,7 +17,7 @@ pub(super) fn branch_of(
     graph: &str,
     branch: Option<u32>,
 ) -> Result<u32, GraphError> {
-    let found = super::find_branch(session, branch, Some(graph))?;
+    let found = crate::graph::find_branch(session, branch, Some(graph))?;
     if found.graph != graph {
         return Err(GraphError::OtherGraph {
             session: session.id().to_owned(),
@@ -27,27 +27,6 @@ pub(super) fn branch_of(
         });
     }
     Ok(found.branch)
-}
-
-/// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
-/// session of the turn that started it (its nodes' questions reach that turn).
-pub(crate) async fn run_graph_child(
-    engine: &Arc<crate::engine::Engine>,
-    gate: Arc<crate::engine::TurnGate>,
-    agent: &AgentDefinition,
-    prompt: &str,
-    options: agentctl_core::RunOptions,
-) -> Result<RunResult, RunError> {
-    let mut ctx = TurnCtx::child(engine, gate, &options);
-    let trace = options.trace.clone();
-    match graph_turn(&mut ctx, agent, StartAt::New(prompt.to_owned()), trace).await {
-        Ok((_, result)) => Ok(result),
-        Err(GraphError::Cancelled) => Err(RunError::Cancelled),
-        Err(error) => Err(RunError::Aborted(format!(
-            "graph `{}`: {error}",
-            agent.name()
-        ))),
-    }
 }
 
 /// Why the graph went where it did, as the seed's replay shows it: `analysis.can_auto_fix =
