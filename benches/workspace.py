@@ -9,8 +9,8 @@ Each subcommand prints tab-separated rows that workspace.sh turns into Markdown:
   more than one module in the graph of a crate's `crate::`/`super::`/`self::`/child-module paths
   (use statements and paths in code, test modules left out; a name a module re-exports with
   `pub use` is followed to the module that defines it).
-- functions: `crate<TAB>lines<TAB>file:line fn name<TAB>kept` per non-test function whose body
-  spans more than 80 lines (from the `fn` line to its closing brace); `kept` is `yes` when a
+- functions: `crate<TAB>lines<TAB>file:line fn name<TAB>kept` per non-test function (test modules
+  inline or in files of their own left out) whose body spans more than 80 lines (from the `fn` line to its closing brace); `kept` is `yes` when a
   comment starting `Kept whole:` is among the lines just above it (the reason it is one function).
 - tests: `crate<TAB>count` of `#[test]` and `#[tokio::test]` functions (src, tests, benches).
 - wire: `file<TAB>test<TAB>wire|shortcut` per end-to-end test (CLI tests and the session crate's
@@ -327,9 +327,29 @@ def circles(root):
 FN = re.compile(r"\bfn\s+(\w+)")
 
 
+TEST_MOD_FILE = re.compile(r"#\[\s*cfg\s*\(\s*test\s*\)\s*\]\s*(pub(\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+
+
+def test_module_files(src):
+    """Files of modules declared `#[cfg(test)] mod x;` (and everything below them)."""
+    tests = set()
+    for file in rust_files(src):
+        children = file.parent if file.name in ("lib.rs", "main.rs", "mod.rs") else file.with_suffix("")
+        for m in TEST_MOD_FILE.finditer(strip(file.read_text())):
+            for candidate in (children / f"{m.group(3)}.rs", children / m.group(3) / "mod.rs"):
+                if candidate.exists():
+                    tests.add(candidate)
+            if (children / m.group(3)).is_dir():
+                tests.update(rust_files(children / m.group(3)))
+    return tests
+
+
 def functions(root):
     for name, src in crates(root):
+        tests = test_module_files(src)
         for file in rust_files(src):
+            if file in tests:
+                continue
             raw = file.read_text()
             code = drop_test_modules(strip(raw))
             raw_lines = raw.split("\n")

@@ -147,6 +147,30 @@ pub(crate) struct IndexBuilder {
     scratch: String,
 }
 
+/// A mapping's key: a scalar is indexed under its dotted path (its position kept, the first
+/// one wins); any other node is a complex key, not indexed.
+fn index_key(
+    index: &mut YamlIndex,
+    scratch: &mut String,
+    path: &Path,
+    event: &Event<'_>,
+    pos: (usize, usize),
+) -> Pending {
+    let Event::Scalar(value, ..) = event else {
+        return Pending::Complex;
+    };
+    let dotted = child_key(scratch, &path.1, value);
+    index.positions.entry(Arc::clone(&dotted)).or_insert(pos);
+    let pending = Pending::Key(index.keys.len());
+    index.keys.push(KeyEntry {
+        parent: Rc::clone(&path.0),
+        key_start: dotted.len() - value.len(),
+        path: dotted,
+        pos,
+    });
+    pending
+}
+
 impl IndexBuilder {
     /// A builder with room for about `fields` keys and sequence items.
     pub(crate) fn with_capacity(fields: usize) -> Self {
@@ -201,21 +225,9 @@ impl IndexBuilder {
                     }
                 }
                 None => {
-                    if let Event::Scalar(value, ..) = event {
-                        let dotted = child_key(scratch, &path.1, value);
-                        index.positions.entry(Arc::clone(&dotted)).or_insert(pos);
-                        *key = Some(Pending::Key(index.keys.len()));
-                        index.keys.push(KeyEntry {
-                            parent: Rc::clone(&path.0),
-                            key_start: dotted.len() - value.len(),
-                            path: dotted,
-                            pos,
-                        });
-                    } else {
-                        *key = Some(Pending::Complex);
-                        if opens {
-                            stack.push(Frame::Skip);
-                        }
+                    *key = Some(index_key(index, scratch, path, event, pos));
+                    if matches!(key, Some(Pending::Complex)) && opens {
+                        stack.push(Frame::Skip);
                     }
                     return;
                 }

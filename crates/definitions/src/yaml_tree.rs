@@ -15,7 +15,7 @@ mod libyaml;
 use crate::yaml_index::{IndexBuilder, YamlIndex};
 use agentctl_config::YamlAliasError;
 use libyaml::{Cursor, libyaml_reads_alike};
-use saphyr_parser::{Event, Marker, Parser, ScalarStyle};
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -353,6 +353,43 @@ fn from_items(items: Vec<fast::Item<'_>>) -> Front<'_> {
     }
 }
 
+/// Where libyaml places the node `event` starts (`pos` is where the event parser does), or
+/// `None` when the text cannot tell (the tree is then given up for serde_norway's reading).
+fn node_position(
+    event: &Event<'_>,
+    span: &Span,
+    pos: (usize, usize),
+    flow: bool,
+    tree: &TreeBuilder,
+    text: &mut Cursor<'_>,
+    previous_end: Marker,
+) -> Option<(usize, usize)> {
+    match event {
+        Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, 0, _) => {
+            text.block_indicator(previous_end)
+        }
+        Event::Scalar(value, ScalarStyle::Plain, 0, _) if value.is_empty() => {
+            // An empty value; libyaml places only those of block mappings
+            // where the parser can tell.
+            tree.awaits_block_value()
+                .then(|| text.after_colon(previous_end))
+                .flatten()
+        }
+        // A sequence as the value of a block mapping entry may be written at
+        // the key's indentation: libyaml places it at its first `-`, the parser
+        // at its first item.
+        Event::SequenceStart(0, _) if !flow && tree.awaits_block_value() => {
+            text.block_entry(previous_end)
+        }
+        // libyaml allows fewer characters in anchor names than YAML 1.2.
+        Event::Alias(_)
+        | Event::Scalar(_, _, 1.., _)
+        | Event::SequenceStart(1.., _)
+        | Event::MappingStart(1.., _) => text.libyaml_name(span.start).then_some(pos),
+        _ => Some(pos),
+    }
+}
+
 /// [`parse`] with the event parser.
 fn parse_events(
     yaml: &str,
@@ -380,32 +417,8 @@ fn parse_events(
                 index.event(&event, pos);
                 if let Some(tree) = &mut builder {
                     let flow = span.end.index() > span.start.index();
-                    let node_pos = match &event {
-                        Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, 0, _) => {
-                            text.block_indicator(previous_end)
-                        }
-                        Event::Scalar(value, ScalarStyle::Plain, 0, _) if value.is_empty() => {
-                            // An empty value; libyaml places only those of block mappings
-                            // where the parser can tell.
-                            tree.awaits_block_value()
-                                .then(|| text.after_colon(previous_end))
-                                .flatten()
-                        }
-                        // A sequence as the value of a block mapping entry may be written at
-                        // the key's indentation: libyaml places it at its first `-`, the parser
-                        // at its first item.
-                        Event::SequenceStart(0, _) if !flow && tree.awaits_block_value() => {
-                            text.block_entry(previous_end)
-                        }
-                        // libyaml allows fewer characters in anchor names than YAML 1.2.
-                        Event::Alias(_)
-                        | Event::Scalar(_, _, 1.., _)
-                        | Event::SequenceStart(1.., _)
-                        | Event::MappingStart(1.., _) => {
-                            text.libyaml_name(span.start).then_some(pos)
-                        }
-                        _ => Some(pos),
-                    };
+                    let node_pos =
+                        node_position(&event, &span, pos, flow, tree, &mut text, previous_end);
                     let built = node_pos.is_some_and(|node_pos| tree.event(event, node_pos, flow));
                     if !built {
                         builder = None;

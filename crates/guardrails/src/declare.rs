@@ -156,6 +156,14 @@ fn declare_one(
             None
         }
     };
+    check_options(guardrail, problem);
+    declared
+}
+
+/// Reports the options set where they do not apply (or out of range): validator options on
+/// another validator, `timeoutSeconds` without a command, `parallel` outside the input stage,
+/// repairs of an input or with another policy.
+fn check_options(guardrail: &Guardrail, problem: &mut impl FnMut(&str, String)) {
     let validator = guardrail.validator.as_deref();
     if guardrail.pattern.is_some() && !matches!(validator, Some("regex" | "not-regex")) {
         problem(
@@ -205,7 +213,6 @@ fn declare_one(
         ),
         _ => {}
     }
-    declared
 }
 
 fn declare_schema(

@@ -42,6 +42,61 @@ fn client_config() -> ClientConfig {
     )
 }
 
+/// Starts a stdio server and completes the handshake within `timeout`: a line on its stdout
+/// that is not JSON-RPC fails it at once, a failed handshake says how the process ended and
+/// what it last wrote on stderr.
+async fn stdio_handshake(
+    spec: &ServerSpec,
+    command: &str,
+    base_dir: &Path,
+    launch: &LaunchPolicy,
+    timeout: std::time::Duration,
+) -> Result<(Client, ChildProcess, StdoutFault)> {
+    let start_error = |message: String| McpError::Start {
+        server: spec.name.clone(),
+        message,
+    };
+    let (mut child, stdout, stdin) = process::spawn(&spec.transport, base_dir, launch)
+        .map_err(|error| start_error(format!("cannot run `{command}`: {error}")))?;
+    // rmcp skips lines that are not JSON; checked here, a banner or a log line on stdout fails
+    // the handshake at once instead of swallowing an answer.
+    let (stdout, fault) = JsonLines::new(stdout);
+    let handshake = tokio::time::timeout(timeout, client_config().serve((stdout, stdin))).await;
+    if !matches!(handshake, Ok(Ok(_)))
+        && let Some(line) = fault.line()
+    {
+        return Err(McpError::NotJsonRpc {
+            server: spec.name.clone(),
+            line,
+        });
+    }
+    match handshake {
+        Ok(Ok(client)) => Ok((client, child, fault)),
+        Ok(Err(error)) => {
+            // Give the stderr reader a moment to collect the server's last words.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let status = child
+                .try_exit_status()
+                .map(|status| format!(" (process {status})"))
+                .unwrap_or_default();
+            Err(start_error(with_stderr(
+                format!("handshake failed: {error}{status}"),
+                &child.stderr_tail(),
+            )))
+        }
+        Err(_) => Err(initialize_timeout(spec, timeout)),
+    }
+}
+
+/// The server did not finish `initialize` within `timeout`.
+fn initialize_timeout(spec: &ServerSpec, timeout: std::time::Duration) -> McpError {
+    McpError::Timeout {
+        server: spec.name.clone(),
+        operation: "initialize".into(),
+        millis: millis(timeout),
+    }
+}
+
 impl Connection {
     /// Starts (stdio) or reaches (HTTP) the server, completes the handshake and lists its tools,
     /// bounded by the server's startup timeout.
@@ -51,53 +106,11 @@ impl Connection {
         launch: &LaunchPolicy,
     ) -> Result<Self> {
         let timeout = spec.startup_timeout();
-        let start_error = |message: String| McpError::Start {
-            server: spec.name.clone(),
-            message,
-        };
-        let not_json = |fault: &StdoutFault| {
-            fault.line().map(|line| McpError::NotJsonRpc {
-                server: spec.name.clone(),
-                line,
-            })
-        };
         let (client, child, stdout_fault) = match &spec.transport {
             TransportSpec::Stdio { command, .. } => {
-                let (mut child, stdout, stdin) = process::spawn(&spec.transport, base_dir, launch)
-                    .map_err(|error| start_error(format!("cannot run `{command}`: {error}")))?;
-                // rmcp skips lines that are not JSON; checked here, a banner or a log line on
-                // stdout fails the handshake at once instead of swallowing an answer.
-                let (stdout, fault) = JsonLines::new(stdout);
-                let handshake =
-                    tokio::time::timeout(timeout, client_config().serve((stdout, stdin)));
-                let handshake = handshake.await;
-                if !matches!(handshake, Ok(Ok(_)))
-                    && let Some(error) = not_json(&fault)
-                {
-                    return Err(error);
-                }
-                match handshake {
-                    Ok(Ok(client)) => (client, Some(child), Some(fault)),
-                    Ok(Err(error)) => {
-                        // Give the stderr reader a moment to collect the server's last words.
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                        let status = child
-                            .try_exit_status()
-                            .map(|status| format!(" (process {status})"))
-                            .unwrap_or_default();
-                        return Err(start_error(with_stderr(
-                            format!("handshake failed: {error}{status}"),
-                            &child.stderr_tail(),
-                        )));
-                    }
-                    Err(_) => {
-                        return Err(McpError::Timeout {
-                            server: spec.name.clone(),
-                            operation: "initialize".into(),
-                            millis: millis(timeout),
-                        });
-                    }
-                }
+                let (client, child, fault) =
+                    stdio_handshake(&spec, command, base_dir, launch, timeout).await?;
+                (client, Some(child), Some(fault))
             }
             TransportSpec::Http { url, headers } => {
                 let transport = http_transport(&spec.name, url, headers)?;
@@ -105,15 +118,12 @@ impl Connection {
                 match handshake.await {
                     Ok(Ok(client)) => (client, None, None),
                     Ok(Err(error)) => {
-                        return Err(start_error(format!("cannot connect to {url}: {error}")));
-                    }
-                    Err(_) => {
-                        return Err(McpError::Timeout {
+                        return Err(McpError::Start {
                             server: spec.name.clone(),
-                            operation: "initialize".into(),
-                            millis: millis(timeout),
+                            message: format!("cannot connect to {url}: {error}"),
                         });
                     }
+                    Err(_) => return Err(initialize_timeout(&spec, timeout)),
                 }
             }
         };

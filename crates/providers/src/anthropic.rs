@@ -67,73 +67,90 @@ impl ModelProvider for AnthropicProvider {
                         format!("bad stream event ({error}): {}", event.data),
                     )
                 })?;
-                let kind = value
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                match kind {
-                    "message_start" => {
-                        answer.usage = usage(value.pointer("/message/usage"), answer.usage);
-                    }
-                    "content_block_start" => {
-                        let block = value.get("content_block").cloned().unwrap_or(Value::Null);
-                        let index = block_index(&value);
-                        match block.get("type").and_then(Value::as_str) {
-                            Some("tool_use") => {
-                                let id = block.get("id").and_then(Value::as_str);
-                                let name = block
-                                    .get("name")
-                                    .and_then(Value::as_str)
-                                    .map(|name| names.original(name));
-                                answer.call_piece(index, id, name, "", on_delta);
-                            }
-                            Some("text") => {
-                                let text = block.get("text").and_then(Value::as_str);
-                                answer.text(text.unwrap_or_default(), on_delta);
-                            }
-                            _ => {}
-                        }
-                    }
-                    "content_block_delta" => {
-                        let delta = value.get("delta").cloned().unwrap_or(Value::Null);
-                        let index = block_index(&value);
-                        match delta.get("type").and_then(Value::as_str) {
-                            Some("text_delta") => {
-                                let text = delta.get("text").and_then(Value::as_str);
-                                answer.text(text.unwrap_or_default(), on_delta);
-                            }
-                            Some("input_json_delta") => {
-                                let piece = delta.get("partial_json").and_then(Value::as_str);
-                                answer.call_piece(
-                                    index,
-                                    None,
-                                    None,
-                                    piece.unwrap_or_default(),
-                                    on_delta,
-                                );
-                            }
-                            _ => {}
-                        }
-                    }
-                    "message_delta" => {
-                        if let Some(reason) =
-                            value.pointer("/delta/stop_reason").and_then(Value::as_str)
-                        {
-                            stop = Some(reason.to_owned());
-                        }
-                        answer.usage = usage(value.get("usage"), answer.usage);
-                    }
-                    "message_stop" => return Ok(true),
-                    "error" => return Err(stream_error(&self.http, &target, &value)),
-                    _ => {}
+                match stream_event(&mut answer, &mut stop, &value, &names, on_delta) {
+                    Streamed::More => Ok(false),
+                    Streamed::Done => Ok(true),
+                    Streamed::Error => Err(stream_error(&self.http, &target, &value)),
                 }
-                Ok(false)
             })
             .await?;
         answer
             .finish(stop_reason(stop.as_deref()))
             .map_err(|message| self.http.malformed(&target, message))
     }
+}
+
+/// Where a stream is after one of its events.
+enum Streamed {
+    /// Read on.
+    More,
+    /// `message_stop`: the answer is whole.
+    Done,
+    /// An `error` event.
+    Error,
+}
+
+/// Takes one event of a Messages API stream into `answer` (and the stop reason into `stop`).
+fn stream_event(
+    answer: &mut Assembler,
+    stop: &mut Option<String>,
+    value: &Value,
+    names: &ToolNames,
+    on_delta: DeltaSink<'_>,
+) -> Streamed {
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match kind {
+        "message_start" => {
+            answer.usage = usage(value.pointer("/message/usage"), answer.usage);
+        }
+        "content_block_start" => {
+            let block = value.get("content_block").cloned().unwrap_or(Value::Null);
+            let index = block_index(value);
+            match block.get("type").and_then(Value::as_str) {
+                Some("tool_use") => {
+                    let id = block.get("id").and_then(Value::as_str);
+                    let name = block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .map(|name| names.original(name));
+                    answer.call_piece(index, id, name, "", on_delta);
+                }
+                Some("text") => {
+                    let text = block.get("text").and_then(Value::as_str);
+                    answer.text(text.unwrap_or_default(), on_delta);
+                }
+                _ => {}
+            }
+        }
+        "content_block_delta" => {
+            let delta = value.get("delta").cloned().unwrap_or(Value::Null);
+            let index = block_index(value);
+            match delta.get("type").and_then(Value::as_str) {
+                Some("text_delta") => {
+                    let text = delta.get("text").and_then(Value::as_str);
+                    answer.text(text.unwrap_or_default(), on_delta);
+                }
+                Some("input_json_delta") => {
+                    let piece = delta.get("partial_json").and_then(Value::as_str);
+                    answer.call_piece(index, None, None, piece.unwrap_or_default(), on_delta);
+                }
+                _ => {}
+            }
+        }
+        "message_delta" => {
+            if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                *stop = Some(reason.to_owned());
+            }
+            answer.usage = usage(value.get("usage"), answer.usage);
+        }
+        "message_stop" => return Streamed::Done,
+        "error" => return Streamed::Error,
+        _ => {}
+    }
+    Streamed::More
 }
 
 fn block_index(value: &Value) -> usize {

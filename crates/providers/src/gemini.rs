@@ -229,49 +229,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     let signed = signs_calls(&request.model);
     let mut contents: Vec<Value> = Vec::new();
     for message in &request.messages {
-        let (role, parts) = match message {
-            Message::User { content } => ("user", text_part(content).into_iter().collect()),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let mut parts: Vec<Value> =
-                    content.as_deref().and_then(text_part).into_iter().collect();
-                parts.extend(tool_calls.iter().enumerate().map(|(index, call)| {
-                    let mut part = json!({"functionCall": {"name": names.wire(&call.name),
-                                            "args": assemble::arguments_object(&call.arguments)}});
-                    // Back on the part it came with, unchanged; a step's first call made by
-                    // another model goes with the placeholder Gemini takes for such calls.
-                    match &call.signature {
-                        Some(signature) => {
-                            part["thoughtSignature"] = Value::String(signature.clone());
-                        }
-                        None if signed && index == 0 => {
-                            part["thoughtSignature"] = Value::from(UNSIGNED);
-                        }
-                        None => {}
-                    }
-                    part
-                }));
-                ("model", parts)
-            }
-            Message::Tool {
-                name,
-                content,
-                is_error,
-                ..
-            } => {
-                // `response` must be an object: JSON object results go as they are.
-                let response = match serde_json::from_str::<Value>(content) {
-                    Ok(Value::Object(object)) if !is_error => Value::Object(object),
-                    _ if *is_error => json!({"error": content}),
-                    _ => json!({"result": content}),
-                };
-                let part =
-                    json!({"functionResponse": {"name": names.wire(name), "response": response}});
-                ("user", vec![part])
-            }
-        };
+        let (role, parts) = message_parts(message, names, signed);
         if parts.is_empty() {
             continue;
         }
@@ -289,23 +247,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
         body["systemInstruction"] = json!({"parts": [system]});
     }
     if !request.tools.is_empty() {
-        let declarations: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                let mut declaration =
-                    json!({"name": names.wire(&tool.name), "description": tool.description});
-                match gemini_schema(&tool.parameters) {
-                    GeminiParameters::None => {}
-                    GeminiParameters::Subset(schema) => declaration["parameters"] = schema,
-                    GeminiParameters::JsonSchema(schema) => {
-                        declaration["parametersJsonSchema"] = schema;
-                    }
-                }
-                declaration
-            })
-            .collect();
-        body["tools"] = json!([{"functionDeclarations": declarations}]);
+        body["tools"] = json!([{"functionDeclarations": declarations(request, names)}]);
     }
     let mut config = serde_json::Map::new();
     if let Some(temperature) = request.temperature {
@@ -318,6 +260,74 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
         body["generationConfig"] = Value::Object(config);
     }
     body
+}
+
+/// A message as Gemini's role and parts (tool calls signed as they came; a step's first
+/// call made by another model with the placeholder when the model signs its calls).
+fn message_parts(message: &Message, names: &ToolNames, signed: bool) -> (&'static str, Vec<Value>) {
+    match message {
+        Message::User { content } => ("user", text_part(content).into_iter().collect()),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let mut parts: Vec<Value> =
+                content.as_deref().and_then(text_part).into_iter().collect();
+            parts.extend(tool_calls.iter().enumerate().map(|(index, call)| {
+                let mut part = json!({"functionCall": {"name": names.wire(&call.name),
+                                        "args": assemble::arguments_object(&call.arguments)}});
+                // Back on the part it came with, unchanged; a step's first call made by
+                // another model goes with the placeholder Gemini takes for such calls.
+                match &call.signature {
+                    Some(signature) => {
+                        part["thoughtSignature"] = Value::String(signature.clone());
+                    }
+                    None if signed && index == 0 => {
+                        part["thoughtSignature"] = Value::from(UNSIGNED);
+                    }
+                    None => {}
+                }
+                part
+            }));
+            ("model", parts)
+        }
+        Message::Tool {
+            name,
+            content,
+            is_error,
+            ..
+        } => {
+            // `response` must be an object: JSON object results go as they are.
+            let response = match serde_json::from_str::<Value>(content) {
+                Ok(Value::Object(object)) if !is_error => Value::Object(object),
+                _ if *is_error => json!({"error": content}),
+                _ => json!({"result": content}),
+            };
+            let part =
+                json!({"functionResponse": {"name": names.wire(name), "response": response}});
+            ("user", vec![part])
+        }
+    }
+}
+
+/// The request's tools as function declarations, under their wire names.
+fn declarations(request: &ModelRequest, names: &ToolNames) -> Vec<Value> {
+    request
+        .tools
+        .iter()
+        .map(|tool| {
+            let mut declaration =
+                json!({"name": names.wire(&tool.name), "description": tool.description});
+            match gemini_schema(&tool.parameters) {
+                GeminiParameters::None => {}
+                GeminiParameters::Subset(schema) => declaration["parameters"] = schema,
+                GeminiParameters::JsonSchema(schema) => {
+                    declaration["parametersJsonSchema"] = schema;
+                }
+            }
+            declaration
+        })
+        .collect()
 }
 
 /// A text part, unless the text is empty.

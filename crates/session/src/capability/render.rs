@@ -17,8 +17,19 @@ impl AgentCapabilityContext {
     /// The dynamic system prompt section, in Markdown: `## Resource pool`, `## Capability
     /// catalog`, `## Current task`, `## Orchestrator note`.
     pub fn render_markdown(&self) -> String {
+        let mut out = String::new();
+        self.write_pool(&mut out);
+        self.write_catalog(&mut out);
+        self.write_task(&mut out);
+        self.write_note(&mut out);
+        out
+    }
+
+    /// `## Resource pool`: the counts, then each executor's status and capabilities.
+    fn write_pool(&self, out: &mut String) {
         let pool = &self.resource_pool;
-        let mut out = format!(
+        let _ = write!(
+            out,
             "## Resource pool\n\nAs of {}:\n- Total: {}\n- Available: {}\n- Busy: {}\n- Error: {}\n",
             self.timestamp, pool.total, pool.available, pool.busy, pool.error
         );
@@ -34,6 +45,10 @@ impl AgentCapabilityContext {
                 );
             }
         }
+    }
+
+    /// `## Capability catalog`: what is available, then one row per capability.
+    fn write_catalog(&self, out: &mut String) {
         let _ = write!(
             out,
             "\n## Capability catalog\n\nAvailable capabilities: {}.\n\n\
@@ -55,30 +70,38 @@ impl AgentCapabilityContext {
                 cell(&row.tools.join(", "))
             );
         }
+    }
+
+    /// `## Current task`: its id, description (each on one line, shortened), what it needs and
+    /// who has it.
+    fn write_task(&self, out: &mut String) {
         out.push_str("\n## Current task\n\n");
-        match &self.task {
-            Some(task) => {
-                let _ = writeln!(out, "- ID: {}", one_line(&task.id, ID_CHARS));
-                let _ = writeln!(
-                    out,
-                    "- Description: {}",
-                    one_line(&task.description, DESCRIPTION_CHARS)
-                );
-                let _ = writeln!(
-                    out,
-                    "- Required capabilities: {}",
-                    if task.required_capabilities.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        task.required_capabilities.join(", ")
-                    }
-                );
-                if let Some(agent) = &self.assigned_to {
-                    let _ = writeln!(out, "- Assigned agent: {agent}");
-                }
+        let Some(task) = &self.task else {
+            out.push_str("None.\n");
+            return;
+        };
+        let _ = writeln!(out, "- ID: {}", one_line(&task.id, ID_CHARS));
+        let _ = writeln!(
+            out,
+            "- Description: {}",
+            one_line(&task.description, DESCRIPTION_CHARS)
+        );
+        let _ = writeln!(
+            out,
+            "- Required capabilities: {}",
+            if task.required_capabilities.is_empty() {
+                "none".to_owned()
+            } else {
+                task.required_capabilities.join(", ")
             }
-            None => out.push_str("None.\n"),
+        );
+        if let Some(agent) = &self.assigned_to {
+            let _ = writeln!(out, "- Assigned agent: {agent}");
         }
+    }
+
+    /// `## Orchestrator note`: the orchestrator's own note, then what to do with the task.
+    fn write_note(&self, out: &mut String) {
         out.push_str("\n## Orchestrator note\n\n");
         if let Some(note) = self.orchestrator_note.as_deref().map(str::trim)
             && !note.is_empty()
@@ -111,7 +134,6 @@ impl AgentCapabilityContext {
                  task stops with a report: tell the user what is missing.\n",
             ),
         }
-        out
     }
 }
 

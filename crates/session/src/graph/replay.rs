@@ -6,7 +6,7 @@ use crate::session::SessionHandle;
 use agentctl_core::{GRAPH_END, Message, RunEvent};
 use agentctl_store::{
     CheckpointSource, GraphBranch, GraphCheckpoint, MessageQuery, RunId, RunRecord, SessionStore,
-    StoredMessage,
+    StepRecord, StoredMessage,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -182,61 +182,14 @@ fn replay_node(
             .flatten()
             .filter(|message| message.context_scope == run.context_scope);
         for message in own {
-            if let Message::Assistant {
-                content,
-                tool_calls,
-            } = &message.message
-            {
-                if let Some(text) = content.as_deref().filter(|text| !text.trim().is_empty()) {
-                    items.push(ReplayItem::Llm {
-                        agent: run.agent.clone(),
-                        text: text.to_owned(),
-                    });
-                }
-                for call in tool_calls {
-                    items.push(match call.name.strip_prefix(HANDOFF_PREFIX) {
-                        Some(to) => ReplayItem::Handoff {
-                            from: run.agent.clone(),
-                            to: to.to_owned(),
-                            reason: call.arguments["reason"]
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_owned(),
-                        },
-                        None => ReplayItem::Tool {
-                            agent: run.agent.clone(),
-                            name: call.name.clone(),
-                            arguments: call.arguments.clone(),
-                        },
-                    });
-                }
-            }
+            push_assistant_items(&mut items, &run.agent, &message.message);
         }
         // The checks ran on the final answer: they come before it, as the seed shows them.
-        let mut at = items[start..]
+        let at = items[start..]
             .iter()
             .rposition(|item| matches!(item, ReplayItem::Llm { .. }))
             .map_or(items.len(), |last| start + last);
-        for step in steps.iter().filter(|step| step.kind == "guardrail") {
-            if let Ok(RunEvent::Guardrail {
-                name,
-                passed,
-                errors,
-                ..
-            }) = serde_json::from_value::<RunEvent>(step.content.clone())
-            {
-                items.insert(
-                    at,
-                    ReplayItem::Guardrail {
-                        agent: run.agent.clone(),
-                        name,
-                        passed,
-                        errors,
-                    },
-                );
-                at += 1;
-            }
-        }
+        items.splice(at..at, guardrail_items(&run.agent, &steps));
     }
     Ok(ReplayNode {
         step: checkpoint.step,
@@ -251,6 +204,65 @@ fn replay_node(
         reason: checkpoint.reason.clone(),
         inherited: false,
     })
+}
+
+/// What an assistant message of `agent` shows in the replay: its text, then each tool call
+/// (a handoff as such).
+fn push_assistant_items(items: &mut Vec<ReplayItem>, agent: &str, message: &Message) {
+    let Message::Assistant {
+        content,
+        tool_calls,
+    } = message
+    else {
+        return;
+    };
+    if let Some(text) = content.as_deref().filter(|text| !text.trim().is_empty()) {
+        items.push(ReplayItem::Llm {
+            agent: agent.to_owned(),
+            text: text.to_owned(),
+        });
+    }
+    for call in tool_calls {
+        items.push(match call.name.strip_prefix(HANDOFF_PREFIX) {
+            Some(to) => ReplayItem::Handoff {
+                from: agent.to_owned(),
+                to: to.to_owned(),
+                reason: call.arguments["reason"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            },
+            None => ReplayItem::Tool {
+                agent: agent.to_owned(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
+        });
+    }
+}
+
+/// The guardrail checks recorded among a run's steps, in order.
+fn guardrail_items(agent: &str, steps: &[StepRecord]) -> Vec<ReplayItem> {
+    steps
+        .iter()
+        .filter(|step| step.kind == "guardrail")
+        .filter_map(
+            |step| match serde_json::from_value::<RunEvent>(step.content.clone()) {
+                Ok(RunEvent::Guardrail {
+                    name,
+                    passed,
+                    errors,
+                    ..
+                }) => Some(ReplayItem::Guardrail {
+                    agent: agent.to_owned(),
+                    name,
+                    passed,
+                    errors,
+                }),
+                _ => None,
+            },
+        )
+        .collect()
 }
 
 /// The node's run followed by the runs handoffs passed control to (children that are not
