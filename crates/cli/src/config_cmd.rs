@@ -27,7 +27,7 @@ fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> 
     {
         let mut err = std::io::stderr().lock();
         for warning in &loaded.warnings {
-            if let ConfigWarning::UnknownKey { .. } = warning {
+            if let ConfigWarning::UnknownKey { .. } | ConfigWarning::UnknownValue { .. } = warning {
                 writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
             }
         }

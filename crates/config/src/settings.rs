@@ -75,6 +75,17 @@ pub enum ConfigWarning {
         /// Dotted path of the key, e.g. `agents.defaultContextMod`.
         key: String,
     },
+    /// A value agentctl does not know, left out (the lower layers' value stays).
+    UnknownValue {
+        /// The file.
+        path: PathBuf,
+        /// Dotted path of the key, e.g. `agents.tracing.backend`.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// The values it takes.
+        expected: String,
+    },
     /// A project value that loosens the user's policy, not applied because the project is
     /// not trusted (trusting the project at `project` applies it).
     Untrusted {
@@ -100,6 +111,16 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::UnknownKey { path, key } => {
                 write!(f, "{}: unknown key `{key}` ignored", path.display())
             }
+            ConfigWarning::UnknownValue {
+                path,
+                key,
+                value,
+                expected,
+            } => write!(
+                f,
+                "{}: `{key}`: unknown value `{value}` ignored (expected {expected})",
+                path.display()
+            ),
             ConfigWarning::Untrusted {
                 path, loosening, ..
             } => write!(

@@ -383,11 +383,23 @@ pub enum TracingBackend {
     /// OTLP over HTTP/protobuf to `OTEL_EXPORTER_OTLP_ENDPOINT`.
     #[serde(alias = "opentelemetry")]
     Otel,
+    /// OTLP to LangSmith: `$LANGSMITH_ENDPOINT` (default `https://api.smith.langchain.com`)
+    /// `/otel/v1/traces`, with `$LANGSMITH_API_KEY` and `$LANGSMITH_PROJECT`.
+    Langsmith,
+    /// OTLP to Langfuse: `$LANGFUSE_HOST` (default `https://cloud.langfuse.com`)
+    /// `/api/public/otel/v1/traces`, with `$LANGFUSE_PUBLIC_KEY` and `$LANGFUSE_SECRET_KEY`.
+    Langfuse,
 }
 
 impl TracingBackend {
     /// Every backend, as written.
-    pub const ALL: [TracingBackend; 3] = [Self::Console, Self::Jsonl, Self::Otel];
+    pub const ALL: [TracingBackend; 5] = [
+        Self::Console,
+        Self::Jsonl,
+        Self::Otel,
+        Self::Langsmith,
+        Self::Langfuse,
+    ];
 
     /// The name as written.
     pub fn as_str(self) -> &'static str {
@@ -395,6 +407,19 @@ impl TracingBackend {
             Self::Console => "console",
             Self::Jsonl => "jsonl",
             Self::Otel => "otel",
+            Self::Langsmith => "langsmith",
+            Self::Langfuse => "langfuse",
+        }
+    }
+
+    /// The backend a name (as written in a file) stands for: a name of [`Self::ALL`] or
+    /// `opentelemetry`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "opentelemetry" => Some(Self::Otel),
+            _ => Self::ALL
+                .into_iter()
+                .find(|backend| backend.as_str() == name),
         }
     }
 }

@@ -81,7 +81,7 @@ pub struct EnvPolicy {
 impl EnvPolicy {
     /// Variables agentctl itself reads as credentials whatever the settings say: the session
     /// database URL and the `PGUSER` / `PGPASSWORD` that fill it, the keys of the built-in
-    /// providers and search services. With the exporter headers they make
+    /// providers, search services and tracing vendors. With the exporter headers they make
     /// [`is_agentctl_secret`](Self::is_agentctl_secret).
     pub const AGENTCTL_SECRETS: &'static [&'static str] = &[
         "AGENTCTL_DATABASE_URL",
@@ -93,6 +93,9 @@ impl EnvPolicy {
         "GOOGLE_API_KEY",
         "BRAVE_API_KEY",
         "TAVILY_API_KEY",
+        "LANGSMITH_API_KEY",
+        "LANGFUSE_PUBLIC_KEY",
+        "LANGFUSE_SECRET_KEY",
     ];
 
     /// The prefix of libpq's connection variables (`PGPASSWORD`, `PGPASSFILE`,

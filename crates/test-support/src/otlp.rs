@@ -124,6 +124,8 @@ struct State {
 /// ```
 pub struct OtlpReceiver {
     address: SocketAddr,
+    /// The traces path, `/v1/traces` unless a vendor's.
+    path: &'static str,
     state: Arc<Mutex<State>>,
     arrived: Arc<Notify>,
     task: JoinHandle<()>,
@@ -132,6 +134,12 @@ pub struct OtlpReceiver {
 impl OtlpReceiver {
     /// Starts a receiver on `127.0.0.1:0`.
     pub async fn start() -> Self {
+        Self::start_at("/v1/traces").await
+    }
+
+    /// Starts a receiver whose traces path is `path` (a vendor's, e.g. LangSmith's
+    /// `/otel/v1/traces`); any other path is refused.
+    pub async fn start_at(path: &'static str) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .unwrap_or_else(|error| panic!("OTLP receiver: cannot bind 127.0.0.1:0: {error}"));
@@ -148,7 +156,7 @@ impl OtlpReceiver {
                     let Some(request) = read_raw_request(&mut stream).await else {
                         return;
                     };
-                    let reply = receive(&request, &state);
+                    let reply = receive(&request, path, &state);
                     notify.notify_waiters();
                     write_reply(&mut stream, reply).await;
                 });
@@ -156,6 +164,7 @@ impl OtlpReceiver {
         });
         Self {
             address,
+            path,
             state,
             arrived,
             task,
@@ -170,7 +179,7 @@ impl OtlpReceiver {
     /// The traces URL, as `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` takes it:
     /// `http://127.0.0.1:PORT/v1/traces`.
     pub fn traces_url(&self) -> String {
-        format!("http://{}/v1/traces", self.address)
+        format!("http://{}{}", self.address, self.path)
     }
 
     /// Every span received so far, in arrival order.
@@ -243,8 +252,8 @@ impl Drop for OtlpReceiver {
 }
 
 /// Checks, decodes and records one request; returns the collector's answer.
-fn receive(request: &RawRequest, state: &Mutex<State>) -> Reply {
-    let (reply, refusal, spans) = match answer(request) {
+fn receive(request: &RawRequest, path: &str, state: &Mutex<State>) -> Reply {
+    let (reply, refusal, spans) = match answer(request, path) {
         Ok((reply, spans)) => (reply, String::new(), spans),
         Err((status, why)) => (text_reply(status, &why), why, Vec::new()),
     };
@@ -262,8 +271,8 @@ fn receive(request: &RawRequest, state: &Mutex<State>) -> Reply {
 
 type Refusal = (u16, String);
 
-fn answer(request: &RawRequest) -> Result<(Reply, Vec<ReceivedSpan>), Refusal> {
-    if request.path.split('?').next() != Some("/v1/traces") {
+fn answer(request: &RawRequest, path: &str) -> Result<(Reply, Vec<ReceivedSpan>), Refusal> {
+    if request.path.split('?').next() != Some(path) {
         return Err((404, format!("no OTLP signal at `{}`", request.path)));
     }
     if request.method != "POST" {

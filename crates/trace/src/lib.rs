@@ -28,8 +28,9 @@ mod turn;
 pub use console::{ConsoleSink, console_block};
 pub use otel::{
     CAPTURE_CONTENT_VAR, DEFAULT_ENDPOINT, DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_TIMEOUT,
-    ExportWarning, OtelConfig, OtelError, OtelSink, SCOPE_NAME, SDK_DISABLED_VAR, WarningCallback,
-    capture_content_from_env, sdk_disabled_from_env, span_data,
+    ExportWarning, LANGFUSE_DEFAULT_HOST, LANGSMITH_DEFAULT_ENDPOINT, OtelConfig, OtelError,
+    OtelSink, SCOPE_NAME, SDK_DISABLED_VAR, WarningCallback, capture_content_from_env,
+    sdk_disabled_from_env, span_data,
 };
 pub use otlp_json::otlp_json;
 pub use plan::{TracePlan, Tracing};

@@ -9,6 +9,7 @@
 mod config;
 mod export;
 mod mapping;
+mod vendors;
 
 pub use config::{
     CAPTURE_CONTENT_VAR, DEFAULT_ENDPOINT, DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_TIMEOUT, OtelConfig,
@@ -17,6 +18,7 @@ pub use config::{
 pub use export::{ExportWarning, WarningCallback};
 pub(crate) use mapping::resource;
 pub use mapping::{SCOPE_NAME, span_data};
+pub use vendors::{LANGFUSE_DEFAULT_HOST, LANGSMITH_DEFAULT_ENDPOINT};
 
 use agentctl_core::{Span, SpanSink};
 use export::{Warner, build_processor};

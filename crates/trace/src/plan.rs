@@ -105,6 +105,8 @@ pub struct Tracing {
     console: OnceLock<Arc<dyn SpanSink>>,
     jsonl: OnceLock<Option<Arc<dyn SpanSink>>>,
     otel: OnceLock<Option<Arc<OtelSink>>>,
+    langsmith: OnceLock<Option<Arc<OtelSink>>>,
+    langfuse: OnceLock<Option<Arc<OtelSink>>>,
 }
 
 impl std::fmt::Debug for Tracing {
@@ -136,6 +138,8 @@ impl Tracing {
             console: OnceLock::new(),
             jsonl: OnceLock::new(),
             otel: OnceLock::new(),
+            langsmith: OnceLock::new(),
+            langfuse: OnceLock::new(),
         }
     }
 
@@ -185,13 +189,20 @@ impl Tracing {
     /// Whether an OpenTelemetry exporter was started, which [`shutdown`](Self::shutdown)
     /// flushes (blocking, up to its time limit); without one, shutting down does nothing.
     pub fn has_exporter(&self) -> bool {
-        matches!(self.otel.get(), Some(Some(_)))
+        self.exporters().next().is_some()
+    }
+
+    /// The OpenTelemetry exporters started (`otel`, `langsmith`, `langfuse`).
+    fn exporters(&self) -> impl Iterator<Item = &Arc<OtelSink>> {
+        [&self.otel, &self.langsmith, &self.langfuse]
+            .into_iter()
+            .filter_map(|exporter| exporter.get().and_then(Option::as_ref))
     }
 
     /// Writes out buffered spans; an OpenTelemetry exporter gets a bounded time to deliver.
     pub fn shutdown(&self) {
-        if let Some(Some(otel)) = self.otel.get() {
-            otel.shutdown();
+        for exporter in self.exporters() {
+            exporter.shutdown();
         }
     }
 
@@ -224,25 +235,45 @@ impl Tracing {
                         })
                     })
                     .clone(),
-                TracingBackend::Otel => self
-                    .otel
-                    .get_or_init(|| self.start_otel(plan.capture_content))
-                    .clone()
-                    .map(|sink| sink as Arc<dyn SpanSink>),
+                TracingBackend::Otel => self.exporter(&self.otel, *backend, plan),
+                TracingBackend::Langsmith => self.exporter(&self.langsmith, *backend, plan),
+                TracingBackend::Langfuse => self.exporter(&self.langfuse, *backend, plan),
             };
             sinks.extend(sink);
         }
         Arc::new(FanOut::new(sinks))
     }
 
-    fn start_otel(&self, capture_content: bool) -> Option<Arc<OtelSink>> {
+    /// The exporter of an OpenTelemetry `backend`, started on first use (at most once, a
+    /// failure said once).
+    fn exporter(
+        &self,
+        slot: &OnceLock<Option<Arc<OtelSink>>>,
+        backend: TracingBackend,
+        plan: &TracePlan,
+    ) -> Option<Arc<dyn SpanSink>> {
+        slot.get_or_init(|| self.start_exporter(backend, plan.capture_content))
+            .clone()
+            .map(|sink| sink as Arc<dyn SpanSink>)
+    }
+
+    fn start_exporter(
+        &self,
+        backend: TracingBackend,
+        capture_content: bool,
+    ) -> Option<Arc<OtelSink>> {
         // The operator's switch for all OpenTelemetry export: off, quietly, whatever the agent
         // or the settings ask for (the other backends are not affected).
         if sdk_disabled_from_env() {
             return None;
         }
+        let config = match backend {
+            TracingBackend::Langsmith => OtelConfig::langsmith_from_env(),
+            TracingBackend::Langfuse => OtelConfig::langfuse_from_env(),
+            _ => OtelConfig::from_env(),
+        };
         let warn = Arc::clone(&self.warn);
-        let started = OtelConfig::from_env().and_then(|mut config| {
+        let started = config.and_then(|mut config| {
             config.capture_content |= capture_content;
             let callback: WarningCallback =
                 Arc::new(move |warning: ExportWarning| warn(warning.to_string()));
@@ -251,7 +282,14 @@ impl Tracing {
         match started {
             Ok(sink) => Some(Arc::new(sink)),
             Err(error) => {
-                (self.warn)(format!("OpenTelemetry tracing is off: {error}"));
+                (self.warn)(format!(
+                    "{} tracing is off: {error}",
+                    match backend {
+                        TracingBackend::Langsmith => "LangSmith",
+                        TracingBackend::Langfuse => "Langfuse",
+                        _ => "OpenTelemetry",
+                    }
+                ));
                 None
             }
         }

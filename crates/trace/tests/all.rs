@@ -9,4 +9,5 @@ mod suite {
     #[cfg(unix)]
     mod private;
     mod run;
+    mod vendors;
 }

@@ -6,12 +6,12 @@
 //!
 //! [`Settings`]: agentctl_core::Settings
 
+mod tracing;
 mod web;
 
 use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
-    ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope, SpanKind,
-    TracingBackend,
+    ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope,
 };
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
@@ -20,6 +20,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::num::NonZeroU64;
 use std::path::Path;
+use tracing::RawTracing;
 
 /// One settings file as written.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -86,70 +87,10 @@ struct RawAgents {
     orchestrator_note: Option<String>,
 }
 
-/// `agents.tracing` as written: a boolean, or an object whose fields merge one by one.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum RawTracing {
-    Flag(bool),
-    Object(RawTracingObject),
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawTracingObject {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    enabled: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    backend: Option<OneOrMany<TracingBackend>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    events: Option<OneOrMany<SpanKind>>,
-    #[serde(
-        default,
-        alias = "sample_rate",
-        skip_serializing_if = "Option::is_none"
-    )]
-    sample_rate: Option<UnitInterval>,
-    #[serde(
-        default,
-        alias = "capture_content",
-        skip_serializing_if = "Option::is_none"
-    )]
-    capture_content: Option<bool>,
-}
-
-impl<'de> Deserialize<'de> for RawTracing {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-
-        impl<'de> de::Visitor<'de> for Visitor {
-            type Value = RawTracing;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("true, false or an object {enabled, backend, events, sampleRate, captureContent}")
-            }
-
-            fn visit_bool<E: de::Error>(self, value: bool) -> Result<RawTracing, E> {
-                Ok(RawTracing::Flag(value))
-            }
-
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawTracing, A::Error> {
-                let mut object =
-                    RawTracingObject::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                // Writing the object turns tracing on, as in the agent file; the layer below
-                // (the defaults say `enabled: false`) must not keep it off.
-                object.enabled.get_or_insert(true);
-                Ok(RawTracing::Object(object))
-            }
-        }
-
-        deserializer.deserialize_any(Visitor)
-    }
-}
-
 /// One value or a list of them, kept as written.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-enum OneOrMany<T> {
+pub(super) enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
 }
@@ -182,7 +123,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 /// A number from 0 to 1 (a sample rate).
 #[derive(Debug, Serialize)]
 #[serde(transparent)]
-struct UnitInterval(f64);
+pub(super) struct UnitInterval(f64);
 
 impl<'de> Deserialize<'de> for UnitInterval {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -360,9 +301,16 @@ pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, Config
     let mut json = serde_json::Deserializer::from_str(text);
     let mut note_unknown = |key: serde_ignored::Path<'_>| unknown.push(dotted(&key));
     let tracked = serde_ignored::Deserializer::new(&mut json, &mut note_unknown);
-    let raw: Object<RawSettings> =
+    let mut raw: Object<RawSettings> =
         serde_path_to_error::deserialize(tracked).map_err(|error| located(path, error))?;
     json.end().map_err(|error| parse_error(path, &error))?;
+    let unknown_backends = raw
+        .0
+        .agents
+        .as_mut()
+        .and_then(|agents| agents.0.tracing.as_mut())
+        .map(RawTracing::take_unknown_backends)
+        .unwrap_or_default();
     let value = match serde_json::to_value(&raw) {
         Ok(Value::Object(map)) => map,
         // Serialising these types cannot fail (every map key is a string) and always gives
@@ -375,6 +323,16 @@ pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, Config
             path: path.to_path_buf(),
             key,
         })
+        .chain(
+            unknown_backends
+                .into_iter()
+                .map(|value| ConfigWarning::UnknownValue {
+                    path: path.to_path_buf(),
+                    key: "agents.tracing.backend".to_owned(),
+                    value,
+                    expected: tracing::BACKENDS_EXPECTED.to_owned(),
+                }),
+        )
         .collect();
     Ok(ParsedLayer { value, warnings })
 }

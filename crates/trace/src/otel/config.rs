@@ -17,10 +17,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// collector that accepts connections but never answers holds the process this long at most.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
 
-const TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
-const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
-const TRACES_HEADERS: &str = "OTEL_EXPORTER_OTLP_TRACES_HEADERS";
-const HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
+pub(super) const TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+pub(super) const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+pub(super) const TRACES_HEADERS: &str = "OTEL_EXPORTER_OTLP_TRACES_HEADERS";
+pub(super) const HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
 const TRACES_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT";
 const TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";
 const TRACES_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL";
@@ -77,6 +77,14 @@ pub enum OtelError {
         var: &'static str,
         /// The value as given.
         value: String,
+    },
+    /// A vendor backend (`langsmith`, `langfuse`) lacks the variable with its key.
+    #[error("the {backend} backend needs {var}: set it to the key of your {backend} project")]
+    MissingKey {
+        /// The backend, as written (`langsmith`, `langfuse`).
+        backend: &'static str,
+        /// The variable to set.
+        var: &'static str,
     },
     /// The exporter could not be started.
     #[error("cannot start the OpenTelemetry exporter for {endpoint}: {reason}")]
@@ -246,7 +254,7 @@ fn truthy(value: &str) -> bool {
 }
 
 /// `value` parsed as an `http`/`https` URL with a host.
-fn check_endpoint(var: &'static str, value: &str) -> Result<Url, OtelError> {
+pub(super) fn check_endpoint(var: &'static str, value: &str) -> Result<Url, OtelError> {
     let error = |reason: String| OtelError::Endpoint {
         var,
         value: value.to_owned(),

@@ -192,7 +192,7 @@ pub(super) fn sample() -> Sample {
 
 /// A callback that keeps every warning.
 #[expect(clippy::unwrap_used, reason = "test helper: a panic is a test failure")]
-fn collect_warnings() -> (WarningCallback, Arc<Mutex<Vec<ExportWarning>>>) {
+pub(super) fn collect_warnings() -> (WarningCallback, Arc<Mutex<Vec<ExportWarning>>>) {
     let warnings = Arc::new(Mutex::new(Vec::new()));
     let kept = Arc::clone(&warnings);
     let callback: WarningCallback = Arc::new(move |warning| kept.lock().unwrap().push(warning));
