@@ -21,6 +21,11 @@
 //! `END`, edges that can never be taken, `maxSteps` above 0; [`Graph::check_agents`] adds the
 //! nodes' agents once the caller knows which agents exist.
 //!
+//! **Output keys.** A node stores its answer under `output:`; without one, under the one state
+//! key its own edges' conditions read that no node's name or output already is (seed 002's
+//! graph reads `analysis.can_auto_fix` after `analyzer`: its answer is `analysis`), else under
+//! its name. [`Graph::spec`] has every node's key written in.
+//!
 //! **Drawing.** [`render_text`] prints the seed's form (entry, nodes, edges with `[if: …]`),
 //! [`render_mermaid`] a Mermaid flowchart and [`render_dot`] a Graphviz digraph, optionally
 //! with the path of a recorded run highlighted. [`Graph::from_handoffs`] maps a plain agent's
@@ -28,6 +33,7 @@
 
 mod check;
 mod handoffs;
+mod outputs;
 mod render;
 mod step;
 
@@ -119,7 +125,7 @@ impl Graph {
         }
         Ok(Graph {
             name: name.to_owned(),
-            spec: spec.clone(),
+            spec: outputs::with_outputs(spec, &analysis.inferred),
             conditions: analysis.conditions,
             warnings: analysis.issues,
             kind: Kind::Declared,
@@ -146,7 +152,7 @@ impl Graph {
         &self.name
     }
 
-    /// The declaration it was compiled from.
+    /// The declaration it was compiled from, with the output key of every node written in.
     pub fn spec(&self) -> &GraphSpec {
         &self.spec
     }

@@ -3,6 +3,7 @@
 //! edges that can never be taken.
 
 use super::GraphIssue;
+use super::outputs::{infer_outputs, with_outputs};
 use crate::condition::Condition;
 use crate::state::{CEL_RESERVED, MAX_STATE_KEY_LEN};
 use agentctl_core::{GRAPH_END, GraphSpec};
@@ -17,6 +18,8 @@ pub const GRAPH_VARIABLES: &[&str] = &["input", "state", "last", "node", "step"]
 pub(super) struct Analysis {
     pub(super) issues: Vec<GraphIssue>,
     pub(super) conditions: Vec<Option<Condition>>,
+    /// For each node, the output key inferred for it (see [`infer_outputs`]).
+    pub(super) inferred: Vec<Option<String>>,
 }
 
 /// Every issue of `spec`, errors and warnings, in the order found (the checks
@@ -60,8 +63,13 @@ pub(super) fn analyze(spec: &GraphSpec) -> Analysis {
         flow.unreachable(spec, entry, &mut issues);
     }
     flow.cannot_end(spec, &mut issues);
-    unread_keys(spec, &conditions, &mut issues);
-    Analysis { issues, conditions }
+    let inferred = infer_outputs(spec, &conditions);
+    unread_keys(&with_outputs(spec, &inferred), &conditions, &mut issues);
+    Analysis {
+        issues,
+        conditions,
+        inferred,
+    }
 }
 
 /// Checks node names; returns the index of each name's first node.
@@ -255,8 +263,8 @@ fn unknown_node(name: &str, index: &HashMap<&str, usize>) -> String {
 }
 
 /// Conditions reading a top-level name that is neither a fixed name nor any node's output
-/// key: such a condition can only be false (the key is never set), which is rarely meant —
-/// the seed's `analysis.can_auto_fix` needs the analyzer to declare `output: analysis`.
+/// key (declared or inferred): such a condition can only be false (the key is never set),
+/// which is rarely meant.
 fn unread_keys(spec: &GraphSpec, conditions: &[Option<Condition>], issues: &mut Vec<GraphIssue>) {
     let outputs: Vec<&str> = spec.nodes.iter().map(|node| node.output_key()).collect();
     let stored: HashSet<&str> = outputs.iter().copied().collect();

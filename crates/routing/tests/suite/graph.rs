@@ -69,19 +69,32 @@ fn the_seed_graph_compiles_without_warnings() {
 }
 
 #[test]
-fn the_seed_as_written_warns_that_no_node_stores_what_its_conditions_read() {
+fn the_seed_as_written_stores_each_answer_where_its_conditions_read_it() {
     let mut spec = seed_spec();
     for node in &mut spec.nodes {
         node.output = None;
     }
     let graph = Graph::compile("debug-flow", &spec).unwrap();
+    assert!(graph.warnings().is_empty(), "{:?}", graph.warnings());
+    let keys: Vec<&str> = graph.nodes().iter().map(|node| node.output_key()).collect();
+    assert_eq!(keys, ["analysis", "fix", "reviewer"]);
+}
+
+#[test]
+fn a_key_no_node_can_store_is_still_a_warning() {
+    let mut spec = seed_spec();
+    for node in &mut spec.nodes {
+        node.output = None;
+    }
+    // Two keys after the analyzer: which one its answer is cannot be told.
+    spec.edges[2].condition = Some("diagnosis.needs_human".to_owned());
+    let graph = Graph::compile("debug-flow", &spec).unwrap();
     let warnings: Vec<String> = graph.warnings().iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
         [
-            "warning: edges[0].condition: reads `analysis`, which no node stores, so it is never set (nodes store `analyzer`, `fixer`, `reviewer`): give the node whose answer it is `output: analysis`",
-            "warning: edges[1].condition: reads `fix`, which no node stores, so it is never set (nodes store `analyzer`, `fixer`, `reviewer`): give the node whose answer it is `output: fix`",
-            "warning: edges[2].condition: reads `analysis`, which no node stores, so it is never set (nodes store `analyzer`, `fixer`, `reviewer`): give the node whose answer it is `output: analysis`",
+            "warning: edges[0].condition: reads `analysis`, which no node stores, so it is never set (nodes store `analyzer`, `fix`, `reviewer`): give the node whose answer it is `output: analysis`",
+            "warning: edges[2].condition: reads `diagnosis`, which no node stores, so it is never set (nodes store `analyzer`, `fix`, `reviewer`): give the node whose answer it is `output: diagnosis`",
         ]
     );
     assert!(

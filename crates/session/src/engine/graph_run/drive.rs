@@ -223,18 +223,18 @@ impl Driver<'_> {
         done: &Last,
         run: NodeRun,
     ) -> Result<Position, GraphError> {
-        position
-            .state
-            .insert(node.output_key().to_owned(), done.output.clone());
+        let key = node.output_key();
+        let output = state_update(key, &done.output);
+        position.state.insert(key.to_owned(), output.clone());
         self.emit(GraphEvent::NodeFinished {
             step,
             node: node.name.clone(),
             agents: run.agents,
-            output_key: node.output_key().to_owned(),
-            output: done.output.clone(),
+            output_key: key.to_owned(),
+            output: output.clone(),
         });
         let variables = self
-            .variables(&position.state, &node.name, step, &done.output)
+            .variables(&position.state, &node.name, step, &output)
             .await?;
         let transition =
             self.graph
@@ -465,4 +465,16 @@ impl Driver<'_> {
 struct NodeRun {
     run_id: Option<i64>,
     agents: Vec<String>,
+}
+
+/// What a node's answer sets under its output `key`: the answer, or — when it is an object
+/// with `key` as its only field, a LangGraph-style state update such as `{"analysis": {…}}` —
+/// that field's value.
+fn state_update(key: &str, answer: &Value) -> Value {
+    match answer {
+        Value::Object(fields) if fields.len() == 1 => {
+            fields.get(key).cloned().unwrap_or_else(|| answer.clone())
+        }
+        _ => answer.clone(),
+    }
 }
