@@ -71,6 +71,7 @@ fn trigger(keywords: Vec<String>, regex: Vec<String>, priority: i32) -> Trigger 
         keywords,
         regex,
         priority,
+        ..Trigger::default()
     }
 }
 

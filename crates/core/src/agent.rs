@@ -301,6 +301,32 @@ pub struct Trigger {
     /// Higher wins when several agents match.
     #[serde(default)]
     pub priority: i32,
+    /// How `keywords` match: on word boundaries (the default), or anywhere in the request as
+    /// seed 002's router does with `includes()` (`match: substring`: `bug` matches `debug`).
+    #[serde(
+        default,
+        rename = "match",
+        skip_serializing_if = "KeywordMatch::is_word"
+    )]
+    pub keyword_match: KeywordMatch,
+}
+
+/// How a trigger's keywords match a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KeywordMatch {
+    /// On word boundaries: `bug` matches `Bug!` and `bug-fix`, not `debug`.
+    #[default]
+    Word,
+    /// Anywhere: `bug` matches `debug` too.
+    Substring,
+}
+
+impl KeywordMatch {
+    /// Whether this is the default, word-boundary matching.
+    pub fn is_word(&self) -> bool {
+        *self == Self::Word
+    }
 }
 
 /// An agent this agent may hand work to.

@@ -41,8 +41,8 @@ mod tool_registry;
 mod trace;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, McpRefs, Scope, SourceFormat,
-    ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, KeywordMatch, McpRefs, Scope,
+    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use context_mode::ContextMode;

@@ -38,6 +38,8 @@ use std::sync::{Arc, OnceLock};
 /// * `intent` is a label, reported with the match. A trigger with an intent but neither
 ///   keywords nor patterns uses the intent as its one keyword (`intent: review` matches
 ///   "review this"), so such a trigger is not dead.
+/// * `match: substring` makes a trigger's keywords match anywhere in the prompt, as seed 002's
+///   router does (`includes()`: `bug` matches `debugging`); the default is word boundaries.
 /// * `priority` (default 0): higher wins.
 ///
 /// **Ranking.** An agent is ranked by its best trigger — the matching trigger with the highest
@@ -74,12 +76,14 @@ use std::sync::{Arc, OnceLock};
 ///         keywords: vec!["bug".into(), "stack trace".into()],
 ///         regex: vec![],
 ///         priority: 10,
+///         ..Trigger::default()
 ///     }),
 ///     agent("test-fixer", Trigger {
 ///         intent: None,
 ///         keywords: vec![],
 ///         regex: vec!["fix.*test".into()],
 ///         priority: 8,
+///         ..Trigger::default()
 ///     }),
 /// ]);
 ///

@@ -72,7 +72,12 @@ mod tests {
     }
 
     fn outputs(graph: &Graph) -> Vec<&str> {
-        graph.spec().nodes.iter().map(|node| node.output_key()).collect()
+        graph
+            .spec()
+            .nodes
+            .iter()
+            .map(|node| node.output_key())
+            .collect()
     }
 
     /// Seed 002 §4.1.5's graph, as written: no `output:` anywhere.

@@ -7,7 +7,7 @@
 
 use super::fold::{Edges, fold_keyword};
 use super::{Entry, Owner, Pattern, RouteTarget, Router, Skipped, TargetKey, scope_rank};
-use agentctl_core::AgentDefinition;
+use agentctl_core::{AgentDefinition, KeywordMatch};
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex_automata::meta;
 use regex_automata::nfa::thompson::WhichCaptures;
@@ -21,7 +21,8 @@ pub(super) struct Builder {
     targets: Vec<RouteTarget>,
     keywords: Vec<String>,
     keyword_entries: Vec<(Edges, Vec<Owner>)>,
-    keyword_ids: HashMap<String, usize>,
+    /// By folded keyword and whether it matches anywhere (`match: substring`).
+    keyword_ids: HashMap<(String, bool), usize>,
     patterns: Vec<Pattern>,
     pattern_ids: HashMap<String, usize>,
     skipped: Vec<Skipped>,
@@ -89,7 +90,8 @@ impl Builder {
                 if folded.is_empty() {
                     self.skip(agent, &owner, "an empty keyword matches nothing");
                 } else if seen.insert(folded.clone()) {
-                    self.add_keyword(folded, owner);
+                    let anywhere = trigger.keyword_match == KeywordMatch::Substring;
+                    self.add_keyword(folded, anywhere, owner);
                 }
             }
             for (i, pattern) in trigger.regex.iter().enumerate() {
@@ -109,17 +111,25 @@ impl Builder {
         });
     }
 
-    fn add_keyword(&mut self, folded: String, owner: Owner) {
-        if let Some(&id) = self.keyword_ids.get(&folded) {
+    /// A keyword, matched on its word boundaries unless `anywhere`; the same keyword of two
+    /// triggers is one automaton pattern per way of matching.
+    fn add_keyword(&mut self, folded: String, anywhere: bool, owner: Owner) {
+        let key = (folded, anywhere);
+        if let Some(&id) = self.keyword_ids.get(&key) {
             if let Some((_, owners)) = self.keyword_entries.get_mut(id) {
                 owners.push(owner);
             }
             return;
         }
-        self.keyword_ids
-            .insert(folded.clone(), self.keyword_entries.len());
-        self.keyword_entries.push((Edges::of(&folded), vec![owner]));
-        self.keywords.push(folded);
+        let (folded, _) = &key;
+        let edges = if anywhere {
+            Edges::NONE
+        } else {
+            Edges::of(folded)
+        };
+        self.keyword_entries.push((edges, vec![owner]));
+        self.keywords.push(folded.clone());
+        self.keyword_ids.insert(key, self.keyword_entries.len() - 1);
     }
 
     fn add_pattern(&mut self, agent: &AgentDefinition, owner: Owner) {

@@ -78,6 +78,12 @@ pub(super) struct Edges {
 }
 
 impl Edges {
+    /// No boundary at either end: a keyword matched anywhere (`match: substring`).
+    pub(super) const NONE: Edges = Edges {
+        start: false,
+        end: false,
+    };
+
     /// The edges of a folded keyword.
     pub(super) fn of(keyword: &str) -> Self {
         Self {

@@ -7,6 +7,7 @@ fn trigger(keywords: &[&str], regex: &[&str], priority: i32) -> Trigger {
         keywords: keywords.iter().map(|k| (*k).to_owned()).collect(),
         regex: regex.iter().map(|r| (*r).to_owned()).collect(),
         priority,
+        ..Trigger::default()
     }
 }
 
@@ -363,4 +364,23 @@ fn a_pattern_too_large_to_compile_is_skipped_and_the_others_still_route() {
         skipped[0].reason
     );
     assert_eq!(names(&router.route("fix the test")), ["small"]);
+}
+
+#[test]
+fn substring_keywords_match_inside_words_as_the_seed_router_does() {
+    // Seed 002 §4.1.1: `userPrompt.toLowerCase().includes(kw.toLowerCase())`.
+    let seed = Trigger {
+        keyword_match: agentctl_core::KeywordMatch::Substring,
+        ..trigger(&["bug", "PR"], &[], 10)
+    };
+    let router = Router::new(&[
+        agent("debug-analyzer", Scope::Project, vec![seed]),
+        agent("word", Scope::Project, vec![trigger(&["bug"], &[], 5)]),
+    ]);
+    let prompt = "Debugging the login prompt";
+    let ranked = router.route(prompt);
+    assert_eq!(names(&ranked), ["debug-analyzer"]);
+    assert_eq!(keyword_texts(prompt, &ranked[0]), ["bug", "pr"]);
+    // The same keyword on word boundaries, in the other agent, still needs them.
+    assert_eq!(names(&router.route("a bug!")), ["debug-analyzer", "word"]);
 }

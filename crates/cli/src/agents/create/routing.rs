@@ -106,6 +106,7 @@ pub(super) fn triggers(ui: &Ui, args: &ExtendedArgs, ask: bool) -> anyhow::Resul
         keywords,
         regex,
         priority,
+        ..Trigger::default()
     }])
 }
 
