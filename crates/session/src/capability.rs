@@ -26,6 +26,32 @@ pub const CAPABILITY_TOOLS: &[(&str, &[&str])] = &[
     ("web_fetch", &["web_fetch"]),
 ];
 
+/// Seed 004's capability names, accepted wherever a capability is named (a `task`'s
+/// `capabilities`): each stands for the project's own capabilities listed with it.
+pub const CAPABILITY_ALIASES: &[(&str, &[&str])] = &[
+    ("file_ops", &["read_code", "write_code"]),
+    ("code_generation", &["write_code"]),
+    ("shell_exec", &["run_commands"]),
+    ("report_generation", &["write_code"]),
+];
+
+/// The capabilities `name` stands for: itself when it is known (see [`is_known_capability`]),
+/// the project's own for one of seed 004's names ([`CAPABILITY_ALIASES`]), else `None`.
+///
+/// ```
+/// use agentctl_session::resolve_capability;
+/// assert_eq!(resolve_capability("shell_exec"), Some(vec!["run_commands"]));
+/// assert_eq!(resolve_capability("file_ops"), Some(vec!["read_code", "write_code"]));
+/// assert_eq!(resolve_capability("mcp:github"), Some(vec!["mcp:github"]));
+/// assert_eq!(resolve_capability("telepathy"), None);
+/// ```
+pub fn resolve_capability(name: &str) -> Option<Vec<&str>> {
+    if let Some((_, canonical)) = CAPABILITY_ALIASES.iter().find(|(alias, _)| *alias == name) {
+        return Some(canonical.to_vec());
+    }
+    is_known_capability(name).then(|| vec![name])
+}
+
 /// Whether an executor can take work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -129,6 +155,10 @@ pub struct TaskSpec {
     pub description: String,
     /// Capabilities the executor needs.
     pub required_capabilities: Vec<String>,
+    /// The id of the task in an issue tracker (seed 004's `bdTaskId`, e.g. a beads id), carried
+    /// from the dispatch to the executor's context and the task's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bd_task_id: Option<String>,
 }
 
 /// Why a task could not be dispatched (seed 004's STOP): what is missing, who has it but
@@ -329,6 +359,7 @@ impl ResourcePool {
     ///     id: "task-1".into(),
     ///     description: "fix the bug".into(),
     ///     required_capabilities: vec!["read_code".into(), "write_code".into()],
+    ///     bd_task_id: None,
     /// };
     /// let stop = pool.dispatch(&task).unwrap_err();
     /// assert_eq!(stop.missing_capabilities, ["write_code"]);

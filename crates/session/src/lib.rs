@@ -56,8 +56,9 @@ mod toolset;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
-    AgentCapabilityContext, CAPABILITY_TOOLS, CapabilityRow, Executor, ExecutorEntry,
-    ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
+    AgentCapabilityContext, CAPABILITY_ALIASES, CAPABILITY_TOOLS, CapabilityRow, Executor,
+    ExecutorEntry, ExecutorStatus, PoolSummary, ResourcePool, StopReport, TaskSpec,
+    resolve_capability,
 };
 pub use checks::{semantic_checks, semantic_checks_with};
 pub use engine::{

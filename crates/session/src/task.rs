@@ -66,7 +66,7 @@ mod schema;
 pub(crate) use prompt::shorten_to;
 
 use crate::capability::{
-    CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, is_known_capability,
+    CAPABILITY_ALIASES, CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, resolve_capability,
 };
 use crate::engine::StoreWriter;
 use agentctl_core::{
@@ -135,7 +135,8 @@ pub struct TaskArgs {
     #[serde(default)]
     pub agent: Option<String>,
     /// Capabilities the task needs (`read_code`, `search_code`, `write_code`, `run_commands`,
-    /// `web_search`, `web_fetch`, `mcp:<server>`). When no available agent has them, the task
+    /// `web_search`, `web_fetch`, `mcp:<server>`; also `file_ops`, `code_generation`,
+    /// `shell_exec`, `report_generation`). When no available agent has them, the task
     /// does not run and you get a STOP report. One string or a list.
     #[serde(
         default,
@@ -148,6 +149,14 @@ pub struct TaskArgs {
     /// JSON Schema the result must match; the sub-agent then answers with JSON only.
     #[serde(default)]
     pub schema: Option<Value>,
+    /// The task's id in an issue tracker (e.g. a beads id such as `finger-60.1`); the
+    /// sub-agent sees it and the result carries it back.
+    #[serde(default, rename = "bdTaskId", alias = "bd_task_id")]
+    pub bd_task_id: Option<String>,
+    /// A note from you to the agent that takes this task (how to go about it, what to report),
+    /// shown in its task context as the orchestrator's note.
+    #[serde(default, alias = "orchestratorNote", alias = "orchestrator_note")]
+    pub note: Option<String>,
 }
 
 /// The `task` tool. Cheap to clone: clones share the store, the permits and the parent run.
@@ -409,6 +418,7 @@ impl TypedTool for TaskTool {
         let assignment = match dispatch::assign(
             &self.inner,
             &task,
+            args.note.as_deref(),
             args.agent.as_deref(),
             default_child,
             ctx,
@@ -443,8 +453,12 @@ impl TypedTool for TaskTool {
 fn task_spec(args: &TaskArgs, ctx: &ToolContext) -> Result<TaskSpec, ToolError> {
     let mut required: Vec<String> = Vec::new();
     for capability in &args.capabilities {
-        if !is_known_capability(capability) {
-            let known: Vec<&str> = CAPABILITY_TOOLS.iter().map(|(name, _)| *name).collect();
+        let Some(canonical) = resolve_capability(capability) else {
+            let known: Vec<&str> = CAPABILITY_TOOLS
+                .iter()
+                .chain(CAPABILITY_ALIASES)
+                .map(|(name, _)| *name)
+                .collect();
             return Err(ToolError::InvalidArguments {
                 tool: TaskTool::NAME.into(),
                 message: format!(
@@ -453,15 +467,23 @@ fn task_spec(args: &TaskArgs, ctx: &ToolContext) -> Result<TaskSpec, ToolError> 
                     known.join(", ")
                 ),
             });
-        }
-        if !required.contains(capability) {
-            required.push(capability.clone());
+        };
+        for capability in canonical {
+            if !required.iter().any(|known| known == capability) {
+                required.push(capability.to_owned());
+            }
         }
     }
     Ok(TaskSpec {
         id: ctx.call_id().to_owned(),
         description: args.goal.trim().to_owned(),
         required_capabilities: required,
+        bd_task_id: args
+            .bd_task_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned),
     })
 }
 

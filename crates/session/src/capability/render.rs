@@ -81,6 +81,13 @@ impl AgentCapabilityContext {
             return;
         };
         let _ = writeln!(out, "- ID: {}", one_line(&task.id, ID_CHARS));
+        if let Some(tracked) = &task.bd_task_id {
+            let _ = writeln!(
+                out,
+                "- Tracker ID (bdTaskId): {}",
+                one_line(tracked, ID_CHARS)
+            );
+        }
         let _ = writeln!(
             out,
             "- Description: {}",

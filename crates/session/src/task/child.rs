@@ -95,7 +95,11 @@ pub(crate) async fn run(
     {
         lease.fail();
     }
-    let report = child.report(status, started, repaired);
+    let mut report = child.report(status, started, repaired);
+    report.bd_task_id = context
+        .task
+        .as_ref()
+        .and_then(|task| task.bd_task_id.clone());
     let report_json = serde_json::to_value(&report).unwrap_or(Value::Null);
     let Supervisor { recorder, .. } = child;
     let store_error = recorder
@@ -330,6 +334,7 @@ impl Supervisor<'_> {
             duration_ms: millis(started.elapsed()),
             timeout_ms: millis(config.timeout),
             repaired,
+            bd_task_id: None,
         }
     }
 

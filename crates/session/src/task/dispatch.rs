@@ -49,11 +49,12 @@ pub(crate) struct Assignment {
 }
 
 /// Picks the executor of `task` and marks it busy, or says why the task stops. `named` is the
-/// `agent` argument; `default_child` the definition the call runs without a pool executor
+/// `agent` argument, `note` the caller's note for this dispatch; `default_child` the definition the call runs without a pool executor
 /// (the named agent, the caller's copy or the general sub-agent).
 pub(crate) fn assign(
     inner: &Inner,
     task: &TaskSpec,
+    note: Option<&str>,
     named: Option<&str>,
     default_child: AgentDefinition,
     ctx: &ToolContext,
@@ -107,9 +108,7 @@ pub(crate) fn assign(
     drop(state);
     context.stop = None;
     context.assigned_to = Some(agent.name().to_owned());
-    context
-        .orchestrator_note
-        .clone_from(&inner.orchestrator_note);
+    context.orchestrator_note = orchestrator_note(inner.orchestrator_note.as_deref(), note);
     agent.system_prompt = format!(
         "{}\n\n# Task context\n\n{}",
         agent.system_prompt.trim_end(),
@@ -120,6 +119,23 @@ pub(crate) fn assign(
         context,
         lease,
     })
+}
+
+/// Characters of a caller's note kept in the executor's context.
+const NOTE_CHARS: usize = 1_000;
+
+/// The note of one dispatch: the settings' note (`agents.orchestratorNote`), then the caller's
+/// own for this task (seed 004's per-dispatch `orchestratorNote`) — text a model wrote, so on
+/// one line and shortened: it can neither forge a heading nor fill the executor's prompt.
+fn orchestrator_note(settings: Option<&str>, dispatch: Option<&str>) -> Option<String> {
+    let dispatch = dispatch.map(|note| super::prompt::shorten_to(note, NOTE_CHARS));
+    let notes: Vec<&str> = [settings, dispatch.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|note| !note.is_empty())
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("\n\n"))
 }
 
 /// Whether `agent` itself (a copy of the caller, which is never busy) has what `task` needs.

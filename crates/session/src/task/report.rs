@@ -81,6 +81,9 @@ pub struct TaskReport {
     pub timeout_ms: u64,
     /// Whether a repair turn was needed to match the schema.
     pub repaired: bool,
+    /// The task's id in an issue tracker, as the dispatch gave it (seed 004's `bdTaskId`).
+    #[serde(rename = "bdTaskId", skip_serializing_if = "Option::is_none")]
+    pub bd_task_id: Option<String>,
 }
 
 impl TaskReport {
@@ -101,11 +104,12 @@ pub(crate) fn human(duration: Duration) -> String {
 }
 
 impl fmt::Display for TaskReport {
-    /// One line: `[task sub-agent reviewer, run 7: completed; turns 2/10; tokens 150/200000; 1.2 s of 300 s]`.
+    /// One line: `[task sub-agent reviewer, run 7: completed; turns 2/10; tokens 150/200000; 1.2 s of 300 s]`
+    /// (`; bdTaskId finger-60.1` before the `]` for a tracked task).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "[task sub-agent {}, run {}: {}; turns {}/{}{}; tokens {}/{}; {} of {}]",
+            "[task sub-agent {}, run {}: {}; turns {}/{}{}; tokens {}/{}; {} of {}{}]",
             self.agent,
             self.run_id,
             self.status,
@@ -116,6 +120,10 @@ impl fmt::Display for TaskReport {
             self.max_tokens,
             human(self.duration()),
             human(Duration::from_millis(self.timeout_ms)),
+            match &self.bd_task_id {
+                Some(id) => format!("; bdTaskId {id}"),
+                None => String::new(),
+            },
         )
     }
 }

@@ -6,6 +6,7 @@ use agentctl_session::{
 };
 
 mod live;
+mod seed004;
 mod session;
 
 fn pool() -> ResourcePool {
@@ -21,6 +22,7 @@ fn task(id: &str, description: &str, caps: &[&str]) -> TaskSpec {
         id: id.into(),
         description: description.into(),
         required_capabilities: caps.iter().map(|c| (*c).to_owned()).collect(),
+        bd_task_id: None,
     }
 }
 
