@@ -8,6 +8,7 @@
 
 mod agent;
 mod approval;
+mod catalogue;
 mod context_mode;
 mod conversation;
 mod decision;
@@ -45,6 +46,7 @@ pub use agent::{
     SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
+pub use catalogue::{ModelCatalogue, ModelPrice};
 pub use context_mode::ContextMode;
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,

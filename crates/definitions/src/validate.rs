@@ -11,8 +11,9 @@ use crate::report::{Check, ValidationReport};
 use crate::semantic::{CheckStage, Checks};
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL, ModelError,
-    RECALL_TOOL, REMEMBER_TOOL, Settings, SourceFormat, is_known_tool, resolve_model,
+    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL,
+    ModelCatalogue, ModelError, ModelRef, RECALL_TOOL, REMEMBER_TOOL, Settings, SourceFormat,
+    is_known_tool, resolve_model,
 };
 
 /// Runs every check on `agent` against `settings` (model aliases, providers, MCP servers):
@@ -29,8 +30,10 @@ use agentctl_core::{
 /// assert!(!report.valid);
 /// let model = report.checks.iter().find(|c| c.name == "model resolvable").unwrap();
 /// assert!(model.diagnostics[0].to_string().starts_with("helper.md:4:1: field `model`: unknown provider `vllm`"));
+/// // An agentctl file's allow list naming a tool nothing has is an error too.
 /// let tools = report.checks.iter().find(|c| c.name == "tools exist").unwrap();
-/// assert!(tools.passed && tools.has_warnings());
+/// assert!(!tools.passed);
+/// assert!(tools.diagnostics[0].to_string().contains("unknown tool `todo_write`"));
 /// # Ok::<(), agentctl_definitions::DefinitionError>(())
 /// ```
 pub fn validate(agent: &LoadedAgent, settings: &Settings, checks: &Checks) -> ValidationReport {
@@ -286,7 +289,13 @@ fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
         return Check::new("model resolvable", Vec::new(), Some(note));
     };
     match resolve_model(model, settings, None) {
-        Ok(resolved) => Check::new("model resolvable", Vec::new(), Some(resolved.to_string())),
+        Ok(resolved) => Check::new(
+            "model resolvable",
+            unknown_model(agent, settings, &resolved)
+                .into_iter()
+                .collect(),
+            Some(resolved.to_string()),
+        ),
         Err(ModelError::NothingToInherit) => Check::new(
             "model resolvable",
             Vec::new(),
@@ -298,6 +307,35 @@ fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
             None,
         ),
     }
+}
+
+/// A warning when `model` is not in the catalogue of its provider (a typo, or a model newer
+/// than the catalogue: it runs all the same). Providers the catalogue does not cover, or that
+/// the settings configure themselves (a proxy may serve other models), are not checked.
+fn unknown_model(agent: &LoadedAgent, settings: &Settings, model: &ModelRef) -> Option<Diagnostic> {
+    let catalogue = ModelCatalogue::builtin();
+    if settings.providers.contains_key(&model.provider)
+        || catalogue.knows(&model.provider, &model.model)
+    {
+        return None;
+    }
+    let known = catalogue.models(&model.provider)?;
+    let hint = suggest::similar(&model.model, known.iter().copied())
+        .first()
+        .map(|best| format!("did you mean `{best}`? "))
+        .unwrap_or_default();
+    Some(agent.diagnostic(
+        Severity::Warning,
+        "model",
+        format!(
+            "`{}` is not among the {} models agentctl knows ({hint}known as of {}: {}); a \
+             model newer than that list runs all the same",
+            model.model,
+            model.provider,
+            catalogue.updated,
+            known.join(", ")
+        ),
+    ))
 }
 
 fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
@@ -354,22 +392,37 @@ fn tools_exist(agent: &LoadedAgent, settings: &Settings) -> Check {
                         ));
                     }
                 }
-                KnownTool::Unknown => {
-                    let hint = suggest::similar(tool, BUILTIN_TOOLS.iter().copied())
-                        .first()
-                        .map(|best| format!(" (did you mean `{best}`?)"))
-                        .unwrap_or_default();
-                    out.push(agent.diagnostic(
-                        Severity::Warning,
-                        &field,
-                        format!("unknown tool `{tool}`{hint}: no built-in tool has this name; it will be unavailable"),
-                    ));
-                }
+                KnownTool::Unknown => out.push(unknown_tool(agent, list, &field, tool)),
             }
         }
     }
     out.extend(declared_check::denied_declarations(agent));
     Check::new("tools exist", out, None)
+}
+
+/// A tool name nothing here has. In an agentctl file's `tools.allow` it is an error (a typo
+/// leaves the agent without a tool it was written for); in a deny list, or in a Claude Code or
+/// Gemini CLI file (written for another tool's names), a warning.
+fn unknown_tool(agent: &LoadedAgent, list: &str, field: &str, tool: &str) -> Diagnostic {
+    let hint = suggest::similar(tool, BUILTIN_TOOLS.iter().copied())
+        .first()
+        .map(|best| format!(" (did you mean `{best}`?)"))
+        .unwrap_or_default();
+    let native = agent.definition.source.format == SourceFormat::Native;
+    if native && list == "tools.allow" {
+        return agent.diagnostic(
+            Severity::Error,
+            field,
+            format!("unknown tool `{tool}`{hint}: no built-in tool has this name; name a built-in tool, an MCP tool (`mcp.<server>.<tool>`) or a pattern"),
+        );
+    }
+    agent.diagnostic(
+        Severity::Warning,
+        field,
+        format!(
+            "unknown tool `{tool}`{hint}: no built-in tool has this name; it will be unavailable"
+        ),
+    )
 }
 
 fn is_memory_tool(name: &str) -> bool {

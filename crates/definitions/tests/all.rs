@@ -11,4 +11,5 @@ mod suite {
     mod lookup;
     mod never_panics;
     mod seed_files;
+    mod strict;
 }
