@@ -177,10 +177,13 @@ fn check_options(guardrail: &Guardrail, problem: &mut impl FnMut(&str, String)) 
             "`maxLength` only applies to the `max-length` validator; remove it".into(),
         );
     }
+    // A named validator may be a program (`.agentctl/validators/NAME`), which runs as a
+    // command does.
+    let program = validator.is_some_and(|name| !BUILTIN_VALIDATORS.contains(&name));
     match guardrail.timeout_seconds {
-        Some(_) if guardrail.command.is_empty() => problem(
+        Some(_) if guardrail.command.is_empty() && !program => problem(
             "timeoutSeconds",
-            "`timeoutSeconds` only applies to `command` validators; remove it".into(),
+            "`timeoutSeconds` only applies to `command` validators and validator programs; remove it".into(),
         ),
         Some(0) => problem(
             "timeoutSeconds",
@@ -290,6 +293,9 @@ fn declare_validator(
             };
             // Without a registry, whether the name is registered is the runtime's to check.
             let registry = registry?;
+            if let Some(program) = registry.program(name) {
+                return Some(Declared::Command(vec![program.display().to_string()]));
+            }
             match registry.get(name) {
                 Some(found) => Some(Declared::Registered {
                     name: name.to_owned(),
@@ -299,7 +305,7 @@ fn declare_validator(
                     problem(
                         "validator",
                         format!(
-                            "{missing}: the built-ins are {builtins}; a program embedding agentctl registers its own, or use `command:` to run a program"
+                            "{missing}: the built-ins are {builtins}; an executable `.agentctl/validators/{name}` (or `~/.agentctl/validators/{name}`) becomes one, a program embedding agentctl registers its own, or use `command:` to run a program"
                         ),
                     );
                     None

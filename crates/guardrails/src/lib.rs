@@ -40,6 +40,7 @@ mod declare;
 mod definition_check;
 mod factory;
 mod json;
+mod programs;
 mod run;
 mod validator;
 
@@ -48,6 +49,7 @@ pub use declare::{MAX_REPAIRS_LIMIT, check_declarations};
 pub use definition_check::GuardrailsCheck;
 pub use factory::Guardrails;
 pub use json::{JsonForm, JsonSchemaCheck, MAX_SCHEMA_ERRORS, extract_json};
+pub use programs::SkippedProgram;
 pub use run::CompiledGuardrails;
 pub use validator::{
     BUILTIN_VALIDATORS, CUSTOM_VALIDATOR, FnValidator, RegisterError, Validator, ValidatorInput,

@@ -5,6 +5,7 @@ use agentctl_core::GuardrailStage;
 use async_trait::async_trait;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The validators agentctl itself provides, by the name an agent file uses.
@@ -154,11 +155,15 @@ pub enum RegisterError {
 #[derive(Clone, Default)]
 pub struct ValidatorRegistry {
     validators: Arc<BTreeMap<String, Arc<dyn Validator>>>,
+    /// Validators that are programs (`.agentctl/validators/NAME`), run like `command:`.
+    programs: Arc<BTreeMap<String, PathBuf>>,
 }
 
 impl fmt::Debug for ValidatorRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.validators.keys()).finish()
+        f.debug_set()
+            .entries(self.validators.keys().chain(self.programs.keys()))
+            .finish()
     }
 }
 
@@ -188,19 +193,47 @@ impl ValidatorRegistry {
         if name.is_empty() || name.contains(char::is_whitespace) {
             return Err(RegisterError::InvalidName { name });
         }
-        if name == CUSTOM_VALIDATOR || BUILTIN_VALIDATORS.contains(&name.as_str()) {
-            return Err(RegisterError::Reserved { name });
-        }
-        if self.validators.contains_key(&name) {
-            return Err(RegisterError::Duplicate { name });
-        }
+        self.check_new(&name)?;
         Arc::make_mut(&mut self.validators).insert(name, validator);
         Ok(self)
     }
 
+    /// Registers the program at `path` as validator `name`: it is run like a `command:`
+    /// guardrail (the text on stdin, passing by exiting 0, in the tools' sandbox). See
+    /// [`add_programs_in`](Self::add_programs_in) for a folder of them.
+    pub fn register_program(
+        &mut self,
+        name: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> Result<&mut Self, RegisterError> {
+        let name = name.into();
+        self.check_new(&name)?;
+        Arc::make_mut(&mut self.programs).insert(name, path.into());
+        Ok(self)
+    }
+
+    fn check_new(&self, name: &str) -> Result<(), RegisterError> {
+        let name = name.to_owned();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(RegisterError::InvalidName { name });
+        }
+        if name == CUSTOM_VALIDATOR || BUILTIN_VALIDATORS.contains(&name.as_str()) {
+            return Err(RegisterError::Reserved { name });
+        }
+        if self.contains(&name) {
+            return Err(RegisterError::Duplicate { name });
+        }
+        Ok(())
+    }
+
     /// Whether a validator is registered as `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.validators.contains_key(name)
+        self.validators.contains_key(name) || self.programs.contains_key(name)
+    }
+
+    /// The program registered as validator `name`.
+    pub fn program(&self, name: &str) -> Option<&Path> {
+        self.programs.get(name).map(PathBuf::as_path)
     }
 
     /// The validator registered as `name`.
@@ -208,9 +241,12 @@ impl ValidatorRegistry {
         self.validators.get(name).cloned()
     }
 
-    /// The registered names, sorted.
+    /// The registered names: those in code, then the programs, each sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.validators.keys().map(String::as_str)
+        self.validators
+            .keys()
+            .chain(self.programs.keys())
+            .map(String::as_str)
     }
 }
 

@@ -104,14 +104,14 @@ fn validators_must_exist() {
         one(validator("style", "spell-check")),
         is(
             "guardrails[0].validator",
-            "unknown validator `spell-check`: the built-ins are regex, not-regex, max-length, contains-secret, json; a program embedding agentctl registers its own, or use `command:` to run a program"
+            "unknown validator `spell-check`: the built-ins are regex, not-regex, max-length, contains-secret, json; an executable `.agentctl/validators/spell-check` (or `~/.agentctl/validators/spell-check`) becomes one, a program embedding agentctl registers its own, or use `command:` to run a program"
         )
     );
     assert_eq!(
         one(validator("tone", "custom")),
         is(
             "guardrails[0].validator",
-            "`custom` uses the validator registered under this guardrail's name `tone`, and none is: the built-ins are regex, not-regex, max-length, contains-secret, json; a program embedding agentctl registers its own, or use `command:` to run a program"
+            "`custom` uses the validator registered under this guardrail's name `tone`, and none is: the built-ins are regex, not-regex, max-length, contains-secret, json; an executable `.agentctl/validators/tone` (or `~/.agentctl/validators/tone`) becomes one, a program embedding agentctl registers its own, or use `command:` to run a program"
         )
     );
 }
@@ -219,7 +219,7 @@ fn commands_are_lists_with_their_own_timeouts() {
         }),
         is(
             "guardrails[0].timeoutSeconds",
-            "`timeoutSeconds` only applies to `command` validators; remove it"
+            "`timeoutSeconds` only applies to `command` validators and validator programs; remove it"
         )
     );
 }
