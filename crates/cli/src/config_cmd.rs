@@ -27,7 +27,10 @@ fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> 
     {
         let mut err = std::io::stderr().lock();
         for warning in &loaded.warnings {
-            if let ConfigWarning::UnknownKey { .. } | ConfigWarning::UnknownValue { .. } = warning {
+            if let ConfigWarning::UnknownKey { .. }
+            | ConfigWarning::UnknownValue { .. }
+            | ConfigWarning::NotRead { .. } = warning
+            {
                 writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
             }
         }
@@ -65,16 +68,8 @@ fn sources(loaded: &LoadedSettings) -> Vec<Source<'_>> {
             found: false,
         }))
         .collect();
-    sources.sort_by_key(|source| rank(source.layer));
+    sources.sort_by_key(|source| source.layer.rank());
     sources
-}
-
-fn rank(layer: &SettingsLayer) -> u8 {
-    match layer {
-        SettingsLayer::Default => 0,
-        SettingsLayer::Global(_) => 1,
-        SettingsLayer::Project(_) => 2,
-    }
 }
 
 /// How paths are shown to people: `~/…` under the home folder, relative under the current

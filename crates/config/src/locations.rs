@@ -60,6 +60,13 @@ impl Locations {
         self.agentctl_home.join("settings.json")
     }
 
+    /// Gemini CLI's user settings, `~/.gemini/settings.json`, if the home folder is known.
+    pub fn gemini_global_settings_file(&self) -> Option<PathBuf> {
+        self.user_home
+            .as_ref()
+            .map(|home| home.join(".gemini").join("settings.json"))
+    }
+
     /// The project settings file, `<project>/.agentctl/settings.json`, if there is a project.
     pub fn project_settings_file(&self) -> Option<PathBuf> {
         self.project_root

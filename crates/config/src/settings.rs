@@ -86,6 +86,13 @@ pub enum ConfigWarning {
         /// The values it takes.
         expected: String,
     },
+    /// Top-level keys of a Gemini CLI settings file that are Gemini CLI's own, not read.
+    NotRead {
+        /// The file.
+        path: PathBuf,
+        /// The keys, sorted.
+        keys: Vec<String>,
+    },
     /// A project value that loosens the user's policy, not applied because the project is
     /// not trusted (trusting the project at `project` applies it).
     Untrusted {
@@ -111,6 +118,15 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::UnknownKey { path, key } => {
                 write!(f, "{}: unknown key `{key}` ignored", path.display())
             }
+            ConfigWarning::NotRead { path, keys } => write!(
+                f,
+                "{}: not read (Gemini CLI's own settings): {}",
+                path.display(),
+                keys.iter()
+                    .map(|key| format!("`{key}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             ConfigWarning::UnknownValue {
                 path,
                 key,
@@ -150,28 +166,65 @@ pub struct LoadOptions {
 pub enum SettingsLayer {
     /// Built-in defaults.
     Default,
+    /// `~/.gemini/settings.json`: what seed 002 configures there (`agents.*`, `mcpServers`),
+    /// below agentctl's own global file.
+    GeminiGlobal(PathBuf),
     /// `$AGENTCTL_HOME/settings.json`.
     Global(PathBuf),
+    /// `<project>/.gemini/settings.json`, below agentctl's own project file.
+    GeminiProject(PathBuf),
     /// `<project>/.agentctl/settings.json`.
     Project(PathBuf),
 }
 
 impl SettingsLayer {
-    /// `default`, `global` or `project`.
+    /// `default`, `gemini-global`, `global`, `gemini-project` or `project`.
     pub fn name(&self) -> &'static str {
         match self {
             SettingsLayer::Default => "default",
+            SettingsLayer::GeminiGlobal(_) => "gemini-global",
             SettingsLayer::Global(_) => "global",
+            SettingsLayer::GeminiProject(_) => "gemini-project",
             SettingsLayer::Project(_) => "project",
         }
     }
 
-    /// The file of a global or project layer.
+    /// The file of a layer that is one.
     pub fn path(&self) -> Option<&Path> {
         match self {
             SettingsLayer::Default => None,
-            SettingsLayer::Global(path) | SettingsLayer::Project(path) => Some(path),
+            SettingsLayer::GeminiGlobal(path)
+            | SettingsLayer::Global(path)
+            | SettingsLayer::GeminiProject(path)
+            | SettingsLayer::Project(path) => Some(path),
         }
+    }
+
+    /// Where it stands among the layers, lowest precedence first.
+    pub fn rank(&self) -> u8 {
+        match self {
+            SettingsLayer::Default => 0,
+            SettingsLayer::GeminiGlobal(_) => 1,
+            SettingsLayer::Global(_) => 2,
+            SettingsLayer::GeminiProject(_) => 3,
+            SettingsLayer::Project(_) => 4,
+        }
+    }
+
+    /// Whether it is a project's (its values are reviewed against the user's policy).
+    fn is_project(&self) -> bool {
+        matches!(
+            self,
+            SettingsLayer::GeminiProject(_) | SettingsLayer::Project(_)
+        )
+    }
+
+    /// Whether it is Gemini CLI's file (read only when it exists; its own keys not read).
+    fn is_gemini(&self) -> bool {
+        matches!(
+            self,
+            SettingsLayer::GeminiGlobal(_) | SettingsLayer::GeminiProject(_)
+        )
     }
 }
 
@@ -333,14 +386,7 @@ pub fn load_settings_with(
     locations: &Locations,
     options: &LoadOptions,
 ) -> Result<LoadedSettings, ConfigError> {
-    let global = locations.global_settings_file();
-    let mut candidates = vec![SettingsLayer::Global(global.clone())];
-    if let Some(project) = locations.project_settings_file() {
-        // `AGENTCTL_HOME` may point at the project's own `.agentctl`: read that file once.
-        if project != global {
-            candidates.push(SettingsLayer::Project(project));
-        }
-    }
+    let candidates = candidate_layers(locations);
 
     let mut merged = Map::new();
     let mut origins = Origins::new();
@@ -353,15 +399,22 @@ pub fn load_settings_with(
         let text = match read_input_file(path, InputLimit::SETTINGS) {
             Ok(text) => text,
             Err(error) if error.is_not_found() => {
-                loaded.missing.push(layer);
+                // Gemini CLI's file is only there for those who use it.
+                if !layer.is_gemini() {
+                    loaded.missing.push(layer);
+                }
                 continue;
             }
             Err(error) => return Err(error.into()),
         };
-        let parsed = raw::parse_layer(path, &text)?;
+        let parsed = if layer.is_gemini() {
+            raw::parse_gemini_layer(path, &text)?
+        } else {
+            raw::parse_layer(path, &text)?
+        };
         loaded.warnings.extend(parsed.warnings);
         let value = match (&layer, &locations.project_root) {
-            (SettingsLayer::Project(path), Some(root)) => {
+            (layer, Some(root)) if layer.is_project() => {
                 let context = ProjectLayer {
                     root,
                     path,
@@ -381,6 +434,30 @@ pub fn load_settings_with(
         })?;
     loaded.origins = origins;
     Ok(loaded)
+}
+
+/// The settings files, lowest precedence first: Gemini CLI's and agentctl's global ones, then
+/// the project's. A file two layers would name (`AGENTCTL_HOME` pointing at the project's own
+/// `.agentctl`, a project that is the home folder) is read once, as the first.
+fn candidate_layers(locations: &Locations) -> Vec<SettingsLayer> {
+    let root = locations.project_root.as_deref();
+    let layers = [
+        locations
+            .gemini_global_settings_file()
+            .map(SettingsLayer::GeminiGlobal),
+        Some(SettingsLayer::Global(locations.global_settings_file())),
+        root.map(|root| SettingsLayer::GeminiProject(root.join(".gemini").join("settings.json"))),
+        locations
+            .project_settings_file()
+            .map(SettingsLayer::Project),
+    ];
+    let mut candidates: Vec<SettingsLayer> = Vec::new();
+    for layer in layers.into_iter().flatten() {
+        if !candidates.iter().any(|seen| seen.path() == layer.path()) {
+            candidates.push(layer);
+        }
+    }
+    candidates
 }
 
 /// The project layer being loaded.
@@ -431,11 +508,12 @@ impl ProjectLayer<'_> {
             loaded.loosenings.push(loosening);
         }
         let value = if applied { value } else { kept };
-        loaded.project_servers = value
-            .get("mcpServers")
-            .and_then(Value::as_object)
-            .map(|servers| servers.keys().cloned().collect())
-            .unwrap_or_default();
+        let servers = value.get("mcpServers").and_then(Value::as_object);
+        loaded.project_servers.extend(
+            servers
+                .into_iter()
+                .flat_map(|servers| servers.keys().cloned()),
+        );
         Ok(value)
     }
 

@@ -2,6 +2,7 @@
 
 mod suite {
     mod errors;
+    mod gemini;
     mod input_files;
     mod layering;
     mod support;

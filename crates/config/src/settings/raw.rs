@@ -6,6 +6,7 @@
 //!
 //! [`Settings`]: agentctl_core::Settings
 
+mod gemini;
 mod tracing;
 mod web;
 
@@ -13,6 +14,8 @@ use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
     ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope,
 };
+pub(super) use gemini::parse_gemini_layer;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -62,7 +65,7 @@ struct RawStore {
 /// `agents.*` as written.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawAgents {
+pub(super) struct RawAgents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default_context_mode: Option<ContextMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +263,7 @@ struct RawApprovals {
 /// through `deserialize_map` refuses anything but an object, with a located error.
 #[derive(Debug, Default, Serialize)]
 #[serde(transparent)]
-struct Object<T>(T);
+pub(super) struct Object<T>(pub(super) T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -295,46 +298,62 @@ pub(super) struct ParsedLayer {
 ///
 /// Empty or whitespace-only text counts as `{}`.
 pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, ConfigError> {
+    let (mut raw, unknown) = parse_as::<Object<RawSettings>>(path, text)?;
+    let agents = raw.0.agents.as_mut().map(|agents| &mut agents.0);
+    let mut warnings = unknown_keys(path, unknown);
+    warnings.extend(unknown_values(path, agents));
+    Ok(ParsedLayer {
+        value: to_map(&raw),
+        warnings,
+    })
+}
+
+/// The text of a settings file as `T`, with the dotted paths of the keys `T` ignored.
+fn parse_as<T: DeserializeOwned>(path: &Path, text: &str) -> Result<(T, Vec<String>), ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = if text.trim().is_empty() { "{}" } else { text };
     let mut unknown = Vec::new();
     let mut json = serde_json::Deserializer::from_str(text);
     let mut note_unknown = |key: serde_ignored::Path<'_>| unknown.push(dotted(&key));
     let tracked = serde_ignored::Deserializer::new(&mut json, &mut note_unknown);
-    let mut raw: Object<RawSettings> =
-        serde_path_to_error::deserialize(tracked).map_err(|error| located(path, error))?;
+    let raw: T = serde_path_to_error::deserialize(tracked).map_err(|error| located(path, error))?;
     json.end().map_err(|error| parse_error(path, &error))?;
-    let unknown_backends = raw
-        .0
-        .agents
-        .as_mut()
-        .and_then(|agents| agents.0.tracing.as_mut())
-        .map(RawTracing::take_unknown_backends)
-        .unwrap_or_default();
-    let value = match serde_json::to_value(&raw) {
+    Ok((raw, unknown))
+}
+
+/// The keys a parsed layer sets.
+fn to_map(raw: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(raw) {
         Ok(Value::Object(map)) => map,
         // Serialising these types cannot fail (every map key is a string) and always gives
         // an object; fall back to "sets nothing" rather than panic.
         _ => Map::new(),
-    };
-    let warnings = unknown
-        .into_iter()
+    }
+}
+
+fn unknown_keys(path: &Path, keys: Vec<String>) -> Vec<ConfigWarning> {
+    keys.into_iter()
         .map(|key| ConfigWarning::UnknownKey {
             path: path.to_path_buf(),
             key,
         })
-        .chain(
-            unknown_backends
-                .into_iter()
-                .map(|value| ConfigWarning::UnknownValue {
-                    path: path.to_path_buf(),
-                    key: "agents.tracing.backend".to_owned(),
-                    value,
-                    expected: tracing::BACKENDS_EXPECTED.to_owned(),
-                }),
-        )
-        .collect();
-    Ok(ParsedLayer { value, warnings })
+        .collect()
+}
+
+/// Values left out of `agents` because agentctl does not know them (tracing backends).
+fn unknown_values(path: &Path, agents: Option<&mut RawAgents>) -> Vec<ConfigWarning> {
+    agents
+        .and_then(|agents| agents.tracing.as_mut())
+        .map(RawTracing::take_unknown_backends)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|value| ConfigWarning::UnknownValue {
+            path: path.to_path_buf(),
+            key: "agents.tracing.backend".to_owned(),
+            value,
+            expected: tracing::BACKENDS_EXPECTED.to_owned(),
+        })
+        .collect()
 }
 
 /// `agents.colour` for serde_ignored's path (whose own rendering shows `Option`s as `?`).
