@@ -11,6 +11,8 @@
 //! caller materialises the request with [`HistoryView::to_messages`] (at most the capped
 //! window).
 
+mod filter;
+
 use agentctl_core::{ContextMode, Message};
 use agentctl_store::{
     ContextScope, ContextSummary, MessageId, MessageQuery, Result, SessionStore, StoredMessage,

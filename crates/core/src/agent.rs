@@ -1,6 +1,6 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
-use crate::context_mode::ContextMode;
+use crate::context_mode::{ContextFilter, ContextMode};
 use crate::graph::GraphSpec;
 use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
@@ -76,6 +76,9 @@ pub struct AgentSpec {
     /// Which conversation history the agent sees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_mode: Option<ContextMode>,
+    /// Which of the main conversation's messages the agent sees when it shares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_filter: Option<ContextFilter>,
     /// Tool allow and deny lists.
     #[serde(default, skip_serializing_if = "ToolPolicy::is_unrestricted")]
     pub tools: ToolPolicy,

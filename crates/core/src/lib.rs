@@ -47,7 +47,7 @@ pub use agent::{
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use catalogue::{ModelCatalogue, ModelPrice};
-pub use context_mode::ContextMode;
+pub use context_mode::{ContextFilter, ContextMode, MessageRole};
 pub use conversation::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec, Usage,
     json_len,

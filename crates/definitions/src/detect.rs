@@ -12,6 +12,7 @@ use agentctl_core::SourceFormat;
 /// Native-only top-level fields: neither Claude Code nor Gemini CLI writes them.
 const NATIVE_FIELDS: &[&str] = &[
     "contextMode",
+    "contextFilter",
     "handoffs",
     "guardrails",
     "triggers",

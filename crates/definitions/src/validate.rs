@@ -11,7 +11,7 @@ use crate::report::{Check, ValidationReport};
 use crate::semantic::{CheckStage, Checks};
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL,
+    BUILTIN_TOOLS, ContextMode, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL,
     ModelCatalogue, ModelError, ModelRef, RECALL_TOOL, REMEMBER_TOOL, Settings, SourceFormat,
     is_known_tool, resolve_model,
 };
@@ -175,6 +175,32 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     Check::new("required fields", out, None)
 }
 
+/// `contextFilter` only shapes what an agent sees of the main conversation: on an agent that
+/// does not share it, say so; a `recent` of 0 lets nothing through.
+fn context_filter(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
+    let spec = &agent.definition.spec;
+    let Some(filter) = &spec.context_filter else {
+        return;
+    };
+    if let Some(mode) = spec
+        .context_mode
+        .filter(|mode| *mode != ContextMode::Shared)
+    {
+        out.push(agent.diagnostic(
+            Severity::Warning,
+            "contextFilter",
+            format!("`contextFilter` applies to the main conversation a shared agent sees; this agent is `contextMode: {mode}`, so it has no effect"),
+        ));
+    }
+    if filter.recent == Some(0) {
+        out.push(agent.diagnostic(
+            Severity::Error,
+            "contextFilter.recent",
+            "`recent: 0` lets no message through; use `contextMode: run` for an agent that sees none",
+        ));
+    }
+}
+
 fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
     let spec = &agent.definition.spec;
     let mut out = Vec::new();
@@ -213,6 +239,7 @@ fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
         }
     }
     out.extend(checks.field_values(agent));
+    context_filter(agent, &mut out);
     memory_check::long_term_values(agent, &mut out);
     if let Some(rate) = spec.tracing.as_ref().and_then(|t| t.sample_rate)
         && !(0.0..=1.0).contains(&rate)

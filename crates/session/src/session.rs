@@ -114,25 +114,29 @@ impl SessionHandle {
         Ok(resolve_mode(agent.name(), inputs, &self.agents)?)
     }
 
-    /// What the agent sees before the prompt, in `mode`: with the model's `context_window`
+    /// What `agent` sees before the prompt, in `mode`: with the model's `context_window`
     /// known, only what the window can hold (the budget compaction keeps the workspace under),
-    /// read newest first.
+    /// read newest first; of the main conversation, only what its `contextFilter` lets through.
     pub(crate) fn history(
         &self,
-        agent: &str,
+        agent: &AgentDefinition,
         mode: ContextMode,
         context_window: Option<u64>,
     ) -> Result<Vec<Message>, SessionError> {
         let store = self.store.as_ref();
         let shared_max = self.agents.shared_context_max_messages;
+        let name = agent.name();
         let view = match context_window {
             Some(window) => {
                 let budget = CompactionPolicy::for_context_window(window).budget_tokens;
-                load_history_within(store, &self.info.id, agent, mode, shared_max, budget)?
+                load_history_within(store, &self.info.id, name, mode, shared_max, budget)?
             }
-            None => load_history(store, &self.info.id, agent, mode, shared_max)?,
+            None => load_history(store, &self.info.id, name, mode, shared_max)?,
         };
-        Ok(view.to_messages())
+        Ok(match (&agent.spec.context_filter, mode) {
+            (Some(filter), ContextMode::Shared) => view.filtered(filter).to_messages(),
+            _ => view.to_messages(),
+        })
     }
 
     /// Summarises the oldest messages of the agent's workspace when it no longer fits the

@@ -111,3 +111,29 @@ fn a_model_its_provider_does_not_have_is_a_warning_naming_the_known_ones() {
     let r = report_with("model: openai:my-finetune\n", &settings);
     assert_eq!(lines(&r), Vec::<String>::new());
 }
+
+#[test]
+fn a_context_filter_is_checked_against_the_mode() {
+    let shared = report(
+        "model: openai:gpt-4o-mini\ncontextMode: shared\ncontextFilter:\n  agents: [user, code-reviewer]\n  roles: [user, assistant]\n  recent: 20\n",
+    );
+    assert_eq!(lines(&shared), Vec::<String>::new());
+    let isolated =
+        report("model: openai:gpt-4o-mini\ncontextMode: isolated\ncontextFilter:\n  recent: 0\n");
+    assert_eq!(
+        lines(&isolated),
+        [
+            "warning: a.md:7:1: field `contextFilter`: `contextFilter` applies to the main conversation a shared agent sees; this agent is `contextMode: isolated`, so it has no effect",
+            "a.md:8:3: field `contextFilter.recent`: `recent: 0` lets no message through; use `contextMode: run` for an agent that sees none",
+        ]
+    );
+    let typo = parse_str(
+        "---\nname: a\ntitle: A\ncontextFilter:\n  role: [user]\n---\nP\n",
+        Path::new("a.md"),
+        SourceFormat::Native,
+        Scope::Project,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(typo.starts_with("a.md:5:3: field `contextFilter"), "{typo}");
+}

@@ -154,7 +154,7 @@ impl Engine {
                             true => ContextMode::Shared,
                             false => session.mode(&agent, None)?.mode,
                         };
-                        session.history(agent.name(), mode, window)
+                        session.history(&agent, mode, window)
                     })
                     .await
             }

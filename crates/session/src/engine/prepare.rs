@@ -244,7 +244,7 @@ impl Job {
                     compacted =
                         handle.block_on(session.compact(name, mode, &summarizer, window))?;
                 }
-                (prompt, mode, session.history(name, mode, window)?)
+                (prompt, mode, session.history(&agent, mode, window)?)
             }
             RunKind::Handoff {
                 request,
@@ -255,7 +255,7 @@ impl Job {
                 session.chain().advance(&answer);
                 let view = view_of(&request, mode);
                 let history = match view {
-                    HandoffHistory::Full => session.history(name, ContextMode::Shared, window)?,
+                    HandoffHistory::Full => session.history(&agent, ContextMode::Shared, window)?,
                     _ => Vec::new(),
                 };
                 let brief = brief(&request, &answer, &prompt, view);
