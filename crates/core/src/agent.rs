@@ -88,6 +88,14 @@ pub struct AgentSpec {
     /// Upper bound on model turns in one run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
+    /// Token budget of one run: input and output tokens over all its model calls (seed 002
+    /// §10.3). The run stops before the model call after the one that reached it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Cost budget of one run in US dollars, priced by the model catalogue (seed 002 §10.3);
+    /// a model the catalogue has no price for cannot be held to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,

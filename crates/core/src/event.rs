@@ -219,6 +219,10 @@ pub struct RunMetadata {
     pub iterations: u32,
     /// Context mode in effect.
     pub context_mode: ContextMode,
+    /// What the tokens cost in US dollars, by the model catalogue's list prices (`None` for
+    /// a model it has no price for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// The result of a finished run.
@@ -269,6 +273,7 @@ mod tests {
                 duration_ms: 5,
                 iterations: 1,
                 context_mode: ContextMode::Isolated,
+                cost_usd: None,
             },
             messages: vec![Message::user("hi")],
             handoff: None,

@@ -11,6 +11,8 @@ pub enum Hint {
     ChooseModel,
     /// Allow the run more turns (the command line's `--max-turns`).
     RaiseMaxTurns,
+    /// Allow the run a larger budget (the command line's `--max-tokens` / `--max-cost`).
+    RaiseBudget,
     /// Look up the ids of the memories kept, of one agent when one is named.
     ListMemories {
         /// The agent the lookup was limited to.

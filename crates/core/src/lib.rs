@@ -79,7 +79,7 @@ pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};
 pub use redact::Redactor;
 pub use risk::RiskLevel;
 pub use run::{RunStream, SubAgentRunner};
-pub use run_error::RunError;
+pub use run_error::{BudgetReached, RunError};
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
     AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, DEFAULT_WEB_MAX_BYTES,

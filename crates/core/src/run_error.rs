@@ -51,6 +51,16 @@ pub enum RunError {
         /// Text the model wrote before the limit, turns joined by blank lines.
         partial_text: String,
     },
+    /// The run reached its token or cost budget before finishing.
+    #[error("agent `{agent}` stopped at its budget: {budget}")]
+    Budget {
+        /// Agent name.
+        agent: String,
+        /// Which budget, and how much was used.
+        budget: BudgetReached,
+        /// Text the model wrote before the budget, turns joined by blank lines.
+        partial_text: String,
+    },
     /// Handoffs went on past `agents.maxHandoffs`.
     #[error(
         "stopped after {limit} handoffs ({}): the agents kept handing the work on; raise agents.maxHandoffs or change their handoff conditions",
@@ -89,7 +99,40 @@ impl RunError {
             RunError::NoModel { .. } => Some(Hint::ChooseModel),
             RunError::Model { source, .. } => source.hint(),
             RunError::MaxTurns { .. } => Some(Hint::RaiseMaxTurns),
+            RunError::Budget { .. } => Some(Hint::RaiseBudget),
             _ => None,
+        }
+    }
+}
+
+/// Which budget a run reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BudgetReached {
+    /// Its token budget (`maxTokens`).
+    Tokens {
+        /// Tokens used, input and output.
+        used: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// Its cost budget (`maxCost`), in US dollars.
+    Cost {
+        /// Dollars spent.
+        used: f64,
+        /// The budget.
+        limit: f64,
+    },
+}
+
+impl std::fmt::Display for BudgetReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BudgetReached::Tokens { used, limit } => {
+                write!(f, "{used} tokens used of `maxTokens: {limit}`")
+            }
+            BudgetReached::Cost { used, limit } => {
+                write!(f, "${used:.4} spent of `maxCost: {limit}`")
+            }
         }
     }
 }

@@ -18,6 +18,11 @@ pub struct RunOptions {
     pub stream: bool,
     /// Upper bound on output tokens per model call.
     pub max_tokens: Option<u32>,
+    /// Token budget of the run, input and output over all model calls (else the agent's
+    /// `maxTokens`).
+    pub token_budget: Option<u64>,
+    /// Cost budget of the run in US dollars (else the agent's `maxCost`).
+    pub cost_budget: Option<f64>,
     /// Sampling temperature (else the agent's `temperature`).
     pub temperature: Option<f32>,
     /// Turn limit (else the agent's `maxTurns`, else [`DEFAULT_MAX_TURNS`]).

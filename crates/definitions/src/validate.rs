@@ -279,7 +279,30 @@ fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
             "maxTurns is 0: the agent could never answer",
         ));
     }
+    budgets(agent, &mut out);
     Check::new("field values", out, None)
+}
+
+/// `maxTokens` and `maxCost` that no run could stay under.
+fn budgets(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
+    let spec = &agent.definition.spec;
+    if spec.max_tokens == Some(0) {
+        out.push(agent.diagnostic(
+            Severity::Error,
+            "maxTokens",
+            "maxTokens is 0: the agent could never answer",
+        ));
+    }
+    if let Some(cost) = spec
+        .max_cost
+        .filter(|cost| !(cost.is_finite() && *cost > 0.0))
+    {
+        out.push(agent.diagnostic(
+            Severity::Error,
+            "maxCost",
+            format!("maxCost {cost} is not a positive number of US dollars"),
+        ));
+    }
 }
 
 fn model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {

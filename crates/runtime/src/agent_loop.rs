@@ -14,8 +14,8 @@ use crate::guard::{self, Checked};
 use crate::run_state::{LoopState, Prepared};
 use crate::sample::sample;
 use agentctl_core::{
-    GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent, RunMetadata,
-    RunResult, TokensUsed, Usage,
+    BudgetReached, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent,
+    RunMetadata, RunResult, TokensUsed, Usage,
 };
 use std::time::Instant;
 
@@ -181,6 +181,14 @@ async fn apply_response(
         // The model wants more turns than it may have: running the tools would be wasted.
         return Err(max_turns(run, state));
     }
+    if let Some(budget) = budget_reached(run, state) {
+        // Its tools would only feed a model call the budget does not allow.
+        return Err(RunError::Budget {
+            agent: run.agent.to_string(),
+            budget,
+            partial_text: partial_text(run, state),
+        });
+    }
     let turn_text = match run.request.messages.last() {
         Some(Message::Assistant { content, .. }) => content.clone().unwrap_or_default(),
         _ => String::new(),
@@ -222,8 +230,35 @@ fn commit_turn(run: &Prepared, state: &LoopState, count: usize, events: &EventSi
     });
 }
 
+/// The budget the tokens used so far have reached, if any.
+fn budget_reached(run: &Prepared, state: &LoopState) -> Option<BudgetReached> {
+    let used = state.usage.input_tokens + state.usage.output_tokens;
+    if let Some(limit) = run.token_budget.filter(|limit| used >= *limit) {
+        return Some(BudgetReached::Tokens { used, limit });
+    }
+    let spent = cost_of(run, state)?;
+    run.cost_budget
+        .filter(|limit| spent >= *limit)
+        .map(|limit| BudgetReached::Cost { used: spent, limit })
+}
+
+/// What the run's tokens cost so far, by the catalogue's list price.
+fn cost_of(run: &Prepared, state: &LoopState) -> Option<f64> {
+    run.price
+        .map(|price| price.cost(state.usage.input_tokens, state.usage.output_tokens))
+}
+
 fn max_turns(run: &Prepared, state: &LoopState) -> RunError {
-    let partial_text = run.request.messages[state.first_new..]
+    RunError::MaxTurns {
+        agent: run.agent.to_string(),
+        turns: run.max_turns,
+        partial_text: partial_text(run, state),
+    }
+}
+
+/// What the model wrote in this run so far, turns joined by blank lines.
+fn partial_text(run: &Prepared, state: &LoopState) -> String {
+    run.request.messages[state.first_new..]
         .iter()
         .filter_map(|message| match message {
             Message::Assistant {
@@ -233,12 +268,7 @@ fn max_turns(run: &Prepared, state: &LoopState) -> RunError {
             _ => None,
         })
         .collect::<Vec<_>>()
-        .join("\n\n");
-    RunError::MaxTurns {
-        agent: run.agent.to_string(),
-        turns: run.max_turns,
-        partial_text,
-    }
+        .join("\n\n")
 }
 
 /// Step 4, the end: the result, with the conversation taken from the run.
@@ -267,6 +297,7 @@ fn finish(
                 .unwrap_or(u64::MAX),
             iterations: state.turn,
             context_mode: run.context_mode,
+            cost_usd: cost_of(run, state),
         },
         messages: std::mem::take(&mut run.request.messages),
     }

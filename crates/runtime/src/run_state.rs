@@ -2,9 +2,9 @@
 
 use crate::budget::TokenEstimator;
 use agentctl_core::{
-    CallGate, ContextMode, GuardrailPhase, ModelProvider, ModelRef, ModelRequest, Redactor,
-    RunGuardrails, SubAgentRunner, Tool, ToolFilter, ToolRegistry, ToolsSettings, TraceContext,
-    Usage,
+    CallGate, ContextMode, GuardrailPhase, ModelPrice, ModelProvider, ModelRef, ModelRequest,
+    Redactor, RunGuardrails, SubAgentRunner, Tool, ToolFilter, ToolRegistry, ToolsSettings,
+    TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;
@@ -21,6 +21,12 @@ pub(crate) struct Prepared {
     pub provider: Arc<dyn ModelProvider>,
     pub context_mode: ContextMode,
     pub max_turns: u32,
+    /// Token budget of the run (input and output over all model calls).
+    pub token_budget: Option<u64>,
+    /// Cost budget of the run in US dollars.
+    pub cost_budget: Option<f64>,
+    /// The model's list price, when the catalogue has one.
+    pub price: Option<ModelPrice>,
     /// Tools the agent may use, sorted by name.
     pub tools: Vec<Arc<dyn Tool>>,
     /// Every tool of the runtime: a call of a tool the agent may not use still reaches the

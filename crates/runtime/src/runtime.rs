@@ -9,8 +9,8 @@ use crate::run_state::Prepared;
 use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
     AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
-    Message, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor, RunError,
-    RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
+    Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor,
+    RunError, RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
     resolve_model,
 };
 use std::collections::HashMap;
@@ -331,6 +331,7 @@ impl Runtime {
             max_tokens: options.max_tokens,
             stream: options.stream,
         };
+        let price = ModelCatalogue::builtin().price(&model.provider, &model.model);
         Ok(Prepared {
             run_id: Arc::from(run_id),
             agent: Arc::from(name),
@@ -343,6 +344,9 @@ impl Runtime {
                 .max_turns
                 .or(agent.spec.max_turns)
                 .unwrap_or(DEFAULT_MAX_TURNS),
+            token_budget: options.token_budget.or(agent.spec.max_tokens),
+            cost_budget: options.cost_budget.or(agent.spec.max_cost),
+            price,
             tools,
             registry: Arc::clone(toolbox.registry()),
             filter,

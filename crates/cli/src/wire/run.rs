@@ -540,6 +540,7 @@ mod tests {
                 duration_ms: 5,
                 iterations: 1,
                 context_mode: ContextMode::Isolated,
+                cost_usd: None,
             },
             messages: Vec::new(),
             handoff: None,

@@ -137,3 +137,17 @@ fn a_context_filter_is_checked_against_the_mode() {
     .to_string();
     assert!(typo.starts_with("a.md:5:3: field `contextFilter"), "{typo}");
 }
+
+#[test]
+fn budgets_no_run_could_stay_under_are_errors() {
+    let r = report("model: openai:gpt-4o-mini\nmaxTokens: 0\nmaxCost: -1\n");
+    assert_eq!(
+        lines(&r),
+        [
+            "a.md:6:1: field `maxTokens`: maxTokens is 0: the agent could never answer",
+            "a.md:7:1: field `maxCost`: maxCost -1 is not a positive number of US dollars",
+        ]
+    );
+    let fine = report("model: openai:gpt-4o-mini\nmaxTokens: 200000\nmaxCost: 0.5\n");
+    assert!(fine.valid, "{:#?}", lines(&fine));
+}

@@ -1,3 +1,4 @@
+mod budgets;
 mod cancel;
 mod driving;
 mod events;
