@@ -2,7 +2,7 @@
 //! commands that get past an error, appended to its message.
 
 use agentctl_core::{Hint, ModelError, RunError};
-use agentctl_memory::MemoryError;
+use agentctl_session::memory::MemoryError;
 use agentctl_session::{GraphError, SessionError};
 use std::error::Error;
 

@@ -9,12 +9,12 @@ use crate::args::graph::{
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::drive::{Invocation, once};
 use crate::output::{print_json, terminal_safe};
-use agentctl_routing::{Graph, render_dot, render_mermaid, render_text};
+use agentctl_session::graph::{Graph, render_dot, render_mermaid, render_text};
+use agentctl_session::store::SessionChoice;
 use agentctl_session::{
     GraphError, GraphReplay, Op, Project, ReplayItem, SessionHandle, Target, TurnOptions,
     find_branch,
 };
-use agentctl_store::SessionChoice;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;

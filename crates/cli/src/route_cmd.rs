@@ -7,9 +7,9 @@
 
 use crate::args::{GlobalArgs, TextFormat, route::RouteArgs};
 use crate::output::{print_json, terminal_safe};
-use agentctl_definitions::Discovery;
-use agentctl_routing::{Matched, RouteDecision, RouteMatch, Router, Skipped};
 use agentctl_session::Session;
+use agentctl_session::definitions::Discovery;
+use agentctl_session::routing::{Matched, RouteDecision, RouteMatch, Router, Skipped};
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::{IsTerminal as _, Write as _};

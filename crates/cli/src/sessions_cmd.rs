@@ -10,11 +10,11 @@ use crate::output::{confirm, print_json, terminal_safe};
 use crate::wire::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::Project;
-use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
-use agentctl_store::{
+use agentctl_session::store::{
     ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionStore,
     StoredMessage, utc_timestamp,
 };
+use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! `agentctl sessions migrate --to URL | --from URL`: copies sessions between the project's
 //! embedded store and another (a PostgreSQL database shared by several machines, another
 //! SQLite file), one transaction per session, and the agents' long-term memories with them
-//! ([`agentctl_store::copy_sessions`], [`agentctl_memory::copy_memories`]). Run again, it
+//! ([`agentctl_session::store::copy_sessions`], [`agentctl_session::memory::copy_memories`]). Run again, it
 //! copies new sessions, brings copies the source outgrew up to date, skips unchanged ones and
 //! leaves alone — naming them, and failing at the end — sessions changed in both stores.
 
@@ -9,9 +9,9 @@ use crate::args::TextFormat;
 use crate::args::sessions::MigrateArgs;
 use crate::output::{counted, print_json, terminal_safe};
 use agentctl_core::Redactor;
-use agentctl_memory::{MemoryCopyReport, copy_memories};
+use agentctl_session::memory::{MemoryCopyReport, copy_memories};
+use agentctl_session::store::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 use agentctl_session::{Project, StoreLocation};
-use agentctl_store::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 use anyhow::Context as _;
 use serde::Serialize;
 use std::process::ExitCode;

@@ -11,12 +11,12 @@ use crate::args::trust::TrustArgs;
 use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::wire::{LooseningJson, ServerFileJson, ServerFilesJson, Timestamp, TrustReport};
-use agentctl_config::{
+use agentctl_core::{AgentDefinition, Scope};
+use agentctl_session::Project;
+use agentctl_session::config::{
     LoadedSettings, ProjectRecord, ProjectTrust, ScriptChange, TrustStore, server_scripts,
 };
-use agentctl_core::{AgentDefinition, Scope};
-use agentctl_mcp::{McpError, McpManager};
-use agentctl_session::Project;
+use agentctl_session::mcp::{McpError, McpManager};
 use anyhow::Context as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -227,7 +227,7 @@ fn changed_files(loaded: &LoadedSettings, record: &ProjectRecord) -> Vec<String>
     let Some(trusted) = &record.trusted else {
         return Vec::new();
     };
-    agentctl_config::PROJECT_POLICY_FILES
+    agentctl_session::config::PROJECT_POLICY_FILES
         .iter()
         .filter(|file| trusted.files.get(**file) != loaded.policy_hashes.get(**file))
         .map(|file| (*file).to_owned())

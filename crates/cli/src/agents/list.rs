@@ -4,9 +4,9 @@ use super::{display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
 use crate::output::terminal_safe;
-use agentctl_config::Locations;
 use agentctl_core::{ContextMode, Scope};
-use agentctl_definitions::LoadedAgent;
+use agentctl_session::config::Locations;
+use agentctl_session::definitions::LoadedAgent;
 use agentctl_session::{Project, semantic_checks};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -42,7 +42,7 @@ fn is_zero(n: &usize) -> bool {
 pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     // A listing runs no agent: their prompts are checked, then dropped as each file loads.
     let discovery =
-        agentctl_definitions::discover_summaries(&context.locations, &semantic_checks());
+        agentctl_session::definitions::discover_summaries(&context.locations, &semantic_checks());
     let settings = &context.settings.settings;
     let wanted = |scope: Scope| match args.scope {
         ScopeFilter::All => true,

@@ -4,7 +4,7 @@ use super::{discover_agents, display_path, find, validate::render};
 use crate::args::{DeleteArgs, EditArgs, ScopeFilter};
 use crate::output::confirm;
 use agentctl_core::{Scope, SourceFormat};
-use agentctl_definitions::{LoadedAgent, ValidationReport, load_file, validate};
+use agentctl_session::definitions::{LoadedAgent, ValidationReport, load_file, validate};
 use agentctl_session::{Project, semantic_checks};
 use anyhow::Context as _;
 use std::path::Path;

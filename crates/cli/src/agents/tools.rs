@@ -6,14 +6,12 @@ use super::report_load_errors;
 use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
 use agentctl_core::{Decision, RiskLevel, ToolFilter};
+use agentctl_session::store::in_memory_store;
+use agentctl_session::tools::{AutoApprove, ToolListing};
 use agentctl_session::{McpTools, Project, RuntimeBuilder, Session};
-use agentctl_store::SessionStore;
-use agentctl_store_sqlite::SqliteStore;
-use agentctl_tools::{AutoApprove, ToolListing};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -39,8 +37,7 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         // store stands in, and nothing is written to the project's store.
         let mut session = Session::from_project(context).runtime(builder);
         if context.settings().agents.context_persistence {
-            let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
-            session = session.store(store);
+            session = session.store(in_memory_store()?);
         }
         let session = session.build()?;
         report_load_errors(session.discovery(), &context.locations)?;

@@ -7,9 +7,9 @@
 
 use crate::args::mcp::ServeArgs;
 use agentctl_core::ApprovalHint;
-use agentctl_mcp::{ServedAgent, serve_agents_stdio};
+use agentctl_session::mcp::{ServedAgent, serve_agents_stdio};
+use agentctl_session::store::{SessionChoice, Source};
 use agentctl_session::{Project, Questions, ServeLog, ServedAgents, Session};
-use agentctl_store::{SessionChoice, Source};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 use super::{Recorded, changed_files, current_hash, status_now};
 use crate::loosening::{files_named, loosening_lines};
 use crate::output::terminal_safe;
-use agentctl_config::{Loosening, ProjectRecord, ProjectTrust, ScriptChange};
 use agentctl_session::Project;
+use agentctl_session::config::{Loosening, ProjectRecord, ProjectTrust, ScriptChange};
 use std::fmt::Write as _;
 use std::path::Path;
 

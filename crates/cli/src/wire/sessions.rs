@@ -4,7 +4,7 @@
 use super::run::WireMessage;
 use super::{Timestamp, one_of};
 use agentctl_core::{GuardrailPolicy, GuardrailStage, Usage};
-use agentctl_store::{
+use agentctl_session::store::{
     ContextSummary, PromptBudget, RunRecord, RunStatus, SessionInfo, StateEntry, StoredMessage,
 };
 use schemars::{JsonSchema, Schema, SchemaGenerator};

@@ -11,7 +11,7 @@ use super::trace::TurnTracing;
 use super::turn::TurnCtx;
 use super::writer::Recording;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt, graph_turn};
+use crate::graph_run::{GraphError, StartAt, graph_turn};
 use crate::session::run_ending;
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,

@@ -5,7 +5,7 @@
 
 use super::approvals::TurnGate;
 use super::state::Engine;
-use crate::graph::run_graph_child;
+use crate::graph_run::run_graph_child;
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
 };

@@ -10,7 +10,7 @@ use super::protocol::{EventMsg, Notice, Target, TurnOptions, TurnOutcome};
 use super::state::Engine;
 use super::sub_agents::SubAgents;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt, find_branch, graph_turn};
+use crate::graph_run::{GraphError, StartAt, find_branch, graph_turn};
 use crate::main_agent::main_agent;
 use agentctl_context::expand_file_references;
 use agentctl_core::{AgentDefinition, RunError, RunOptions};
@@ -155,7 +155,7 @@ impl TurnCtx {
             Target::Agent(name) => Ok((shared.require_agent(name)?, false)),
             Target::Graph(name) => {
                 let agent = shared.require_agent(name)?;
-                crate::graph::compile(&agent)
+                crate::graph_run::compile(&agent)
                     .map_err(|error| SessionError::Graph(Box::new(error)))?;
                 Ok((agent, false))
             }

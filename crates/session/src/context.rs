@@ -1,0 +1,3 @@
+//! Context modes as a front end shows them: the mode an agent runs with, and why.
+
+pub use agentctl_context::{ModeInputs, ModeSource, ResolvedMode, resolve_mode};

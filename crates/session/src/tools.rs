@@ -1,0 +1,3 @@
+//! Tools as a front end lists them and answers their approval questions.
+
+pub use agentctl_tools::{ApprovalAnswer, ApprovalRequest, AutoApprove, ToolListing};
