@@ -3,7 +3,7 @@
 
 use agentctl_core::{Hint, ModelError, RunError};
 use agentctl_session::memory::MemoryError;
-use agentctl_session::{GraphError, SessionError};
+use agentctl_session::{GraphError, MigrateError, SessionError};
 use std::error::Error;
 
 /// The hint of an error, when it is one of the library errors that carry one.
@@ -17,6 +17,8 @@ pub(crate) fn hint_of(error: &(dyn Error + 'static)) -> Option<Hint> {
     } else if let Some(error) = error.downcast_ref::<ModelError>() {
         error.hint()
     } else if let Some(error) = error.downcast_ref::<MemoryError>() {
+        error.hint()
+    } else if let Some(error) = error.downcast_ref::<MigrateError>() {
         error.hint()
     } else {
         None

@@ -27,6 +27,8 @@ pub use replay::{GraphReplay, ReplayItem, ReplayNode, ReplayTotals};
 pub(crate) use drive::graph_turn;
 pub(crate) use parts::run_graph_child;
 
+use crate::error::SessionError;
+use crate::project::Project;
 use crate::session::SessionHandle;
 use agentctl_core::AgentDefinition;
 use agentctl_routing::Graph;
@@ -113,4 +115,28 @@ pub(crate) fn compile(agent: &AgentDefinition) -> Result<Graph, GraphError> {
         file: agent.source.path.clone(),
         issues: issues.to_string(),
     })
+}
+
+impl Project {
+    /// The graph of the agent `name`, as `graph visualize` draws it: its `graph:` block
+    /// compiled, or, for an agent without one, the agents its handoffs reach.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Agent`] when there is no runnable agent `name`;
+    /// [`SessionError::Graph`] with [`GraphError::Invalid`] for a graph that does not compile.
+    pub fn graph_of(&self, name: &str) -> Result<Graph, SessionError> {
+        let discovery = self.discover();
+        let agent = &discovery.require(name)?.definition;
+        if agent.spec.graph.is_some() {
+            return compile(agent).map_err(|error| SessionError::Graph(Box::new(error)));
+        }
+        let lookup = |name: &str| {
+            discovery
+                .require(name)
+                .ok()
+                .map(|found| found.definition.clone())
+        };
+        Ok(Graph::from_handoffs(agent, &lookup))
+    }
 }

@@ -62,6 +62,8 @@ mod gitignore;
 mod graph_run;
 mod main_agent;
 mod maintenance;
+mod memories;
+mod migrate;
 mod project;
 mod secrets;
 mod serve;
@@ -88,6 +90,7 @@ pub use graph_run::{
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
+pub use migrate::{MigrateError, Migration};
 pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};

@@ -2,5 +2,4 @@
 
 pub use agentctl_memory::{
     Matched, MemoryBackend, MemoryCopyReport, MemoryEntry, MemoryError, MemoryHit, MemoryQuery,
-    copy_memories,
 };

@@ -5,5 +5,5 @@ pub use crate::store_location::in_memory_store;
 pub use agentctl_store::{
     ClearedContext, Conflict, ContextScope, ContextSummary, CopyOutcome, CopyReport, MessageQuery,
     PromptBudget, RunRecord, RunStatus, SessionChoice, SessionInfo, SessionStore, Source,
-    StateEntry, StoredMessage, copy_sessions, utc_timestamp,
+    StateEntry, StoredMessage, utc_timestamp,
 };
