@@ -64,7 +64,9 @@ mod main_agent;
 mod maintenance;
 mod memories;
 mod migrate;
+mod modes;
 mod project;
+mod record;
 mod secrets;
 mod serve;
 mod session;
@@ -73,6 +75,7 @@ mod state;
 mod store_location;
 mod task;
 mod toolset;
+mod trust;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
