@@ -3,7 +3,8 @@
 
 use agentctl_core::{Hint, ModelError, RunError};
 use agentctl_session::memory::MemoryError;
-use agentctl_session::{GraphError, MigrateError, SessionError};
+use agentctl_session::store::MigrateError;
+use agentctl_session::{GraphError, SessionError};
 use std::error::Error;
 
 /// The hint of an error, when it is one of the library errors that carry one.

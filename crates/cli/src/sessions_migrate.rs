@@ -8,9 +8,9 @@
 use crate::args::TextFormat;
 use crate::args::sessions::MigrateArgs;
 use crate::output::{counted, print_json, terminal_safe};
+use agentctl_session::Project;
 use agentctl_session::memory::MemoryCopyReport;
-use agentctl_session::store::{Conflict, CopyOutcome, CopyReport};
-use agentctl_session::{MigrateError, Migration, Project};
+use agentctl_session::store::{Conflict, CopyOutcome, CopyReport, MigrateError, Migration};
 use serde::Serialize;
 use std::process::ExitCode;
 

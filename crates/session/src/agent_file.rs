@@ -1,8 +1,37 @@
-//! Writing an agent file the way `agents create` (or any front end's editor) does: atomically,
-//! in a folder made private when it is created, never over a file that appeared meanwhile.
+//! Agent files as a front end lists, checks and writes them: discovery without the prompts
+//! (a listing), one file loaded and validated with the full set of checks, and writing a
+//! file the way `agents create` (or any front end's editor) does — atomically, in a folder
+//! made private when it is created, never over a file that appeared meanwhile.
 
+use crate::checks::semantic_checks;
+use crate::project::Project;
+use agentctl_core::{Scope, SourceFormat};
+use agentctl_definitions::{Discovery, ValidationReport, discover_summaries, load_file, validate};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+impl Project {
+    /// Every agent file of the project and the user, as [`discover`](Self::discover) finds
+    /// them, with each prompt checked and then dropped as its file loads: for a listing that
+    /// runs no agent.
+    pub fn discover_summaries(&self) -> Discovery {
+        discover_summaries(&self.locations, &semantic_checks())
+    }
+
+    /// Loads the agent file at `path` and validates it with the full set of checks
+    /// (`agents validate`'s); a file that does not load gets a report saying why.
+    pub fn validate_file(
+        &self,
+        path: &Path,
+        format: SourceFormat,
+        scope: Scope,
+    ) -> ValidationReport {
+        match load_file(path, format, scope) {
+            Ok(agent) => validate(&agent, &self.settings.settings, &semantic_checks()),
+            Err(error) => ValidationReport::load_failed(&error),
+        }
+    }
+}
 
 /// Why an agent file was not written. Each names the file or folder concerned; a front end
 /// words what to do (for [`AgentFileError::Exists`], how to ask for a replacement).

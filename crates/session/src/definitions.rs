@@ -4,6 +4,5 @@
 pub use crate::agent_file::{AgentFileError, write_agent_file};
 pub use agentctl_definitions::{
     AgentLookupError, DEFAULT_PROMPT, Diagnostic, Discovery, LoadedAgent, Severity, Template,
-    ValidationReport, agent_schema, discover_summaries, is_valid_name, load_file, parse_str,
-    render_agent_file, validate,
+    ValidationReport, agent_schema, is_valid_name, load_file, parse_str, render_agent_file,
 };

@@ -93,7 +93,6 @@ pub use graph_run::{
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
-pub use migrate::{MigrateError, Migration};
 pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
