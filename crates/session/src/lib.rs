@@ -60,6 +60,7 @@ mod engine;
 mod error;
 mod gitignore;
 mod graph_run;
+mod listing;
 mod main_agent;
 mod maintenance;
 mod memories;
