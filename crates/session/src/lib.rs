@@ -68,6 +68,7 @@ mod migrate;
 mod modes;
 mod project;
 mod record;
+mod route;
 mod secrets;
 mod serve;
 mod session;
