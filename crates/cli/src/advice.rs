@@ -2,7 +2,8 @@
 //! commands that get past an error, appended to its message.
 
 use agentctl_core::{Hint, ModelError, RunError};
-use agentctl_memory::MemoryError;
+use agentctl_session::memory::MemoryError;
+use agentctl_session::store::MigrateError;
 use agentctl_session::{GraphError, SessionError};
 use std::error::Error;
 
@@ -17,6 +18,8 @@ pub(crate) fn hint_of(error: &(dyn Error + 'static)) -> Option<Hint> {
     } else if let Some(error) = error.downcast_ref::<ModelError>() {
         error.hint()
     } else if let Some(error) = error.downcast_ref::<MemoryError>() {
+        error.hint()
+    } else if let Some(error) = error.downcast_ref::<MigrateError>() {
         error.hint()
     } else {
         None

@@ -12,9 +12,9 @@ mod validate;
 
 use crate::args::{AgentsCommand, GlobalArgs};
 use crate::lookup::find;
-use agentctl_config::Locations;
-use agentctl_definitions::{Diagnostic, Discovery};
 use agentctl_session::Project;
+use agentctl_session::config::Locations;
+use agentctl_session::definitions::{Diagnostic, Discovery};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;

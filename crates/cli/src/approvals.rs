@@ -3,7 +3,7 @@
 use crate::args::ApprovalArgs;
 use agentctl_core::{ApprovalHint, RiskLevel};
 use agentctl_session::ApprovalChoice;
-use agentctl_tools::AutoApprove;
+use agentctl_session::tools::AutoApprove;
 
 /// `--approve LEVELS` and `--yes`, checked.
 pub(crate) fn choice(args: &ApprovalArgs) -> anyhow::Result<ApprovalChoice> {

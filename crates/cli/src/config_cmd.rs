@@ -8,7 +8,7 @@
 
 use crate::args::{ConfigCommand, ConfigShowArgs, GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
-use agentctl_config::{ConfigWarning, LoadedSettings, Locations, SettingsLayer};
+use agentctl_session::config::{ConfigWarning, LoadedSettings, Locations, SettingsLayer};
 use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -245,7 +245,7 @@ fn render_json(loaded: &LoadedSettings) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentctl_config::load_settings;
+    use agentctl_session::config::load_settings;
 
     /// A temporary agentctl home and project; removed on drop.
     struct Sandbox(PathBuf);

@@ -9,11 +9,11 @@ use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::sessions_cmd::state_line;
 use crate::wire::{ContextModeReport, StateJson};
-use agentctl_context::{ModeInputs, ResolvedMode, resolve_mode};
 use agentctl_core::{AgentsSettings, ContextMode};
-use agentctl_routing::RESERVED_STATE_KEYS;
 use agentctl_session::Project;
-use agentctl_store::{ClearedContext, SessionInfo, SessionStore};
+use agentctl_session::context::{ModeInputs, ResolvedMode, resolve_mode, set_context_mode};
+use agentctl_session::routing::RESERVED_STATE_KEYS;
+use agentctl_session::store::{ClearedContext, SessionInfo, SessionStore};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -101,19 +101,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
             anyhow::bail!("no session to change: pass --session ID or run an agent first");
         };
         let mode = args.mode.map(ContextMode::from);
-        if let Some(mode) = mode {
-            // Refuse what the run would refuse (agents.allowSharedContext).
-            resolve_mode(
-                name,
-                ModeInputs {
-                    session_override: Some(mode),
-                    agent_file: file_mode,
-                    ..ModeInputs::default()
-                },
-                settings,
-            )?;
-        }
-        store.set_mode_override(&session.id, name, mode)?;
+        set_context_mode(store, &session.id, name, file_mode, mode, settings)?;
     }
     let overrides = overrides(store.as_deref(), session.as_ref())?;
     let mut report = report(name, file_mode, &overrides, session.as_ref(), settings);

@@ -15,11 +15,11 @@ pub(crate) use signals::stop_signal;
 use crate::args::{ApprovalArgs, RunFormat};
 use crate::render::{ContextLine, Spinner, TurnView};
 use agentctl_core::RunError;
-use agentctl_sandbox::SandboxStatus;
+use agentctl_session::sandbox::SandboxStatus;
+use agentctl_session::store::{SessionChoice, Source};
 use agentctl_session::{
     GraphError, Op, Project, Questions, Recording, Session, SessionError, TurnOutcome,
 };
-use agentctl_store::{SessionChoice, Source};
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 

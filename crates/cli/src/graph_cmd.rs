@@ -8,13 +8,14 @@ use crate::args::graph::{
 };
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::drive::{Invocation, once};
+use crate::lookup::lookup_message;
 use crate::output::{print_json, terminal_safe};
-use agentctl_routing::{Graph, render_dot, render_mermaid, render_text};
+use agentctl_session::graph::{Graph, render_dot, render_mermaid, render_text};
+use agentctl_session::store::SessionChoice;
 use agentctl_session::{
-    GraphError, GraphReplay, Op, Project, ReplayItem, SessionHandle, Target, TurnOptions,
-    find_branch,
+    GraphError, GraphReplay, Op, Project, ReplayItem, SessionError, SessionHandle, Target,
+    TurnOptions, find_branch,
 };
-use agentctl_store::SessionChoice;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -128,21 +129,17 @@ fn node_agents(project: &Project, name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The graph agent `name`, compiled.
+/// The graph of the agent `name` ([`Project::graph_of`]), its errors in the command line's
+/// words.
 fn load_graph(project: &Project, name: &str) -> anyhow::Result<Graph> {
-    let discovery = project.discover();
-    let agent = &crate::lookup::find(&discovery, name)?.definition;
-    if agent.spec.graph.is_none() {
-        anyhow::bail!(
-            "`{name}` is an agent, not a graph (it has no `graph:` block): run it with `agentctl run {name}`"
-        );
+    match project.graph_of(name) {
+        Ok(graph) => Ok(graph),
+        Err(SessionError::Agent(lookup)) => Err(anyhow::anyhow!(lookup_message(&lookup))),
+        Err(SessionError::Graph(error)) if matches!(*error, GraphError::Invalid { .. }) => {
+            anyhow::bail!("{error}\ncheck it with `agentctl agents validate {name}`")
+        }
+        Err(other) => Err(other.into()),
     }
-    Graph::from_definition(agent).map_err(|issues| {
-        anyhow::anyhow!(
-            "graph `{name}` ({}) is invalid:\n{issues}\ncheck it with `agentctl agents validate {name}`",
-            agent.source.path.display()
-        )
-    })
 }
 
 /// The session `id` of `project`'s store.
@@ -337,19 +334,7 @@ fn excerpt(text: &str) -> String {
 
 fn visualize(global: &GlobalArgs, args: &GraphVisualizeArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let discovery = project.discover();
-    let agent = &crate::lookup::find(&discovery, &args.name)?.definition;
-    let graph = if agent.spec.graph.is_some() {
-        load_graph(&project, &args.name)?
-    } else {
-        let lookup = |name: &str| {
-            discovery
-                .require(name)
-                .ok()
-                .map(|found| found.definition.clone())
-        };
-        Graph::from_handoffs(agent, &lookup)
-    };
+    let graph = load_graph(&project, &args.name)?;
     let path = match &args.session {
         Some(id) => {
             let session = recorded_session(&project, id)?;

@@ -40,11 +40,11 @@ use std::process::ExitCode;
 pub fn main() -> ExitCode {
     // First: the sandbox may have started this executable as its network bridge (which never
     // returns); otherwise it is registered as that bridge for the commands this run starts.
-    agentctl_sandbox::run_helper_if_requested();
+    agentctl_session::sandbox::run_helper_if_requested();
     // Other processes of the user (a command outside the sandbox, a compromised editor
     // plugin) must not read the API keys in agentctl's environment or memory. Failing to
     // say so costs nothing worth stopping for.
-    let _ = agentctl_sandbox::set_non_dumpable();
+    let _ = agentctl_session::sandbox::set_non_dumpable();
     let cli = args::parse();
     let outcome = run(cli);
     // Files made private as stores opened, each said once.

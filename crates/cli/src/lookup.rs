@@ -1,7 +1,7 @@
 //! Looking agents up by name, with a failed lookup in the command line's words: the located
 //! errors of a broken file, or close names.
 
-use agentctl_definitions::{AgentLookupError, Discovery, LoadedAgent};
+use agentctl_session::definitions::{AgentLookupError, Discovery, LoadedAgent};
 
 /// The runnable agent called `name`, or an error that says why there is none: the located
 /// errors of its file, or close names.

@@ -2,7 +2,7 @@
 //! the warning, once per command, about the values ignored because the project is not trusted.
 
 use crate::output::terminal_safe;
-use agentctl_config::{LoadedSettings, Loosening, LooseningReason, ProjectTrust};
+use agentctl_session::config::{LoadedSettings, Loosening, LooseningReason, ProjectTrust};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -86,7 +86,7 @@ pub(crate) fn loosening_lines(out: &mut String, loosenings: &[&Loosening]) {
 pub(crate) fn files_named(loaded: &LoadedSettings) -> String {
     let files: Vec<&str> = loaded.policy_hashes.keys().map(String::as_str).collect();
     if files.is_empty() {
-        agentctl_config::PROJECT_POLICY_FILES.join(", ")
+        agentctl_session::config::PROJECT_POLICY_FILES.join(", ")
     } else {
         files.join(", ")
     }

@@ -11,7 +11,7 @@ mod serve;
 
 use crate::args::GlobalArgs;
 use crate::args::mcp::McpCommand;
-use agentctl_mcp::McpManager;
+use agentctl_session::mcp::McpManager;
 use std::future::Future;
 use std::process::ExitCode;
 

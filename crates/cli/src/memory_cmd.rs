@@ -9,10 +9,9 @@ use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, Memor
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::wire::MemoryEntryJson;
-use agentctl_core::Redactor;
-use agentctl_memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
 use agentctl_session::Project;
-use agentctl_store::utc_timestamp;
+use agentctl_session::memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
+use agentctl_session::store::utc_timestamp;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -32,11 +31,7 @@ pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result
 /// The project's memory store (with its sessions: `memory.db` beside a SQLite session file,
 /// or the sessions' PostgreSQL database); `None` when no memory was ever stored in a file.
 fn open_store(project: &Project) -> anyhow::Result<Option<Arc<dyn MemoryBackend>>> {
-    Ok(project.store_location()?.memory().open_memory(
-        Redactor::default(),
-        false,
-        project.tightened_files(),
-    )?)
+    Ok(project.open_memory(false)?)
 }
 
 #[expect(clippy::print_stdout, reason = "the result is the command's output")]

@@ -7,9 +7,11 @@
 
 use crate::args::{GlobalArgs, TextFormat, route::RouteArgs};
 use crate::output::{print_json, terminal_safe};
-use agentctl_definitions::Discovery;
-use agentctl_routing::{Matched, RouteDecision, RouteMatch, Router, Skipped};
 use agentctl_session::Session;
+use agentctl_session::definitions::Discovery;
+use agentctl_session::routing::{
+    Matched, RouteDecision, RouteExplanation, RouteMatch, Router, Skipped,
+};
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::{IsTerminal as _, Write as _};
@@ -27,15 +29,12 @@ struct RouteJson<'a> {
 /// Runs `agentctl route`.
 pub(crate) fn run(global: &GlobalArgs, args: &RouteArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let discovery = project.discover();
-    let agents: Vec<_> = discovery
-        .agents
-        .iter()
-        .map(|loaded| loaded.definition.clone())
-        .collect();
-    let router = Router::new(&agents);
-    let default = project.settings().agents.default_agent.as_deref();
-    let decision = router.decide(&args.prompt, default);
+    let RouteExplanation {
+        discovery,
+        router,
+        decision,
+        ..
+    } = project.explain_route(&args.prompt);
     let router = &router;
     match args.format {
         TextFormat::Json => print_json(&RouteJson {

@@ -10,8 +10,8 @@ pub(crate) fn run(command: SchemaCommand) -> anyhow::Result<ExitCode> {
             .map(crate::wire::Shape::schema)
             .ok_or_else(|| anyhow::anyhow!("no JSON shape named `{name}`"))?,
         None => match command {
-            SchemaCommand::Settings => agentctl_config::settings_schema(),
-            _ => agentctl_definitions::agent_schema(),
+            SchemaCommand::Settings => agentctl_session::config::settings_schema(),
+            _ => agentctl_session::definitions::agent_schema(),
         },
     };
     print_json(&schema)?;

@@ -8,13 +8,13 @@ use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{confirm, print_json, terminal_safe};
 use crate::wire::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
-use agentctl_core::{Message, RunError, RunEvent};
+use agentctl_core::{Message, RunError};
 use agentctl_session::Project;
-use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
-use agentctl_store::{
-    ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionStore,
-    StoredMessage, utc_timestamp,
+use agentctl_session::store::{
+    ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionRecord,
+    SessionStore, StoredMessage, utc_timestamp,
 };
+use agentctl_session::{RuntimeBuilder, SessionError, compact_now};
 use anyhow::Context as _;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -140,57 +140,22 @@ fn show(context: &Project, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         (None, true) => ("all".to_owned(), MessageQuery::default()),
         (None, false) => ("timeline".to_owned(), MessageQuery::timeline()),
     };
-    let messages = store.messages(&session.id, &query)?;
-    let runs = store.runs(&session.id)?;
-    let mut summaries = Vec::new();
-    for scope in store.scopes(&session.id)? {
-        summaries.extend(store.latest_summary(&session.id, &scope)?);
-    }
-    let state = StateJson::by_key(store.state_entries(&session.id)?);
-    let mut guardrails = Vec::new();
-    let mut model_calls = Vec::new();
-    if args.all {
-        for run in &runs {
-            for step in store.steps(run.id)? {
-                if let Some(budget) = step.budget {
-                    model_calls.push(ModelCallStep::new(
-                        run.id,
-                        step.step_index,
-                        &step.content,
-                        budget,
-                    ));
-                } else if step.kind == "guardrail"
-                    && let Ok(RunEvent::Guardrail {
-                        name,
-                        stage,
-                        passed,
-                        policy,
-                        errors,
-                        attempt,
-                    }) = serde_json::from_value::<RunEvent>(step.content)
-                {
-                    guardrails.push(GuardrailStep {
-                        run_id: run.id,
-                        name,
-                        stage,
-                        passed,
-                        policy,
-                        errors,
-                        attempt,
-                    });
-                }
-            }
-        }
-    }
+    let record = SessionRecord::load(&*store, session, &query, args.all)?;
     let shown = SessionView {
-        session,
-        state,
+        state: StateJson::by_key(record.state),
         view,
-        messages,
-        runs,
-        summaries,
-        guardrails,
-        model_calls,
+        guardrails: record.guardrails.into_iter().map(Into::into).collect(),
+        model_calls: record
+            .model_calls
+            .iter()
+            .map(|call| {
+                ModelCallStep::new(call.run_id, call.step_index, &call.content, call.budget)
+            })
+            .collect(),
+        session: record.session,
+        messages: record.messages,
+        runs: record.runs,
+        summaries: record.summaries,
     };
     match args.format {
         TextFormat::Json => print_json(&SessionShow::from(shown))?,

@@ -1,18 +1,16 @@
 //! `agentctl sessions migrate --to URL | --from URL`: copies sessions between the project's
 //! embedded store and another (a PostgreSQL database shared by several machines, another
 //! SQLite file), one transaction per session, and the agents' long-term memories with them
-//! ([`agentctl_store::copy_sessions`], [`agentctl_memory::copy_memories`]). Run again, it
+//! ([`Project::migrate`]). Run again, it
 //! copies new sessions, brings copies the source outgrew up to date, skips unchanged ones and
 //! leaves alone — naming them, and failing at the end — sessions changed in both stores.
 
 use crate::args::TextFormat;
 use crate::args::sessions::MigrateArgs;
 use crate::output::{counted, print_json, terminal_safe};
-use agentctl_core::Redactor;
-use agentctl_memory::{MemoryCopyReport, copy_memories};
-use agentctl_session::{Project, StoreLocation};
-use agentctl_store::{Conflict, CopyOutcome, CopyReport, copy_sessions};
-use anyhow::Context as _;
+use agentctl_session::Project;
+use agentctl_session::memory::MemoryCopyReport;
+use agentctl_session::store::{Conflict, CopyOutcome, CopyReport, MigrateError, Migration};
 use serde::Serialize;
 use std::process::ExitCode;
 
@@ -73,35 +71,28 @@ fn print_line(text: &str) {
 
 /// Runs `agentctl sessions migrate`.
 pub(crate) fn run(project: &Project, args: &MigrateArgs) -> anyhow::Result<ExitCode> {
-    let embedded = StoreLocation::Sqlite(project.store_path());
-    let side = |url: Option<&String>| -> anyhow::Result<StoreLocation> {
-        match url {
-            Some(url) => Ok(StoreLocation::parse(url, project.root())?),
-            None => Ok(embedded.clone()),
-        }
-    };
-    let (from, to) = (side(args.from.as_ref())?, side(args.to.as_ref())?);
-    if from == to {
-        anyhow::bail!("the sessions would be copied onto themselves ({from}): name another store");
-    }
-    let source = project
-        .open_store_at(&from, false)?
-        .with_context(|| format!("{from}: no session store there, nothing to copy"))?;
-    let target = project
-        .open_store_at(&to, true)?
-        .with_context(|| format!("{to}: cannot open the store"))?;
+    let from = project.migration_side(args.from.as_deref())?;
+    let to = project.migration_side(args.to.as_deref())?;
     let text = args.format == TextFormat::Text;
     let (from_label, to_label) = (from.to_string(), to.to_string());
     let mut sessions = Vec::new();
-    let report = copy_sessions(&*source, &*target, &mut |id, outcome| {
+    let migration = project.migrate(from, to, &mut |id, outcome| {
         let outcome = session_outcome(id, outcome, &from_label, &to_label);
         if text {
             print_outcome(&outcome);
         }
         sessions.push(outcome);
-    })
-    .with_context(|| format!("copying sessions from {from} to {to} (run it again to go on)"))?;
-    let memories = migrate_memories(project, &from, &to)?;
+    });
+    let Migration {
+        sessions: report,
+        memories,
+        ..
+    } = match migration {
+        Err(MigrateError::SameStore(store)) => anyhow::bail!(
+            "the sessions would be copied onto themselves ({store}): name another store"
+        ),
+        other => other?,
+    };
     let conflicts = report.conflicts.len() as u64;
     if text {
         print_summary(&report, &memories, &from_label, &to_label);
@@ -158,29 +149,6 @@ fn print_outcome(outcome: &SessionOutcome) {
         (_, _, Some(reason)) => print_error(&format!("not copied: session {id} {reason}")),
         _ => print_line(&format!("{word} {id}")),
     }
-}
-
-/// Copies the long-term memories along, when the source has a memory store. Entries are
-/// masked where they were remembered; the target masks its URL's password.
-fn migrate_memories(
-    project: &Project,
-    from: &StoreLocation,
-    to: &StoreLocation,
-) -> anyhow::Result<MemoryCopyReport> {
-    let tightened = project.tightened_files();
-    let Some(source) = from
-        .memory()
-        .open_memory(Redactor::default(), false, tightened)?
-    else {
-        return Ok(MemoryCopyReport::default());
-    };
-    let target = to
-        .memory()
-        .open_memory(Redactor::default(), true, tightened)?
-        .with_context(|| format!("{to}: cannot open its memory store"))?;
-    copy_memories(&*source, &*target).with_context(|| {
-        format!("copying long-term memories from {from} to {to} (run it again to go on)")
-    })
 }
 
 /// The text output's last lines: the totals, and the sessions left alone.

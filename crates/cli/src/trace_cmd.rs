@@ -7,8 +7,8 @@ use crate::output::{print_json, terminal_safe};
 use crate::wire::{TraceSpan, TraceTree};
 use agentctl_core::Span;
 use agentctl_session::Project;
-use agentctl_store::SessionStore;
-use agentctl_trace::{build_trees, render_waterfall};
+use agentctl_session::store::SessionStore;
+use agentctl_session::trace::{build_trees, render_waterfall};
 use anyhow::Context as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -70,7 +70,7 @@ fn export(project: &Project, args: &TraceExportArgs) -> anyhow::Result<ExitCode>
             store.for_each_span(&args.session, &mut |span| spans.push(span))?;
             if !spans.is_empty() {
                 // One request per line, as a collector's `otlpjsonfile` receiver reads it.
-                let document = agentctl_trace::otlp_json(&spans, args.capture_content)?;
+                let document = agentctl_session::trace::otlp_json(&spans, args.capture_content)?;
                 serde_json::to_writer(&mut out, &document)?;
                 writeln!(out)?;
             }

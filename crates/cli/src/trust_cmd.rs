@@ -2,8 +2,8 @@
 //! the user's settings then apply), show that trust, or withdraw it; and the words every
 //! front end uses for ignored settings and for MCP server files that changed.
 //!
-//! The decisions are the library's (`agentctl_config` compares the layers and keeps the
-//! store, `agentctl_mcp` checks server files); this module words them.
+//! The decisions are the library's (`agentctl_session` compares the layers, keeps the store
+//! and checks server files); this module words them.
 
 mod render;
 
@@ -11,12 +11,13 @@ use crate::args::trust::TrustArgs;
 use crate::args::{GlobalArgs, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::wire::{LooseningJson, ServerFileJson, ServerFilesJson, Timestamp, TrustReport};
-use agentctl_config::{
-    LoadedSettings, ProjectRecord, ProjectTrust, ScriptChange, TrustStore, server_scripts,
-};
-use agentctl_core::{AgentDefinition, Scope};
-use agentctl_mcp::{McpError, McpManager};
+use agentctl_core::AgentDefinition;
 use agentctl_session::Project;
+use agentctl_session::config::{
+    LoadedSettings, ProjectRecord, ProjectTrust, ScriptChange, TrustStatus, TrustStore,
+    changed_policy_files, current_file_hash,
+};
+use agentctl_session::mcp::{McpError, McpManager};
 use anyhow::Context as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -64,7 +65,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &TrustArgs) -> anyhow::Result<ExitC
     }
     // Reloaded, the project's servers held back while it was untrusted are there too.
     let reloaded = crate::context::load_quiet(global)?;
-    let recorded = record_server_files(&reloaded)?;
+    let recorded = record_server_files(&reloaded);
     let code = if recorded.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -117,37 +118,17 @@ fn record_of(store: &TrustStore, root: &Path) -> anyhow::Result<ProjectRecord> {
         .unwrap_or_default())
 }
 
-/// Records the files every project MCP server runs — servers of the project's settings and
-/// inline servers of its agent files — as they are now.
-fn record_server_files(project: &Project) -> anyhow::Result<Recorded> {
-    let agents: Vec<_> = project
-        .discover()
-        .agents
-        .into_iter()
-        .map(|loaded| loaded.definition)
-        .collect();
-    let manager = project.mcp_manager(&agents);
-    for agent in agents
-        .iter()
-        .filter(|agent| agent.source.scope == Scope::Project)
-    {
-        manager.register_agent(agent);
+/// Records the files every project MCP server runs ([`Project::record_server_files`]).
+fn record_server_files(project: &Project) -> Recorded {
+    let recorded = project.record_server_files();
+    Recorded {
+        files: recorded
+            .files
+            .into_iter()
+            .map(|file| (file.server, file.file, file.sha256))
+            .collect(),
+        failures: recorded.failures.iter().map(ToString::to_string).collect(),
     }
-    let mut recorded = Recorded {
-        files: Vec::new(),
-        failures: Vec::new(),
-    };
-    for key in manager.project_server_keys() {
-        match manager.approve_scripts(&key) {
-            Ok(scripts) => recorded.files.extend(
-                scripts
-                    .into_iter()
-                    .map(|script| (key.clone(), script.relative, script.sha256)),
-            ),
-            Err(error) => recorded.failures.push(error.to_string()),
-        }
-    }
-    Ok(recorded)
 }
 
 /// The JSON report of the project as the store holds it now.
@@ -172,7 +153,7 @@ fn json_report(
         status,
         trusted_at,
         files: loaded.policy_hashes.clone(),
-        changed: changed_files(loaded, &record),
+        changed: changed_policy_files(loaded, &record),
         error: match &loaded.trust {
             ProjectTrust::Unreadable(message) => Some(message.clone()),
             _ => None,
@@ -198,7 +179,7 @@ fn json_report(
                         file: file.clone(),
                         sha256: script.sha256.clone(),
                         recorded_at: seconds(script.recorded_at),
-                        current: current_hash(root, file),
+                        current: current_file_hash(root, file),
                     })
                     .collect(),
             })
@@ -209,38 +190,7 @@ fn json_report(
 /// `trusted`, `untrusted`, `changed`, `unreadable` or `not-needed`, from the record as it is
 /// now and the files as they were loaded.
 fn status_now(loaded: &LoadedSettings, record: &ProjectRecord) -> &'static str {
-    if matches!(loaded.trust, ProjectTrust::Unreadable(_)) {
-        return "unreadable";
-    }
-    if loaded.policy_hashes.is_empty() {
-        return "not-needed";
-    }
-    match &record.trusted {
-        None => "untrusted",
-        Some(_) if changed_files(loaded, record).is_empty() => "trusted",
-        Some(_) => "changed",
-    }
-}
-
-/// The settings files whose hash now differs from the trusted one.
-fn changed_files(loaded: &LoadedSettings, record: &ProjectRecord) -> Vec<String> {
-    let Some(trusted) = &record.trusted else {
-        return Vec::new();
-    };
-    agentctl_config::PROJECT_POLICY_FILES
-        .iter()
-        .filter(|file| trusted.files.get(**file) != loaded.policy_hashes.get(**file))
-        .map(|file| (*file).to_owned())
-        .collect()
-}
-
-/// SHA-256 of a project file now, if it is a readable regular file.
-fn current_hash(root: &Path, file: &str) -> Option<String> {
-    server_scripts(root, root, &[file])
-        .ok()?
-        .into_iter()
-        .next()
-        .map(|script| script.sha256)
+    TrustStatus::of(loaded, record).as_str()
 }
 
 fn seconds(at: u64) -> Timestamp {

@@ -4,7 +4,7 @@
 use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, secrets_of};
-use crate::store::TightenedFiles;
+use crate::store_location::TightenedFiles;
 use agentctl_core::{
     CallGate, Embedder, ModelProvider, ModelRef, ProviderError, ProviderFactory, Redactor,
     RiskLevel, Settings, Tool, ToolRegistry, resolve_embedding_model,

@@ -26,7 +26,7 @@ mod builder;
 mod code;
 mod ctx;
 mod events;
-mod graph_run;
+mod graph_driver;
 mod handoff;
 mod kits;
 mod lead;

@@ -5,6 +5,7 @@ mod graph;
 use agentctl_config::ConfigError;
 use agentctl_core::{RunError, ToolPatternError};
 use agentctl_definitions::AgentLookupError;
+use agentctl_memory::MemoryError;
 use agentctl_store::ContextError;
 use agentctl_tools::RiskLevelError;
 pub use graph::GraphError;
@@ -30,6 +31,9 @@ pub enum SessionError {
     /// The session store failed.
     #[error(transparent)]
     Store(#[from] ContextError),
+    /// The long-term memory store failed.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
     /// A run could not be prepared (model, provider, tool patterns).
     #[error(transparent)]
     Run(#[from] RunError),
@@ -86,6 +90,7 @@ impl SessionError {
         match self {
             Self::Run(error) => error.hint(),
             Self::Graph(error) => error.hint(),
+            Self::Memory(error) => error.hint(),
             _ => None,
         }
     }

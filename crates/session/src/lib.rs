@@ -33,7 +33,25 @@
 //!
 //! Front ends (the CLI, `mcp serve`, an embedder) parse their input, drive a [`Session`] and
 //! render its events; none of them holds session logic of its own.
+//!
+//! What a front end drives daily is at the root. The types and helpers it only names or
+//! renders are grouped by concern, each under one path: [`config`], [`context`],
+//! [`definitions`], [`graph`], [`mcp`], [`memory`], [`routing`], [`sandbox`], [`store`],
+//! [`tools`] and [`trace`]. A front end depends on this crate and `agentctl-core` alone.
 
+pub mod config;
+pub mod context;
+pub mod definitions;
+pub mod graph;
+pub mod mcp;
+pub mod memory;
+pub mod routing;
+pub mod sandbox;
+pub mod store;
+pub mod tools;
+pub mod trace;
+
+mod agent_file;
 mod builder;
 mod capability;
 mod chain;
@@ -41,18 +59,25 @@ mod checks;
 mod engine;
 mod error;
 mod gitignore;
-mod graph;
+mod graph_run;
+mod listing;
 mod main_agent;
 mod maintenance;
+mod memories;
+mod migrate;
+mod modes;
 mod project;
+mod record;
+mod route;
 mod secrets;
 mod serve;
 mod session;
 mod shared;
 mod state;
-mod store;
+mod store_location;
 mod task;
 mod toolset;
+mod trust;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{
@@ -66,7 +91,7 @@ pub use engine::{
     Target, Turn, TurnId, TurnOptions, TurnOutcome,
 };
 pub use error::SessionError;
-pub use graph::{
+pub use graph_run::{
     GraphError, GraphOutcome, GraphReplay, ReplayItem, ReplayNode, ReplayTotals, find_branch,
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
@@ -75,6 +100,6 @@ pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
-pub use store::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
+pub use store_location::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{AgentTools, McpTools};

@@ -4,7 +4,7 @@
 use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::secrets::{env_policy_of, secrets_of};
-use crate::store::{
+use crate::store_location::{
     DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles, resolve_location,
 };
 use crate::task::TaskTool;

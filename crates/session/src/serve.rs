@@ -5,7 +5,7 @@
 
 use crate::engine::{EventMsg, Notice, Session, Target, TurnOptions};
 use agentctl_core::{ApprovalHint, ContextMode, GraphEvent, RunEvent, Verdict};
-use agentctl_mcp::AgentInvoker;
+use agentctl_mcp::{AgentInvoker, McpError, ServedAgent, serve_agents_stdio};
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use std::sync::Arc;
@@ -31,6 +31,16 @@ impl ServedAgents {
     /// Serves the agents of `session`.
     pub fn new(session: Session, log: Arc<dyn ServeLog>) -> Self {
         Self { session, log }
+    }
+
+    /// Serves `agents` over MCP on stdin and stdout until the client closes the connection,
+    /// each call a turn of this session.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError`] when the connection fails.
+    pub async fn serve_stdio(self, agents: Vec<ServedAgent>) -> Result<(), McpError> {
+        serve_agents_stdio(agents, Arc::new(self)).await
     }
 
     /// Logs what a served turn's event says the client's user should know.

@@ -7,7 +7,7 @@ use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
-use crate::store::{DATABASE_URL_VAR, StoreSpec};
+use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
 use agentctl_core::{AgentDefinition, AgentsSettings, Settings, Tool};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::McpManager;

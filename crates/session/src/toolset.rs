@@ -14,7 +14,7 @@ use crate::builder::RuntimeBuilder;
 use crate::capability::ResourcePool;
 use crate::session::SessionHandle;
 use crate::state::when_check;
-use crate::store::StoreLocation;
+use crate::store_location::StoreLocation;
 use crate::task::TaskTool;
 use agentctl_core::Tool;
 use agentctl_core::{AgentDefinition, ToolFilter, ToolRegistry};

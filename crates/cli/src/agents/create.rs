@@ -19,8 +19,8 @@ use crate::args::{CreateArgs, CreateScope, TemplateName};
 use agentctl_core::{
     AgentSpec, ContextMode, ModelError, Scope, Settings, ToolPolicy, resolve_model,
 };
-use agentctl_definitions::{DEFAULT_PROMPT, Discovery, Template, is_valid_name};
 use agentctl_session::Project;
+use agentctl_session::definitions::{DEFAULT_PROMPT, Discovery, Template, is_valid_name};
 use choices::{ModelPick, READ_ONLY_TOOLS};
 use std::path::PathBuf;
 use std::process::ExitCode;

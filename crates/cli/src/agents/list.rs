@@ -4,10 +4,10 @@ use super::{display_path, located};
 use crate::args::{ListArgs, ScopeFilter, TableFormat};
 use crate::output::print_json;
 use crate::output::terminal_safe;
-use agentctl_config::Locations;
 use agentctl_core::{ContextMode, Scope};
-use agentctl_definitions::LoadedAgent;
-use agentctl_session::{Project, semantic_checks};
+use agentctl_session::Project;
+use agentctl_session::config::Locations;
+use agentctl_session::definitions::LoadedAgent;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -41,8 +41,7 @@ fn is_zero(n: &usize) -> bool {
 
 pub(super) fn run(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
     // A listing runs no agent: their prompts are checked, then dropped as each file loads.
-    let discovery =
-        agentctl_definitions::discover_summaries(&context.locations, &semantic_checks());
+    let discovery = context.discover_summaries();
     let settings = &context.settings.settings;
     let wanted = |scope: Scope| match args.scope {
         ScopeFilter::All => true,

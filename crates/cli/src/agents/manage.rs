@@ -4,8 +4,8 @@ use super::{discover_agents, display_path, find, validate::render};
 use crate::args::{DeleteArgs, EditArgs, ScopeFilter};
 use crate::output::confirm;
 use agentctl_core::{Scope, SourceFormat};
-use agentctl_definitions::{LoadedAgent, ValidationReport, load_file, validate};
-use agentctl_session::{Project, semantic_checks};
+use agentctl_session::Project;
+use agentctl_session::definitions::LoadedAgent;
 use anyhow::Context as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -49,10 +49,7 @@ pub(super) fn edit(context: &Project, args: &EditArgs) -> anyhow::Result<ExitCod
         "the editor `{}` exited with {status}",
         editor.join(" ")
     );
-    let report = match load_file(&path, format, scope) {
-        Ok(agent) => validate(&agent, &context.settings.settings, &semantic_checks()),
-        Err(error) => ValidationReport::load_failed(&error),
-    };
+    let report = context.validate_file(&path, format, scope);
     print_text(&render(context, std::slice::from_ref(&report), false)?);
     Ok(if report.valid {
         ExitCode::SUCCESS

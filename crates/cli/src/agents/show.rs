@@ -4,8 +4,8 @@ use super::{discover_agents, display_path, find, located};
 use crate::args::{ShowArgs, TextFormat};
 use crate::output::print_json;
 use agentctl_core::{MemorySpec, Settings, resolve_model};
-use agentctl_definitions::LoadedAgent;
 use agentctl_session::Project;
+use agentctl_session::definitions::LoadedAgent;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 

@@ -5,15 +5,13 @@
 use super::report_load_errors;
 use crate::args::{TableFormat, ToolsArgs};
 use crate::output::print_json;
-use agentctl_core::{Decision, RiskLevel, ToolFilter};
-use agentctl_session::{McpTools, Project, RuntimeBuilder, Session};
-use agentctl_store::SessionStore;
-use agentctl_store_sqlite::SqliteStore;
-use agentctl_tools::{AutoApprove, ToolListing};
+use agentctl_core::{Decision, RiskLevel};
+use agentctl_session::store::in_memory_store;
+use agentctl_session::tools::{AutoApprove, ToolListing};
+use agentctl_session::{McpTools, Project, RuntimeBuilder, Session, SessionError};
 use serde::Serialize;
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -33,51 +31,41 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
     } else {
         McpTools::Allowed
     };
-    let (agent, assembled) = crate::rt::block_on(async {
+    let listing = crate::rt::block_on(async {
         // `run` works in a session unless the settings turn persistence off; the session's
         // tools (`task`, session memory) do not depend on which one, so an empty in-memory
         // store stands in, and nothing is written to the project's store.
         let mut session = Session::from_project(context).runtime(builder);
         if context.settings().agents.context_persistence {
-            let store: Arc<dyn SessionStore> = Arc::new(SqliteStore::open_in_memory()?);
-            session = session.store(store);
+            session = session.store(in_memory_store()?);
         }
         let session = session.build()?;
         report_load_errors(session.discovery(), &context.locations)?;
-        let listed = match session.require_agent(&args.name) {
-            Ok(agent) => session
-                .tools(agent.name(), which)
-                .await
-                .map(|tools| (agent, tools))
-                .map_err(anyhow::Error::from),
-            Err(error) => Err(error.into()),
-        };
+        let listed = session.list_tools(&args.name, which, &gate).await;
         session.shutdown().await;
-        listed
+        listed.map_err(|error| match error {
+            SessionError::ToolPolicy { agent, source } => {
+                anyhow::anyhow!("agent `{agent}`: {source}")
+            }
+            other => other.into(),
+        })
     })??;
-    for warning in &assembled.warnings {
+    for warning in &listing.warnings {
         let _ = writeln!(
             std::io::stderr().lock(),
             "warning: {}",
             crate::trust_cmd::mcp_warning(warning)
         );
     }
-    let all: Vec<_> = assembled.registry.iter().cloned().collect();
-    // The filter a run of the agent gets: its lists and the tools its declarations bring.
-    let filter = ToolFilter::for_agent(&agent.spec)
-        .map_err(|error| anyhow::anyhow!("agent `{}`: {error}", agent.name()))?;
-    let mut tools = gate.list(&filter, &all);
-    if !args.all {
-        tools.retain(|tool| tool.allowed);
-    }
+    let (agent, tools) = (&listing.agent, &listing.tools);
     let policy = gate.auto_approve();
     match args.format {
         TableFormat::Json => print_json(&Report {
             agent: agent.name(),
             auto_approve: policy.levels().collect(),
-            tools: &tools,
+            tools,
         })?,
-        TableFormat::Table => print_table(agent.name(), &tools, policy)?,
+        TableFormat::Table => print_table(agent.name(), tools, policy)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 use super::{discover_agents, display_path, find, located};
 use crate::args::{TextFormat, ValidateArgs};
 use crate::output::print_json;
-use agentctl_definitions::{Severity, ValidationReport};
+use agentctl_session::definitions::{Severity, ValidationReport};
 use agentctl_session::{Project, semantic_checks};
 use std::fmt::Write as _;
 use std::process::ExitCode;

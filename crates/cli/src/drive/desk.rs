@@ -6,8 +6,8 @@ use super::input::Input;
 use super::signals::stop_signal;
 use crate::render::TurnView;
 use agentctl_core::RunError;
+use agentctl_session::tools::ApprovalAnswer;
 use agentctl_session::{EventMsg, EventStream, Op, Session, SessionError, TurnId, TurnOutcome};
-use agentctl_tools::ApprovalAnswer;
 
 /// The session, its event stream and the terminal: what drives its turns.
 pub(crate) struct Desk {

@@ -2,7 +2,7 @@
 //! reader of stdin (two readers would each buffer lines meant for the other).
 
 use crate::render::{parse_answer, render_prompt};
-use agentctl_tools::{ApprovalAnswer, ApprovalRequest};
+use agentctl_session::tools::{ApprovalAnswer, ApprovalRequest};
 use std::io::Write as _;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 

@@ -8,7 +8,7 @@
 use crate::args::mcp::{CallArgs, ListArgs, PromptsArgs, ResourcesArgs, ToolsArgs};
 use crate::args::{TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
-use agentctl_mcp::{McpManager, McpToolInfo};
+use agentctl_session::mcp::{McpManager, McpToolInfo};
 use anyhow::Context as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -109,7 +109,10 @@ pub(super) async fn call(manager: &McpManager, args: &CallArgs) -> anyhow::Resul
         arguments.is_object(),
         "the arguments must be a JSON object, like '{{\"message\": \"hi\"}}'"
     );
-    let prefix = format!("mcp.{}.", agentctl_mcp::sanitize_name(&args.server));
+    let prefix = format!(
+        "mcp.{}.",
+        agentctl_session::mcp::sanitize_name(&args.server)
+    );
     let tool = args.tool.strip_prefix(&prefix).unwrap_or(&args.tool);
     let outcome = manager.call_tool(&args.server, tool, arguments).await?;
     if args.format == TextFormat::Json {

@@ -7,9 +7,9 @@
 
 use crate::args::mcp::ServeArgs;
 use agentctl_core::ApprovalHint;
-use agentctl_mcp::{ServedAgent, serve_agents_stdio};
+use agentctl_session::mcp::ServedAgent;
+use agentctl_session::store::{SessionChoice, Source};
 use agentctl_session::{Project, Questions, ServeLog, ServedAgents, Session};
-use agentctl_store::{SessionChoice, Source};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
         let manager = session.mcp().clone();
         let invoker = ServedAgents::new(session.clone(), Arc::new(StderrLog));
         let serving = async {
-            serve_agents_stdio(served, Arc::new(invoker)).await?;
+            invoker.serve_stdio(served).await?;
             Ok(ExitCode::SUCCESS)
         };
         let outcome = super::until_interrupted(&manager, serving).await;

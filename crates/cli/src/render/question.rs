@@ -1,7 +1,7 @@
 //! An approval question as the terminal asks it: the call, its risk and its arguments (long
 //! values clipped), then `[y]es, [n]o, [a]lways`.
 
-use agentctl_tools::{ApprovalAnswer, ApprovalRequest};
+use agentctl_session::tools::{ApprovalAnswer, ApprovalRequest};
 use serde_json::Value;
 
 /// Longest argument listing shown in the prompt, in lines.

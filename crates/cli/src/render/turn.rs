@@ -5,7 +5,7 @@ use super::events::Renderer;
 use super::graph::GraphRenderer;
 use super::spinner::Spinner;
 use crate::args::RunFormat;
-use agentctl_context::ResolvedMode;
+use agentctl_session::context::ResolvedMode;
 use agentctl_session::{EventMsg, Notice};
 use std::io::Write as _;
 

@@ -1,11 +1,12 @@
 //! The words of `agentctl trust` and of the warnings about untrusted settings. Everything a
 //! project wrote (keys, values, server and file names) is shown terminal-safe.
 
-use super::{Recorded, changed_files, current_hash, status_now};
+use super::{Recorded, status_now};
 use crate::loosening::{files_named, loosening_lines};
 use crate::output::terminal_safe;
-use agentctl_config::{Loosening, ProjectRecord, ProjectTrust, ScriptChange};
 use agentctl_session::Project;
+use agentctl_session::config::{Loosening, ProjectRecord, ProjectTrust, ScriptChange};
+use agentctl_session::config::{changed_policy_files, current_file_hash};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -100,7 +101,7 @@ pub(super) fn show(
         ),
         "changed" => format!(
             "changed: {} changed since it was trusted on {}; its loosening values are ignored",
-            changed_files(loaded, record).join(", "),
+            changed_policy_files(loaded, record).join(", "),
             record
                 .trusted
                 .as_ref()
@@ -133,7 +134,7 @@ pub(super) fn show(
         out.push_str("\nProject files its MCP servers run (recorded on first use or approval):\n");
         for (server, files) in &record.scripts {
             for (file, script) in files {
-                let state = match current_hash(root, file) {
+                let state = match current_file_hash(root, file) {
                     Some(now) if now == script.sha256 => "unchanged",
                     Some(_) => "CHANGED: the server will not start until approved",
                     None => "missing",

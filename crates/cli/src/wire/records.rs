@@ -2,10 +2,10 @@
 
 use super::sessions::StateJson;
 use super::{Timestamp, one_of};
-use agentctl_context::{ModeSource, ResolvedMode};
 use agentctl_core::{ContextMode, Span};
-use agentctl_memory::{Matched, MemoryEntry, MemoryHit};
-use agentctl_trace::{TraceNode, TraceTree as LibraryTree};
+use agentctl_session::context::{ModeSource, ResolvedMode};
+use agentctl_session::memory::{Matched, MemoryEntry, MemoryHit};
+use agentctl_session::trace::{TraceNode, TraceTree as LibraryTree};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -4,8 +4,9 @@
 use super::run::WireMessage;
 use super::{Timestamp, one_of};
 use agentctl_core::{GuardrailPolicy, GuardrailStage, Usage};
-use agentctl_store::{
-    ContextSummary, PromptBudget, RunRecord, RunStatus, SessionInfo, StateEntry, StoredMessage,
+use agentctl_session::store::{
+    ContextSummary, GuardrailCheck, PromptBudget, RunRecord, RunStatus, SessionInfo, StateEntry,
+    StoredMessage,
 };
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
@@ -245,6 +246,20 @@ pub(crate) struct GuardrailStep {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) errors: Vec<String>,
     pub(crate) attempt: u32,
+}
+
+impl From<GuardrailCheck> for GuardrailStep {
+    fn from(check: GuardrailCheck) -> Self {
+        Self {
+            run_id: check.run_id,
+            name: check.name,
+            stage: check.stage,
+            passed: check.passed,
+            policy: check.policy,
+            errors: check.errors,
+            attempt: check.attempt,
+        }
+    }
 }
 
 /// One model call of a run, as its step recorded it.

@@ -5,7 +5,7 @@
 
 use super::ctx::TurnCtx;
 use super::events::Frame;
-use super::graph_run::graph_turn;
+use super::graph_driver::graph_turn;
 use super::handoff::{brief, check_limit};
 use super::lead::{AgentOutcome, Lead};
 use super::prepare::{Ready, RunKind};
@@ -13,7 +13,7 @@ use super::protocol::{EventMsg, Notice};
 use super::trace::TurnTracing;
 use super::writer::Recording;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt};
+use crate::graph_run::{GraphError, StartAt};
 use crate::session::run_ending;
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,

@@ -6,7 +6,7 @@
 //! never a callback the front end must queue around.
 
 use crate::error::SessionError;
-use crate::graph::GraphOutcome;
+use crate::graph_run::GraphOutcome;
 use agentctl_context::ResolvedMode;
 use agentctl_core::{ContextMode, GraphEvent, RunEvent, RunResult};
 use agentctl_mcp::McpError;

@@ -6,10 +6,10 @@
 use super::approvals::TurnGate;
 use super::ctx::TurnCtx;
 use super::events::Sink;
-use super::graph_run::graph_turn;
+use super::graph_driver::graph_turn;
 use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
-use crate::graph::{GraphError, StartAt};
+use crate::graph_run::{GraphError, StartAt};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
 };

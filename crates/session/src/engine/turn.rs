@@ -6,13 +6,13 @@
 use super::approvals::TurnGate;
 use super::ctx::TurnCtx;
 use super::events::{Frame, Sink};
-use super::graph_run::graph_turn;
+use super::graph_driver::graph_turn;
 use super::lead::{AgentOutcome, Lead};
 use super::protocol::{EventMsg, Notice, Target, TurnOptions, TurnOutcome};
 use super::state::Engine;
 use super::sub_agents::SubAgents;
 use crate::error::SessionError;
-use crate::graph::{GraphError, StartAt, find_branch};
+use crate::graph_run::{GraphError, StartAt, find_branch};
 use crate::main_agent::main_agent;
 use agentctl_context::expand_file_references;
 use agentctl_core::{AgentDefinition, RunError, SubAgentRunner};
@@ -122,7 +122,7 @@ impl TurnCtx {
             Target::Agent(name) => Ok((shared.require_agent(name)?, false)),
             Target::Graph(name) => {
                 let agent = shared.require_agent(name)?;
-                crate::graph::compile(&agent)
+                crate::graph_run::compile(&agent)
                     .map_err(|error| SessionError::Graph(Box::new(error)))?;
                 Ok((agent, false))
             }

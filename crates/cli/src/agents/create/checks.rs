@@ -9,7 +9,7 @@ use agentctl_core::{
     Guardrail, GuardrailPolicy, LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec,
     Settings, SpanKind, TracingBackend, TracingSpec, resolve_embedding_model,
 };
-use agentctl_routing::state::check_state_key;
+use agentctl_session::routing::check_state_key;
 
 /// The kinds of check `--guardrail` and the wizard offer, as `KIND` of `KIND[=VALUE]`, with
 /// the wizard's label and the name the guardrail gets.

@@ -5,8 +5,8 @@
 use super::ui::{Question, Ui};
 use crate::args::ExtendedArgs;
 use agentctl_core::{GRAPH_END, GraphEdge, GraphNode, GraphSpec, Handoff, HandoffPayload, Trigger};
-use agentctl_definitions::is_valid_name;
-use agentctl_routing::Condition;
+use agentctl_session::definitions::is_valid_name;
+use agentctl_session::routing::Condition;
 use serde_json::Value;
 
 /// Priority of a trigger when none is given (the middle of the seed's 0–10).
@@ -507,7 +507,7 @@ fn check_output_key(key: &str) -> Result<(), String> {
     if key.is_empty() {
         return Ok(());
     }
-    agentctl_routing::state::check_state_key(key).map_err(|e| e.to_string())
+    agentctl_session::routing::check_state_key(key).map_err(|e| e.to_string())
 }
 
 fn check_node_name(name: &str, taken: &[String]) -> Result<(), String> {

@@ -6,8 +6,9 @@ use super::CreateRequest;
 use crate::args::TextFormat;
 use crate::output::print_json;
 use agentctl_core::{Scope, SourceFormat};
-use agentctl_definitions::{
-    Discovery, LoadedAgent, ValidationReport, load_file, parse_str, render_agent_file,
+use agentctl_session::definitions::{
+    AgentFileError, Discovery, LoadedAgent, ValidationReport, load_file, parse_str,
+    render_agent_file, write_agent_file,
 };
 use agentctl_session::{Project, semantic_checks};
 use anyhow::Context as _;
@@ -129,35 +130,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
         }
 }
 
-/// Writes `text` to a temporary file in the target folder, then moves it into place: readers
-/// see the old file or the new one, never half of one. Without `replace` the move refuses an
-/// existing file, so an agent created meanwhile is not overwritten either.
+/// Writes the agent file (see [`write_agent_file`]); an existing file is refused unless
+/// `replace`, with the flag that replaces it.
 fn write_atomically(path: &Path, text: &str, replace: bool, shown: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no folder", path.display()))?;
-    // `.agentctl/` and `$AGENTCTL_HOME` are private when agentctl creates them.
-    agentctl_private_files::create_private_dir_all(dir)
-        .with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".agentctl-create-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    temp.write_all(text.as_bytes())
-        .and_then(|()| temp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", temp.path().display()))?;
-    let result = if replace {
-        temp.persist(path).map(drop)
-    } else {
-        temp.persist_noclobber(path).map(drop)
-    };
-    match result {
-        Ok(()) => Ok(()),
-        Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
+    match write_agent_file(path, text, replace) {
+        Err(AgentFileError::Exists(_)) => {
             anyhow::bail!("{shown} already exists: pass --force to replace it")
         }
-        Err(error) => Err(error.error).with_context(|| format!("cannot write {}", path.display())),
+        other => Ok(other?),
     }
 }
 

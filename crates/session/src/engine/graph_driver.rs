@@ -1,5 +1,6 @@
 //! The engine's graph runner: a graph turn run node by node on the engine's agents, with a
-//! checkpoint after every node ([`graph_turn`]). What a graph is and how its runs read back is [`crate::graph`].
+//! checkpoint after every node ([`graph_turn`]). Where a run starts, how it ended and how it
+//! reads back is [`crate::graph_run`].
 
 mod drive;
 mod parts;

@@ -1,7 +1,7 @@
 //! The parts of a graph run around the driver: which branch a resume or fork takes, what each
 //! node's agent is asked, and why an edge was taken.
 
-use crate::graph::GraphError;
+use crate::graph_run::GraphError;
 use crate::session::SessionHandle;
 use agentctl_core::GraphNode;
 use agentctl_routing::Transition;
@@ -17,7 +17,7 @@ pub(super) fn branch_of(
     graph: &str,
     branch: Option<u32>,
 ) -> Result<u32, GraphError> {
-    let found = crate::graph::find_branch(session, branch, Some(graph))?;
+    let found = crate::graph_run::find_branch(session, branch, Some(graph))?;
     if found.graph != graph {
         return Err(GraphError::OtherGraph {
             session: session.id().to_owned(),

@@ -7,7 +7,7 @@ use super::parts::{INPUT_KEY, branch_of, edge_reason, node_prompt};
 use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
 use crate::error::GraphError;
 use crate::error::SessionError;
-use crate::graph::{GraphOutcome, StartAt};
+use crate::graph_run::{GraphOutcome, StartAt};
 use crate::session::SessionHandle;
 use agentctl_core::{
     AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError,
@@ -28,7 +28,7 @@ pub(crate) async fn graph_turn(
     at: StartAt,
     trace: Option<TraceContext>,
 ) -> Result<(GraphOutcome, RunResult), GraphError> {
-    let graph = crate::graph::compile(agent)?;
+    let graph = crate::graph_run::compile(agent)?;
     let engine = Arc::clone(&ctx.engine);
     let Some(store) = engine.store.as_ref() else {
         return Err(GraphError::NoSession);

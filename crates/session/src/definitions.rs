@@ -1,0 +1,8 @@
+//! Agent files as a front end lists, shows, creates and validates them: discovery, the
+//! loaded agents, validation reports and their diagnostics, and the native file format.
+
+pub use crate::agent_file::{AgentFileError, write_agent_file};
+pub use agentctl_definitions::{
+    AgentLookupError, DEFAULT_PROMPT, Diagnostic, Discovery, LoadedAgent, Severity, Template,
+    ValidationReport, agent_schema, is_valid_name, load_file, parse_str, render_agent_file,
+};
