@@ -201,9 +201,9 @@ fn context_filter(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
+/// Trigger patterns that are not regular expressions, each located.
+fn trigger_patterns(agent: &LoadedAgent, out: &mut Vec<Diagnostic>) {
     let spec = &agent.definition.spec;
-    let mut out = Vec::new();
     for (i, trigger) in spec.triggers.iter().enumerate() {
         for (j, pattern) in trigger.regex.iter().enumerate() {
             if let Some(reason) = regex_error(pattern) {
@@ -223,6 +223,12 @@ fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
             }
         }
     }
+}
+
+fn field_values(agent: &LoadedAgent, checks: &Checks) -> Check {
+    let spec = &agent.definition.spec;
+    let mut out = Vec::new();
+    trigger_patterns(agent, &mut out);
     for (i, handoff) in spec.handoffs.iter().enumerate() {
         if handoff.to.trim().is_empty() {
             out.push(agent.diagnostic(

@@ -279,38 +279,48 @@ fn declare_validator(
         },
         "json" => Some(Declared::Builtin(Builtin::Json)),
         "contains-secret" => Some(Declared::Builtin(Builtin::ContainsSecret)),
-        named => {
-            let (name, missing) = if named == CUSTOM_VALIDATOR {
-                let name = guardrail.name.trim();
-                (
-                    name,
-                    format!(
-                        "`custom` uses the validator registered under this guardrail's name `{name}`, and none is"
-                    ),
-                )
-            } else {
-                (named, format!("unknown validator `{named}`"))
-            };
-            // Without a registry, whether the name is registered is the runtime's to check.
-            let registry = registry?;
-            if let Some(program) = registry.program(name) {
-                return Some(Declared::Command(vec![program.display().to_string()]));
-            }
-            match registry.get(name) {
-                Some(found) => Some(Declared::Registered {
-                    name: name.to_owned(),
-                    validator: found,
-                }),
-                None => {
-                    problem(
-                        "validator",
-                        format!(
-                            "{missing}: the built-ins are {builtins}; an executable `.agentctl/validators/{name}` (or `~/.agentctl/validators/{name}`) becomes one, a program embedding agentctl registers its own, or use `command:` to run a program"
-                        ),
-                    );
-                    None
-                }
-            }
+        named => declare_named(guardrail, named, registry, &builtins, problem),
+    }
+}
+
+/// A validator named by the settings' programs or the embedding program's registry (or
+/// `custom`, the one under the guardrail's own name).
+fn declare_named(
+    guardrail: &Guardrail,
+    named: &str,
+    registry: Option<&ValidatorRegistry>,
+    builtins: &str,
+    problem: &mut impl FnMut(&str, String),
+) -> Option<Declared> {
+    let (name, missing) = if named == CUSTOM_VALIDATOR {
+        let name = guardrail.name.trim();
+        (
+            name,
+            format!(
+                "`custom` uses the validator registered under this guardrail's name `{name}`, and none is"
+            ),
+        )
+    } else {
+        (named, format!("unknown validator `{named}`"))
+    };
+    // Without a registry, whether the name is registered is the runtime's to check.
+    let registry = registry?;
+    if let Some(program) = registry.program(name) {
+        return Some(Declared::Command(vec![program.display().to_string()]));
+    }
+    match registry.get(name) {
+        Some(found) => Some(Declared::Registered {
+            name: name.to_owned(),
+            validator: found,
+        }),
+        None => {
+            problem(
+                "validator",
+                format!(
+                    "{missing}: the built-ins are {builtins}; an executable `.agentctl/validators/{name}` (or `~/.agentctl/validators/{name}`) becomes one, a program embedding agentctl registers its own, or use `command:` to run a program"
+                ),
+            );
+            None
         }
     }
 }

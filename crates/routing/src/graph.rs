@@ -42,7 +42,8 @@ use agentctl_core::{AgentDefinition, GraphNode, GraphSpec};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-pub use check::{GRAPH_VARIABLES, check_spec};
+pub use check::check_spec;
+pub use outputs::GRAPH_VARIABLES;
 pub use render::{render_dot, render_mermaid, render_text};
 pub use step::{ConditionOutcome, EdgeOutcome, GraphStepError, Transition, graph_variables};
 

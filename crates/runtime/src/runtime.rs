@@ -11,7 +11,7 @@ use agentctl_core::{
     AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
     Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor,
     RunError, RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
-    resolve_model,
+    ToolSpec, resolve_model,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -285,7 +285,7 @@ impl Runtime {
         &self,
         agent: &AgentDefinition,
         prompt: &str,
-        options: RunOptions,
+        mut options: RunOptions,
         (run_id, cancel): (String, CancellationToken),
         scope: RunScope,
     ) -> Result<Prepared, RunError> {
@@ -314,23 +314,15 @@ impl Runtime {
             Some(dir) => Arc::from(dir.as_path()),
             None => Arc::from(Path::new(".")),
         };
-        let mut messages = if context_mode == ContextMode::Run {
-            Vec::new()
-        } else {
-            options.history
-        };
         let guardrails = self.guardrails_of(agent, &working_dir)?;
-        messages.push(Message::user(prompt));
-        let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
-        let request = ModelRequest {
-            model: model.model.clone(),
-            system,
-            messages,
-            tools: toolbox.specs(&tools),
-            temperature: options.temperature.or(agent.spec.temperature),
-            max_tokens: options.max_tokens,
-            stream: options.stream,
-        };
+        let request = first_request(
+            agent,
+            prompt,
+            &mut options,
+            context_mode,
+            &model,
+            toolbox.specs(&tools),
+        );
         let price = ModelCatalogue::builtin().price(&model.provider, &model.model);
         Ok(Prepared {
             run_id: Arc::from(run_id),
@@ -362,6 +354,34 @@ impl Runtime {
             tool_limits: self.inner.settings.tools.clone(),
             trace: options.trace,
         })
+    }
+}
+
+/// The run's first model request: the history (none in `run` mode), the prompt, the agent's
+/// system prompt and tools, and the options' sampling settings over the agent's.
+fn first_request(
+    agent: &AgentDefinition,
+    prompt: &str,
+    options: &mut RunOptions,
+    context_mode: ContextMode,
+    model: &ModelRef,
+    tools: Arc<[ToolSpec]>,
+) -> ModelRequest {
+    let mut messages = if context_mode == ContextMode::Run {
+        Vec::new()
+    } else {
+        std::mem::take(&mut options.history)
+    };
+    messages.push(Message::user(prompt));
+    let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
+    ModelRequest {
+        model: model.model.clone(),
+        system,
+        messages,
+        tools,
+        temperature: options.temperature.or(agent.spec.temperature),
+        max_tokens: options.max_tokens,
+        stream: options.stream,
     }
 }
 

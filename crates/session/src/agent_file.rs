@@ -3,7 +3,6 @@
 //! file the way `agents create` (or any front end's editor) does — atomically, in a folder
 //! made private when it is created, never over a file that appeared meanwhile.
 
-use crate::checks::semantic_checks;
 use crate::project::Project;
 use agentctl_core::{Scope, SourceFormat};
 use agentctl_definitions::{Discovery, ValidationReport, discover_summaries, load_file, validate};
@@ -15,7 +14,7 @@ impl Project {
     /// them, with each prompt checked and then dropped as its file loads: for a listing that
     /// runs no agent.
     pub fn discover_summaries(&self) -> Discovery {
-        discover_summaries(&self.locations, &semantic_checks())
+        discover_summaries(&self.locations, &self.checks())
     }
 
     /// Loads the agent file at `path` and validates it with the full set of checks
@@ -27,7 +26,7 @@ impl Project {
         scope: Scope,
     ) -> ValidationReport {
         match load_file(path, format, scope) {
-            Ok(agent) => validate(&agent, &self.settings.settings, &semantic_checks()),
+            Ok(agent) => validate(&agent, &self.settings.settings, &self.checks()),
             Err(error) => ValidationReport::load_failed(&error),
         }
     }

@@ -141,6 +141,7 @@ impl RuntimeBuilder {
     pub fn new(project: &Project) -> Self {
         let mut builder = Self::with_settings(project.settings().clone(), project.root());
         builder.tightened = project.tightened_files().clone();
+        builder.validators = project.validator_programs().0;
         builder
     }
 

@@ -78,6 +78,7 @@ mod store_location;
 mod task;
 mod toolset;
 mod trust;
+mod validators;
 
 pub use builder::{ApprovalChoice, Recording, RuntimeBuilder};
 pub use capability::{

@@ -1,7 +1,6 @@
 //! The project a front end works in: where files live, the resolved settings, the root tools
 //! are confined to, the agents found, and the session store.
 
-use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::secrets::{env_policy_of, secrets_of};
 use crate::store_location::{
@@ -104,9 +103,9 @@ impl Project {
     }
 
     /// Every agent file of the project and the user, with load errors and shadowed agents,
-    /// checked by [`semantic_checks`].
+    /// checked by [`checks`](Self::checks).
     pub fn discover(&self) -> Discovery {
-        discover(&self.locations, &semantic_checks())
+        discover(&self.locations, &self.checks())
     }
 
     /// Where the embedded session database is: `<project>/.agentctl/sessions.db`, or

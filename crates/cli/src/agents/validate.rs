@@ -3,15 +3,15 @@
 use super::{discover_agents, display_path, find, located};
 use crate::args::{TextFormat, ValidateArgs};
 use crate::output::print_json;
+use agentctl_session::Project;
 use agentctl_session::definitions::{Severity, ValidationReport};
-use agentctl_session::{Project, semantic_checks};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 pub(super) fn run(context: &Project, args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let discovery = discover_agents(context);
     let settings = &context.settings.settings;
-    let checks = semantic_checks();
+    let checks = context.checks();
     let reports: Vec<ValidationReport> = match &args.name {
         Some(name) => match discovery
             .get(name)

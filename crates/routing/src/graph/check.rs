@@ -3,16 +3,11 @@
 //! edges that can never be taken.
 
 use super::GraphIssue;
-use super::outputs::{infer_outputs, with_outputs};
+use super::outputs::{GRAPH_VARIABLES, infer_outputs, with_outputs};
 use crate::condition::Condition;
 use crate::state::{CEL_RESERVED, MAX_STATE_KEY_LEN};
 use agentctl_core::{GRAPH_END, GraphSpec};
 use std::collections::{HashMap, HashSet, VecDeque};
-
-/// The names graph conditions always have besides the state keys: the run's `input`, the
-/// whole `state`, the `last` node's output, the `node` that just ran and the `step` count. No
-/// node may store its output under one of them.
-pub const GRAPH_VARIABLES: &[&str] = &["input", "state", "last", "node", "step"];
 
 /// What the checks found, and the edges' compiled conditions (by edge index).
 pub(super) struct Analysis {

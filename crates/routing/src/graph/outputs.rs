@@ -3,10 +3,14 @@
 //! `analysis.can_auto_fix` after the `analyzer` node and `fix.applied` after `fixer`, so their
 //! answers are `analysis` and `fix` — else under the node's name.
 
-use super::check::GRAPH_VARIABLES;
 use crate::condition::Condition;
 use agentctl_core::GraphSpec;
 use std::collections::{BTreeSet, HashSet};
+
+/// The names graph conditions always have besides the state keys: the run's `input`, the
+/// whole `state`, the `last` node's output, the `node` that just ran and the `step` count. No
+/// node may store its output under one of them.
+pub const GRAPH_VARIABLES: &[&str] = &["input", "state", "last", "node", "step"];
 
 /// For each node (by index), the output key inferred for it: `None` when it declares
 /// `output:`, or when its edges' conditions do not read exactly one key that no node's name,

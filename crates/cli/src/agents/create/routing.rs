@@ -243,6 +243,37 @@ pub(super) fn graph(
     if !define {
         return Ok(None);
     }
+    let nodes = ask_nodes(ui, known)?;
+    let Some(first) = nodes.first() else {
+        ui.note("No nodes: no graph.")?;
+        return Ok(None);
+    };
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let entry = if names.len() > 1 {
+        let index = ui.select(
+            &Question {
+                prompt: "Entry node",
+                flag: "--graph-entry NODE",
+                what: "entry node",
+            },
+            &names,
+            0,
+        )?;
+        names[index].clone()
+    } else {
+        first.name.clone()
+    };
+    let edges = ask_edges(ui, &names)?;
+    Ok(Some(GraphSpec {
+        entry,
+        nodes,
+        edges,
+        max_steps: None,
+    }))
+}
+
+/// The graph's nodes, asked one by one until an empty name.
+fn ask_nodes(ui: &Ui, known: &Known<'_>) -> anyhow::Result<Vec<GraphNode>> {
     let mut nodes: Vec<GraphNode> = Vec::new();
     loop {
         let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
@@ -283,32 +314,7 @@ pub(super) fn graph(
             output: (!output.is_empty()).then_some(output),
         });
     }
-    let Some(first) = nodes.first() else {
-        ui.note("No nodes: no graph.")?;
-        return Ok(None);
-    };
-    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
-    let entry = if names.len() > 1 {
-        let index = ui.select(
-            &Question {
-                prompt: "Entry node",
-                flag: "--graph-entry NODE",
-                what: "entry node",
-            },
-            &names,
-            0,
-        )?;
-        names[index].clone()
-    } else {
-        first.name.clone()
-    };
-    let edges = ask_edges(ui, &names)?;
-    Ok(Some(GraphSpec {
-        entry,
-        nodes,
-        edges,
-        max_steps: None,
-    }))
+    Ok(nodes)
 }
 
 fn ask_edges(ui: &Ui, names: &[String]) -> anyhow::Result<Vec<GraphEdge>> {

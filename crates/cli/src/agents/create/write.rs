@@ -6,11 +6,11 @@ use super::CreateRequest;
 use crate::args::TextFormat;
 use crate::output::print_json;
 use agentctl_core::{Scope, SourceFormat};
+use agentctl_session::Project;
 use agentctl_session::definitions::{
     AgentFileError, Discovery, LoadedAgent, ValidationReport, load_file, parse_str,
     render_agent_file, write_agent_file,
 };
-use agentctl_session::{Project, semantic_checks};
 use anyhow::Context as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -30,7 +30,7 @@ pub(super) fn finish(
     let text = render_agent_file(&request.spec, request.body);
     let draft = parse_str(&text, &request.path, SourceFormat::Native, request.scope)
         .with_context(|| format!("the front matter made for {shown} does not load"))?;
-    let checks = semantic_checks();
+    let checks = context.checks();
     let draft_report = before.validate(&draft, settings, &checks);
     if !draft_report.valid {
         match format {
