@@ -13,6 +13,7 @@ mod setup;
 mod state;
 mod summaries;
 mod trace;
+mod write;
 
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};

@@ -15,7 +15,11 @@
 //!   the traits; [`open_session`] picks new / `--session` / `--continue`.
 //! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
 //!   stores, ids renumbered; run again, it brings earlier copies up to date and refuses
-//!   sessions changed on both sides.
+//!   sessions changed on both sides; [`ImportPlan`] is the rows such a copy writes, the same
+//!   for every store.
+//! * [`TABLES`]: the tables of the session schema, described once ([`Table`], [`Column`],
+//!   [`ColumnType`], [`Index`]), and the rows stores write through them ([`Write`] of
+//!   [`Value`]s, rendered per [`Dialect`]).
 //!
 //! ```
 //! use agentctl_store::{ContextScope, MessageQuery, RunStatus, Source, parse_mode};
@@ -32,6 +36,7 @@
 mod error;
 mod record;
 mod recorder;
+mod schema;
 mod scope;
 mod session;
 mod source;
@@ -47,12 +52,17 @@ pub use record::{
     StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
+pub use schema::{
+    Backend, Column, ColumnType, DefaultValue, Dialect, ForeignKey, Index, OnDelete, TABLES, Table,
+    Value, Write, WriteKind, table,
+};
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};
 pub use source::Source;
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::{estimate_text_tokens, estimate_tokens};
 pub use transfer::{
-    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport,
-    SummaryRow, SyncMark, copy_sessions, export_session, same_version,
+    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, ImportPlan, RowError, SessionBundle,
+    SessionImport, SummaryRow, SyncMark, copy_sessions, export_session, masked_span, same_version,
+    span_write,
 };

@@ -1,0 +1,52 @@
+//! Rows of the shared schema description ([`Write`]) executed in a PostgreSQL transaction.
+
+use crate::fault::FaultResult;
+use crate::store::text;
+use agentctl_store::{ColumnType, Dialect, Value, Write, WriteKind};
+use tokio_postgres::types::ToSql;
+
+/// A parameter of the driver's type for a value of a column of type `ty`: PostgreSQL checks
+/// each parameter's type against its column (`SMALLINT` flags, `INTEGER` token counts), NULLs
+/// included. Text becomes [`text`] (no NUL characters).
+fn parameter(value: &Value, ty: ColumnType) -> Box<dyn ToSql + Sync + Send> {
+    match (ty, value) {
+        (ColumnType::Flag, Value::Integer(number)) => {
+            Box::new(i16::try_from(*number).unwrap_or(i16::MAX))
+        }
+        (ColumnType::Flag, _) => Box::new(None::<i16>),
+        (ColumnType::Int32, Value::Integer(number)) => {
+            Box::new(i32::try_from(*number).unwrap_or(i32::MAX))
+        }
+        (ColumnType::Int32, _) => Box::new(None::<i32>),
+        (ColumnType::Text | ColumnType::Json, Value::Text(value)) => {
+            Box::new(text(value).into_owned())
+        }
+        (ColumnType::Text | ColumnType::Json, _) => Box::new(None::<String>),
+        (_, Value::Integer(number)) => Box::new(*number),
+        // A text in a numeric column is refused by the server, naming the column.
+        (_, Value::Text(value)) => Box::new(value.clone()),
+        (_, Value::Null) => Box::new(None::<i64>),
+    }
+}
+
+/// Runs `write`; the id the database gave the row for a [`WriteKind::InsertReturningId`].
+pub(crate) async fn execute(
+    tx: &tokio_postgres::Transaction<'_>,
+    write: &Write,
+) -> FaultResult<Option<i64>> {
+    let sql = Dialect::Postgres.render(write);
+    let parameters: Vec<_> = write
+        .value_types()
+        .map(|(value, ty)| parameter(value, ty))
+        .collect();
+    let parameters: Vec<&(dyn ToSql + Sync)> = parameters
+        .iter()
+        .map(|parameter| &**parameter as &(dyn ToSql + Sync))
+        .collect();
+    if write.kind == WriteKind::InsertReturningId {
+        let row = tx.query_one(&sql, &parameters).await?;
+        return Ok(Some(row.try_get(0)?));
+    }
+    tx.execute(&sql, &parameters).await?;
+    Ok(None)
+}
