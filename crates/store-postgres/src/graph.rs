@@ -8,51 +8,14 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
+use crate::write::read;
 use agentctl_store::{
     CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId, checkpoint_number, checkpoint_parent,
+    select_list,
 };
 use serde_json::Value;
-use tokio_postgres::{GenericClient, Row};
-
-const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
-     state, source, parent_branch, parent_step, created_at";
-
-fn number(value: i64, what: &str) -> FaultResult<u32> {
-    u32::try_from(value).map_err(|_| Fault::Corrupt("graph_checkpoints", format!("{what} {value}")))
-}
-
-fn parent_of(branch: Option<i64>, step: Option<i64>) -> FaultResult<Option<(u32, u32)>> {
-    Ok(match (branch, step) {
-        (Some(branch), Some(step)) => Some((
-            number(branch, "parent branch")?,
-            number(step, "parent step")?,
-        )),
-        _ => None,
-    })
-}
-
-fn decode(row: &Row) -> FaultResult<GraphCheckpoint> {
-    let (branch, step): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
-    let at = format!("branch {branch} step {step}");
-    let corrupt = |detail: String| Fault::Corrupt("graph_checkpoints", format!("{at}: {detail}"));
-    let state: String = row.try_get(8)?;
-    let source: String = row.try_get(9)?;
-    Ok(GraphCheckpoint {
-        session_id: row.try_get(0)?,
-        branch: number(branch, "branch")?,
-        step: number(step, "step")?,
-        graph: row.try_get(3)?,
-        node: row.try_get(4)?,
-        run: row.try_get(5)?,
-        next: row.try_get(6)?,
-        reason: row.try_get(7)?,
-        state: serde_json::from_str(&state).map_err(|error| corrupt(error.to_string()))?,
-        source: source.parse().map_err(corrupt)?,
-        parent: parent_of(row.try_get(10)?, row.try_get(11)?)?,
-        created_at: row.try_get(12)?,
-    })
-}
+use tokio_postgres::GenericClient;
 
 /// The branch's own rows in step order, up to `until` when given.
 async fn load_branch(
@@ -61,18 +24,19 @@ async fn load_branch(
     branch: u32,
     until: Option<u32>,
 ) -> FaultResult<Vec<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     let until = until.map_or(i64::MAX, i64::from);
     client
         .query(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints
+                "SELECT {columns} FROM graph_checkpoints
                  WHERE session_id = $1 AND branch = $2 AND step <= $3 ORDER BY step"
             ),
             &[&session, &i64::from(branch), &until],
         )
         .await?
         .iter()
-        .map(decode)
+        .map(read)
         .collect()
 }
 
@@ -82,17 +46,18 @@ async fn load_one(
     branch: u32,
     step: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     client
         .query_opt(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints
+                "SELECT {columns} FROM graph_checkpoints
                  WHERE session_id = $1 AND branch = $2 AND step = $3"
             ),
             &[&session, &i64::from(branch), &i64::from(step)],
         )
         .await?
         .as_ref()
-        .map(decode)
+        .map(read)
         .transpose()
 }
 
@@ -101,17 +66,18 @@ async fn load_latest(
     session: &str,
     branch: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     client
         .query_opt(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = $1 AND branch = $2
+                "SELECT {columns} FROM graph_checkpoints WHERE session_id = $1 AND branch = $2
                  ORDER BY step DESC LIMIT 1"
             ),
             &[&session, &i64::from(branch)],
         )
         .await?
         .as_ref()
-        .map(decode)
+        .map(read)
         .transpose()
 }
 
@@ -124,7 +90,7 @@ async fn branch_numbers(client: &impl GenericClient, session: &str) -> FaultResu
         )
         .await?
         .iter()
-        .map(|row| number(row.try_get(0)?, "branch"))
+        .map(|row| Ok(checkpoint_number(row.try_get(0)?, "branch")?))
         .collect()
 }
 
@@ -137,7 +103,7 @@ async fn next_branch(client: &impl GenericClient, session: &str) -> FaultResult<
         )
         .await?
         .try_get(0)?;
-    number(next, "next branch")
+    Ok(checkpoint_number(next, "next branch")?)
 }
 
 /// Numbers as ranges: `0–3, 5, 7–9`.
@@ -530,11 +496,11 @@ impl GraphLog for PgStore {
             rows.iter()
                 .map(|row| {
                     Ok(GraphBranch {
-                        branch: number(row.try_get(0)?, "branch")?,
+                        branch: checkpoint_number(row.try_get(0)?, "branch")?,
                         graph: row.try_get(1)?,
-                        parent: parent_of(row.try_get(2)?, row.try_get(3)?)?,
-                        first_step: number(row.try_get(4)?, "step")?,
-                        last_step: number(row.try_get(6)?, "step")?,
+                        parent: checkpoint_parent(row.try_get(2)?, row.try_get(3)?)?,
+                        first_step: checkpoint_number(row.try_get(4)?, "step")?,
+                        last_step: checkpoint_number(row.try_get(6)?, "step")?,
                         ended: row.try_get(7)?,
                         end_reason: row.try_get(8)?,
                         created_at: row.try_get(5)?,

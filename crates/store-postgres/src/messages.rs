@@ -3,13 +3,13 @@
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use crate::summaries;
-use agentctl_core::{Message, Redactor};
+use crate::write::read;
+use agentctl_core::Redactor;
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
     MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
-    role_of,
+    role_of, select_list,
 };
-use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 /// A message ready to insert: masked, serialised, its text columns cleaned.
@@ -91,34 +91,6 @@ pub(crate) async fn insert(
     Ok(ids)
 }
 
-const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
-     token_estimate, created_at, content, source";
-
-fn message_row(row: &Row) -> FaultResult<StoredMessage> {
-    let id: i64 = row.try_get(0)?;
-    let scope: String = row.try_get(3)?;
-    let content: String = row.try_get(8)?;
-    let context_scope: ContextScope = scope
-        .parse()
-        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
-    let message: Message = serde_json::from_str(&content)
-        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
-    let token_estimate: i32 = row.try_get(6)?;
-    Ok(StoredMessage {
-        id,
-        run_id: row.try_get(1)?,
-        timeline_scope: row.try_get(2)?,
-        context_scope,
-        agent: row.try_get(4)?,
-        role: role_of(&message),
-        visible: row.try_get::<_, i16>(5)? != 0,
-        source: Source::stored(row.try_get(9)?),
-        token_estimate: u32::try_from(token_estimate).unwrap_or(0),
-        created_at: row.try_get(7)?,
-        message,
-    })
-}
-
 /// The isolated workspace of `agent`; an empty name has none.
 fn agent_scope(agent: &str) -> Result<ContextScope> {
     if agent.is_empty() {
@@ -168,8 +140,8 @@ impl MessageLog for PgStore {
             let last = query
                 .last
                 .map(|last| i64::try_from(last).unwrap_or(i64::MAX));
-            let mut sql =
-                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1");
+            let columns = select_list::<StoredMessage>();
+            let mut sql = format!("SELECT {columns} FROM chat_messages WHERE session_id = $1");
             let mut params: Vec<&(dyn ToSql + Sync)> = vec![&session];
             if query.visible_only {
                 params.push(&MAIN_TIMELINE);
@@ -195,10 +167,7 @@ impl MessageLog for PgStore {
             }
             let statement = client.prepare_cached(&sql).await?;
             let rows = client.query(&statement, &params).await?;
-            let mut messages = rows
-                .iter()
-                .map(message_row)
-                .collect::<FaultResult<Vec<_>>>()?;
+            let mut messages = rows.iter().map(read).collect::<FaultResult<Vec<_>>>()?;
             if last.is_some() {
                 messages.reverse();
             }

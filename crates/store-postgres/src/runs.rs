@@ -4,56 +4,27 @@ use crate::fault::{Fault, FaultResult};
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
+use crate::write::read;
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
-    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
-    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
+    RunId, RunLog, RunRecord, RunStatus, StepRecord, select_list,
 };
-use tokio_postgres::{GenericClient, Row};
-
-const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
-     usage, started_at, finished_at, source";
-
-fn run_row(row: &Row) -> FaultResult<RunRecord> {
-    let id: i64 = row.try_get(0)?;
-    let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
-    let scope: String = row.try_get(4)?;
-    let status: String = row.try_get(5)?;
-    let usage: Option<String> = row.try_get(7)?;
-    Ok(RunRecord {
-        id,
-        session_id: row.try_get(1)?,
-        agent: row.try_get(2)?,
-        parent_run_id: row.try_get(3)?,
-        context_scope: scope
-            .parse()
-            .map_err(|_| corrupt(format!("scope `{scope}`")))?,
-        status: status.parse().map_err(corrupt)?,
-        model: row.try_get(6)?,
-        source: Source::stored(row.try_get(10)?),
-        usage: match usage {
-            Some(json) => {
-                serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
-            }
-            None => Usage::default(),
-        },
-        started_at: row.try_get(8)?,
-        finished_at: row.try_get(9)?,
-    })
-}
+use tokio_postgres::GenericClient;
 
 /// One run; [`ContextError::RunNotFound`] when there is none. With `lock`, inside a write
 /// transaction, the run's session is locked first (every write to a session takes its lock
 /// before anything else, so writers never wait for each other in a cycle).
 async fn load_run(client: &impl GenericClient, run: RunId) -> FaultResult<RunRecord> {
+    let columns = select_list::<RunRecord>();
     let row = client
         .query_opt(
-            &format!("SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = $1"),
+            &format!("SELECT {columns} FROM agent_runs WHERE id = $1"),
             &[&run],
         )
         .await?
         .ok_or(Fault::Context(ContextError::RunNotFound(run)))?;
-    run_row(&row)
+    read(&row)
 }
 
 /// The run's session, locked for the rest of the transaction, then the run as it is now.
@@ -277,16 +248,15 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
             require_session(&**client, &session).await?;
+            let columns = select_list::<RunRecord>();
             client
                 .query(
-                    &format!(
-                        "SELECT {RUN_COLUMNS} FROM agent_runs WHERE session_id = $1 ORDER BY id"
-                    ),
+                    &format!("SELECT {columns} FROM agent_runs WHERE session_id = $1 ORDER BY id"),
                     &[&session],
                 )
                 .await?
                 .iter()
-                .map(run_row)
+                .map(read)
                 .collect()
         })
     }
@@ -294,34 +264,17 @@ impl RunLog for PgStore {
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
-            let rows = client
+            let columns = select_list::<StepRecord>();
+            client
                 .query(
-                    "SELECT id, run_id, step_index, kind, content, created_at,
-                         prompt_token_budget, estimated_prompt_tokens, model_context_window
-                     FROM agent_run_steps WHERE run_id = $1 ORDER BY step_index",
+                    &format!(
+                        "SELECT {columns} FROM agent_run_steps WHERE run_id = $1 ORDER BY step_index"
+                    ),
                     &[&run],
                 )
-                .await?;
-            rows.iter()
-                .map(|row| {
-                    let id: i64 = row.try_get(0)?;
-                    let content: String = row.try_get(4)?;
-                    Ok(StepRecord {
-                        id,
-                        run_id: row.try_get(1)?,
-                        step_index: row.try_get(2)?,
-                        kind: row.try_get(3)?,
-                        content: serde_json::from_str(&content).map_err(|error| {
-                            Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
-                        })?,
-                        budget: PromptBudget::from_columns([
-                            row.try_get(6)?,
-                            row.try_get(7)?,
-                            row.try_get(8)?,
-                        ]),
-                        created_at: row.try_get(5)?,
-                    })
-                })
+                .await?
+                .iter()
+                .map(read)
                 .collect()
         })
     }

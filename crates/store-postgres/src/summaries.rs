@@ -2,9 +2,12 @@
 //! `(session, scope)` updated in place, the summaries it replaced in
 //! `chat_context_summary_history`.
 
-use crate::fault::{Fault, FaultResult};
+use crate::fault::FaultResult;
 use crate::store::{count, now_ms, text, touch};
-use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
+use crate::write::read;
+use agentctl_store::{
+    ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary, select_list,
+};
 use tokio_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
@@ -179,28 +182,19 @@ pub(crate) async fn replaced(
     client: &impl GenericClient,
     session: &str,
 ) -> FaultResult<Vec<ReplacedSummary>> {
-    let rows = client
+    let columns = select_list::<ReplacedSummary>();
+    client
         .query(
-            "SELECT scope, until_message_id, summary_text, created_at, replaced_at
-             FROM chat_context_summary_history WHERE session_id = $1 ORDER BY id",
+            &format!(
+                "SELECT {columns} FROM chat_context_summary_history WHERE session_id = $1 \
+                 ORDER BY id"
+            ),
             &[&text(session)],
         )
-        .await?;
-    let mut replaced = Vec::with_capacity(rows.len());
-    for row in rows {
-        let scope: String = row.try_get(0)?;
-        let scope = scope
-            .parse::<ContextScope>()
-            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
-        replaced.push(ReplacedSummary {
-            scope,
-            until_message_id: row.try_get(1)?,
-            summary_text: row.try_get(2)?,
-            created_at: row.try_get(3)?,
-            replaced_at: row.try_get(4)?,
-        });
-    }
-    Ok(replaced)
+        .await?
+        .iter()
+        .map(read)
+        .collect()
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in

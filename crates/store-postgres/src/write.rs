@@ -1,8 +1,12 @@
-//! Rows of the shared schema description ([`Write`]) executed in a PostgreSQL transaction.
+//! Rows of the shared schema description in PostgreSQL: [`Write`]s executed in a transaction,
+//! records read ([`FromRow`]).
 
 use crate::fault::FaultResult;
 use crate::store::text;
-use agentctl_store::{ColumnType, Dialect, Value, Write, WriteKind};
+use agentctl_store::{
+    ColumnType, Dialect, Field, FromRow, RowRef, Value, Write, WriteKind, column_types,
+};
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 /// A parameter of the driver's type for a value of a column of type `ty`: PostgreSQL checks
@@ -49,4 +53,24 @@ pub(crate) async fn execute(
     }
     tx.execute(&sql, &parameters).await?;
     Ok(None)
+}
+
+/// The record `T` in `row`, which holds `T`'s columns ([`select_list`](agentctl_store::select_list))
+/// in order, each read as the driver's type for its [`ColumnType`].
+pub(crate) fn read<T: FromRow>(row: &Row) -> FaultResult<T> {
+    let mut fields = Vec::with_capacity(T::COLUMNS.len());
+    for (at, ty) in column_types::<T>().enumerate() {
+        let integer = |value: Option<i64>| value.map_or(Field::Null, Field::Integer);
+        fields.push(match ty {
+            ColumnType::Text | ColumnType::Json => row
+                .try_get::<_, Option<&str>>(at)?
+                .map_or(Field::Null, Field::Text),
+            ColumnType::Flag => integer(row.try_get::<_, Option<i16>>(at)?.map(i64::from)),
+            ColumnType::Int32 => integer(row.try_get::<_, Option<i32>>(at)?.map(i64::from)),
+            ColumnType::Id | ColumnType::Sequence | ColumnType::Integer => {
+                integer(row.try_get::<_, Option<i64>>(at)?)
+            }
+        });
+    }
+    Ok(T::from_row(&RowRef::new(T::TABLE, T::COLUMNS, fields))?)
 }

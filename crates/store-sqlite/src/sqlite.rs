@@ -85,6 +85,12 @@ impl From<rusqlite::Error> for Fault {
     }
 }
 
+impl From<agentctl_store::RowError> for Fault {
+    fn from(error: agentctl_store::RowError) -> Self {
+        Fault::Corrupt(error.table, error.reason)
+    }
+}
+
 impl From<ContextError> for Fault {
     fn from(error: ContextError) -> Self {
         Fault::Context(error)

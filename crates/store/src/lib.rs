@@ -19,7 +19,8 @@
 //!   for every store.
 //! * [`TABLES`]: the tables of the session schema, described once ([`Table`], [`Column`],
 //!   [`ColumnType`], [`Index`]), and the rows stores write through them ([`Write`] of
-//!   [`Value`]s, rendered per [`Dialect`]).
+//!   [`Value`]s, rendered per [`Dialect`]); the records read back from rows ([`FromRow`] over
+//!   a [`RowRef`]) the same way by every store.
 //!
 //! ```
 //! use agentctl_store::{ContextScope, MessageQuery, RunStatus, Source, parse_mode};
@@ -36,6 +37,7 @@
 mod error;
 mod record;
 mod recorder;
+mod rows;
 mod schema;
 mod scope;
 mod session;
@@ -52,9 +54,10 @@ pub use record::{
     StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
+pub use rows::{checkpoint_number, checkpoint_parent};
 pub use schema::{
-    Backend, Column, ColumnType, DefaultValue, Dialect, ForeignKey, Index, OnDelete, TABLES, Table,
-    Value, Write, WriteKind, table,
+    Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
+    OnDelete, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list, table,
 };
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};

@@ -6,84 +6,15 @@
 //! resuming the same branch serialise on the write lock, and the second finds the step taken.
 
 use super::sessions::require_session;
+use super::write::{read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
     CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId, checkpoint_number, checkpoint_parent,
+    select_list,
 };
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
-
-const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
-     state, source, parent_branch, parent_step, created_at";
-
-/// A row as stored, before its numbers, source and state are checked.
-struct RawCheckpoint {
-    session_id: String,
-    branch: i64,
-    step: i64,
-    graph: String,
-    node: Option<String>,
-    run: Option<RunId>,
-    next: Option<String>,
-    reason: Option<String>,
-    state: String,
-    source: String,
-    parent_branch: Option<i64>,
-    parent_step: Option<i64>,
-    created_at: i64,
-}
-
-fn raw_checkpoint(row: &Row<'_>) -> rusqlite::Result<RawCheckpoint> {
-    Ok(RawCheckpoint {
-        session_id: row.get(0)?,
-        branch: row.get(1)?,
-        step: row.get(2)?,
-        graph: row.get(3)?,
-        node: row.get(4)?,
-        run: row.get(5)?,
-        next: row.get(6)?,
-        reason: row.get(7)?,
-        state: row.get(8)?,
-        source: row.get(9)?,
-        parent_branch: row.get(10)?,
-        parent_step: row.get(11)?,
-        created_at: row.get(12)?,
-    })
-}
-
-fn number(value: i64, what: &str) -> FaultResult<u32> {
-    u32::try_from(value).map_err(|_| Fault::Corrupt("graph_checkpoints", format!("{what} {value}")))
-}
-
-fn parent_of(branch: Option<i64>, step: Option<i64>) -> FaultResult<Option<(u32, u32)>> {
-    Ok(match (branch, step) {
-        (Some(branch), Some(step)) => Some((
-            number(branch, "parent branch")?,
-            number(step, "parent step")?,
-        )),
-        _ => None,
-    })
-}
-
-fn decode(raw: RawCheckpoint) -> FaultResult<GraphCheckpoint> {
-    let at = format!("branch {} step {}", raw.branch, raw.step);
-    let corrupt = |detail: String| Fault::Corrupt("graph_checkpoints", format!("{at}: {detail}"));
-    Ok(GraphCheckpoint {
-        branch: number(raw.branch, "branch")?,
-        step: number(raw.step, "step")?,
-        state: serde_json::from_str(&raw.state).map_err(|error| corrupt(error.to_string()))?,
-        source: raw.source.parse().map_err(corrupt)?,
-        parent: parent_of(raw.parent_branch, raw.parent_step)?,
-        session_id: raw.session_id,
-        graph: raw.graph,
-        node: raw.node,
-        run: raw.run,
-        next: raw.next,
-        reason: raw.reason,
-        created_at: raw.created_at,
-    })
-}
 
 /// The branch's own rows in step order, up to `until` when given.
 fn load_branch(
@@ -92,17 +23,13 @@ fn load_branch(
     branch: u32,
     until: Option<u32>,
 ) -> FaultResult<Vec<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     let mut statement = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints
+        "SELECT {columns} FROM graph_checkpoints
          WHERE session_id = ?1 AND branch = ?2 AND step <= ?3 ORDER BY step"
     ))?;
     let until = until.map_or(i64::MAX, i64::from);
-    let rows = statement.query_map(params![session, branch, until], raw_checkpoint)?;
-    let mut checkpoints = Vec::new();
-    for row in rows {
-        checkpoints.push(decode(row?)?);
-    }
-    Ok(checkpoints)
+    read_all(&mut statement, params![session, branch, until])
 }
 
 fn load_one(
@@ -111,13 +38,11 @@ fn load_one(
     branch: u32,
     step: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3"
-    ))?
-    .query_row(params![session, branch, step], raw_checkpoint)
-    .optional()?
-    .map(decode)
-    .transpose()
+    let columns = select_list::<GraphCheckpoint>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3"
+    ))?;
+    read_first(&mut statement, params![session, branch, step])
 }
 
 fn load_latest(
@@ -125,14 +50,12 @@ fn load_latest(
     session: &str,
     branch: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2
+    let columns = select_list::<GraphCheckpoint>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2
          ORDER BY step DESC LIMIT 1"
-    ))?
-    .query_row(params![session, branch], raw_checkpoint)
-    .optional()?
-    .map(decode)
-    .transpose()
+    ))?;
+    read_first(&mut statement, params![session, branch])
 }
 
 /// The session's branch numbers, ascending.
@@ -143,7 +66,7 @@ fn branch_numbers(conn: &Connection, session: &str) -> FaultResult<Vec<u32>> {
     let rows = statement.query_map([session], |row| row.get::<_, i64>(0))?;
     let mut branches = Vec::new();
     for row in rows {
-        branches.push(number(row?, "branch")?);
+        branches.push(checkpoint_number(row?, "branch")?);
     }
     Ok(branches)
 }
@@ -155,7 +78,7 @@ fn next_branch(conn: &Connection, session: &str) -> FaultResult<u32> {
             "SELECT COALESCE(MAX(branch) + 1, 0) FROM graph_checkpoints WHERE session_id = ?1",
         )?
         .query_row([session], |row| row.get(0))?;
-    number(next, "next branch")
+    Ok(checkpoint_number(next, "next branch")?)
 }
 
 /// Numbers as ranges: `0–3, 5, 7–9`. Branches and steps are contiguous in practice, so a
@@ -474,11 +397,11 @@ impl GraphLog for SqliteStore {
                 let (branch, graph, pb, ps, first, created_at, last, ended, end_reason, updated) =
                     row?;
                 branches.push(GraphBranch {
-                    branch: number(branch, "branch")?,
+                    branch: checkpoint_number(branch, "branch")?,
                     graph,
-                    parent: parent_of(pb, ps)?,
-                    first_step: number(first, "step")?,
-                    last_step: number(last, "step")?,
+                    parent: checkpoint_parent(pb, ps)?,
+                    first_step: checkpoint_number(first, "step")?,
+                    last_step: checkpoint_number(last, "step")?,
                     ended,
                     end_reason,
                     created_at,

@@ -1,16 +1,16 @@
 //! [`MessageLog`] for [`SqliteStore`].
 
 use super::sessions::require_session;
+use super::write::read;
 use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
-use agentctl_core::Message;
 use agentctl_core::Redactor;
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
     MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
-    estimate_tokens, role_of,
+    estimate_tokens, role_of, select_list,
 };
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use std::borrow::Cow;
 
 /// Inserts messages inside the caller's transaction and touches the session. A message that
@@ -76,40 +76,13 @@ pub(crate) fn insert_messages(
     Ok(ids)
 }
 
-const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
-     token_estimate, created_at, content, source";
-
-fn message_row(row: &Row<'_>) -> FaultResult<StoredMessage> {
-    let id: i64 = row.get(0)?;
-    let scope: String = row.get(3)?;
-    let context_scope: ContextScope = scope
-        .parse()
-        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
-    // Borrowed from the row: the JSON is decoded without copying it first.
-    let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
-    let message: Message = serde_json::from_str(content)
-        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
-    Ok(StoredMessage {
-        id,
-        run_id: row.get(1)?,
-        timeline_scope: row.get(2)?,
-        context_scope,
-        agent: row.get(4)?,
-        role: role_of(&message),
-        visible: row.get(5)?,
-        source: Source::stored(row.get(9)?),
-        token_estimate: row.get(6)?,
-        created_at: row.get(7)?,
-        message,
-    })
-}
-
 /// The statement reading `query`'s messages, and its parameters. When only the newest are
 /// wanted (`last`, `max_tokens`) the rows come newest first, so the index
 /// `(session_id, context_scope, id)` (or the timeline's) is walked from its end and reading
 /// can stop at the limit.
 fn select_messages(session: &str, query: &MessageQuery) -> (String, Vec<Value>) {
-    let mut sql = format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
+    let columns = select_list::<StoredMessage>();
+    let mut sql = format!("SELECT {columns} FROM chat_messages WHERE session_id = ?");
     let mut values = vec![Value::Text(session.to_owned())];
     if query.visible_only {
         sql.push_str(" AND timeline_scope = ? AND visible = 1");
@@ -175,7 +148,7 @@ impl MessageLog for SqliteStore {
                         break;
                     }
                 }
-                messages.push(message_row(row)?);
+                messages.push(read(row)?);
             }
             if newest_first {
                 messages.reverse();

@@ -1,8 +1,9 @@
 //! [`StateLog`] for [`SqliteStore`]: one `session_state` row per key, the value as JSON text.
 
 use super::sessions::require_session;
-use super::{Fault, SqliteStore, now_ms};
-use agentctl_store::{Result, StateEntry, StateLog};
+use super::write::read_all;
+use super::{SqliteStore, now_ms};
+use agentctl_store::{Result, StateEntry, StateLog, select_list};
 use rusqlite::params;
 use serde_json::Value;
 
@@ -25,32 +26,11 @@ impl SqliteStore {
     pub fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
         self.with(|conn| {
             require_session(conn, session)?;
-            let mut statement = conn.prepare_cached(
-                "SELECT key, value, updated_at, updated_by FROM session_state
-                 WHERE session_id = ?1 ORDER BY key",
-            )?;
-            let rows = statement.query_map([session], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            })?;
-            let mut entries = Vec::new();
-            for row in rows {
-                let (key, text, updated_at, updated_by) = row?;
-                let value = serde_json::from_str(&text).map_err(|error| {
-                    Fault::Corrupt("session_state", format!("key `{key}`: {error}"))
-                })?;
-                entries.push(StateEntry {
-                    key,
-                    value,
-                    updated_at,
-                    updated_by,
-                });
-            }
-            Ok(entries)
+            let columns = select_list::<StateEntry>();
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {columns} FROM session_state WHERE session_id = ?1 ORDER BY key"
+            ))?;
+            Ok(read_all(&mut statement, [session])?)
         })
     }
 }

@@ -6,8 +6,11 @@
 //! query lists). Each summary it replaces moves to `chat_context_summary_history`, where
 //! nothing reads it but a person inspecting the file.
 
-use super::{Fault, FaultResult, now_ms};
-use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
+use super::write::read_all;
+use super::{FaultResult, now_ms};
+use agentctl_store::{
+    ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary, select_list,
+};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
@@ -161,34 +164,11 @@ pub(super) fn latest(
 
 /// The session's replaced summaries, oldest first.
 pub(super) fn replaced(conn: &Connection, session: &str) -> FaultResult<Vec<ReplacedSummary>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT scope, until_message_id, summary_text, created_at, replaced_at
-         FROM chat_context_summary_history WHERE session_id = ?1 ORDER BY id",
-    )?;
-    let rows = statement.query_map([session], |row| {
-        Ok((
-            row.get::<_, String>(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
-            row.get(4)?,
-        ))
-    })?;
-    let mut replaced = Vec::new();
-    for row in rows {
-        let (scope, until_message_id, summary_text, created_at, replaced_at) = row?;
-        let scope = scope
-            .parse::<ContextScope>()
-            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
-        replaced.push(ReplacedSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            replaced_at,
-        });
-    }
-    Ok(replaced)
+    let columns = select_list::<ReplacedSummary>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM chat_context_summary_history WHERE session_id = ?1 ORDER BY id"
+    ))?;
+    read_all(&mut statement, [session])
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in
