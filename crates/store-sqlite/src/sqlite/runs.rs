@@ -184,7 +184,7 @@ impl RunLog for SqliteStore {
             let mut statement = conn.prepare(&format!(
                 "SELECT {columns} FROM agent_runs WHERE session_id = ?1 ORDER BY id"
             ))?;
-            Ok(read_all(&mut statement, [session])?)
+            read_all(&mut statement, [session])
         })
     }
 
@@ -194,7 +194,7 @@ impl RunLog for SqliteStore {
             let mut statement = conn.prepare(&format!(
                 "SELECT {columns} FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index"
             ))?;
-            Ok(read_all(&mut statement, [run])?)
+            read_all(&mut statement, [run])
         })
     }
 

@@ -30,7 +30,7 @@ impl SqliteStore {
             let mut statement = conn.prepare_cached(&format!(
                 "SELECT {columns} FROM session_state WHERE session_id = ?1 ORDER BY key"
             ))?;
-            Ok(read_all(&mut statement, [session])?)
+            read_all(&mut statement, [session])
         })
     }
 }
