@@ -10,8 +10,9 @@ use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
 use crate::write::read;
 use agentctl_store::{
-    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId, checkpoint_number, checkpoint_parent,
+    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
+    checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
     select_list,
 };
 use serde_json::Value;
@@ -106,43 +107,15 @@ async fn next_branch(client: &impl GenericClient, session: &str) -> FaultResult<
     Ok(checkpoint_number(next, "next branch")?)
 }
 
-/// Numbers as ranges: `0–3, 5, 7–9`.
-fn ranges(numbers: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = numbers.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter
-            .peek()
-            .is_some_and(|&n| u64::from(n) == u64::from(end) + 1)
-        {
-            end = iter.next().unwrap_or(end);
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}–{end}")
-        });
-    }
-    parts.join(", ")
-}
-
 async fn branch_not_found(
     client: &impl GenericClient,
     session: &str,
     branch: u32,
 ) -> FaultResult<Fault> {
     let branches = branch_numbers(client, session).await?;
-    let known = if branches.is_empty() {
-        "it has no graph checkpoints".to_owned()
-    } else {
-        format!("its branches are {}", ranges(&branches))
-    };
-    Ok(Fault::Context(ContextError::GraphBranchNotFound {
-        session: session.to_owned(),
-        branch,
-        known,
-    }))
+    Ok(Fault::Context(graph_branch_not_found(
+        session, branch, &branches,
+    )))
 }
 
 async fn checkpoint_not_found(
@@ -152,67 +125,9 @@ async fn checkpoint_not_found(
     step: u32,
 ) -> FaultResult<Fault> {
     let rows = load_branch(client, session, branch, None).await?;
-    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
-        return branch_not_found(client, session, branch).await;
-    };
-    let steps: Vec<u32> = rows.iter().map(|row| row.step).collect();
-    let mut known = format!("its checkpoints are steps {}", ranges(&steps));
-    if let Some((parent, at)) = first.parent
-        && step < first.step
-    {
-        known.push_str(&format!(
-            " (it was forked from branch {parent} at step {at}; step {step} is in branch {parent}'s history)"
-        ));
-    } else if step > last.step {
-        known.push_str(&format!(", the latest is {}", last.step));
-    }
-    Ok(Fault::Context(ContextError::CheckpointNotFound {
-        session: session.to_owned(),
-        branch,
-        step,
-        known,
-    }))
-}
-
-/// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
-fn state_text(store: &PgStore, state: &Value) -> std::result::Result<(Value, String), String> {
-    if !state.is_object() {
-        return Err(format!(
-            "the graph state must be a JSON object (keys are node outputs), not {}",
-            json_kind(state)
-        ));
-    }
-    let mut state = state.clone();
-    store.redactor.redact_json(&mut state);
-    let text = state.to_string();
-    if text.len() > MAX_CHECKPOINT_STATE_BYTES {
-        return Err(format!(
-            "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
-             store smaller node outputs (a summary, a file path) in the state",
-            text.len(),
-            MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
-        ));
-    }
-    Ok((state, text))
-}
-
-fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
-    ContextError::InvalidCheckpoint {
-        session: session.to_owned(),
-        branch,
-        step,
-        reason,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+    match graph_checkpoint_not_found(session, branch, step, &rows) {
+        Some(error) => Ok(Fault::Context(error)),
+        None => branch_not_found(client, session, branch).await,
     }
 }
 
@@ -238,57 +153,13 @@ async fn check_run(
         .await?
         .map(|row| row.try_get(0))
         .transpose()?;
-    match owner {
-        None => Err(Fault::Context(ContextError::RunNotFound(run))),
-        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
-            &checkpoint.session,
-            checkpoint.branch,
-            checkpoint.step,
-            format!(
-                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
-                 session"
-            ),
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-/// Refuses a step that is not exactly the one after `latest`, or any step after an end.
-fn check_order(checkpoint: &Checkpoint, latest: &GraphCheckpoint) -> FaultResult<()> {
-    let (session, branch, step, last) = (
-        checkpoint.session.clone(),
+    Ok(check_checkpoint_run(
+        &checkpoint.session,
         checkpoint.branch,
         checkpoint.step,
-        latest.step,
-    );
-    let error = if step <= last {
-        ContextError::CheckpointConflict {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else if latest.is_end() {
-        ContextError::GraphEnded {
-            session,
-            branch,
-            last,
-            reason: latest
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no reason recorded".into()),
-        }
-    } else if u64::from(step) != u64::from(last) + 1 {
-        ContextError::CheckpointGap {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else {
-        return Ok(());
-    };
-    Err(Fault::Context(error))
+        run,
+        owner.as_deref(),
+    )?)
 }
 
 impl GraphLog for PgStore {
@@ -299,7 +170,7 @@ impl GraphLog for PgStore {
         state: &Value,
         entry: &str,
     ) -> Result<GraphCheckpoint> {
-        let checked = state_text(self, state);
+        let checked = checkpoint_state(&self.redactor, state);
         let (session, graph, entry) = (
             text(session).into_owned(),
             text(graph).into_owned(),
@@ -311,7 +182,7 @@ impl GraphLog for PgStore {
             lock_session(&tx, &session).await?;
             let branch = next_branch(&*tx, &session).await?;
             let (state, state_text) =
-                checked.map_err(|reason| Fault::Context(invalid(&session, branch, 0, reason)))?;
+                checked.map_err(|reason| invalid_checkpoint(&session, branch, 0, reason))?;
             let now = now_ms();
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
@@ -348,14 +219,15 @@ impl GraphLog for PgStore {
 
     fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
         // Masked and measured before the lock is taken: the lock is held for the rows.
-        let (state, state_text) = state_text(self, checkpoint.state).map_err(|reason| {
-            invalid(
-                checkpoint.session,
-                checkpoint.branch,
-                checkpoint.step,
-                reason,
-            )
-        })?;
+        let (state, state_text) =
+            checkpoint_state(&self.redactor, checkpoint.state).map_err(|reason| {
+                invalid_checkpoint(
+                    checkpoint.session,
+                    checkpoint.branch,
+                    checkpoint.step,
+                    reason,
+                )
+            })?;
         let owned = Checkpoint {
             session: text(checkpoint.session).into_owned(),
             branch: checkpoint.branch,
@@ -376,7 +248,7 @@ impl GraphLog for PgStore {
             let Some(latest) = load_latest(&*tx, session, checkpoint.branch).await? else {
                 return Err(branch_not_found(&*tx, session, checkpoint.branch).await?);
             };
-            check_order(&checkpoint, &latest)?;
+            check_checkpoint_order(session, checkpoint.branch, checkpoint.step, &latest)?;
             if let Some(run) = checkpoint.run {
                 check_run(&*tx, &checkpoint, run).await?;
             }

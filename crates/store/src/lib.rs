@@ -34,6 +34,7 @@
 //! # Ok::<(), agentctl_store::ContextError>(())
 //! ```
 
+mod checkpoint_rules;
 mod error;
 mod record;
 mod recorder;
@@ -46,6 +47,10 @@ mod store;
 mod tokens;
 mod transfer;
 
+pub use checkpoint_rules::{
+    check_checkpoint_order, check_checkpoint_run, checkpoint_state, graph_branch_not_found,
+    graph_checkpoint_not_found, invalid_checkpoint,
+};
 pub use error::{ContextError, Result};
 pub use record::{
     CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,

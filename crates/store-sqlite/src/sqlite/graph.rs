@@ -9,8 +9,9 @@ use super::sessions::require_session;
 use super::write::{read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
-    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId, checkpoint_number, checkpoint_parent,
+    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog, NewCheckpoint, Result,
+    RunId, check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
+    checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
     select_list,
 };
 use rusqlite::{Connection, OptionalExtension, params};
@@ -81,84 +82,11 @@ fn next_branch(conn: &Connection, session: &str) -> FaultResult<u32> {
     Ok(checkpoint_number(next, "next branch")?)
 }
 
-/// Numbers as ranges: `0–3, 5, 7–9`. Branches and steps are contiguous in practice, so a
-/// session with hundreds of them still reads in a few characters.
-fn ranges(numbers: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = numbers.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter
-            .peek()
-            .is_some_and(|&n| u64::from(n) == u64::from(end) + 1)
-        {
-            end = iter.next().unwrap_or(end);
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}–{end}")
-        });
-    }
-    parts.join(", ")
-}
-
 fn branch_not_found(conn: &Connection, session: &str, branch: u32) -> FaultResult<Fault> {
     let branches = branch_numbers(conn, session)?;
-    let known = if branches.is_empty() {
-        "it has no graph checkpoints".to_owned()
-    } else {
-        format!("its branches are {}", ranges(&branches))
-    };
-    Ok(Fault::Context(ContextError::GraphBranchNotFound {
-        session: session.to_owned(),
-        branch,
-        known,
-    }))
-}
-
-/// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
-/// The error is the reason, for [`invalid`].
-fn state_text(store: &SqliteStore, state: &Value) -> std::result::Result<(Value, String), String> {
-    if !state.is_object() {
-        return Err(format!(
-            "the graph state must be a JSON object (keys are node outputs), not {}",
-            json_kind(state)
-        ));
-    }
-    // A node's output is model text: a secret it echoed never reaches the file.
-    let mut state = state.clone();
-    store.redactor().redact_json(&mut state);
-    let text = state.to_string();
-    if text.len() > MAX_CHECKPOINT_STATE_BYTES {
-        return Err(format!(
-            "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
-             store smaller node outputs (a summary, a file path) in the state",
-            text.len(),
-            MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
-        ));
-    }
-    Ok((state, text))
-}
-
-fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
-    ContextError::InvalidCheckpoint {
-        session: session.to_owned(),
-        branch,
-        step,
-        reason,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    Ok(Fault::Context(graph_branch_not_found(
+        session, branch, &branches,
+    )))
 }
 
 /// Refuses a run that does not exist or belongs to another session.
@@ -167,57 +95,13 @@ fn check_run(conn: &Connection, checkpoint: &NewCheckpoint<'_>, run: RunId) -> F
         .prepare_cached("SELECT session_id FROM agent_runs WHERE id = ?1")?
         .query_row([run], |row| row.get(0))
         .optional()?;
-    match owner {
-        None => Err(Fault::Context(ContextError::RunNotFound(run))),
-        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
-            checkpoint.session,
-            checkpoint.branch,
-            checkpoint.step,
-            format!(
-                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
-                 session"
-            ),
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-/// Refuses a step that is not exactly the one after `latest`, or any step after an end.
-fn check_order(checkpoint: &NewCheckpoint<'_>, latest: &GraphCheckpoint) -> FaultResult<()> {
-    let (session, branch, step, last) = (
-        checkpoint.session.to_owned(),
+    Ok(check_checkpoint_run(
+        checkpoint.session,
         checkpoint.branch,
         checkpoint.step,
-        latest.step,
-    );
-    let error = if step <= last {
-        ContextError::CheckpointConflict {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else if latest.is_end() {
-        ContextError::GraphEnded {
-            session,
-            branch,
-            last,
-            reason: latest
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no reason recorded".into()),
-        }
-    } else if u64::from(step) != u64::from(last) + 1 {
-        ContextError::CheckpointGap {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else {
-        return Ok(());
-    };
-    Err(Fault::Context(error))
+        run,
+        owner.as_deref(),
+    )?)
 }
 
 fn touch_session(conn: &Connection, session: &str, now: i64) -> FaultResult<()> {
@@ -238,8 +122,8 @@ impl GraphLog for SqliteStore {
             require_session(tx, session)?;
             let branch = next_branch(tx, session)?;
             // Checked here, where the error can name the branch: once per graph run.
-            let (state, text) = state_text(self, state)
-                .map_err(|reason| Fault::Context(invalid(session, branch, 0, reason)))?;
+            let (state, text) = checkpoint_state(self.redactor(), state)
+                .map_err(|reason| invalid_checkpoint(session, branch, 0, reason))?;
             let now = now_ms();
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
@@ -267,7 +151,7 @@ impl GraphLog for SqliteStore {
 
     fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
         let invalid = |reason: String| {
-            invalid(
+            invalid_checkpoint(
                 checkpoint.session,
                 checkpoint.branch,
                 checkpoint.step,
@@ -275,7 +159,7 @@ impl GraphLog for SqliteStore {
             )
         };
         // Masked and measured before the write lock is taken: the lock is held for the rows.
-        let (state, text) = state_text(self, checkpoint.state).map_err(invalid)?;
+        let (state, text) = checkpoint_state(self.redactor(), checkpoint.state).map_err(invalid)?;
         let reason = checkpoint
             .reason
             .map(|reason| self.redactor().redact(reason).into_owned());
@@ -285,7 +169,7 @@ impl GraphLog for SqliteStore {
             let Some(latest) = load_latest(tx, session, checkpoint.branch)? else {
                 return Err(branch_not_found(tx, session, checkpoint.branch)?);
             };
-            check_order(checkpoint, &latest)?;
+            check_checkpoint_order(session, checkpoint.branch, checkpoint.step, &latest)?;
             if let Some(run) = checkpoint.run {
                 check_run(tx, checkpoint, run)?;
             }
@@ -455,40 +339,8 @@ fn checkpoint_not_found(
     step: u32,
 ) -> FaultResult<Fault> {
     let rows = load_branch(conn, session, branch, None)?;
-    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
-        return branch_not_found(conn, session, branch);
-    };
-    let steps: Vec<u32> = rows.iter().map(|row| row.step).collect();
-    let mut known = format!("its checkpoints are steps {}", ranges(&steps));
-    if let Some((parent, at)) = first.parent
-        && step < first.step
-    {
-        known.push_str(&format!(
-            " (it was forked from branch {parent} at step {at}; step {step} is in branch {parent}'s history)"
-        ));
-    } else if step > last.step {
-        known.push_str(&format!(", the latest is {}", last.step));
-    }
-    Ok(Fault::Context(ContextError::CheckpointNotFound {
-        session: session.to_owned(),
-        branch,
-        step,
-        known,
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_as_ranges() {
-        assert_eq!(ranges(&[]), "");
-        assert_eq!(ranges(&[0]), "0");
-        assert_eq!(ranges(&[0, 1, 2, 3, 5, 7, 8, 9]), "0–3, 5, 7–9");
-        assert_eq!(
-            ranges(&[u32::MAX - 1, u32::MAX]),
-            format!("{}–{}", u32::MAX - 1, u32::MAX)
-        );
+    match graph_checkpoint_not_found(session, branch, step, &rows) {
+        Some(error) => Ok(Fault::Context(error)),
+        None => branch_not_found(conn, session, branch),
     }
 }
