@@ -176,3 +176,58 @@ impl Table {
 pub fn table(name: &str) -> Option<&'static Table> {
     TABLES.iter().find(|table| table.name == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{
+        GraphCheckpoint, ReplacedSummary, RunRecord, StateEntry, StepRecord, StoredMessage,
+    };
+
+    #[test]
+    fn the_description_names_only_its_own_columns_and_tables() {
+        for (at, table) in TABLES.iter().enumerate() {
+            let has = |name: &str| {
+                let name = name.trim_end_matches(" DESC");
+                table.column(name).is_some()
+            };
+            assert!(
+                table.primary_key.iter().all(|name| has(name)),
+                "{}",
+                table.name
+            );
+            for index in table.indexes {
+                assert!(index.columns.iter().all(|name| has(name)), "{index:?}");
+            }
+            for column in table.columns {
+                if let Some(foreign) = column.references {
+                    // A table refers only to itself or to tables described before it.
+                    let target = TABLES[..=at].iter().find(|t| t.name == foreign.table);
+                    assert!(
+                        target.is_some_and(|t| t.column(foreign.column).is_some()),
+                        "{}.{}",
+                        table.name,
+                        column.name
+                    );
+                }
+            }
+        }
+    }
+
+    fn read_from_described<T: FromRow>() {
+        let table = table(T::TABLE).expect("a described table");
+        for name in T::COLUMNS {
+            assert!(table.column(name).is_some(), "{}.{name}", T::TABLE);
+        }
+    }
+
+    #[test]
+    fn records_are_read_from_described_columns() {
+        read_from_described::<RunRecord>();
+        read_from_described::<StepRecord>();
+        read_from_described::<StoredMessage>();
+        read_from_described::<StateEntry>();
+        read_from_described::<ReplacedSummary>();
+        read_from_described::<GraphCheckpoint>();
+    }
+}
