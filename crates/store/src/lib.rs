@@ -59,7 +59,7 @@ pub use record::{
     StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
-pub use rows::{checkpoint_number, checkpoint_parent};
+pub use rows::{SummarySave, checkpoint_number, checkpoint_parent};
 pub use schema::{
     Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
     OnDelete, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list, table,

@@ -181,7 +181,8 @@ pub fn table(name: &str) -> Option<&'static Table> {
 mod tests {
     use super::*;
     use crate::record::{
-        GraphCheckpoint, ReplacedSummary, RunRecord, StateEntry, StepRecord, StoredMessage,
+        ContextSummary, GraphCheckpoint, ReplacedSummary, RunRecord, StateEntry, StepRecord,
+        StoredMessage,
     };
 
     #[test]
@@ -229,5 +230,6 @@ mod tests {
         read_from_described::<StateEntry>();
         read_from_described::<ReplacedSummary>();
         read_from_described::<GraphCheckpoint>();
+        read_from_described::<ContextSummary>();
     }
 }

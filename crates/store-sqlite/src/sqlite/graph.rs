@@ -9,8 +9,8 @@ use super::sessions::require_session;
 use super::write::{read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
-    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog, NewCheckpoint, Result,
-    RunId, check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
+    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
     checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
     select_list,
 };
