@@ -3,6 +3,7 @@
 
 use crate::error::ContextError;
 use crate::record::{GraphCheckpoint, MAX_CHECKPOINT_STATE_BYTES, RunId};
+use crate::transfer::RowError;
 use agentctl_core::Redactor;
 use serde_json::Value;
 
@@ -178,6 +179,69 @@ pub fn check_checkpoint_order(
         return Ok(());
     };
     Err(error)
+}
+
+/// A branch's whole history walked back through the branches it was forked from: which rows
+/// to load next ([`next_segment`](Self::next_segment)), checked as they come
+/// ([`push`](Self::push)), oldest first at the end ([`into_checkpoints`](Self::into_checkpoints)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphHistory {
+    segments: Vec<Vec<GraphCheckpoint>>,
+    next: Option<(u32, Option<u32>)>,
+}
+
+impl GraphHistory {
+    /// The history of `branch`, nothing loaded yet.
+    pub fn new(branch: u32) -> Self {
+        Self {
+            segments: Vec::new(),
+            next: Some((branch, None)),
+        }
+    }
+
+    /// The branch whose own rows come next, and the last step of them the history keeps (all
+    /// when `None`); `None` once the first branch is reached.
+    pub fn next_segment(&self) -> Option<(u32, Option<u32>)> {
+        self.next
+    }
+
+    /// Adds the rows loaded for [`next_segment`](Self::next_segment), in step order. A fork
+    /// whose parent lacks the step it was copied from, or names a parent that is not older,
+    /// is a corrupt row.
+    pub fn push(&mut self, rows: Vec<GraphCheckpoint>) -> Result<(), RowError> {
+        let Some((current, until)) = self.next else {
+            return Ok(());
+        };
+        let corrupt = |reason: String| RowError {
+            table: "graph_checkpoints",
+            reason,
+        };
+        if let Some(until) = until
+            && rows.last().map(|row| row.step) != Some(until)
+        {
+            return Err(corrupt(format!(
+                "branch {current} has no step {until}, which a fork copied"
+            )));
+        }
+        let parent = rows.first().and_then(|first| first.parent);
+        self.segments.push(rows);
+        self.next = match parent {
+            // A fork always gets a higher number than its parent, so this ends.
+            Some((parent, step)) if parent < current => Some((parent, Some(step))),
+            Some((parent, _)) => {
+                return Err(corrupt(format!(
+                    "branch {current} names branch {parent} as its parent"
+                )));
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// Every checkpoint of the history, the oldest branch's first.
+    pub fn into_checkpoints(self) -> Vec<GraphCheckpoint> {
+        self.segments.into_iter().rev().flatten().collect()
+    }
 }
 
 #[cfg(test)]

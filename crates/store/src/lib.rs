@@ -48,8 +48,8 @@ mod tokens;
 mod transfer;
 
 pub use checkpoint_rules::{
-    check_checkpoint_order, check_checkpoint_run, checkpoint_state, graph_branch_not_found,
-    graph_checkpoint_not_found, invalid_checkpoint,
+    GraphHistory, check_checkpoint_order, check_checkpoint_run, checkpoint_state,
+    graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
 };
 pub use error::{ContextError, Result};
 pub use record::{

@@ -71,6 +71,16 @@ pub enum OnDelete {
     SetNull,
 }
 
+impl OnDelete {
+    /// The SQL words: `CASCADE`, `SET NULL` (the same in both dialects).
+    pub fn sql(self) -> &'static str {
+        match self {
+            OnDelete::Cascade => "CASCADE",
+            OnDelete::SetNull => "SET NULL",
+        }
+    }
+}
+
 /// A column's reference to another table's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ForeignKey {
@@ -108,6 +118,15 @@ pub struct Column {
     pub check: Option<&'static str>,
     /// The backend that has the column, when only one does.
     pub only: Option<Backend>,
+}
+
+impl Column {
+    /// The column's default in `backend`, if it has one there.
+    pub fn default_in(&self, backend: Backend) -> Option<DefaultValue> {
+        self.default
+            .filter(|(_, only)| only.is_none_or(|only| only == backend))
+            .map(|(value, _)| value)
+    }
 }
 
 /// An index of a [`Table`] (the primary key's aside).

@@ -4,7 +4,7 @@
 //! only long-term memory's table (`memories`, agentctl-memory's) and the migration log.
 
 use super::support::{Sql, scratch};
-use agentctl_store::{Backend, ColumnType, DefaultValue, OnDelete, TABLES, Table};
+use agentctl_store::{Backend, ColumnType, DefaultValue, TABLES, Table};
 use agentctl_store_postgres::PgStore;
 use std::collections::BTreeSet;
 
@@ -28,13 +28,10 @@ fn described(table: &Table) -> BTreeSet<String> {
     let mut order = Vec::new();
     for column in table.columns_in(Backend::Postgres) {
         order.push(column.name);
-        let default = match column.default {
-            Some((value, only)) if only.is_none_or(|only| only == Backend::Postgres) => match value
-            {
-                DefaultValue::Text(text) => format!("'{text}'::text"),
-                DefaultValue::Integer(number) => number.to_string(),
-            },
-            _ => "-".to_owned(),
+        let default = match column.default_in(Backend::Postgres) {
+            Some(DefaultValue::Text(text)) => format!("'{text}'::text"),
+            Some(DefaultValue::Integer(number)) => number.to_string(),
+            None => "-".to_owned(),
         };
         let (ty, identity) = pg_type(column.ty);
         lines.insert(format!(
@@ -42,13 +39,12 @@ fn described(table: &Table) -> BTreeSet<String> {
             column.name, column.nullable
         ));
         if let Some(foreign) = column.references {
-            let on_delete = match foreign.on_delete {
-                OnDelete::Cascade => "CASCADE",
-                OnDelete::SetNull => "SET NULL",
-            };
             lines.insert(format!(
-                "foreign {} -> {}.{} on delete {on_delete}",
-                column.name, foreign.table, foreign.column
+                "foreign {} -> {}.{} on delete {}",
+                column.name,
+                foreign.table,
+                foreign.column,
+                foreign.on_delete.sql()
             ));
         }
     }

@@ -9,8 +9,8 @@ use super::sessions::require_session;
 use super::write::{read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
-    CheckpointSource, GraphBranch, GraphCheckpoint, GraphLog, NewCheckpoint, Result, RunId,
-    check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
+    CheckpointSource, GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result,
+    RunId, check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
     checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
     select_list,
 };
@@ -299,35 +299,11 @@ impl GraphLog for SqliteStore {
     fn graph_history(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>> {
         self.with(|conn| {
             require_session(conn, session)?;
-            let mut segments = Vec::new();
-            let (mut current, mut until) = (branch, None);
-            loop {
-                let rows = load_branch(conn, session, current, until)?;
-                if let Some(until) = until
-                    && rows.last().map(|row| row.step) != Some(until)
-                {
-                    return Err(Fault::Corrupt(
-                        "graph_checkpoints",
-                        format!("branch {current} has no step {until}, which a fork copied"),
-                    ));
-                }
-                let parent = rows.first().and_then(|first| first.parent);
-                segments.push(rows);
-                match parent {
-                    // A fork always gets a higher number than its parent, so this ends.
-                    Some((parent, step)) if parent < current => {
-                        (current, until) = (parent, Some(step));
-                    }
-                    Some((parent, _)) => {
-                        return Err(Fault::Corrupt(
-                            "graph_checkpoints",
-                            format!("branch {current} names branch {parent} as its parent"),
-                        ));
-                    }
-                    None => break,
-                }
+            let mut history = GraphHistory::new(branch);
+            while let Some((branch, until)) = history.next_segment() {
+                history.push(load_branch(conn, session, branch, until)?)?;
             }
-            Ok(segments.into_iter().rev().flatten().collect())
+            Ok(history.into_checkpoints())
         })
     }
 }

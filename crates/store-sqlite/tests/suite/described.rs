@@ -4,7 +4,7 @@
 //! a description that forgets a migration, fails here.
 
 use super::support::{temp_store, v5_file};
-use agentctl_store::{Backend, ColumnType, DefaultValue, OnDelete, TABLES, Table};
+use agentctl_store::{Backend, ColumnType, DefaultValue, TABLES, Table};
 use agentctl_store_sqlite::SqliteStore;
 use rusqlite::Connection;
 use std::collections::BTreeSet;
@@ -25,12 +25,10 @@ fn sqlite_type(ty: ColumnType) -> &'static str {
 fn described(table: &Table) -> BTreeSet<String> {
     let mut lines = BTreeSet::new();
     for column in table.columns_in(Backend::Sqlite) {
-        let default = match column.default {
-            Some((value, only)) if only.is_none_or(|only| only == Backend::Sqlite) => match value {
-                DefaultValue::Text(text) => format!("'{text}'"),
-                DefaultValue::Integer(number) => number.to_string(),
-            },
-            _ => "-".to_owned(),
+        let default = match column.default_in(Backend::Sqlite) {
+            Some(DefaultValue::Text(text)) => format!("'{text}'"),
+            Some(DefaultValue::Integer(number)) => number.to_string(),
+            None => "-".to_owned(),
         };
         let key = table
             .primary_key
@@ -45,13 +43,12 @@ fn described(table: &Table) -> BTreeSet<String> {
             column.nullable
         ));
         if let Some(foreign) = column.references {
-            let on_delete = match foreign.on_delete {
-                OnDelete::Cascade => "CASCADE",
-                OnDelete::SetNull => "SET NULL",
-            };
             lines.insert(format!(
-                "foreign {} -> {}.{} on delete {on_delete}",
-                column.name, foreign.table, foreign.column
+                "foreign {} -> {}.{} on delete {}",
+                column.name,
+                foreign.table,
+                foreign.column,
+                foreign.on_delete.sql()
             ));
         }
     }
