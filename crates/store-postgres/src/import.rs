@@ -42,7 +42,7 @@ async fn session_version(
 /// Writes the whole bundle, its session absent, with the server's ids: the rows of its
 /// [`ImportPlan`].
 async fn insert_session(
-    tx: &tokio_postgres::Transaction<'_>,
+    tx: &deadpool_postgres::Transaction<'_>,
     plan: &mut ImportPlan<'_>,
 ) -> FaultResult<ImportOutcome> {
     let corrupt = |error: RowError| Fault::Corrupt(error.table, error.reason);

@@ -177,7 +177,7 @@ impl RunLog for PgStore {
                 &tx,
                 &record.session_id,
                 Some(run),
-                record.source.as_str(),
+                &record.source,
                 &prepared,
             )
             .await?;
@@ -221,7 +221,7 @@ impl RunLog for PgStore {
                 &tx,
                 &record.session_id,
                 Some(run),
-                record.source.as_str(),
+                &record.source,
                 &prepared,
             )
             .await?;

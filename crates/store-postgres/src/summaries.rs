@@ -36,7 +36,7 @@ async fn current(
 /// holds the session's lock), unless the current one has a further cursor (see
 /// [`SummarySave`]). Returns the current summary.
 pub(crate) async fn save(
-    tx: &tokio_postgres::Transaction<'_>,
+    tx: &deadpool_postgres::Transaction<'_>,
     session: &str,
     scope: &ContextScope,
     until_message_id: MessageId,
@@ -44,7 +44,7 @@ pub(crate) async fn save(
 ) -> FaultResult<ContextSummary> {
     let session = text(session);
     let now = now_ms();
-    let found = current(tx, &session, &text(&scope.to_string()), true).await?;
+    let found = current(&**tx, &session, &text(&scope.to_string()), true).await?;
     let save = SummarySave::new(&session, scope, until_message_id, summary_text, found, now);
     let mut new_id = None;
     for write in &save.writes {

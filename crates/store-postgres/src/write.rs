@@ -33,12 +33,13 @@ fn parameter(value: &Value, ty: ColumnType) -> Box<dyn ToSql + Sync + Send> {
     }
 }
 
-/// Runs `write`; the id the database gave the row for a [`WriteKind::InsertReturningId`].
+/// Runs `write` (its statement prepared once per connection); the id the database gave the
+/// row for a [`WriteKind::InsertReturningId`].
 pub(crate) async fn execute(
-    tx: &tokio_postgres::Transaction<'_>,
+    tx: &deadpool_postgres::Transaction<'_>,
     write: &Write,
 ) -> FaultResult<Option<i64>> {
-    let sql = Dialect::Postgres.render(write);
+    let sql = tx.prepare_cached(&Dialect::Postgres.render(write)).await?;
     let parameters: Vec<_> = write
         .value_types()
         .map(|(value, ty)| parameter(value, ty))

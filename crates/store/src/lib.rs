@@ -59,7 +59,9 @@ pub use record::{
     StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
-pub use rows::{SummarySave, checkpoint_number, checkpoint_parent};
+pub use rows::{
+    MessageRow, SummarySave, checkpoint_number, checkpoint_parent, masked_span, span_write,
+};
 pub use schema::{
     Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
     OnDelete, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list, table,
@@ -71,6 +73,5 @@ pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog
 pub use tokens::{estimate_text_tokens, estimate_tokens};
 pub use transfer::{
     Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, ImportPlan, RowError, SessionBundle,
-    SessionImport, SummaryRow, SyncMark, copy_sessions, export_session, masked_span, same_version,
-    span_write,
+    SessionImport, SummaryRow, SyncMark, copy_sessions, export_session, same_version,
 };

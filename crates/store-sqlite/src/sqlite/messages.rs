@@ -1,17 +1,16 @@
 //! [`MessageLog`] for [`SqliteStore`].
 
 use super::sessions::require_session;
-use super::write::read;
+use super::write::{execute, read};
 use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
 use agentctl_core::Redactor;
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
-    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
-    estimate_tokens, role_of, select_list,
+    MessageLog, MessageQuery, MessageRow, NewMessage, ReplacedSummary, Result, RunId, Source,
+    StoredMessage, select_list,
 };
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
-use std::borrow::Cow;
 
 /// Inserts messages inside the caller's transaction and touches the session. A message that
 /// names no source takes `source` (its run's, or the default without a run).
@@ -24,44 +23,10 @@ pub(crate) fn insert_messages(
     messages: &[NewMessage],
 ) -> FaultResult<Vec<MessageId>> {
     let now = now_ms();
-    let mut statement = conn.prepare_cached(
-        "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
-             role, content, visible, token_estimate, created_at, source)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?;
     let mut ids = Vec::with_capacity(messages.len());
-    // A turn's messages share one workspace: its name is rendered once.
-    let mut scope: Option<(&ContextScope, String)> = None;
     for new in messages {
-        // Copied only when there are secrets to mask in it.
-        let message = if redactor.is_empty() {
-            Cow::Borrowed(&new.message)
-        } else {
-            let mut message = new.message.clone();
-            redactor.redact_message(&mut message);
-            Cow::Owned(message)
-        };
-        let content = serde_json::to_string(&*message)
-            .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
-        // Sub-agent steps never reach the timeline, whatever the caller asked.
-        let visible = new.visible && !new.scope.is_sub();
-        let scope_text = match &scope {
-            Some((rendered, text)) if *rendered == &new.scope => text.as_str(),
-            _ => &scope.insert((&new.scope, new.scope.to_string())).1,
-        };
-        statement.execute(params![
-            session,
-            run,
-            MAIN_TIMELINE,
-            scope_text,
-            new.agent,
-            role_of(&message),
-            content,
-            visible,
-            estimate_tokens(&message),
-            now,
-            new.source.as_ref().unwrap_or(source).as_str(),
-        ])?;
+        let write = MessageRow::new(redactor, new)?.write(session, run, source, now);
+        execute(conn, &write)?;
         ids.push(conn.last_insert_rowid());
     }
     // The count of the session's messages (schema v7) is kept here, not by a trigger per row.

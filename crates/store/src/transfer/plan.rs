@@ -3,8 +3,9 @@
 
 use super::{IdMap, ImportOutcome, SessionBundle};
 use crate::record::{MessageId, RunId, role_of};
+use crate::rows::{masked_span, message_insert, span_write};
 use crate::schema::{Table, Value, Write, WriteKind, table};
-use agentctl_core::{Redactor, Span};
+use agentctl_core::Redactor;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
@@ -106,20 +107,6 @@ const RUN_COLUMNS: &[&str] = &[
     "usage",
     "started_at",
     "finished_at",
-    "source",
-];
-/// The columns an import sets in a new `chat_messages` row.
-const MESSAGE_COLUMNS: &[&str] = &[
-    "session_id",
-    "run_id",
-    "timeline_scope",
-    "context_scope",
-    "agent_id",
-    "role",
-    "content",
-    "visible",
-    "token_estimate",
-    "created_at",
     "source",
 ];
 /// The columns an import sets in a new `agent_run_steps` row.
@@ -388,12 +375,7 @@ impl<'a> ImportPlan<'a> {
                 stored.created_at.into(),
                 stored.source.as_str().into(),
             ];
-            let insert = write(
-                "chat_messages",
-                WriteKind::InsertReturningId,
-                MESSAGE_COLUMNS,
-                values,
-            );
+            let insert = message_insert(values);
             self.queue
                 .push_back((insert, Some(Mapped::Message(stored.id))));
         }
@@ -519,176 +501,5 @@ impl<'a> ImportPlan<'a> {
     }
 }
 
-/// The `trace_spans` row of `span` in `session`, its JSON given (masked by the caller): what
-/// recording a span and importing one write.
-pub fn span_write(session: &str, span: &Span, json: &str) -> Write {
-    let values = vec![
-        session.into(),
-        span.trace_id.to_string().into(),
-        span.span_id.to_string().into(),
-        span.parent_id.map(|id| id.to_string()).into(),
-        span.kind().as_str().into(),
-        i64::try_from(span.start_unix_nano)
-            .unwrap_or(i64::MAX)
-            .into(),
-        json.into(),
-    ];
-    write("trace_spans", WriteKind::Upsert, SPAN_COLUMNS, values)
-}
-
-/// `span` as JSON, every secret `redactor` knows masked: the `span` column of its row.
-pub fn masked_span(span: &Span, redactor: &Redactor) -> Result<String, RowError> {
-    let mut value = serde_json::to_value(span).map_err(|error| RowError {
-        table: "trace_spans",
-        reason: error.to_string(),
-    })?;
-    redactor.redact_json(&mut value);
-    Ok(value.to_string())
-}
-
-/// The columns of a `trace_spans` row.
-const SPAN_COLUMNS: &[&str] = &[
-    "session_id",
-    "trace_id",
-    "span_id",
-    "parent_id",
-    "kind",
-    "start_ns",
-    "span",
-];
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::{ContextSummary, RunRecord, RunStatus, SessionInfo, StoredMessage};
-    use crate::scope::ContextScope;
-    use crate::source::Source;
-    use agentctl_core::{Message, Usage};
-
-    fn bundle() -> SessionBundle {
-        let scope = ContextScope::run(7);
-        SessionBundle {
-            session: SessionInfo {
-                id: "s".into(),
-                title: Some("about sk-secret".into()),
-                created_at: 1,
-                updated_at: 2,
-                message_count: 1,
-                run_count: 1,
-            },
-            mode_overrides: Default::default(),
-            runs: vec![RunRecord {
-                id: 7,
-                session_id: "s".into(),
-                agent: "a".into(),
-                parent_run_id: None,
-                context_scope: scope.clone(),
-                status: RunStatus::Completed,
-                model: None,
-                source: Source::CLI,
-                usage: Usage::default(),
-                started_at: 1,
-                finished_at: Some(2),
-            }],
-            steps: Vec::new(),
-            messages: vec![StoredMessage {
-                id: 3,
-                run_id: Some(7),
-                timeline_scope: "main".into(),
-                context_scope: scope.clone(),
-                agent: None,
-                role: "user",
-                visible: true,
-                source: Source::CLI,
-                token_estimate: 2,
-                created_at: 1,
-                message: Message::user("the key is sk-secret"),
-            }],
-            summaries: vec![ContextSummary {
-                id: 1,
-                scope,
-                until_message_id: 3,
-                summary_text: "sk-secret said".into(),
-                created_at: 1,
-                updated_at: 2,
-            }],
-            replaced_summaries: Vec::new(),
-            state: Vec::new(),
-            checkpoints: Vec::new(),
-            spans: Vec::new(),
-        }
-    }
-
-    fn text(value: &Value) -> &str {
-        match value {
-            Value::Text(text) => text,
-            _ => "",
-        }
-    }
-
-    #[test]
-    fn rows_come_in_order_with_new_ids_and_secrets_masked() {
-        let bundle = bundle();
-        let redactor = Redactor::new(["sk-secret"]);
-        let mut plan = ImportPlan::new(&bundle, &redactor).unwrap();
-        let mut writes = Vec::new();
-        let mut next_id = 100;
-        while let Some(write) = plan.next_write().unwrap() {
-            if write.kind == WriteKind::InsertReturningId {
-                next_id += 1;
-                plan.written(next_id);
-            }
-            writes.push(write);
-        }
-        let tables: Vec<(&str, WriteKind)> = writes
-            .iter()
-            .map(|write| (write.table.name, write.kind))
-            .collect();
-        assert_eq!(
-            tables,
-            [
-                ("sessions", WriteKind::Insert),
-                ("agent_runs", WriteKind::InsertReturningId),
-                ("agent_runs", WriteKind::Update),
-                ("chat_messages", WriteKind::InsertReturningId),
-                ("chat_context_summaries", WriteKind::Insert),
-            ]
-        );
-        // Every value has its described column, and every column a value.
-        for write in &writes {
-            assert!(write.typed_values().all(|(_, column)| column.is_some()));
-            let keys = if write.kind == WriteKind::Update {
-                write.table.primary_key.len()
-            } else {
-                0
-            };
-            assert_eq!(write.values.len(), write.columns.len() + keys);
-        }
-        // The run is 101 and the message 102: the scope, the message's run and the
-        // summary's cursor follow.
-        assert_eq!(
-            writes[2].values,
-            [
-                Value::Text("run:101".into()),
-                Value::Null,
-                Value::Integer(101)
-            ]
-        );
-        assert_eq!(writes[3].values[1], Value::Integer(101));
-        assert_eq!(text(&writes[3].values[3]), "run:101");
-        assert_eq!(writes[4].values[1], Value::Text("run:101".into()));
-        assert_eq!(writes[4].values[2], Value::Integer(102));
-        for write in &writes {
-            for value in &write.values {
-                assert!(!text(value).contains("sk-secret"), "{write:?}");
-            }
-        }
-        assert_eq!(
-            plan.outcome(),
-            ImportOutcome::Copied {
-                messages: 1,
-                runs: 1
-            }
-        );
-    }
-}
+mod tests;
