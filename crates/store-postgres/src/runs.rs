@@ -4,11 +4,11 @@ use crate::fault::{Fault, FaultResult};
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use crate::write::read;
+use crate::write::{execute, read};
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
     ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
-    RunId, RunLog, RunRecord, RunStatus, StepRecord, select_list,
+    RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
 };
 use tokio_postgres::GenericClient;
 
@@ -41,31 +41,18 @@ pub(crate) async fn lock_run(
     load_run(tx, run).await
 }
 
-/// A step ready to insert: masked and serialised on the caller's thread.
-pub(crate) struct PreparedStep {
-    kind: String,
-    content: String,
-    budget: Option<[i64; 3]>,
-}
-
-pub(crate) fn prepare_steps(
-    redactor: &agentctl_core::Redactor,
-    steps: &[NewStep],
-) -> Vec<PreparedStep> {
+/// Masks a turn's steps on the caller's thread.
+pub(crate) fn prepare_steps(redactor: &agentctl_core::Redactor, steps: &[NewStep]) -> Vec<StepRow> {
     steps
         .iter()
-        .map(|step| PreparedStep {
-            kind: text(&step.kind).into_owned(),
-            content: redactor.redact(&step.content.to_string()).into_owned(),
-            budget: step.budget.map(|budget| budget.columns()),
-        })
+        .map(|step| StepRow::new(redactor, step))
         .collect()
 }
 
 async fn insert_steps(
     tx: &deadpool_postgres::Transaction<'_>,
     run: RunId,
-    steps: &[PreparedStep],
+    steps: &[StepRow],
 ) -> FaultResult<()> {
     if steps.is_empty() {
         return Ok(());
@@ -78,29 +65,8 @@ async fn insert_steps(
         .await?
         .try_get(0)?;
     let now = now_ms();
-    let statement = tx
-        .prepare_cached(
-            "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
-                 prompt_token_budget, estimated_prompt_tokens, model_context_window)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .await?;
     for (index, step) in (first..).zip(steps) {
-        let budget = |at: usize| step.budget.and_then(|figures| figures.get(at).copied());
-        tx.execute(
-            &statement,
-            &[
-                &run,
-                &index,
-                &step.kind,
-                &step.content,
-                &now,
-                &budget(0),
-                &budget(1),
-                &budget(2),
-            ],
-        )
-        .await?;
+        execute(tx, &step.write(run, index, now)).await?;
     }
     Ok(())
 }

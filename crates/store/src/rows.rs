@@ -13,11 +13,14 @@ use agentctl_core::{Message, Usage};
 
 mod message;
 mod span;
+mod step;
 mod summary;
 
 pub use message::MessageRow;
 pub(crate) use message::message_insert;
 pub use span::{masked_span, span_write};
+pub use step::StepRow;
+pub(crate) use step::step_insert;
 pub use summary::SummarySave;
 
 /// The described table `name` (every table a row is built for is described).

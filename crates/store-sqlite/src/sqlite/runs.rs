@@ -3,13 +3,13 @@
 use super::messages::insert_messages;
 use super::owner::Owner;
 use super::sessions::require_session;
-use super::write::{read_all, read_first};
+use super::write::{execute, read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_core::Redactor;
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
     ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
-    RunId, RunLog, RunRecord, RunStatus, StepRecord, select_list,
+    RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
 };
 use rusqlite::{Connection, params};
 
@@ -35,25 +35,8 @@ fn insert_steps(
         )?
         .query_row([run], |row| row.get(0))?;
     let now = now_ms();
-    let mut statement = conn.prepare_cached(
-        "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
-             prompt_token_budget, estimated_prompt_tokens, model_context_window)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
     for (index, step) in (first..).zip(steps) {
-        let [budget, estimate, window] = step
-            .budget
-            .map_or([None; 3], |budget| budget.columns().map(Some));
-        statement.execute(params![
-            run,
-            index,
-            step.kind,
-            redactor.redact(&step.content.to_string()),
-            now,
-            budget,
-            estimate,
-            window,
-        ])?;
+        execute(conn, &StepRow::new(redactor, step).write(run, index, now))?;
     }
     Ok(())
 }

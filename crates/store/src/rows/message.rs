@@ -6,6 +6,7 @@ use crate::source::Source;
 use crate::tokens::estimate_tokens;
 use crate::transfer::RowError;
 use agentctl_core::Redactor;
+use std::borrow::Cow;
 
 /// The columns of a new `chat_messages` row, in the order of its values.
 pub(crate) const MESSAGE_COLUMNS: &[&str] = &[
@@ -49,9 +50,15 @@ impl MessageRow {
     /// `new` with every secret `redactor` knows masked. A sub-agent's message never reaches
     /// the timeline, whatever the caller asked.
     pub fn new(redactor: &Redactor, new: &NewMessage) -> Result<Self, RowError> {
-        let mut message = new.message.clone();
-        redactor.redact_message(&mut message);
-        let content = serde_json::to_string(&message).map_err(|error| RowError {
+        // Copied only when there are secrets to mask in it.
+        let message = if redactor.is_empty() {
+            Cow::Borrowed(&new.message)
+        } else {
+            let mut message = new.message.clone();
+            redactor.redact_message(&mut message);
+            Cow::Owned(message)
+        };
+        let content = serde_json::to_string(&*message).map_err(|error| RowError {
             table: "chat_messages",
             reason: error.to_string(),
         })?;

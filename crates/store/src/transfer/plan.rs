@@ -3,7 +3,7 @@
 
 use super::{IdMap, ImportOutcome, SessionBundle};
 use crate::record::{MessageId, RunId, role_of};
-use crate::rows::{masked_span, message_insert, span_write};
+use crate::rows::{masked_span, message_insert, span_write, step_insert};
 use crate::schema::{Table, Value, Write, WriteKind, table};
 use agentctl_core::Redactor;
 use std::borrow::Cow;
@@ -108,17 +108,6 @@ const RUN_COLUMNS: &[&str] = &[
     "started_at",
     "finished_at",
     "source",
-];
-/// The columns an import sets in a new `agent_run_steps` row.
-const STEP_COLUMNS: &[&str] = &[
-    "run_id",
-    "step_index",
-    "kind",
-    "content",
-    "created_at",
-    "prompt_token_budget",
-    "estimated_prompt_tokens",
-    "model_context_window",
 ];
 /// The columns an import sets in a new `graph_checkpoints` row.
 const CHECKPOINT_COLUMNS: &[&str] = &[
@@ -394,23 +383,15 @@ impl<'a> ImportPlan<'a> {
             let Some(run) = self.ids.run(step.run_id) else {
                 continue;
             };
-            let [budget, estimate, window] = step
-                .budget
-                .map_or([None; 3], |budget| budget.columns().map(Some));
-            let values = vec![
-                run.into(),
-                step.step_index.into(),
-                step.kind.as_str().into(),
-                content.as_str().into(),
-                step.created_at.into(),
-                budget.into(),
-                estimate.into(),
-                window.into(),
-            ];
-            self.queue.push_back((
-                write("agent_run_steps", WriteKind::Insert, STEP_COLUMNS, values),
-                None,
-            ));
+            let insert = step_insert(
+                run,
+                step.step_index,
+                &step.kind,
+                content,
+                step.created_at,
+                step.budget,
+            );
+            self.queue.push_back((insert, None));
         }
     }
 
