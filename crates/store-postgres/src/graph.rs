@@ -8,12 +8,12 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
-use crate::write::read;
+use crate::write::{execute, read};
 use agentctl_store::{
-    CheckpointSource, GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result,
-    RunId, check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
-    checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
-    select_list,
+    GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_insert, checkpoint_number,
+    checkpoint_parent, checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found,
+    invalid_checkpoint, select_list,
 };
 use serde_json::Value;
 use tokio_postgres::GenericClient;
@@ -131,21 +131,10 @@ async fn checkpoint_not_found(
     }
 }
 
-/// The parts of a [`NewCheckpoint`] the store's thread needs, owned.
-struct Checkpoint {
-    session: String,
-    branch: u32,
-    step: u32,
-    node: String,
-    run: Option<RunId>,
-    next: Option<String>,
-    reason: Option<String>,
-}
-
 /// Refuses a run that does not exist or belongs to another session.
 async fn check_run(
     client: &impl GenericClient,
-    checkpoint: &Checkpoint,
+    checkpoint: &GraphCheckpoint,
     run: RunId,
 ) -> FaultResult<()> {
     let owner: Option<String> = client
@@ -154,7 +143,7 @@ async fn check_run(
         .map(|row| row.try_get(0))
         .transpose()?;
     Ok(check_checkpoint_run(
-        &checkpoint.session,
+        &checkpoint.session_id,
         checkpoint.branch,
         checkpoint.step,
         run,
@@ -183,37 +172,11 @@ impl GraphLog for PgStore {
             let branch = next_branch(&*tx, &session).await?;
             let (state, state_text) =
                 checked.map_err(|reason| invalid_checkpoint(&session, branch, 0, reason))?;
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
-                     source, created_at)
-                 VALUES ($1, $2, 0, $3, $4, $5, 'input', $6)",
-                &[
-                    &session,
-                    &i64::from(branch),
-                    &graph,
-                    &entry,
-                    &state_text,
-                    &now,
-                ],
-            )
-            .await?;
-            touch(&tx, &session, now).await?;
+            let checkpoint = GraphCheckpoint::input(session, branch, graph, entry, state, now_ms());
+            execute(&tx, &checkpoint_insert(&checkpoint, &state_text)).await?;
+            touch(&tx, &checkpoint.session_id, checkpoint.created_at).await?;
             tx.commit().await?;
-            Ok(GraphCheckpoint {
-                session_id: session,
-                branch,
-                step: 0,
-                graph,
-                node: None,
-                run: None,
-                next: Some(entry),
-                reason: None,
-                state,
-                source: CheckpointSource::Input,
-                parent: None,
-                created_at: now,
-            })
+            Ok(checkpoint)
         })
     }
 
@@ -228,65 +191,32 @@ impl GraphLog for PgStore {
                     reason,
                 )
             })?;
-        let owned = Checkpoint {
-            session: text(checkpoint.session).into_owned(),
-            branch: checkpoint.branch,
-            step: checkpoint.step,
-            node: text(checkpoint.node).into_owned(),
-            run: checkpoint.run,
-            next: opt_text(checkpoint.next),
-            reason: checkpoint
-                .reason
-                .map(|reason| text(&self.redactor.redact(reason)).into_owned()),
-        };
+        let reason = checkpoint
+            .reason
+            .map(|reason| text(&self.redactor.redact(reason)).into_owned());
+        // Text as PostgreSQL keeps it, in the row and in the record returned alike.
+        let mut written = GraphCheckpoint::after_node(checkpoint, String::new(), reason, state, 0);
+        written.session_id = text(&written.session_id).into_owned();
+        written.node = written.node.as_deref().map(|node| text(node).into_owned());
+        written.next = opt_text(written.next.as_deref());
         self.call(|inner| async move {
-            let checkpoint = owned;
-            let session = checkpoint.session.as_str();
+            let mut written = written;
+            let session = written.session_id.clone();
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            lock_session(&tx, session).await?;
-            let Some(latest) = load_latest(&*tx, session, checkpoint.branch).await? else {
-                return Err(branch_not_found(&*tx, session, checkpoint.branch).await?);
+            lock_session(&tx, &session).await?;
+            let Some(latest) = load_latest(&*tx, &session, written.branch).await? else {
+                return Err(branch_not_found(&*tx, &session, written.branch).await?);
             };
-            check_checkpoint_order(session, checkpoint.branch, checkpoint.step, &latest)?;
-            if let Some(run) = checkpoint.run {
-                check_run(&*tx, &checkpoint, run).await?;
+            check_checkpoint_order(&session, written.branch, written.step, &latest)?;
+            if let Some(run) = written.run {
+                check_run(&*tx, &written, run).await?;
             }
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
-                     next_node, reason, state, source, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'node', $10)",
-                &[
-                    &session,
-                    &i64::from(checkpoint.branch),
-                    &i64::from(checkpoint.step),
-                    &latest.graph,
-                    &checkpoint.node,
-                    &checkpoint.run,
-                    &checkpoint.next,
-                    &checkpoint.reason,
-                    &state_text,
-                    &now,
-                ],
-            )
-            .await?;
-            touch(&tx, session, now).await?;
+            (written.graph, written.created_at) = (latest.graph, now_ms());
+            execute(&tx, &checkpoint_insert(&written, &state_text)).await?;
+            touch(&tx, &session, written.created_at).await?;
             tx.commit().await?;
-            Ok(GraphCheckpoint {
-                session_id: checkpoint.session.clone(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                graph: latest.graph,
-                node: Some(checkpoint.node),
-                run: checkpoint.run,
-                next: checkpoint.next,
-                reason: checkpoint.reason,
-                state,
-                source: CheckpointSource::Node,
-                parent: None,
-                created_at: now,
-            })
+            Ok(written)
         })
     }
 

@@ -60,7 +60,8 @@ pub use record::{
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
 pub use rows::{
-    MessageRow, StepRow, SummarySave, checkpoint_number, checkpoint_parent, masked_span, span_write,
+    MessageRow, StepRow, SummarySave, checkpoint_insert, checkpoint_number, checkpoint_parent,
+    masked_span, span_write,
 };
 pub use schema::{
     Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,

@@ -11,11 +11,13 @@ use crate::source::Source;
 use crate::transfer::RowError;
 use agentctl_core::{Message, Usage};
 
+mod checkpoint;
 mod message;
 mod span;
 mod step;
 mod summary;
 
+pub use checkpoint::checkpoint_insert;
 pub use message::MessageRow;
 pub(crate) use message::message_insert;
 pub use span::{masked_span, span_write};

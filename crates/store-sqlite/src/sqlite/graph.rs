@@ -6,13 +6,13 @@
 //! resuming the same branch serialise on the write lock, and the second finds the step taken.
 
 use super::sessions::require_session;
-use super::write::{read_all, read_first};
+use super::write::{execute, read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
-    CheckpointSource, GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result,
-    RunId, check_checkpoint_order, check_checkpoint_run, checkpoint_number, checkpoint_parent,
-    checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
-    select_list,
+    GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_insert, checkpoint_number,
+    checkpoint_parent, checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found,
+    invalid_checkpoint, select_list,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
@@ -124,28 +124,17 @@ impl GraphLog for SqliteStore {
             // Checked here, where the error can name the branch: once per graph run.
             let (state, text) = checkpoint_state(self.redactor(), state)
                 .map_err(|reason| invalid_checkpoint(session, branch, 0, reason))?;
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
-                     source, created_at)
-                 VALUES (?1, ?2, 0, ?3, ?4, ?5, 'input', ?6)",
-                params![session, branch, graph, entry, text, now],
-            )?;
-            touch_session(tx, session, now)?;
-            Ok(GraphCheckpoint {
-                session_id: session.to_owned(),
+            let checkpoint = GraphCheckpoint::input(
+                session.to_owned(),
                 branch,
-                step: 0,
-                graph: graph.to_owned(),
-                node: None,
-                run: None,
-                next: Some(entry.to_owned()),
-                reason: None,
+                graph.to_owned(),
+                entry.to_owned(),
                 state,
-                source: CheckpointSource::Input,
-                parent: None,
-                created_at: now,
-            })
+                now_ms(),
+            );
+            execute(tx, &checkpoint_insert(&checkpoint, &text))?;
+            touch_session(tx, session, checkpoint.created_at)?;
+            Ok(checkpoint)
         })
     }
 
@@ -173,39 +162,11 @@ impl GraphLog for SqliteStore {
             if let Some(run) = checkpoint.run {
                 check_run(tx, checkpoint, run)?;
             }
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
-                     next_node, reason, state, source, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'node', ?10)",
-                params![
-                    session,
-                    checkpoint.branch,
-                    checkpoint.step,
-                    latest.graph,
-                    checkpoint.node,
-                    checkpoint.run,
-                    checkpoint.next,
-                    reason,
-                    text,
-                    now
-                ],
-            )?;
-            touch_session(tx, session, now)?;
-            Ok(GraphCheckpoint {
-                session_id: session.to_owned(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                graph: latest.graph,
-                node: Some(checkpoint.node.to_owned()),
-                run: checkpoint.run,
-                next: checkpoint.next.map(str::to_owned),
-                reason,
-                state,
-                source: CheckpointSource::Node,
-                parent: None,
-                created_at: now,
-            })
+            let written =
+                GraphCheckpoint::after_node(checkpoint, latest.graph, reason, state, now_ms());
+            execute(tx, &checkpoint_insert(&written, &text))?;
+            touch_session(tx, session, written.created_at)?;
+            Ok(written)
         })
     }
 

@@ -2,8 +2,9 @@
 //! executes them in its transaction, feeding back the ids its database assigned.
 
 use super::{IdMap, ImportOutcome, SessionBundle};
+use crate::record::GraphCheckpoint;
 use crate::record::{MessageId, RunId, role_of};
-use crate::rows::{masked_span, message_insert, span_write, step_insert};
+use crate::rows::{checkpoint_insert, masked_span, message_insert, span_write, step_insert};
 use crate::schema::{Table, Value, Write, WriteKind, table};
 use agentctl_core::Redactor;
 use std::borrow::Cow;
@@ -108,22 +109,6 @@ const RUN_COLUMNS: &[&str] = &[
     "started_at",
     "finished_at",
     "source",
-];
-/// The columns an import sets in a new `graph_checkpoints` row.
-const CHECKPOINT_COLUMNS: &[&str] = &[
-    "session_id",
-    "branch",
-    "step",
-    "graph",
-    "node",
-    "run_id",
-    "next_node",
-    "reason",
-    "state",
-    "source",
-    "parent_branch",
-    "parent_step",
-    "created_at",
 ];
 /// The columns of a current summary row.
 const SUMMARY_COLUMNS: &[&str] = &[
@@ -442,34 +427,27 @@ impl<'a> ImportPlan<'a> {
     }
 
     fn checkpoints(&mut self) {
-        let session = self.bundle.session.id.as_str();
+        let session = &self.bundle.session.id;
         for (checkpoint, (state, reason)) in
             self.bundle.checkpoints.iter().zip(&self.masked.checkpoints)
         {
-            let values = vec![
-                session.into(),
-                checkpoint.branch.into(),
-                checkpoint.step.into(),
-                checkpoint.graph.as_str().into(),
-                checkpoint.node.as_deref().into(),
-                checkpoint.run.and_then(|run| self.ids.run(run)).into(),
-                checkpoint.next.as_deref().into(),
-                reason.as_deref().into(),
-                state.as_str().into(),
-                checkpoint.source.as_str().into(),
-                checkpoint.parent.map(|(branch, _)| branch).into(),
-                checkpoint.parent.map(|(_, step)| step).into(),
-                checkpoint.created_at.into(),
-            ];
-            self.queue.push_back((
-                write(
-                    "graph_checkpoints",
-                    WriteKind::Insert,
-                    CHECKPOINT_COLUMNS,
-                    values,
-                ),
-                None,
-            ));
+            // The row as the target keeps it: its run renumbered, its reason masked; the state
+            // is written from its masked text.
+            let row = GraphCheckpoint {
+                session_id: session.clone(),
+                branch: checkpoint.branch,
+                step: checkpoint.step,
+                graph: checkpoint.graph.clone(),
+                node: checkpoint.node.clone(),
+                run: checkpoint.run.and_then(|run| self.ids.run(run)),
+                next: checkpoint.next.clone(),
+                reason: reason.clone(),
+                state: serde_json::Value::Null,
+                source: checkpoint.source,
+                parent: checkpoint.parent,
+                created_at: checkpoint.created_at,
+            };
+            self.queue.push_back((checkpoint_insert(&row, state), None));
         }
     }
 
