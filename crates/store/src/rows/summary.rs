@@ -47,6 +47,36 @@ fn history(
     }
 }
 
+/// The `chat_context_summaries` row of a scope's first summary; its id is returned.
+fn first_summary(
+    session: &str,
+    scope: &str,
+    until_message_id: MessageId,
+    text: &str,
+    now: i64,
+) -> Write {
+    Write {
+        table: described("chat_context_summaries"),
+        kind: WriteKind::InsertReturningId,
+        columns: &[
+            "session_id",
+            "scope",
+            "until_message_id",
+            "summary_text",
+            "created_at",
+            "updated_at",
+        ],
+        values: vec![
+            session.into(),
+            scope.into(),
+            until_message_id.into(),
+            text.into(),
+            now.into(),
+            now.into(),
+        ],
+    }
+}
+
 impl SummarySave {
     /// Makes `text` the current summary of `scope` in `session` at `now`, given the scope's
     /// `current` one: a new row when there is none; the current row updated, and its old text
@@ -64,26 +94,13 @@ impl SummarySave {
         let scope_text = scope.to_string();
         match current {
             None => Self {
-                writes: vec![Write {
-                    table: described("chat_context_summaries"),
-                    kind: WriteKind::InsertReturningId,
-                    columns: &[
-                        "session_id",
-                        "scope",
-                        "until_message_id",
-                        "summary_text",
-                        "created_at",
-                        "updated_at",
-                    ],
-                    values: vec![
-                        session.into(),
-                        scope_text.into(),
-                        until_message_id.into(),
-                        text.into(),
-                        now.into(),
-                        now.into(),
-                    ],
-                }],
+                writes: vec![first_summary(
+                    session,
+                    &scope_text,
+                    until_message_id,
+                    text,
+                    now,
+                )],
                 current: ContextSummary {
                     id: 0,
                     scope: scope.clone(),
