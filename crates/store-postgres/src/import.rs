@@ -8,7 +8,7 @@ use crate::store::{PgStore, count, now_ms, text};
 use crate::write::execute;
 use agentctl_store::{
     ContextError, ImportOutcome, ImportPlan, Result, RowError, SessionBundle, SessionImport,
-    SessionInfo, SyncMark, same_version,
+    SessionInfo, SyncMark, same_version, sync_mark_write,
 };
 
 /// The session's row as [`same_version`] compares it, locked for the transaction; `None`
@@ -157,15 +157,7 @@ impl SessionImport for PgStore {
             if !current.is_some_and(|found| same_version(&copy, &found)) {
                 return Ok(false);
             }
-            tx.execute(
-                "INSERT INTO session_sync (session_id, mine, theirs, marked_at)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (session_id) DO UPDATE SET
-                     mine = excluded.mine, theirs = excluded.theirs,
-                     marked_at = excluded.marked_at",
-                &[&id, &mark.mine, &mark.theirs, &now_ms()],
-            )
-            .await?;
+            execute(&tx, &sync_mark_write(&id, &mark, now_ms())).await?;
             tx.commit().await?;
             Ok(true)
         })

@@ -111,19 +111,7 @@ impl RunLog for PgStore {
             .await?;
             touch(&tx, &session, now).await?;
             tx.commit().await?;
-            Ok(RunRecord {
-                id,
-                session_id: session,
-                agent: run.agent,
-                parent_run_id: run.parent_run_id,
-                context_scope: scope,
-                status: RunStatus::Running,
-                model: run.model,
-                source: run.source,
-                usage: Usage::default(),
-                started_at: now,
-                finished_at: None,
-            })
+            Ok(RunRecord::started(id, session, &run, scope, now))
         })
     }
 

@@ -1,8 +1,8 @@
 //! [`StateLog`] for [`PgStore`]: one `session_state` row per key, the value as JSON text.
 
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use crate::write::read;
-use agentctl_store::{Result, StateEntry, StateLog, select_list};
+use crate::write::{execute, read};
+use agentctl_store::{Result, StateEntry, StateLog, select_list, state_write};
 use serde_json::Value;
 
 impl StateLog for PgStore {
@@ -28,27 +28,11 @@ impl StateLog for PgStore {
             lock_session(&tx, &session).await?;
             let now = now_ms();
             let session = text(&session);
-            match &value {
-                Some(value) => {
-                    tx.execute(
-                        "INSERT INTO session_state (session_id, key, value, updated_at, updated_by)
-                         VALUES ($1, $2, $3, $4, $5)
-                         ON CONFLICT (session_id, key) DO UPDATE SET
-                             value = excluded.value,
-                             updated_at = excluded.updated_at,
-                             updated_by = excluded.updated_by",
-                        &[&session, &key, value, &now, &agent],
-                    )
-                    .await?
-                }
-                None => {
-                    tx.execute(
-                        "DELETE FROM session_state WHERE session_id = $1 AND key = $2",
-                        &[&session, &key],
-                    )
-                    .await?
-                }
-            };
+            execute(
+                &tx,
+                &state_write(&session, &key, value.as_deref(), now, &agent),
+            )
+            .await?;
             touch(&tx, &session, now).await?;
             tx.commit().await?;
             Ok(())

@@ -61,7 +61,7 @@ pub use record::{
 pub use recorder::{RunEnding, RunRecorder, RunTally};
 pub use rows::{
     MessageRow, StepRow, SummarySave, checkpoint_insert, checkpoint_number, checkpoint_parent,
-    masked_span, span_write,
+    masked_span, mode_override_write, span_write, state_write, sync_mark_write,
 };
 pub use schema::{
     Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,

@@ -2,8 +2,8 @@
 //! which columns, and what a value that is not what the record holds is reported as.
 
 use crate::record::{
-    ContextSummary, GraphCheckpoint, PromptBudget, ReplacedSummary, RunRecord, StateEntry,
-    StepRecord, StoredMessage, role_of,
+    ContextSummary, GraphCheckpoint, NewRun, PromptBudget, ReplacedSummary, RunId, RunRecord,
+    RunStatus, StateEntry, StepRecord, StoredMessage, role_of,
 };
 use crate::schema::{FromRow, RowRef, table};
 use crate::scope::ContextScope;
@@ -13,6 +13,7 @@ use agentctl_core::{Message, Usage};
 
 mod checkpoint;
 mod message;
+mod session;
 mod span;
 mod step;
 mod summary;
@@ -20,6 +21,7 @@ mod summary;
 pub use checkpoint::checkpoint_insert;
 pub use message::MessageRow;
 pub(crate) use message::message_insert;
+pub use session::{mode_override_write, state_write, sync_mark_write};
 pub use span::{masked_span, span_write};
 pub use step::StepRow;
 pub(crate) use step::step_insert;
@@ -273,5 +275,31 @@ impl FromRow for ContextSummary {
             created_at: row.integer("created_at")?,
             updated_at: row.integer("updated_at")?,
         })
+    }
+}
+
+impl RunRecord {
+    /// Run `id` of `session` as `run` starts it at `now`, in its workspace `scope`: running,
+    /// nothing used yet.
+    pub fn started(
+        id: RunId,
+        session: String,
+        run: &NewRun,
+        scope: ContextScope,
+        now: i64,
+    ) -> Self {
+        RunRecord {
+            id,
+            session_id: session,
+            agent: run.agent.clone(),
+            parent_run_id: run.parent_run_id,
+            context_scope: scope,
+            status: RunStatus::Running,
+            model: run.model.clone(),
+            source: run.source.clone(),
+            usage: Usage::default(),
+            started_at: now,
+            finished_at: None,
+        }
     }
 }

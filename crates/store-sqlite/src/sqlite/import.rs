@@ -8,7 +8,7 @@ use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_core::Redactor;
 use agentctl_store::{
     ContextError, ImportOutcome, ImportPlan, Result, RowError, SessionBundle, SessionImport,
-    SessionInfo, SyncMark, WriteKind, same_version,
+    SessionInfo, SyncMark, WriteKind, same_version, sync_mark_write,
 };
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -87,14 +87,7 @@ impl SessionImport for SqliteStore {
             if !current.is_some_and(|found| same_version(copy, &found)) {
                 return Ok(false);
             }
-            tx.execute(
-                "INSERT INTO session_sync (session_id, mine, theirs, marked_at)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (session_id) DO UPDATE SET
-                     mine = excluded.mine, theirs = excluded.theirs,
-                     marked_at = excluded.marked_at",
-                params![copy.id, mark.mine, mark.theirs, now_ms()],
-            )?;
+            execute(tx, &sync_mark_write(&copy.id, mark, now_ms()))?;
             Ok(true)
         })
     }

@@ -73,19 +73,7 @@ impl RunLog for SqliteStore {
                 params![id, scope.to_string()],
             )?;
             tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            Ok(RunRecord {
-                id,
-                session_id: session.to_owned(),
-                agent: run.agent.clone(),
-                parent_run_id: run.parent_run_id,
-                context_scope: scope,
-                status: RunStatus::Running,
-                model: run.model.clone(),
-                source: run.source.clone(),
-                usage: Usage::default(),
-                started_at: now,
-                finished_at: None,
-            })
+            Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
         })
     }
 

@@ -61,10 +61,13 @@ pub enum WriteKind {
     Upsert,
     /// The row whose primary key is the last value(s) gets the other columns' values.
     Update,
+    /// The row whose primary key is the values goes (no columns are set).
+    Delete,
 }
 
 /// One row to write: its table, the columns it sets and their values, in order. For
-/// [`WriteKind::Update`] the primary key's values follow the set columns' values.
+/// [`WriteKind::Update`] the primary key's values follow the set columns' values; for
+/// [`WriteKind::Delete`] they are the only values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Write {
     /// The table.
@@ -82,7 +85,7 @@ impl Write {
     /// description lacks is a bug of the caller, reported as `None`.
     pub fn typed_values(&self) -> impl Iterator<Item = (&Value, Option<&'static Column>)> {
         let key = match self.kind {
-            WriteKind::Update => self.table.primary_key,
+            WriteKind::Update | WriteKind::Delete => self.table.primary_key,
             _ => &[],
         };
         self.columns
@@ -101,10 +104,10 @@ impl Write {
     }
 }
 
-/// The SQL dialect of a store: how its statements spell placeholders, upserts and returned ids.
+/// The SQL dialect of a store: how its statements spell placeholders and returned ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
-    /// SQLite: `?1`, `INSERT OR REPLACE`, the id read from the connection.
+    /// SQLite: `?1`, the id read from the connection.
     Sqlite,
     /// PostgreSQL: `$1`, `ON CONFLICT (key) DO UPDATE`, `RETURNING id`.
     Postgres,
@@ -133,8 +136,9 @@ impl Dialect {
     /// };
     /// assert_eq!(
     ///     Dialect::Sqlite.render(&write),
-    ///     "INSERT OR REPLACE INTO session_sync (session_id, mine, theirs, marked_at) \
-    ///      VALUES (?1, ?2, ?3, ?4)"
+    ///     "INSERT INTO session_sync (session_id, mine, theirs, marked_at) VALUES (?1, ?2, ?3, ?4) \
+    ///      ON CONFLICT (session_id) DO UPDATE SET mine = excluded.mine, \
+    ///      theirs = excluded.theirs, marked_at = excluded.marked_at"
     /// );
     /// assert_eq!(
     ///     Dialect::Postgres.render(&write),
@@ -146,43 +150,34 @@ impl Dialect {
     pub fn render(self, write: &Write) -> String {
         let table = write.table.name;
         let columns = write.columns;
-        let placeholders = |from: usize, count: usize| -> Vec<String> {
-            (from..from + count).map(|n| self.placeholder(n)).collect()
+        let key = write.table.primary_key;
+        let assign = |names: &[&str], from: usize| -> Vec<String> {
+            (from..)
+                .zip(names)
+                .map(|(n, name)| format!("{name} = {}", self.placeholder(n)))
+                .collect()
         };
-        if write.kind == WriteKind::Update {
-            let set: Vec<String> = columns
-                .iter()
-                .zip(placeholders(1, columns.len()))
-                .map(|(column, at)| format!("{column} = {at}"))
-                .collect();
-            let key: Vec<String> = write
-                .table
-                .primary_key
-                .iter()
-                .zip(placeholders(
-                    columns.len() + 1,
-                    write.table.primary_key.len(),
-                ))
-                .map(|(column, at)| format!("{column} = {at}"))
-                .collect();
-            return format!(
-                "UPDATE {table} SET {} WHERE {}",
-                set.join(", "),
-                key.join(" AND ")
-            );
+        match write.kind {
+            WriteKind::Update => {
+                return format!(
+                    "UPDATE {table} SET {} WHERE {}",
+                    assign(columns, 1).join(", "),
+                    assign(key, columns.len() + 1).join(" AND ")
+                );
+            }
+            WriteKind::Delete => {
+                return format!("DELETE FROM {table} WHERE {}", assign(key, 1).join(" AND "));
+            }
+            WriteKind::Insert | WriteKind::InsertReturningId | WriteKind::Upsert => {}
         }
-        let verb = match (self, write.kind) {
-            (Dialect::Sqlite, WriteKind::Upsert) => "INSERT OR REPLACE",
-            _ => "INSERT",
-        };
+        let placeholders: Vec<String> = (1..=columns.len()).map(|n| self.placeholder(n)).collect();
         let mut sql = format!(
-            "{verb} INTO {table} ({}) VALUES ({})",
+            "INSERT INTO {table} ({}) VALUES ({})",
             Table::insert_columns(columns),
-            placeholders(1, columns.len()).join(", ")
+            placeholders.join(", ")
         );
-        match (self, write.kind) {
-            (Dialect::Postgres, WriteKind::Upsert) => {
-                let key = write.table.primary_key;
+        match write.kind {
+            WriteKind::Upsert => {
                 let set: Vec<String> = columns
                     .iter()
                     .filter(|column| !key.contains(column))
@@ -194,7 +189,9 @@ impl Dialect {
                     set.join(", ")
                 ));
             }
-            (Dialect::Postgres, WriteKind::InsertReturningId) => sql.push_str(" RETURNING id"),
+            WriteKind::InsertReturningId if self == Dialect::Postgres => {
+                sql.push_str(" RETURNING id");
+            }
             _ => {}
         }
         sql

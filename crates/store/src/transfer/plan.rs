@@ -4,7 +4,10 @@
 use super::{IdMap, ImportOutcome, SessionBundle};
 use crate::record::GraphCheckpoint;
 use crate::record::{MessageId, RunId, role_of};
-use crate::rows::{checkpoint_insert, masked_span, message_insert, span_write, step_insert};
+use crate::rows::{
+    checkpoint_insert, masked_span, message_insert, mode_override_write, span_write, state_write,
+    step_insert,
+};
 use crate::schema::{Table, Value, Write, WriteKind, table};
 use agentctl_core::Redactor;
 use std::borrow::Cow;
@@ -281,16 +284,8 @@ impl<'a> ImportPlan<'a> {
             None,
         ));
         for (agent, mode) in &bundle.mode_overrides {
-            let values = vec![
-                session.id.as_str().into(),
-                agent.as_str().into(),
-                mode.as_str().into(),
-            ];
-            let columns = &["session_id", "agent_id", "mode"];
-            self.queue.push_back((
-                write("session_mode_overrides", WriteKind::Insert, columns, values),
-                None,
-            ));
+            let write = mode_override_write(&session.id, agent, Some(*mode));
+            self.queue.push_back((write, None));
         }
         for run in &bundle.runs {
             let values = vec![
@@ -411,18 +406,14 @@ impl<'a> ImportPlan<'a> {
     fn state(&mut self) {
         let session = self.bundle.session.id.as_str();
         for (entry, value) in self.bundle.state.iter().zip(&self.masked.state) {
-            let values = vec![
-                session.into(),
-                entry.key.as_str().into(),
-                value.as_str().into(),
-                entry.updated_at.into(),
-                entry.updated_by.as_str().into(),
-            ];
-            let columns = &["session_id", "key", "value", "updated_at", "updated_by"];
-            self.queue.push_back((
-                write("session_state", WriteKind::Insert, columns, values),
-                None,
-            ));
+            let write = state_write(
+                session,
+                &entry.key,
+                Some(value),
+                entry.updated_at,
+                &entry.updated_by,
+            );
+            self.queue.push_back((write, None));
         }
     }
 
