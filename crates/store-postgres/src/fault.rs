@@ -35,6 +35,12 @@ impl From<deadpool_postgres::PoolError> for Fault {
     }
 }
 
+impl From<agentctl_store::RowError> for Fault {
+    fn from(error: agentctl_store::RowError) -> Self {
+        Fault::Corrupt(error.table, error.reason)
+    }
+}
+
 impl From<ContextError> for Fault {
     fn from(error: ContextError) -> Self {
         Fault::Context(error)

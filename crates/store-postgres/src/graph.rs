@@ -8,51 +8,15 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, opt_text, require_session, text, touch};
+use crate::write::{execute, read};
 use agentctl_store::{
-    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+    GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_insert, checkpoint_number,
+    checkpoint_parent, checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found,
+    invalid_checkpoint, select_list,
 };
 use serde_json::Value;
-use tokio_postgres::{GenericClient, Row};
-
-const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
-     state, source, parent_branch, parent_step, created_at";
-
-fn number(value: i64, what: &str) -> FaultResult<u32> {
-    u32::try_from(value).map_err(|_| Fault::Corrupt("graph_checkpoints", format!("{what} {value}")))
-}
-
-fn parent_of(branch: Option<i64>, step: Option<i64>) -> FaultResult<Option<(u32, u32)>> {
-    Ok(match (branch, step) {
-        (Some(branch), Some(step)) => Some((
-            number(branch, "parent branch")?,
-            number(step, "parent step")?,
-        )),
-        _ => None,
-    })
-}
-
-fn decode(row: &Row) -> FaultResult<GraphCheckpoint> {
-    let (branch, step): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
-    let at = format!("branch {branch} step {step}");
-    let corrupt = |detail: String| Fault::Corrupt("graph_checkpoints", format!("{at}: {detail}"));
-    let state: String = row.try_get(8)?;
-    let source: String = row.try_get(9)?;
-    Ok(GraphCheckpoint {
-        session_id: row.try_get(0)?,
-        branch: number(branch, "branch")?,
-        step: number(step, "step")?,
-        graph: row.try_get(3)?,
-        node: row.try_get(4)?,
-        run: row.try_get(5)?,
-        next: row.try_get(6)?,
-        reason: row.try_get(7)?,
-        state: serde_json::from_str(&state).map_err(|error| corrupt(error.to_string()))?,
-        source: source.parse().map_err(corrupt)?,
-        parent: parent_of(row.try_get(10)?, row.try_get(11)?)?,
-        created_at: row.try_get(12)?,
-    })
-}
+use tokio_postgres::GenericClient;
 
 /// The branch's own rows in step order, up to `until` when given.
 async fn load_branch(
@@ -61,18 +25,19 @@ async fn load_branch(
     branch: u32,
     until: Option<u32>,
 ) -> FaultResult<Vec<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     let until = until.map_or(i64::MAX, i64::from);
     client
         .query(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints
+                "SELECT {columns} FROM graph_checkpoints
                  WHERE session_id = $1 AND branch = $2 AND step <= $3 ORDER BY step"
             ),
             &[&session, &i64::from(branch), &until],
         )
         .await?
         .iter()
-        .map(decode)
+        .map(read)
         .collect()
 }
 
@@ -82,17 +47,18 @@ async fn load_one(
     branch: u32,
     step: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     client
         .query_opt(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints
+                "SELECT {columns} FROM graph_checkpoints
                  WHERE session_id = $1 AND branch = $2 AND step = $3"
             ),
             &[&session, &i64::from(branch), &i64::from(step)],
         )
         .await?
         .as_ref()
-        .map(decode)
+        .map(read)
         .transpose()
 }
 
@@ -101,17 +67,18 @@ async fn load_latest(
     session: &str,
     branch: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     client
         .query_opt(
             &format!(
-                "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = $1 AND branch = $2
+                "SELECT {columns} FROM graph_checkpoints WHERE session_id = $1 AND branch = $2
                  ORDER BY step DESC LIMIT 1"
             ),
             &[&session, &i64::from(branch)],
         )
         .await?
         .as_ref()
-        .map(decode)
+        .map(read)
         .transpose()
 }
 
@@ -124,7 +91,7 @@ async fn branch_numbers(client: &impl GenericClient, session: &str) -> FaultResu
         )
         .await?
         .iter()
-        .map(|row| number(row.try_get(0)?, "branch"))
+        .map(|row| Ok(checkpoint_number(row.try_get(0)?, "branch")?))
         .collect()
 }
 
@@ -137,28 +104,7 @@ async fn next_branch(client: &impl GenericClient, session: &str) -> FaultResult<
         )
         .await?
         .try_get(0)?;
-    number(next, "next branch")
-}
-
-/// Numbers as ranges: `0–3, 5, 7–9`.
-fn ranges(numbers: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = numbers.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter
-            .peek()
-            .is_some_and(|&n| u64::from(n) == u64::from(end) + 1)
-        {
-            end = iter.next().unwrap_or(end);
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}–{end}")
-        });
-    }
-    parts.join(", ")
+    Ok(checkpoint_number(next, "next branch")?)
 }
 
 async fn branch_not_found(
@@ -167,16 +113,9 @@ async fn branch_not_found(
     branch: u32,
 ) -> FaultResult<Fault> {
     let branches = branch_numbers(client, session).await?;
-    let known = if branches.is_empty() {
-        "it has no graph checkpoints".to_owned()
-    } else {
-        format!("its branches are {}", ranges(&branches))
-    };
-    Ok(Fault::Context(ContextError::GraphBranchNotFound {
-        session: session.to_owned(),
-        branch,
-        known,
-    }))
+    Ok(Fault::Context(graph_branch_not_found(
+        session, branch, &branches,
+    )))
 }
 
 async fn checkpoint_not_found(
@@ -186,85 +125,16 @@ async fn checkpoint_not_found(
     step: u32,
 ) -> FaultResult<Fault> {
     let rows = load_branch(client, session, branch, None).await?;
-    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
-        return branch_not_found(client, session, branch).await;
-    };
-    let steps: Vec<u32> = rows.iter().map(|row| row.step).collect();
-    let mut known = format!("its checkpoints are steps {}", ranges(&steps));
-    if let Some((parent, at)) = first.parent
-        && step < first.step
-    {
-        known.push_str(&format!(
-            " (it was forked from branch {parent} at step {at}; step {step} is in branch {parent}'s history)"
-        ));
-    } else if step > last.step {
-        known.push_str(&format!(", the latest is {}", last.step));
+    match graph_checkpoint_not_found(session, branch, step, &rows) {
+        Some(error) => Ok(Fault::Context(error)),
+        None => branch_not_found(client, session, branch).await,
     }
-    Ok(Fault::Context(ContextError::CheckpointNotFound {
-        session: session.to_owned(),
-        branch,
-        step,
-        known,
-    }))
-}
-
-/// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
-fn state_text(store: &PgStore, state: &Value) -> std::result::Result<(Value, String), String> {
-    if !state.is_object() {
-        return Err(format!(
-            "the graph state must be a JSON object (keys are node outputs), not {}",
-            json_kind(state)
-        ));
-    }
-    let mut state = state.clone();
-    store.redactor.redact_json(&mut state);
-    let text = state.to_string();
-    if text.len() > MAX_CHECKPOINT_STATE_BYTES {
-        return Err(format!(
-            "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
-             store smaller node outputs (a summary, a file path) in the state",
-            text.len(),
-            MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
-        ));
-    }
-    Ok((state, text))
-}
-
-fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
-    ContextError::InvalidCheckpoint {
-        session: session.to_owned(),
-        branch,
-        step,
-        reason,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The parts of a [`NewCheckpoint`] the store's thread needs, owned.
-struct Checkpoint {
-    session: String,
-    branch: u32,
-    step: u32,
-    node: String,
-    run: Option<RunId>,
-    next: Option<String>,
-    reason: Option<String>,
 }
 
 /// Refuses a run that does not exist or belongs to another session.
 async fn check_run(
     client: &impl GenericClient,
-    checkpoint: &Checkpoint,
+    checkpoint: &GraphCheckpoint,
     run: RunId,
 ) -> FaultResult<()> {
     let owner: Option<String> = client
@@ -272,57 +142,13 @@ async fn check_run(
         .await?
         .map(|row| row.try_get(0))
         .transpose()?;
-    match owner {
-        None => Err(Fault::Context(ContextError::RunNotFound(run))),
-        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
-            &checkpoint.session,
-            checkpoint.branch,
-            checkpoint.step,
-            format!(
-                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
-                 session"
-            ),
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-/// Refuses a step that is not exactly the one after `latest`, or any step after an end.
-fn check_order(checkpoint: &Checkpoint, latest: &GraphCheckpoint) -> FaultResult<()> {
-    let (session, branch, step, last) = (
-        checkpoint.session.clone(),
+    Ok(check_checkpoint_run(
+        &checkpoint.session_id,
         checkpoint.branch,
         checkpoint.step,
-        latest.step,
-    );
-    let error = if step <= last {
-        ContextError::CheckpointConflict {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else if latest.is_end() {
-        ContextError::GraphEnded {
-            session,
-            branch,
-            last,
-            reason: latest
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no reason recorded".into()),
-        }
-    } else if u64::from(step) != u64::from(last) + 1 {
-        ContextError::CheckpointGap {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else {
-        return Ok(());
-    };
-    Err(Fault::Context(error))
+        run,
+        owner.as_deref(),
+    )?)
 }
 
 impl GraphLog for PgStore {
@@ -333,7 +159,7 @@ impl GraphLog for PgStore {
         state: &Value,
         entry: &str,
     ) -> Result<GraphCheckpoint> {
-        let checked = state_text(self, state);
+        let checked = checkpoint_state(&self.redactor, state);
         let (session, graph, entry) = (
             text(session).into_owned(),
             text(graph).into_owned(),
@@ -345,110 +171,52 @@ impl GraphLog for PgStore {
             lock_session(&tx, &session).await?;
             let branch = next_branch(&*tx, &session).await?;
             let (state, state_text) =
-                checked.map_err(|reason| Fault::Context(invalid(&session, branch, 0, reason)))?;
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
-                     source, created_at)
-                 VALUES ($1, $2, 0, $3, $4, $5, 'input', $6)",
-                &[
-                    &session,
-                    &i64::from(branch),
-                    &graph,
-                    &entry,
-                    &state_text,
-                    &now,
-                ],
-            )
-            .await?;
-            touch(&tx, &session, now).await?;
+                checked.map_err(|reason| invalid_checkpoint(&session, branch, 0, reason))?;
+            let checkpoint = GraphCheckpoint::input(session, branch, graph, entry, state, now_ms());
+            execute(&tx, &checkpoint_insert(&checkpoint, &state_text)).await?;
+            touch(&tx, &checkpoint.session_id, checkpoint.created_at).await?;
             tx.commit().await?;
-            Ok(GraphCheckpoint {
-                session_id: session,
-                branch,
-                step: 0,
-                graph,
-                node: None,
-                run: None,
-                next: Some(entry),
-                reason: None,
-                state,
-                source: CheckpointSource::Input,
-                parent: None,
-                created_at: now,
-            })
+            Ok(checkpoint)
         })
     }
 
     fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
         // Masked and measured before the lock is taken: the lock is held for the rows.
-        let (state, state_text) = state_text(self, checkpoint.state).map_err(|reason| {
-            invalid(
-                checkpoint.session,
-                checkpoint.branch,
-                checkpoint.step,
-                reason,
-            )
-        })?;
-        let owned = Checkpoint {
-            session: text(checkpoint.session).into_owned(),
-            branch: checkpoint.branch,
-            step: checkpoint.step,
-            node: text(checkpoint.node).into_owned(),
-            run: checkpoint.run,
-            next: opt_text(checkpoint.next),
-            reason: checkpoint
-                .reason
-                .map(|reason| text(&self.redactor.redact(reason)).into_owned()),
-        };
+        let (state, state_text) =
+            checkpoint_state(&self.redactor, checkpoint.state).map_err(|reason| {
+                invalid_checkpoint(
+                    checkpoint.session,
+                    checkpoint.branch,
+                    checkpoint.step,
+                    reason,
+                )
+            })?;
+        let reason = checkpoint
+            .reason
+            .map(|reason| text(&self.redactor.redact(reason)).into_owned());
+        // Text as PostgreSQL keeps it, in the row and in the record returned alike.
+        let mut written = GraphCheckpoint::after_node(checkpoint, String::new(), reason, state, 0);
+        written.session_id = text(&written.session_id).into_owned();
+        written.node = written.node.as_deref().map(|node| text(node).into_owned());
+        written.next = opt_text(written.next.as_deref());
         self.call(|inner| async move {
-            let checkpoint = owned;
-            let session = checkpoint.session.as_str();
+            let mut written = written;
+            let session = written.session_id.clone();
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            lock_session(&tx, session).await?;
-            let Some(latest) = load_latest(&*tx, session, checkpoint.branch).await? else {
-                return Err(branch_not_found(&*tx, session, checkpoint.branch).await?);
+            lock_session(&tx, &session).await?;
+            let Some(latest) = load_latest(&*tx, &session, written.branch).await? else {
+                return Err(branch_not_found(&*tx, &session, written.branch).await?);
             };
-            check_order(&checkpoint, &latest)?;
-            if let Some(run) = checkpoint.run {
-                check_run(&*tx, &checkpoint, run).await?;
+            check_checkpoint_order(&session, written.branch, written.step, &latest)?;
+            if let Some(run) = written.run {
+                check_run(&*tx, &written, run).await?;
             }
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
-                     next_node, reason, state, source, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'node', $10)",
-                &[
-                    &session,
-                    &i64::from(checkpoint.branch),
-                    &i64::from(checkpoint.step),
-                    &latest.graph,
-                    &checkpoint.node,
-                    &checkpoint.run,
-                    &checkpoint.next,
-                    &checkpoint.reason,
-                    &state_text,
-                    &now,
-                ],
-            )
-            .await?;
-            touch(&tx, session, now).await?;
+            (written.graph, written.created_at) = (latest.graph, now_ms());
+            execute(&tx, &checkpoint_insert(&written, &state_text)).await?;
+            touch(&tx, &session, written.created_at).await?;
             tx.commit().await?;
-            Ok(GraphCheckpoint {
-                session_id: checkpoint.session.clone(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                graph: latest.graph,
-                node: Some(checkpoint.node),
-                run: checkpoint.run,
-                next: checkpoint.next,
-                reason: checkpoint.reason,
-                state,
-                source: CheckpointSource::Node,
-                parent: None,
-                created_at: now,
-            })
+            Ok(written)
         })
     }
 
@@ -530,11 +298,11 @@ impl GraphLog for PgStore {
             rows.iter()
                 .map(|row| {
                     Ok(GraphBranch {
-                        branch: number(row.try_get(0)?, "branch")?,
+                        branch: checkpoint_number(row.try_get(0)?, "branch")?,
                         graph: row.try_get(1)?,
-                        parent: parent_of(row.try_get(2)?, row.try_get(3)?)?,
-                        first_step: number(row.try_get(4)?, "step")?,
-                        last_step: number(row.try_get(6)?, "step")?,
+                        parent: checkpoint_parent(row.try_get(2)?, row.try_get(3)?)?,
+                        first_step: checkpoint_number(row.try_get(4)?, "step")?,
+                        last_step: checkpoint_number(row.try_get(6)?, "step")?,
                         ended: row.try_get(7)?,
                         end_reason: row.try_get(8)?,
                         created_at: row.try_get(5)?,
@@ -550,35 +318,11 @@ impl GraphLog for PgStore {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
             require_session(&**client, &session).await?;
-            let mut segments = Vec::new();
-            let (mut current, mut until) = (branch, None);
-            loop {
-                let rows = load_branch(&**client, &session, current, until).await?;
-                if let Some(until) = until
-                    && rows.last().map(|row| row.step) != Some(until)
-                {
-                    return Err(Fault::Corrupt(
-                        "graph_checkpoints",
-                        format!("branch {current} has no step {until}, which a fork copied"),
-                    ));
-                }
-                let parent = rows.first().and_then(|first| first.parent);
-                segments.push(rows);
-                match parent {
-                    // A fork always gets a higher number than its parent, so this ends.
-                    Some((parent, step)) if parent < current => {
-                        (current, until) = (parent, Some(step));
-                    }
-                    Some((parent, _)) => {
-                        return Err(Fault::Corrupt(
-                            "graph_checkpoints",
-                            format!("branch {current} names branch {parent} as its parent"),
-                        ));
-                    }
-                    None => break,
-                }
+            let mut history = GraphHistory::new(branch);
+            while let Some((branch, until)) = history.next_segment() {
+                history.push(load_branch(&**client, &session, branch, until).await?)?;
             }
-            Ok(segments.into_iter().rev().flatten().collect())
+            Ok(history.into_checkpoints())
         })
     }
 }

@@ -62,6 +62,7 @@ mod summaries;
 mod trace;
 mod url;
 mod worker;
+mod write;
 
 pub use memory::SimilarityRanker;
 pub use schema::PG_SCHEMA_VERSION;

@@ -147,6 +147,80 @@ impl MemoryBackend for PgStore {
     }
 }
 
+/// A memory to store, checked, masked and cleaned for PostgreSQL.
+struct Checked {
+    agent: String,
+    content: String,
+    metadata: Map<String, Value>,
+    embedding: Option<Embedding>,
+}
+
+/// The agent's entry with `content`, if it has one; otherwise fails with
+/// [`MemoryError::Full`] when the agent has no room left. Takes the agent's lock for the rest
+/// of the transaction first: one writer per agent at a time, so the duplicate check and the
+/// count stay true until the insert.
+async fn existing_or_room(
+    tx: &tokio_postgres::Transaction<'_>,
+    agent: &str,
+    content: &str,
+) -> FaultResult<Option<MemoryEntry>> {
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended('memory:' || $1, 0))",
+        &[&agent],
+    )
+    .await?;
+    if let Some(row) = tx
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS} FROM memories
+                 WHERE agent = $1 AND md5(content) = md5($2) AND content = $2"
+            ),
+            &[&agent, &content],
+        )
+        .await?
+    {
+        return Ok(Some(entry(&row)?));
+    }
+    let count: i64 = tx
+        .query_one("SELECT COUNT(*) FROM memories WHERE agent = $1", &[&agent])
+        .await?
+        .try_get(0)?;
+    if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_ENTRIES_PER_AGENT {
+        return Err(Fault::Memory(MemoryError::Full {
+            agent: agent.to_owned(),
+            max: MAX_ENTRIES_PER_AGENT,
+        }));
+    }
+    Ok(None)
+}
+
+impl PgStore {
+    /// `new` checked (content, metadata, agent name, embedding), its secrets masked.
+    fn checked(&self, new: NewMemory) -> Result<Checked, MemoryError> {
+        check_entry(&new.content, &new.metadata)?;
+        if new.agent.trim().is_empty() {
+            return Err(MemoryError::Invalid(
+                "a memory belongs to an agent: the agent name is empty".into(),
+            ));
+        }
+        let mut metadata = Value::Object(new.metadata);
+        self.redactor.redact_json(&mut metadata);
+        let metadata = match metadata {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if let Some(embedding) = &new.embedding {
+            check_embedding(&embedding.vector).map_err(MemoryError::Invalid)?;
+        }
+        Ok(Checked {
+            agent: text(&new.agent).into_owned(),
+            content: text(&self.mask(&new.content)).into_owned(),
+            metadata,
+            embedding: new.embedding,
+        })
+    }
+}
+
 impl PgStore {
     /// [`MemoryBackend::remember`], stamped `created_at` when given (a copied entry keeps its
     /// time), else now.
@@ -155,57 +229,17 @@ impl PgStore {
         new: NewMemory,
         created_at: Option<i64>,
     ) -> Result<Remembered, MemoryError> {
-        check_entry(&new.content, &new.metadata)?;
-        if new.agent.trim().is_empty() {
-            return Err(MemoryError::Invalid(
-                "a memory belongs to an agent: the agent name is empty".into(),
-            ));
-        }
-        let content = text(&self.mask(&new.content)).into_owned();
-        let mut metadata = Value::Object(new.metadata);
-        self.redactor.redact_json(&mut metadata);
-        let metadata = match metadata {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        let embedding = match new.embedding {
-            Some(embedding) => {
-                check_embedding(&embedding.vector).map_err(MemoryError::Invalid)?;
-                Some(embedding)
-            }
-            None => None,
-        };
-        let agent = text(&new.agent).into_owned();
+        let Checked {
+            agent,
+            content,
+            metadata,
+            embedding,
+        } = self.checked(new)?;
         self.memory_call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            // One writer per agent at a time: the duplicate check and the count stay true.
-            tx.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended('memory:' || $1, 0))",
-                &[&agent],
-            )
-            .await?;
-            if let Some(row) = tx
-                .query_opt(
-                    &format!(
-                        "SELECT {COLUMNS} FROM memories
-                         WHERE agent = $1 AND md5(content) = md5($2) AND content = $2"
-                    ),
-                    &[&agent, &content],
-                )
-                .await?
-            {
-                return Ok(Remembered::Existing(entry(&row)?));
-            }
-            let count: i64 = tx
-                .query_one("SELECT COUNT(*) FROM memories WHERE agent = $1", &[&agent])
-                .await?
-                .try_get(0)?;
-            if usize::try_from(count).unwrap_or(usize::MAX) >= MAX_ENTRIES_PER_AGENT {
-                return Err(Fault::Memory(MemoryError::Full {
-                    agent,
-                    max: MAX_ENTRIES_PER_AGENT,
-                }));
+            if let Some(existing) = existing_or_room(&tx, &agent, &content).await? {
+                return Ok(Remembered::Existing(existing));
             }
             let created_at = created_at.unwrap_or_else(now_ms);
             let (vector, model) = match &embedding {

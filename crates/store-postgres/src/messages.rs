@@ -3,48 +3,24 @@
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
 use crate::summaries;
-use agentctl_core::{Message, Redactor};
+use crate::write::{execute, read};
+use agentctl_core::Redactor;
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
-    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
-    role_of,
+    MessageLog, MessageQuery, MessageRow, NewMessage, ReplacedSummary, Result, RunId, Source,
+    StoredMessage, select_list,
 };
-use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-/// A message ready to insert: masked, serialised, its text columns cleaned.
-pub(crate) struct Prepared {
-    scope: String,
-    agent: Option<String>,
-    role: &'static str,
-    content: String,
-    visible: i16,
-    token_estimate: i32,
-    source: Option<String>,
-}
-
 /// Masks and serialises messages on the caller's thread, so the store's thread only sends.
-pub(crate) fn prepare(redactor: &Redactor, messages: &[NewMessage]) -> FaultResult<Vec<Prepared>> {
-    messages
+pub(crate) fn prepare(
+    redactor: &Redactor,
+    messages: &[NewMessage],
+) -> FaultResult<Vec<MessageRow>> {
+    Ok(messages
         .iter()
-        .map(|new| {
-            let mut message = new.message.clone();
-            redactor.redact_message(&mut message);
-            let content = serde_json::to_string(&message)
-                .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
-            Ok(Prepared {
-                scope: text(&new.scope.to_string()).into_owned(),
-                agent: new.agent.as_deref().map(|agent| text(agent).into_owned()),
-                role: role_of(&message),
-                // Sub-agent steps never reach the timeline, whatever the caller asked.
-                visible: i16::from(new.visible && !new.scope.is_sub()),
-                token_estimate: i32::try_from(agentctl_store::estimate_tokens(&message))
-                    .unwrap_or(i32::MAX),
-                content,
-                source: new.source.as_ref().map(|source| source.as_str().to_owned()),
-            })
-        })
-        .collect()
+        .map(|new| MessageRow::new(redactor, new))
+        .collect::<std::result::Result<_, _>>()?)
 }
 
 /// Inserts prepared messages inside the caller's transaction (which holds the session's
@@ -53,70 +29,17 @@ pub(crate) async fn insert(
     tx: &deadpool_postgres::Transaction<'_>,
     session: &str,
     run: Option<RunId>,
-    source: &str,
-    messages: &[Prepared],
+    source: &Source,
+    messages: &[MessageRow],
 ) -> FaultResult<Vec<MessageId>> {
     let now = now_ms();
-    let statement = tx
-        .prepare_cached(
-            "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
-                 role, content, visible, token_estimate, created_at, source)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
-        )
-        .await?;
-    let session = text(session);
     let mut ids = Vec::with_capacity(messages.len());
     for message in messages {
-        let row = tx
-            .query_one(
-                &statement,
-                &[
-                    &session,
-                    &run,
-                    &MAIN_TIMELINE,
-                    &message.scope,
-                    &message.agent,
-                    &message.role,
-                    &message.content,
-                    &message.visible,
-                    &message.token_estimate,
-                    &now,
-                    &message.source.as_deref().unwrap_or(source),
-                ],
-            )
-            .await?;
-        ids.push(row.try_get(0)?);
+        let id = execute(tx, &message.write(session, run, source, now)).await?;
+        ids.extend(id);
     }
-    touch(tx, &session, now).await?;
+    touch(tx, &text(session), now).await?;
     Ok(ids)
-}
-
-const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
-     token_estimate, created_at, content, source";
-
-fn message_row(row: &Row) -> FaultResult<StoredMessage> {
-    let id: i64 = row.try_get(0)?;
-    let scope: String = row.try_get(3)?;
-    let content: String = row.try_get(8)?;
-    let context_scope: ContextScope = scope
-        .parse()
-        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
-    let message: Message = serde_json::from_str(&content)
-        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
-    let token_estimate: i32 = row.try_get(6)?;
-    Ok(StoredMessage {
-        id,
-        run_id: row.try_get(1)?,
-        timeline_scope: row.try_get(2)?,
-        context_scope,
-        agent: row.try_get(4)?,
-        role: role_of(&message),
-        visible: row.try_get::<_, i16>(5)? != 0,
-        source: Source::stored(row.try_get(9)?),
-        token_estimate: u32::try_from(token_estimate).unwrap_or(0),
-        created_at: row.try_get(7)?,
-        message,
-    })
 }
 
 /// The isolated workspace of `agent`; an empty name has none.
@@ -148,7 +71,7 @@ impl MessageLog for PgStore {
                     .transpose()?,
                 None => None,
             }
-            .unwrap_or_else(|| Source::default().as_str().to_owned());
+            .map_or_else(Source::default, Source::stored);
             let ids = insert(&tx, &session, run, &source, &prepared).await?;
             tx.commit().await?;
             Ok(ids)
@@ -168,8 +91,8 @@ impl MessageLog for PgStore {
             let last = query
                 .last
                 .map(|last| i64::try_from(last).unwrap_or(i64::MAX));
-            let mut sql =
-                format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1");
+            let columns = select_list::<StoredMessage>();
+            let mut sql = format!("SELECT {columns} FROM chat_messages WHERE session_id = $1");
             let mut params: Vec<&(dyn ToSql + Sync)> = vec![&session];
             if query.visible_only {
                 params.push(&MAIN_TIMELINE);
@@ -195,10 +118,7 @@ impl MessageLog for PgStore {
             }
             let statement = client.prepare_cached(&sql).await?;
             let rows = client.query(&statement, &params).await?;
-            let mut messages = rows
-                .iter()
-                .map(message_row)
-                .collect::<FaultResult<Vec<_>>>()?;
+            let mut messages = rows.iter().map(read).collect::<FaultResult<Vec<_>>>()?;
             if last.is_some() {
                 messages.reverse();
             }

@@ -4,56 +4,27 @@ use crate::fault::{Fault, FaultResult};
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
+use crate::write::{execute, read};
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
-    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
-    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
+    RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
 };
-use tokio_postgres::{GenericClient, Row};
-
-const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
-     usage, started_at, finished_at, source";
-
-fn run_row(row: &Row) -> FaultResult<RunRecord> {
-    let id: i64 = row.try_get(0)?;
-    let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
-    let scope: String = row.try_get(4)?;
-    let status: String = row.try_get(5)?;
-    let usage: Option<String> = row.try_get(7)?;
-    Ok(RunRecord {
-        id,
-        session_id: row.try_get(1)?,
-        agent: row.try_get(2)?,
-        parent_run_id: row.try_get(3)?,
-        context_scope: scope
-            .parse()
-            .map_err(|_| corrupt(format!("scope `{scope}`")))?,
-        status: status.parse().map_err(corrupt)?,
-        model: row.try_get(6)?,
-        source: Source::stored(row.try_get(10)?),
-        usage: match usage {
-            Some(json) => {
-                serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
-            }
-            None => Usage::default(),
-        },
-        started_at: row.try_get(8)?,
-        finished_at: row.try_get(9)?,
-    })
-}
+use tokio_postgres::GenericClient;
 
 /// One run; [`ContextError::RunNotFound`] when there is none. With `lock`, inside a write
 /// transaction, the run's session is locked first (every write to a session takes its lock
 /// before anything else, so writers never wait for each other in a cycle).
 async fn load_run(client: &impl GenericClient, run: RunId) -> FaultResult<RunRecord> {
+    let columns = select_list::<RunRecord>();
     let row = client
         .query_opt(
-            &format!("SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = $1"),
+            &format!("SELECT {columns} FROM agent_runs WHERE id = $1"),
             &[&run],
         )
         .await?
         .ok_or(Fault::Context(ContextError::RunNotFound(run)))?;
-    run_row(&row)
+    read(&row)
 }
 
 /// The run's session, locked for the rest of the transaction, then the run as it is now.
@@ -70,31 +41,18 @@ pub(crate) async fn lock_run(
     load_run(tx, run).await
 }
 
-/// A step ready to insert: masked and serialised on the caller's thread.
-pub(crate) struct PreparedStep {
-    kind: String,
-    content: String,
-    budget: Option<[i64; 3]>,
-}
-
-pub(crate) fn prepare_steps(
-    redactor: &agentctl_core::Redactor,
-    steps: &[NewStep],
-) -> Vec<PreparedStep> {
+/// Masks a turn's steps on the caller's thread.
+pub(crate) fn prepare_steps(redactor: &agentctl_core::Redactor, steps: &[NewStep]) -> Vec<StepRow> {
     steps
         .iter()
-        .map(|step| PreparedStep {
-            kind: text(&step.kind).into_owned(),
-            content: redactor.redact(&step.content.to_string()).into_owned(),
-            budget: step.budget.map(|budget| budget.columns()),
-        })
+        .map(|step| StepRow::new(redactor, step))
         .collect()
 }
 
 async fn insert_steps(
     tx: &deadpool_postgres::Transaction<'_>,
     run: RunId,
-    steps: &[PreparedStep],
+    steps: &[StepRow],
 ) -> FaultResult<()> {
     if steps.is_empty() {
         return Ok(());
@@ -107,29 +65,8 @@ async fn insert_steps(
         .await?
         .try_get(0)?;
     let now = now_ms();
-    let statement = tx
-        .prepare_cached(
-            "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
-                 prompt_token_budget, estimated_prompt_tokens, model_context_window)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .await?;
     for (index, step) in (first..).zip(steps) {
-        let budget = |at: usize| step.budget.and_then(|figures| figures.get(at).copied());
-        tx.execute(
-            &statement,
-            &[
-                &run,
-                &index,
-                &step.kind,
-                &step.content,
-                &now,
-                &budget(0),
-                &budget(1),
-                &budget(2),
-            ],
-        )
-        .await?;
+        execute(tx, &step.write(run, index, now)).await?;
     }
     Ok(())
 }
@@ -174,19 +111,7 @@ impl RunLog for PgStore {
             .await?;
             touch(&tx, &session, now).await?;
             tx.commit().await?;
-            Ok(RunRecord {
-                id,
-                session_id: session,
-                agent: run.agent,
-                parent_run_id: run.parent_run_id,
-                context_scope: scope,
-                status: RunStatus::Running,
-                model: run.model,
-                source: run.source,
-                usage: Usage::default(),
-                started_at: now,
-                finished_at: None,
-            })
+            Ok(RunRecord::started(id, session, &run, scope, now))
         })
     }
 
@@ -206,7 +131,7 @@ impl RunLog for PgStore {
                 &tx,
                 &record.session_id,
                 Some(run),
-                record.source.as_str(),
+                &record.source,
                 &prepared,
             )
             .await?;
@@ -250,7 +175,7 @@ impl RunLog for PgStore {
                 &tx,
                 &record.session_id,
                 Some(run),
-                record.source.as_str(),
+                &record.source,
                 &prepared,
             )
             .await?;
@@ -277,16 +202,15 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
             require_session(&**client, &session).await?;
+            let columns = select_list::<RunRecord>();
             client
                 .query(
-                    &format!(
-                        "SELECT {RUN_COLUMNS} FROM agent_runs WHERE session_id = $1 ORDER BY id"
-                    ),
+                    &format!("SELECT {columns} FROM agent_runs WHERE session_id = $1 ORDER BY id"),
                     &[&session],
                 )
                 .await?
                 .iter()
-                .map(run_row)
+                .map(read)
                 .collect()
         })
     }
@@ -294,34 +218,17 @@ impl RunLog for PgStore {
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
-            let rows = client
+            let columns = select_list::<StepRecord>();
+            client
                 .query(
-                    "SELECT id, run_id, step_index, kind, content, created_at,
-                         prompt_token_budget, estimated_prompt_tokens, model_context_window
-                     FROM agent_run_steps WHERE run_id = $1 ORDER BY step_index",
+                    &format!(
+                        "SELECT {columns} FROM agent_run_steps WHERE run_id = $1 ORDER BY step_index"
+                    ),
                     &[&run],
                 )
-                .await?;
-            rows.iter()
-                .map(|row| {
-                    let id: i64 = row.try_get(0)?;
-                    let content: String = row.try_get(4)?;
-                    Ok(StepRecord {
-                        id,
-                        run_id: row.try_get(1)?,
-                        step_index: row.try_get(2)?,
-                        kind: row.try_get(3)?,
-                        content: serde_json::from_str(&content).map_err(|error| {
-                            Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
-                        })?,
-                        budget: PromptBudget::from_columns([
-                            row.try_get(6)?,
-                            row.try_get(7)?,
-                            row.try_get(8)?,
-                        ]),
-                        created_at: row.try_get(5)?,
-                    })
-                })
+                .await?
+                .iter()
+                .map(read)
                 .collect()
         })
     }

@@ -2,8 +2,11 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{PgStore, count, lock_session, new_session_id, now_ms, text};
+use crate::write::execute;
 use agentctl_core::ContextMode;
-use agentctl_store::{ContextError, Result, SessionInfo, SessionLog, parse_mode};
+use agentctl_store::{
+    ContextError, Result, SessionInfo, SessionLog, mode_override_write, parse_mode,
+};
 use std::collections::BTreeMap;
 use tokio_postgres::Row;
 
@@ -144,24 +147,7 @@ impl SessionLog for PgStore {
             let tx = client.transaction().await?;
             lock_session(&tx, &session).await?;
             let session = text(&session);
-            match mode {
-                Some(mode) => {
-                    tx.execute(
-                        "INSERT INTO session_mode_overrides (session_id, agent_id, mode)
-                         VALUES ($1, $2, $3)
-                         ON CONFLICT (session_id, agent_id) DO UPDATE SET mode = excluded.mode",
-                        &[&session, &agent, &mode.as_str()],
-                    )
-                    .await?
-                }
-                None => {
-                    tx.execute(
-                        "DELETE FROM session_mode_overrides WHERE session_id = $1 AND agent_id = $2",
-                        &[&session, &agent],
-                    )
-                    .await?
-                }
-            };
+            execute(&tx, &mode_override_write(&session, &agent, mode)).await?;
             tx.commit().await?;
             Ok(())
         })

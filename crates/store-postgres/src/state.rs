@@ -1,8 +1,8 @@
 //! [`StateLog`] for [`PgStore`]: one `session_state` row per key, the value as JSON text.
 
-use crate::fault::Fault;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use agentctl_store::{Result, StateEntry, StateLog};
+use crate::write::{execute, read};
+use agentctl_store::{Result, StateEntry, StateLog, select_list, state_write};
 use serde_json::Value;
 
 impl StateLog for PgStore {
@@ -28,27 +28,11 @@ impl StateLog for PgStore {
             lock_session(&tx, &session).await?;
             let now = now_ms();
             let session = text(&session);
-            match &value {
-                Some(value) => {
-                    tx.execute(
-                        "INSERT INTO session_state (session_id, key, value, updated_at, updated_by)
-                         VALUES ($1, $2, $3, $4, $5)
-                         ON CONFLICT (session_id, key) DO UPDATE SET
-                             value = excluded.value,
-                             updated_at = excluded.updated_at,
-                             updated_by = excluded.updated_by",
-                        &[&session, &key, value, &now, &agent],
-                    )
-                    .await?
-                }
-                None => {
-                    tx.execute(
-                        "DELETE FROM session_state WHERE session_id = $1 AND key = $2",
-                        &[&session, &key],
-                    )
-                    .await?
-                }
-            };
+            execute(
+                &tx,
+                &state_write(&session, &key, value.as_deref(), now, &agent),
+            )
+            .await?;
             touch(&tx, &session, now).await?;
             tx.commit().await?;
             Ok(())
@@ -62,27 +46,18 @@ impl StateLog for PgStore {
             require_session(&**client, &session).await?;
             // Byte order, as a BTreeMap and the SQLite store sort keys, whatever the
             // database's collation.
-            let rows = client
+            let columns = select_list::<StateEntry>();
+            client
                 .query(
-                    "SELECT key, value, updated_at, updated_by FROM session_state
-                     WHERE session_id = $1 ORDER BY key COLLATE \"C\"",
+                    &format!(
+                        "SELECT {columns} FROM session_state
+                         WHERE session_id = $1 ORDER BY key COLLATE \"C\""
+                    ),
                     &[&session],
                 )
-                .await?;
-            rows.iter()
-                .map(|row| {
-                    let key: String = row.try_get(0)?;
-                    let value: String = row.try_get(1)?;
-                    let value = serde_json::from_str(&value).map_err(|error| {
-                        Fault::Corrupt("session_state", format!("key `{key}`: {error}"))
-                    })?;
-                    Ok(StateEntry {
-                        key,
-                        value,
-                        updated_at: row.try_get(2)?,
-                        updated_by: row.try_get(3)?,
-                    })
-                })
+                .await?
+                .iter()
+                .map(read)
                 .collect()
         })
     }

@@ -2,163 +2,56 @@
 //! `(session, scope)` updated in place, the summaries it replaced in
 //! `chat_context_summary_history`.
 
-use crate::fault::{Fault, FaultResult};
+use crate::fault::FaultResult;
 use crate::store::{count, now_ms, text, touch};
-use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
+use crate::write::{execute, read};
+use agentctl_store::{
+    ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary, SummarySave,
+    select_list,
+};
 use tokio_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
-/// The current summary row of a scope.
-struct Current {
-    id: i64,
-    until_message_id: MessageId,
-    summary_text: String,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl Current {
-    fn into_summary(self, scope: &ContextScope) -> ContextSummary {
-        ContextSummary {
-            id: self.id,
-            scope: scope.clone(),
-            until_message_id: self.until_message_id,
-            summary_text: self.summary_text,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
-}
-
+/// The scope's current summary row, locked for the transaction with `lock`.
 async fn current(
     client: &impl GenericClient,
     session: &str,
     scope: &str,
     lock: bool,
-) -> FaultResult<Option<Current>> {
-    let sql = if lock {
-        "SELECT id, until_message_id, summary_text, created_at, updated_at
-         FROM chat_context_summaries WHERE session_id = $1 AND scope = $2 FOR UPDATE"
-    } else {
-        "SELECT id, until_message_id, summary_text, created_at, updated_at
-         FROM chat_context_summaries WHERE session_id = $1 AND scope = $2"
-    };
-    let Some(row) = client.query_opt(sql, &[&session, &scope]).await? else {
-        return Ok(None);
-    };
-    Ok(Some(Current {
-        id: row.try_get(0)?,
-        until_message_id: row.try_get(1)?,
-        summary_text: row.try_get(2)?,
-        created_at: row.try_get(3)?,
-        updated_at: row.try_get(4)?,
-    }))
-}
-
-async fn archive(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: &str,
-    scope: &str,
-    until_message_id: MessageId,
-    summary_text: &str,
-    written_at: i64,
-    replaced_at: i64,
-) -> FaultResult<()> {
-    tx.execute(
-        "INSERT INTO chat_context_summary_history
-             (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-        &[
-            &session,
-            &scope,
-            &until_message_id,
-            &summary_text,
-            &written_at,
-            &replaced_at,
-        ],
-    )
-    .await?;
-    Ok(())
+) -> FaultResult<Option<ContextSummary>> {
+    let columns = select_list::<ContextSummary>();
+    let lock = if lock { " FOR UPDATE" } else { "" };
+    let sql = format!(
+        "SELECT {columns} FROM chat_context_summaries WHERE session_id = $1 AND scope = $2{lock}"
+    );
+    client
+        .query_opt(&sql, &[&session, &scope])
+        .await?
+        .as_ref()
+        .map(read)
+        .transpose()
 }
 
 /// Makes `summary_text` the scope's current summary inside the caller's transaction (which
-/// holds the session's lock), unless the current one has a further cursor: that one stays
-/// current and the new one goes straight to history. Returns the current summary.
+/// holds the session's lock), unless the current one has a further cursor (see
+/// [`SummarySave`]). Returns the current summary.
 pub(crate) async fn save(
-    tx: &tokio_postgres::Transaction<'_>,
+    tx: &deadpool_postgres::Transaction<'_>,
     session: &str,
     scope: &ContextScope,
     until_message_id: MessageId,
     summary_text: &str,
 ) -> FaultResult<ContextSummary> {
     let session = text(session);
-    let scope_text = text(&scope.to_string()).into_owned();
     let now = now_ms();
-    let saved = match current(tx, &session, &scope_text, true).await? {
-        None => {
-            let row = tx
-                .query_one(
-                    "INSERT INTO chat_context_summaries
-                         (session_id, scope, until_message_id, summary_text, created_at, updated_at)
-                     VALUES ($1, $2, $3, $4, $5, $5) RETURNING id",
-                    &[
-                        &session,
-                        &scope_text,
-                        &until_message_id,
-                        &summary_text,
-                        &now,
-                    ],
-                )
-                .await?;
-            Current {
-                id: row.try_get(0)?,
-                until_message_id,
-                summary_text: summary_text.to_owned(),
-                created_at: now,
-                updated_at: now,
-            }
-        }
-        // Equal cursors: the newer text wins.
-        Some(old) if until_message_id >= old.until_message_id => {
-            archive(
-                tx,
-                &session,
-                &scope_text,
-                old.until_message_id,
-                &old.summary_text,
-                old.updated_at,
-                now,
-            )
-            .await?;
-            tx.execute(
-                "UPDATE chat_context_summaries
-                 SET until_message_id = $2, summary_text = $3, updated_at = $4 WHERE id = $1",
-                &[&old.id, &until_message_id, &summary_text, &now],
-            )
-            .await?;
-            Current {
-                until_message_id,
-                summary_text: summary_text.to_owned(),
-                updated_at: now,
-                ..old
-            }
-        }
-        Some(further) => {
-            archive(
-                tx,
-                &session,
-                &scope_text,
-                until_message_id,
-                summary_text,
-                now,
-                now,
-            )
-            .await?;
-            further
-        }
-    };
+    let found = current(&**tx, &session, &text(&scope.to_string()), true).await?;
+    let save = SummarySave::new(&session, scope, until_message_id, summary_text, found, now);
+    let mut new_id = None;
+    for write in &save.writes {
+        new_id = execute(tx, write).await?.or(new_id);
+    }
     touch(tx, &session, now).await?;
-    Ok(saved.into_summary(scope))
+    Ok(save.saved(new_id))
 }
 
 /// The scope's current summary.
@@ -167,11 +60,7 @@ pub(crate) async fn latest(
     session: &str,
     scope: &ContextScope,
 ) -> FaultResult<Option<ContextSummary>> {
-    Ok(
-        current(client, &text(session), &text(&scope.to_string()), false)
-            .await?
-            .map(|row| row.into_summary(scope)),
-    )
+    current(client, &text(session), &text(&scope.to_string()), false).await
 }
 
 /// The session's replaced summaries, oldest first.
@@ -179,28 +68,19 @@ pub(crate) async fn replaced(
     client: &impl GenericClient,
     session: &str,
 ) -> FaultResult<Vec<ReplacedSummary>> {
-    let rows = client
+    let columns = select_list::<ReplacedSummary>();
+    client
         .query(
-            "SELECT scope, until_message_id, summary_text, created_at, replaced_at
-             FROM chat_context_summary_history WHERE session_id = $1 ORDER BY id",
+            &format!(
+                "SELECT {columns} FROM chat_context_summary_history WHERE session_id = $1 \
+                 ORDER BY id"
+            ),
             &[&text(session)],
         )
-        .await?;
-    let mut replaced = Vec::with_capacity(rows.len());
-    for row in rows {
-        let scope: String = row.try_get(0)?;
-        let scope = scope
-            .parse::<ContextScope>()
-            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
-        replaced.push(ReplacedSummary {
-            scope,
-            until_message_id: row.try_get(1)?,
-            summary_text: row.try_get(2)?,
-            created_at: row.try_get(3)?,
-            replaced_at: row.try_get(4)?,
-        });
-    }
-    Ok(replaced)
+        .await?
+        .iter()
+        .map(read)
+        .collect()
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in

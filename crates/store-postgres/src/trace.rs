@@ -2,8 +2,9 @@
 
 use crate::fault::Fault;
 use crate::store::{PgStore, lock_session, now_ms, require_session, text};
+use crate::write::execute;
 use agentctl_core::Span;
-use agentctl_store::{Result, TraceLog};
+use agentctl_store::{Result, TraceLog, masked_span, span_write};
 
 /// Spans read per round trip: a long trace is read in pages, never whole.
 const PAGE: i64 = 256;
@@ -12,36 +13,16 @@ impl TraceLog for PgStore {
     fn record_span(&self, session: &str, span: &Span) -> Result<()> {
         // Spans reach the store masked by the trace policy; masking again costs little and
         // keeps the rule "nothing the store writes carries a known secret" true on its own.
-        let mut json = serde_json::to_value(span)
-            .map_err(|error| self.error(Fault::Corrupt("trace_spans", error.to_string())))?;
-        self.redactor.redact_json(&mut json);
-        let row = (
-            span.trace_id.to_string(),
-            span.span_id.to_string(),
-            span.parent_id.map(|id| id.to_string()),
-            span.kind().as_str(),
-            i64::try_from(span.start_unix_nano).unwrap_or(i64::MAX),
-            json.to_string(),
-        );
+        let json = masked_span(span, &self.redactor)
+            .map_err(|error| self.error(Fault::Corrupt(error.table, error.reason)))?;
+        let write = span_write(session, span, &json);
         let session = session.to_owned();
         self.call(|inner| async move {
-            let (trace_id, span_id, parent_id, kind, start, span) = row;
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
             lock_session(&tx, &session).await?;
+            execute(&tx, &write).await?;
             let session = text(&session);
-            tx.execute(
-                "INSERT INTO trace_spans
-                     (session_id, trace_id, span_id, parent_id, kind, start_ns, span)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)
-                 ON CONFLICT (session_id, trace_id, span_id) DO UPDATE SET
-                     parent_id = excluded.parent_id, kind = excluded.kind,
-                     start_ns = excluded.start_ns, span = excluded.span",
-                &[
-                    &session, &trace_id, &span_id, &parent_id, &kind, &start, &span,
-                ],
-            )
-            .await?;
             tx.execute(
                 "UPDATE sessions SET updated_at = GREATEST(updated_at, $2) WHERE id = $1",
                 &[&session, &now_ms()],

@@ -150,46 +150,11 @@ impl PgUrl {
             ));
         }
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
-        let mut kept = Vec::new();
-        let mut ssl_mode = None;
-        let mut root_certs = None;
-        for param in query.split('&').filter(|param| !param.is_empty()) {
-            let (key, value) = param.split_once('=').unwrap_or((param, ""));
-            match key {
-                "sslmode" => {
-                    ssl_mode = Some(match value {
-                        "disable" => SslMode::Disable,
-                        "allow" | "prefer" => SslMode::Prefer,
-                        "require" | "verify-ca" | "verify-full" => SslMode::Require,
-                        other => {
-                            return Err(invalid(
-                                url,
-                                format!(
-                                    "sslmode `{other}` is not one of disable, allow, prefer, \
-                                     require, verify-ca, verify-full"
-                                ),
-                            ));
-                        }
-                    });
-                }
-                "sslrootcert" => root_certs = Some(PathBuf::from(percent_decode(value))),
-                "sslcert" | "sslkey" | "sslpassword" | "sslcrl" | "passfile" | "service" => {
-                    return Err(invalid(
-                        url,
-                        format!(
-                            "the URL parameter `{key}` is not supported: agentctl connects \
-                             with a user name and password, verifying the server with the \
-                             system's certificates and `sslrootcert`"
-                        ),
-                    ));
-                }
-                _ => kept.push(param),
-            }
-        }
-        let rebuilt = if kept.is_empty() {
+        let params = Params::split(url, query)?;
+        let rebuilt = if params.kept.is_empty() {
             base.to_owned()
         } else {
-            format!("{base}?{}", kept.join("&"))
+            format!("{base}?{}", params.kept.join("&"))
         };
         let mut config = tokio_postgres::Config::from_str(&rebuilt).map_err(|error| {
             invalid(
@@ -197,42 +162,8 @@ impl PgUrl {
                 format!("invalid PostgreSQL URL: {}", mask_url(&error.to_string())),
             )
         })?;
-        if config.get_hosts().is_empty() {
-            config.host("localhost");
-        }
-        if config.get_user().is_none() {
-            let user = env("PGUSER").or_else(|| env("USER")).ok_or_else(|| {
-                invalid(
-                    url,
-                    "the URL names no user (postgres://USER@HOST/DATABASE) and neither PGUSER \
-                     nor USER is set",
-                )
-            })?;
-            config.user(user);
-        }
-        if config.get_password().is_none()
-            && let Some(password) = env("PGPASSWORD")
-        {
-            config.password(password);
-        }
-        let local = config.get_hosts().iter().all(is_local);
-        config.ssl_mode(ssl_mode.unwrap_or(if local {
-            SslMode::Disable
-        } else {
-            SslMode::Prefer
-        }));
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
-        if config.get_application_name().is_none() {
-            config.application_name("agentctl");
-        }
-        let options = match config.get_options() {
-            Some(options) => format!("{options} -c lock_timeout={LOCK_TIMEOUT_MS}"),
-            None => format!("-c lock_timeout={LOCK_TIMEOUT_MS}"),
-        };
-        config.options(options);
-        config.keepalives(true);
+        credentials_from_env(&mut config, url, env)?;
+        with_defaults(&mut config, params.ssl_mode);
         let password = config
             .get_password()
             .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -240,7 +171,7 @@ impl PgUrl {
         Ok(Self {
             label: label(&config),
             password,
-            root_certs,
+            root_certs: params.root_certs,
             config,
         })
     }
@@ -299,6 +230,114 @@ impl PgUrl {
             .with_no_client_auth();
         Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
     }
+}
+
+/// A URL's query parameters: the TLS ones agentctl reads itself, and the rest for the driver.
+struct Params<'a> {
+    /// The parameters the driver parses.
+    kept: Vec<&'a str>,
+    ssl_mode: Option<SslMode>,
+    root_certs: Option<PathBuf>,
+}
+
+impl<'a> Params<'a> {
+    /// Splits `query` (of `url`, named in errors); refuses the parameters agentctl does not
+    /// support.
+    fn split(url: &str, query: &'a str) -> Result<Self, ContextError> {
+        let mut params = Params {
+            kept: Vec::new(),
+            ssl_mode: None,
+            root_certs: None,
+        };
+        for param in query.split('&').filter(|param| !param.is_empty()) {
+            let (key, value) = param.split_once('=').unwrap_or((param, ""));
+            match key {
+                "sslmode" => params.ssl_mode = Some(ssl_mode(url, value)?),
+                "sslrootcert" => params.root_certs = Some(PathBuf::from(percent_decode(value))),
+                "sslcert" | "sslkey" | "sslpassword" | "sslcrl" | "passfile" | "service" => {
+                    return Err(invalid(
+                        url,
+                        format!(
+                            "the URL parameter `{key}` is not supported: agentctl connects \
+                             with a user name and password, verifying the server with the \
+                             system's certificates and `sslrootcert`"
+                        ),
+                    ));
+                }
+                _ => params.kept.push(param),
+            }
+        }
+        Ok(params)
+    }
+}
+
+/// The TLS mode `sslmode=value` asks for.
+fn ssl_mode(url: &str, value: &str) -> Result<SslMode, ContextError> {
+    Ok(match value {
+        "disable" => SslMode::Disable,
+        "allow" | "prefer" => SslMode::Prefer,
+        "require" | "verify-ca" | "verify-full" => SslMode::Require,
+        other => {
+            return Err(invalid(
+                url,
+                format!(
+                    "sslmode `{other}` is not one of disable, allow, prefer, require, \
+                     verify-ca, verify-full"
+                ),
+            ));
+        }
+    })
+}
+
+/// The user (`PGUSER`, else `USER`) and password (`PGPASSWORD`) the URL does not name.
+fn credentials_from_env(
+    config: &mut tokio_postgres::Config,
+    url: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(), ContextError> {
+    if config.get_user().is_none() {
+        let user = env("PGUSER").or_else(|| env("USER")).ok_or_else(|| {
+            invalid(
+                url,
+                "the URL names no user (postgres://USER@HOST/DATABASE) and neither PGUSER \
+                 nor USER is set",
+            )
+        })?;
+        config.user(user);
+    }
+    if config.get_password().is_none()
+        && let Some(password) = env("PGPASSWORD")
+    {
+        config.password(password);
+    }
+    Ok(())
+}
+
+/// What agentctl sets unless the URL does: `localhost`, no TLS to a local server (else TLS
+/// when the server offers it), the connect timeout, the application name, the lock timeout
+/// and keepalives.
+fn with_defaults(config: &mut tokio_postgres::Config, ssl_mode: Option<SslMode>) {
+    if config.get_hosts().is_empty() {
+        config.host("localhost");
+    }
+    let local = config.get_hosts().iter().all(is_local);
+    config.ssl_mode(ssl_mode.unwrap_or(if local {
+        SslMode::Disable
+    } else {
+        SslMode::Prefer
+    }));
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("agentctl");
+    }
+    let options = match config.get_options() {
+        Some(options) => format!("{options} -c lock_timeout={LOCK_TIMEOUT_MS}"),
+        None => format!("-c lock_timeout={LOCK_TIMEOUT_MS}"),
+    };
+    config.options(options);
+    config.keepalives(true);
 }
 
 /// How a store connects to its server.

@@ -9,6 +9,7 @@ mod suite {
     pub mod support;
 
     mod connect;
+    mod described;
     mod locking;
     mod schema;
 }

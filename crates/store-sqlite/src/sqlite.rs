@@ -13,6 +13,7 @@ mod setup;
 mod state;
 mod summaries;
 mod trace;
+mod write;
 
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
@@ -81,6 +82,12 @@ pub(crate) enum Fault {
 impl From<rusqlite::Error> for Fault {
     fn from(error: rusqlite::Error) -> Self {
         Fault::Sql(error)
+    }
+}
+
+impl From<agentctl_store::RowError> for Fault {
+    fn from(error: agentctl_store::RowError) -> Self {
+        Fault::Corrupt(error.table, error.reason)
     }
 }
 

@@ -11,6 +11,7 @@ mod suite {
     mod clear;
     mod concurrency;
     mod contracts;
+    mod described;
     mod graph;
     mod graph_writers;
     pub mod inspection;

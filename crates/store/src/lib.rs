@@ -15,7 +15,12 @@
 //!   the traits; [`open_session`] picks new / `--session` / `--continue`.
 //! * [`export_session`] / [`SessionImport`] / [`copy_sessions`]: whole sessions copied between
 //!   stores, ids renumbered; run again, it brings earlier copies up to date and refuses
-//!   sessions changed on both sides.
+//!   sessions changed on both sides; [`ImportPlan`] is the rows such a copy writes, the same
+//!   for every store.
+//! * [`TABLES`]: the tables of the session schema, described once ([`Table`], [`Column`],
+//!   [`ColumnType`], [`Index`]), and the rows stores write through them ([`Write`] of
+//!   [`Value`]s, rendered per [`Dialect`]); the records read back from rows ([`FromRow`] over
+//!   a [`RowRef`]) the same way by every store.
 //!
 //! ```
 //! use agentctl_store::{ContextScope, MessageQuery, RunStatus, Source, parse_mode};
@@ -29,9 +34,12 @@
 //! # Ok::<(), agentctl_store::ContextError>(())
 //! ```
 
+mod checkpoint_rules;
 mod error;
 mod record;
 mod recorder;
+mod rows;
+mod schema;
 mod scope;
 mod session;
 mod source;
@@ -39,6 +47,10 @@ mod store;
 mod tokens;
 mod transfer;
 
+pub use checkpoint_rules::{
+    GraphHistory, check_checkpoint_order, check_checkpoint_run, checkpoint_state,
+    graph_branch_not_found, graph_checkpoint_not_found, invalid_checkpoint,
+};
 pub use error::{ContextError, Result};
 pub use record::{
     CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
@@ -47,12 +59,20 @@ pub use record::{
     StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
+pub use rows::{
+    MessageRow, StepRow, SummarySave, checkpoint_insert, checkpoint_number, checkpoint_parent,
+    masked_span, mode_override_write, span_write, state_write, sync_mark_write,
+};
+pub use schema::{
+    Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
+    OnDelete, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list, table,
+};
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};
 pub use source::Source;
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::{estimate_text_tokens, estimate_tokens};
 pub use transfer::{
-    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, SessionBundle, SessionImport,
-    SummaryRow, SyncMark, copy_sessions, export_session, same_version,
+    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, ImportPlan, RowError, SessionBundle,
+    SessionImport, SummaryRow, SyncMark, copy_sessions, export_session, same_version,
 };

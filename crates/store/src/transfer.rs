@@ -18,9 +18,11 @@
 
 mod copy;
 mod fingerprint;
+mod plan;
 
 pub use copy::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 pub use fingerprint::SyncMark;
+pub use plan::{ImportPlan, RowError};
 
 use crate::error::Result;
 use crate::record::StateEntry;

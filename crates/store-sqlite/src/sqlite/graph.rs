@@ -6,84 +6,16 @@
 //! resuming the same branch serialise on the write lock, and the second finds the step taken.
 
 use super::sessions::require_session;
+use super::write::{execute, read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_store::{
-    CheckpointSource, ContextError, GraphBranch, GraphCheckpoint, GraphLog,
-    MAX_CHECKPOINT_STATE_BYTES, NewCheckpoint, Result, RunId,
+    GraphBranch, GraphCheckpoint, GraphHistory, GraphLog, NewCheckpoint, Result, RunId,
+    check_checkpoint_order, check_checkpoint_run, checkpoint_insert, checkpoint_number,
+    checkpoint_parent, checkpoint_state, graph_branch_not_found, graph_checkpoint_not_found,
+    invalid_checkpoint, select_list,
 };
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
-
-const COLUMNS: &str = "session_id, branch, step, graph, node, run_id, next_node, reason, \
-     state, source, parent_branch, parent_step, created_at";
-
-/// A row as stored, before its numbers, source and state are checked.
-struct RawCheckpoint {
-    session_id: String,
-    branch: i64,
-    step: i64,
-    graph: String,
-    node: Option<String>,
-    run: Option<RunId>,
-    next: Option<String>,
-    reason: Option<String>,
-    state: String,
-    source: String,
-    parent_branch: Option<i64>,
-    parent_step: Option<i64>,
-    created_at: i64,
-}
-
-fn raw_checkpoint(row: &Row<'_>) -> rusqlite::Result<RawCheckpoint> {
-    Ok(RawCheckpoint {
-        session_id: row.get(0)?,
-        branch: row.get(1)?,
-        step: row.get(2)?,
-        graph: row.get(3)?,
-        node: row.get(4)?,
-        run: row.get(5)?,
-        next: row.get(6)?,
-        reason: row.get(7)?,
-        state: row.get(8)?,
-        source: row.get(9)?,
-        parent_branch: row.get(10)?,
-        parent_step: row.get(11)?,
-        created_at: row.get(12)?,
-    })
-}
-
-fn number(value: i64, what: &str) -> FaultResult<u32> {
-    u32::try_from(value).map_err(|_| Fault::Corrupt("graph_checkpoints", format!("{what} {value}")))
-}
-
-fn parent_of(branch: Option<i64>, step: Option<i64>) -> FaultResult<Option<(u32, u32)>> {
-    Ok(match (branch, step) {
-        (Some(branch), Some(step)) => Some((
-            number(branch, "parent branch")?,
-            number(step, "parent step")?,
-        )),
-        _ => None,
-    })
-}
-
-fn decode(raw: RawCheckpoint) -> FaultResult<GraphCheckpoint> {
-    let at = format!("branch {} step {}", raw.branch, raw.step);
-    let corrupt = |detail: String| Fault::Corrupt("graph_checkpoints", format!("{at}: {detail}"));
-    Ok(GraphCheckpoint {
-        branch: number(raw.branch, "branch")?,
-        step: number(raw.step, "step")?,
-        state: serde_json::from_str(&raw.state).map_err(|error| corrupt(error.to_string()))?,
-        source: raw.source.parse().map_err(corrupt)?,
-        parent: parent_of(raw.parent_branch, raw.parent_step)?,
-        session_id: raw.session_id,
-        graph: raw.graph,
-        node: raw.node,
-        run: raw.run,
-        next: raw.next,
-        reason: raw.reason,
-        created_at: raw.created_at,
-    })
-}
 
 /// The branch's own rows in step order, up to `until` when given.
 fn load_branch(
@@ -92,17 +24,13 @@ fn load_branch(
     branch: u32,
     until: Option<u32>,
 ) -> FaultResult<Vec<GraphCheckpoint>> {
+    let columns = select_list::<GraphCheckpoint>();
     let mut statement = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints
+        "SELECT {columns} FROM graph_checkpoints
          WHERE session_id = ?1 AND branch = ?2 AND step <= ?3 ORDER BY step"
     ))?;
     let until = until.map_or(i64::MAX, i64::from);
-    let rows = statement.query_map(params![session, branch, until], raw_checkpoint)?;
-    let mut checkpoints = Vec::new();
-    for row in rows {
-        checkpoints.push(decode(row?)?);
-    }
-    Ok(checkpoints)
+    read_all(&mut statement, params![session, branch, until])
 }
 
 fn load_one(
@@ -111,13 +39,11 @@ fn load_one(
     branch: u32,
     step: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3"
-    ))?
-    .query_row(params![session, branch, step], raw_checkpoint)
-    .optional()?
-    .map(decode)
-    .transpose()
+    let columns = select_list::<GraphCheckpoint>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3"
+    ))?;
+    read_first(&mut statement, params![session, branch, step])
 }
 
 fn load_latest(
@@ -125,14 +51,12 @@ fn load_latest(
     session: &str,
     branch: u32,
 ) -> FaultResult<Option<GraphCheckpoint>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2
+    let columns = select_list::<GraphCheckpoint>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2
          ORDER BY step DESC LIMIT 1"
-    ))?
-    .query_row(params![session, branch], raw_checkpoint)
-    .optional()?
-    .map(decode)
-    .transpose()
+    ))?;
+    read_first(&mut statement, params![session, branch])
 }
 
 /// The session's branch numbers, ascending.
@@ -143,7 +67,7 @@ fn branch_numbers(conn: &Connection, session: &str) -> FaultResult<Vec<u32>> {
     let rows = statement.query_map([session], |row| row.get::<_, i64>(0))?;
     let mut branches = Vec::new();
     for row in rows {
-        branches.push(number(row?, "branch")?);
+        branches.push(checkpoint_number(row?, "branch")?);
     }
     Ok(branches)
 }
@@ -155,87 +79,14 @@ fn next_branch(conn: &Connection, session: &str) -> FaultResult<u32> {
             "SELECT COALESCE(MAX(branch) + 1, 0) FROM graph_checkpoints WHERE session_id = ?1",
         )?
         .query_row([session], |row| row.get(0))?;
-    number(next, "next branch")
-}
-
-/// Numbers as ranges: `0–3, 5, 7–9`. Branches and steps are contiguous in practice, so a
-/// session with hundreds of them still reads in a few characters.
-fn ranges(numbers: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut iter = numbers.iter().copied().peekable();
-    while let Some(start) = iter.next() {
-        let mut end = start;
-        while iter
-            .peek()
-            .is_some_and(|&n| u64::from(n) == u64::from(end) + 1)
-        {
-            end = iter.next().unwrap_or(end);
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}–{end}")
-        });
-    }
-    parts.join(", ")
+    Ok(checkpoint_number(next, "next branch")?)
 }
 
 fn branch_not_found(conn: &Connection, session: &str, branch: u32) -> FaultResult<Fault> {
     let branches = branch_numbers(conn, session)?;
-    let known = if branches.is_empty() {
-        "it has no graph checkpoints".to_owned()
-    } else {
-        format!("its branches are {}", ranges(&branches))
-    };
-    Ok(Fault::Context(ContextError::GraphBranchNotFound {
-        session: session.to_owned(),
-        branch,
-        known,
-    }))
-}
-
-/// Checks a state and turns it into the stored text: a JSON object, secrets masked, bounded.
-/// The error is the reason, for [`invalid`].
-fn state_text(store: &SqliteStore, state: &Value) -> std::result::Result<(Value, String), String> {
-    if !state.is_object() {
-        return Err(format!(
-            "the graph state must be a JSON object (keys are node outputs), not {}",
-            json_kind(state)
-        ));
-    }
-    // A node's output is model text: a secret it echoed never reaches the file.
-    let mut state = state.clone();
-    store.redactor().redact_json(&mut state);
-    let text = state.to_string();
-    if text.len() > MAX_CHECKPOINT_STATE_BYTES {
-        return Err(format!(
-            "the graph state is {} bytes of JSON, more than the {} MiB a checkpoint keeps: \
-             store smaller node outputs (a summary, a file path) in the state",
-            text.len(),
-            MAX_CHECKPOINT_STATE_BYTES / (1024 * 1024)
-        ));
-    }
-    Ok((state, text))
-}
-
-fn invalid(session: &str, branch: u32, step: u32, reason: String) -> ContextError {
-    ContextError::InvalidCheckpoint {
-        session: session.to_owned(),
-        branch,
-        step,
-        reason,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    Ok(Fault::Context(graph_branch_not_found(
+        session, branch, &branches,
+    )))
 }
 
 /// Refuses a run that does not exist or belongs to another session.
@@ -244,57 +95,13 @@ fn check_run(conn: &Connection, checkpoint: &NewCheckpoint<'_>, run: RunId) -> F
         .prepare_cached("SELECT session_id FROM agent_runs WHERE id = ?1")?
         .query_row([run], |row| row.get(0))
         .optional()?;
-    match owner {
-        None => Err(Fault::Context(ContextError::RunNotFound(run))),
-        Some(owner) if owner != checkpoint.session => Err(Fault::Context(invalid(
-            checkpoint.session,
-            checkpoint.branch,
-            checkpoint.step,
-            format!(
-                "agent run {run} belongs to session {owner}: a checkpoint names a run of its own \
-                 session"
-            ),
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-/// Refuses a step that is not exactly the one after `latest`, or any step after an end.
-fn check_order(checkpoint: &NewCheckpoint<'_>, latest: &GraphCheckpoint) -> FaultResult<()> {
-    let (session, branch, step, last) = (
-        checkpoint.session.to_owned(),
+    Ok(check_checkpoint_run(
+        checkpoint.session,
         checkpoint.branch,
         checkpoint.step,
-        latest.step,
-    );
-    let error = if step <= last {
-        ContextError::CheckpointConflict {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else if latest.is_end() {
-        ContextError::GraphEnded {
-            session,
-            branch,
-            last,
-            reason: latest
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no reason recorded".into()),
-        }
-    } else if u64::from(step) != u64::from(last) + 1 {
-        ContextError::CheckpointGap {
-            session,
-            branch,
-            step,
-            last,
-        }
-    } else {
-        return Ok(());
-    };
-    Err(Fault::Context(error))
+        run,
+        owner.as_deref(),
+    )?)
 }
 
 fn touch_session(conn: &Connection, session: &str, now: i64) -> FaultResult<()> {
@@ -315,36 +122,25 @@ impl GraphLog for SqliteStore {
             require_session(tx, session)?;
             let branch = next_branch(tx, session)?;
             // Checked here, where the error can name the branch: once per graph run.
-            let (state, text) = state_text(self, state)
-                .map_err(|reason| Fault::Context(invalid(session, branch, 0, reason)))?;
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node, state,
-                     source, created_at)
-                 VALUES (?1, ?2, 0, ?3, ?4, ?5, 'input', ?6)",
-                params![session, branch, graph, entry, text, now],
-            )?;
-            touch_session(tx, session, now)?;
-            Ok(GraphCheckpoint {
-                session_id: session.to_owned(),
+            let (state, text) = checkpoint_state(self.redactor(), state)
+                .map_err(|reason| invalid_checkpoint(session, branch, 0, reason))?;
+            let checkpoint = GraphCheckpoint::input(
+                session.to_owned(),
                 branch,
-                step: 0,
-                graph: graph.to_owned(),
-                node: None,
-                run: None,
-                next: Some(entry.to_owned()),
-                reason: None,
+                graph.to_owned(),
+                entry.to_owned(),
                 state,
-                source: CheckpointSource::Input,
-                parent: None,
-                created_at: now,
-            })
+                now_ms(),
+            );
+            execute(tx, &checkpoint_insert(&checkpoint, &text))?;
+            touch_session(tx, session, checkpoint.created_at)?;
+            Ok(checkpoint)
         })
     }
 
     fn write_checkpoint(&self, checkpoint: &NewCheckpoint<'_>) -> Result<GraphCheckpoint> {
         let invalid = |reason: String| {
-            invalid(
+            invalid_checkpoint(
                 checkpoint.session,
                 checkpoint.branch,
                 checkpoint.step,
@@ -352,7 +148,7 @@ impl GraphLog for SqliteStore {
             )
         };
         // Masked and measured before the write lock is taken: the lock is held for the rows.
-        let (state, text) = state_text(self, checkpoint.state).map_err(invalid)?;
+        let (state, text) = checkpoint_state(self.redactor(), checkpoint.state).map_err(invalid)?;
         let reason = checkpoint
             .reason
             .map(|reason| self.redactor().redact(reason).into_owned());
@@ -362,43 +158,15 @@ impl GraphLog for SqliteStore {
             let Some(latest) = load_latest(tx, session, checkpoint.branch)? else {
                 return Err(branch_not_found(tx, session, checkpoint.branch)?);
             };
-            check_order(checkpoint, &latest)?;
+            check_checkpoint_order(session, checkpoint.branch, checkpoint.step, &latest)?;
             if let Some(run) = checkpoint.run {
                 check_run(tx, checkpoint, run)?;
             }
-            let now = now_ms();
-            tx.execute(
-                "INSERT INTO graph_checkpoints (session_id, branch, step, graph, node, run_id,
-                     next_node, reason, state, source, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'node', ?10)",
-                params![
-                    session,
-                    checkpoint.branch,
-                    checkpoint.step,
-                    latest.graph,
-                    checkpoint.node,
-                    checkpoint.run,
-                    checkpoint.next,
-                    reason,
-                    text,
-                    now
-                ],
-            )?;
-            touch_session(tx, session, now)?;
-            Ok(GraphCheckpoint {
-                session_id: session.to_owned(),
-                branch: checkpoint.branch,
-                step: checkpoint.step,
-                graph: latest.graph,
-                node: Some(checkpoint.node.to_owned()),
-                run: checkpoint.run,
-                next: checkpoint.next.map(str::to_owned),
-                reason,
-                state,
-                source: CheckpointSource::Node,
-                parent: None,
-                created_at: now,
-            })
+            let written =
+                GraphCheckpoint::after_node(checkpoint, latest.graph, reason, state, now_ms());
+            execute(tx, &checkpoint_insert(&written, &text))?;
+            touch_session(tx, session, written.created_at)?;
+            Ok(written)
         })
     }
 
@@ -474,11 +242,11 @@ impl GraphLog for SqliteStore {
                 let (branch, graph, pb, ps, first, created_at, last, ended, end_reason, updated) =
                     row?;
                 branches.push(GraphBranch {
-                    branch: number(branch, "branch")?,
+                    branch: checkpoint_number(branch, "branch")?,
                     graph,
-                    parent: parent_of(pb, ps)?,
-                    first_step: number(first, "step")?,
-                    last_step: number(last, "step")?,
+                    parent: checkpoint_parent(pb, ps)?,
+                    first_step: checkpoint_number(first, "step")?,
+                    last_step: checkpoint_number(last, "step")?,
                     ended,
                     end_reason,
                     created_at,
@@ -492,35 +260,11 @@ impl GraphLog for SqliteStore {
     fn graph_history(&self, session: &str, branch: u32) -> Result<Vec<GraphCheckpoint>> {
         self.with(|conn| {
             require_session(conn, session)?;
-            let mut segments = Vec::new();
-            let (mut current, mut until) = (branch, None);
-            loop {
-                let rows = load_branch(conn, session, current, until)?;
-                if let Some(until) = until
-                    && rows.last().map(|row| row.step) != Some(until)
-                {
-                    return Err(Fault::Corrupt(
-                        "graph_checkpoints",
-                        format!("branch {current} has no step {until}, which a fork copied"),
-                    ));
-                }
-                let parent = rows.first().and_then(|first| first.parent);
-                segments.push(rows);
-                match parent {
-                    // A fork always gets a higher number than its parent, so this ends.
-                    Some((parent, step)) if parent < current => {
-                        (current, until) = (parent, Some(step));
-                    }
-                    Some((parent, _)) => {
-                        return Err(Fault::Corrupt(
-                            "graph_checkpoints",
-                            format!("branch {current} names branch {parent} as its parent"),
-                        ));
-                    }
-                    None => break,
-                }
+            let mut history = GraphHistory::new(branch);
+            while let Some((branch, until)) = history.next_segment() {
+                history.push(load_branch(conn, session, branch, until)?)?;
             }
-            Ok(segments.into_iter().rev().flatten().collect())
+            Ok(history.into_checkpoints())
         })
     }
 }
@@ -532,40 +276,8 @@ fn checkpoint_not_found(
     step: u32,
 ) -> FaultResult<Fault> {
     let rows = load_branch(conn, session, branch, None)?;
-    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
-        return branch_not_found(conn, session, branch);
-    };
-    let steps: Vec<u32> = rows.iter().map(|row| row.step).collect();
-    let mut known = format!("its checkpoints are steps {}", ranges(&steps));
-    if let Some((parent, at)) = first.parent
-        && step < first.step
-    {
-        known.push_str(&format!(
-            " (it was forked from branch {parent} at step {at}; step {step} is in branch {parent}'s history)"
-        ));
-    } else if step > last.step {
-        known.push_str(&format!(", the latest is {}", last.step));
-    }
-    Ok(Fault::Context(ContextError::CheckpointNotFound {
-        session: session.to_owned(),
-        branch,
-        step,
-        known,
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_as_ranges() {
-        assert_eq!(ranges(&[]), "");
-        assert_eq!(ranges(&[0]), "0");
-        assert_eq!(ranges(&[0, 1, 2, 3, 5, 7, 8, 9]), "0–3, 5, 7–9");
-        assert_eq!(
-            ranges(&[u32::MAX - 1, u32::MAX]),
-            format!("{}–{}", u32::MAX - 1, u32::MAX)
-        );
+    match graph_checkpoint_not_found(session, branch, step, &rows) {
+        Some(error) => Ok(Fault::Context(error)),
+        None => branch_not_found(conn, session, branch),
     }
 }

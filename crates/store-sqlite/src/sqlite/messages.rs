@@ -1,17 +1,16 @@
 //! [`MessageLog`] for [`SqliteStore`].
 
 use super::sessions::require_session;
+use super::write::{execute, read};
 use super::{Fault, FaultResult, SqliteStore, now_ms, summaries};
-use agentctl_core::Message;
 use agentctl_core::Redactor;
 use agentctl_store::{
     ClearedContext, ContextError, ContextScope, ContextSummary, MAIN_TIMELINE, MessageId,
-    MessageLog, MessageQuery, NewMessage, ReplacedSummary, Result, RunId, Source, StoredMessage,
-    estimate_tokens, role_of,
+    MessageLog, MessageQuery, MessageRow, NewMessage, ReplacedSummary, Result, RunId, Source,
+    StoredMessage, select_list,
 };
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
-use std::borrow::Cow;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 /// Inserts messages inside the caller's transaction and touches the session. A message that
 /// names no source takes `source` (its run's, or the default without a run).
@@ -24,44 +23,10 @@ pub(crate) fn insert_messages(
     messages: &[NewMessage],
 ) -> FaultResult<Vec<MessageId>> {
     let now = now_ms();
-    let mut statement = conn.prepare_cached(
-        "INSERT INTO chat_messages (session_id, run_id, timeline_scope, context_scope, agent_id,
-             role, content, visible, token_estimate, created_at, source)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?;
     let mut ids = Vec::with_capacity(messages.len());
-    // A turn's messages share one workspace: its name is rendered once.
-    let mut scope: Option<(&ContextScope, String)> = None;
     for new in messages {
-        // Copied only when there are secrets to mask in it.
-        let message = if redactor.is_empty() {
-            Cow::Borrowed(&new.message)
-        } else {
-            let mut message = new.message.clone();
-            redactor.redact_message(&mut message);
-            Cow::Owned(message)
-        };
-        let content = serde_json::to_string(&*message)
-            .map_err(|error| Fault::Corrupt("chat_messages", error.to_string()))?;
-        // Sub-agent steps never reach the timeline, whatever the caller asked.
-        let visible = new.visible && !new.scope.is_sub();
-        let scope_text = match &scope {
-            Some((rendered, text)) if *rendered == &new.scope => text.as_str(),
-            _ => &scope.insert((&new.scope, new.scope.to_string())).1,
-        };
-        statement.execute(params![
-            session,
-            run,
-            MAIN_TIMELINE,
-            scope_text,
-            new.agent,
-            role_of(&message),
-            content,
-            visible,
-            estimate_tokens(&message),
-            now,
-            new.source.as_ref().unwrap_or(source).as_str(),
-        ])?;
+        let write = MessageRow::new(redactor, new)?.write(session, run, source, now);
+        execute(conn, &write)?;
         ids.push(conn.last_insert_rowid());
     }
     // The count of the session's messages (schema v7) is kept here, not by a trigger per row.
@@ -76,40 +41,13 @@ pub(crate) fn insert_messages(
     Ok(ids)
 }
 
-const MESSAGE_COLUMNS: &str = "id, run_id, timeline_scope, context_scope, agent_id, visible, \
-     token_estimate, created_at, content, source";
-
-fn message_row(row: &Row<'_>) -> FaultResult<StoredMessage> {
-    let id: i64 = row.get(0)?;
-    let scope: String = row.get(3)?;
-    let context_scope: ContextScope = scope
-        .parse()
-        .map_err(|_| Fault::Corrupt("chat_messages", format!("message {id}: scope `{scope}`")))?;
-    // Borrowed from the row: the JSON is decoded without copying it first.
-    let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
-    let message: Message = serde_json::from_str(content)
-        .map_err(|error| Fault::Corrupt("chat_messages", format!("message {id}: {error}")))?;
-    Ok(StoredMessage {
-        id,
-        run_id: row.get(1)?,
-        timeline_scope: row.get(2)?,
-        context_scope,
-        agent: row.get(4)?,
-        role: role_of(&message),
-        visible: row.get(5)?,
-        source: Source::stored(row.get(9)?),
-        token_estimate: row.get(6)?,
-        created_at: row.get(7)?,
-        message,
-    })
-}
-
 /// The statement reading `query`'s messages, and its parameters. When only the newest are
 /// wanted (`last`, `max_tokens`) the rows come newest first, so the index
 /// `(session_id, context_scope, id)` (or the timeline's) is walked from its end and reading
 /// can stop at the limit.
 fn select_messages(session: &str, query: &MessageQuery) -> (String, Vec<Value>) {
-    let mut sql = format!("SELECT {MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ?");
+    let columns = select_list::<StoredMessage>();
+    let mut sql = format!("SELECT {columns} FROM chat_messages WHERE session_id = ?");
     let mut values = vec![Value::Text(session.to_owned())];
     if query.visible_only {
         sql.push_str(" AND timeline_scope = ? AND visible = 1");
@@ -175,7 +113,7 @@ impl MessageLog for SqliteStore {
                         break;
                     }
                 }
-                messages.push(message_row(row)?);
+                messages.push(read(row)?);
             }
             if newest_first {
                 messages.reverse();

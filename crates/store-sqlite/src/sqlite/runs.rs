@@ -3,94 +3,21 @@
 use super::messages::insert_messages;
 use super::owner::Owner;
 use super::sessions::require_session;
+use super::write::{execute, read_all, read_first};
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_core::Redactor;
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
-    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep,
-    PromptBudget, Result, RunId, RunLog, RunRecord, RunStatus, Source, StepRecord,
+    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
+    RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
 };
-use rusqlite::{Connection, OptionalExtension, Row, params};
-
-const RUN_COLUMNS: &str = "id, session_id, agent_id, parent_run_id, context_scope, status, model, \
-     usage, started_at, finished_at, source";
-
-type RawRun = (
-    i64,
-    String,
-    String,
-    Option<i64>,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    i64,
-    Option<i64>,
-    String,
-);
-
-fn raw_run(row: &Row<'_>) -> rusqlite::Result<RawRun> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-        row.get(9)?,
-        row.get(10)?,
-    ))
-}
-
-fn decode_run(raw: RawRun) -> FaultResult<RunRecord> {
-    let (
-        id,
-        session_id,
-        agent,
-        parent_run_id,
-        scope,
-        status,
-        model,
-        usage,
-        started,
-        finished,
-        source,
-    ) = raw;
-    let corrupt = |detail: String| Fault::Corrupt("agent_runs", format!("run {id}: {detail}"));
-    Ok(RunRecord {
-        id,
-        session_id,
-        agent,
-        parent_run_id,
-        context_scope: scope
-            .parse()
-            .map_err(|_| corrupt(format!("scope `{scope}`")))?,
-        status: status.parse().map_err(corrupt)?,
-        model,
-        source: Source::stored(source),
-        usage: match usage {
-            Some(json) => {
-                serde_json::from_str(&json).map_err(|error| corrupt(error.to_string()))?
-            }
-            None => Usage::default(),
-        },
-        started_at: started,
-        finished_at: finished,
-    })
-}
+use rusqlite::{Connection, params};
 
 fn load_run(conn: &Connection, run: RunId) -> FaultResult<RunRecord> {
-    let raw = conn
-        .prepare_cached(&format!(
-            "SELECT {RUN_COLUMNS} FROM agent_runs WHERE id = ?1"
-        ))?
-        .query_row([run], raw_run)
-        .optional()?
-        .ok_or(Fault::Context(ContextError::RunNotFound(run)))?;
-    decode_run(raw)
+    let columns = select_list::<RunRecord>();
+    let mut statement =
+        conn.prepare_cached(&format!("SELECT {columns} FROM agent_runs WHERE id = ?1"))?;
+    read_first(&mut statement, [run])?.ok_or(Fault::Context(ContextError::RunNotFound(run)))
 }
 
 fn insert_steps(
@@ -108,25 +35,8 @@ fn insert_steps(
         )?
         .query_row([run], |row| row.get(0))?;
     let now = now_ms();
-    let mut statement = conn.prepare_cached(
-        "INSERT INTO agent_run_steps (run_id, step_index, kind, content, created_at,
-             prompt_token_budget, estimated_prompt_tokens, model_context_window)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
     for (index, step) in (first..).zip(steps) {
-        let [budget, estimate, window] = step
-            .budget
-            .map_or([None; 3], |budget| budget.columns().map(Some));
-        statement.execute(params![
-            run,
-            index,
-            step.kind,
-            redactor.redact(&step.content.to_string()),
-            now,
-            budget,
-            estimate,
-            window,
-        ])?;
+        execute(conn, &StepRow::new(redactor, step).write(run, index, now))?;
     }
     Ok(())
 }
@@ -163,19 +73,7 @@ impl RunLog for SqliteStore {
                 params![id, scope.to_string()],
             )?;
             tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            Ok(RunRecord {
-                id,
-                session_id: session.to_owned(),
-                agent: run.agent.clone(),
-                parent_run_id: run.parent_run_id,
-                context_scope: scope,
-                status: RunStatus::Running,
-                model: run.model.clone(),
-                source: run.source.clone(),
-                usage: Usage::default(),
-                started_at: now,
-                finished_at: None,
-            })
+            Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
         })
     }
 
@@ -253,55 +151,21 @@ impl RunLog for SqliteStore {
     fn runs(&self, session: &str) -> Result<Vec<RunRecord>> {
         self.with(|conn| {
             require_session(conn, session)?;
+            let columns = select_list::<RunRecord>();
             let mut statement = conn.prepare(&format!(
-                "SELECT {RUN_COLUMNS} FROM agent_runs WHERE session_id = ?1 ORDER BY id"
+                "SELECT {columns} FROM agent_runs WHERE session_id = ?1 ORDER BY id"
             ))?;
-            let rows = statement.query_map([session], raw_run)?;
-            let mut runs = Vec::new();
-            for row in rows {
-                runs.push(decode_run(row?)?);
-            }
-            Ok(runs)
+            read_all(&mut statement, [session])
         })
     }
 
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
         self.with(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT id, run_id, step_index, kind, content, created_at,
-                     prompt_token_budget, estimated_prompt_tokens, model_context_window
-                 FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index",
-            )?;
-            let rows = statement.query_map([run], |row| {
-                Ok((
-                    (
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, i64>(2)?,
-                        row.get::<_, String>(3)?,
-                        row.get::<_, String>(4)?,
-                        row.get::<_, i64>(5)?,
-                    ),
-                    PromptBudget::from_columns([row.get(6)?, row.get(7)?, row.get(8)?]),
-                ))
-            })?;
-            let mut steps = Vec::new();
-            for row in rows {
-                let ((id, run_id, step_index, kind, content, created_at), budget) = row?;
-                let content = serde_json::from_str(&content).map_err(|error| {
-                    Fault::Corrupt("agent_run_steps", format!("step {id}: {error}"))
-                })?;
-                steps.push(StepRecord {
-                    id,
-                    run_id,
-                    step_index,
-                    kind,
-                    content,
-                    budget,
-                    created_at,
-                });
-            }
-            Ok(steps)
+            let columns = select_list::<StepRecord>();
+            let mut statement = conn.prepare(&format!(
+                "SELECT {columns} FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index"
+            ))?;
+            read_all(&mut statement, [run])
         })
     }
 

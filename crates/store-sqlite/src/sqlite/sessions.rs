@@ -1,8 +1,11 @@
 //! [`SessionLog`] for [`SqliteStore`].
 
+use super::write::execute;
 use super::{Fault, FaultResult, SqliteStore, now_ms};
 use agentctl_core::ContextMode;
-use agentctl_store::{ContextError, Result, SessionInfo, SessionLog, parse_mode, utc_timestamp};
+use agentctl_store::{
+    ContextError, Result, SessionInfo, SessionLog, mode_override_write, parse_mode, utc_timestamp,
+};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::BTreeMap;
 
@@ -143,17 +146,7 @@ impl SessionLog for SqliteStore {
     ) -> Result<()> {
         self.write(|tx| {
             require_session(tx, session)?;
-            match mode {
-                Some(mode) => tx.execute(
-                    "INSERT INTO session_mode_overrides (session_id, agent_id, mode) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (session_id, agent_id) DO UPDATE SET mode = excluded.mode",
-                    params![session, agent, mode.as_str()],
-                )?,
-                None => tx.execute(
-                    "DELETE FROM session_mode_overrides WHERE session_id = ?1 AND agent_id = ?2",
-                    params![session, agent],
-                )?,
-            };
+            execute(tx, &mode_override_write(session, agent, mode))?;
             Ok(())
         })
     }

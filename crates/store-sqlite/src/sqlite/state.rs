@@ -1,8 +1,9 @@
 //! [`StateLog`] for [`SqliteStore`]: one `session_state` row per key, the value as JSON text.
 
 use super::sessions::require_session;
-use super::{Fault, SqliteStore, now_ms};
-use agentctl_store::{Result, StateEntry, StateLog};
+use super::write::{execute, read_all};
+use super::{SqliteStore, now_ms};
+use agentctl_store::{Result, StateEntry, StateLog, select_list, state_write};
 use rusqlite::params;
 use serde_json::Value;
 
@@ -25,32 +26,11 @@ impl SqliteStore {
     pub fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
         self.with(|conn| {
             require_session(conn, session)?;
-            let mut statement = conn.prepare_cached(
-                "SELECT key, value, updated_at, updated_by FROM session_state
-                 WHERE session_id = ?1 ORDER BY key",
-            )?;
-            let rows = statement.query_map([session], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            })?;
-            let mut entries = Vec::new();
-            for row in rows {
-                let (key, text, updated_at, updated_by) = row?;
-                let value = serde_json::from_str(&text).map_err(|error| {
-                    Fault::Corrupt("session_state", format!("key `{key}`: {error}"))
-                })?;
-                entries.push(StateEntry {
-                    key,
-                    value,
-                    updated_at,
-                    updated_by,
-                });
-            }
-            Ok(entries)
+            let columns = select_list::<StateEntry>();
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {columns} FROM session_state WHERE session_id = ?1 ORDER BY key"
+            ))?;
+            read_all(&mut statement, [session])
         })
     }
 }
@@ -70,21 +50,7 @@ impl StateLog for SqliteStore {
         self.write(|tx| {
             require_session(tx, session)?;
             let now = now_ms();
-            match &text {
-                Some(text) => tx.execute(
-                    "INSERT INTO session_state (session_id, key, value, updated_at, updated_by)
-                     VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT (session_id, key) DO UPDATE SET
-                         value = excluded.value,
-                         updated_at = excluded.updated_at,
-                         updated_by = excluded.updated_by",
-                    params![session, key, text, now, agent],
-                )?,
-                None => tx.execute(
-                    "DELETE FROM session_state WHERE session_id = ?1 AND key = ?2",
-                    params![session, key],
-                )?,
-            };
+            execute(tx, &state_write(session, key, text.as_deref(), now, agent))?;
             tx.execute(
                 "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
                 params![session, now],

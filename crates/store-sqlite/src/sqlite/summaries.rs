@@ -6,78 +6,26 @@
 //! query lists). Each summary it replaces moves to `chat_context_summary_history`, where
 //! nothing reads it but a person inspecting the file.
 
-use super::{Fault, FaultResult, now_ms};
-use agentctl_store::{ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary};
+use super::write::{execute, read_all, read_first};
+use super::{FaultResult, now_ms};
+use agentctl_store::{
+    ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary, SummarySave,
+    WriteKind, select_list,
+};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
-/// The current summary row of a scope.
-struct Current {
-    id: i64,
-    until_message_id: MessageId,
-    summary_text: String,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl Current {
-    fn into_summary(self, scope: &ContextScope) -> ContextSummary {
-        ContextSummary {
-            id: self.id,
-            scope: scope.clone(),
-            until_message_id: self.until_message_id,
-            summary_text: self.summary_text,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
-}
-
-fn current(conn: &Connection, session: &str, scope: &str) -> rusqlite::Result<Option<Current>> {
-    conn.prepare_cached(
-        "SELECT id, until_message_id, summary_text, created_at, updated_at
-         FROM chat_context_summaries WHERE session_id = ?1 AND scope = ?2",
-    )?
-    .query_row(params![session, scope], |row| {
-        Ok(Current {
-            id: row.get(0)?,
-            until_message_id: row.get(1)?,
-            summary_text: row.get(2)?,
-            created_at: row.get(3)?,
-            updated_at: row.get(4)?,
-        })
-    })
-    .optional()
-}
-
-fn archive(
-    conn: &Connection,
-    session: &str,
-    scope: &str,
-    until_message_id: MessageId,
-    summary_text: &str,
-    written_at: i64,
-    replaced_at: i64,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO chat_context_summary_history
-             (session_id, scope, until_message_id, summary_text, created_at, replaced_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        session,
-        scope,
-        until_message_id,
-        summary_text,
-        written_at,
-        replaced_at
-    ])
-    .map(drop)
+/// The scope's current summary row.
+fn current(conn: &Connection, session: &str, scope: &str) -> FaultResult<Option<ContextSummary>> {
+    let columns = select_list::<ContextSummary>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM chat_context_summaries WHERE session_id = ?1 AND scope = ?2"
+    ))?;
+    read_first(&mut statement, params![session, scope])
 }
 
 /// Makes `summary_text` the scope's current summary, inside the caller's transaction, unless
-/// the current one has a further cursor (another process compacted further meanwhile): that
-/// one stays current and the new one goes straight to history. Returns the current summary.
+/// the current one has a further cursor (see [`SummarySave`]). Returns the current summary.
 pub(super) fn save(
     conn: &Connection,
     session: &str,
@@ -85,69 +33,19 @@ pub(super) fn save(
     until_message_id: MessageId,
     summary_text: &str,
 ) -> FaultResult<ContextSummary> {
-    let scope_text = scope.to_string();
     let now = now_ms();
-    let saved = match current(conn, session, &scope_text)? {
-        None => {
-            conn.prepare_cached(
-                "INSERT INTO chat_context_summaries
-                     (session_id, scope, until_message_id, summary_text, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-            )?
-            .execute(params![
-                session,
-                scope_text,
-                until_message_id,
-                summary_text,
-                now
-            ])?;
-            Current {
-                id: conn.last_insert_rowid(),
-                until_message_id,
-                summary_text: summary_text.to_owned(),
-                created_at: now,
-                updated_at: now,
-            }
+    let found = current(conn, session, &scope.to_string())?;
+    let save = SummarySave::new(session, scope, until_message_id, summary_text, found, now);
+    let mut new_id = None;
+    for write in &save.writes {
+        execute(conn, write)?;
+        if write.kind == WriteKind::InsertReturningId {
+            new_id = Some(conn.last_insert_rowid());
         }
-        // Equal cursors: the newer text wins, as when the newest row was read.
-        Some(old) if until_message_id >= old.until_message_id => {
-            archive(
-                conn,
-                session,
-                &scope_text,
-                old.until_message_id,
-                &old.summary_text,
-                old.updated_at,
-                now,
-            )?;
-            conn.prepare_cached(
-                "UPDATE chat_context_summaries
-                 SET until_message_id = ?2, summary_text = ?3, updated_at = ?4 WHERE id = ?1",
-            )?
-            .execute(params![old.id, until_message_id, summary_text, now])?;
-            Current {
-                until_message_id,
-                summary_text: summary_text.to_owned(),
-                updated_at: now,
-                ..old
-            }
-        }
-        Some(further) => {
-            archive(
-                conn,
-                session,
-                &scope_text,
-                until_message_id,
-                summary_text,
-                now,
-                now,
-            )?;
-            further
-        }
-    };
+    }
     conn.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?
         .execute(params![session, now])?;
-    Ok(saved.into_summary(scope))
+    Ok(save.saved(new_id))
 }
 
 /// The scope's current summary.
@@ -156,39 +54,16 @@ pub(super) fn latest(
     session: &str,
     scope: &ContextScope,
 ) -> FaultResult<Option<ContextSummary>> {
-    Ok(current(conn, session, &scope.to_string())?.map(|row| row.into_summary(scope)))
+    current(conn, session, &scope.to_string())
 }
 
 /// The session's replaced summaries, oldest first.
 pub(super) fn replaced(conn: &Connection, session: &str) -> FaultResult<Vec<ReplacedSummary>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT scope, until_message_id, summary_text, created_at, replaced_at
-         FROM chat_context_summary_history WHERE session_id = ?1 ORDER BY id",
-    )?;
-    let rows = statement.query_map([session], |row| {
-        Ok((
-            row.get::<_, String>(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
-            row.get(4)?,
-        ))
-    })?;
-    let mut replaced = Vec::new();
-    for row in rows {
-        let (scope, until_message_id, summary_text, created_at, replaced_at) = row?;
-        let scope = scope
-            .parse::<ContextScope>()
-            .map_err(|error| Fault::Corrupt("chat_context_summary_history", error.to_string()))?;
-        replaced.push(ReplacedSummary {
-            scope,
-            until_message_id,
-            summary_text,
-            created_at,
-            replaced_at,
-        });
-    }
-    Ok(replaced)
+    let columns = select_list::<ReplacedSummary>();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {columns} FROM chat_context_summary_history WHERE session_id = ?1 ORDER BY id"
+    ))?;
+    read_all(&mut statement, [session])
 }
 
 /// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in

@@ -1,37 +1,23 @@
 //! [`TraceLog`] for [`SqliteStore`]: one `trace_spans` row per span, the span as JSON.
 
 use super::sessions::require_session;
+use super::write::execute;
 use super::{Fault, SqliteStore, now_ms};
 use agentctl_core::Span;
-use agentctl_store::{Result, TraceLog};
+use agentctl_store::{Result, TraceLog, masked_span, span_write};
 use rusqlite::params;
 
 impl TraceLog for SqliteStore {
     fn record_span(&self, session: &str, span: &Span) -> Result<()> {
         // Spans reach the store masked by the trace policy; masking again costs little and
         // keeps the rule "nothing the store writes carries a known secret" true on its own.
-        let mut json = serde_json::to_value(span)
-            .map_err(|error| Fault::Corrupt("trace_spans", error.to_string()))
+        let json = masked_span(span, self.redactor())
+            .map_err(|error| Fault::Corrupt(error.table, error.reason))
             .map_err(|fault| super::into_error(fault, self.path()))?;
-        self.redactor().redact_json(&mut json);
-        let text = json.to_string();
-        let start = i64::try_from(span.start_unix_nano).unwrap_or(i64::MAX);
+        let write = span_write(session, span, &json);
         self.write(|tx| {
             require_session(tx, session)?;
-            tx.execute(
-                "INSERT OR REPLACE INTO trace_spans
-                     (session_id, trace_id, span_id, parent_id, kind, start_ns, span)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    session,
-                    span.trace_id.to_string(),
-                    span.span_id.to_string(),
-                    span.parent_id.map(|id| id.to_string()),
-                    span.kind().as_str(),
-                    start,
-                    text,
-                ],
-            )?;
+            execute(tx, &write)?;
             tx.execute(
                 "UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1",
                 params![session, now_ms()],
