@@ -3,7 +3,7 @@
 
 use crate::error::ContextError;
 use crate::record::{GraphCheckpoint, MAX_CHECKPOINT_STATE_BYTES, RunId};
-use crate::transfer::RowError;
+use crate::schema::RowError;
 use agentctl_core::Redactor;
 use serde_json::Value;
 

@@ -65,7 +65,8 @@ pub use rows::{
 };
 pub use schema::{
     Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
-    OnDelete, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list, table,
+    OnDelete, RowError, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list,
+    table,
 };
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};
@@ -73,6 +74,6 @@ pub use source::Source;
 pub use store::{GraphLog, MessageLog, RunLog, SessionLog, SessionStore, StateLog, TraceLog};
 pub use tokens::{estimate_text_tokens, estimate_tokens};
 pub use transfer::{
-    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, ImportPlan, RowError, SessionBundle,
+    Conflict, CopyOutcome, CopyReport, IdMap, ImportOutcome, ImportPlan, SessionBundle,
     SessionImport, SummaryRow, SyncMark, copy_sessions, export_session, same_version,
 };

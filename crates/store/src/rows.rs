@@ -5,10 +5,9 @@ use crate::record::{
     ContextSummary, GraphCheckpoint, NewRun, PromptBudget, ReplacedSummary, RunId, RunRecord,
     RunStatus, StateEntry, StepRecord, StoredMessage, role_of,
 };
-use crate::schema::{FromRow, RowRef, table};
+use crate::schema::{FromRow, RowError, RowRef, table};
 use crate::scope::ContextScope;
 use crate::source::Source;
-use crate::transfer::RowError;
 use agentctl_core::{Message, Usage};
 
 mod checkpoint;

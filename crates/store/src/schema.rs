@@ -24,10 +24,12 @@
 //! assert!(!runs.columns_in(Backend::Postgres).any(|column| column.name == "owner_boot"));
 //! ```
 
+mod error;
 mod read;
 mod tables;
 mod write;
 
+pub use error::RowError;
 pub use read::{Field, FromRow, RowRef, column_types, select_list};
 pub use tables::TABLES;
 pub use write::{Dialect, Value, Write, WriteKind};

@@ -22,7 +22,7 @@ mod plan;
 
 pub use copy::{Conflict, CopyOutcome, CopyReport, copy_sessions};
 pub use fingerprint::SyncMark;
-pub use plan::{ImportPlan, RowError};
+pub use plan::ImportPlan;
 
 use crate::error::Result;
 use crate::record::StateEntry;

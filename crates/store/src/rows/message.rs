@@ -1,10 +1,10 @@
 //! The row of a new message: what both stores insert for a turn's messages.
 
 use crate::record::{MAIN_TIMELINE, NewMessage, RunId, role_of};
+use crate::schema::RowError;
 use crate::schema::{Value, Write, WriteKind};
 use crate::source::Source;
 use crate::tokens::estimate_tokens;
-use crate::transfer::RowError;
 use agentctl_core::Redactor;
 use std::borrow::Cow;
 

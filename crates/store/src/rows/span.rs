@@ -1,8 +1,8 @@
 //! The row of a trace span: what recording a span and importing one write.
 
 use super::described;
+use crate::schema::RowError;
 use crate::schema::{Write, WriteKind};
-use crate::transfer::RowError;
 use agentctl_core::{Redactor, Span};
 
 /// The `trace_spans` row of `span` in `session`, its JSON given (masked by the caller): what

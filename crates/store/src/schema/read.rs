@@ -1,7 +1,7 @@
 //! Rows read back, in neutral fields, and the records read from them ([`FromRow`]).
 
+use super::RowError;
 use super::{ColumnType, table};
-use crate::transfer::RowError;
 
 /// One field of a row read back, borrowed from the driver's row where it can be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,20 +8,10 @@ use crate::rows::{
     checkpoint_insert, masked_span, message_insert, mode_override_write, span_write, state_write,
     step_insert,
 };
-use crate::schema::{Table, Value, Write, WriteKind, table};
+use crate::schema::{RowError, Table, Value, Write, WriteKind, table};
 use agentctl_core::Redactor;
 use std::borrow::Cow;
 use std::collections::VecDeque;
-
-/// A bundle row that could not be serialised for its table.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{table}: {reason}")]
-pub struct RowError {
-    /// The table the row was for.
-    pub table: &'static str,
-    /// What went wrong.
-    pub reason: String,
-}
 
 /// The bundle's texts and JSON with every secret the target knows masked, serialised once.
 struct Masked {
