@@ -31,6 +31,10 @@ pub(crate) fn advice(hint: &Hint) -> String {
     match hint {
         Hint::ChooseModel => ", or pass --model".to_owned(),
         Hint::RaiseMaxTurns => ", or pass a higher --max-turns".to_owned(),
+        Hint::RaiseBudget => {
+            "; raise `maxTokens`/`maxCost` in the agent file, or pass a higher --max-tokens/--max-cost"
+                .to_owned()
+        }
         Hint::ListMemories { .. } => ": see `agentctl memory list`".to_owned(),
         Hint::ForgetMemories { agent } => format!(
             " with `agentctl memory forget ID` (see `agentctl memory list --agent {agent}`)"

@@ -105,6 +105,9 @@ impl RunRequest {
         }
         let mut options = TurnOptions::new().stream(!turn.no_stream);
         options.max_turns = turn.max_turns;
+        options.token_budget = turn.max_tokens;
+        options.cost_budget = turn.max_cost;
+        options.temperature = turn.temperature;
         options.context_mode = context_mode;
         options.model = turn.model;
         Ok(Self {

@@ -208,6 +208,15 @@ fn render_show(shown: &SessionView) -> String {
     out
 }
 
+/// What a run's tokens cost by the model catalogue's list prices (`None` for a model it has
+/// no price for, or a run that used none).
+fn run_cost(model: &str, usage: agentctl_core::Usage) -> Option<f64> {
+    let (provider, id) = model.split_once(':')?;
+    let price = agentctl_core::ModelCatalogue::builtin().price(provider, id)?;
+    (usage.input_tokens + usage.output_tokens > 0)
+        .then(|| price.cost(usage.input_tokens, usage.output_tokens))
+}
+
 /// The runs of `sessions show`, one a line.
 fn write_runs(out: &mut String, shown: &SessionView) {
     if !shown.runs.is_empty() {
@@ -223,6 +232,9 @@ fn write_runs(out: &mut String, shown: &SessionView) {
             }
             if let Some(model) = &run.model {
                 let _ = write!(out, ", {model}");
+                if let Some(cost) = run_cost(model, run.usage) {
+                    let _ = write!(out, ", ${cost:.4}");
+                }
             }
             out.push('\n');
         }

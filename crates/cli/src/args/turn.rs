@@ -17,6 +17,17 @@ pub(crate) struct TurnArgs {
     /// Turn limit, instead of the agent's `maxTurns` (default 25).
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
+    /// Token budget of each run (input and output over its model calls), instead of the
+    /// agent's `maxTokens`: the run stops before the model call after the one that reaches it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: Option<u64>,
+    /// Cost budget of each run in US dollars (list prices of the model catalogue), instead of
+    /// the agent's `maxCost`.
+    #[arg(long, value_name = "USD", value_parser = positive_dollars)]
+    pub max_cost: Option<f64>,
+    /// Sampling temperature (0 to 2), instead of the agent's `temperature`.
+    #[arg(long, value_name = "T", value_parser = temperature)]
+    pub temperature: Option<f32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: RunFormat,
@@ -60,4 +71,22 @@ Exit status: 0 done; 1 error; 2 bad usage; 3 a guardrail rejected the input or t
 pub(crate) struct ChatArgs {
     #[command(flatten)]
     pub turn: TurnArgs,
+}
+
+/// `--max-cost`: a positive number of dollars.
+fn positive_dollars(text: &str) -> Result<f64, String> {
+    match text.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!(
+            "`{text}` is not a positive number of US dollars (e.g. 0.50)"
+        )),
+    }
+}
+
+/// `--temperature`: 0 to 2.
+fn temperature(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(value) if (0.0..=2.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a temperature from 0 to 2")),
+    }
 }

@@ -43,6 +43,10 @@ pub(crate) struct RunSummary<'a> {
     context_mode: ContextMode,
     /// Tokens over all model calls.
     tokens_used: TokensUsed,
+    /// What the tokens cost in US dollars, by the model catalogue's list prices; absent for a
+    /// model the catalogue has no price for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_usd: Option<f64>,
     /// Wall time, milliseconds.
     duration_ms: u64,
     /// Model calls made.
@@ -66,6 +70,7 @@ impl<'a> From<&'a RunResult> for RunSummary<'a> {
                 input: metadata.tokens_used.input,
                 output: metadata.tokens_used.output,
             },
+            cost_usd: metadata.cost_usd,
             duration_ms: metadata.duration_ms,
             iterations: metadata.iterations,
             handoff: result.handoff.as_ref().map(Handoff::from),

@@ -226,6 +226,8 @@ impl TurnCtx {
             max_tokens: turn.max_tokens,
             temperature: turn.temperature,
             max_turns: turn.max_turns,
+            token_budget: turn.token_budget,
+            cost_budget: turn.cost_budget,
             model,
             cancel: Some(self.cancel.clone()),
             working_dir: Some(self.engine.shared.builder.root().to_path_buf()),

@@ -60,6 +60,11 @@ pub struct TurnOptions {
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
     pub temperature: Option<f32>,
+    /// Token budget of each run (input and output over its model calls), over the agent's
+    /// `maxTokens`.
+    pub token_budget: Option<u64>,
+    /// Cost budget of each run in US dollars, over the agent's `maxCost`.
+    pub cost_budget: Option<f64>,
     /// Cancels the turn when fired (as [`Op::Interrupt`] does).
     pub cancel: Option<CancellationToken>,
 }
