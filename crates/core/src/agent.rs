@@ -92,6 +92,10 @@ pub struct AgentSpec {
     /// §10.3). The run stops before the model call after the one that reached it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
+    /// Plan mode (seed 003): the agent keeps the conversation's todo list with `todo_write`
+    /// and `todo_read` (also offered when its allow list names them). Sub-agents never plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_mode: Option<bool>,
     /// Cost budget of one run in US dollars, priced by the model catalogue (seed 002 §10.3);
     /// a model the catalogue has no price for cannot be held to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

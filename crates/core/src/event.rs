@@ -172,6 +172,12 @@ pub enum RunEvent {
         /// One-line explanation.
         reason: String,
     },
+    /// The session's plan changed (seed 003's plan mode): the whole todo list after the
+    /// change, by `todo_write` or by a `task` that finished one of its items.
+    PlanUpdated {
+        /// The items, in order.
+        items: Vec<PlanItem>,
+    },
     /// Token usage of one model call.
     Usage {
         /// Prompt tokens.
@@ -190,6 +196,29 @@ pub enum RunEvent {
         /// One-line error message.
         error: String,
     },
+}
+
+/// One item of a session's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlanItem {
+    /// Its id, unique in the plan (`1`, `2`, … unless the model names them).
+    pub id: String,
+    /// What is to be done.
+    pub content: String,
+    /// Where it stands.
+    pub status: PlanStatus,
+}
+
+/// Where a plan item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (at most one item at a time).
+    InProgress,
+    /// Done.
+    Completed,
 }
 
 /// Tokens used over a whole run.

@@ -58,7 +58,7 @@ pub use declared_tools::{
     REMEMBER_TOOL, handoff_tool_name,
 };
 pub use embed::Embedder;
-pub use event::{RunEvent, RunMetadata, RunResult, TokensUsed};
+pub use event::{PlanItem, PlanStatus, RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
 pub use graph_event::{GraphEvent, GraphStart};
 pub use guardrail::{

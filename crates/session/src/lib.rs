@@ -66,6 +66,7 @@ mod maintenance;
 mod memories;
 mod migrate;
 mod modes;
+mod plan;
 mod project;
 mod record;
 mod route;
@@ -97,6 +98,10 @@ pub use graph_run::{
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
+pub use plan::{
+    MAX_PLAN_ITEMS, PLAN_STATE_KEY, PlanTools, TODO_READ, TODO_WRITE, TodoInput, TodoReadArgs,
+    TodoWriteArgs,
+};
 pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};

@@ -69,6 +69,7 @@ use crate::capability::{
     CAPABILITY_ALIASES, CAPABILITY_TOOLS, ResourcePool, StopReport, TaskSpec, resolve_capability,
 };
 use crate::engine::StoreWriter;
+use crate::plan::PlanTools;
 use agentctl_core::{
     AgentDefinition, RiskLevel, RunEvent, ToolContext, ToolError, ToolOutput, TypedTool,
 };
@@ -153,6 +154,10 @@ pub struct TaskArgs {
     /// sub-agent sees it and the result carries it back.
     #[serde(default, rename = "bdTaskId", alias = "bd_task_id")]
     pub bd_task_id: Option<String>,
+    /// The id of the plan item this task carries out (see `todo_write`): when the task
+    /// succeeds, the item is completed and the next one started.
+    #[serde(default)]
+    pub todo: Option<String>,
     /// A note from you to the agent that takes this task (how to go about it, what to report),
     /// shown in its task context as the orchestrator's note.
     #[serde(default, alias = "orchestratorNote", alias = "orchestrator_note")]
@@ -176,6 +181,8 @@ pub(crate) struct Inner {
     pub(crate) config: TaskConfig,
     /// The "Orchestrator note" of every task's capability context.
     pub(crate) orchestrator_note: Option<String>,
+    /// The session's plan, whose items a task's success completes.
+    pub(crate) plan: Option<PlanTools>,
     /// The agents as executors, with their statuses.
     pub(crate) pool: Arc<Mutex<PoolState>>,
     /// One semaphore per nesting level.
@@ -192,6 +199,7 @@ struct Parts {
     default_agent: AgentDefinition,
     config: TaskConfig,
     orchestrator_note: Option<String>,
+    plan: Option<PlanTools>,
 }
 
 impl std::fmt::Debug for TaskTool {
@@ -223,6 +231,7 @@ impl TaskTool {
             default_agent: prompt::general_agent(),
             config: TaskConfig::default(),
             orchestrator_note: None,
+            plan: None,
         };
         Self::build(store, session.into(), parts)
     }
@@ -233,6 +242,7 @@ impl TaskTool {
             default_agent,
             config,
             orchestrator_note,
+            plan,
         } = parts;
         let levels = usize::try_from(config.max_depth.max(1)).unwrap_or(1);
         let permits = (0..levels)
@@ -247,6 +257,7 @@ impl TaskTool {
                 default_agent,
                 config,
                 orchestrator_note,
+                plan,
                 pool: Arc::new(Mutex::new(PoolState::new(pool))),
                 permits,
                 writer: OnceLock::new(),
@@ -262,6 +273,7 @@ impl TaskTool {
             default_agent: inner.default_agent.clone(),
             config: inner.config.clone(),
             orchestrator_note: inner.orchestrator_note.clone(),
+            plan: inner.plan.clone(),
         };
         change(&mut parts);
         Self::build(Arc::clone(&inner.store), inner.session.clone(), parts)
@@ -285,6 +297,12 @@ impl TaskTool {
     /// [`with_config`](TaskTool::with_config).
     pub fn with_orchestrator_note(self, note: Option<String>) -> Self {
         self.rebuild(|parts| parts.orchestrator_note = note)
+    }
+
+    /// The same tool completing the item of `plan` a task names (`todo`) when the task
+    /// succeeds. Call it while building, like [`with_config`](TaskTool::with_config).
+    pub fn with_plan(self, plan: PlanTools) -> Self {
+        self.rebuild(|parts| parts.plan = Some(plan))
     }
 
     /// The pool of executors as it is now: each agent a call may name, with its status.
@@ -445,7 +463,13 @@ impl TypedTool for TaskTool {
             lease: assignment.lease,
             parent,
         };
-        child::run(&self.inner, runner.as_ref(), ctx, request).await
+        let outcome = child::run(&self.inner, runner.as_ref(), ctx, request).await;
+        if outcome.is_ok()
+            && let (Some(plan), Some(todo)) = (&self.inner.plan, &args.todo)
+        {
+            plan.complete(todo.trim(), ctx).await;
+        }
+        outcome
     }
 }
 

@@ -206,6 +206,7 @@ impl RunRecorder {
                 self.step("tool_decision", event);
             }
             RunEvent::TaskStopped { .. } => self.step("task_stopped", event),
+            RunEvent::PlanUpdated { .. } => self.step("plan", event),
             RunEvent::Guardrail { .. } => self.step("guardrail", event),
             RunEvent::Usage {
                 input_tokens,

@@ -5,7 +5,7 @@ use super::spinner::Spinner;
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
 use crate::wire::RunEventLine;
-use agentctl_core::{GuardrailPolicy, GuardrailStage, RunEvent, Verdict};
+use agentctl_core::{GuardrailPolicy, GuardrailStage, PlanItem, PlanStatus, RunEvent, Verdict};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 
@@ -170,6 +170,11 @@ impl Renderer {
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "🔄 Handoff: {from} → {to}{reason}");
             }
+            RunEvent::PlanUpdated { items } => {
+                self.stop_spinner();
+                self.end_line();
+                self.plan(items);
+            }
             RunEvent::RunFinished { .. } => {
                 self.stop_spinner();
                 self.answer_stands(true);
@@ -269,6 +274,19 @@ impl Renderer {
         } else if self.answers && !held.trim().is_empty() {
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "{}", terminal_safe(held.trim_end()));
+        }
+    }
+
+    /// The session's plan, after a change: one line an item, `☑` done, `◐` in progress.
+    fn plan(&self, items: &[PlanItem]) {
+        self.tool_line("📋 Plan:");
+        for item in items {
+            let mark = match item.status {
+                PlanStatus::Pending => "☐",
+                PlanStatus::InProgress => "◐",
+                PlanStatus::Completed => "☑",
+            };
+            self.tool_line(&format!("  {mark} {}. {}", item.id, item.content));
         }
     }
 

@@ -9,13 +9,14 @@ use super::state::{Approvals, Conversation, Engine, Hub, Store, Tools, Turns};
 use super::writer::StoreWriter;
 use crate::builder::{ApprovalChoice, Recording, RuntimeBuilder};
 use crate::error::SessionError;
+use crate::plan::PlanTools;
 use crate::project::Project;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::task::TaskTool;
 use crate::toolset::builtin_tool_set;
 use agentctl_core::{AgentDefinition, Settings, Tool, ToolRegistry};
-use agentctl_store::{SessionChoice, SessionStore, Source};
+use agentctl_store::{SessionChoice, SessionStore, Source, StateLog};
 use agentctl_trace::WarningFn;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -240,6 +241,10 @@ impl<'p> SessionBuilder<'p> {
             }),
             None => None,
         };
+        let plan = PlanTools::new(store.as_ref().map(|store| {
+            let log: Arc<dyn StateLog> = store.session.dyn_store();
+            (log, store.session.id().to_owned())
+        }));
         let task = store.as_ref().map(|store| {
             TaskTool::new(
                 store.session.dyn_store(),
@@ -247,6 +252,7 @@ impl<'p> SessionBuilder<'p> {
                 shared.agents.clone(),
             )
             .with_orchestrator_note(shared.settings.orchestrator_note.clone())
+            .with_plan(plan.clone())
             .with_writer(store.writer.clone())
         });
         let (sender, receiver) = mpsc::unbounded_channel();
@@ -260,6 +266,7 @@ impl<'p> SessionBuilder<'p> {
             tools: Tools {
                 builtin: builtin_tool_set(&shared.builtin),
                 task,
+                plan,
                 kits: Default::default(),
             },
             conversation: Conversation {

@@ -3,6 +3,7 @@
 //! handoff tools, the session's `task` tool and session memory, its long-term memory and the
 //! embedder's tools. A sub-agent or a handoff target gets its own kit, never its caller's.
 
+use crate::plan::PlanTools;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::task::TaskTool;
@@ -38,6 +39,7 @@ pub(crate) struct KitParts<'a> {
     pub builtin: &'a BuiltinTools,
     pub session: Option<&'a SessionHandle>,
     pub task: Option<&'a TaskTool>,
+    pub plan: &'a PlanTools,
 }
 
 impl Kits {
@@ -108,6 +110,9 @@ pub(crate) async fn assemble_tools(
     .await;
     for tool in handoff_tools(agent, &shared.agents, parts.session) {
         registry.register_arc(tool);
+    }
+    if PlanTools::wanted_by(agent) {
+        parts.plan.register(&mut registry);
     }
     // Long-term memory outlives sessions: offered whenever there is a project store. An
     // unusable store URL is reported when the session opens; here it only means no memory.

@@ -7,6 +7,7 @@ use super::approvals::Desk;
 use super::kits::{Kit, KitParts, Kits};
 use super::protocol::{SessionEvent, Target, TurnId};
 use super::writer::StoreWriter;
+use crate::plan::PlanTools;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::task::TaskTool;
@@ -55,6 +56,8 @@ pub(crate) struct Tools {
     pub builtin: BuiltinTools,
     /// The session's `task` tool (only in a recorded session).
     pub task: Option<TaskTool>,
+    /// The session's plan and its tools, for the agents that plan.
+    pub plan: PlanTools,
     pub kits: Kits,
 }
 
@@ -93,6 +96,7 @@ impl Engine {
             builtin: &self.tools.builtin,
             session: self.store.as_ref().map(|store| &store.session),
             task: self.tools.task.as_ref(),
+            plan: &self.tools.plan,
         };
         self.tools.kits.get(agent, parts).await
     }
@@ -105,6 +109,7 @@ impl Engine {
             builtin: &self.tools.builtin,
             session: self.store.as_ref().map(|store| &store.session),
             task: self.tools.task.as_ref(),
+            plan: &self.tools.plan,
         };
         super::kits::assemble_tools(agent, &parts, which).await
     }

@@ -166,6 +166,7 @@ impl Recording {
                 | RunEvent::ToolDecision { .. }
                 | RunEvent::ApprovalRequested { .. }
                 | RunEvent::TaskStopped { .. }
+                | RunEvent::PlanUpdated { .. }
                 | RunEvent::Guardrail { .. }
                 | RunEvent::Usage { .. }
         );
