@@ -2,6 +2,7 @@
 //! against the real API's rules, answers from a queue of canned replies, and records every
 //! request and every broken rule.
 
+use crate::cassettes::CassetteBook;
 use crate::rules::{self, Violation};
 use crate::wire::{BodyPart, RecordedRequest, Reply, WireFormat};
 use serde_json::Value;
@@ -19,6 +20,8 @@ struct State {
     violations: Vec<Violation>,
     /// Why broken requests get queued replies instead of a 400, when a test said so.
     lenient: Option<String>,
+    /// Cassettes that answer instead of the queue, when the server serves some.
+    cassettes: Option<CassetteBook>,
 }
 
 /// A fake model API on `127.0.0.1`; stops when dropped.
@@ -56,6 +59,7 @@ impl FakeServer {
             requests: Vec::new(),
             violations: Vec::new(),
             lenient: None,
+            cassettes: None,
         }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -84,6 +88,45 @@ impl FakeServer {
     /// A Gemini server.
     pub async fn gemini() -> Self {
         Self::start(WireFormat::Gemini).await
+    }
+
+    /// An OpenAI Chat Completions server answering from cassettes instead of a queue: each
+    /// `(model, path)` serves the cassette file at `path` to requests whose `model` is `model`
+    /// (see [`crate::cassette_model`] for the usual name), so the agents of a multi-agent
+    /// run each replay their own cassette through one server. Requests are checked against
+    /// the API's rules first, like any other; one that no cassette turn matches is refused
+    /// with a 400 and recorded as a violation saying what was expected and what came. Panics
+    /// when a cassette cannot be read.
+    pub async fn openai_cassettes(
+        cassettes: impl IntoIterator<Item = (String, std::path::PathBuf)>,
+    ) -> Self {
+        let server = Self::openai().await;
+        server.lock().cassettes = Some(CassetteBook::default());
+        for (model, path) in cassettes {
+            server.add_cassette(&model, &path);
+        }
+        server
+    }
+
+    /// Serves the cassette at `path` to requests for `model` (replacing one served under that
+    /// name); the server then answers from cassettes only. Panics when it cannot be read.
+    pub fn add_cassette(&self, model: &str, path: &std::path::Path) {
+        let mut state = self.lock();
+        let added = state
+            .cassettes
+            .get_or_insert_with(CassetteBook::default)
+            .add(model, path);
+        if let Err(error) = added {
+            drop(state);
+            panic!("cassette server: cannot serve {}: {error}", path.display());
+        }
+    }
+
+    /// Every cassette starts over from its first turn, as a new `scripted:` process would.
+    pub fn rewind_cassettes(&self) {
+        if let Some(book) = &self.lock().cassettes {
+            book.rewind();
+        }
     }
 
     /// The base URL to configure a provider with (`http://127.0.0.1:PORT`, plus `/v1` for OpenAI).
@@ -236,6 +279,19 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         state.violations.extend(violations.iter().cloned());
         if !violations.is_empty() && state.lenient.is_none() {
             rules::refusal(state.format, &violations)
+        } else if let Some(book) = &state.cassettes {
+            match book.answer(&request) {
+                Ok(reply) => reply,
+                Err(message) => {
+                    state.violations.push(Violation {
+                        request: number,
+                        at: "cassette".to_owned(),
+                        message: message.clone(),
+                    });
+                    let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}});
+                    Reply::json(400, &body)
+                }
+            }
         } else {
             state.queue.pop_front().unwrap_or_else(|| {
                 let message = format!(
