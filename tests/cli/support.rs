@@ -40,6 +40,9 @@ pub struct TestProject {
     pub root: std::path::PathBuf,
     /// `$HOME` of the runs (`$AGENTCTL_HOME` is `home/.agentctl`).
     pub home: std::path::PathBuf,
+    /// The cassette server its `scripted:` models are served by, once
+    /// [`serve_cassettes`](Self::serve_cassettes) was called.
+    served: std::sync::OnceLock<Cassettes>,
     _tmp: tempfile::TempDir,
 }
 
@@ -61,6 +64,94 @@ impl TestProject {
         let example = Self::with(|root| copy_example(name, root));
         example.trust();
         example
+    }
+
+    /// [`example_named`](Self::example_named) with its cassettes served on the wire by the
+    /// strict OpenAI fake ([`serve_cassettes`](Self::serve_cassettes)), before it is trusted.
+    pub fn served_example(name: &str) -> Self {
+        let example = Self::with(|root| copy_example(name, root));
+        example.serve_cassettes();
+        example.trust();
+        example
+    }
+
+    /// Serves every `scripted:PATH` model of the project on the wire: in the copy's agents and
+    /// settings (project and home; files written later too) and in the arguments of each
+    /// command, `scripted:PATH` becomes `openai:cassette-NAME`, which the strict OpenAI fake
+    /// answers from the cassette at PATH (read afresh, from its first turn, for each command,
+    /// as a `scripted:` process would). Each request is checked against the API's rules and the
+    /// cassette's `expect`; the server fails the test on drop when any was broken.
+    pub fn serve_cassettes(&self) -> &Self {
+        let served = Cassettes {
+            model: ServedModel::start(agentctl_test_support::FakeServer::openai_cassettes([])),
+            names: Mutex::default(),
+        };
+        assert!(
+            self.served.set(served).is_ok(),
+            "serve_cassettes called twice"
+        );
+        for dir in [&self.root, &self.home] {
+            self.serve_files(dir);
+        }
+        self
+    }
+
+    /// The cassette server, once [`serve_cassettes`](Self::serve_cassettes) was called.
+    pub fn cassette_server(&self) -> &agentctl_test_support::FakeServer {
+        &self
+            .served
+            .get()
+            .expect("serve_cassettes was not called")
+            .model
+            .server
+    }
+
+    /// Rewrites the `scripted:` models of every agent and settings file under `dir`.
+    fn serve_files(&self, dir: &Path) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = entry.file_name();
+            if entry.file_type().unwrap().is_dir() {
+                if name != ".git" && name != "cassettes" && name != "node_modules" {
+                    self.serve_files(&path);
+                }
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                let served = self.served_text(&text);
+                if served != text {
+                    std::fs::write(&path, served).unwrap();
+                }
+            }
+        }
+    }
+
+    /// `text` with each `scripted:PATH` as `openai:cassette-NAME` (when cassettes are served).
+    fn served_text(&self, text: &str) -> String {
+        let Some(served) = self.served.get() else {
+            return text.to_owned();
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("scripted:") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + "scripted:".len()..];
+            let end = after
+                .find(|c: char| c.is_whitespace() || "\"'`,]}".contains(c))
+                .unwrap_or(after.len());
+            let path = Path::new(&after[..end]);
+            if path
+                .extension()
+                .is_some_and(|ext| ext == "yaml" || ext == "yml")
+            {
+                out.push_str(&format!("openai:{}", served.name(&self.root.join(path))));
+            } else {
+                out.push_str("scripted:");
+                out.push_str(&after[..end]);
+            }
+            rest = &after[end..];
+        }
+        out.push_str(rest);
+        out
     }
 
     /// Runs `agentctl trust` in the project, which must succeed.
@@ -106,6 +197,7 @@ impl TestProject {
         Self {
             root: root.canonicalize().unwrap(),
             home: home.canonicalize().unwrap(),
+            served: std::sync::OnceLock::new(),
             _tmp: tmp,
         }
     }
@@ -114,6 +206,14 @@ impl TestProject {
     pub fn write(&self, path: &str, content: &str) -> &Self {
         let path = self.root.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let under_cassettes = path
+            .components()
+            .any(|part| part.as_os_str() == "cassettes");
+        let content = if under_cassettes {
+            content.to_owned()
+        } else {
+            self.served_text(content)
+        };
         std::fs::write(path, content).unwrap();
         self
     }
@@ -127,8 +227,9 @@ impl TestProject {
         if !matches!(args.first(), Some(&("schema" | "completions"))) {
             command.arg("--project-dir").arg(&self.root);
         }
+        let args: Vec<String> = args.iter().map(|arg| self.served_text(arg)).collect();
         command
-            .args(args)
+            .args(&args)
             .env("HOME", &self.home)
             .env("AGENTCTL_HOME", self.home.join(".agentctl"))
             .current_dir(&self.root)
@@ -148,6 +249,10 @@ impl TestProject {
             "EDITOR",
         ] {
             command.env_remove(name);
+        }
+        if let Some(served) = self.served.get() {
+            served.reload();
+            served.model.point(&mut command);
         }
         command
     }
@@ -222,21 +327,39 @@ impl TestProject {
 pub struct ServedModel {
     /// The fake server: queue replies, read requests, check violations.
     pub server: agentctl_test_support::FakeServer,
-    _runtime: tokio::runtime::Runtime,
+    /// Shut down in the background on drop, so that an async test may own the server too.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for ServedModel {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl ServedModel {
     /// A strict fake of the OpenAI Chat Completions API.
     pub fn openai() -> Self {
+        Self::start(agentctl_test_support::FakeServer::openai())
+    }
+
+    /// The server `start` makes, run on a runtime of its own (started from a thread of its
+    /// own, so that an async test may call this too).
+    fn start(
+        start: impl std::future::Future<Output = agentctl_test_support::FakeServer> + Send,
+    ) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let server = runtime.block_on(agentctl_test_support::FakeServer::openai());
+        let server =
+            std::thread::scope(|scope| scope.spawn(|| runtime.block_on(start)).join().unwrap());
         Self {
             server,
-            _runtime: runtime,
+            runtime: Some(runtime),
         }
     }
 
@@ -267,6 +390,42 @@ impl ServedModel {
         command
             .env("OPENAI_API_KEY", "sk-test-strict-fake")
             .env("OPENAI_BASE_URL", self.server.base_url());
+    }
+}
+
+/// A project's cassettes served on the wire: the strict OpenAI fake and the model name of each
+/// cassette file.
+struct Cassettes {
+    model: ServedModel,
+    names: Mutex<std::collections::BTreeMap<std::path::PathBuf, String>>,
+}
+
+impl Cassettes {
+    /// The model name the cassette at `path` is served under (`cassette-STEM`, with a number
+    /// when two files share a stem).
+    fn name(&self, path: &Path) -> String {
+        let mut names = self.names.lock().unwrap();
+        if let Some(name) = names.get(path) {
+            return name.clone();
+        }
+        let base = agentctl_test_support::cassette_model(path);
+        let mut name = base.clone();
+        let mut number = 1;
+        while names.values().any(|taken| *taken == name) {
+            number += 1;
+            name = format!("{base}-{number}");
+        }
+        names.insert(path.to_path_buf(), name.clone());
+        name
+    }
+
+    /// Reads every cassette afresh: a new command replays each from its first turn.
+    fn reload(&self) {
+        for (path, name) in self.names.lock().unwrap().iter() {
+            if path.is_file() {
+                self.model.server.add_cassette(name, path);
+            }
+        }
     }
 }
 
