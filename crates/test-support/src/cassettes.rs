@@ -93,21 +93,25 @@ impl CassetteBook {
                 status,
                 &json!({"error": {"message": message, "type": "cassette_error"}}),
             )),
-            ReplayedTurn::Response { response, .. } => {
-                let include_usage = request.body["stream_options"]["include_usage"] == true;
-                Ok(if decoded.stream {
-                    Reply::sse(openai_stream(&response, include_usage))
-                } else {
-                    Reply::json(200, &openai_json(&response))
-                })
-            }
+            ReplayedTurn::Response { response, .. } => Ok(openai_reply(request, &response)),
         }
+    }
+}
+
+/// `response` as the answer to `request`: SSE when it streams (with the usage when asked for),
+/// JSON otherwise.
+pub(crate) fn openai_reply(request: &RecordedRequest, response: &ModelResponse) -> Reply {
+    if request.body["stream"] == true {
+        let include_usage = request.body["stream_options"]["include_usage"] == true;
+        Reply::sse(openai_stream(response, include_usage))
+    } else {
+        Reply::json(200, &openai_json(response))
     }
 }
 
 /// Reads a Chat Completions request body back into a [`ModelRequest`], tool names mapped
 /// through `originals` (wire name → agentctl name; others kept).
-fn decode_openai(
+pub(crate) fn decode_openai(
     body: &Value,
     originals: &HashMap<String, String>,
 ) -> Result<ModelRequest, String> {
@@ -265,7 +269,7 @@ fn openai_stream(response: &ModelResponse, include_usage: bool) -> Vec<String> {
 }
 
 /// The answer as one Chat Completions JSON body.
-fn openai_json(response: &ModelResponse) -> Value {
+pub(crate) fn openai_json(response: &ModelResponse) -> Value {
     let calls: Vec<Value> = wire_calls(response)
         .into_iter()
         .map(|(id, name, arguments)| {

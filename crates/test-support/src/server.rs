@@ -5,6 +5,7 @@
 use crate::cassettes::CassetteBook;
 use crate::rules::{self, Violation};
 use crate::wire::{BodyPart, RecordedRequest, Reply, WireFormat};
+use agentctl_core::{ModelRequest, ModelResponse};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +23,8 @@ struct State {
     lenient: Option<String>,
     /// Cassettes that answer instead of the queue, when the server serves some.
     cassettes: Option<CassetteBook>,
+    /// The function that answers instead of the queue, for a routed server.
+    route: Option<Arc<crate::fakes::Route>>,
 }
 
 /// A fake model API on `127.0.0.1`; stops when dropped.
@@ -60,6 +63,7 @@ impl FakeServer {
             violations: Vec::new(),
             lenient: None,
             cassettes: None,
+            route: None,
         }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -105,6 +109,18 @@ impl FakeServer {
         for (model, path) in cassettes {
             server.add_cassette(&model, &path);
         }
+        server
+    }
+
+    /// An OpenAI Chat Completions server that answers each accepted request with what `route`
+    /// says for it (read back into a [`ModelRequest`], tool names as sent): for runs whose
+    /// calls interleave (concurrent sub-agents), where a queue would not do. Requests are
+    /// checked against the API's rules first, like any other.
+    pub async fn openai_routed(
+        route: impl Fn(&ModelRequest) -> ModelResponse + Send + Sync + 'static,
+    ) -> Self {
+        let server = Self::openai().await;
+        server.lock().route = Some(Arc::new(route));
         server
     }
 
@@ -170,6 +186,29 @@ impl FakeServer {
     /// Queues a reply with any status, content type and body (e.g. malformed JSON).
     pub fn push_raw(&self, status: u16, content_type: &str, body: &str) {
         self.push(Reply::raw(status, content_type, body));
+    }
+
+    /// Queues one 200 JSON reply per response, in the Chat Completions format (an OpenAI
+    /// server): tool calls, text, usage and finish reason as the provider will read them back.
+    pub fn push_responses(&self, responses: impl IntoIterator<Item = ModelResponse>) {
+        for response in responses {
+            self.push_json(crate::cassettes::openai_json(&response));
+        }
+    }
+
+    /// Every request received so far (by an OpenAI server), read back into the
+    /// [`ModelRequest`] the provider sent: system prompt, messages, tools. The wire has no
+    /// `is_error` for tool results: they come back `false`. Panics on a body that is not a
+    /// Chat Completions request.
+    pub fn model_requests(&self) -> Vec<ModelRequest> {
+        self.requests()
+            .iter()
+            .enumerate()
+            .map(|(index, request)| {
+                crate::cassettes::decode_openai(&request.body, &Default::default())
+                    .unwrap_or_else(|error| panic!("fake server: request #{}: {error}", index + 1))
+            })
+            .collect()
     }
 
     /// Every request received so far.
@@ -279,19 +318,16 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         state.violations.extend(violations.iter().cloned());
         if !violations.is_empty() && state.lenient.is_none() {
             rules::refusal(state.format, &violations)
-        } else if let Some(book) = &state.cassettes {
-            match book.answer(&request) {
-                Ok(reply) => reply,
-                Err(message) => {
-                    state.violations.push(Violation {
-                        request: number,
-                        at: "cassette".to_owned(),
-                        message: message.clone(),
-                    });
-                    let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}});
-                    Reply::json(400, &body)
-                }
-            }
+        } else if let Some(answer) = answer_of(&state, &request) {
+            answer.unwrap_or_else(|(at, message)| {
+                state.violations.push(Violation {
+                    request: number,
+                    at: at.to_owned(),
+                    message: message.clone(),
+                });
+                let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}});
+                Reply::json(400, &body)
+            })
         } else {
             state.queue.pop_front().unwrap_or_else(|| {
                 let message = format!(
@@ -303,6 +339,27 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         }
     };
     write_reply(&mut stream, reply).await;
+}
+
+/// The answer of a routed or cassette server (`None` for a queue): `Err` is where and why none
+/// fits, refused with a 400 and recorded as a violation.
+fn answer_of(
+    state: &State,
+    request: &RecordedRequest,
+) -> Option<Result<Reply, (&'static str, String)>> {
+    if let Some(route) = &state.route {
+        let decoded = crate::cassettes::decode_openai(&request.body, &Default::default());
+        return Some(
+            decoded
+                .map(|decoded| crate::cassettes::openai_reply(request, &route(&decoded)))
+                .map_err(|message| ("body", message)),
+        );
+    }
+    let book = state.cassettes.as_ref()?;
+    Some(
+        book.answer(request)
+            .map_err(|message| ("cassette", message)),
+    )
 }
 
 /// Writes `reply` (after its delay, part by part) and closes the connection: the plumbing every
