@@ -142,21 +142,9 @@ pub(crate) fn decode_openai(
                 content: content.unwrap_or_default(),
             }),
             "assistant" => {
-                let mut tool_calls = Vec::new();
-                for call in message["tool_calls"].as_array().into_iter().flatten() {
-                    let id = call["id"].as_str().unwrap_or_default().to_owned();
-                    let name = original(call["function"]["name"].as_str().unwrap_or_default());
-                    let arguments = call["function"]["arguments"].as_str().unwrap_or("{}");
-                    let arguments = serde_json::from_str(arguments).map_err(|error| {
-                        format!("messages[{index}]: tool call {id} has arguments that are not JSON: {error}")
-                    })?;
-                    call_names.insert(id.clone(), name.clone());
-                    tool_calls.push(ToolCall {
-                        id,
-                        name,
-                        arguments,
-                        signature: None,
-                    });
+                let tool_calls = decode_calls(index, message, &original)?;
+                for call in &tool_calls {
+                    call_names.insert(call.id.clone(), call.name.clone());
                 }
                 messages.push(Message::Assistant {
                     content,
@@ -199,6 +187,29 @@ pub(crate) fn decode_openai(
             .and_then(|value| u32::try_from(value).ok()),
         stream: body["stream"] == true,
     })
+}
+
+/// The tool calls of assistant message `index`, names mapped back by `original`.
+fn decode_calls(
+    index: usize,
+    message: &Value,
+    original: &dyn Fn(&str) -> String,
+) -> Result<Vec<ToolCall>, String> {
+    let mut tool_calls = Vec::new();
+    for call in message["tool_calls"].as_array().into_iter().flatten() {
+        let id = call["id"].as_str().unwrap_or_default().to_owned();
+        let arguments = call["function"]["arguments"].as_str().unwrap_or("{}");
+        let arguments = serde_json::from_str(arguments).map_err(|error| {
+            format!("messages[{index}]: tool call {id} has arguments that are not JSON: {error}")
+        })?;
+        tool_calls.push(ToolCall {
+            name: original(call["function"]["name"].as_str().unwrap_or_default()),
+            id,
+            arguments,
+            signature: None,
+        });
+    }
+    Ok(tool_calls)
 }
 
 /// A message's text: a string, or the text parts of a list joined.
