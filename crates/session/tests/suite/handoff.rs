@@ -15,8 +15,13 @@ struct Setup {
     project: Project,
 }
 
-/// A project with `agents` (`(name, front matter lines)`), all on one model.
+/// A project with `agents` (`(name, front matter lines)`), all on `openai:gpt-4o-mini`.
 fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
+    setup_on("openai:gpt-4o-mini", agents, settings)
+}
+
+/// A project with `agents` (`(name, front matter lines)`), all on `model`.
+fn setup_on(model: &str, agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
@@ -24,7 +29,7 @@ fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
         std::fs::write(
             root.join(format!(".agentctl/agents/{name}.md")),
             format!(
-                "---\nname: {name}\ndescription: The {name} agent.\nmodel: openai:gpt-4o-mini\n{extra}---\nYou are {name}.\n"
+                "---\nname: {name}\ndescription: The {name} agent.\nmodel: {model}\n{extra}---\nYou are {name}.\n"
             ),
         )
         .unwrap();
@@ -448,4 +453,59 @@ async fn an_untrusted_projects_approvals_do_not_reach_the_agent_handed_off_to() 
         "{content}"
     );
     assert!(!setup.project.root().join("planted.txt").exists());
+}
+
+/// Where the provider matters: Anthropic wants every `tool_use` answered by a `tool_result` in
+/// the next user turn and roles that alternate, so the chain's briefs and payload errors go
+/// through the strict Anthropic fake.
+#[tokio::test]
+async fn a_chain_of_handoffs_sends_valid_anthropic_requests() {
+    use agentctl_test_support::anthropic;
+    let setup = setup_on("anthropic:claude-sonnet-4-5", CHAIN, None);
+    let server = FakeServer::anthropic().await;
+    for (id, target, payload) in [
+        (
+            "h1",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": "x"}),
+        ),
+        (
+            "h2",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": 45}),
+        ),
+        ("h3", "handoff_to_code-reviewer", json!({"reason": "fixed"})),
+    ] {
+        server.push_json(anthropic::response(None, &[(id, target, payload)]));
+    }
+    server.push_json(anthropic::response(Some("Changes approved."), &[]));
+    let options = agentctl_providers::ProviderOptions {
+        retry: agentctl_providers::RetryPolicy::none(),
+        env: agentctl_providers::Env::from_pairs([
+            ("ANTHROPIC_API_KEY", "sk-ant-test".to_owned()),
+            ("ANTHROPIC_BASE_URL", server.base_url()),
+        ]),
+        working_dir: Some(setup.project.root().to_path_buf()),
+        ..agentctl_providers::ProviderOptions::default()
+    };
+    let builder = agentctl_session::RuntimeBuilder::new(&setup.project).provider_options(options);
+    let session = support::session(&setup.project, builder);
+    let (events, outcome) =
+        support::turn(&session, support::agent("debug-analyzer"), "Fix this bug").await;
+    session.shutdown().await;
+    assert_eq!(outcome.result.unwrap().text, "Changes approved.");
+    assert_eq!(
+        outcome.agents,
+        ["debug-analyzer", "code-fixer", "code-reviewer"]
+    );
+    assert!(tool_error(&support::runs(&events), "h1"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // The payload error went back as the tool_result of the call, flagged as an error.
+    let retry = &requests[1].body["messages"];
+    let last = &retry[retry.as_array().unwrap().len() - 1]["content"][0];
+    assert_eq!(last["type"], "tool_result");
+    assert_eq!(last["tool_use_id"], "h1");
+    assert_eq!(last["is_error"], true);
+    server.assert_no_violations();
 }
