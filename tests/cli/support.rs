@@ -174,8 +174,7 @@ impl TestProject {
             command.env_remove(name);
         }
         if let Some(served) = self.served.get() {
-            served.reload();
-            served.model.point(&mut command);
+            served.point(&mut command);
         }
         command
     }

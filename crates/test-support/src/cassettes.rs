@@ -12,8 +12,9 @@ use crate::wire::{RecordedRequest, Reply};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec};
 use agentctl_providers::{CassetteReplay, ReplayedTurn, split_text, wire_tool_name};
 use serde_json::{Value, json};
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The model name under which a cassette file is served: `cassette-` and the file's stem
 /// (`.agentctl/cassettes/code-reviewer.yaml` → `cassette-code-reviewer`).
@@ -31,11 +32,31 @@ pub fn cassette_model(path: &Path) -> String {
     format!("cassette-{stem}")
 }
 
-/// One cassette being served.
-struct Served {
+/// One cassette being replayed for one client.
+struct Replaying {
     replay: CassetteReplay,
     /// Agentctl tool names of the cassette by their wire names.
     originals: HashMap<String, String>,
+}
+
+impl Replaying {
+    /// Reads the cassette at `path` afresh, from its first turn.
+    fn read(path: &Path) -> Result<Self, String> {
+        let replay = CassetteReplay::from_file(path).map_err(|error| error.to_string())?;
+        let originals = replay
+            .tool_names()
+            .into_iter()
+            .map(|name| (wire_tool_name(name), name.to_owned()))
+            .collect();
+        Ok(Self { replay, originals })
+    }
+}
+
+/// One cassette being served: a replay of its own for each client (API key), as each
+/// `scripted:` process has its own.
+struct Served {
+    path: PathBuf,
+    clients: HashMap<String, Replaying>,
 }
 
 /// The cassettes of one server, by the model name requests use.
@@ -47,26 +68,29 @@ pub(crate) struct CassetteBook {
 impl CassetteBook {
     /// Serves the cassette at `path` to requests for `model`; `Err` says why it cannot be read.
     pub(crate) fn add(&mut self, model: &str, path: &Path) -> Result<(), String> {
-        let replay = CassetteReplay::from_file(path).map_err(|error| error.to_string())?;
-        let originals = replay
-            .tool_names()
-            .into_iter()
-            .map(|name| (wire_tool_name(name), name.to_owned()))
-            .collect();
-        self.cassettes
-            .insert(model.to_owned(), Served { replay, originals });
+        Replaying::read(path)?;
+        let served = Served {
+            path: path.to_path_buf(),
+            clients: HashMap::new(),
+        };
+        self.cassettes.insert(model.to_owned(), served);
         Ok(())
     }
 
-    /// Every cassette starts over, as a new process replaying it would.
-    pub(crate) fn rewind(&self) {
+    /// Whether a cassette is served under `model`.
+    pub(crate) fn serves(&self, model: &str) -> bool {
+        self.cassettes.contains_key(model)
+    }
+
+    /// Every cassette starts over for every client.
+    pub(crate) fn rewind(&mut self) {
         self.cassettes
-            .values()
-            .for_each(|served| served.replay.rewind());
+            .values_mut()
+            .for_each(|served| served.clients.clear());
     }
 
     /// The answer to an accepted request; `Err` says why none fits.
-    pub(crate) fn answer(&self, request: &RecordedRequest) -> Result<Reply, String> {
+    pub(crate) fn answer(&mut self, request: &RecordedRequest) -> Result<Reply, String> {
         if !request.path.starts_with("/v1/chat/completions") {
             return Err(format!(
                 "the cassette server answers POST /v1/chat/completions only, not {} {}",
@@ -74,13 +98,17 @@ impl CassetteBook {
             ));
         }
         let model = request.body["model"].as_str().unwrap_or_default();
-        let served = self.cassettes.get(model).ok_or_else(|| {
-            let known: Vec<&str> = self.cassettes.keys().map(String::as_str).collect();
-            format!(
-                "no cassette is served for model {model:?} (served: {})",
-                known.join(", ")
-            )
-        })?;
+        let known: Vec<&str> = self.cassettes.keys().map(String::as_str).collect();
+        let unknown = format!(
+            "no cassette is served for model {model:?} (served: {})",
+            known.join(", ")
+        );
+        let served = self.cassettes.get_mut(model).ok_or(unknown)?;
+        let client = request.header("authorization").unwrap_or_default();
+        let served = match served.clients.entry(client.to_owned()) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(Replaying::read(&served.path)?),
+        };
         let decoded = decode_openai(&request.body, &served.originals)?;
         match served
             .replay

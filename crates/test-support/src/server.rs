@@ -138,11 +138,21 @@ impl FakeServer {
         }
     }
 
-    /// Every cassette starts over from its first turn, as a new `scripted:` process would.
+    /// Every cassette starts over from its first turn for every client. Without this, each
+    /// client (each API key: give each process its own, as the CLI harness does) replays every
+    /// cassette from its first turn, as each `scripted:` process would.
     pub fn rewind_cassettes(&self) {
-        if let Some(book) = &self.lock().cassettes {
+        if let Some(book) = &mut self.lock().cassettes {
             book.rewind();
         }
+    }
+
+    /// Whether a cassette is served under `model`.
+    pub fn serves_cassette(&self, model: &str) -> bool {
+        self.lock()
+            .cassettes
+            .as_ref()
+            .is_some_and(|book| book.serves(model))
     }
 
     /// The base URL to configure a provider with (`http://127.0.0.1:PORT`, plus `/v1` for OpenAI).
@@ -318,7 +328,7 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         state.violations.extend(violations.iter().cloned());
         if !violations.is_empty() && state.lenient.is_none() {
             rules::refusal(state.format, &violations)
-        } else if let Some(answer) = answer_of(&state, &request) {
+        } else if let Some(answer) = answer_of(&mut state, &request) {
             answer.unwrap_or_else(|(at, message)| {
                 state.violations.push(Violation {
                     request: number,
@@ -344,7 +354,7 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
 /// The answer of a routed or cassette server (`None` for a queue): `Err` is where and why none
 /// fits, refused with a 400 and recorded as a violation.
 fn answer_of(
-    state: &State,
+    state: &mut State,
     request: &RecordedRequest,
 ) -> Option<Result<Reply, (&'static str, String)>> {
     if let Some(route) = &state.route {
@@ -355,7 +365,7 @@ fn answer_of(
                 .map_err(|message| ("body", message)),
         );
     }
-    let book = state.cassettes.as_ref()?;
+    let book = state.cassettes.as_mut()?;
     Some(
         book.answer(request)
             .map_err(|message| ("cassette", message)),

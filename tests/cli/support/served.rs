@@ -10,12 +10,13 @@ impl TestProject {
     /// settings (project and home; files written later too) and in the arguments of each
     /// command, `scripted:PATH` becomes `openai:cassette-NAME`, which the strict OpenAI fake
     /// answers from the cassette at PATH (read afresh, from its first turn, for each command,
-    /// as a `scripted:` process would). Each request is checked against the API's rules and the
+    /// concurrent ones too, as a `scripted:` process would). Each request is checked against the API's rules and the
     /// cassette's `expect`; the server fails the test on drop when any was broken.
     pub fn serve_cassettes(&self) -> &Self {
         let served = Cassettes {
             model: ServedModel::start(agentctl_test_support::FakeServer::openai_cassettes([])),
             names: Mutex::default(),
+            commands: Default::default(),
         };
         assert!(
             self.served.set(served).is_ok(),
@@ -90,6 +91,8 @@ impl TestProject {
 /// cassette file.
 pub(super) struct Cassettes {
     pub(super) model: ServedModel,
+    /// Commands pointed at the server so far (each gets its own key).
+    pub(super) commands: std::sync::atomic::AtomicUsize,
     names: Mutex<std::collections::BTreeMap<std::path::PathBuf, String>>,
 }
 
@@ -112,12 +115,20 @@ impl Cassettes {
         name
     }
 
-    /// Reads every cassette afresh: a new command replays each from its first turn.
-    pub(super) fn reload(&self) {
+    /// Points `command` at the server with a key of its own: the server replays each cassette
+    /// for each key from its first turn (reading the file afresh), so every command is a new
+    /// `scripted:` process, also while others run. Cassettes named so far that now exist are
+    /// served.
+    pub(super) fn point(&self, command: &mut std::process::Command) {
         for (path, name) in self.names.lock().unwrap().iter() {
-            if path.is_file() {
+            if path.is_file() && !self.model.server.serves_cassette(name) {
                 self.model.server.add_cassette(name, path);
             }
         }
+        let client = self
+            .commands
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.model.point(command);
+        command.env("OPENAI_API_KEY", format!("sk-test-cassettes-{client}"));
     }
 }
