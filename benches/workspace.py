@@ -398,7 +398,10 @@ def tests(root):
 
 # ---------------------------------------------------------------- end-to-end tests on the wire
 
-WIRE = re.compile(r"\bServedModel\b|\bFakeServer\b|\bserved\b|\bserver\.(push|requests|single_request)")
+WIRE = re.compile(
+    r"\bServedModel\b|\bFakeServer\b|\bserved\b|\bserver\.(push|requests|single_request)|"
+    r"\bserved_example\b|\bserve_cassettes\b|\bcassette_server\b"
+)
 SHORTCUT = re.compile(
     r"scripted:|cassette|\bQueueProvider\b|\bRoutedProvider\b|\bHangingProvider\b|"
     r"Project::example|example_named\(|FIXER_STEP"
@@ -407,7 +410,8 @@ SHORTCUT = re.compile(
 
 def wire_kind(body, items):
     """`wire` when the test (or a same-file item it names) drives a strict fake server
-    (FakeServer, ServedModel), `shortcut` when it replays a scripted cassette or uses an
+    (FakeServer, ServedModel, or the cassette server: served_example, serve_cassettes,
+    cassette_server), `shortcut` when it replays a scripted cassette or uses an
     in-process queue provider (scripted:, cassette, QueueProvider, RoutedProvider,
     HangingProvider, the example project whose agents run on cassettes), else None (runs no
     model, as far as the grep can tell)."""

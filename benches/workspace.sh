@@ -15,7 +15,8 @@
 #   two copies of its types);
 # - end-to-end tests that run a model (tests/cli and crates/session/tests), on the wire or not.
 #   Heuristic (a grep of each test's body and the same-file helpers and constants it names): on
-#   the wire when it names the strict fake server (`FakeServer`, the CLI tests' `ServedModel`);
+#   the wire when it names the strict fake server (`FakeServer`, the CLI tests' `ServedModel`,
+#   or their cassette server: `served_example`, `serve_cassettes`, `cassette_server`);
 #   a shortcut when it names a scripted cassette (`scripted:`, `cassette`), the example project
 #   (whose agents run on cassettes) or an in-process provider (`QueueProvider`,
 #   `RoutedProvider`, `HangingProvider`). A test naming neither is taken to run no model.

@@ -28,6 +28,7 @@ mod cli {
     mod readme;
     mod routing;
     mod run;
+    mod scripted;
     // Needs bubblewrap's namespaces (skipped visibly elsewhere).
     #[cfg(target_os = "linux")]
     mod sandbox;

@@ -43,7 +43,7 @@ fn prompt(trial: usize, process: usize) -> String {
 
 #[test]
 fn concurrent_runs_on_one_session_keep_every_turn() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     project.write(".agentctl/agents/parallel.md", AGENT);
     project.write(".agentctl/cassettes/parallel.yaml", CASSETTE);
     let first = project.agentctl(&["run", "parallel", "-p", "start", "--format", "json"]);
@@ -139,7 +139,7 @@ turns:
 /// cannot be saved, and `agentctl run` says so and exits non-zero instead of reporting success.
 #[test]
 fn a_run_whose_turns_cannot_be_saved_exits_non_zero() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     project.write(".agentctl/agents/waiter.md", WAITER);
     project.write(".agentctl/cassettes/waiter.yaml", WAITER_CASSETTE);
     let mut child = project

@@ -26,7 +26,7 @@ fn only_session(project: &TestProject) -> String {
 
 #[test]
 fn the_fix_branch_runs_analyzer_fixer_reviewer_and_replays_from_the_store() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     filters().bind(|| {
         insta::assert_snapshot!(
             "debug_flow_fix_branch",
@@ -61,7 +61,7 @@ fn the_fix_branch_runs_analyzer_fixer_reviewer_and_replays_from_the_store() {
 
 #[test]
 fn the_needs_human_branch_ends_after_the_analyzer() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     let output = project.output(&["graph", "run", "debug-flow", "-p", DOUBLE_CHARGE]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
@@ -86,7 +86,7 @@ fn the_needs_human_branch_ends_after_the_analyzer() {
 
 #[test]
 fn stream_json_has_node_edge_and_checkpoint_events() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     let output = project.agentctl(&[
         "graph",
         "run",
@@ -129,7 +129,7 @@ fn stream_json_has_node_edge_and_checkpoint_events() {
 
 #[test]
 fn visualize_draws_text_mermaid_and_dot() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     insta::assert_snapshot!(
         "debug_flow_text",
         project.transcript(&["graph", "visualize", "debug-flow"])
@@ -443,7 +443,7 @@ fn a_failing_node_stops_the_graph_and_names_it() {
 
 #[test]
 fn graph_commands_explain_bad_input() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     let not_graph = project.output(&["graph", "run", "debug-analyzer", "-p", "x"]);
     assert!(
         text(&not_graph.stderr).contains("is an agent, not a graph"),
@@ -462,7 +462,7 @@ fn graph_commands_explain_bad_input() {
 
 #[test]
 fn agents_validate_locates_every_problem_of_a_graph_file() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     project.write(
         ".agentctl/graphs/broken.yaml",
         "name: broken\ndescription: A broken graph.\nentry: start\nnodes:\n  \

@@ -16,7 +16,7 @@ fn transcript_filters() -> insta::Settings {
 
 #[test]
 fn the_seed_scenario_repairs_the_answer_and_stores_only_the_repaired_one() {
-    let project = TestProject::example_named("guardrails");
+    let project = TestProject::served_example("guardrails");
     transcript_filters().bind(|| {
         insta::assert_snapshot!(project.transcript(&["run", "analyzer", "-p", ANSWER]));
     });
@@ -47,7 +47,7 @@ fn the_seed_scenario_repairs_the_answer_and_stores_only_the_repaired_one() {
 
 #[test]
 fn json_output_carries_the_repaired_result() {
-    let project = TestProject::example_named("guardrails");
+    let project = TestProject::served_example("guardrails");
     let result = project.json(&["run", "analyzer", "-p", ANSWER, "--format", "json"]);
     let answer: Value = serde_json::from_str(result["text"].as_str().unwrap()).unwrap();
     assert_eq!(answer["confidence"], 0.85);
@@ -56,7 +56,7 @@ fn json_output_carries_the_repaired_result() {
 
 #[test]
 fn stream_json_marks_text_provisional_until_the_checks_pass() {
-    let project = TestProject::example_named("guardrails");
+    let project = TestProject::served_example("guardrails");
     let output = project.agentctl(&["run", "analyzer", "-p", ANSWER, "--format", "stream-json"]);
     let events = events(&output);
     let deltas: Vec<&Value> = events

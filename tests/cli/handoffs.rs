@@ -6,7 +6,7 @@ use super::support::{TestProject, text};
 
 #[test]
 fn the_example_chain_runs_three_agents_and_sessions_show_the_chain() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     let output = project.output(&[
         "run",
         "debug-analyzer",
@@ -57,7 +57,7 @@ fn the_example_chain_runs_three_agents_and_sessions_show_the_chain() {
 
 #[test]
 fn json_output_lists_the_agents_a_chain_went_through() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     let result = project.json(&[
         "run",
         "debug-analyzer",
@@ -84,7 +84,7 @@ fn json_output_lists_the_agents_a_chain_went_through() {
 /// `src/auth.ts` of the project, not of the folder agentctl was started in.
 #[test]
 fn the_chain_works_in_the_project_from_another_folder() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     let elsewhere = tempfile::tempdir().unwrap();
     let output = project
         .command(&[

@@ -18,6 +18,7 @@ turns:
 /// A project whose `echoer` may use the everything server's `echo` and nothing else.
 fn project(server: &Path) -> TestProject {
     let project = TestProject::new();
+    project.serve_cassettes();
     let settings = serde_json::json!({
         "mcpServers": { "everything": { "command": server, "args": ["stdio"] } }
     });

@@ -58,7 +58,7 @@ fn result_text(result: &CallToolResult) -> String {
 
 #[tokio::test]
 async fn the_handoff_chain_through_mcp_serve_edits_the_project_from_another_folder() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     let elsewhere = tempfile::tempdir().unwrap();
     let (tools, result, stderr) = call(
         &project,
@@ -82,7 +82,7 @@ async fn the_handoff_chain_through_mcp_serve_edits_the_project_from_another_fold
 
 #[tokio::test]
 async fn a_graph_agent_called_through_mcp_serve_runs_its_graph() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     let elsewhere = tempfile::tempdir().unwrap();
     let (_, result, stderr) = call(
         &project,

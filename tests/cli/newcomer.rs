@@ -5,7 +5,7 @@ use super::support::{TestProject, text};
 
 #[test]
 fn text_stdout_is_the_final_answer_only() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let output = example.agentctl(&["run", "code-reviewer", "-p", "Review src/stats.py"]);
     // The whole of stdout is the reviewer's JSON answer: `| python3 -m json.tool` works.
     let answer: serde_json::Value = serde_json::from_slice(&output.stdout)
@@ -22,7 +22,7 @@ fn text_stdout_is_the_final_answer_only() {
 
 #[test]
 fn the_approval_hint_passed_as_written_lets_the_run_go_on() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     example.agentctl(&["run", "code-reviewer", "-p", "Review src/stats.py"]);
     let fix = |approve: Option<&str>| {
         let mut args = vec![
@@ -41,6 +41,14 @@ fn the_approval_hint_passed_as_written_lets_the_run_go_on() {
     };
     let refused = fix(None);
     assert!(!refused.status.success());
+    // The refusal reached the model, whose cassette wants the edit's result: the run ends
+    // there, on the one request no turn matches.
+    let mismatches = example.cassette_server().take_violations();
+    assert_eq!(mismatches.len(), 1, "{mismatches:#?}");
+    assert!(
+        mismatches[0].message.contains("needs approval"),
+        "{mismatches:#?}"
+    );
     let stderr = text(&refused.stderr);
     let levels = stderr
         .split("pass --approve ")
@@ -62,7 +70,7 @@ fn the_approval_hint_passed_as_written_lets_the_run_go_on() {
 
 #[test]
 fn the_example_has_no_failing_mcp_server_and_the_readme_mcp_commands_work() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let list = example.agentctl(&["mcp", "list"]);
     assert!(
         !text(&list.stdout).contains("error"),

@@ -10,6 +10,7 @@ const BUG: &str = "There's a bug in the login flow";
 /// The seed's three agents, each with a cassette that proves which one answered.
 fn seed_project() -> TestProject {
     let project = TestProject::new();
+    project.serve_cassettes();
     project.write(
         ".agentctl/agents/debug-analyzer.md",
         "---\nname: debug-analyzer\ndescription: Finds the cause of bugs.\nmodel: scripted:debug.yaml\n\

@@ -1,4 +1,5 @@
-//! End-to-end tests of `agentctl run` against the offline review-fix example.
+//! End-to-end tests of `agentctl run` against the review-fix example, its cassettes served by
+//! the strict OpenAI fake.
 
 use super::support::{TestProject, check_shape, events, text};
 use serde_json::Value;
@@ -14,7 +15,7 @@ const REVIEW: &[&str] = &[
 
 #[test]
 fn readme_command_runs_the_reviewer_offline() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let output = project.output(REVIEW);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert!(
@@ -41,7 +42,7 @@ fn readme_command_runs_the_reviewer_offline() {
 
 #[test]
 fn default_model_of_the_example_is_the_reviewer_cassette() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let output = project.output(&[
         "run",
         "code-reviewer",
@@ -61,18 +62,17 @@ fn default_model_of_the_example_is_the_reviewer_cassette() {
     );
     let metadata = &result;
     assert_eq!(metadata["agent"], "code-reviewer");
-    assert_eq!(
-        metadata["model"],
-        "scripted:.agentctl/cassettes/review-fix.yaml"
-    );
+    assert_eq!(metadata["model"], "openai:cassette-review-fix");
     assert_eq!(metadata["iterations"], 3);
     assert_eq!(metadata["contextMode"], "isolated");
     assert_eq!(metadata["tokensUsed"]["output"], 633);
+    // Each of the three model calls went through the strict fake.
+    assert_eq!(project.cassette_server().requests().len(), 3);
 }
 
 #[test]
 fn stream_json_prints_one_event_per_line_in_order() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let mut args = REVIEW.to_vec();
     args.extend(["--format", "stream-json"]);
     let output = project.output(&args);
@@ -110,7 +110,7 @@ fn stream_json_prints_one_event_per_line_in_order() {
 
 #[test]
 fn failures_are_one_line_errors_with_non_zero_exit() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let unknown = project.output(&["run", "code-reviwer", "-p", "x"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert_eq!(
@@ -144,7 +144,7 @@ fn failures_are_one_line_errors_with_non_zero_exit() {
 
 #[test]
 fn record_saves_a_replayable_cassette() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let cassette = project.home.join("recorded.yaml");
     let mut args = REVIEW.to_vec();
     args.extend(["--record", cassette.to_str().unwrap(), "--format", "json"]);
@@ -170,7 +170,7 @@ fn record_saves_a_replayable_cassette() {
 
 #[test]
 fn an_agent_whose_definition_has_errors_does_not_run() {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     let broken = project.root.join(".agentctl/agents/broken.md");
     std::fs::write(
         &broken,

@@ -17,7 +17,7 @@ Analyze code quality and identify issues.
 
 #[test]
 fn agents_run_is_run() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let args = ["code-reviewer", "-p", "Review src/stats.py"];
     let via_agents = example.agentctl(&[&["agents", "run"][..], &args].concat());
     let via_run = example.agentctl(&[&["run"][..], &args].concat());
@@ -63,7 +63,7 @@ const REVIEW: &[&str] = &["run", "code-reviewer", "-p", "Review src/stats.py"];
 
 #[test]
 fn clear_history_forgets_the_agents_workspace_and_keeps_the_file_and_the_timeline() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     example.agentctl(REVIEW);
     example.agentctl(REVIEW);
     let workspace = messages_in(&example, "agent:code-reviewer");
@@ -103,7 +103,7 @@ fn clear_history_forgets_the_agents_workspace_and_keeps_the_file_and_the_timelin
 
 #[test]
 fn deleting_an_agent_clears_its_stored_context_unless_kept_or_still_defined() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     example.agentctl(REVIEW);
     let workspace = messages_in(&example, "agent:code-reviewer");
     assert!(workspace > 0);

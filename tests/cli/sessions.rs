@@ -307,6 +307,7 @@ fn context_shared_refused_by_settings() {
 #[test]
 fn sessions_compact_with_a_scripted_model() {
     let project = project(None);
+    project.serve_cassettes();
     let session = seed(&project);
     project.write(
         "summary.yaml",

@@ -36,7 +36,7 @@ fn review_then_fix_runs_on_a_shared_postgres_store() {
         return;
     }
     let database = Backend::Postgres.fresh();
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let review = json(&example, &database, REVIEW);
     let session = review["sessionId"].as_str().unwrap().to_owned();
     // The fixer's cassette checks its request: the reviewer's handoff is in its history, the
@@ -55,7 +55,7 @@ fn review_then_fix_runs_on_a_shared_postgres_store() {
     );
 
     // Another checkout (another machine) sees the same session, both runs, every message.
-    let elsewhere = TestProject::example();
+    let elsewhere = TestProject::served_example("review-fix");
     let listed = json(
         &elsewhere,
         &database,
@@ -101,7 +101,7 @@ fn an_embedded_store_moves_to_postgres_and_the_password_never_shows() {
         return;
     }
     let database = Backend::Postgres.fresh();
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let session = example.json(REVIEW)["sessionId"]
         .as_str()
         .unwrap()

@@ -17,7 +17,7 @@ fn set_agents_setting(example: &TestProject, key: &str, value: Value) {
 
 #[test]
 fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let review = example.json(REVIEW);
     let session = review["sessionId"].as_str().unwrap().to_owned();
     assert_eq!(review["contextMode"], "isolated");
@@ -75,7 +75,7 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
 
 #[test]
 fn each_run_starts_a_session_unless_told_to_resume() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     let first = example.json(REVIEW)["sessionId"]
         .as_str()
         .unwrap()
@@ -97,7 +97,7 @@ fn each_run_starts_a_session_unless_told_to_resume() {
 
 #[test]
 fn persistence_off_writes_no_session() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     set_agents_setting(&example, "contextPersistence", Value::Bool(false));
     let review = example.json(REVIEW);
     assert!(review["sessionId"].is_null());
@@ -106,7 +106,7 @@ fn persistence_off_writes_no_session() {
 
 #[test]
 fn shared_context_refused_by_settings_is_a_clear_error() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     set_agents_setting(&example, "allowSharedContext", Value::Bool(false));
     let output = example.output(&["run", "code-reviewer", "-p", "x", "--context", "shared"]);
     assert!(!output.status.success());
@@ -116,7 +116,7 @@ fn shared_context_refused_by_settings_is_a_clear_error() {
 
 #[test]
 fn a_killed_run_leaves_a_readable_resumable_session() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     example.write(
         ".agentctl/cassettes/slow.yaml",
         "version: 1\nturns:\n  - response:\n      text: Reading first.\n      toolCalls:\n        - { id: r1, name: read_file, arguments: { path: src/stats.py } }\n  - response:\n      toolCalls:\n        - { id: s1, name: bash, arguments: { command: sleep 30 } }\n  - response: { text: never }\n",
@@ -173,7 +173,7 @@ fn a_killed_run_leaves_a_readable_resumable_session() {
 
 #[test]
 fn two_tasks_in_one_turn_run_as_hidden_sub_agents_and_hand_back_summaries() {
-    let example = TestProject::example();
+    let example = TestProject::served_example("review-fix");
     example.write(
         ".agentctl/agents/lead.md",
         "---\nname: lead\ndescription: Splits work.\nmodel: scripted:lead.yaml\ntools:\n  allow: [task]\n---\n\nDelegate.\n",

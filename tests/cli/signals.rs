@@ -87,7 +87,7 @@ fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 /// Stops a run with `signal` while its tool runs; checks the exit code and the stored status and
 /// returns the tool's process group.
 fn stopped_by(signal: &str, expected_code: i32) -> u32 {
-    let project = TestProject::example();
+    let project = TestProject::served_example("review-fix");
     project.write(".agentctl/agents/sleeper.md", AGENT);
     project.write(".agentctl/cassettes/sleeper.yaml", CASSETTE);
     let mut child = project

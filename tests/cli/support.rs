@@ -4,6 +4,8 @@ use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+mod served;
+
 /// Copies a directory tree (files and folders only).
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -40,6 +42,9 @@ pub struct TestProject {
     pub root: std::path::PathBuf,
     /// `$HOME` of the runs (`$AGENTCTL_HOME` is `home/.agentctl`).
     pub home: std::path::PathBuf,
+    /// The cassette server its `scripted:` models are served by, once
+    /// [`serve_cassettes`](Self::serve_cassettes) was called.
+    served: std::sync::OnceLock<served::Cassettes>,
     _tmp: tempfile::TempDir,
 }
 
@@ -59,6 +64,15 @@ impl TestProject {
     /// settings auto-approve what their scripted runs do.
     pub fn example_named(name: &str) -> Self {
         let example = Self::with(|root| copy_example(name, root));
+        example.trust();
+        example
+    }
+
+    /// [`example_named`](Self::example_named) with its cassettes served on the wire by the
+    /// strict OpenAI fake ([`serve_cassettes`](Self::serve_cassettes)), before it is trusted.
+    pub fn served_example(name: &str) -> Self {
+        let example = Self::with(|root| copy_example(name, root));
+        example.serve_cassettes();
         example.trust();
         example
     }
@@ -106,6 +120,7 @@ impl TestProject {
         Self {
             root: root.canonicalize().unwrap(),
             home: home.canonicalize().unwrap(),
+            served: std::sync::OnceLock::new(),
             _tmp: tmp,
         }
     }
@@ -114,6 +129,14 @@ impl TestProject {
     pub fn write(&self, path: &str, content: &str) -> &Self {
         let path = self.root.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let under_cassettes = path
+            .components()
+            .any(|part| part.as_os_str() == "cassettes");
+        let content = if under_cassettes {
+            content.to_owned()
+        } else {
+            self.served_text(content)
+        };
         std::fs::write(path, content).unwrap();
         self
     }
@@ -127,8 +150,9 @@ impl TestProject {
         if !matches!(args.first(), Some(&("schema" | "completions"))) {
             command.arg("--project-dir").arg(&self.root);
         }
+        let args: Vec<String> = args.iter().map(|arg| self.served_text(arg)).collect();
         command
-            .args(args)
+            .args(&args)
             .env("HOME", &self.home)
             .env("AGENTCTL_HOME", self.home.join(".agentctl"))
             .current_dir(&self.root)
@@ -148,6 +172,9 @@ impl TestProject {
             "EDITOR",
         ] {
             command.env_remove(name);
+        }
+        if let Some(served) = self.served.get() {
+            served.point(&mut command);
         }
         command
     }
@@ -222,21 +249,39 @@ impl TestProject {
 pub struct ServedModel {
     /// The fake server: queue replies, read requests, check violations.
     pub server: agentctl_test_support::FakeServer,
-    _runtime: tokio::runtime::Runtime,
+    /// Shut down in the background on drop, so that an async test may own the server too.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for ServedModel {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl ServedModel {
     /// A strict fake of the OpenAI Chat Completions API.
     pub fn openai() -> Self {
+        Self::start(agentctl_test_support::FakeServer::openai())
+    }
+
+    /// The server `start` makes, run on a runtime of its own (started from a thread of its
+    /// own, so that an async test may call this too).
+    fn start(
+        start: impl std::future::Future<Output = agentctl_test_support::FakeServer> + Send,
+    ) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let server = runtime.block_on(agentctl_test_support::FakeServer::openai());
+        let server =
+            std::thread::scope(|scope| scope.spawn(|| runtime.block_on(start)).join().unwrap());
         Self {
             server,
-            _runtime: runtime,
+            runtime: Some(runtime),
         }
     }
 

@@ -9,6 +9,7 @@ const NOTES: &str = "alpha\nbeta: the answer is 42\ngamma\n";
 /// A temporary project with one agent, one cassette and one source file.
 fn project(agent: &str, cassette: &str) -> TestProject {
     let project = TestProject::new();
+    project.serve_cassettes();
     project
         .write(".agentctl/agents/reader.md", agent)
         .write("cassette.yaml", cassette)

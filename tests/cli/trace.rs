@@ -47,7 +47,7 @@ fn trace_filters() -> insta::Settings {
 
 #[test]
 fn the_seed_scenario_prints_trace_lines_for_llm_tool_handoff_and_guardrail() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     let output = project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
     let stderr = text(&output.stderr);
     // The `[Trace]` blocks, each up to its blank line (tool lines and notes sit between).
@@ -68,7 +68,7 @@ fn the_seed_scenario_prints_trace_lines_for_llm_tool_handoff_and_guardrail() {
 
 #[test]
 fn export_of_a_handoff_session_links_every_span_to_its_parent() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
     let session = latest_session(&project);
     let spans = exported(&project, &session);
@@ -100,7 +100,7 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
         llm["data"]["model"]
             .as_str()
             .unwrap()
-            .starts_with("scripted:")
+            .starts_with("openai:cassette-")
     );
     assert!(llm["data"]["tokens"]["input"].is_u64() && llm["data"]["latencyMs"].is_f64());
     let tool = spans.iter().find(|s| s["type"] == "tool").unwrap();
@@ -172,7 +172,7 @@ fn export_of_a_handoff_session_links_every_span_to_its_parent() {
 
 #[test]
 fn trace_show_draws_the_timeline_tree() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     project.agentctl(&["run", "debug-analyzer", "-p", REQUEST, "--trace"]);
     let session = latest_session(&project);
     let shown = project.agentctl(&["trace", "show", "--session", &session]);
@@ -186,7 +186,7 @@ fn trace_show_draws_the_timeline_tree() {
 
 #[test]
 fn sessions_without_a_trace_and_unknown_sessions_are_clear_errors() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
     let session = latest_session(&project);
     for args in [
@@ -211,7 +211,7 @@ fn sessions_without_a_trace_and_unknown_sessions_are_clear_errors() {
 
 #[test]
 fn settings_tracing_writes_jsonl_files_in_the_seed_layout_and_appends_per_session() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     with_tracing(&project, json!({"enabled": true, "backend": "jsonl"}));
     let output = project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
     assert!(
@@ -270,7 +270,7 @@ fn settings_tracing_writes_jsonl_files_in_the_seed_layout_and_appends_per_sessio
 
 #[test]
 fn sample_rate_zero_records_nothing_and_events_filter_keeps_only_tool_spans() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     with_tracing(&project, json!({"sampleRate": 0}));
     project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
     let session = latest_session(&project);
@@ -282,7 +282,7 @@ fn sample_rate_zero_records_nothing_and_events_filter_keeps_only_tool_spans() {
             .success()
     );
 
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     with_tracing(&project, json!({"events": ["tool"]}));
     project.agentctl(&["run", "debug-analyzer", "-p", REQUEST]);
     let session = latest_session(&project);
@@ -293,7 +293,7 @@ fn sample_rate_zero_records_nothing_and_events_filter_keeps_only_tool_spans() {
 
 #[test]
 fn a_bad_tracing_setting_is_a_located_error() {
-    let project = TestProject::example_named("handoff-chain");
+    let project = TestProject::served_example("handoff-chain");
     project.write(
         ".agentctl/settings.json",
         "{\"agents\": {\"tracing\": {\n  \"backend\": \"langsmith\"}}}",
@@ -372,7 +372,7 @@ fn a_sub_agents_run_hangs_under_the_task_call_that_started_it() {
 
 #[test]
 fn a_graph_run_is_traced_graph_then_nodes_then_runs() {
-    let project = TestProject::example_named("debug-flow");
+    let project = TestProject::served_example("debug-flow");
     let output = project.output(&[
         "graph",
         "run",

@@ -27,6 +27,7 @@ turns:
 
 fn hostile_project() -> TestProject {
     let project = TestProject::new();
+    project.serve_cassettes();
     std::fs::create_dir_all(project.home.join(".agentctl")).unwrap();
     std::fs::write(project.home.join(".agentctl/settings.json"), USER).unwrap();
     project
@@ -294,6 +295,7 @@ fn server_project() -> Option<TestProject> {
     )
     .unwrap();
     let project = TestProject::new();
+    project.serve_cassettes();
     project
         .write(
             ".agentctl/settings.json",

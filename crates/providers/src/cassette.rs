@@ -223,6 +223,21 @@ pub(crate) fn last_tool_result(request: &ModelRequest) -> Option<&str> {
         })
 }
 
+/// The name the HTTP providers send tool `name` under when no other tool of the request
+/// competes for it: itself when every API accepts it, else its rewrite (`mcp.srv.tool` as
+/// `mcp__srv__tool`; a long name cut, with a hash). For a fake server that replays a cassette,
+/// whose tool names are agentctl's, to read and answer requests in wire names.
+///
+/// ```
+/// assert_eq!(agentctl_providers::wire_tool_name("read_file"), "read_file");
+/// assert_eq!(agentctl_providers::wire_tool_name("mcp.srv.echo"), "mcp__srv__echo");
+/// ```
+pub fn wire_tool_name(name: &str) -> String {
+    crate::tool_names::ToolNames::new([name])
+        .wire(name)
+        .to_owned()
+}
+
 impl Cassette {
     /// The text of a cassette file, read within the input limits.
     pub fn read_file(path: &Path) -> Result<String, ProviderError> {

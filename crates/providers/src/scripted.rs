@@ -9,13 +9,216 @@ use async_trait::async_trait;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
+/// A cassette being replayed: which turns were used, and the turn each request takes.
+///
+/// The matching [`ScriptedProvider`] does, without the provider: a fake model server (the
+/// test-support crate's cassette server) answers HTTP requests from it, so a cassette replayed
+/// on the wire is matched exactly as `scripted:` matches it. The cursor is behind a mutex, so
+/// concurrent callers consume turns in order.
+///
+/// ```
+/// use agentctl_core::{Message, ModelRequest};
+/// use agentctl_providers::{CassetteReplay, ReplayedTurn};
+///
+/// let yaml = "version: 1\nturns:\n  - expect: { lastUserContains: hello }\n    response: { text: Hi! }\n";
+/// let replay = CassetteReplay::from_yaml(yaml, "inline").unwrap();
+/// let request = ModelRequest {
+///     model: "inline".into(),
+///     system: None,
+///     messages: vec![Message::user("hello")],
+///     tools: Default::default(),
+///     temperature: None,
+///     max_tokens: None,
+///     stream: false,
+/// };
+/// let ReplayedTurn::Response { response, .. } = replay.next(&request).unwrap() else { panic!() };
+/// assert_eq!(response.text.as_deref(), Some("Hi!"));
+/// assert!(replay.next(&request).is_err()); // every turn is used
+/// ```
+#[derive(Debug)]
+pub struct CassetteReplay {
+    origin: String,
+    turns: Vec<Turn>,
+    order: TurnOrder,
+    /// Which turns were used.
+    used: Mutex<Vec<bool>>,
+}
+
+/// What a request's turn says: an answer, or a failure to report as an HTTP status.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplayedTurn {
+    /// The model's answer; tool calls without an `id` in the cassette get `call_{turn}_{index}`.
+    Response {
+        /// The turn's number (1 for the first).
+        turn: usize,
+        /// The answer.
+        response: ModelResponse,
+    },
+    /// An `error:` turn.
+    Error {
+        /// The turn's number (1 for the first).
+        turn: usize,
+        /// HTTP status.
+        status: u16,
+        /// Error message.
+        message: String,
+    },
+}
+
+impl CassetteReplay {
+    /// Parses a cassette; `origin` (a path or a label) names it in errors.
+    pub fn from_yaml(yaml: &str, origin: &str) -> Result<Self, ProviderError> {
+        let cassette = Cassette::parse(yaml, origin)?;
+        Ok(Self {
+            origin: origin.to_owned(),
+            used: Mutex::new(vec![false; cassette.turns.len()]),
+            turns: cassette.turns,
+            order: cassette.order,
+        })
+    }
+
+    /// Reads a cassette file: a regular file of at most 16 MiB (FIFOs and devices are refused
+    /// unread).
+    pub fn from_file(path: &Path) -> Result<Self, ProviderError> {
+        let yaml = Cassette::read_file(path)?;
+        Self::from_yaml(&yaml, &path.display().to_string())
+    }
+
+    /// Turns not yet used.
+    pub fn remaining(&self) -> usize {
+        let used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.iter().filter(|used| !**used).count()
+    }
+
+    /// Marks every turn unused again, as a new process replaying the cassette would start.
+    pub fn rewind(&self) {
+        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.iter_mut().for_each(|used| *used = false);
+    }
+
+    /// Every tool name the cassette mentions (in `toolsInclude` and in its tool calls).
+    pub fn tool_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .turns
+            .iter()
+            .flat_map(|turn| {
+                let calls = turn
+                    .response
+                    .iter()
+                    .flat_map(|response| &response.tool_calls);
+                turn.expect
+                    .tools_include
+                    .iter()
+                    .map(String::as_str)
+                    .chain(calls.map(|call| call.name.as_str()))
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Takes the request's turn (the next one, which must match, with `order: strict`, the
+    /// default; the first unused one that matches with `order: match`) and gives its answer.
+    /// An `Err` says which turn, what was expected and what the request had.
+    pub fn next(&self, request: &ModelRequest) -> Result<ReplayedTurn, ProviderError> {
+        let (number, turn) = self.next_turn(request)?;
+        if let Some(error) = turn.error {
+            return Ok(ReplayedTurn::Error {
+                turn: number,
+                status: error.status,
+                message: error.message,
+            });
+        }
+        let scripted = turn.response.unwrap_or_default();
+        let tool_calls: Vec<ToolCall> = scripted
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| ToolCall {
+                id: call.id.unwrap_or_else(|| format!("call_{number}_{index}")),
+                name: call.name,
+                arguments: call.arguments,
+                signature: None,
+            })
+            .collect();
+        let stop_reason = if tool_calls.is_empty() {
+            StopReason::EndTurn
+        } else {
+            StopReason::ToolUse
+        };
+        Ok(ReplayedTurn::Response {
+            turn: number,
+            response: ModelResponse {
+                text: scripted.text,
+                tool_calls,
+                usage: scripted.usage.unwrap_or_default(),
+                stop_reason,
+            },
+        })
+    }
+
+    fn next_turn(&self, request: &ModelRequest) -> Result<(usize, Turn), ProviderError> {
+        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        let total = self.turns.len();
+        if self.order == TurnOrder::Match {
+            let unused: Vec<usize> = (0..total).filter(|&index| !used[index]).collect();
+            let mut why = Vec::new();
+            for &index in &unused {
+                match self.turns[index].expect.check(request) {
+                    Ok(()) => {
+                        used[index] = true;
+                        return Ok((index + 1, self.turns[index].clone()));
+                    }
+                    Err(reason) => why.push(format!("turn {}: {reason}", index + 1)),
+                }
+            }
+            return Err(ProviderError::Script(format!(
+                "scripted:{}: no unused turn matches the request (last user message: {}){}",
+                self.origin,
+                last_user_excerpt(request),
+                if why.is_empty() {
+                    format!("; all {total} turns are used")
+                } else {
+                    format!("; {}", why.join("; "))
+                }
+            )));
+        }
+        let cursor = used.iter().position(|used| !used).unwrap_or(total);
+        let Some(turn) = self.turns.get(cursor) else {
+            return Err(ProviderError::Script(format!(
+                "scripted:{}: all {total} turns are used, but another request came (last user message: {})",
+                self.origin,
+                last_user_excerpt(request)
+            )));
+        };
+        let number = cursor + 1;
+        turn.expect.check(request).map_err(|why| {
+            ProviderError::Script(format!(
+                "scripted:{}: turn {number} of {total}: {why}",
+                self.origin
+            ))
+        })?;
+        used[cursor] = true;
+        Ok((number, turn.clone()))
+    }
+}
+
+/// The last user message, quoted and cut to a line, or `none`.
+fn last_user_excerpt(request: &ModelRequest) -> String {
+    last_user(request).map_or_else(
+        || "none".to_owned(),
+        |text| format!("{:?}", one_line(text, 80)),
+    )
+}
+
 /// Answers model calls from a cassette, one turn per call, in order.
 ///
 /// The cursor is shared by every caller of one instance (behind a mutex), so concurrent use is
 /// safe and still consumes turns in order. A request that fails the turn's `expect` matcher, or
 /// comes after the last turn, gets a [`ProviderError::Script`] saying which turn, what was
 /// expected and what the request had. `error:` turns come back as [`ProviderError::Status`],
-/// without retries.
+/// without retries. The matching is [`CassetteReplay`]'s.
 ///
 /// ```
 /// use agentctl_core::{Message, ModelProvider, ModelRequest};
@@ -44,89 +247,24 @@ use std::sync::{Mutex, PoisonError};
 /// ```
 #[derive(Debug)]
 pub struct ScriptedProvider {
-    origin: String,
-    turns: Vec<Turn>,
-    order: TurnOrder,
-    /// Which turns were used.
-    used: Mutex<Vec<bool>>,
+    replay: CassetteReplay,
 }
 
 impl ScriptedProvider {
     /// Parses a cassette; `origin` (a path or a label) names it in errors.
     pub fn from_yaml(yaml: &str, origin: &str) -> Result<Self, ProviderError> {
-        let cassette = Cassette::parse(yaml, origin)?;
-        Ok(Self {
-            origin: origin.to_owned(),
-            used: Mutex::new(vec![false; cassette.turns.len()]),
-            turns: cassette.turns,
-            order: cassette.order,
-        })
+        CassetteReplay::from_yaml(yaml, origin).map(|replay| Self { replay })
     }
 
     /// Reads a cassette file: a regular file of at most 16 MiB (FIFOs and devices are refused
     /// unread).
     pub fn from_file(path: &Path) -> Result<Self, ProviderError> {
-        let yaml = Cassette::read_file(path)?;
-        Self::from_yaml(&yaml, &path.display().to_string())
+        CassetteReplay::from_file(path).map(|replay| Self { replay })
     }
 
     /// Turns not yet used.
     pub fn remaining(&self) -> usize {
-        let used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
-        used.iter().filter(|used| !**used).count()
-    }
-
-    /// Takes the request's turn: the next one, which must match (`order: strict`, the
-    /// default), or the first unused one that matches (`order: match`).
-    fn next_turn(&self, request: &ModelRequest) -> Result<(usize, Turn), ProviderError> {
-        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
-        let total = self.turns.len();
-        if self.order == TurnOrder::Match {
-            let unused: Vec<usize> = (0..total).filter(|&index| !used[index]).collect();
-            let mut why = Vec::new();
-            for &index in &unused {
-                match self.turns[index].expect.check(request) {
-                    Ok(()) => {
-                        used[index] = true;
-                        return Ok((index + 1, self.turns[index].clone()));
-                    }
-                    Err(reason) => why.push(format!("turn {}: {reason}", index + 1)),
-                }
-            }
-            let last = last_user(request).map_or_else(
-                || "none".to_owned(),
-                |text| format!("{:?}", one_line(text, 80)),
-            );
-            return Err(ProviderError::Script(format!(
-                "scripted:{}: no unused turn matches the request (last user message: {last}){}",
-                self.origin,
-                if why.is_empty() {
-                    format!("; all {total} turns are used")
-                } else {
-                    format!("; {}", why.join("; "))
-                }
-            )));
-        }
-        let cursor = used.iter().position(|used| !used).unwrap_or(total);
-        let Some(turn) = self.turns.get(cursor) else {
-            let last = last_user(request).map_or_else(
-                || "none".to_owned(),
-                |text| format!("{:?}", one_line(text, 80)),
-            );
-            return Err(ProviderError::Script(format!(
-                "scripted:{}: all {total} turns are used, but another request came (last user message: {last})",
-                self.origin
-            )));
-        };
-        let number = cursor + 1;
-        turn.expect.check(request).map_err(|why| {
-            ProviderError::Script(format!(
-                "scripted:{}: turn {number} of {total}: {why}",
-                self.origin
-            ))
-        })?;
-        used[cursor] = true;
-        Ok((number, turn.clone()))
+        self.replay.remaining()
     }
 }
 
@@ -141,38 +279,32 @@ impl ModelProvider for ScriptedProvider {
         request: &ModelRequest,
         on_delta: DeltaSink<'_>,
     ) -> Result<ModelResponse, ProviderError> {
-        let (number, turn) = self.next_turn(request)?;
-        if let Some(error) = turn.error {
-            return Err(ProviderError::Status {
-                provider: "scripted".to_owned(),
-                model: request.model.clone(),
-                status: error.status,
-                message: error.message,
-                hint: format!(" (scripted turn {number})"),
-                retry_after: None,
-            });
-        }
-        let scripted = turn.response.unwrap_or_default();
-        let tool_calls: Vec<ToolCall> = scripted
-            .tool_calls
-            .into_iter()
-            .enumerate()
-            .map(|(index, call)| ToolCall {
-                id: call.id.unwrap_or_else(|| format!("call_{number}_{index}")),
-                name: call.name,
-                arguments: call.arguments,
-                signature: None,
-            })
-            .collect();
+        let mut response = match self.replay.next(request)? {
+            ReplayedTurn::Response { response, .. } => response,
+            ReplayedTurn::Error {
+                turn,
+                status,
+                message,
+            } => {
+                return Err(ProviderError::Status {
+                    provider: "scripted".to_owned(),
+                    model: request.model.clone(),
+                    status,
+                    message,
+                    hint: format!(" (scripted turn {turn})"),
+                    retry_after: None,
+                });
+            }
+        };
         if request.stream {
-            if let Some(text) = &scripted.text {
+            if let Some(text) = &response.text {
                 for piece in split_text(text, 3) {
                     on_delta(ModelDelta::Text {
                         text: piece.to_owned(),
                     });
                 }
             }
-            for (index, call) in tool_calls.iter().enumerate() {
+            for (index, call) in response.tool_calls.iter().enumerate() {
                 on_delta(ModelDelta::ToolCallStart {
                     index,
                     id: call.id.clone(),
@@ -184,22 +316,14 @@ impl ModelProvider for ScriptedProvider {
                 });
             }
         }
-        let stop_reason = if tool_calls.is_empty() {
-            StopReason::EndTurn
-        } else {
-            StopReason::ToolUse
-        };
-        Ok(ModelResponse {
-            text: scripted.text.filter(|text| !text.is_empty()),
-            tool_calls,
-            usage: scripted.usage.unwrap_or_default(),
-            stop_reason,
-        })
+        response.text = response.text.filter(|text| !text.is_empty());
+        Ok(response)
     }
 }
 
-/// Splits text into at most `pieces` non-empty parts on character boundaries.
-fn split_text(text: &str, pieces: usize) -> Vec<&str> {
+/// Splits text into at most `pieces` non-empty parts on character boundaries (how a replayed
+/// answer is streamed, by the scripted provider and by the cassette server alike).
+pub fn split_text(text: &str, pieces: usize) -> Vec<&str> {
     let chars = text.chars().count();
     let size = chars.div_ceil(pieces.max(1)).max(1);
     let mut parts = Vec::new();

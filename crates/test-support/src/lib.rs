@@ -24,6 +24,7 @@
 //! # }
 //! ```
 
+mod cassettes;
 mod embeddings;
 mod fakes;
 mod instant;
@@ -36,6 +37,7 @@ mod server;
 mod web;
 mod wire;
 
+pub use cassettes::cassette_model;
 pub use embeddings::{FAKE_DIMENSIONS, FAKE_SYNONYMS, FakeEmbeddings, fake_embedding};
 pub use fakes::{
     Behaviour, FakeTool, HangingProvider, LookupArgs, LookupTool, QueueProvider, Rendezvous, Route,

@@ -2,8 +2,10 @@
 //! against the real API's rules, answers from a queue of canned replies, and records every
 //! request and every broken rule.
 
+use crate::cassettes::CassetteBook;
 use crate::rules::{self, Violation};
 use crate::wire::{BodyPart, RecordedRequest, Reply, WireFormat};
+use agentctl_core::{ModelRequest, ModelResponse};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,6 +21,10 @@ struct State {
     violations: Vec<Violation>,
     /// Why broken requests get queued replies instead of a 400, when a test said so.
     lenient: Option<String>,
+    /// Cassettes that answer instead of the queue, when the server serves some.
+    cassettes: Option<CassetteBook>,
+    /// The function that answers instead of the queue, for a routed server.
+    route: Option<Arc<crate::fakes::Route>>,
 }
 
 /// A fake model API on `127.0.0.1`; stops when dropped.
@@ -56,6 +62,8 @@ impl FakeServer {
             requests: Vec::new(),
             violations: Vec::new(),
             lenient: None,
+            cassettes: None,
+            route: None,
         }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -84,6 +92,67 @@ impl FakeServer {
     /// A Gemini server.
     pub async fn gemini() -> Self {
         Self::start(WireFormat::Gemini).await
+    }
+
+    /// An OpenAI Chat Completions server answering from cassettes instead of a queue: each
+    /// `(model, path)` serves the cassette file at `path` to requests whose `model` is `model`
+    /// (see [`crate::cassette_model`] for the usual name), so the agents of a multi-agent
+    /// run each replay their own cassette through one server. Requests are checked against
+    /// the API's rules first, like any other; one that no cassette turn matches is refused
+    /// with a 400 and recorded as a violation saying what was expected and what came. Panics
+    /// when a cassette cannot be read.
+    pub async fn openai_cassettes(
+        cassettes: impl IntoIterator<Item = (String, std::path::PathBuf)>,
+    ) -> Self {
+        let server = Self::openai().await;
+        server.lock().cassettes = Some(CassetteBook::default());
+        for (model, path) in cassettes {
+            server.add_cassette(&model, &path);
+        }
+        server
+    }
+
+    /// An OpenAI Chat Completions server that answers each accepted request with what `route`
+    /// says for it (read back into a [`ModelRequest`], tool names as sent): for runs whose
+    /// calls interleave (concurrent sub-agents), where a queue would not do. Requests are
+    /// checked against the API's rules first, like any other.
+    pub async fn openai_routed(
+        route: impl Fn(&ModelRequest) -> ModelResponse + Send + Sync + 'static,
+    ) -> Self {
+        let server = Self::openai().await;
+        server.lock().route = Some(Arc::new(route));
+        server
+    }
+
+    /// Serves the cassette at `path` to requests for `model` (replacing one served under that
+    /// name); the server then answers from cassettes only. Panics when it cannot be read.
+    pub fn add_cassette(&self, model: &str, path: &std::path::Path) {
+        let mut state = self.lock();
+        let added = state
+            .cassettes
+            .get_or_insert_with(CassetteBook::default)
+            .add(model, path);
+        if let Err(error) = added {
+            drop(state);
+            panic!("cassette server: cannot serve {}: {error}", path.display());
+        }
+    }
+
+    /// Every cassette starts over from its first turn for every client. Without this, each
+    /// client (each API key: give each process its own, as the CLI harness does) replays every
+    /// cassette from its first turn, as each `scripted:` process would.
+    pub fn rewind_cassettes(&self) {
+        if let Some(book) = &mut self.lock().cassettes {
+            book.rewind();
+        }
+    }
+
+    /// Whether a cassette is served under `model`.
+    pub fn serves_cassette(&self, model: &str) -> bool {
+        self.lock()
+            .cassettes
+            .as_ref()
+            .is_some_and(|book| book.serves(model))
     }
 
     /// The base URL to configure a provider with (`http://127.0.0.1:PORT`, plus `/v1` for OpenAI).
@@ -127,6 +196,29 @@ impl FakeServer {
     /// Queues a reply with any status, content type and body (e.g. malformed JSON).
     pub fn push_raw(&self, status: u16, content_type: &str, body: &str) {
         self.push(Reply::raw(status, content_type, body));
+    }
+
+    /// Queues one 200 JSON reply per response, in the Chat Completions format (an OpenAI
+    /// server): tool calls, text, usage and finish reason as the provider will read them back.
+    pub fn push_responses(&self, responses: impl IntoIterator<Item = ModelResponse>) {
+        for response in responses {
+            self.push_json(crate::cassettes::openai_json(&response));
+        }
+    }
+
+    /// Every request received so far (by an OpenAI server), read back into the
+    /// [`ModelRequest`] the provider sent: system prompt, messages, tools. The wire has no
+    /// `is_error` for tool results: they come back `false`. Panics on a body that is not a
+    /// Chat Completions request.
+    pub fn model_requests(&self) -> Vec<ModelRequest> {
+        self.requests()
+            .iter()
+            .enumerate()
+            .map(|(index, request)| {
+                crate::cassettes::decode_openai(&request.body, &Default::default())
+                    .unwrap_or_else(|error| panic!("fake server: request #{}: {error}", index + 1))
+            })
+            .collect()
     }
 
     /// Every request received so far.
@@ -236,6 +328,16 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         state.violations.extend(violations.iter().cloned());
         if !violations.is_empty() && state.lenient.is_none() {
             rules::refusal(state.format, &violations)
+        } else if let Some(answer) = answer_of(&mut state, &request) {
+            answer.unwrap_or_else(|(at, message)| {
+                state.violations.push(Violation {
+                    request: number,
+                    at: at.to_owned(),
+                    message: message.clone(),
+                });
+                let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}});
+                Reply::json(400, &body)
+            })
         } else {
             state.queue.pop_front().unwrap_or_else(|| {
                 let message = format!(
@@ -247,6 +349,27 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
         }
     };
     write_reply(&mut stream, reply).await;
+}
+
+/// The answer of a routed or cassette server (`None` for a queue): `Err` is where and why none
+/// fits, refused with a 400 and recorded as a violation.
+fn answer_of(
+    state: &mut State,
+    request: &RecordedRequest,
+) -> Option<Result<Reply, (&'static str, String)>> {
+    if let Some(route) = &state.route {
+        let decoded = crate::cassettes::decode_openai(&request.body, &Default::default());
+        return Some(
+            decoded
+                .map(|decoded| crate::cassettes::openai_reply(request, &route(&decoded)))
+                .map_err(|message| ("body", message)),
+        );
+    }
+    let book = state.cassettes.as_mut()?;
+    Some(
+        book.answer(request)
+            .map_err(|message| ("cassette", message)),
+    )
 }
 
 /// Writes `reply` (after its delay, part by part) and closes the connection: the plumbing every

@@ -11,10 +11,9 @@ use agentctl_store::{
     Source,
 };
 use agentctl_store_sqlite::SqliteStore;
-use agentctl_test_support::{QueueProvider, calls, text};
+use agentctl_test_support::{FakeServer, calls, text};
 use serde_json::json;
 use std::path::Path;
-use std::sync::Arc;
 
 const SECRET: &str = "sk-live-session-secret-0001";
 
@@ -39,12 +38,21 @@ fn setup(model: &str) -> Setup {
     Setup { _dir: dir, project }
 }
 
-fn session(setup: &Setup, provider: Arc<QueueProvider>, recording: Option<Recording>) -> Session {
-    let mut builder = support::builder(&setup.project, provider).redactor(Redactor::new([SECRET]));
+/// A session whose models are a strict fake of the OpenAI API answering `responses` in
+/// order, and the server.
+async fn session(
+    setup: &Setup,
+    responses: Vec<agentctl_core::ModelResponse>,
+    recording: Option<Recording>,
+) -> (Session, FakeServer) {
+    let server = FakeServer::openai().await;
+    server.push_responses(responses);
+    let mut builder =
+        super::engine::wire::builder(&setup.project, &server).redactor(Redactor::new([SECRET]));
     if let Some(recording) = recording {
         builder = builder.record(recording);
     }
-    support::session(&setup.project, builder)
+    (support::session(&setup.project, builder), server)
 }
 
 fn store(setup: &Setup) -> SqliteStore {
@@ -54,12 +62,16 @@ fn store(setup: &Setup) -> SqliteStore {
 #[tokio::test]
 async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
     let setup = setup("openai:gpt-4o-mini");
-    let provider = QueueProvider::new(vec![
-        calls(&[("c1", "read_file", json!({"path": "notes.txt"}))]),
-        text("The notes hold a token."),
-        text("Still a token."),
-    ]);
-    let session = session(&setup, provider.clone(), None);
+    let (session, server) = session(
+        &setup,
+        vec![
+            calls(&[("c1", "read_file", json!({"path": "notes.txt"}))]),
+            text("The notes hold a token."),
+            text("Still a token."),
+        ],
+        None,
+    )
+    .await;
     let session_id = session.id().unwrap().to_owned();
     let (events, outcome) =
         support::turn(&session, support::agent("reader"), "Read the notes").await;
@@ -104,12 +116,17 @@ async fn a_turn_stores_what_the_loop_committed_under_its_store_run_id() {
     assert!(content.contains("token=[REDACTED]"), "{content}");
     assert_eq!(store.run(run_id).unwrap().agent, "reader");
     // The model was never sent the secret.
-    assert!(!format!("{:?}", provider.requests()).contains(SECRET));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|request| !request.raw_body.contains(SECRET))
+    );
 
     // The next turn carries the first one, paired, before its prompt.
     let (_, second) = support::turn(&session, support::agent("reader"), "And now?").await;
     assert!(second.result.is_ok());
-    let last = provider.requests().pop().unwrap();
+    let last = server.model_requests().pop().unwrap();
     let roles: Vec<&str> = last
         .messages
         .iter()
@@ -155,12 +172,16 @@ fn fill(store: &dyn SessionStore, session: &str) {
 #[tokio::test]
 async fn compaction_goes_through_the_runtime_providers_and_is_recorded() {
     let setup = setup("openai:gpt-4");
-    let provider = QueueProvider::new(vec![
-        text("Summary: the user repeated lorem ipsum."),
-        text("Short answer."),
-    ]);
     let recording = Recording::new();
-    let session = session(&setup, provider.clone(), Some(recording.clone()));
+    let (session, server) = session(
+        &setup,
+        vec![
+            text("Summary: the user repeated lorem ipsum."),
+            text("Short answer."),
+        ],
+        Some(recording.clone()),
+    )
+    .await;
     fill(&store(&setup), session.id().unwrap());
     let (events, outcome) = support::turn(&session, support::agent("reader"), "One more?").await;
     assert!(
@@ -171,7 +192,7 @@ async fn compaction_goes_through_the_runtime_providers_and_is_recorded() {
     );
     assert_eq!(outcome.result.unwrap().text, "Short answer.");
     // Two model calls — the summary and the answer — both through the recording.
-    assert_eq!(provider.requests().len(), 2);
+    assert_eq!(server.requests().len(), 2);
     let cassette = setup.project.root().join("recorded.yaml");
     recording.save(&cassette).unwrap();
     let yaml = std::fs::read_to_string(&cassette).unwrap();

@@ -6,4 +6,4 @@ mod code;
 mod graphs;
 mod hooked;
 mod store;
-mod wire;
+pub(super) mod wire;

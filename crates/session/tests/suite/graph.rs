@@ -9,7 +9,7 @@ use agentctl_session::{
 };
 use agentctl_store::{SessionChoice, SessionStore};
 use agentctl_store_sqlite::SqliteStore;
-use agentctl_test_support::{QueueProvider, calls, text};
+use agentctl_test_support::{FakeServer, calls, text};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -41,8 +41,16 @@ fn project() -> (tempfile::TempDir, Project) {
     (dir, project)
 }
 
-fn session(project: &Project, provider: &Arc<QueueProvider>) -> Session {
-    support::session(project, support::builder(project, provider.clone()))
+/// A session of `project` whose models are a strict fake of the OpenAI API answering
+/// `responses` in order, and the server.
+async fn session(
+    project: &Project,
+    responses: Vec<agentctl_core::ModelResponse>,
+) -> (Session, FakeServer) {
+    let server = FakeServer::openai().await;
+    server.push_responses(responses);
+    let session = support::session(project, super::engine::wire::builder(project, &server));
+    (session, server)
 }
 
 fn store(project: &Project) -> Arc<dyn SessionStore> {
@@ -52,16 +60,19 @@ fn store(project: &Project) -> Arc<dyn SessionStore> {
 #[tokio::test]
 async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
     let (_dir, project) = project();
-    let provider = QueueProvider::new(vec![
-        calls(&[(
-            "h",
-            "handoff_to_locator",
-            json!({"reason": "needs locating"}),
-        )]),
-        text("```json\n{\"can_auto_fix\": true, \"file\": \"a.rs\"}\n```"),
-        text("{\"applied\": true}"),
-    ]);
-    let session = session(&project, &provider);
+    let (session, server) = session(
+        &project,
+        vec![
+            calls(&[(
+                "h",
+                "handoff_to_locator",
+                json!({"reason": "needs locating"}),
+            )]),
+            text("```json\n{\"can_auto_fix\": true, \"file\": \"a.rs\"}\n```"),
+            text("{\"applied\": true}"),
+        ],
+    )
+    .await;
     let id = session.id().unwrap().to_owned();
     let (events, outcome) =
         support::turn(&session, Target::Graph("flow".into()), "It crashes").await;
@@ -95,7 +106,7 @@ async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
     assert_eq!(outcome.state["fix"], json!({"applied": true}));
     assert_eq!(outcome.step, 2);
     // The fixer was given the request and the state.
-    let asked = format!("{:?}", provider.requests()[2].messages);
+    let asked = format!("{:?}", server.model_requests()[2].messages);
     assert!(
         asked.contains("It crashes") && asked.contains("can_auto_fix"),
         "{asked}"
@@ -122,8 +133,7 @@ async fn a_node_hands_off_and_its_last_answer_drives_the_edges() {
 async fn a_condition_that_cannot_be_evaluated_stops_the_graph_at_its_checkpoint() {
     let (_dir, project) = project();
     // `can_auto_fix` is a string: `analysis.can_auto_fix` is not a boolean.
-    let provider = QueueProvider::new(vec![text("{\"can_auto_fix\": \"yes\"}")]);
-    let session = session(&project, &provider);
+    let (session, _server) = session(&project, vec![text("{\"can_auto_fix\": \"yes\"}")]).await;
     let id = session.id().unwrap().to_owned();
     let (_, outcome) = support::turn(&session, Target::Graph("flow".into()), "x").await;
     let Err(SessionError::Graph(error)) = outcome.result else {

@@ -7,17 +7,21 @@ use super::support;
 use agentctl_core::{Message, RunError, RunEvent};
 use agentctl_session::{EventMsg, Project, SessionError, TurnOutcome};
 use agentctl_store::{MessageLog as _, MessageQuery, RunLog as _};
-use agentctl_test_support::{QueueProvider, calls, text};
+use agentctl_test_support::{FakeServer, calls, text};
 use serde_json::json;
-use std::sync::Arc;
 
 struct Setup {
     _dir: tempfile::TempDir,
     project: Project,
 }
 
-/// A project with `agents` (`(name, front matter lines)`), all on one model.
+/// A project with `agents` (`(name, front matter lines)`), all on `openai:gpt-4o-mini`.
 fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
+    setup_on("openai:gpt-4o-mini", agents, settings)
+}
+
+/// A project with `agents` (`(name, front matter lines)`), all on `model`.
+fn setup_on(model: &str, agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join(".agentctl/agents")).unwrap();
@@ -25,7 +29,7 @@ fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
         std::fs::write(
             root.join(format!(".agentctl/agents/{name}.md")),
             format!(
-                "---\nname: {name}\ndescription: The {name} agent.\nmodel: openai:gpt-4o-mini\n{extra}---\nYou are {name}.\n"
+                "---\nname: {name}\ndescription: The {name} agent.\nmodel: {model}\n{extra}---\nYou are {name}.\n"
             ),
         )
         .unwrap();
@@ -37,15 +41,22 @@ fn setup(agents: &[(&str, &str)], settings: Option<&str>) -> Setup {
     Setup { _dir: dir, project }
 }
 
-/// Runs one turn of `first` on `prompt` with the queued answers; returns the run events, the
-/// outcome and the session's id.
+/// A strict fake of the OpenAI API answering `responses` in order.
+async fn serve(responses: Vec<agentctl_core::ModelResponse>) -> FakeServer {
+    let server = FakeServer::openai().await;
+    server.push_responses(responses);
+    server
+}
+
+/// Runs one turn of `first` on `prompt` with the models on `server`; returns the run events,
+/// the outcome and the session's id.
 async fn turn(
     setup: &Setup,
-    provider: Arc<QueueProvider>,
+    server: &FakeServer,
     first: &str,
     prompt: &str,
 ) -> (Vec<RunEvent>, TurnOutcome, String) {
-    let builder = support::builder(&setup.project, provider);
+    let builder = super::engine::wire::builder(&setup.project, server);
     let session = support::session(&setup.project, builder);
     let id = session.id().unwrap().to_owned();
     let (events, outcome) = support::turn(&session, support::agent(first), prompt).await;
@@ -68,6 +79,13 @@ async fn turn(
     (support::runs(&events), outcome, id)
 }
 
+/// Whether the result of call `id` was an error (the wire does not say; the events do).
+fn tool_error(events: &[RunEvent], id: &str) -> bool {
+    events.iter().any(|event| {
+        matches!(event, RunEvent::ToolResult { id: call, is_error: true, .. } if call == id)
+    })
+}
+
 const CHAIN: &[(&str, &str)] = &[
     (
         "debug-analyzer",
@@ -80,7 +98,7 @@ const CHAIN: &[(&str, &str)] = &[
 #[tokio::test]
 async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
     let setup = setup(CHAIN, None);
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         // debug-analyzer: a payload that fails its schema first, then a good one.
         calls(&[(
             "h1",
@@ -100,9 +118,9 @@ async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
         )]),
         // code-reviewer
         text("Changes approved."),
-    ]);
-    let (events, outcome, session) =
-        turn(&setup, provider.clone(), "debug-analyzer", "Fix this bug").await;
+    ])
+    .await;
+    let (events, outcome, session) = turn(&setup, &server, "debug-analyzer", "Fix this bug").await;
     assert_eq!(outcome.result.unwrap().text, "Changes approved.");
     assert_eq!(
         outcome.agents,
@@ -123,16 +141,13 @@ async fn a_chain_of_handoffs_runs_every_agent_on_one_turn() {
         ]
     );
 
-    let requests = provider.requests();
+    let requests = server.model_requests();
     assert_eq!(requests.len(), 4);
     // The bad payload was a tool error the model could correct.
-    let Some(Message::Tool {
-        content, is_error, ..
-    }) = requests[1].messages.last()
-    else {
+    let Some(Message::Tool { content, .. }) = requests[1].messages.last() else {
         panic!("{:?}", requests[1].messages)
     };
-    assert!(*is_error);
+    assert!(tool_error(&events, "h1"));
     assert!(
         content.contains("Invalid type for line: expected integer, got string")
             && content.contains("nothing was handed off"),
@@ -213,15 +228,16 @@ async fn an_unknown_target_and_a_second_handoff_in_one_reply_are_tool_errors() {
         ],
         None,
     );
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         calls(&[("g", "handoff_to_ghost", json!({"reason": "?"}))]),
         calls(&[
             ("a", "handoff_to_helper", json!({"reason": "first"})),
             ("b", "handoff_to_other", json!({"reason": "second"})),
         ]),
         text("helper done"),
-    ]);
-    let (events, outcome, _) = turn(&setup, provider.clone(), "triage", "go").await;
+    ])
+    .await;
+    let (events, outcome, _) = turn(&setup, &server, "triage", "go").await;
     let ignored = events.iter().find_map(|event| match event {
         RunEvent::ToolResult {
             id,
@@ -239,7 +255,7 @@ async fn an_unknown_target_and_a_second_handoff_in_one_reply_are_tool_errors() {
     );
     assert_eq!(outcome.agents, ["triage", "helper"]);
     assert_eq!(outcome.result.unwrap().text, "helper done");
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let Some(Message::Tool { content, .. }) = requests[1].messages.last() else {
         panic!()
     };
@@ -264,12 +280,13 @@ async fn ping_pong_past_the_handoff_limit_stops_with_a_clear_message() {
         ],
         Some(r#"{"agents": {"maxHandoffs": 2}}"#),
     );
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         calls(&[("1", "handoff_to_pong", json!({"reason": "yours"}))]),
         calls(&[("2", "handoff_to_ping", json!({"reason": "no, yours"}))]),
         calls(&[("3", "handoff_to_pong", json!({"reason": "yours again"}))]),
-    ]);
-    let (events, outcome, _) = turn(&setup, provider.clone(), "ping", "go").await;
+    ])
+    .await;
+    let (events, outcome, _) = turn(&setup, &server, "ping", "go").await;
     let Err(error) = &outcome.result else {
         panic!("{:?}", outcome.result)
     };
@@ -282,7 +299,7 @@ async fn ping_pong_past_the_handoff_limit_stops_with_a_clear_message() {
         "stopped after 2 handoffs (ping → pong → ping → pong): the agents kept handing the work on; raise agents.maxHandoffs or change their handoff conditions"
     );
     assert!(matches!(events.last(), Some(RunEvent::RunFailed { .. })));
-    assert_eq!(provider.requests().len(), 3);
+    assert_eq!(server.model_requests().len(), 3);
 }
 
 #[tokio::test]
@@ -305,18 +322,19 @@ async fn when_reads_the_session_state_and_a_false_condition_moves_nothing() {
             json!({"key": "analysis", "value": {"can_auto_fix": value}}),
         )])
     };
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         handoff(),
         set(false),
         handoff(),
         set(true),
         handoff(),
         text("fixed"),
-    ]);
-    let (_, outcome, _) = turn(&setup, provider.clone(), "analyzer", "go").await;
+    ])
+    .await;
+    let (_, outcome, _) = turn(&setup, &server, "analyzer", "go").await;
     assert_eq!(outcome.agents, ["analyzer", "fixer"]);
     assert_eq!(outcome.result.unwrap().text, "fixed");
-    let tool_result = |index: usize| match provider.requests()[index].messages.last() {
+    let tool_result = |index: usize| match server.model_requests()[index].messages.last() {
         Some(Message::Tool { content, .. }) => content.clone(),
         other => panic!("{other:?}"),
     };
@@ -348,7 +366,7 @@ async fn a_handoff_target_gets_only_its_own_tools_from_the_shared_set() {
         ],
         None,
     );
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         calls(&[("h1", "handoff_to_auditor", json!({"reason": "audit it"}))]),
         // The auditor, told by a hostile file to write, tries the builder's tools.
         calls(&[
@@ -360,10 +378,11 @@ async fn a_handoff_target_gets_only_its_own_tools_from_the_shared_set() {
             ("b1", "bash", json!({"command": "touch pwned-by-bash.txt"})),
         ]),
         text("Audited."),
-    ]);
-    let (_, outcome, _) = turn(&setup, provider.clone(), "builder", "Build and audit").await;
+    ])
+    .await;
+    let (events, outcome, _) = turn(&setup, &server, "builder", "Build and audit").await;
     assert_eq!(outcome.result.unwrap().text, "Audited.");
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let offered = |index: usize| -> Vec<String> {
         requests[index]
             .tools
@@ -386,12 +405,11 @@ async fn a_handoff_target_gets_only_its_own_tools_from_the_shared_set() {
         "{auditor:?}"
     );
     // Both calls came back as errors, and nothing was written.
-    let errors = requests[2]
-        .messages
-        .iter()
-        .filter(|message| matches!(message, Message::Tool { is_error: true, .. }))
-        .count();
-    assert_eq!(errors, 2, "{:?}", requests[2].messages);
+    assert_eq!(requests[2].messages.len(), requests[1].messages.len() + 3);
+    assert!(
+        tool_error(&events, "w1") && tool_error(&events, "b1"),
+        "{events:?}"
+    );
     let root = setup.project.root().to_path_buf();
     assert!(!root.join("pwned.txt").exists());
     assert!(!root.join("pwned-by-bash.txt").exists());
@@ -414,7 +432,7 @@ async fn an_untrusted_projects_approvals_do_not_reach_the_agent_handed_off_to() 
             .collect::<Vec<_>>(),
         ["approvals.autoApprove"]
     );
-    let provider = QueueProvider::new(vec![
+    let server = serve(vec![
         calls(&[("h1", "handoff_to_writer", json!({"reason": "write it"}))]),
         calls(&[(
             "w1",
@@ -422,16 +440,72 @@ async fn an_untrusted_projects_approvals_do_not_reach_the_agent_handed_off_to() 
             json!({"path": "planted.txt", "content": "x"}),
         )]),
         text("Could not write."),
-    ]);
-    let (_, outcome, _) = turn(&setup, provider.clone(), "triage", "Write a file").await;
+    ])
+    .await;
+    let (events, outcome, _) = turn(&setup, &server, "triage", "Write a file").await;
     assert_eq!(outcome.agents, ["triage", "writer"]);
-    let requests = provider.requests();
-    let Some(Message::Tool {
-        content, is_error, ..
-    }) = requests[2].messages.last()
-    else {
+    let requests = server.model_requests();
+    let Some(Message::Tool { content, .. }) = requests[2].messages.last() else {
         panic!("{:?}", requests[2].messages)
     };
-    assert!(*is_error && content.contains("needs approval"), "{content}");
+    assert!(
+        tool_error(&events, "w1") && content.contains("needs approval"),
+        "{content}"
+    );
     assert!(!setup.project.root().join("planted.txt").exists());
+}
+
+/// Where the provider matters: Anthropic wants every `tool_use` answered by a `tool_result` in
+/// the next user turn and roles that alternate, so the chain's briefs and payload errors go
+/// through the strict Anthropic fake.
+#[tokio::test]
+async fn a_chain_of_handoffs_sends_valid_anthropic_requests() {
+    use agentctl_test_support::anthropic;
+    let setup = setup_on("anthropic:claude-sonnet-4-5", CHAIN, None);
+    let server = FakeServer::anthropic().await;
+    for (id, target, payload) in [
+        (
+            "h1",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": "x"}),
+        ),
+        (
+            "h2",
+            "handoff_to_code-fixer",
+            json!({"file": "auth.ts", "line": 45}),
+        ),
+        ("h3", "handoff_to_code-reviewer", json!({"reason": "fixed"})),
+    ] {
+        server.push_json(anthropic::response(None, &[(id, target, payload)]));
+    }
+    server.push_json(anthropic::response(Some("Changes approved."), &[]));
+    let options = agentctl_providers::ProviderOptions {
+        retry: agentctl_providers::RetryPolicy::none(),
+        env: agentctl_providers::Env::from_pairs([
+            ("ANTHROPIC_API_KEY", "sk-ant-test".to_owned()),
+            ("ANTHROPIC_BASE_URL", server.base_url()),
+        ]),
+        working_dir: Some(setup.project.root().to_path_buf()),
+        ..agentctl_providers::ProviderOptions::default()
+    };
+    let builder = agentctl_session::RuntimeBuilder::new(&setup.project).provider_options(options);
+    let session = support::session(&setup.project, builder);
+    let (events, outcome) =
+        support::turn(&session, support::agent("debug-analyzer"), "Fix this bug").await;
+    session.shutdown().await;
+    assert_eq!(outcome.result.unwrap().text, "Changes approved.");
+    assert_eq!(
+        outcome.agents,
+        ["debug-analyzer", "code-fixer", "code-reviewer"]
+    );
+    assert!(tool_error(&support::runs(&events), "h1"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // The payload error went back as the tool_result of the call, flagged as an error.
+    let retry = &requests[1].body["messages"];
+    let last = &retry[retry.as_array().unwrap().len() - 1]["content"][0];
+    assert_eq!(last["type"], "tool_result");
+    assert_eq!(last["tool_use_id"], "h1");
+    assert_eq!(last["is_error"], true);
+    server.assert_no_violations();
 }

@@ -1,18 +1,11 @@
-//! What the suites share: a session of a project on an in-process provider, and a turn read to
-//! its end.
+//! What the suites share: a session of a project (its models on a strict fake server, see
+//! `engine::wire`), and a turn read to its end.
 
-use agentctl_core::{ModelProvider, ModelRef, RunEvent, Settings};
+use agentctl_core::RunEvent;
 use agentctl_session::{
     EventMsg, Project, RuntimeBuilder, Session, Target, TurnOptions, TurnOutcome,
 };
 use futures_util::StreamExt;
-use std::sync::Arc;
-
-/// A runtime builder of `project` whose every model call goes to `provider`.
-pub fn builder(project: &Project, provider: Arc<dyn ModelProvider>) -> RuntimeBuilder {
-    let factory = move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&provider));
-    RuntimeBuilder::new(project).provider_factory(Arc::new(factory))
-}
 
 /// A session of `project` with `builder`, recorded in a new session of its store.
 pub fn session(project: &Project, builder: RuntimeBuilder) -> Session {

@@ -31,7 +31,7 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
     );
     let meeting = Rendezvous::new(2);
     let rendezvous = FakeTool::new("rendezvous", Behaviour::Rendezvous(meeting.clone())).shared();
-    let (runtime, provider) = build_runtime(
+    let (runtime, server) = build_runtime(
         &fixture,
         |request| {
             let goal = first_user(request);
@@ -61,7 +61,8 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
             }
         },
         vec![rendezvous],
-    );
+    )
+    .await;
     let result = runtime
         .run_to_completion(&agent("main"), "plan the release", top_run(&fixture))
         .await
@@ -100,7 +101,7 @@ async fn two_tasks_of_one_turn_run_concurrently_in_their_own_sub_scopes() {
     }
 
     // The children's first messages: goal, the parent's recent turns, hints.
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let alpha = requests
         .iter()
         .find(|r| first_user(r).contains("check alpha"))
@@ -198,7 +199,7 @@ async fn nesting_stops_at_the_depth_limit_and_nested_children_find_their_parent(
         ..TaskConfig::default()
     };
     let fixture = setup(config, vec![agent("main")], "go deep");
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |request| {
             let goal = first_user(request);
@@ -223,7 +224,8 @@ async fn nesting_stops_at_the_depth_limit_and_nested_children_find_their_parent(
             }
         },
         vec![],
-    );
+    )
+    .await;
     let result = runtime
         .run_to_completion(&agent("main"), "go deep", top_run(&fixture))
         .await
@@ -264,7 +266,7 @@ async fn nesting_stops_at_the_depth_limit_and_nested_children_find_their_parent(
 #[tokio::test]
 async fn a_schema_result_is_checked_and_repaired_once() {
     let fixture = setup(TaskConfig::default(), vec![agent("main")], "count");
-    let (runtime, provider) = build_runtime(
+    let (runtime, server) = build_runtime(
         &fixture,
         |request| match last(request) {
             Message::User { content } if content.starts_with("Your answer does not match") => {
@@ -273,7 +275,8 @@ async fn a_schema_result_is_checked_and_repaired_once() {
             _ => text("three"),
         },
         vec![],
-    );
+    )
+    .await;
     let schema = json!({
         "type": "object",
         "properties": {"count": {"type": "integer"}},
@@ -298,7 +301,7 @@ async fn a_schema_result_is_checked_and_repaired_once() {
         "{}",
         out.content
     );
-    let requests = provider.requests();
+    let requests = server.model_requests();
     assert!(first_user(&requests[0]).contains("## Result format"));
     // The repair turn continues the child's conversation.
     assert_eq!(requests[1].messages.len(), 3);
@@ -316,7 +319,8 @@ async fn a_schema_result_is_checked_and_repaired_once() {
 #[tokio::test]
 async fn a_result_that_stays_invalid_is_an_error_listing_the_violations() {
     let fixture = setup(TaskConfig::default(), vec![agent("main")], "count");
-    let (runtime, _) = build_runtime(&fixture, |_| text(r#"{"count": "three"}"#), vec![]);
+    let (runtime, _server) =
+        build_runtime(&fixture, |_| text(r#"{"count": "three"}"#), vec![]).await;
     let schema = json!({
         "type": "object",
         "properties": {"count": {"type": "integer"}},
@@ -365,7 +369,8 @@ async fn budgets_are_enforced_and_reported() {
         ..TaskConfig::default()
     };
     let fixture = setup(config, vec![agent("main")], "loop");
-    let (runtime, _) = build_runtime(&fixture, |_| calls(&[("x", "nothing", json!({}))]), vec![]);
+    let (runtime, _server) =
+        build_runtime(&fixture, |_| calls(&[("x", "nothing", json!({}))]), vec![]).await;
     let error = call_task(
         &fixture,
         &runtime,
@@ -389,11 +394,12 @@ async fn budgets_are_enforced_and_reported() {
     };
     let fixture = setup(config, vec![agent("main")], "spend");
     let pause: Arc<dyn Tool> = sleep("sleep", Duration::from_millis(100));
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |_| calls(&[("x", "sleep", json!({}))]),
         vec![pause],
-    );
+    )
+    .await;
     let error = call_task(
         &fixture,
         &runtime,
@@ -419,11 +425,12 @@ async fn budgets_are_enforced_and_reported() {
     };
     let fixture = setup(config, vec![agent("main")], "wait");
     let sleep: Arc<dyn Tool> = sleep("sleep", Duration::from_secs(10));
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |_| calls(&[("s", "sleep", json!({}))]),
         vec![sleep],
-    );
+    )
+    .await;
     let started = Instant::now();
     let error = call_task(
         &fixture,
@@ -458,7 +465,7 @@ async fn budgets_are_enforced_and_reported() {
 async fn cancelling_the_parent_cancels_the_child_and_closes_its_run() {
     let fixture = setup(TaskConfig::default(), vec![agent("main")], "wait");
     let sleep: Arc<dyn Tool> = sleep("sleep", Duration::from_secs(10));
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |request| {
             if first_user(request).starts_with("# Task") {
@@ -468,7 +475,8 @@ async fn cancelling_the_parent_cancels_the_child_and_closes_its_run() {
             }
         },
         vec![sleep],
-    );
+    )
+    .await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
@@ -530,7 +538,7 @@ async fn a_childs_call_needing_approval_reaches_the_runtime_gate() {
         .risk(RiskLevel::High)
         .mutating()
         .shared();
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |request| {
             if last_is_user(request) {
@@ -543,7 +551,8 @@ async fn a_childs_call_needing_approval_reaches_the_runtime_gate() {
             }
         },
         vec![danger],
-    );
+    )
+    .await;
     let runtime = runtime.with_gate(Arc::new(NonInteractive));
     let started = Instant::now();
     let out = call_task(
@@ -586,7 +595,7 @@ async fn an_unknown_agent_or_a_run_outside_a_session_is_a_clear_error() {
         vec![agent("main"), agent("reviewer")],
         "x",
     );
-    let (runtime, _) = build_runtime(&fixture, |_| text("ok"), vec![]);
+    let (runtime, _server) = build_runtime(&fixture, |_| text("ok"), vec![]).await;
     let error = call_task(
         &fixture,
         &runtime,

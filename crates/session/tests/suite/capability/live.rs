@@ -1,4 +1,4 @@
-//! The pool during real runs of the `task` tool (scripted providers, real SQLite): an agent is
+//! The pool during real runs of the `task` tool (a strict fake model server, real SQLite): an agent is
 //! busy while its task runs and available after (also when the call is cancelled or dropped),
 //! a failed one is `error` until the next top-level run, a task no available agent can take
 //! gets the STOP report and a `task_stopped` event, and each executor's system prompt ends
@@ -6,9 +6,10 @@
 
 use super::assert_rfc3339;
 use crate::suite::task::fixtures::*;
+use agentctl_core::ProviderFactory as _;
 use agentctl_core::{
-    AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ProviderError,
-    RunEvent, RunOptions, Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    AgentDefinition, ContextMode, Message, ModelRef, ModelRequest, ProviderError, RunEvent,
+    RunOptions, Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
 use agentctl_runtime::Runtime;
 use agentctl_session::{ExecutorStatus, ResourcePool, TaskConfig, TaskTool};
@@ -109,7 +110,7 @@ async fn a_task_keeps_its_agent_busy_until_it_ends_cancelled_or_dropped() {
     );
     let reached = Arc::new(Notify::new());
     let wait = FakeTool::new("wait", Behaviour::WaitForCancel(Arc::clone(&reached))).shared();
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |request| {
             if last_is_user(request) {
@@ -119,7 +120,8 @@ async fn a_task_keeps_its_agent_busy_until_it_ends_cancelled_or_dropped() {
             }
         },
         vec![wait],
-    );
+    )
+    .await;
     let args = json!({"goal": "dig", "agent": "researcher"});
     assert_eq!(
         status(&fixture.tasks.pool(), "researcher"),
@@ -178,7 +180,7 @@ async fn nested_dispatch_sees_the_busy_agent_and_each_executor_gets_its_task_con
         ],
         "document the API",
     );
-    let (runtime, provider) = build_runtime(
+    let (runtime, server) = build_runtime(
         &fixture,
         |request| match (system(request), last_is_user(request)) {
             (s, true) if s.starts_with("You are main.") => calls(&[(
@@ -197,7 +199,8 @@ async fn nested_dispatch_sees_the_busy_agent_and_each_executor_gets_its_task_con
             _ => text("done"),
         },
         vec![],
-    );
+    )
+    .await;
     let main = agent_with("main", &["task", "read_file"]);
     let result = runtime
         .run_to_completion(
@@ -209,7 +212,7 @@ async fn nested_dispatch_sees_the_busy_agent_and_each_executor_gets_its_task_con
         .unwrap();
     assert_eq!(result.text, "done");
 
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let researcher = requests
         .iter()
         .find(|r| system(r).starts_with("You are researcher."))
@@ -285,7 +288,7 @@ async fn a_task_no_available_agent_can_take_gets_the_stop_report_and_an_event() 
     let gate = Arc::new(Gate {
         open: Arc::clone(&open),
     }) as Arc<dyn Tool>;
-    let (runtime, _) = build_runtime(
+    let (runtime, _server) = build_runtime(
         &fixture,
         |request| match (system(request), last_is_user(request)) {
             (s, true) if s.starts_with("You are main.") => calls(&[
@@ -317,7 +320,8 @@ async fn a_task_no_available_agent_can_take_gets_the_stop_report_and_an_event() 
             _ => text("reported"),
         },
         vec![gate],
-    );
+    )
+    .await;
     let main = agent_with("main", &["task"]);
     let mut run = runtime.run(
         &main,
@@ -409,7 +413,7 @@ async fn a_failed_agent_is_error_for_the_rest_of_the_turn_and_available_at_the_n
         ],
         "try",
     );
-    let provider = Routed::new(|request| {
+    let server = FakeServer::openai_routed(|request| {
         if system(request).starts_with("You are flaky.") {
             return text("fine");
         }
@@ -418,11 +422,15 @@ async fn a_failed_agent_is_error_for_the_rest_of_the_turn_and_available_at_the_n
             1 => calls(&[("t2", "task", json!({"goal": "b", "agent": "flaky"}))]),
             _ => text("gave up"),
         }
-    });
+    })
+    .await;
     // The flaky model's provider cannot be built the first time (no key), then can.
     let builds = Arc::new(AtomicUsize::new(0));
-    let shared = Arc::clone(&provider);
-    let factory = move |model: &ModelRef, _: &Settings| {
+    let built = agentctl_providers::BuiltinProviders::new(crate::suite::engine::wire::options(
+        &server,
+        fixture._dir.path(),
+    ));
+    let factory = move |model: &ModelRef, settings: &Settings| {
         if model.model == "flaky" && builds.fetch_add(1, Ordering::SeqCst) == 0 {
             return Err(ProviderError::MissingApiKey {
                 provider: "openai".into(),
@@ -430,7 +438,7 @@ async fn a_failed_agent_is_error_for_the_rest_of_the_turn_and_available_at_the_n
                 env_var: "OPENAI_API_KEY".into(),
             });
         }
-        Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>)
+        built.build(model, settings)
     };
     let mut tools = ToolRegistry::new();
     tools.register_typed(fixture.tasks.clone());

@@ -29,7 +29,7 @@ async fn seed_capability_names_the_tracker_id_and_the_note_reach_the_executor() 
         ],
         "fix it",
     );
-    let (runtime, provider) = build_runtime(
+    let (runtime, server) = build_runtime(
         &fixture,
         |request| match (system(request), last_is_user(request)) {
             (s, true) if s.starts_with("You are main.") => calls(&[(
@@ -44,7 +44,8 @@ async fn seed_capability_names_the_tracker_id_and_the_note_reach_the_executor() 
             _ => text("done"),
         },
         vec![],
-    );
+    )
+    .await;
     let main = agent_with("main", &["task", "read_file"]);
     let result = runtime
         .run_to_completion(
@@ -56,7 +57,7 @@ async fn seed_capability_names_the_tracker_id_and_the_note_reach_the_executor() 
         .unwrap();
     assert_eq!(result.text, "done");
 
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let coder = requests
         .iter()
         .find(|request| system(request).starts_with("You are coder."))
@@ -81,11 +82,11 @@ async fn seed_capability_names_the_tracker_id_and_the_note_reach_the_executor() 
                 content,
                 is_error,
                 ..
-            } if call_id == "t1" => Some((content, *is_error)),
+            } if call_id == "t1" => Some((content, is_error)),
             _ => None,
         })
         .unwrap();
-    assert!(!is_error, "{content}");
+    assert!(!*is_error, "{content}");
     assert!(content.contains("; bdTaskId finger-60.1]"), "{content}");
     let kid = &children(&fixture)[0];
     let steps = fixture.store.steps(kid.id).unwrap();

@@ -7,7 +7,7 @@ use agentctl_core::{ModelRequest, RunEvent};
 use agentctl_session::Project;
 use agentctl_store::RunLog as _;
 use agentctl_store_sqlite::SqliteStore;
-use agentctl_test_support::{RoutedProvider as Routed, calls, first_user, text};
+use agentctl_test_support::{FakeServer, calls, first_user, text};
 use serde_json::json;
 
 fn system(request: &ModelRequest) -> &str {
@@ -46,24 +46,27 @@ async fn the_session_carries_the_orchestrator_note_and_stores_stops() {
     )
     .unwrap();
     let project = Project::load_from(Some(&root), &root).unwrap();
-    let provider = Routed::new(|request| match (system(request), last_is_user(request)) {
-        (s, true) if s.starts_with("You are main.") => calls(&[
-            (
-                "t1",
-                "task",
-                json!({"goal": "summarise the notes", "agent": "researcher",
+    let server =
+        FakeServer::openai_routed(|request| match (system(request), last_is_user(request)) {
+            (s, true) if s.starts_with("You are main.") => calls(&[
+                (
+                    "t1",
+                    "task",
+                    json!({"goal": "summarise the notes", "agent": "researcher",
                        "hints": "start with notes.txt"}),
-            ),
-            (
-                "t2",
-                "task",
-                json!({"goal": "run the tests", "capabilities": "run_commands"}),
-            ),
-        ]),
-        (s, _) if s.starts_with("You are researcher.") => text("notes summarised"),
-        _ => text("done"),
-    });
-    let session = support::session(&project, support::builder(&project, provider.clone()));
+                ),
+                (
+                    "t2",
+                    "task",
+                    json!({"goal": "run the tests", "capabilities": "run_commands"}),
+                ),
+            ]),
+            (s, _) if s.starts_with("You are researcher.") => text("notes summarised"),
+            _ => text("done"),
+        })
+        .await;
+    let builder = crate::suite::engine::wire::builder(&project, &server);
+    let session = support::session(&project, builder);
     let (events, outcome) = support::turn(&session, support::agent("main"), "go").await;
     let events = support::runs(&events);
     let Some(RunEvent::RunStarted { run_id, .. }) = events.first() else {
@@ -72,7 +75,7 @@ async fn the_session_carries_the_orchestrator_note_and_stores_stops() {
     let run_id: i64 = run_id.parse().unwrap();
     assert_eq!(outcome.result.unwrap().text, "done");
 
-    let requests = provider.requests();
+    let requests = server.model_requests();
     let orchestrator = system(&requests[0]);
     for line in [
         "# Delegation",

@@ -1,17 +1,19 @@
-//! Fixtures of the `task` tests: a session with a top-level run, a runtime over a routing
-//! provider, and helpers to call `task` and read the store. Providers, tools and builders are
+//! Fixtures of the `task` tests: a session with a top-level run, a runtime whose model is a
+//! strict fake of the OpenAI API answering by routing (the children's calls interleave), and
+//! helpers to call `task` and read the store. Providers, tools and builders are
 //! the shared fakes of agentctl-test-support.
 
 use agentctl_core::{
-    AgentDefinition, ContextMode, Message, ModelProvider, ModelRef, ModelRequest, ModelResponse,
-    Settings, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    AgentDefinition, ContextMode, Message, ModelRequest, ModelResponse, Settings, Tool,
+    ToolContext, ToolError, ToolOutput, ToolRegistry,
 };
+use agentctl_providers::BuiltinProviders;
 use agentctl_runtime::Runtime;
 use agentctl_session::{TaskConfig, TaskTool};
 use agentctl_store::{NewMessage, NewRun, RunLog as _, RunRecord, SessionLog as _, Source};
 use agentctl_store_sqlite::SqliteStore;
 pub use agentctl_test_support::{
-    Behaviour, FakeTool, Rendezvous, RoutedProvider as Routed, agent, calls, first_user, text,
+    Behaviour, FakeServer, FakeTool, Rendezvous, agent, calls, first_user, text,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -73,24 +75,22 @@ pub fn setup(config: TaskConfig, agents: Vec<AgentDefinition>, prompt: &str) -> 
     }
 }
 
-pub fn build_runtime(
+/// A runtime with `task` and `extra` tools whose `openai:` models are a strict fake of the
+/// OpenAI API answering with `route`, and the server.
+pub async fn build_runtime(
     fixture: &Fixture,
     route: impl Fn(&ModelRequest) -> ModelResponse + Send + Sync + 'static,
     extra: Vec<Arc<dyn Tool>>,
-) -> (Runtime, Arc<Routed>) {
-    let provider = Routed::new(route);
+) -> (Runtime, FakeServer) {
+    let server = FakeServer::openai_routed(route).await;
     let mut tools = ToolRegistry::new();
     tools.register_typed(fixture.tasks.clone());
     for tool in extra {
         tools.register_arc(tool);
     }
-    let shared = Arc::clone(&provider);
-    let runtime = Runtime::new(
-        Settings::default(),
-        move |_: &ModelRef, _: &Settings| Ok(Arc::clone(&shared) as Arc<dyn ModelProvider>),
-        tools,
-    );
-    (runtime, provider)
+    let options = crate::suite::engine::wire::options(&server, fixture._dir.path());
+    let runtime = Runtime::new(Settings::default(), BuiltinProviders::new(options), tools);
+    (runtime, server)
 }
 
 /// Calls `task` directly as the top-level run of `main` would: under its store run's id.
