@@ -32,6 +32,7 @@ mod run_error;
 mod run_options;
 mod serde_util;
 mod settings;
+mod text;
 #[cfg(feature = "tls")]
 mod tls;
 mod tool;
@@ -40,6 +41,7 @@ mod tool_fn;
 mod tool_names;
 mod tool_registry;
 mod trace;
+mod wire_names;
 
 pub use agent::{
     AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, KeywordMatch, McpRefs, Scope,
@@ -87,6 +89,7 @@ pub use settings::{
     ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings, StoreSettings,
     ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
+pub use text::one_line;
 #[cfg(feature = "tls")]
 pub use tls::install_crypto_provider;
 pub use tool::{EventEmitter, Tool, ToolContext, ToolError, ToolOutput, TypedTool, typed_tool};
@@ -98,3 +101,4 @@ pub use trace::{
     MAX_SPAN_TEXT_BYTES, Span, SpanDetail, SpanId, SpanKind, SpanSink, SpanStatus, SpanTokens,
     TRUNCATION_MARK, TraceContext, TraceId, TracePolicy, bounded,
 };
+pub use wire_names::{ToolNames, portable_id, wire_tool_name};

@@ -7,9 +7,9 @@
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
 use crate::schema::object_schema;
-use crate::tool_names::{ToolNames, portable_id};
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
+use agentctl_core::{ToolNames, portable_id};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
@@ -280,7 +280,7 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
         .ok_or_else(|| {
             format!(
                 "no `content` in {}",
-                crate::http::one_line(&value.to_string(), 200)
+                agentctl_core::one_line(&value.to_string(), 200)
             )
         })?;
     let mut text = String::new();

@@ -1,8 +1,8 @@
 //! Assembles a streamed answer: text pieces and tool-call pieces (keyed by the wire format's own
 //! index) become one [`ModelResponse`], while every piece is reported to the delta sink.
 
-use crate::http::one_line;
 use agentctl_core::DeltaSink;
+use agentctl_core::one_line;
 use agentctl_core::{ModelDelta, ModelResponse, StopReason, ToolCall, Usage};
 use serde_json::Value;
 

@@ -11,7 +11,7 @@
 use crate::assemble;
 use crate::http::{HttpClient, Target};
 use crate::schema::{GeminiParameters, gemini_schema};
-use crate::tool_names::ToolNames;
+use agentctl_core::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,

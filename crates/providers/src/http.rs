@@ -10,6 +10,7 @@ use crate::options::{ProviderOptions, RetryPolicy};
 use crate::retry;
 use crate::sse::{SseEvent, SseParser};
 use crate::timers::{PooledTimer, within};
+use agentctl_core::one_line;
 use agentctl_core::{ProviderError, Redactor};
 use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, Entry, HOST, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -533,15 +534,6 @@ fn error_message(body: &[u8]) -> String {
 /// The start of a body, on one line.
 pub(crate) fn excerpt(body: &[u8]) -> String {
     one_line(&String::from_utf8_lossy(body), 200)
-}
-
-/// Collapses whitespace runs (newlines included) and shortens to `max` characters.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match collapsed.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &collapsed[..cut]),
-        None => collapsed,
-    }
 }
 
 #[cfg(test)]

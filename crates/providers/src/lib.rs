@@ -27,7 +27,6 @@
 
 mod anthropic;
 mod assemble;
-mod cassette;
 mod clients;
 mod embeddings;
 mod factory;
@@ -42,12 +41,10 @@ mod scripted;
 mod shared_tools;
 mod sse;
 mod timers;
-mod tool_names;
 
-pub use cassette::wire_tool_name;
 pub use clients::http_clients_built;
 pub use embeddings::{BATCH as EMBEDDING_BATCH, build_embedder};
 pub use factory::{BuiltinProviders, build_provider};
 pub use options::{Env, ProviderOptions, RetryPolicy};
 pub use recording::RecordingProvider;
-pub use scripted::{CassetteReplay, ReplayedTurn, ScriptedProvider, split_text};
+pub use scripted::ScriptedProvider;

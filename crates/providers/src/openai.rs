@@ -7,7 +7,7 @@
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, ParsedUrl, RequestBody, Target};
 use crate::shared_tools::SharedTools;
-use crate::tool_names::ToolNames;
+use agentctl_core::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
 use agentctl_core::{ModelRequest, ModelResponse, StopReason, ToolCall, Usage};
 use async_trait::async_trait;
@@ -253,7 +253,7 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
     let choice = value.pointer("/choices/0").ok_or_else(|| {
         format!(
             "no `choices[0]` in {}",
-            crate::http::one_line(&value.to_string(), 200)
+            agentctl_core::one_line(&value.to_string(), 200)
         )
     })?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);

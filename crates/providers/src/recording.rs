@@ -5,10 +5,10 @@
 //! secret values the conversation happens to contain are masked by the recorder's
 //! [`Redactor`](agentctl_core::Redactor) when the cassette is written.
 
-use crate::cassette::{
+use agentctl_cassette::request_hint;
+use agentctl_cassette::{
     Cassette, Expect, ScriptedCall, ScriptedError, ScriptedResponse, Turn, TurnOrder,
 };
-use crate::scripted::request_hint;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError, Redactor};
 use agentctl_core::{ModelRequest, ModelResponse};
 use agentctl_private_files::write_private;

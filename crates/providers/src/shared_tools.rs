@@ -5,7 +5,7 @@
 //! its request body for retries, and without this each body held its own copy of the tools as
 //! JSON text (6.7 KB for the built-in tools).
 
-use crate::tool_names::ToolNames;
+use agentctl_core::ToolNames;
 use agentctl_core::ToolSpec;
 use bytes::Bytes;
 use std::sync::{Arc, Mutex, Weak};

@@ -9,8 +9,9 @@
 //! violation, so the test fails naming the expectation and what came.
 
 use crate::wire::{RecordedRequest, Reply};
+use agentctl_cassette::{CassetteReplay, ReplayedTurn, split_text};
+use agentctl_core::wire_tool_name;
 use agentctl_core::{Message, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec};
-use agentctl_providers::{CassetteReplay, ReplayedTurn, split_text, wire_tool_name};
 use serde_json::{Value, json};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -42,7 +43,10 @@ struct Replaying {
 impl Replaying {
     /// Reads the cassette at `path` afresh, from its first turn.
     fn read(path: &Path) -> Result<Self, String> {
-        let replay = CassetteReplay::from_file(path).map_err(|error| error.to_string())?;
+        let yaml = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read cassette {}: {error}", path.display()))?;
+        let replay = CassetteReplay::from_yaml(&yaml, &path.display().to_string())
+            .map_err(|error| error.to_string())?;
         let originals = replay
             .tool_names()
             .into_iter()

@@ -8,7 +8,7 @@
 //! and the same error messages as before.
 
 use crate::schema::object_schema;
-use crate::tool_names::ToolNames;
+use agentctl_core::ToolNames;
 use agentctl_core::{Message, ModelRequest, ToolCall};
 use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};

@@ -18,19 +18,19 @@
 //! `DefaultHasher`). The map is built from the request's tool specs and from every name in its
 //! history, so calls and results in past turns are sent under the same wire names as the tools.
 
-use agentctl_core::{Message, ModelRequest};
+use crate::{Message, ModelRequest};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 /// Longest name the grammar allows.
-pub(crate) const MAX_LEN: usize = 64;
+const MAX_LEN: usize = 64;
 
 /// Hex digits of the hash suffix (`_` plus these).
 const HASH_DIGITS: usize = 8;
 
 /// The wire names of one request's tools, both ways.
 #[derive(Debug, Default)]
-pub(crate) struct ToolNames {
+pub struct ToolNames {
     to_wire: HashMap<String, String>,
     to_original: HashMap<String, String>,
 }
@@ -110,7 +110,7 @@ impl ToolNames {
 }
 
 /// True when every API accepts `name` as it is.
-pub(crate) fn is_valid(name: &str) -> bool {
+fn is_valid(name: &str) -> bool {
     let mut chars = name.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -166,7 +166,7 @@ fn hashed(name: &str, candidate: &str, taken: &BTreeSet<String>) -> String {
 /// A tool-call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): ids from other providers in a
 /// session's history (`functions.read:0`) get the refused characters replaced and a hash of the
 /// original appended, the same for the call and its result, so the pair still matches.
-pub(crate) fn portable_id(id: &str) -> Cow<'_, str> {
+pub fn portable_id(id: &str) -> Cow<'_, str> {
     if !id.is_empty()
         && id
             .chars()
@@ -200,7 +200,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentctl_core::{ToolCall, ToolSpec};
+    use crate::{ToolCall, ToolSpec};
     use serde_json::json;
 
     #[test]
@@ -332,4 +332,17 @@ mod tests {
         assert_eq!(names.original("new_tool"), "new_tool");
         assert_eq!(names.original("mcp__x"), "mcp__x");
     }
+}
+
+/// The name the HTTP providers send tool `name` under when no other tool of the request
+/// competes for it: itself when every API accepts it, else its rewrite (`mcp.srv.tool` as
+/// `mcp__srv__tool`; a long name cut, with a hash). For a fake server that replays a cassette,
+/// whose tool names are agentctl's, to read and answer requests in wire names.
+///
+/// ```
+/// assert_eq!(agentctl_core::wire_tool_name("read_file"), "read_file");
+/// assert_eq!(agentctl_core::wire_tool_name("mcp.srv.echo"), "mcp__srv__echo");
+/// ```
+pub fn wire_tool_name(name: &str) -> String {
+    ToolNames::new([name]).wire(name).to_owned()
 }

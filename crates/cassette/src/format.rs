@@ -1,5 +1,5 @@
-//! The cassette file format shared by [`ScriptedProvider`](crate::ScriptedProvider) (replay) and
-//! [`RecordingProvider`](crate::RecordingProvider) (record).
+//! The cassette file format: what the scripted provider replays and the recording provider
+//! writes (`agentctl-providers`), and what the test fakes serve on the wire.
 //!
 //! ```yaml
 //! version: 1
@@ -21,28 +21,27 @@
 //! `order: match` a request takes the first turn not used yet whose `expect` holds, so one
 //! cassette can script several scenarios told apart by their prompts (each branch of a graph).
 //!
-//! Cassette files are read through [`agentctl_config::read_input_file`]: a regular file of at
-//! most [`MAX_CASSETTE_BYTES`](agentctl_config::MAX_CASSETTE_BYTES), never a FIFO or device;
-//! and their YAML aliases may not expand them by more than
-//! [`MAX_CASSETTE_ALIAS_VALUES`](agentctl_config::MAX_CASSETTE_ALIAS_VALUES) values.
+//! This crate parses text; reading files within agentctl's input limits (size, no FIFOs or
+//! devices, bounded YAML aliases) is the scripted provider's.
 
-use agentctl_config::{InputLimit, MAX_CASSETTE_ALIAS_VALUES, check_yaml_aliases, read_input_file};
-use agentctl_core::ProviderError;
 use agentctl_core::{Message, ModelRequest, Usage};
+use agentctl_core::{ProviderError, one_line};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::path::Path;
 
 /// A whole cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct Cassette {
+pub struct Cassette {
+    /// The format's version: 1.
     pub version: u32,
+    /// The model the calls were recorded from (informative only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// How a request finds its turn.
     #[serde(default, skip_serializing_if = "TurnOrder::is_strict")]
     pub order: TurnOrder,
+    /// The model calls, in order.
     #[serde(default)]
     pub turns: Vec<Turn>,
 }
@@ -50,7 +49,7 @@ pub(crate) struct Cassette {
 /// How a request finds its turn in a cassette.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum TurnOrder {
+pub enum TurnOrder {
     /// The next turn, which must match (a recorded run replayed as it happened).
     #[default]
     Strict,
@@ -68,11 +67,14 @@ impl TurnOrder {
 /// One model call: what the request must look like, and the answer (or failure) to give.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct Turn {
+pub struct Turn {
+    /// What the request must show.
     #[serde(default, skip_serializing_if = "Expect::is_empty")]
     pub expect: Expect,
+    /// The answer (exactly one of `response` and `error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<ScriptedResponse>,
+    /// The failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ScriptedError>,
 }
@@ -80,11 +82,14 @@ pub(crate) struct Turn {
 /// Conditions on the request; all that are set must hold.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct Expect {
+pub struct Expect {
+    /// The last user message contains this text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_user_contains: Option<String>,
+    /// The last tool result contains this text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_tool_result_contains: Option<String>,
+    /// The request offers these tools (agentctl's names).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools_include: Vec<String>,
     /// Some message of the request (system prompt included) contains this text.
@@ -98,11 +103,14 @@ pub(crate) struct Expect {
 /// A scripted answer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct ScriptedResponse {
+pub struct ScriptedResponse {
+    /// The answer's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The tools it calls.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ScriptedCall>,
+    /// The tokens it reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
 }
@@ -110,10 +118,13 @@ pub(crate) struct ScriptedResponse {
 /// A scripted tool call; `id` defaults to `call_{turn}_{index}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct ScriptedCall {
+pub struct ScriptedCall {
+    /// The call's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The tool (agentctl's name).
     pub name: String,
+    /// Its arguments.
     #[serde(default = "empty_object")]
     pub arguments: Value,
 }
@@ -121,8 +132,10 @@ pub(crate) struct ScriptedCall {
 /// A scripted failure, reported as an HTTP status error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct ScriptedError {
+pub struct ScriptedError {
+    /// The HTTP status.
     pub status: u16,
+    /// The error's message.
     #[serde(default)]
     pub message: String,
 }
@@ -157,7 +170,7 @@ impl Expect {
         {
             return Err(format!(
                 "expected no message of the request to contain {unwanted:?}, but one is {:?}",
-                crate::http::one_line(text, 120)
+                one_line(text, 120)
             ));
         }
         for tool in &self.tools_include {
@@ -182,7 +195,7 @@ fn check_contains(what: &str, wanted: &str, actual: Option<&str>) -> Result<(), 
         Some(actual) if actual.contains(wanted) => Ok(()),
         Some(actual) => Err(format!(
             "expected {what} to contain {wanted:?}, but it is {:?}",
-            crate::http::one_line(actual, 120)
+            one_line(actual, 120)
         )),
         None => Err(format!(
             "expected {what} to contain {wanted:?}, but the request has none"
@@ -200,7 +213,7 @@ fn history_texts(request: &ModelRequest) -> impl Iterator<Item = &str> {
 }
 
 /// Text of the last user message.
-pub(crate) fn last_user(request: &ModelRequest) -> Option<&str> {
+pub fn last_user(request: &ModelRequest) -> Option<&str> {
     request
         .messages
         .iter()
@@ -212,7 +225,7 @@ pub(crate) fn last_user(request: &ModelRequest) -> Option<&str> {
 }
 
 /// Text of the last tool result.
-pub(crate) fn last_tool_result(request: &ModelRequest) -> Option<&str> {
+pub fn last_tool_result(request: &ModelRequest) -> Option<&str> {
     request
         .messages
         .iter()
@@ -223,36 +236,9 @@ pub(crate) fn last_tool_result(request: &ModelRequest) -> Option<&str> {
         })
 }
 
-/// The name the HTTP providers send tool `name` under when no other tool of the request
-/// competes for it: itself when every API accepts it, else its rewrite (`mcp.srv.tool` as
-/// `mcp__srv__tool`; a long name cut, with a hash). For a fake server that replays a cassette,
-/// whose tool names are agentctl's, to read and answer requests in wire names.
-///
-/// ```
-/// assert_eq!(agentctl_providers::wire_tool_name("read_file"), "read_file");
-/// assert_eq!(agentctl_providers::wire_tool_name("mcp.srv.echo"), "mcp__srv__echo");
-/// ```
-pub fn wire_tool_name(name: &str) -> String {
-    crate::tool_names::ToolNames::new([name])
-        .wire(name)
-        .to_owned()
-}
-
 impl Cassette {
-    /// The text of a cassette file, read within the input limits.
-    pub fn read_file(path: &Path) -> Result<String, ProviderError> {
-        read_input_file(path, InputLimit::CASSETTE)
-            .map_err(|error| ProviderError::Script(format!("cannot read cassette {error}")))
-    }
-
     /// Parses and checks a cassette; errors name `origin` and the line and column.
     pub fn parse(yaml: &str, origin: &str) -> Result<Self, ProviderError> {
-        check_yaml_aliases(yaml, MAX_CASSETTE_ALIAS_VALUES).map_err(|error| {
-            ProviderError::Script(format!(
-                "{origin}:{}:{}: invalid cassette: {error}",
-                error.line, error.column
-            ))
-        })?;
         let cassette: Cassette = serde_norway::from_str(yaml).map_err(|error| {
             let at = error
                 .location()
@@ -260,7 +246,7 @@ impl Cassette {
                 .unwrap_or_default();
             ProviderError::Script(format!(
                 "{origin}{at}: invalid cassette: {}",
-                crate::http::one_line(&error.to_string(), 300)
+                one_line(&error.to_string(), 300)
             ))
         })?;
         if cassette.version != 1 {
@@ -284,77 +270,5 @@ impl Cassette {
     pub fn to_yaml(&self) -> Result<String, ProviderError> {
         serde_norway::to_string(self)
             .map_err(|error| ProviderError::Script(format!("cannot write cassette: {error}")))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    /// Reads on another thread, so that a regression fails the test instead of hanging it.
-    fn read_or_hang(path: &Path) -> Result<String, ProviderError> {
-        let path = path.to_path_buf();
-        let (send, receive) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = send.send(Cassette::read_file(&path));
-        });
-        receive
-            .recv_timeout(Duration::from_secs(60))
-            .expect("reading the cassette hung")
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_fifo_cassette_is_refused_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("c.yaml");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let error = read_or_hang(&fifo).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            format!(
-                "cannot read cassette {}: is a FIFO, not a regular file",
-                fifo.display()
-            )
-        );
-    }
-
-    #[test]
-    fn an_oversized_cassette_is_refused_without_being_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.yaml");
-        std::fs::File::create(&path)
-            .unwrap()
-            .set_len(64 << 30)
-            .unwrap();
-        let error = read_or_hang(&path).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            format!(
-                "cannot read cassette {}: is 64 GiB; cassettes are limited to 16 MiB",
-                path.display()
-            )
-        );
-    }
-
-    #[test]
-    fn an_alias_bomb_is_refused_before_it_expands() {
-        let items = vec!["x"; 2000].join(",");
-        let refs = vec!["*a"; 1000].join(",");
-        let yaml = format!(
-            "version: 1\nturns:\n  - response:\n      text: hi\n      toolCalls:\n        - name: t\n          arguments: {{a: &a [{items}], b: [{refs}]}}\n"
-        );
-        let error = Cassette::parse(&yaml, "bomb.yaml").unwrap_err().to_string();
-        assert!(error.starts_with("bomb.yaml:7:"), "{error}");
-        assert!(error.contains("more than 1000000 values"), "{error}");
-        // Ordinary reuse is fine.
-        let reuse = "version: 1\nturns:\n  - response: &r {text: hi}\n  - response: *r\n";
-        assert_eq!(Cassette::parse(reuse, "r.yaml").unwrap().turns.len(), 2);
     }
 }
