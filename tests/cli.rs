@@ -34,6 +34,7 @@ mod cli {
     mod sandbox;
     mod secrets;
     mod seed_fidelity;
+    mod seed_second;
     mod sessions;
     mod sessions_migrate;
     mod sessions_postgres;

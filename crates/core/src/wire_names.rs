@@ -197,6 +197,19 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The name the HTTP providers send tool `name` under when no other tool of the request
+/// competes for it: itself when every API accepts it, else its rewrite (`mcp.srv.tool` as
+/// `mcp__srv__tool`; a long name cut, with a hash). For a fake server that replays a cassette,
+/// whose tool names are agentctl's, to read and answer requests in wire names.
+///
+/// ```
+/// assert_eq!(agentctl_core::wire_tool_name("read_file"), "read_file");
+/// assert_eq!(agentctl_core::wire_tool_name("mcp.srv.echo"), "mcp__srv__echo");
+/// ```
+pub fn wire_tool_name(name: &str) -> String {
+    ToolNames::new([name]).wire(name).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,17 +345,4 @@ mod tests {
         assert_eq!(names.original("new_tool"), "new_tool");
         assert_eq!(names.original("mcp__x"), "mcp__x");
     }
-}
-
-/// The name the HTTP providers send tool `name` under when no other tool of the request
-/// competes for it: itself when every API accepts it, else its rewrite (`mcp.srv.tool` as
-/// `mcp__srv__tool`; a long name cut, with a hash). For a fake server that replays a cassette,
-/// whose tool names are agentctl's, to read and answer requests in wire names.
-///
-/// ```
-/// assert_eq!(agentctl_core::wire_tool_name("read_file"), "read_file");
-/// assert_eq!(agentctl_core::wire_tool_name("mcp.srv.echo"), "mcp__srv__echo");
-/// ```
-pub fn wire_tool_name(name: &str) -> String {
-    ToolNames::new([name]).wire(name).to_owned()
 }
