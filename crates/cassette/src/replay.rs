@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 /// A cassette being replayed: which turns were used, and the turn each request takes.
 ///
-/// The matching [`ScriptedProvider`] does, without the provider: a fake model server (the
+/// The matching the scripted provider (`agentctl-providers`) does, without the provider: a fake model server (the
 /// test-support crate's cassette server) answers HTTP requests from it, so a cassette replayed
 /// on the wire is matched exactly as `scripted:` matches it. The cursor is behind a mutex, so
 /// concurrent callers consume turns in order.

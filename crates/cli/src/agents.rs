@@ -72,6 +72,9 @@ fn located(diagnostic: &Diagnostic, locations: &Locations) -> String {
         out.push_str(&format!("field `{field}`: "));
     }
     out.push_str(&diagnostic.message);
+    if let Some(hint) = &diagnostic.hint {
+        out.push_str(&crate::advice::advice(hint));
+    }
     out
 }
 

@@ -91,6 +91,7 @@ impl DefinitionError {
             col: self.col,
             field: self.field.clone(),
             message: self.message.clone(),
+            hint: None,
         }
     }
 }
@@ -147,6 +148,9 @@ pub struct Diagnostic {
     pub field: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// What a front end can offer beyond the message, in its own words.
+    #[serde(skip)]
+    pub hint: Option<agentctl_core::Hint>,
 }
 
 impl fmt::Display for Diagnostic {

@@ -118,6 +118,7 @@ impl LoadedAgent {
             col,
             field: Some(field.to_owned()),
             message: message.into(),
+            hint: None,
         }
     }
 

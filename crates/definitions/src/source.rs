@@ -69,6 +69,7 @@ impl Source<'_> {
             col,
             field: Some(field.to_owned()),
             message: message.into(),
+            hint: None,
         }
     }
 

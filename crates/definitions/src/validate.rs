@@ -11,9 +11,9 @@ use crate::report::{Check, ValidationReport};
 use crate::semantic::{CheckStage, Checks};
 use crate::suggest;
 use agentctl_core::{
-    BUILTIN_TOOLS, ContextMode, HANDOFF_TOOL_PREFIX, KnownTool, MEMORY_GET_TOOL, MEMORY_SET_TOOL,
-    ModelCatalogue, ModelError, ModelRef, RECALL_TOOL, REMEMBER_TOOL, Settings, SourceFormat,
-    is_known_tool, resolve_model,
+    BUILTIN_TOOLS, ContextMode, HANDOFF_TOOL_PREFIX, Hint, KnownTool, MEMORY_GET_TOOL,
+    MEMORY_SET_TOOL, ModelCatalogue, ModelError, ModelRef, RECALL_TOOL, REMEMBER_TOOL, Settings,
+    SourceFormat, is_known_tool, resolve_model,
 };
 
 /// Runs every check on `agent` against `settings` (model aliases, providers, MCP servers):
@@ -332,13 +332,13 @@ fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
             None => {
                 // What `agentctl run NAME` would say; as a `task` sub-agent it still runs on
                 // its caller's model, so this is a warning, not an error.
-                let warning = agent.diagnostic(
+                let mut warning = agent.diagnostic(
                     Severity::Warning,
                     "model",
-                    "no model resolvable: `agentctl run` would fail; set `model:` here or \
-                     `agents.defaultModel` in settings, or pass --model (as a `task` sub-agent \
-                     it uses its caller's model)",
+                    "no model resolvable (as a `task` sub-agent it uses its caller's model): a \
+                     run of it fails; set `model:` here or `agents.defaultModel` in settings",
                 );
+                warning.hint = Some(Hint::ChooseModel);
                 return Check::new("model resolvable", vec![warning], None);
             }
         };

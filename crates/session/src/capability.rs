@@ -35,7 +35,7 @@ pub const CAPABILITY_ALIASES: &[(&str, &[&str])] = &[
     ("report_generation", &["write_code"]),
 ];
 
-/// The capabilities `name` stands for: itself when it is known (see [`is_known_capability`]),
+/// The capabilities `name` stands for: itself when it is known (one of [`CAPABILITY_TOOLS`] or `mcp:<server>`),
 /// the project's own for one of seed 004's names ([`CAPABILITY_ALIASES`]), else `None`.
 ///
 /// ```
