@@ -13,6 +13,7 @@
 //! - [`config`]: file locations and layered `settings.json`;
 //! - [`definitions`]: agent files (native, Claude Code, Gemini CLI): parse, validate, discover;
 //! - [`providers`]: model providers (OpenAI-compatible, Anthropic, Gemini, scripted cassettes);
+//! - [`cassette`]: the cassette format of model calls and its replay;
 //! - [`runtime`]: the agent loop;
 //! - [`tools`]: built-in tools confined to the project root, risk rating, the approval policy;
 //! - [`sandbox`]: Landlock confinement and scrubbed environments for what tools start;
@@ -33,6 +34,7 @@
 pub use agentctl_core as core;
 
 // Running agents: the session engine, the loop, model providers.
+pub use agentctl_cassette as cassette;
 pub use agentctl_providers as providers;
 pub use agentctl_runtime as runtime;
 pub use agentctl_session as session;

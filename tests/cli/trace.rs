@@ -296,14 +296,14 @@ fn a_bad_tracing_setting_is_a_located_error() {
     let project = TestProject::served_example("handoff-chain");
     project.write(
         ".agentctl/settings.json",
-        "{\"agents\": {\"tracing\": {\n  \"backend\": \"langsmith\"}}}",
+        "{\"agents\": {\"tracing\": {\n  \"sampleRate\": 1.5}}}",
     );
     let output = project.output(&["run", "debug-analyzer", "-p", REQUEST]);
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
     assert!(stderr.contains("settings.json:2"), "{stderr}");
-    assert!(stderr.contains("agents.tracing.backend"), "{stderr}");
-    assert!(stderr.contains("`console`, `jsonl`"), "{stderr}");
+    assert!(stderr.contains("agents.tracing.sampleRate"), "{stderr}");
+    assert!(stderr.contains("outside 0..=1"), "{stderr}");
 }
 
 const DELEGATOR: &str = "---
