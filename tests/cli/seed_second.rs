@@ -325,3 +325,55 @@ fn an_unknown_allowed_tool_fails_validation_with_a_suggestion() {
         text(&output.stdout)
     );
 }
+
+#[test]
+fn a_trace_exports_as_the_seeds_events_with_costs() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/reader.md",
+            &agent("reader", "tools:\n  allow: [read_file]\n"),
+        )
+        .write("notes.txt", "hello\n");
+    let model = ServedModel::openai();
+    model.answer_call("c1", "read_file", r#"{"path":"notes.txt"}"#);
+    model.answer_text("The notes say hello.");
+    let output = run(
+        &project,
+        &model,
+        &["run", "reader", "-p", "read", "--trace"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let sessions = project.json(&["sessions", "list", "--format", "json"]);
+    let session = sessions[0]["sessionId"].as_str().unwrap();
+    let events = project.json(&["trace", "export", "--session", session, "--format", "seed"]);
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| event["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["llm", "tool", "llm"], "{events}");
+    let call = &events[0];
+    assert_eq!(call["agentName"], "reader");
+    assert!(
+        call["timestamp"].as_u64().unwrap() > 1_700_000_000_000,
+        "{call}"
+    );
+    assert!(call["data"]["latency_ms"].is_number(), "{call}");
+    assert_eq!(call["data"]["tokens"], json!({"input": 10, "output": 5}));
+    assert!(call["data"]["costUsd"].as_f64().unwrap() > 0.0, "{call}");
+    assert_eq!(events[1]["data"]["toolName"], "read_file");
+    // The span export says what runs and calls cost.
+    let spans = project.json(&["trace", "export", "--session", session, "--format", "json"]);
+    let run_span = spans
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|span| span["type"] == "run")
+        .unwrap();
+    assert!(
+        (run_span["costUsd"].as_f64().unwrap() - 9e-6).abs() < 1e-12,
+        "{run_span}"
+    );
+}

@@ -76,12 +76,33 @@ fn export(project: &Project, args: &TraceExportArgs) -> anyhow::Result<ExitCode>
             }
             spans.len()
         }
+        ExportFormat::Seed => seed_events(&*store, &args.session, &mut out)?,
     };
     out.flush()?;
     if count == 0 {
         return Err(no_trace(&args.session));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the session's spans as seed 002's trace events, one JSON array (spans the seed has
+/// no event for left out); returns how many spans the session has.
+fn seed_events(
+    store: &dyn SessionStore,
+    session: &str,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<usize> {
+    let mut events = Vec::new();
+    let mut spans = 0;
+    store.for_each_span(session, &mut |span| {
+        spans += 1;
+        events.extend(agentctl_session::trace::seed_event(&span));
+    })?;
+    if spans > 0 {
+        serde_json::to_writer_pretty(&mut *out, &events)?;
+        writeln!(out)?;
+    }
+    Ok(spans)
 }
 
 /// Writes the session's spans one at a time (a long trace is never held whole): `open`,

@@ -20,6 +20,7 @@ mod otel;
 mod otlp_json;
 mod plan;
 mod run;
+mod seed;
 mod sinks;
 mod span;
 mod tree;
@@ -35,6 +36,7 @@ pub use otel::{
 pub use otlp_json::otlp_json;
 pub use plan::{TracePlan, Tracing};
 pub use run::RunTracer;
+pub use seed::{seed_event, span_cost};
 pub use sinks::{FanOut, JsonlSink, MemorySink, StoreSink, WarningFn};
 pub use span::OpenSpan;
 pub use tree::{TraceNode, TraceTree, build_trees, render_waterfall};

@@ -59,4 +59,7 @@ pub(crate) enum ExportFormat {
     Jsonl,
     /// OTLP JSON (`resourceSpans`), for an OpenTelemetry collector's file receiver.
     OtlpJson,
+    /// Seed 002's trace events: one JSON array of `{type, timestamp, agentName, data}` for
+    /// each model call, tool call, handoff and guardrail check.
+    Seed,
 }

@@ -174,6 +174,10 @@ pub(crate) struct TraceSpan {
     pub(crate) kind: String,
     /// What it is about, by kind (top-level keys camelCase; values as recorded).
     pub(crate) data: Value,
+    /// What a run's or a model call's tokens cost in US dollars, by the model catalogue's
+    /// list prices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cost_usd: Option<f64>,
     /// `trace show` only: the spans inside it, in start order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) children: Vec<TraceSpan>,
@@ -195,6 +199,7 @@ impl From<Span> for TraceSpan {
             None => Value::Null,
         };
         let nanos = i64::try_from(span.start_unix_nano).unwrap_or(i64::MAX);
+        let cost_usd = agentctl_session::trace::span_cost(&span.detail);
         Self {
             trace_id: span.trace_id.to_string(),
             span_id: span.span_id.to_string(),
@@ -209,6 +214,7 @@ impl From<Span> for TraceSpan {
             error: span.error,
             kind: text("type").unwrap_or_default(),
             data,
+            cost_usd,
             children: Vec::new(),
         }
     }
