@@ -377,3 +377,28 @@ fn a_trace_exports_as_the_seeds_events_with_costs() {
         "{run_span}"
     );
 }
+
+#[test]
+fn an_auto_start_server_starts_with_the_session() {
+    let project = TestProject::new();
+    project.write(".agentctl/agents/helper.md", &agent("helper", ""));
+    let marker = project.root.join("started");
+    let settings = json!({"mcpServers": {
+        "eager": {"command": "sh", "args": ["-c", format!("echo up > '{}'", marker.display())], "autoStart": true},
+        "lazy": {"command": "sh", "args": ["-c", "echo up > lazy-started"]}
+    }});
+    std::fs::create_dir_all(project.home.join(".agentctl")).unwrap();
+    std::fs::write(
+        project.home.join(".agentctl/settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    let model = ServedModel::openai();
+    model.answer_text("Hello.");
+    let output = run(&project, &model, &["run", "helper", "-p", "hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // The eager server ran although no agent names it (it is no MCP server: a warning says so);
+    // the lazy one did not.
+    assert!(marker.exists(), "{}", text(&output.stderr));
+    assert!(!project.root.join("lazy-started").exists());
+}

@@ -43,6 +43,10 @@ pub struct McpServerConfig {
     /// Trusted servers skip approval prompts for their tools.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trust: bool,
+    /// Start the server when a session starts (seed 002's `autoStart`), not when an agent
+    /// first needs it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto_start: bool,
     /// Only these tools of the server are exposed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_tools: Option<Vec<String>>,

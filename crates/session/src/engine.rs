@@ -262,6 +262,38 @@ impl Session {
         id
     }
 
+    /// Starts the settings' MCP servers marked `autoStart` in the background (seed 002): a
+    /// server that cannot start is an [`Notice::McpServer`], as when an agent first needs it.
+    pub(crate) fn auto_start_servers(&self) {
+        let engine = Arc::clone(&self.engine);
+        let names: Vec<String> = engine
+            .shared
+            .builder
+            .settings()
+            .mcp_servers
+            .iter()
+            .filter(|(_, server)| server.auto_start)
+            .map(|(name, _)| name.clone())
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        let handle = engine.handle.clone();
+        let task = handle.spawn(async move {
+            for name in names {
+                if let Err(error) = engine.shared.mcp.tools(&name).await {
+                    Sink::all(TurnId(0), engine.hub.sender.clone())
+                        .emit(EventMsg::Notice(Notice::McpServer(error)));
+                }
+            }
+        });
+        *self
+            .engine
+            .starting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(task);
+    }
+
     fn notice(&self, id: TurnId, notice: Notice) {
         Sink::all(id, self.engine.hub.sender.clone()).emit(EventMsg::Notice(notice));
     }
@@ -273,6 +305,15 @@ impl Session {
         engine.turns.closed.cancel();
         engine.turns.interrupt(None);
         engine.turns.idle().await;
+        let starting = engine
+            .starting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(task) = starting {
+            // Bounded by each server's startup timeout.
+            let _ = task.await;
+        }
         engine.shared.mcp.shutdown().await;
         if let Some(store) = &engine.store {
             store.writer.flush().await;

@@ -281,8 +281,11 @@ impl<'p> SessionBuilder<'p> {
             },
             handle,
             shared,
+            starting: Mutex::default(),
         };
-        Ok(Session::of(engine))
+        let session = Session::of(engine);
+        session.auto_start_servers();
+        Ok(session)
     }
 
     /// The setup: the project's or the code's agents, the runtime builder with the choices

@@ -36,6 +36,8 @@ pub(crate) struct Engine {
     pub(crate) hub: Hub,
     /// Where turns are spawned.
     pub(crate) handle: tokio::runtime::Handle,
+    /// The start of the `autoStart` MCP servers, which shutting down waits for.
+    pub(crate) starting: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// The gate (with the answers given "always") and the questions waiting.
