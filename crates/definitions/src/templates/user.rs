@@ -141,13 +141,6 @@ impl TemplateEntry {
         }
     }
 
-    /// The template's description, if it loads and has one.
-    pub fn description(&self) -> Option<String> {
-        match &self.origin {
-            TemplateOrigin::BuiltIn(template) => Some(template.description().to_owned()),
-            TemplateOrigin::File { .. } => self.load("template").ok()?.spec.description,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -70,17 +70,26 @@ pub(super) fn list(context: &Project, format: TextFormat) -> anyhow::Result<Exit
         TemplateOrigin::BuiltIn(template) => template.aliases().to_vec(),
         TemplateOrigin::File { .. } => Vec::new(),
     };
+    // A template that does not load is listed with its located error.
+    let about = |entry: &TemplateEntry| match entry.load("template") {
+        Ok(content) => Ok(content.spec.description),
+        Err(error) => Err(located(&error.to_diagnostic(), &context.locations)),
+    };
     if format == TextFormat::Json {
         let rows: Vec<serde_json::Value> = all
             .iter()
             .map(|entry| {
-                serde_json::json!({
+                let mut row = serde_json::json!({
                     "name": entry.name,
                     "source": source(entry),
                     "aliases": aliases(entry),
                     "replacesBuiltIn": entry.shadows.is_some(),
-                    "description": entry.description(),
-                })
+                });
+                match about(entry) {
+                    Ok(description) => row["description"] = description.into(),
+                    Err(error) => row["error"] = error.into(),
+                }
+                row
             })
             .collect();
         print_json(&serde_json::json!({ "templates": rows }))?;
@@ -97,9 +106,10 @@ pub(super) fn list(context: &Project, format: TextFormat) -> anyhow::Result<Exit
         if entry.shadows.is_some() {
             from.push_str(", replaces the built-in");
         }
-        let description = entry
-            .description()
-            .unwrap_or_else(|| "(no description)".to_owned());
+        let description = match about(entry) {
+            Ok(description) => description.unwrap_or_else(|| "(no description)".to_owned()),
+            Err(error) => format!("(does not load: {error})"),
+        };
         out.push_str(&format!(
             "  {:<width$}  {description}\n  {:<width$}  ({from})\n",
             entry.name, ""
