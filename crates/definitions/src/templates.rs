@@ -4,7 +4,9 @@ mod user;
 
 use crate::schema::SCHEMA_URL;
 use agentctl_core::AgentSpec;
-pub use user::{TemplateContent, TemplateEntry, TemplateOrigin, find_template, template_dirs, templates};
+pub use user::{
+    TemplateContent, TemplateEntry, TemplateOrigin, find_template, template_dirs, templates,
+};
 
 /// A ready-made agent: a system prompt and sensible front-matter defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -237,18 +239,27 @@ mod tests {
 
     #[test]
     fn testing_is_the_test_generator() {
-        assert_eq!(Template::from_name("testing"), Some(Template::TestGenerator));
+        assert_eq!(
+            Template::from_name("testing"),
+            Some(Template::TestGenerator)
+        );
         assert_eq!(Template::from_name("nope"), None);
     }
 
     #[test]
     fn descriptions_are_derived_from_the_first_sentence() {
-        assert_eq!(derive_description("T", "  \n- Reads files. More."), "T: Reads files.");
+        assert_eq!(
+            derive_description("T", "  \n- Reads files. More."),
+            "T: Reads files."
+        );
         assert_eq!(derive_description("T", "v1.2 is here"), "T: v1.2 is here");
         assert_eq!(derive_description("", "Finds bugs."), "Finds bugs.");
         let long = format!("{} end.", "word ".repeat(80));
         let derived = derive_description("T", &long);
-        assert!(derived.ends_with("word…") && derived.chars().count() < 210, "{derived}");
+        assert!(
+            derived.ends_with("word…") && derived.chars().count() < 210,
+            "{derived}"
+        );
     }
 
     #[test]

@@ -121,23 +121,27 @@ fn request(
     // says: the allow list is written as given.
     let mut notes: Vec<String> = place.note.into_iter().collect();
     if spec.description.is_none() {
-        let title = spec.title.clone().unwrap_or_else(|| choices::title_case(&name));
+        let title = spec
+            .title
+            .clone()
+            .unwrap_or_else(|| choices::title_case(&name));
         let derived = derive_description(&title, &prompt);
         notes.push(format!(
             "no --description: derived \"{derived}\" from the title and the system prompt; routers and other agents read it, so edit `description:` to say what the agent does and when to use it"
         ));
         spec.description = Some(derived);
     }
-    notes.extend(spec
-        .handoffs
-        .iter()
-        .filter(|handoff| !agents.contains(&handoff.to))
-        .map(|handoff| {
-            format!(
-                "no agent `{}` exists yet: the handoff to it fails until one does",
-                handoff.to
-            )
-        }));
+    notes.extend(
+        spec.handoffs
+            .iter()
+            .filter(|handoff| !agents.contains(&handoff.to))
+            .map(|handoff| {
+                format!(
+                    "no agent `{}` exists yet: the handoff to it fails until one does",
+                    handoff.to
+                )
+            }),
+    );
     Ok(CreateRequest {
         spec,
         body: prompt,

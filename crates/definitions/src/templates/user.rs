@@ -8,7 +8,7 @@
 
 use super::Template;
 use crate::error::Result;
-use crate::parse::load_file;
+use crate::parse::{parse_bytes, read_capped};
 use crate::suggest::similar;
 use agentctl_config::Locations;
 use agentctl_core::{AgentSpec, Scope, SourceFormat};
@@ -55,7 +55,10 @@ pub fn template_dirs(locations: &Locations) -> Vec<(PathBuf, SourceFormat)> {
     if let Some(root) = &locations.project_root {
         dirs.push((root.join(".agentctl/templates"), SourceFormat::Native));
     }
-    dirs.push((locations.agentctl_home.join("templates"), SourceFormat::Native));
+    dirs.push((
+        locations.agentctl_home.join("templates"),
+        SourceFormat::Native,
+    ));
     if let Some(home) = &locations.user_home {
         dirs.push((home.join(".gemini/agents/templates"), SourceFormat::Gemini));
     }
@@ -115,7 +118,9 @@ pub fn find_template<'a>(
     canonical
         .and_then(|canonical| entries.iter().find(|e| e.name == canonical))
         .ok_or_else(|| {
-            let aliases = Template::ALL.into_iter().flat_map(|t| t.aliases().iter().copied());
+            let aliases = Template::ALL
+                .into_iter()
+                .flat_map(|t| t.aliases().iter().copied());
             similar(name, entries.iter().map(|e| e.name.as_str()).chain(aliases))
         })
 }
@@ -130,7 +135,8 @@ impl TemplateEntry {
                 prompt: template.system_prompt().to_owned(),
             }),
             TemplateOrigin::File { path, format } => {
-                let loaded = load_file(path, *format, Scope::Project)?;
+                let bytes = with_name(read_capped(path)?, agent);
+                let loaded = parse_bytes(&bytes, path, *format, Scope::Project)?;
                 let mut spec = loaded.definition.spec;
                 spec.name = agent.to_owned();
                 Ok(TemplateContent {
@@ -140,7 +146,32 @@ impl TemplateEntry {
             }
         }
     }
+}
 
+/// The template's text with `name: <agent>` added at the end of its front matter when it has
+/// no top-level `name:` (so the lines above keep their numbers in error messages).
+fn with_name(bytes: Vec<u8>, agent: &str) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return bytes;
+    };
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return bytes;
+    }
+    let mut offset = text.find('\n').map_or(text.len(), |i| i + 1);
+    for line in lines {
+        if line.starts_with("name:") {
+            return bytes;
+        }
+        if line.trim_end() == "---" {
+            let mut out = text[..offset].to_owned();
+            out.push_str(&format!("name: {agent}\n"));
+            out.push_str(&text[offset..]);
+            return out.into_bytes();
+        }
+        offset += line.len();
+    }
+    bytes
 }
 
 #[cfg(test)]
@@ -172,7 +203,13 @@ mod tests {
         let names: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(
             names,
-            ["code-review", "debugging", "documentation", "security", "test-generator"]
+            [
+                "code-review",
+                "debugging",
+                "documentation",
+                "security",
+                "test-generator"
+            ]
         );
         let debugging = find_template(&all, "debugging").unwrap();
         assert_eq!(debugging.shadows, Some(Template::Debugging));
@@ -186,6 +223,14 @@ mod tests {
         );
         assert_eq!(find_template(&all, "debuging").unwrap_err(), ["debugging"]);
         assert_eq!(find_template(&all, "testin").unwrap_err(), ["testing"]);
+    }
+
+    #[test]
+    fn a_missing_name_is_added_after_the_other_fields() {
+        let named = |text: &str| String::from_utf8(with_name(text.into(), "a")).unwrap();
+        assert_eq!(named("---\ntitle: T\n---\nP\n"), "---\ntitle: T\nname: a\n---\nP\n");
+        assert_eq!(named("---\nname: b\n---\nP\n"), "---\nname: b\n---\nP\n");
+        assert_eq!(named("no front matter"), "no front matter");
     }
 
     #[test]

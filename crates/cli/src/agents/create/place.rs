@@ -71,13 +71,21 @@ pub(super) fn place(
     })
 }
 
-/// Says why the file goes to a folder other than agentctl's own.
+/// Says why the file goes to a folder other than agentctl's own (`None` for that one).
 fn why(target: &CreateTarget, scope: Scope, context: &Project) -> Option<String> {
     let locations = &context.locations;
     let whose = match scope {
         Scope::Project => "the project's",
         Scope::Global => "your global",
     };
+    let own = match scope {
+        Scope::Project => locations.project_agents_dir(),
+        Scope::Global => Some(locations.global_agents_dir()),
+    };
+    // agentctl's own folder, as before there was a choice, goes without saying.
+    if own.as_ref() == Some(&target.dir) {
+        return None;
+    }
     let shown = |dir: &Path| format!("{}/", display_path(dir, locations));
     match &target.reason {
         TargetReason::Default => None,
@@ -88,7 +96,11 @@ fn why(target: &CreateTarget, scope: Scope, context: &Project) -> Option<String>
         TargetReason::FirstOfSeveral { others } => Some(format!(
             "written to {}, the first in precedence of the folders holding {whose} agents (also {}; --dir DIR chooses another)",
             shown(&target.dir),
-            others.iter().map(|d| shown(d)).collect::<Vec<_>>().join(", ")
+            others
+                .iter()
+                .map(|d| shown(d))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
