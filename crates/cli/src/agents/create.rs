@@ -23,7 +23,7 @@ use agentctl_core::{
 };
 use agentctl_session::Project;
 use agentctl_session::definitions::{
-    DEFAULT_PROMPT, Discovery, TemplateContent, derive_description, is_valid_name,
+    Discovery, TemplateContent, derive_description, is_valid_name,
 };
 use choices::{ModelPick, READ_ONLY_TOOLS};
 use std::path::PathBuf;
@@ -76,16 +76,7 @@ fn request(
         "✦ Create New Agent"
     })?;
     let name = name(ui, args)?;
-    let TemplateContent { mut spec, prompt } = match &template {
-        Some(entry) => template::load(context, entry, &name)?,
-        None => TemplateContent {
-            spec: AgentSpec {
-                name: name.clone(),
-                ..AgentSpec::default()
-            },
-            prompt: DEFAULT_PROMPT.to_owned(),
-        },
-    };
+    let TemplateContent { mut spec, prompt } = template::start(context, template.as_ref(), &name)?;
     spec.kind = Some("agent".to_owned());
     spec.title = title(ui, args, spec.title.take(), &name)?;
     spec.description = description(ui, args, spec.description.take())?;
@@ -120,17 +111,7 @@ fn request(
     // The handoffs and memory the agent declares bring their tools whatever `tools.allow`
     // says: the allow list is written as given.
     let mut notes: Vec<String> = place.note.into_iter().collect();
-    if spec.description.is_none() {
-        let title = spec
-            .title
-            .clone()
-            .unwrap_or_else(|| choices::title_case(&name));
-        let derived = derive_description(&title, &prompt);
-        notes.push(format!(
-            "no --description: derived \"{derived}\" from the title and the system prompt; routers and other agents read it, so edit `description:` to say what the agent does and when to use it"
-        ));
-        spec.description = Some(derived);
-    }
+    notes.extend(derive_missing_description(&mut spec, &prompt));
     notes.extend(
         spec.handoffs
             .iter()
@@ -150,6 +131,24 @@ fn request(
         replace: place.replace,
         notes,
     })
+}
+
+/// Gives an agent without a description one made from its title and prompt, and returns the
+/// note that says so.
+fn derive_missing_description(spec: &mut AgentSpec, prompt: &str) -> Option<String> {
+    if spec.description.is_some() {
+        return None;
+    }
+    let title = spec
+        .title
+        .clone()
+        .unwrap_or_else(|| choices::title_case(&spec.name));
+    let derived = derive_description(&title, prompt);
+    let note = format!(
+        "no --description: derived \"{derived}\" from the title and the system prompt; routers and other agents read it, so edit `description:` to say what the agent does and when to use it"
+    );
+    spec.description = Some(derived);
+    Some(note)
 }
 
 /// The title: `--title`, else asked with the template's (or one made from the name) as the

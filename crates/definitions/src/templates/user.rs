@@ -228,7 +228,10 @@ mod tests {
     #[test]
     fn a_missing_name_is_added_after_the_other_fields() {
         let named = |text: &str| String::from_utf8(with_name(text.into(), "a")).unwrap();
-        assert_eq!(named("---\ntitle: T\n---\nP\n"), "---\ntitle: T\nname: a\n---\nP\n");
+        assert_eq!(
+            named("---\ntitle: T\n---\nP\n"),
+            "---\ntitle: T\nname: a\n---\nP\n"
+        );
         assert_eq!(named("---\nname: b\n---\nP\n"), "---\nname: b\n---\nP\n");
         assert_eq!(named("no front matter"), "no front matter");
     }

@@ -4,9 +4,11 @@
 use super::super::{display_path, located};
 use crate::args::TextFormat;
 use crate::output::print_json;
+use agentctl_core::AgentSpec;
 use agentctl_session::Project;
 use agentctl_session::definitions::{
-    TemplateContent, TemplateEntry, TemplateOrigin, find_template, template_dirs, templates,
+    DEFAULT_PROMPT, TemplateContent, TemplateEntry, TemplateOrigin, find_template, template_dirs,
+    templates,
 };
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -34,13 +36,28 @@ pub(super) fn find(context: &Project, name: &str) -> anyhow::Result<TemplateEntr
     }
 }
 
-/// The template's content for the agent `agent`; a broken template file is an error located
-/// in it.
-pub(super) fn load(
+/// What the agent `agent` starts from: the template's content, or an empty front matter and
+/// [`DEFAULT_PROMPT`] without one.
+pub(super) fn start(
     context: &Project,
-    entry: &TemplateEntry,
+    entry: Option<&TemplateEntry>,
     agent: &str,
 ) -> anyhow::Result<TemplateContent> {
+    match entry {
+        Some(entry) => load(context, entry, agent),
+        None => Ok(TemplateContent {
+            spec: AgentSpec {
+                name: agent.to_owned(),
+                ..AgentSpec::default()
+            },
+            prompt: DEFAULT_PROMPT.to_owned(),
+        }),
+    }
+}
+
+/// The template's content for the agent `agent`; a broken template file is an error located
+/// in it.
+fn load(context: &Project, entry: &TemplateEntry, agent: &str) -> anyhow::Result<TemplateContent> {
     entry.load(agent).map_err(|error| {
         anyhow::anyhow!(
             "template `{}` does not load: {}: fix the file, or pick another template (`--template list`)",
