@@ -13,6 +13,7 @@ mod cli {
     mod concurrency;
     mod connection_reuse;
     mod create;
+    mod create_seed;
     mod create_wizard;
     mod declared_tools;
     mod graph;

@@ -229,8 +229,10 @@ fn non_interactive_create_names_the_missing_flag() {
     let project = TestProject::new();
     let output = project.output(&["agents", "create"]);
     assert!(text(&output.stderr).contains("missing agent name: pass NAME"));
+    // A missing description is derived (issue 36): the output says so.
     let output = project.output(&["agents", "create", "y"]);
-    assert!(text(&output.stderr).contains("missing description: pass --description"));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("note: no --description: derived \"Y\""));
     let output = project.output(&["agents", "create", "Bad_Name", "--description", "d"]);
     assert!(text(&output.stderr).contains("not a valid agent name"));
 }

@@ -461,9 +461,15 @@ fn without_a_terminal_a_missing_answer_names_its_flag_and_never_waits() {
         out.contains("missing agent name: pass NAME, e.g. `agentctl agents create code-reviewer` (nothing is asked: stdin is not a terminal)"),
         "{out}"
     );
+    // Without --description one is derived (issue 36), and the output says so.
     let (status, out) = finished(no_ci(&["agents", "create", "lonely"]));
-    assert_eq!(status.code(), Some(1));
-    assert!(out.contains("missing description: pass --description '…' (what the agent does and when to use it) or --template NAME"), "{out}");
+    assert_eq!(status.code(), Some(0), "{out}");
+    assert!(
+        out.contains(
+            "note: no --description: derived \"Lonely\" from the title and the system prompt"
+        ),
+        "{out}"
+    );
     // Optional answers take their defaults: a template gives the description.
     let (status, out) = finished(no_ci(&[
         "agents",
@@ -487,10 +493,9 @@ fn without_a_terminal_a_missing_answer_names_its_flag_and_never_waits() {
     let mut command = project.terminal_command(&["agents", "create", "on-ci"]);
     command.env("CI", "true");
     let (status, out) = finished(command);
-    assert_eq!(status.code(), Some(1), "{out}");
+    assert_eq!(status.code(), Some(0), "{out}");
     assert!(
-        out.contains("missing description: pass --description")
-            && out.contains("(nothing is asked: CI is set)"),
+        out.contains("note: no --description: derived \"On Ci\"") && !out.contains("? "),
         "{out}"
     );
     // A terminal and --no-input.

@@ -15,7 +15,7 @@ mod turn;
 
 pub(crate) use agents::{
     AgentsCommand, CreateArgs, CreateScope, DeleteArgs, EditArgs, ExtendedArgs, ListArgs, ShowArgs,
-    TemplateName, ToolsArgs, ValidateArgs,
+    ToolsArgs, ValidateArgs,
 };
 pub(crate) use bare_prompt::parse;
 pub(crate) use turn::{ChatArgs, TurnArgs};

@@ -6,6 +6,7 @@
 //! The first agent of a name wins; later ones are reported as shadowed.
 
 mod load;
+mod target;
 
 use crate::discovery::{Discovery, InvalidAgent};
 use crate::error::{DefinitionError, ErrorKind};
@@ -19,6 +20,7 @@ use agentctl_core::{AgentDefinition, Scope, SourceFormat};
 use load::{Outcome, load_all};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+pub use target::{CreateTarget, TargetReason, create_target};
 
 /// A folder agents are read from.
 #[derive(Debug, Clone, PartialEq, Eq)]

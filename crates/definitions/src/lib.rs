@@ -46,7 +46,10 @@ mod value;
 mod yaml_index;
 mod yaml_tree;
 
-pub use discover::{AgentDir, agent_dirs, discover, discover_in, discover_summaries};
+pub use discover::{
+    AgentDir, CreateTarget, TargetReason, agent_dirs, create_target, discover, discover_in,
+    discover_summaries,
+};
 pub use discovery::{Discovery, InvalidAgent, Shadowed};
 pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
 pub use graph_file::parse_graph_str;
@@ -55,7 +58,10 @@ pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
 pub use report::{Check, ValidationReport};
 pub use schema::{SCHEMA_URL, agent_schema};
 pub use semantic::{CheckStage, Checks, SemanticCheck};
-pub use templates::{DEFAULT_PROMPT, Template, render_agent_file};
+pub use templates::{
+    DEFAULT_PROMPT, Template, TemplateContent, TemplateEntry, TemplateOrigin, derive_description,
+    find_template, render_agent_file, template_dirs, templates,
+};
 pub use validate::validate;
 
 /// Whether `name` is a valid native agent name: kebab-case, 1 to 64 characters.

@@ -1,7 +1,12 @@
 //! Starting points for `agents create`, and writing agent files.
 
+mod user;
+
 use crate::schema::SCHEMA_URL;
 use agentctl_core::AgentSpec;
+pub use user::{
+    TemplateContent, TemplateEntry, TemplateOrigin, find_template, template_dirs, templates,
+};
 
 /// A ready-made agent: a system prompt and sensible front-matter defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,9 +44,20 @@ impl Template {
         }
     }
 
-    /// The template of that name.
+    /// Other names `--template` takes for it: seed 002's appendix calls the test template
+    /// `testing.md`, its §3.2.2 `test-generator`.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Template::TestGenerator => &["testing"],
+            _ => &[],
+        }
+    }
+
+    /// The template of that name or alias.
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
+        Self::ALL
+            .into_iter()
+            .find(|t| t.name() == name || t.aliases().contains(&name))
     }
 
     /// A title for agents made from the template.
@@ -140,6 +156,54 @@ impl Template {
 /// The system prompt of agents created without a template.
 pub const DEFAULT_PROMPT: &str = "You are a focused assistant.\n\nDescribe here what the agent does, how it works and what it returns.\n";
 
+/// A description for an agent created without one, made from its title and system prompt
+/// (deterministic; no model is asked): `"<title>: <the prompt's first sentence>"`, or the title
+/// alone when the prompt is still [`DEFAULT_PROMPT`].
+///
+/// ```
+/// use agentctl_definitions::{DEFAULT_PROMPT, derive_description};
+/// assert_eq!(derive_description("Debug Analyzer", DEFAULT_PROMPT), "Debug Analyzer");
+/// assert_eq!(
+///     derive_description("Debugger", "# Role\n\nYou find bugs. Then you fix them."),
+///     "Debugger: You find bugs."
+/// );
+/// ```
+pub fn derive_description(title: &str, prompt: &str) -> String {
+    const LIMIT: usize = 200;
+    let title = title.trim();
+    if prompt.trim() == DEFAULT_PROMPT.trim() {
+        return title.to_owned();
+    }
+    let paragraph = prompt
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with("---"))
+        .unwrap_or("");
+    let paragraph = paragraph.trim_start_matches(['-', '*', '>', ' ']);
+    let end = paragraph
+        .char_indices()
+        .find(|&(i, c)| {
+            matches!(c, '。' | '！' | '？')
+                || (matches!(c, '.' | '!' | '?')
+                    && paragraph[i + c.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_none_or(char::is_whitespace))
+        })
+        .map_or(paragraph.len(), |(i, c)| i + c.len_utf8());
+    let mut sentence = paragraph[..end].trim().to_owned();
+    if sentence.chars().count() > LIMIT {
+        let cut: String = sentence.chars().take(LIMIT).collect();
+        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+        sentence = format!("{}…", cut.trim_end_matches([',', ';', ':']));
+    }
+    match (title.is_empty(), sentence.is_empty()) {
+        (_, true) => title.to_owned(),
+        (true, false) => sentence,
+        (false, false) => format!("{title}: {sentence}"),
+    }
+}
+
 /// Writes an agent file: YAML front matter (with a `yaml-language-server` schema comment so
 /// editors complete and check fields), then the body.
 ///
@@ -172,6 +236,31 @@ mod tests {
     use crate::{parse_str, validate};
     use agentctl_core::{Scope, Settings, SourceFormat};
     use std::path::Path;
+
+    #[test]
+    fn testing_is_the_test_generator() {
+        assert_eq!(
+            Template::from_name("testing"),
+            Some(Template::TestGenerator)
+        );
+        assert_eq!(Template::from_name("nope"), None);
+    }
+
+    #[test]
+    fn descriptions_are_derived_from_the_first_sentence() {
+        assert_eq!(
+            derive_description("T", "  \n- Reads files. More."),
+            "T: Reads files."
+        );
+        assert_eq!(derive_description("T", "v1.2 is here"), "T: v1.2 is here");
+        assert_eq!(derive_description("", "Finds bugs."), "Finds bugs.");
+        let long = format!("{} end.", "word ".repeat(80));
+        let derived = derive_description("T", &long);
+        assert!(
+            derived.ends_with("word…") && derived.chars().count() < 210,
+            "{derived}"
+        );
+    }
 
     #[test]
     fn every_template_round_trips_and_validates() {

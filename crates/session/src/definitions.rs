@@ -3,6 +3,8 @@
 
 pub use crate::agent_file::{AgentFileError, write_agent_file};
 pub use agentctl_definitions::{
-    AgentLookupError, DEFAULT_PROMPT, Diagnostic, Discovery, LoadedAgent, Severity, Template,
-    ValidationReport, agent_schema, is_valid_name, load_file, parse_str, render_agent_file,
+    AgentDir, AgentLookupError, CreateTarget, DEFAULT_PROMPT, Diagnostic, Discovery, LoadedAgent,
+    Severity, TargetReason, Template, TemplateContent, TemplateEntry, TemplateOrigin,
+    ValidationReport, agent_dirs, agent_schema, create_target, derive_description, find_template,
+    is_valid_name, load_file, parse_str, render_agent_file, template_dirs, templates,
 };

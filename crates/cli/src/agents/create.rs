@@ -10,17 +10,21 @@
 
 mod checks;
 mod choices;
+mod place;
 mod routing;
+mod template;
 mod ui;
 mod write;
 
-use super::{discover_agents, display_path};
-use crate::args::{CreateArgs, CreateScope, TemplateName};
+use super::discover_agents;
+use crate::args::CreateArgs;
 use agentctl_core::{
     AgentSpec, ContextMode, ModelError, Scope, Settings, ToolPolicy, resolve_model,
 };
 use agentctl_session::Project;
-use agentctl_session::definitions::{DEFAULT_PROMPT, Discovery, Template, is_valid_name};
+use agentctl_session::definitions::{
+    Discovery, TemplateContent, derive_description, is_valid_name,
+};
 use choices::{ModelPick, READ_ONLY_TOOLS};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,7 +35,7 @@ struct CreateRequest {
     /// The front matter.
     spec: AgentSpec,
     /// The system prompt.
-    body: &'static str,
+    body: String,
     /// Where it goes.
     scope: Scope,
     /// The file.
@@ -43,20 +47,13 @@ struct CreateRequest {
 }
 
 pub(super) fn run(context: &Project, args: CreateArgs) -> anyhow::Result<ExitCode> {
+    if args.template.as_deref() == Some(template::LIST) {
+        return template::list(context, args.format);
+    }
     let ui = Ui::detect(args.no_input);
     let discovery = discover_agents(context);
     let request = request(context, &discovery, &ui, &args)?;
     write::finish(context, &discovery, request, args.format)
-}
-
-fn template(name: TemplateName) -> Template {
-    match name {
-        TemplateName::Debugging => Template::Debugging,
-        TemplateName::CodeReview => Template::CodeReview,
-        TemplateName::Documentation => Template::Documentation,
-        TemplateName::TestGenerator => Template::TestGenerator,
-        TemplateName::Security => Template::Security,
-    }
 }
 
 /// Asks what the flags did not say (or takes the defaults), in the seed's order.
@@ -67,30 +64,29 @@ fn request(
     args: &CreateArgs,
 ) -> anyhow::Result<CreateRequest> {
     let settings = &context.settings.settings;
-    anyhow::ensure!(
-        !(args.global && args.scope == Some(CreateScope::Project)),
-        "--global and --scope project contradict each other: pass one of them"
-    );
-    let template = args.template.map(template);
+    // An unknown template fails before any question.
+    let template = args
+        .template
+        .as_deref()
+        .map(|name| template::find(context, name))
+        .transpose()?;
     ui.section(if args.extended {
         "✦ Create Extended Agent"
     } else {
         "✦ Create New Agent"
     })?;
     let name = name(ui, args)?;
-    let mut spec = template.map_or_else(
-        || AgentSpec {
-            name: name.clone(),
-            ..AgentSpec::default()
-        },
-        |t| t.spec(&name),
-    );
+    let TemplateContent { mut spec, prompt } = template::start(context, template.as_ref(), &name)?;
     spec.kind = Some("agent".to_owned());
     spec.title = title(ui, args, spec.title.take(), &name)?;
     spec.description = description(ui, args, spec.description.take())?;
-    spec.model = model(ui, args, settings)?;
-    let scope = scope(ui, args, context)?;
-    let (path, replace) = target(ui, context, scope, &name, args.force)?;
+    // No model chosen keeps the template's (a template file may name one).
+    match model(ui, args, settings)? {
+        Some(model) => spec.model = Some(model),
+        None if args.model.is_some() => spec.model = None,
+        None => {}
+    }
+    let place = place::place(ui, args, context, discovery, &name)?;
     ui.section("🔧 Tools")?;
     spec.tools = tools(ui, args, settings, spec.tools)?;
     spec.mcp.servers = mcp_servers(ui, args, settings, &spec.tools)?;
@@ -114,25 +110,45 @@ fn request(
     ui.section("")?;
     // The handoffs and memory the agent declares bring their tools whatever `tools.allow`
     // says: the allow list is written as given.
-    let notes = spec
-        .handoffs
-        .iter()
-        .filter(|handoff| !agents.contains(&handoff.to))
-        .map(|handoff| {
-            format!(
-                "no agent `{}` exists yet: the handoff to it fails until one does",
-                handoff.to
-            )
-        })
-        .collect();
+    let mut notes: Vec<String> = place.note.into_iter().collect();
+    notes.extend(derive_missing_description(&mut spec, &prompt));
+    notes.extend(
+        spec.handoffs
+            .iter()
+            .filter(|handoff| !agents.contains(&handoff.to))
+            .map(|handoff| {
+                format!(
+                    "no agent `{}` exists yet: the handoff to it fails until one does",
+                    handoff.to
+                )
+            }),
+    );
     Ok(CreateRequest {
         spec,
-        body: template.map_or(DEFAULT_PROMPT, Template::system_prompt),
-        scope,
-        path,
-        replace,
+        body: prompt,
+        scope: place.scope,
+        path: place.path,
+        replace: place.replace,
         notes,
     })
+}
+
+/// Gives an agent without a description one made from its title and prompt, and returns the
+/// note that says so.
+fn derive_missing_description(spec: &mut AgentSpec, prompt: &str) -> Option<String> {
+    if spec.description.is_some() {
+        return None;
+    }
+    let title = spec
+        .title
+        .clone()
+        .unwrap_or_else(|| choices::title_case(&spec.name));
+    let derived = derive_description(&title, prompt);
+    let note = format!(
+        "no --description: derived \"{derived}\" from the title and the system prompt; routers and other agents read it, so edit `description:` to say what the agent does and when to use it"
+    );
+    spec.description = Some(derived);
+    Some(note)
 }
 
 /// The title: `--title`, else asked with the template's (or one made from the name) as the
@@ -190,8 +206,8 @@ fn name(ui: &Ui, args: &CreateArgs) -> anyhow::Result<String> {
     Ok(name)
 }
 
-/// Optional in the wizard (seed: "Description (optional)"); without a terminal required
-/// unless a template gives one, since routers and other agents read it.
+/// Optional (seed: "Description (optional)"): `None` when neither the flag, the template nor
+/// the answer gives one, and the caller derives it.
 fn description(
     ui: &Ui,
     args: &CreateArgs,
@@ -202,11 +218,11 @@ fn description(
         None => ui.text(
             &Question {
                 prompt: "Description (optional: what it does and when to use it)",
-                flag: "--description '…' (what the agent does and when to use it) or --template NAME",
+                flag: "--description '…' (what the agent does and when to use it)",
                 what: "description",
             },
             from_template,
-            ui.is_terminal(),
+            true,
             |_| Ok(()),
         )?,
     };
@@ -245,93 +261,6 @@ fn model(ui: &Ui, args: &CreateArgs, settings: &Settings) -> anyhow::Result<Opti
             )?;
             Ok(Some(model))
         }
-    }
-}
-
-/// `--scope`/`--global`, else asked, defaulting to settings `agents.defaultScope` (global
-/// when there is no project).
-fn scope(ui: &Ui, args: &CreateArgs, context: &Project) -> anyhow::Result<Scope> {
-    if args.global {
-        return Ok(Scope::Global);
-    }
-    match args.scope {
-        Some(CreateScope::Global) => return Ok(Scope::Global),
-        Some(CreateScope::Project) => return Ok(Scope::Project),
-        None => {}
-    }
-    let locations = &context.locations;
-    let default = context.settings.settings.agents.default_scope;
-    let Some(project) = locations.project_agents_dir() else {
-        return Ok(if ui.is_terminal() {
-            ui.note("Not inside a project: the agent goes to the global folder.")?;
-            Scope::Global
-        } else {
-            default
-        });
-    };
-    if !ui.is_terminal() {
-        return Ok(default);
-    }
-    let items = [
-        format!("project ({}/)", display_path(&project, locations)),
-        format!(
-            "global ({}/)",
-            display_path(&locations.global_agents_dir(), locations)
-        ),
-    ];
-    let question = Question {
-        prompt: "Scope",
-        flag: "--scope project|global",
-        what: "scope",
-    };
-    let index = ui.select(&question, &items, usize::from(default == Scope::Global))?;
-    Ok(if index == 1 {
-        Scope::Global
-    } else {
-        Scope::Project
-    })
-}
-
-/// The file to write, and whether it may replace one: with `--force`, or a yes on the
-/// terminal; without either an existing file is an error before any other question.
-fn target(
-    ui: &Ui,
-    context: &Project,
-    scope: Scope,
-    name: &str,
-    force: bool,
-) -> anyhow::Result<(PathBuf, bool)> {
-    let locations = &context.locations;
-    let dir = match scope {
-        Scope::Global => locations.global_agents_dir(),
-        Scope::Project => locations.project_agents_dir().ok_or_else(|| {
-            anyhow::anyhow!(
-                "not inside a project (no .agentctl, .claude, .gemini or .git folder found): pass --project-dir DIR or --scope global"
-            )
-        })?,
-    };
-    let path = dir.join(format!("{name}.md"));
-    if force || !path.exists() {
-        return Ok((path, force));
-    }
-    let shown = display_path(&path, locations);
-    let exists = || {
-        anyhow::anyhow!(
-            "{shown} already exists: pass --force to replace it, or `agentctl agents edit {name}`"
-        )
-    };
-    if !ui.is_terminal() {
-        return Err(exists());
-    }
-    let question = Question {
-        prompt: &format!("{shown} already exists. Replace it?"),
-        flag: "--force",
-        what: "replacement",
-    };
-    if ui.confirm(&question, false)? {
-        Ok((path, true))
-    } else {
-        Err(exists())
     }
 }
 

@@ -67,24 +67,9 @@ pub(crate) struct ShowArgs {
     pub format: TextFormat,
 }
 
-/// Templates `agents create` starts from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum TemplateName {
-    /// Finds the cause of a bug and proposes a fix.
-    Debugging,
-    /// Reviews changes for correctness, style and risk.
-    CodeReview,
-    /// Writes and updates documentation.
-    Documentation,
-    /// Writes tests for existing code.
-    TestGenerator,
-    /// Audits code for security problems.
-    Security,
-}
-
 /// `agents create`: every question of the wizard has a flag here, and a flag given skips its
 /// question. Without a terminal (or with `CI` set, or `--no-input`) nothing is asked: a
-/// missing name or description is an error naming its flag, everything else takes its default.
+/// missing name is an error naming its flag, everything else takes its default.
 #[derive(Debug, Args)]
 #[command(after_long_help = CREATE_HELP)]
 pub(crate) struct CreateArgs {
@@ -93,21 +78,27 @@ pub(crate) struct CreateArgs {
     /// Title shown by `agents list` (default: the name in title case, or the template's).
     #[arg(long)]
     pub title: Option<String>,
-    /// What the agent does and when to use it. Required without a terminal (unless a
-    /// template gives one); optional in the wizard.
+    /// What the agent does and when to use it. Optional: without one (and none from the
+    /// template) it is derived from the title and the system prompt, and the output says so.
     #[arg(long)]
     pub description: Option<String>,
     /// Model: `provider:model` or an alias (default: none, the settings' `agents.defaultModel`
     /// or the caller's).
     #[arg(long)]
     pub model: Option<String>,
-    /// Where the file goes: the project's `.agentctl/agents/` or the global
-    /// `$AGENTCTL_HOME/agents/` (default: settings `agents.defaultScope`).
+    /// Which agents the file joins: the project's or the user's (default: settings
+    /// `agents.defaultScope`). It goes to the scope's folder that already holds agents
+    /// (`.agentctl/agents`, `.claude/agents` or `.gemini/agents`; the first of them when
+    /// several do), else agentctl's own.
     #[arg(long, value_enum)]
     pub scope: Option<CreateScope>,
     /// The same as `--scope global`.
     #[arg(long)]
     pub global: bool,
+    /// Write the file into DIR instead (created if missing); its scope is the project's
+    /// when DIR is inside the project, else global.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scope", "global"])]
+    pub dir: Option<std::path::PathBuf>,
     /// Allowed tools, comma-separated names or patterns (`read_file,grep,mcp.github.*`).
     /// Without it the wizard offers a picker (read-only tools ticked); without a terminal the
     /// agent may use every tool.
@@ -137,9 +128,13 @@ pub(crate) struct CreateArgs {
         value_parser = ["isolated", "shared", "run"]
     )]
     pub context_mode: Option<String>,
-    /// Start from a template: its title, description, tools and system prompt.
-    #[arg(long, value_enum)]
-    pub template: Option<TemplateName>,
+    /// Start from a template: its title, description, tools and system prompt. Built in:
+    /// debugging, code-review, documentation, test-generator (or testing), security; files
+    /// `NAME.md` in the project's `.agentctl/templates/`, `$AGENTCTL_HOME/templates/` or
+    /// `~/.gemini/agents/templates/` add templates (or replace a built-in of the same name).
+    /// `--template list` lists them all.
+    #[arg(long, value_name = "NAME")]
+    pub template: Option<String>,
     /// Also ask the P2 questions: triggers, handoffs, guardrails, memory, graph, tracing.
     #[arg(long)]
     pub extended: bool,
@@ -240,9 +235,9 @@ pub(crate) struct ExtendedArgs {
 /// Where `agents create` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum CreateScope {
-    /// The project's `.agentctl/agents/`.
+    /// The project's agents folder.
     Project,
-    /// The user's `$AGENTCTL_HOME/agents/` (default `~/.agentctl/agents/`).
+    /// The user's agents folder.
     Global,
 }
 
@@ -257,14 +252,23 @@ denied tools, MCP servers from settings, context mode; with --extended also trig
 guardrails, memory, graph and tracing. It ends with the next steps: edit, validate, run.
 
 Without a terminal (stdin or stderr not a terminal, `CI` set, or --no-input) nothing is asked:
-NAME and --description (or --template) are required, everything else takes its default.
-The file is checked as `agents validate` checks it and written only if it is valid; an existing
+NAME is required, everything else takes its default; a missing description is derived from the
+title and the system prompt (the output says so).
+The file goes where the scope's agents already live: a project keeping its agents in
+.gemini/agents gets it there; when several folders hold agents, the first of .agentctl/agents,
+.claude/agents, .gemini/agents (global: $AGENTCTL_HOME/agents, ~/.claude/agents,
+~/.gemini/agents); when none does, agentctl's own. --dir DIR chooses. The output names the file.
+It is checked as `agents validate` checks it and written only if it is valid; an existing
 agent file is replaced only with --force.
 
 Examples:
   agentctl agents create
   agentctl agents create --extended
   agentctl agents create api-reviewer --template code-review
+  agentctl agents create --template list
+  agentctl agents create debug-analyzer --title 'Debug Analyzer' --model gemini-2.5-pro \\
+      --tools read_file,grep,bash --mcp github --scope project
+  agentctl agents create notes --description 'Keeps notes' --dir .gemini/agents
   agentctl agents create debug-analyzer --title 'Debug Analyzer' --description 'Finds bugs' \\
       --model sonnet --allow read_file,grep,bash --deny write_file --mcp-server github \\
       --context-mode isolated --scope project

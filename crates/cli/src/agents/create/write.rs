@@ -27,7 +27,7 @@ pub(super) fn finish(
     let settings = &context.settings.settings;
     let locations = &context.locations;
     let shown = display_path(&request.path, locations);
-    let text = render_agent_file(&request.spec, request.body);
+    let text = render_agent_file(&request.spec, &request.body);
     let draft = parse_str(&text, &request.path, SourceFormat::Native, request.scope)
         .with_context(|| format!("the front matter made for {shown} does not load"))?;
     let checks = context.checks();
