@@ -30,11 +30,23 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
         AgentsCommand::Delete(args) => manage::delete(&load()?, &args),
         AgentsCommand::Tools(args) => tools::run(&load()?, &args),
         AgentsCommand::Validate(args) => validate::run(&load()?, &args),
-        // The seed's spellings of `agentctl run` and `agentctl graph`.
+        // The seeds' spellings of `agentctl run`, `context`, `graph` and `trace`.
         AgentsCommand::Run(args) => crate::run::run(global, args),
+        AgentsCommand::Context(args) => crate::context_cmd::run(global, args),
         AgentsCommand::Graph(command) => crate::graph_cmd::run(global, command),
         AgentsCommand::Trace(command) => crate::trace_cmd::run(global, command),
     }
+}
+
+/// `agents list` as the interactive session's `/agents list` prints it: every scope, the
+/// table.
+pub(crate) fn list_table(project: &Project) -> anyhow::Result<()> {
+    let args = crate::args::ListArgs {
+        scope: crate::args::ScopeFilter::All,
+        all: false,
+        format: crate::args::TableFormat::Table,
+    };
+    list::run(project, &args).map(drop)
 }
 
 /// Discovers agents from the context's locations.
