@@ -239,8 +239,6 @@ async fn converse(
             };
             once(desk, op, format).await
         }
-        PromptSource::Interactive(first) => {
-            repl::run(desk, project, target, first, options).await
-        }
+        PromptSource::Interactive(first) => repl::run(desk, project, target, first, options).await,
     }
 }

@@ -1,9 +1,7 @@
 //! Arguments of `agentctl agents …`: list, show, create, edit, delete, tools, validate, and
 //! the spellings of `run`, `context`, `graph` and `trace` under `agents`.
 
-use super::{
-    ApprovalArgs, RunArgs, ScopeFilter, TableFormat, TextFormat, context, graph, trace,
-};
+use super::{ApprovalArgs, RunArgs, ScopeFilter, TableFormat, TextFormat, context, graph, trace};
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]

@@ -103,18 +103,20 @@ pub(crate) fn parse(line: &str) -> Option<Result<SlashCommand, SlashError>> {
         return Some(Err(SlashError::Quote));
     };
     let first = words.first().cloned().unwrap_or_default();
-    Some(Line::try_parse_from(words).map(|line| line.command).map_err(
-        |error| match error.kind() {
-            clap::error::ErrorKind::InvalidSubcommand
-            | clap::error::ErrorKind::MissingSubcommand
-            | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-                if !matches!(first.as_str(), "agents") =>
-            {
-                SlashError::Unknown(first.clone())
-            }
-            _ => SlashError::Usage(error),
-        },
-    ))
+    Some(
+        Line::try_parse_from(words)
+            .map(|line| line.command)
+            .map_err(|error| match error.kind() {
+                clap::error::ErrorKind::InvalidSubcommand
+                | clap::error::ErrorKind::MissingSubcommand
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                    if !matches!(first.as_str(), "agents") =>
+                {
+                    SlashError::Unknown(first.clone())
+                }
+                _ => SlashError::Usage(error),
+            }),
+    )
 }
 
 /// Splits a line into words at whitespace; `'…'` and `"…"` keep a word's spaces. `None` for an
@@ -184,7 +186,10 @@ mod tests {
                 mode: None,
             }))
         );
-        assert_eq!(command("/agents list"), SlashCommand::Agents(SlashAgents::List));
+        assert_eq!(
+            command("/agents list"),
+            SlashCommand::Agents(SlashAgents::List)
+        );
         assert_eq!(command(" /exit "), SlashCommand::Exit);
         assert_eq!(command("/quit"), SlashCommand::Exit);
         assert_eq!(command("/clear"), SlashCommand::Clear);
@@ -195,7 +200,10 @@ mod tests {
     #[test]
     fn unknown_commands_and_bad_arguments_say_what_is_wrong() {
         let unknown = parse("/compress now").unwrap().unwrap_err().to_string();
-        assert!(unknown.starts_with("unknown command `/compress`"), "{unknown}");
+        assert!(
+            unknown.starts_with("unknown command `/compress`"),
+            "{unknown}"
+        );
         assert!(!unknown.contains('\n'), "{unknown}");
         assert!(matches!(
             parse("/").unwrap(),
@@ -205,6 +213,9 @@ mod tests {
         assert!(missing.to_string().contains("PROMPT"), "{missing}");
         let mode = parse("/agents context x --mode both").unwrap().unwrap_err();
         assert!(mode.to_string().contains("both"), "{mode}");
-        assert!(matches!(parse("/agents run x 'open"), Some(Err(SlashError::Quote))));
+        assert!(matches!(
+            parse("/agents run x 'open"),
+            Some(Err(SlashError::Quote))
+        ));
     }
 }

@@ -6,7 +6,6 @@
 //! since forgetting is a separate, explicit act (`agentctl context NAME --clear-history`, or a
 //! new session: leave and start `chat`/`run` again without `--continue`).
 
-use super::repl::say;
 use crate::args::slash::{COMMANDS, SlashAgents, SlashCommand, SlashRun};
 use crate::context_cmd::{ModeReport, changed, render_one, render_table};
 use crate::drive::Desk;
@@ -118,7 +117,9 @@ async fn set_mode(desk: &mut Desk, agent: &str, mode: ContextMode) {
 
 /// Prints a command's output (names and values come from files: made safe to show).
 fn show(text: &str) {
-    let _ = std::io::stdout().lock().write_all(terminal_safe(text).as_bytes());
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(terminal_safe(text).as_bytes());
 }
 
 /// Clears the terminal (screen and scrollback) the session is drawn on.
@@ -128,4 +129,9 @@ fn clear_screen() {
         let _ = err.write_all(b"\x1b[H\x1b[2J\x1b[3J");
         let _ = err.flush();
     }
+}
+
+/// Says `text` on the session's screen (stderr).
+pub(super) fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

@@ -5,7 +5,7 @@
 //! with `/` is a command ([`commands`]: `/agents run|context|list`, `/help`, `/clear`,
 //! `/exit`), never a prompt: an unknown one is an error listing the commands.
 
-use super::commands::{self, After};
+use super::commands::{self, After, say};
 use crate::args::RunFormat;
 use crate::drive::{Desk, Ending, stop_signal};
 use crate::render::{ContextLine, Spinner, TurnView, print_context};
@@ -65,7 +65,7 @@ enum Step {
     /// Leave the session.
     Exit,
     /// A turn ran.
-    Turned(TurnOutcome, Option<i32>),
+    Turned(Box<TurnOutcome>, Option<i32>),
 }
 
 /// Runs the session until `exit` (or `/exit`), end of input or a signal at the prompt. Ctrl-C
@@ -110,7 +110,7 @@ pub(super) async fn run(
         let (outcome, signal) = match step(desk, project, &line, &options, &mut context).await? {
             Step::Next => continue,
             Step::Exit => break,
-            Step::Turned(outcome, signal) => (outcome, signal),
+            Step::Turned(outcome, signal) => (*outcome, signal),
         };
         match (outcome.result, signal) {
             (Err(error @ SessionError::NotSaved(_)), _) => {
@@ -161,7 +161,7 @@ async fn step(
                 let shown = std::mem::replace(context, ContextLine::Hidden);
                 let (outcome, signal) =
                     turn(desk, Target::Active, text, options.clone(), shown).await?;
-                return Ok(Step::Turned(outcome, signal));
+                return Ok(Step::Turned(Box::new(outcome), signal));
             }
             Line::Mention {
                 agent,
@@ -184,7 +184,7 @@ async fn step(
     options.context_mode = mode.or(options.context_mode);
     let target = Target::Agent(agent);
     let (outcome, signal) = turn(desk, target, &prompt, options, ContextLine::Mention).await?;
-    Ok(Step::Turned(outcome, signal))
+    Ok(Step::Turned(Box::new(outcome), signal))
 }
 
 /// One turn of `target`, rendered as text.
@@ -202,11 +202,6 @@ async fn turn(
     })?;
     let mut view = TurnView::new(RunFormat::Text, Spinner::default(), None).context(context);
     Ok(desk.drive(id, &mut view).await)
-}
-
-/// Says `text` on the session's screen (stderr).
-pub(super) fn say(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 fn prompt() {
