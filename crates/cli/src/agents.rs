@@ -30,11 +30,13 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
         AgentsCommand::Delete(args) => manage::delete(&load()?, &args),
         AgentsCommand::Tools(args) => tools::run(&load()?, &args),
         AgentsCommand::Validate(args) => validate::run(&load()?, &args),
-        // The seeds' spellings of `agentctl run`, `context`, `graph` and `trace`.
-        AgentsCommand::Run(args) => crate::run::run(global, args),
-        AgentsCommand::Context(args) => crate::context_cmd::run(global, args),
-        AgentsCommand::Graph(command) => crate::graph_cmd::run(global, command),
-        AgentsCommand::Trace(command) => crate::trace_cmd::run(global, command),
+        // The binary's dispatch (`lib.rs`) runs these before they get here.
+        AgentsCommand::Run(_)
+        | AgentsCommand::Context(_)
+        | AgentsCommand::Graph(_)
+        | AgentsCommand::Trace(_) => {
+            anyhow::bail!("internal: `agents run|context|graph|trace` are dispatched by the caller")
+        }
     }
 }
 
