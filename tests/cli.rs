@@ -36,6 +36,7 @@ mod cli {
     mod secrets;
     mod seed_fidelity;
     mod seed_second;
+    mod session_commands;
     mod sessions;
     mod sessions_migrate;
     mod sessions_postgres;

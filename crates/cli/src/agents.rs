@@ -30,11 +30,25 @@ pub(crate) fn run(global: &GlobalArgs, command: AgentsCommand) -> anyhow::Result
         AgentsCommand::Delete(args) => manage::delete(&load()?, &args),
         AgentsCommand::Tools(args) => tools::run(&load()?, &args),
         AgentsCommand::Validate(args) => validate::run(&load()?, &args),
-        // The seed's spellings of `agentctl run` and `agentctl graph`.
-        AgentsCommand::Run(args) => crate::run::run(global, args),
-        AgentsCommand::Graph(command) => crate::graph_cmd::run(global, command),
-        AgentsCommand::Trace(command) => crate::trace_cmd::run(global, command),
+        // The binary's dispatch (`lib.rs`) runs these before they get here.
+        AgentsCommand::Run(_)
+        | AgentsCommand::Context(_)
+        | AgentsCommand::Graph(_)
+        | AgentsCommand::Trace(_) => {
+            anyhow::bail!("internal: `agents run|context|graph|trace` are dispatched by the caller")
+        }
     }
+}
+
+/// `agents list` as the interactive session's `/agents list` prints it: every scope, the
+/// table.
+pub(crate) fn list_table(project: &Project) -> anyhow::Result<()> {
+    let args = crate::args::ListArgs {
+        scope: crate::args::ScopeFilter::All,
+        all: false,
+        format: crate::args::TableFormat::Table,
+    };
+    list::run(project, &args).map(drop)
 }
 
 /// Discovers agents from the context's locations.

@@ -9,6 +9,7 @@ pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
+pub(crate) mod slash;
 pub(crate) mod trace;
 pub(crate) mod trust;
 mod turn;
@@ -313,6 +314,7 @@ pub(crate) struct CompletionsArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  agentctl run code-reviewer -p 'Review src/stats.py'\n  \
+agentctl agents run fix-bugs 'Fix the code' --context shared\n  \
 agentctl run --auto -p \"There's a bug in the login flow\"\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
 git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive\n  \
@@ -333,15 +335,18 @@ Exit status: 0 done; 1 error; 2 bad usage; 3 a guardrail rejected the input or t
 pub(crate) struct RunArgs {
     /// Agent name; without it the agent is picked by its triggers (--auto).
     pub name: Option<String>,
+    /// The prompt, after NAME (the same as -p; its words are joined with spaces).
+    #[arg(value_name = "PROMPT", conflicts_with = "prompt", requires = "name")]
+    pub words: Vec<String>,
     /// Agent name (the same as NAME).
     #[arg(long = "agent", value_name = "NAME", conflicts_with = "name")]
     pub agent: Option<String>,
     /// Pick the agent whose triggers match the prompt; a name given wins.
     #[arg(long)]
     pub auto: bool,
-    /// Context mode, instead of the agent's.
-    #[arg(long, value_parser = ["isolated", "shared", "run"])]
-    pub context: Option<String>,
+    /// Context mode of this run, over the session's override, the agent's and the settings'.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub context: Option<context::ModeArg>,
     #[command(flatten)]
     pub turn: TurnArgs,
 }

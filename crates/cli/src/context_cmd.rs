@@ -1,4 +1,5 @@
-//! `agentctl context NAME [--mode …] [--session ID]` and `agentctl context --all`: show or
+//! `agentctl context NAME [--mode …] [--session ID]` and `agentctl context --all` (also
+//! spelled `agentctl agents context`, seed 000): show or
 //! override the context mode of agents for a session; for one agent that declares
 //! `memory.session` keys, also the session-state keys it may use and their values.
 //!
@@ -21,7 +22,7 @@ use std::process::ExitCode;
 
 /// One agent's mode (printed as [`ContextModeReport`]).
 #[derive(Debug)]
-struct ModeReport {
+pub(crate) struct ModeReport {
     agent: String,
     session: Option<String>,
     resolved: Option<ResolvedMode>,
@@ -29,6 +30,27 @@ struct ModeReport {
     /// For an agent that declares `memory.session` keys: each key it may use (`task` and the
     /// declared ones) with its value in the session, `null` when not set.
     state: Option<BTreeMap<String, Option<StateJson>>>,
+}
+
+impl ModeReport {
+    /// The report of `agent` in `session`: its mode, or why it is refused.
+    pub(crate) fn new(
+        agent: &str,
+        session: Option<&str>,
+        resolved: Result<ResolvedMode, String>,
+    ) -> Self {
+        let (resolved, error) = match resolved {
+            Ok(resolved) => (Some(resolved), None),
+            Err(error) => (None, Some(error)),
+        };
+        Self {
+            agent: agent.to_owned(),
+            session: session.map(str::to_owned),
+            resolved,
+            error,
+            state: None,
+        }
+    }
 }
 
 impl From<ModeReport> for ContextModeReport {
@@ -56,14 +78,15 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
     }
     let settings = &context.settings.settings.agents;
     let discovery = context.discover();
-    let changing = args.mode.is_some() || args.clear;
+    let target = &args.target;
+    let changing = target.mode.is_some() || args.clear;
     let store = context.open_store(changing)?;
     let session = pick_session(
         store.as_deref(),
         args.session.as_deref(),
-        args.mode.is_some(),
+        target.mode.is_some(),
     )?;
-    let Some(name) = args.name.as_deref() else {
+    let Some(name) = target.name.as_deref() else {
         let overrides = overrides(store.as_deref(), session.as_ref())?;
         let reports: Vec<ModeReport> = discovery
             .agents
@@ -79,7 +102,10 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
             })
             .collect();
         match args.format {
-            TextFormat::Text => print_text(&render_table(&reports, session.as_ref())),
+            TextFormat::Text => print_text(&render_table(
+                &reports,
+                session.as_ref().map(|session| session.id.as_str()),
+            )),
             TextFormat::Json => print_json(
                 &reports
                     .into_iter()
@@ -100,13 +126,15 @@ pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<Exit
         let (Some(store), Some(session)) = (store.as_deref(), session.as_ref()) else {
             anyhow::bail!("no session to change: pass --session ID or run an agent first");
         };
-        let mode = args.mode.map(ContextMode::from);
+        let mode = target.mode.map(ContextMode::from);
         set_context_mode(store, &session.id, name, file_mode, mode, settings)?;
     }
     let overrides = overrides(store.as_deref(), session.as_ref())?;
     let mut report = report(name, file_mode, &overrides, session.as_ref(), settings);
     report.state = agent_state(&memory_keys, store.as_deref(), session.as_ref())?;
     match args.format {
+        // Seed 000 answers a change with one line.
+        TextFormat::Text if changing => print_text(&changed(target.mode.map(ContextMode::from))),
         // State values come from models.
         TextFormat::Text => print_text(&terminal_safe(&render_one(&report))),
         TextFormat::Json => print_json(&ContextModeReport::from(report))?,
@@ -184,20 +212,24 @@ fn report(
         agent_file: file_mode,
         ..ModeInputs::default()
     };
-    let (resolved, error) = match resolve_mode(name, inputs, settings) {
-        Ok(resolved) => (Some(resolved), None),
-        Err(error) => (None, Some(error.to_string())),
-    };
-    ModeReport {
-        agent: name.to_owned(),
-        session: session.map(|session| session.id.clone()),
-        resolved,
-        error,
-        state: None,
+    ModeReport::new(
+        name,
+        session.map(|session| session.id.as_str()),
+        resolve_mode(name, inputs, settings).map_err(|error| error.to_string()),
+    )
+}
+
+/// Seed 000's answer to a mode set for the session (`None`: the override removed).
+pub(crate) fn changed(mode: Option<ContextMode>) -> String {
+    match mode {
+        Some(mode) => format!("✓ Context mode changed to {mode} for this session\n"),
+        None => "✓ Context mode override removed for this session\n".to_owned(),
     }
 }
 
-fn render_one(report: &ModeReport) -> String {
+/// One agent's mode as seed 000 shows it, with where it came from (`Linked to: Main
+/// Session` for a shared agent).
+pub(crate) fn render_one(report: &ModeReport) -> String {
     let mut out = format!("Agent: {}\n", report.agent);
     let _ = writeln!(
         out,
@@ -207,6 +239,9 @@ fn render_one(report: &ModeReport) -> String {
     match (&report.resolved, &report.error) {
         (Some(resolved), _) => {
             let _ = writeln!(out, "Context Mode: {} ({})", resolved.mode, resolved.source);
+            if resolved.mode == ContextMode::Shared {
+                out.push_str("Linked to: Main Session\n");
+            }
             if resolved.source != resolved.original_source {
                 let _ = writeln!(
                     out,
@@ -229,11 +264,9 @@ fn render_one(report: &ModeReport) -> String {
     out
 }
 
-fn render_table(reports: &[ModeReport], session: Option<&SessionInfo>) -> String {
-    let mut out = format!(
-        "Session: {}\n",
-        session.map_or("(none yet)", |session| session.id.as_str())
-    );
+/// Every agent's mode, a line each.
+pub(crate) fn render_table(reports: &[ModeReport], session: Option<&str>) -> String {
+    let mut out = format!("Session: {}\n", session.unwrap_or("(none yet)"));
     if reports.is_empty() {
         out.push_str("No agents.\n");
         return out;
@@ -325,7 +358,7 @@ pub(crate) fn clear_history(
 
 /// `agentctl context NAME --clear-history [--session ID] [--yes]`.
 fn forget(project: &Project, args: &ContextArgs) -> anyhow::Result<ExitCode> {
-    let Some(name) = args.name.as_deref() else {
+    let Some(name) = args.target.name.as_deref() else {
         anyhow::bail!("--clear-history needs the agent's NAME");
     };
     // A deleted agent's leftovers may be cleared too: the name need not be defined.

@@ -33,7 +33,7 @@ mod trace_cmd;
 mod trust_cmd;
 mod wire;
 
-use args::{Cli, Command};
+use args::{AgentsCommand, Cli, Command};
 use std::process::ExitCode;
 
 /// Runs the command line with the process arguments and returns the exit status.
@@ -62,6 +62,12 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        // The seeds' spellings of `run`, `context`, `graph` and `trace` under `agents`:
+        // dispatched here, so `agents` (whose listing the REPL shows) does not lead to `run`.
+        Command::Agents(AgentsCommand::Run(args)) => run::run(&cli.global, args),
+        Command::Agents(AgentsCommand::Context(args)) => context_cmd::run(&cli.global, args),
+        Command::Agents(AgentsCommand::Graph(command)) => graph_cmd::run(&cli.global, command),
+        Command::Agents(AgentsCommand::Trace(command)) => trace_cmd::run(&cli.global, command),
         Command::Agents(command) => agents::run(&cli.global, command),
         Command::Config(command) => config_cmd::run(&cli.global, command),
         Command::Schema(command) => schema::run(command),

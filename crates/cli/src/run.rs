@@ -8,6 +8,7 @@
 //! its questions from the terminal) and runs the interactive session ([`repl`]). `graph run` and `graph resume`
 //! drive their turns the same way ([`crate::drive`]).
 
+mod commands;
 mod repl;
 
 use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnArgs};
@@ -62,12 +63,12 @@ impl RunRequest {
                  default model without an agent"
             ),
         };
-        let context_mode = args.context.as_deref().map(|mode| match mode {
-            "shared" => ContextMode::Shared,
-            "run" => ContextMode::Run,
-            _ => ContextMode::Isolated,
-        });
-        Self::new(agent, args.turn, context_mode)
+        let mut turn = args.turn;
+        if !args.words.is_empty() {
+            // clap refuses PROMPT with -p: one of them gives the prompt.
+            turn.prompt = Some(args.words.join(" "));
+        }
+        Self::new(agent, turn, args.context.map(ContextMode::from))
     }
 
     /// Validates the flags of `chat`.
@@ -187,7 +188,7 @@ fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
     };
     let ending = crate::rt::block_on(async {
         let mut desk = invocation.start()?;
-        let ending = converse(&mut desk, &agent, prompt, format, options).await;
+        let ending = converse(&mut desk, project, &agent, prompt, format, options).await;
         // Stop the MCP servers (and their process groups), and wait for the session's
         // writes, whatever happened.
         desk.session.shutdown().await;
@@ -202,6 +203,7 @@ fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
 /// Runs the prompt, or the interactive session, with the agent chosen.
 async fn converse(
     desk: &mut Desk,
+    project: &Project,
     agent: &AgentChoice,
     prompt: PromptSource,
     format: RunFormat,
@@ -237,6 +239,6 @@ async fn converse(
             };
             once(desk, op, format).await
         }
-        PromptSource::Interactive(first) => repl::run(desk, target, first, options).await,
+        PromptSource::Interactive(first) => repl::run(desk, project, target, first, options).await,
     }
 }

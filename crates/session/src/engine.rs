@@ -54,6 +54,7 @@ use crate::error::SessionError;
 use crate::project::Project;
 use crate::session::SessionHandle;
 use crate::toolset::{AgentTools, McpTools};
+use agentctl_context::ResolvedMode;
 use agentctl_core::{AgentDefinition, Message, RunResult};
 use agentctl_definitions::Discovery;
 use agentctl_mcp::McpManager;
@@ -386,6 +387,17 @@ impl Session {
     /// The main conversation as an agent, with this session's settings.
     pub fn main_agent(&self) -> AgentDefinition {
         crate::main_agent(self.engine.shared.builder.settings())
+    }
+
+    /// How `agent`'s context mode is decided in this session now: its override
+    /// ([`Op::SetContextMode`]), its file, the settings — what a turn without a `--context`
+    /// flag would use, and what it would be without the override.
+    ///
+    /// # Errors
+    ///
+    /// No such agent, a mode the settings refuse, or a store that fails.
+    pub async fn context_mode(&self, agent: &str) -> Result<ResolvedMode, SessionError> {
+        self.engine.context_mode(agent).await
     }
 
     /// What `target`'s agent would see before the next prompt (its context mode's history).

@@ -1,6 +1,7 @@
-//! Arguments of `agentctl agents …`: list, show, create, edit, delete, tools, validate.
+//! Arguments of `agentctl agents …`: list, show, create, edit, delete, tools, validate, and
+//! the spellings of `run`, `context`, `graph` and `trace` under `agents`.
 
-use super::{ApprovalArgs, RunArgs, ScopeFilter, TableFormat, TextFormat, graph, trace};
+use super::{ApprovalArgs, RunArgs, ScopeFilter, TableFormat, TextFormat, context, graph, trace};
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]
@@ -35,8 +36,12 @@ agentctl agents tools bug-fixer --all --format json\n  agentctl agents tools bug
     #[command(after_help = "Examples:\n  agentctl agents validate code-reviewer\n  \
 agentctl agents validate --all --format json")]
     Validate(ValidateArgs),
-    /// Run an agent (the same as `agentctl run`).
+    /// Run an agent (the same as `agentctl run`): `agents run NAME PROMPT [--context MODE]`.
     Run(RunArgs),
+    /// Show or override agents' context modes for a session (the same as `agentctl context`).
+    #[command(after_help = "Examples:\n  agentctl agents context bug-fixer\n  \
+agentctl agents context bug-fixer --mode isolated\n  agentctl agents context --all")]
+    Context(context::ContextArgs),
     /// Graphs of agents (the same as `agentctl graph`).
     #[command(subcommand)]
     Graph(graph::GraphCommand),

@@ -1,4 +1,4 @@
-//! Arguments of `agentctl context …`.
+//! Arguments of `agentctl context …` (also spelled `agentctl agents context …`, seed 000).
 
 use super::TextFormat;
 use agentctl_core::ContextMode;
@@ -7,22 +7,17 @@ use clap::{Args, ValueEnum};
 /// `agentctl context …`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  agentctl context code-reviewer\n  \
+agentctl agents context bug-fixer --mode isolated\n  \
+agentctl agents context --all\n  \
 agentctl context code-reviewer --mode shared\n  \
 agentctl context code-reviewer --clear --session 20260101-120000-ab12\n  \
 agentctl context code-reviewer --clear-history --yes\n  \
 agentctl context --all --format json")]
 pub(crate) struct ContextArgs {
-    /// Agent name.
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub name: Option<String>,
-    /// Show every agent.
-    #[arg(long)]
-    pub all: bool,
-    /// Override the agent's context mode for the session.
-    #[arg(long, value_enum, conflicts_with_all = ["all", "clear"])]
-    pub mode: Option<ModeArg>,
+    #[command(flatten)]
+    pub target: ModeTarget,
     /// Remove the agent's override for the session.
-    #[arg(long, conflicts_with = "all")]
+    #[arg(long, conflicts_with_all = ["all", "mode"])]
     pub clear: bool,
     /// Forget the agent's stored context — its isolated workspace's messages and summaries —
     /// in every session of the project (or only `--session ID`); the agent file stays.
@@ -39,7 +34,23 @@ pub(crate) struct ContextArgs {
     pub format: TextFormat,
 }
 
-/// A context mode on the command line.
+/// Which agent's mode to show, and the mode to set: `agentctl context`, `agentctl agents
+/// context` and the interactive session's `/agents context` parse the same arguments.
+#[derive(Debug, Args, PartialEq, Eq)]
+pub(crate) struct ModeTarget {
+    /// Agent name.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub name: Option<String>,
+    /// Show every agent.
+    #[arg(long)]
+    pub all: bool,
+    /// Override the agent's context mode for the session.
+    #[arg(long, value_enum, conflicts_with = "all")]
+    pub mode: Option<ModeArg>,
+}
+
+/// A context mode on the command line (`--mode`, and `--context` of `run` and
+/// `/agents run`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ModeArg {
     /// The agent keeps its own history.

@@ -38,7 +38,8 @@ pub(crate) struct TurnArgs {
     #[arg(long)]
     pub no_stream: bool,
     /// Keep talking: one prompt per line; `exit` quits, `context` shows the conversation,
-    /// `@agent-name PROMPT` runs that agent in the same session.
+    /// `@agent-name PROMPT` runs that agent in the same session, `/help` lists the commands
+    /// (`/agents run|context|list`, `/clear`, `/exit`).
     #[arg(long, short = 'i')]
     pub interactive: bool,
     /// Record into (and resume) this session; see `agentctl sessions list`.
@@ -64,7 +65,9 @@ The main conversation has no agent file: it talks to the default model (`agents.
 or --model) in the session's main timeline, with the tools the settings allow. Agents with\n\
 `contextMode: shared` see it; isolated agents do not. In the interactive session,\n\
 `@agent-name PROMPT` runs that agent in the same session, and `@agent-name --shared PROMPT`\n\
-runs it in the shared context for that turn.\n\n\
+runs it in the shared context for that turn. A line starting with `/` is a command:\n\
+`/agents run NAME PROMPT [--context MODE]`, `/agents context NAME [--mode MODE]`, `/agents list`,\n\
+`/help`, `/clear` (the screen only), `/exit`.\n\n\
 Exit status: 0 done; 1 error; 2 bad usage; 3 a guardrail rejected the input or the output;\n\
 128+N stopped by signal N (130 for Ctrl-C)."
 )]

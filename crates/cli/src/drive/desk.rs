@@ -7,7 +7,9 @@ use super::signals::stop_signal;
 use crate::render::TurnView;
 use agentctl_core::RunError;
 use agentctl_session::tools::ApprovalAnswer;
-use agentctl_session::{EventMsg, EventStream, Op, Session, SessionError, TurnId, TurnOutcome};
+use agentctl_session::{
+    EventMsg, EventStream, Notice, Op, Session, SessionError, TurnId, TurnOutcome,
+};
 
 /// The session, its event stream and the terminal: what drives its turns.
 pub(crate) struct Desk {
@@ -61,6 +63,17 @@ impl Desk {
                 }
             }
         }
+    }
+
+    /// Waits for the notice of the operation `id` (one that is not a turn, such as
+    /// [`Op::SetContextMode`]); `None` when the session ends first.
+    pub(crate) async fn settle(&mut self, id: TurnId) -> Option<Notice> {
+        while let Some(event) = self.events.recv().await {
+            if let (EventMsg::Notice(notice), true) = (event.msg, event.turn == id) {
+                return Some(notice);
+            }
+        }
+        None
     }
 
     fn interrupt(&self, id: TurnId) {

@@ -1,13 +1,16 @@
 //! The interactive session: one prompt per line, the session's conversation going on across
-//! turns (with the agent a handoff left working). `exit` quits, `context` prints the conversation so far, and `@agent-name PROMPT` runs
-//! another agent in the same session (seed 000), `--shared` putting it in the shared context
-//! for that turn.
+//! turns (with the agent a handoff left working). `exit` quits, `context` prints the
+//! conversation so far, and `@agent-name PROMPT` runs another agent in the same session
+//! (seed 000), `--shared` putting it in the shared context for that turn. A line starting
+//! with `/` is a command ([`commands`]: `/agents run|context|list`, `/help`, `/clear`,
+//! `/exit`), never a prompt: an unknown one is an error listing the commands.
 
+use super::commands::{self, After, say};
 use crate::args::RunFormat;
 use crate::drive::{Desk, Ending, stop_signal};
 use crate::render::{ContextLine, Spinner, TurnView, print_context};
 use agentctl_core::{ContextMode, RunError};
-use agentctl_session::{Op, SessionError, Target, TurnOptions, TurnOutcome};
+use agentctl_session::{Op, Project, SessionError, Target, TurnOptions, TurnOutcome};
 use std::io::Write;
 
 /// A line of the session, read.
@@ -55,10 +58,21 @@ fn read_line(line: &str) -> Line<'_> {
     }
 }
 
-/// Runs the session until `exit`, end of input or a signal at the prompt. Ctrl-C during a
-/// turn cancels that turn; SIGTERM and SIGHUP end the session.
+/// What a line of the session led to.
+enum Step {
+    /// Nothing to show: read the next line.
+    Next,
+    /// Leave the session.
+    Exit,
+    /// A turn ran.
+    Turned(Box<TurnOutcome>, Option<i32>),
+}
+
+/// Runs the session until `exit` (or `/exit`), end of input or a signal at the prompt. Ctrl-C
+/// during a turn cancels that turn; SIGTERM and SIGHUP end the session.
 pub(super) async fn run(
     desk: &mut Desk,
+    project: &Project,
     target: Target,
     first: Option<String>,
     options: TurnOptions,
@@ -69,7 +83,7 @@ pub(super) async fn run(
     };
     let mut greeting = format!(
         "{talking_to}. Type `exit` to quit, `context` to show the conversation, \
-         `@agent-name PROMPT` to run an agent."
+         `@agent-name PROMPT` to run an agent, `/help` for commands."
     );
     if let Some(id) = desk.session.id() {
         greeting.push_str(&format!(" Session {id}."));
@@ -93,35 +107,10 @@ pub(super) async fn run(
                 }
             }
         };
-        let (outcome, signal) = match read_line(&line) {
-            Line::Empty => continue,
-            Line::Exit => break,
-            Line::Context => {
-                print_context(&desk.session.history(&Target::Active).await?);
-                continue;
-            }
-            Line::Prompt(text) => {
-                let shown = std::mem::replace(&mut context, ContextLine::Hidden);
-                turn(desk, Target::Active, text, options.clone(), shown).await?
-            }
-            Line::Mention {
-                agent,
-                mode,
-                prompt,
-            } => {
-                if prompt.is_empty() {
-                    say(&format!("`@{agent}` needs a prompt: @{agent} PROMPT"));
-                    continue;
-                }
-                if let Err(error) = crate::lookup::require(&desk.session, agent) {
-                    say(&format!("error: {error:#}"));
-                    continue;
-                }
-                let mut options = options.clone();
-                options.context_mode = mode.or(options.context_mode);
-                let target = Target::Agent(agent.to_owned());
-                turn(desk, target, prompt, options, ContextLine::Mention).await?
-            }
+        let (outcome, signal) = match step(desk, project, &line, &options, &mut context).await? {
+            Step::Next => continue,
+            Step::Exit => break,
+            Step::Turned(outcome, signal) => (*outcome, signal),
         };
         match (outcome.result, signal) {
             (Err(error @ SessionError::NotSaved(_)), _) => {
@@ -136,6 +125,66 @@ pub(super) async fn run(
         }
     }
     Ok(Ending::Done)
+}
+
+/// Does what `line` says: a `/`-command, a word of the session, an `@agent` turn or a prompt.
+async fn step(
+    desk: &mut Desk,
+    project: &Project,
+    line: &str,
+    options: &TurnOptions,
+    context: &mut ContextLine,
+) -> anyhow::Result<Step> {
+    let (agent, mode, prompt) = match crate::args::slash::parse(line) {
+        Some(Err(error)) => {
+            // Never sent to the model: a mistyped command is not a prompt.
+            say(&format!("error: {error}"));
+            return Ok(Step::Next);
+        }
+        Some(Ok(command)) => match commands::execute(desk, project, command).await? {
+            After::Next => return Ok(Step::Next),
+            After::Exit => return Ok(Step::Exit),
+            After::Turn {
+                agent,
+                prompt,
+                mode,
+            } => (agent, mode, prompt),
+        },
+        None => match read_line(line) {
+            Line::Empty => return Ok(Step::Next),
+            Line::Exit => return Ok(Step::Exit),
+            Line::Context => {
+                print_context(&desk.session.history(&Target::Active).await?);
+                return Ok(Step::Next);
+            }
+            Line::Prompt(text) => {
+                let shown = std::mem::replace(context, ContextLine::Hidden);
+                let (outcome, signal) =
+                    turn(desk, Target::Active, text, options.clone(), shown).await?;
+                return Ok(Step::Turned(Box::new(outcome), signal));
+            }
+            Line::Mention {
+                agent,
+                mode,
+                prompt,
+            } => {
+                if prompt.is_empty() {
+                    say(&format!("`@{agent}` needs a prompt: @{agent} PROMPT"));
+                    return Ok(Step::Next);
+                }
+                (agent.to_owned(), mode, prompt.to_owned())
+            }
+        },
+    };
+    if let Err(error) = crate::lookup::require(&desk.session, &agent) {
+        say(&format!("error: {error:#}"));
+        return Ok(Step::Next);
+    }
+    let mut options = options.clone();
+    options.context_mode = mode.or(options.context_mode);
+    let target = Target::Agent(agent);
+    let (outcome, signal) = turn(desk, target, &prompt, options, ContextLine::Mention).await?;
+    Ok(Step::Turned(Box::new(outcome), signal))
 }
 
 /// One turn of `target`, rendered as text.
@@ -153,10 +202,6 @@ async fn turn(
     })?;
     let mut view = TurnView::new(RunFormat::Text, Spinner::default(), None).context(context);
     Ok(desk.drive(id, &mut view).await)
-}
-
-fn say(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 fn prompt() {

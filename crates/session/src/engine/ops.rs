@@ -5,7 +5,9 @@
 use super::protocol::Notice;
 use super::state::{Engine, lock};
 use crate::error::SessionError;
-use agentctl_context::{CompactionPolicy, ProviderSummarizer, compact_scope, compact_session};
+use agentctl_context::{
+    CompactionPolicy, ProviderSummarizer, ResolvedMode, compact_scope, compact_session,
+};
 use agentctl_core::{ContextMode, RunError, RunOptions, resolve_model};
 use agentctl_runtime::model_context_window;
 use agentctl_store::ContextScope;
@@ -18,8 +20,17 @@ impl Engine {
         agent: String,
         mode: Option<ContextMode>,
     ) -> Result<Notice, SessionError> {
-        // The agent must exist, so a typo is not silently kept.
-        self.shared.require_agent(&agent)?;
+        // The agent must exist, so a typo is not silently kept; a mode its runs would refuse
+        // (`agents.allowSharedContext: false`) is refused now, not at its next run.
+        let definition = self.shared.require_agent(&agent)?;
+        if let Some(mode) = mode {
+            let inputs = agentctl_context::ModeInputs {
+                session_override: Some(mode),
+                agent_file: definition.spec.context_mode,
+                ..agentctl_context::ModeInputs::default()
+            };
+            agentctl_context::resolve_mode(&agent, inputs, &self.shared.settings)?;
+        }
         match &self.store {
             Some(store) => {
                 let session = store.session.clone();
@@ -180,6 +191,32 @@ impl Engine {
                     .get(agent.name())
                     .cloned()
                     .unwrap_or_default())
+            }
+        }
+    }
+    /// How `agent`'s context mode is decided in this session now (its override, file,
+    /// settings), without a `--context` flag.
+    pub(crate) async fn context_mode(&self, agent: &str) -> Result<ResolvedMode, SessionError> {
+        let definition = self.shared.require_agent(agent)?;
+        match &self.store {
+            Some(store) => {
+                let session = store.session.clone();
+                store
+                    .writer
+                    .call(move |_| session.mode(&definition, None))
+                    .await
+            }
+            None => {
+                let inputs = agentctl_context::ModeInputs {
+                    flag: None,
+                    session_override: lock(&self.conversation.modes).get(agent).copied(),
+                    agent_file: definition.spec.context_mode,
+                };
+                Ok(agentctl_context::resolve_mode(
+                    agent,
+                    inputs,
+                    &self.shared.settings,
+                )?)
             }
         }
     }

@@ -50,3 +50,77 @@ async fn each_agent_defined_in_code_runs_its_own_tools() {
     session.shutdown().await;
     server.assert_no_violations();
 }
+
+/// Seed 000's `/agents context NAME [--mode]` on a session: the mode and where it came from,
+/// changed for the rest of the session by [`Op::SetContextMode`]; a mode the settings refuse
+/// is refused when it is set, not at the next run.
+#[tokio::test]
+async fn a_session_reports_and_overrides_an_agents_context_mode() {
+    use agentctl_core::{AgentsSettings, ContextMode};
+    use agentctl_session::context::ModeSource;
+    use agentctl_session::{EventMsg, Notice, Op};
+    let fixer = || Agent::new("bug-fixer", "Fix bugs.").context_mode(ContextMode::Shared);
+    let session = Session::builder().agent(fixer()).build().unwrap();
+    let mut events = session.events().unwrap();
+    let shown = session.context_mode("bug-fixer").await.unwrap();
+    assert_eq!(
+        (shown.mode, shown.source),
+        (ContextMode::Shared, ModeSource::AgentFile)
+    );
+    let id = session
+        .submit(Op::SetContextMode {
+            agent: "bug-fixer".into(),
+            mode: Some(ContextMode::Isolated),
+        })
+        .unwrap();
+    let event = events.recv().await.unwrap();
+    assert_eq!(event.turn, id);
+    assert!(matches!(
+        event.msg,
+        EventMsg::Notice(Notice::ContextModeSet {
+            mode: Some(ContextMode::Isolated),
+            ..
+        })
+    ));
+    let shown = session.context_mode("bug-fixer").await.unwrap();
+    assert_eq!(
+        (shown.mode, shown.source, shown.original),
+        (
+            ContextMode::Isolated,
+            ModeSource::SessionOverride,
+            ContextMode::Shared
+        )
+    );
+    assert!(session.context_mode("nobody").await.is_err());
+    session.shutdown().await;
+
+    let locked = Settings {
+        agents: AgentsSettings {
+            allow_shared_context: false,
+            ..AgentsSettings::default()
+        },
+        ..Settings::default()
+    };
+    let reviewer = Agent::new("code-reviewer", "Review.");
+    let session = Session::builder()
+        .settings(locked)
+        .agent(reviewer)
+        .build()
+        .unwrap();
+    let mut events = session.events().unwrap();
+    session
+        .submit(Op::SetContextMode {
+            agent: "code-reviewer".into(),
+            mode: Some(ContextMode::Shared),
+        })
+        .unwrap();
+    let event = events.recv().await.unwrap();
+    assert!(
+        matches!(&event.msg, EventMsg::Notice(Notice::Failed { message }) if message.contains("code-reviewer")),
+        "{:?}",
+        event.msg
+    );
+    let shown = session.context_mode("code-reviewer").await.unwrap();
+    assert_eq!(shown.mode, ContextMode::Isolated);
+    session.shutdown().await;
+}
