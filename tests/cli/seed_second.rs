@@ -402,3 +402,35 @@ fn an_auto_start_server_starts_with_the_session() {
     assert!(marker.exists(), "{}", text(&output.stderr));
     assert!(!project.root.join("lazy-started").exists());
 }
+
+#[test]
+fn a_run_on_a_terminal_starts_with_the_seeds_header() {
+    let project = TestProject::new();
+    project.write(
+        ".agentctl/agents/debug-analyzer.md",
+        "---\nname: debug-analyzer\ntitle: Debug Analyzer\ndescription: d\nmodel: openai:gpt-4o-mini\n---\nYou debug.\n",
+    );
+    let model = ServedModel::openai();
+    model.answer_text("The test fails because the fixture is stale.");
+    // Seed 002 §3.2.4, as written (but for the binary's name).
+    let mut command = project.terminal_command(&[
+        "agents",
+        "run",
+        "debug-analyzer",
+        "-p",
+        "Why is this test failing?",
+    ]);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stdout));
+    let screen = text(&output.stdout);
+    assert!(screen.contains("🤖 Debug Analyzer"), "{screen}");
+    // Not on a pipe: scripts read the answer alone.
+    model.answer_text("Again.");
+    let piped = run(&project, &model, &["run", "debug-analyzer", "-p", "Why?"]);
+    assert!(
+        !text(&piped.stderr).contains("🤖"),
+        "{}",
+        text(&piped.stderr)
+    );
+}

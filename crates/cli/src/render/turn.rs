@@ -7,7 +7,7 @@ use super::spinner::Spinner;
 use crate::args::RunFormat;
 use agentctl_session::context::ResolvedMode;
 use agentctl_session::{EventMsg, Notice};
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 
 /// Whether (and how) the turn's context line is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +53,13 @@ impl TurnView {
             EventMsg::TurnStarted { graph: true, .. } => {
                 self.graph = Some(GraphRenderer::new(self.format, self.spinner.clone()));
             }
-            EventMsg::TurnStarted { agent, context, .. } => {
+            EventMsg::TurnStarted {
+                agent,
+                title,
+                context,
+                ..
+            } => {
+                self.header(agent, title.as_deref());
                 self.context_line(agent, context.as_ref())
             }
             EventMsg::Run(event) => self.run.event(event),
@@ -81,6 +87,20 @@ impl TurnView {
             graph.finish();
         }
         self.run.finish();
+    }
+
+    /// Seed 002's run header on a terminal, `🤖 Debug Analyzer`: the agent's title (else its
+    /// name), once per turn of a plain run (a REPL mention has its own line).
+    fn header(&self, agent: &str, title: Option<&str>) {
+        if self.format != RunFormat::Text
+            || self.context != ContextLine::Plain
+            || !std::io::stderr().is_terminal()
+        {
+            return;
+        }
+        let title = title.map(str::trim).filter(|title| !title.is_empty());
+        let line = crate::output::terminal_safe(title.unwrap_or(agent));
+        let _ = writeln!(std::io::stderr().lock(), "🤖 {line}\n");
     }
 
     fn context_line(&self, agent: &str, context: Option<&ResolvedMode>) {

@@ -257,6 +257,7 @@ impl TurnCtx {
             }),
             (None, Frame::Turn) => self.sink.emit(EventMsg::TurnStarted {
                 agent: agent.name().to_owned(),
+                title: agent.spec.title.clone(),
                 graph: false,
                 context: ready.resolved,
                 session_id: self.engine.session().map(|s| s.id().to_owned()),

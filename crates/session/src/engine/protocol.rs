@@ -176,6 +176,8 @@ pub enum EventMsg {
     TurnStarted {
         /// The first agent (the graph's name for a graph).
         agent: String,
+        /// Its `title`, as a run's header shows it (seed 002: `🤖 Debug Analyzer`).
+        title: Option<String>,
         /// Whether the agent is a graph, run node by node.
         graph: bool,
         /// How its context mode was decided; `None` for the main conversation and graphs.

@@ -181,6 +181,7 @@ impl TurnCtx {
     async fn graph(&mut self, agent: &AgentDefinition, at: StartAt) -> TurnOutcome {
         self.sink.emit(EventMsg::TurnStarted {
             agent: agent.name().to_owned(),
+            title: agent.spec.title.clone(),
             graph: true,
             context: None,
             session_id: self.engine.session().map(|session| session.id().to_owned()),
