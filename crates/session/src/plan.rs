@@ -338,4 +338,55 @@ mod tests {
         );
         assert!(checked(vec![todo(None, "  ", PlanStatus::Pending)]).is_err());
     }
+
+    /// A context at sub-agent `depth` (a runtime only to carry the depth).
+    fn context(depth: u32) -> ToolContext {
+        let runtime = agentctl_runtime::Runtime::new(
+            agentctl_core::Settings::default(),
+            |_: &agentctl_core::ModelRef, _: &agentctl_core::Settings| {
+                Err(agentctl_core::ProviderError::Script("no model here".into()))
+            },
+            ToolRegistry::new(),
+        );
+        ToolContext::new(
+            "run-1",
+            "planner",
+            "c1",
+            std::path::Path::new("."),
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .with_sub_agents(Arc::new(runtime), depth)
+    }
+
+    fn write(items: serde_json::Value) -> TodoWriteArgs {
+        serde_json::from_value(serde_json::json!({ "todos": items })).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_sub_agent_cannot_plan_and_a_flood_is_refused_whole() {
+        let plan = PlanTools::new(None);
+        let tool = TodoWrite(plan.clone());
+        let one = serde_json::json!([{"content": "fix it", "status": "pending"}]);
+        tool.call(write(one.clone()), &context(0)).await.unwrap();
+        // A sub-agent told to "replace the plan" is refused, and the plan stands.
+        let refused = tool.call(write(serde_json::json!([])), &context(1)).await;
+        assert!(
+            matches!(refused, Err(ToolError::Failed(ref m)) if m.contains("sub-agents do not plan"))
+        );
+        assert!(
+            TodoRead(plan.clone())
+                .call(TodoReadArgs {}, &context(2))
+                .await
+                .is_err()
+        );
+        assert_eq!(plan.items().len(), 1);
+        // More items than a plan holds, or one huge item, changes nothing.
+        let flood: Vec<_> = (0..=MAX_PLAN_ITEMS)
+            .map(|i| serde_json::json!({"content": format!("step {i}"), "status": "pending"}))
+            .collect();
+        assert!(tool.call(write(flood.into()), &context(0)).await.is_err());
+        let huge = serde_json::json!([{"content": "x".repeat(10_000), "status": "pending"}]);
+        assert!(tool.call(write(huge), &context(0)).await.is_err());
+        assert_eq!(plan.items()[0].content, "fix it");
+    }
 }

@@ -502,12 +502,12 @@ fn task_spec(args: &TaskArgs, ctx: &ToolContext) -> Result<TaskSpec, ToolError> 
         id: ctx.call_id().to_owned(),
         description: args.goal.trim().to_owned(),
         required_capabilities: required,
+        // A model wrote it: on one line and short, like the call's id, wherever it is shown.
         bd_task_id: args
             .bd_task_id
             .as_deref()
-            .map(str::trim)
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned),
+            .map(|id| prompt::shorten_to(id, 80))
+            .filter(|id| !id.is_empty()),
     })
 }
 
