@@ -12,6 +12,7 @@ mod cli {
     mod completions;
     mod concurrency;
     mod connection_reuse;
+    mod continuity;
     mod create;
     mod create_seed;
     mod create_wizard;

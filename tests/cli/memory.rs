@@ -54,6 +54,7 @@ fn run(project: &TestProject, model: &ServedModel, agent: &str, prompt: &str) ->
     let mut command = project.command(&[
         "run",
         agent,
+        "--new",
         "-p",
         prompt,
         "--approve",
@@ -167,7 +168,8 @@ fn the_default_policy_asks_before_the_low_risk_tools_and_says_how_to_allow_them(
         r#"{"content":"deploys need a green CI"}"#,
     );
     model.answer_text("Stored.");
-    let mut command = project.command(&["run", "debugger", "-p", "Remember: green CI first"]);
+    let mut command =
+        project.command(&["run", "debugger", "--new", "-p", "Remember: green CI first"]);
     model.point(&mut command);
     assert!(command.output().unwrap().status.success());
     let results = tool_results(&model.server.requests()[3].body);

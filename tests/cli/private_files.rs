@@ -152,9 +152,10 @@ fn readable_databases_are_made_private_with_one_notice_each() {
     // Once private, nothing more to say.
     let stderr = run(&project, "022", RECALL, &[]);
     assert!(!stderr.contains("tightened"), "{stderr}");
-    // The sessions survived the change: three runs, three sessions.
+    // The session survived the change: three runs in the project's current session.
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    assert_eq!(sessions.as_array().map(Vec::len), Some(3), "{sessions}");
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["runCount"], 3, "{sessions}");
 }
 
 #[test]

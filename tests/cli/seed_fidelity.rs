@@ -65,7 +65,7 @@ const REVIEW: &[&str] = &["run", "code-reviewer", "-p", "Review src/stats.py"];
 fn clear_history_forgets_the_agents_workspace_and_keeps_the_file_and_the_timeline() {
     let example = TestProject::served_example("review-fix");
     example.agentctl(REVIEW);
-    example.agentctl(REVIEW);
+    example.agentctl(&[REVIEW, &["--new"]].concat());
     let workspace = messages_in(&example, "agent:code-reviewer");
     assert!(workspace > 0);
     let main = messages_in(&example, "main");

@@ -434,3 +434,44 @@ fn a_run_on_a_terminal_starts_with_the_seeds_header() {
         text(&piped.stderr)
     );
 }
+
+/// Seed 002 §3.1's file without `kind`, `title`, `tools` and `mcp`: nothing marks it as
+/// agentctl's, so in `.gemini/agents/` it is read as Gemini CLI's, and `validate` says so.
+#[test]
+fn validate_says_which_format_a_file_was_read_in_and_why() {
+    let project = TestProject::new();
+    project.write(
+        ".gemini/agents/debug-analyzer.md",
+        "---\nname: debug-analyzer\ndescription: Specialized in analyzing and fixing bugs\n\
+         model: gemini-2.5-pro\ncolor: \"#FF5733\"\nscope: project\nversion: 1.0.0\n---\n\n# Role\n\n\
+         You are a specialized debugging agent.\n",
+    );
+    let output = project.output(&["agents", "validate", "debug-analyzer"]);
+    let report = text(&output.stdout);
+    assert!(
+        report.contains(
+            "  format: gemini (in a Gemini CLI agents folder, with no agentctl-only fields)"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            ".gemini/agents/debug-analyzer.md:7:1: field `version`: unknown Gemini CLI field: kept \
+             in `extra`, agentctl does not use it (if it is agentctl's, `kind: agent` or `title:` \
+             reads the file in agentctl's format)"
+        ),
+        "{report}"
+    );
+    // With the seed's `kind: agent` the same file is agentctl's, and `validate` says why.
+    project.write(
+        ".gemini/agents/debug-analyzer.md",
+        "---\nkind: agent\nname: debug-analyzer\ndescription: Specialized in analyzing and fixing \
+         bugs\nmodel: gemini-2.5-pro\nscope: project\nversion: 1.0.0\n---\n\nYou debug.\n",
+    );
+    let report = project.json(&["agents", "validate", "debug-analyzer", "--format", "json"]);
+    assert_eq!(report[0]["format"], "native", "{report}");
+    assert_eq!(
+        report[0]["formatReason"],
+        "agentctl fields in a Gemini CLI agents folder: `kind: agent`"
+    );
+}

@@ -74,25 +74,48 @@ fn review_then_fix_shares_the_findings_but_not_the_reviewers_turns() {
 }
 
 #[test]
-fn each_run_starts_a_session_unless_told_to_resume() {
+fn runs_continue_the_current_session_unless_told_otherwise() {
     let example = TestProject::served_example("review-fix");
-    let first = example.json(REVIEW)["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let second = example.json(REVIEW)["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_ne!(first, second);
-    let mut resume = REVIEW.to_vec();
-    resume.extend(["--session", &first]);
-    assert_eq!(example.json(&resume)["sessionId"], first.as_str());
+    let session_of = |args: &[&str]| {
+        let mut command = REVIEW.to_vec();
+        command.extend(args);
+        example.json(&command)["sessionId"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let first = session_of(&[]);
+    // Seed 002 §3.3.2: the next invocation continues the project's current session.
+    assert_eq!(session_of(&[]), first);
+    let fresh = session_of(&["--new"]);
+    assert_ne!(fresh, first);
+    // The new session is now the current one; `--session` picks any.
+    assert_eq!(session_of(&[]), fresh);
+    assert_eq!(session_of(&["--session", &first]), first);
+    assert_eq!(
+        session_of(&[]),
+        first,
+        "the most recently active session is current"
+    );
     let sessions = example.json(&["sessions", "list", "--format", "json"]);
     assert_eq!(sessions.as_array().unwrap().len(), 2);
     let unknown = example.output(&["run", "code-reviewer", "-p", "x", "--session", "nope"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("nope"));
+    let both = example.output(&["run", "code-reviewer", "-p", "x", "--new", "--continue"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn continue_session_off_starts_a_session_per_run() {
+    let example = TestProject::served_example("review-fix");
+    set_agents_setting(&example, "continueSession", Value::Bool(false));
+    let first = example.json(REVIEW)["sessionId"].clone();
+    let second = example.json(REVIEW)["sessionId"].clone();
+    assert_ne!(first, second);
+    let mut resume = REVIEW.to_vec();
+    resume.push("--continue");
+    assert_eq!(example.json(&resume)["sessionId"], second);
 }
 
 #[test]

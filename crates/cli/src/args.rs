@@ -319,13 +319,16 @@ agentctl run --auto -p \"There's a bug in the login flow\"\n  \
 agentctl run code-reviewer -p 'Review src/stats.py' --format stream-json\n  \
 git diff | agentctl run code-reviewer --model sonnet\n  agentctl run code-reviewer --interactive\n  \
 agentctl run bug-fixer -p 'Fix the failing test' --approve safe,low,medium\n  \
-agentctl run bug-fixer --continue -p 'Fix what the review found'\n  \
+agentctl run bug-fixer --new -p 'Fix the failing test'\n  \
 agentctl run code-reviewer -p 'Review @file:stats.py'\n\n\
-Each run is recorded in a session (`.agentctl/sessions.db`); `--continue` resumes the latest,\n\
-`--session ID` a given one. `@file:NAME` attaches matching project files to the prompt.\n\
+Each run is recorded in a session (`.agentctl/sessions.db`) and continues the project's\n\
+current one (the last a conversation used), so the main conversation and each agent remember\n\
+their earlier turns; `--new` starts a session, `--session ID` picks one, and\n\
+`agents.continueSession: false` starts one per run. `@file:NAME` attaches matching project\n\
+files to the prompt.\n\
 Without NAME (or --agent NAME) the agent is picked by its triggers when --auto is given or\n\
 `agents.autoRoute` is true (see `agentctl route`); when none matches, `agents.defaultAgent`\n\
-runs, if set.\n\
+runs, if set, else the main conversation answers (when it has a model).\n\
 Tool calls whose risk is not auto-approved are asked on a terminal (yes / no / always);\n\
 without a terminal they are refused at once and the model is told why.\n\
 An agent's `guardrails:` check the prompt and the answer; an answer is printed once it passed.\n\n\

@@ -9,6 +9,7 @@ use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, Memor
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
 use crate::wire::MemoryEntryJson;
+use agentctl_core::one_line;
 use agentctl_session::Project;
 use agentctl_session::memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
 use agentctl_session::store::utc_timestamp;
@@ -179,15 +180,6 @@ fn table<const N: usize>(headers: [&str; N], rows: &[[String; N]]) -> String {
     out
 }
 
-fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,7 +196,5 @@ mod tests {
             &[["1".into(), "a".into()], ["12".into(), "bb".into()]],
         );
         assert_eq!(rendered, "ID  NAME\n1   a\n12  bb\n");
-        assert_eq!(one_line("a\n b   c", 100), "a b c");
-        assert_eq!(one_line("abcdef", 4), "abc…");
     }
 }

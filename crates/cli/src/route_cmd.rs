@@ -170,11 +170,26 @@ fn targets_listing(router: &Router) -> String {
 
 /// Auto-routing for `agentctl run`: the agent the session routes the prompt to, announced on
 /// stderr (`Auto-routing to: debug-analyzer (matched: bug)`), or the `agents.defaultAgent`
-/// fallback with a note, or an error that lists what the agents' triggers would match.
-pub(crate) fn pick(session: &Session, prompt: &str) -> anyhow::Result<String> {
+/// fallback with a note. When nothing matches and no default agent is set, the main
+/// conversation answers if it has a model (`model`: `--model` or `agents.defaultModel`) —
+/// `None`, announced; without one, an error lists what the agents' triggers would match.
+pub(crate) fn pick(
+    session: &Session,
+    prompt: &str,
+    model: Option<&str>,
+) -> anyhow::Result<Option<String>> {
     let decision = session.route(prompt);
     let Some(selected) = &decision.selected else {
-        return Err(no_match(session.router()));
+        if model.is_none() {
+            return Err(no_match(session.router()));
+        }
+        let mut err = std::io::stderr().lock();
+        writeln!(
+            err,
+            "No agent's triggers match the prompt; the main conversation answers \
+             (agents.defaultAgent names an agent for this instead)"
+        )?;
+        return Ok(None);
     };
     let line = match decision.selected_match() {
         Some(found) => format!("Auto-routing to: {} ({})", selected.agent, found.explain()),
@@ -198,7 +213,7 @@ pub(crate) fn pick(session: &Session, prompt: &str) -> anyhow::Result<String> {
     // The seed's robot marks the line on a terminal; logs get plain text.
     let mark = if err.is_terminal() { "🤖 " } else { "" };
     writeln!(err, "{mark}{}", terminal_safe(&line))?;
-    Ok(selected.agent.clone())
+    Ok(Some(selected.agent.clone()))
 }
 
 /// Nothing matched and there is no default agent: say what would have matched.

@@ -118,10 +118,11 @@ impl RunRequest {
             options,
             record: turn.record,
             approvals: turn.approvals,
-            session: match (turn.session, turn.continue_session) {
-                (Some(id), _) => SessionChoice::Resume(id),
-                (None, true) => SessionChoice::Continue,
-                (None, false) => SessionChoice::New,
+            session: match (turn.session, turn.continue_session, turn.new_session) {
+                (Some(id), _, _) => SessionChoice::Resume(id),
+                (None, true, _) => SessionChoice::Continue,
+                (None, false, true) => SessionChoice::New,
+                (None, false, false) => SessionChoice::Current,
             },
             trace: turn.trace,
         })
@@ -217,9 +218,18 @@ async fn converse(
         (AgentChoice::Main, _) => Target::Main,
         (AgentChoice::Named(name), _) => Target::Agent(name.clone()),
         (AgentChoice::Routed, Some(prompt)) => {
-            let name = crate::route_cmd::pick(&desk.session, prompt)?;
-            desk.session.set_active(&name)?;
-            Target::Agent(name)
+            let main_model = options
+                .model
+                .as_deref()
+                .or(desk.session.main_agent().spec.model.as_deref())
+                .map(str::to_owned);
+            match crate::route_cmd::pick(&desk.session, prompt, main_model.as_deref())? {
+                Some(name) => {
+                    desk.session.set_active(&name)?;
+                    Target::Agent(name)
+                }
+                None => Target::Main,
+            }
         }
         (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
     };

@@ -8,7 +8,7 @@ use crate::args::sessions::{CompactArgs, DeleteArgs, ListArgs, SessionsCommand, 
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{confirm, print_json, terminal_safe};
 use crate::wire::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
-use agentctl_core::{Message, RunError};
+use agentctl_core::{Message, RunError, one_line};
 use agentctl_session::Project;
 use agentctl_session::store::{
     ContextScope, ContextSummary, MessageQuery, RunRecord, SessionInfo, SessionRecord,
@@ -343,15 +343,6 @@ fn describe(message: &Message) -> String {
             format!("{name}{status}: {content}")
         }
     }
-}
-
-fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
 }
 
 fn delete(context: &Project, args: &DeleteArgs) -> anyhow::Result<ExitCode> {

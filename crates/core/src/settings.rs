@@ -78,6 +78,10 @@ pub struct AgentsSettings {
     pub default_scope: Scope,
     /// Whether sessions are persisted.
     pub context_persistence: bool,
+    /// Whether a conversation without `--session`/`--new` continues the project's current
+    /// session (the most recently active), so the main conversation and every isolated agent
+    /// remember earlier invocations (seed 002 §3.3.2). `false`: each run starts a session.
+    pub continue_session: bool,
     /// Tracing of runs: `true`/`false`, or `{enabled, backend, events, sampleRate,
     /// captureContent}`. An agent's `tracing:` overrides it field by field.
     pub tracing: TracingSettings,
@@ -104,6 +108,7 @@ impl Default for AgentsSettings {
             auto_route: false,
             default_scope: Scope::Project,
             context_persistence: true,
+            continue_session: true,
             tracing: TracingSettings::default(),
             default_model: None,
             default_agent: None,

@@ -16,7 +16,8 @@
 //! characters become `_`, and a name that is too long, or whose rewrite is taken, is cut and given
 //! an FNV-1a hash suffix of the original name (the same on every run and platform, unlike std's
 //! `DefaultHasher`). The map is built from the request's tool specs and from every name in its
-//! history, so calls and results in past turns are sent under the same wire names as the tools.
+//! history, so calls and results in past turns are sent under the same wire names as the tools;
+//! the offered tools are named first, so a stale name in the history never takes a tool's name.
 
 use crate::{Message, ModelRequest};
 use std::borrow::Cow;
@@ -60,41 +61,58 @@ impl ToolNames {
             Message::Tool { name, .. } => vec![name.as_str()],
             Message::User { .. } => Vec::new(),
         });
-        Self::new(
-            request
-                .tools
-                .iter()
-                .map(|tool| tool.name.as_str())
-                .chain(history),
-        )
+        Self::ranked(request.tools.iter().map(|tool| tool.name.as_str()), history)
     }
 
     /// Assigns wire names. The result depends only on the set of names, not on their order:
     /// valid names keep theirs, then the others get theirs in sorted order.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let names: BTreeSet<&str> = names.into_iter().collect();
+        Self::ranked(names, std::iter::empty())
+    }
+
+    /// Assigns wire names to the `offered` tools first, then to names found only in the
+    /// `history`: an offered tool keeps its natural wire name even when a past turn holds a
+    /// call to a tool that was not offered then and is spelt that way (`mcp__srv__tool` called
+    /// while the server was down); that stale name gets a hashed one.
+    fn ranked<'a>(
+        offered: impl IntoIterator<Item = &'a str>,
+        history: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let offered: BTreeSet<&str> = offered.into_iter().collect();
+        let history: BTreeSet<&str> = history
+            .into_iter()
+            .filter(|name| !offered.contains(name))
+            .collect();
         let mut map = Self::default();
         let mut taken: BTreeSet<String> = BTreeSet::new();
-        for name in names.iter().filter(|name| is_valid(name)) {
-            taken.insert((*name).to_owned());
-        }
-        for name in names {
-            let wire = if is_valid(name) {
-                name.to_owned()
-            } else {
+        for group in [offered, history] {
+            let (valid, rewritten): (Vec<&str>, Vec<&str>) =
+                group.into_iter().partition(|name| is_valid(name));
+            for name in valid {
+                let wire = if taken.contains(name) {
+                    hashed(name, name, &taken)
+                } else {
+                    name.to_owned()
+                };
+                map.assign(name, wire, &mut taken);
+            }
+            for name in rewritten {
                 let candidate = sanitize(name);
                 let wire = if candidate.len() <= MAX_LEN && !taken.contains(&candidate) {
                     candidate
                 } else {
                     hashed(name, &candidate, &taken)
                 };
-                taken.insert(wire.clone());
-                wire
-            };
-            map.to_original.insert(wire.clone(), name.to_owned());
-            map.to_wire.insert(name.to_owned(), wire);
+                map.assign(name, wire, &mut taken);
+            }
         }
         map
+    }
+
+    fn assign(&mut self, name: &str, wire: String, taken: &mut BTreeSet<String>) {
+        taken.insert(wire.clone());
+        self.to_original.insert(wire.clone(), name.to_owned());
+        self.to_wire.insert(name.to_owned(), wire);
     }
 
     /// The wire name of `name` (itself when the request did not mention it).
@@ -344,5 +362,20 @@ mod tests {
         assert_eq!(names.wire("new_tool"), "new_tool");
         assert_eq!(names.original("new_tool"), "new_tool");
         assert_eq!(names.original("mcp__x"), "mcp__x");
+    }
+
+    #[test]
+    fn an_offered_tool_keeps_its_name_over_a_stale_call_in_the_history() {
+        // A past turn called `mcp__tools__version` while the server was not running (the
+        // name came back unmapped); now the server runs and offers `mcp.tools.version`.
+        let names = ToolNames::ranked(["mcp.tools.version"], ["mcp__tools__version"]);
+        assert_eq!(names.wire("mcp.tools.version"), "mcp__tools__version");
+        assert_eq!(names.original("mcp__tools__version"), "mcp.tools.version");
+        let stale = names.wire("mcp__tools__version");
+        assert!(
+            stale.starts_with("mcp__tools__version_") && is_valid(stale),
+            "{stale}"
+        );
+        assert_eq!(names.original(stale), "mcp__tools__version");
     }
 }

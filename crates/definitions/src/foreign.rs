@@ -127,7 +127,10 @@ pub(crate) fn extras(
         if !mapped.contains(&&*key.path) && !known.contains(&&*key.path) {
             warnings.push(source.warning(
                 &key.path,
-                format!("unknown {tool} field: kept in `extra`, agentctl does not use it"),
+                format!(
+                    "unknown {tool} field: kept in `extra`, agentctl does not use it (if it \
+                     is agentctl's, `kind: agent` or `title:` reads the file in agentctl's format)"
+                ),
             ));
         }
     }

@@ -22,6 +22,8 @@ pub struct LoadedAgent {
     /// Problems that did not stop the file from loading.
     pub warnings: Vec<Diagnostic>,
     format_reason: String,
+    /// Found in a Claude Code or Gemini CLI agents folder (whatever format it was read in).
+    foreign_folder: bool,
     positions: Positions,
 }
 
@@ -46,6 +48,7 @@ impl LoadedAgent {
             definition,
             warnings: Vec::new(),
             format_reason: "defined in code".to_owned(),
+            foreign_folder: false,
             positions: Positions {
                 fallback: (1, 1),
                 first_line: 1,
@@ -67,6 +70,7 @@ impl LoadedAgent {
             definition,
             warnings,
             format_reason: "a graph file".to_owned(),
+            foreign_folder: false,
             positions: Positions {
                 map: positions,
                 first_line: 1,
@@ -86,6 +90,12 @@ impl LoadedAgent {
     /// folder read as native.
     pub fn format_reason(&self) -> &str {
         &self.format_reason
+    }
+
+    /// Whether the file was found in a Claude Code or Gemini CLI agents folder, where its
+    /// format is decided by its fields ([`format_reason`](Self::format_reason) says how).
+    pub fn in_foreign_folder(&self) -> bool {
+        self.foreign_folder
     }
 
     /// The file the agent was loaded from.
@@ -292,7 +302,8 @@ pub(crate) fn parse_text(
         )
         .with_field("name"));
     }
-    let detected = detect(format, &source);
+    let folder = format;
+    let detected = detect(folder, &source);
     let format = detected.format;
     let mapped = match format {
         SourceFormat::Native => native::read(&source)?,
@@ -323,6 +334,7 @@ pub(crate) fn parse_text(
         },
         warnings: mapped.warnings,
         format_reason: detected.reason,
+        foreign_folder: folder != SourceFormat::Native,
         positions: Positions {
             map: source.index.positions,
             first_line: split.yaml_line,

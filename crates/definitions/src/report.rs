@@ -50,6 +50,10 @@ pub struct ValidationReport {
     /// The file's format, if it loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<SourceFormat>,
+    /// For a file in a Claude Code or Gemini CLI agents folder, why it was read in its format:
+    /// the folder's, or agentctl's for the agentctl-only fields it writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format_reason: Option<String>,
     /// The scope it was found in, if known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
@@ -76,6 +80,7 @@ impl ValidationReport {
             name,
             path: error.path.clone(),
             format: None,
+            format_reason: None,
             scope: None,
             valid: false,
             checks: vec![Check::new(check_name, vec![error.to_diagnostic()], None)],

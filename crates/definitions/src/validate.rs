@@ -76,6 +76,9 @@ fn validate_among(
         name: agent.name().to_owned(),
         path: source.path.clone(),
         format: Some(source.format),
+        format_reason: agent
+            .in_foreign_folder()
+            .then(|| agent.format_reason().to_owned()),
         scope: Some(source.scope),
         valid: report.iter().all(|c| c.passed),
         checks: report,

@@ -6,10 +6,14 @@ use std::path::Path;
 /// What agentctl writes into a project's `.agentctl/.gitignore`.
 const GITIGNORE_HEAD: &str = "# agentctl sessions are personal\n";
 
+/// The personal files of `.agentctl/`: the session and memory databases (with their WAL and
+/// journal files) and the pointer to the current session.
+const PERSONAL: &[&str] = &["sessions.db*", "memory.db*", "current-session"];
+
 /// Sessions and long-term memories are personal: a project's `.agentctl/.gitignore` keeps the
-/// databases out of commits (written once; one agentctl wrote before the memory store existed
-/// gets its `memory.db*` line; a file of the user's own is left alone; failing to write it is
-/// harmless).
+/// databases and the current-session pointer out of commits (written once; one an older
+/// agentctl wrote gets the lines it lacks; a file of the user's own is left alone; failing to
+/// write it is harmless).
 pub(crate) fn keep_out_of_git(database: &Path) {
     let Some(dir) = database.parent() else {
         return;
@@ -18,23 +22,25 @@ pub(crate) fn keep_out_of_git(database: &Path) {
         return;
     }
     let ignore = dir.join(".gitignore");
-    match std::fs::read_to_string(&ignore) {
-        // Written like every file agentctl creates in `.agentctl/`: `0600`, whatever the umask.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let _ = write_private(
-                &ignore,
-                format!("{GITIGNORE_HEAD}sessions.db*\nmemory.db*\n").as_bytes(),
-            );
-        }
-        Ok(text)
-            if text.starts_with(GITIGNORE_HEAD)
-                && !text.lines().any(|line| line.trim() == "memory.db*") =>
-        {
-            let separator = if text.ends_with('\n') { "" } else { "\n" };
-            let _ = write_private(&ignore, format!("{text}{separator}memory.db*\n").as_bytes());
-        }
-        _ => {}
+    let text = match std::fs::read_to_string(&ignore) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => GITIGNORE_HEAD.to_owned(),
+        Ok(text) if text.starts_with(GITIGNORE_HEAD) => text,
+        _ => return,
+    };
+    let missing: Vec<&str> = PERSONAL
+        .iter()
+        .copied()
+        .filter(|line| !text.lines().any(|written| written.trim() == *line))
+        .collect();
+    if missing.is_empty() {
+        return;
     }
+    let separator = if text.ends_with('\n') { "" } else { "\n" };
+    // Written like every file agentctl creates in `.agentctl/`: `0600`, whatever the umask.
+    let _ = write_private(
+        &ignore,
+        format!("{text}{separator}{}\n", missing.join("\n")).as_bytes(),
+    );
 }
 
 #[cfg(test)]
@@ -42,7 +48,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_gitignore_keeps_both_databases_out_and_respects_the_users_own() {
+    fn the_gitignore_keeps_the_personal_files_out_and_respects_the_users_own() {
         let dir = tempfile::tempdir().unwrap();
         let agentctl = dir.path().join(".agentctl");
         std::fs::create_dir(&agentctl).unwrap();
@@ -52,11 +58,11 @@ mod tests {
         let written = std::fs::read_to_string(&ignore).unwrap();
         assert_eq!(
             written,
-            "# agentctl sessions are personal\nsessions.db*\nmemory.db*\n"
+            "# agentctl sessions are personal\nsessions.db*\nmemory.db*\ncurrent-session\n"
         );
         keep_out_of_git(&database);
         assert_eq!(std::fs::read_to_string(&ignore).unwrap(), written);
-        // One an older agentctl wrote gets the memory store's line.
+        // One an older agentctl wrote gets the lines it lacks.
         std::fs::write(&ignore, "# agentctl sessions are personal\nsessions.db*\n").unwrap();
         keep_out_of_git(&database);
         assert_eq!(std::fs::read_to_string(&ignore).unwrap(), written);

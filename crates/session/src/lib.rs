@@ -56,6 +56,7 @@ mod builder;
 mod capability;
 mod chain;
 mod checks;
+mod current;
 mod engine;
 mod error;
 mod gitignore;

@@ -49,13 +49,22 @@ impl std::fmt::Debug for SessionHandle {
 
 impl SessionHandle {
     /// Opens the chosen session of `store`; a new session is titled with the first line of
-    /// `first_prompt`, shortened.
+    /// `first_prompt`, shortened. [`SessionChoice::Current`] continues the most recently active
+    /// session unless `agents.continueSession` is off.
     pub fn open(
         store: Arc<dyn SessionStore>,
         choice: SessionChoice,
         first_prompt: Option<&str>,
         agents: AgentsSettings,
     ) -> Result<Self, SessionError> {
+        let choice = match choice {
+            SessionChoice::Current if agents.continue_session => match store.latest_session()? {
+                Some(current) => SessionChoice::Resume(current.id),
+                None => SessionChoice::New,
+            },
+            SessionChoice::Current => SessionChoice::New,
+            choice => choice,
+        };
         let choice = match (choice, first_prompt) {
             (SessionChoice::New, Some(prompt)) => SessionChoice::NewTitled(title(prompt)),
             (choice, _) => choice,

@@ -16,6 +16,10 @@ pub enum SessionChoice {
     Resume(String),
     /// `--continue`: the latest session, or a new one when there is none.
     Continue,
+    /// What a front end asks for when the user named no session: the project's current
+    /// session. The session engine resolves it by the settings (`agents.continueSession`) to
+    /// [`Continue`](Self::Continue) or [`New`](Self::New); a store opens it as `Continue`.
+    Current,
 }
 
 /// Opens the chosen session. A resumed session's runs left `running` by a process that is gone
@@ -26,7 +30,7 @@ pub fn open_session(store: &dyn SessionStore, choice: &SessionChoice) -> Result<
         SessionChoice::New => return store.create_session(None),
         SessionChoice::NewTitled(title) => return store.create_session(Some(title)),
         SessionChoice::Resume(id) => store.session(id)?,
-        SessionChoice::Continue => match store.latest_session()? {
+        SessionChoice::Continue | SessionChoice::Current => match store.latest_session()? {
             Some(session) => session,
             None => return store.create_session(None),
         },

@@ -77,6 +77,9 @@ pub(super) fn render(
             report.name,
             display_path(&report.path, locations)
         )?;
+        if let (Some(format), Some(reason)) = (report.format, &report.format_reason) {
+            writeln!(out, "  format: {} ({reason})", format.as_str())?;
+        }
         for check in &report.checks {
             let mark = if !check.passed {
                 '✗'

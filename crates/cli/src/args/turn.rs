@@ -45,9 +45,14 @@ pub(crate) struct TurnArgs {
     /// Record into (and resume) this session; see `agentctl sessions list`.
     #[arg(long, value_name = "ID", conflicts_with = "continue_session")]
     pub session: Option<String>,
-    /// Resume the latest session of this project (or start one).
-    #[arg(long = "continue", short = 'c')]
+    /// Resume the latest session of this project (or start one). This is the default unless
+    /// `agents.continueSession` is false.
+    #[arg(long = "continue", short = 'c', conflicts_with = "new_session")]
     pub continue_session: bool,
+    /// Start a new session instead of continuing the project's current one; it becomes the
+    /// current session.
+    #[arg(long = "new", conflicts_with = "session")]
+    pub new_session: bool,
     /// Trace the run: print model calls, tool calls, handoffs and guardrails on stderr as they
     /// finish, and keep the trace in the session for `agentctl trace show|export`.
     #[arg(long)]

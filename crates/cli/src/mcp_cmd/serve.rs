@@ -19,6 +19,7 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
         let session = Session::from_project(context)
             .questions(Questions::Refuse)
             .session(SessionChoice::NewTitled("mcp serve".into()))
+            .detached()
             .source(Source::MCP)
             .build()?;
         let served = served(&session, args)?;

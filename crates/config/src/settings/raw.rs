@@ -79,6 +79,8 @@ pub(super) struct RawAgents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     context_persistence: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    continue_session: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     tracing: Option<RawTracing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     default_model: Option<String>,

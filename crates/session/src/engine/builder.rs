@@ -8,6 +8,7 @@ use super::code::Agent;
 use super::state::{Approvals, Conversation, Engine, Hub, Store, Tools, Turns};
 use super::writer::StoreWriter;
 use crate::builder::{ApprovalChoice, Recording, RuntimeBuilder};
+use crate::current::CurrentSession;
 use crate::error::SessionError;
 use crate::plan::PlanTools;
 use crate::project::Project;
@@ -63,6 +64,8 @@ pub struct SessionBuilder<'p> {
     choice: SessionChoice,
     title: Option<String>,
     source: Option<Source>,
+    /// Whether the opened session becomes the project's current one.
+    becomes_current: bool,
     store: Option<Arc<dyn SessionStore>>,
     tracing: Option<(bool, Option<WarningFn>)>,
     active: Option<String>,
@@ -90,6 +93,7 @@ impl<'p> SessionBuilder<'p> {
             choice: SessionChoice::New,
             title: None,
             source: None,
+            becomes_current: true,
             store: None,
             tracing: None,
             active: None,
@@ -190,6 +194,14 @@ impl<'p> SessionBuilder<'p> {
         self
     }
 
+    /// The session does not become the project's current one, which the next conversation
+    /// that names no session continues: for server front ends (`mcp serve`), whose sessions
+    /// are their clients'.
+    pub fn detached(mut self) -> Self {
+        self.becomes_current = false;
+        self
+    }
+
     /// Runs are recorded as coming from `source` (`repl`, `mcp`…; `cli` by default).
     pub fn source(mut self, source: Source) -> Self {
         self.source = Some(source);
@@ -226,12 +238,15 @@ impl<'p> SessionBuilder<'p> {
         if let Some((console, warn)) = self.tracing {
             shared.trace_with(console, warn);
         }
-        let session = open(&shared, self.store, self.choice, self.title.as_deref())?.map(
-            |session| match self.source {
-                Some(source) => session.with_source(source),
-                None => session,
-            },
-        );
+        let opening = Opening {
+            choice: self.choice,
+            title: self.title.as_deref(),
+            becomes_current: self.becomes_current,
+        };
+        let session = open(&shared, self.store, opening)?.map(|session| match self.source {
+            Some(source) => session.with_source(source),
+            None => session,
+        });
         let gate = Arc::new(shared.builder.gate()?);
         let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
         let store = match session {
@@ -333,23 +348,50 @@ impl<'p> SessionBuilder<'p> {
     }
 }
 
+/// What [`open`] is asked for.
+struct Opening<'a> {
+    choice: SessionChoice,
+    title: Option<&'a str>,
+    becomes_current: bool,
+}
+
 /// Opens the chosen session: of the explicit store, else of the project's store; `None` when
-/// there is no store, or the settings turn persistence off and no session was asked for.
+/// there is no store, or the settings turn persistence off and no session was asked for. In a
+/// project's store, [`SessionChoice::Current`] is the session its pointer names (see
+/// [`CurrentSession`]), and the opened session becomes current unless detached.
 fn open(
     shared: &Shared,
     explicit: Option<Arc<dyn SessionStore>>,
-    choice: SessionChoice,
-    title: Option<&str>,
+    opening: Opening<'_>,
 ) -> Result<Option<SessionHandle>, SessionError> {
+    let Opening {
+        mut choice,
+        title,
+        becomes_current,
+    } = opening;
+    let mut current = None;
     let store = match (explicit, &shared.store) {
         (Some(store), _) => store,
         (None, Some(spec)) => {
-            if !shared.settings.context_persistence && choice == SessionChoice::New {
+            let unnamed = matches!(choice, SessionChoice::New | SessionChoice::Current);
+            if !shared.settings.context_persistence && unnamed {
                 return Ok(None);
             }
-            spec.open(shared.builder.secrets(), shared.builder.tightened_files())?
+            let store = spec.open(shared.builder.secrets(), shared.builder.tightened_files())?;
+            current = shared.store_path.as_deref().map(CurrentSession::beside);
+            store
         }
         (None, None) => return Ok(None),
     };
-    SessionHandle::open(store, choice, title, shared.settings.clone()).map(Some)
+    if let Some(pointer) = &current
+        && choice == SessionChoice::Current
+        && shared.settings.continue_session
+    {
+        choice = pointer.resolve(store.as_ref())?;
+    }
+    let handle = SessionHandle::open(store, choice, title, shared.settings.clone())?;
+    if let Some(pointer) = current.filter(|_| becomes_current) {
+        pointer.set(handle.id());
+    }
+    Ok(Some(handle))
 }
