@@ -133,6 +133,20 @@ fn new_starts_fresh_and_becomes_current() {
     assert!(!history(&requests[1].body).contains("feature X"));
     assert!(!history(&requests[2].body).contains("feature X"));
     assert!(history(&requests[2].body).contains("What was I working on?"));
+    // `sessions list` marks the current one.
+    let listed = project.json(&["sessions", "list", "--format", "json"]);
+    let current: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|session| session["current"] == true)
+        .collect();
+    assert_eq!(current.len(), 1, "{listed}");
+    assert_eq!(current[0]["runCount"], 2, "{listed}");
+    let table = text(&project.output(&["sessions", "list"]).stdout);
+    let id = current[0]["sessionId"].as_str().unwrap();
+    assert!(table.contains(&format!("* {id}")), "{table}");
+    assert!(table.contains("* current: a run or chat that names no session continues it"));
     // The pointer is personal: kept out of git beside the databases.
     let ignore = std::fs::read_to_string(project.root.join(".agentctl/.gitignore")).unwrap();
     assert!(

@@ -51,35 +51,58 @@ fn list(context: &Project, args: &ListArgs) -> anyhow::Result<ExitCode> {
         Some(store) => store.list_sessions()?,
         None => Vec::new(),
     };
+    let current = context.current_session();
     match args.format {
         TableFormat::Json => print_json(
             &sessions
                 .into_iter()
-                .map(SessionJson::from)
+                .map(|session| {
+                    let is_current = current.as_deref() == Some(session.id.as_str());
+                    SessionJson {
+                        current: is_current,
+                        ..SessionJson::from(session)
+                    }
+                })
                 .collect::<Vec<_>>(),
         )?,
-        TableFormat::Table => print_text(&terminal_safe(&render_list(&sessions))),
+        TableFormat::Table => {
+            print_text(&terminal_safe(&render_list(&sessions, current.as_deref())))
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn render_list(sessions: &[SessionInfo]) -> String {
+/// The sessions as a table, the current one marked `*`.
+fn render_list(sessions: &[SessionInfo], current: Option<&str>) -> String {
     if sessions.is_empty() {
         return "No sessions.\n".into();
     }
     let mut out = format!(
-        "{:<22} {:<20} {:>8} {:>5}  {}\n",
+        "  {:<22} {:<20} {:>8} {:>5}  {}\n",
         "ID", "UPDATED", "MESSAGES", "RUNS", "TITLE"
     );
     for session in sessions {
+        let mark = if current == Some(session.id.as_str()) {
+            '*'
+        } else {
+            ' '
+        };
         let _ = writeln!(
             out,
-            "{:<22} {:<20} {:>8} {:>5}  {}",
+            "{mark} {:<22} {:<20} {:>8} {:>5}  {}",
             session.id,
             utc_timestamp(session.updated_at),
             session.message_count,
             session.run_count,
             session.title.as_deref().unwrap_or("-")
+        );
+    }
+    if sessions
+        .iter()
+        .any(|session| current == Some(session.id.as_str()))
+    {
+        out.push_str(
+            "\n* current: a run or chat that names no session continues it (--new starts one)\n",
         );
     }
     out

@@ -32,7 +32,7 @@ impl CurrentSession {
     }
 
     /// The recorded session id, if the file holds one.
-    fn read(&self) -> Option<String> {
+    pub(crate) fn read(&self) -> Option<String> {
         let text = std::fs::read_to_string(&self.file).ok()?;
         let id = text.trim();
         let plausible = !id.is_empty()

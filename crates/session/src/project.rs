@@ -1,6 +1,7 @@
 //! The project a front end works in: where files live, the resolved settings, the root tools
 //! are confined to, the agents found, and the session store.
 
+use crate::current::CurrentSession;
 use crate::error::SessionError;
 use crate::secrets::{env_policy_of, secrets_of};
 use crate::store_location::{
@@ -106,6 +107,13 @@ impl Project {
     /// checked by [`checks`](Self::checks).
     pub fn discover(&self) -> Discovery {
         discover(&self.locations, &self.checks())
+    }
+
+    /// The project's current session: the one its last conversation used, which the next
+    /// `run`/`chat` that names no session continues (`None` before the first, or when the
+    /// pointer beside the store is unreadable).
+    pub fn current_session(&self) -> Option<String> {
+        CurrentSession::beside(&self.store_path()).read()
     }
 
     /// Where the embedded session database is: `<project>/.agentctl/sessions.db`, or

@@ -28,11 +28,16 @@ pub(crate) struct SessionJson {
     pub(crate) message_count: u64,
     /// Agent runs.
     pub(crate) run_count: u64,
+    /// Whether this is the project's current session (the one a run that names no session
+    /// continues); left out when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) current: bool,
 }
 
 impl From<SessionInfo> for SessionJson {
     fn from(info: SessionInfo) -> Self {
         Self {
+            current: false,
             session_id: info.id,
             title: info.title,
             created_at: Timestamp(info.created_at),
