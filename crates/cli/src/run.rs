@@ -15,7 +15,7 @@ use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnAr
 use crate::drive::{Desk, Ending, Invocation, once};
 use agentctl_core::ContextMode;
 use agentctl_session::store::{SessionChoice, Source};
-use agentctl_session::{Op, Project, Recording, Target, TurnOptions};
+use agentctl_session::{Op, Project, Recording, Target, TurnOptions, command_turn};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -49,11 +49,16 @@ struct RunRequest {
     approvals: ApprovalArgs,
     session: SessionChoice,
     trace: bool,
+    /// The custom command to run (`--command`), its arguments being the prompt.
+    command: Option<String>,
 }
 
 impl RunRequest {
     /// Validates the flags of `run`; `auto_route` is the `agents.autoRoute` setting.
     fn from_args(args: RunArgs, auto_route: bool) -> anyhow::Result<Self> {
+        if let Some(command) = args.command.clone() {
+            return Self::from_command(command, args);
+        }
         let agent = match (args.agent.or(args.name), args.auto || auto_route) {
             (Some(name), _) => AgentChoice::Named(name),
             (None, true) => AgentChoice::Routed,
@@ -69,6 +74,26 @@ impl RunRequest {
             turn.prompt = Some(args.words.join(" "));
         }
         Self::new(agent, turn, args.context.map(ContextMode::from))
+    }
+
+    /// Validates the flags of `run --command NAME -- ARGS`: every word is an argument of the
+    /// command; the main conversation runs it unless `--agent` or `--auto` says otherwise.
+    fn from_command(command: String, args: RunArgs) -> anyhow::Result<Self> {
+        let agent = match (args.agent, args.auto) {
+            (Some(name), _) => AgentChoice::Named(name),
+            (None, true) => AgentChoice::Routed,
+            (None, false) => AgentChoice::Main,
+        };
+        let mut turn = args.turn;
+        anyhow::ensure!(
+            !turn.interactive,
+            "--command runs one turn: leave out --interactive, or type /{command} in the session"
+        );
+        let words: Vec<String> = args.name.into_iter().chain(args.words).collect();
+        turn.prompt = Some(words.join(" "));
+        let mut request = Self::new(agent, turn, args.context.map(ContextMode::from))?;
+        request.command = Some(command);
+        Ok(request)
     }
 
     /// Validates the flags of `chat`.
@@ -124,6 +149,7 @@ impl RunRequest {
                 (None, false) => SessionChoice::New,
             },
             trace: turn.trace,
+            command: None,
         })
     }
 }
@@ -142,8 +168,42 @@ pub(crate) fn read_stdin_prompt(missing: &str) -> anyhow::Result<String> {
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+    let mut request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+    if let Some(name) = request.command.take() {
+        apply_command(&project, &name, &mut request)?;
+    }
     execute(&project, request)
+}
+
+/// Turns `request`'s prompt (the arguments) into the turn of the custom command `name`: its
+/// expanded prompt, model and tools.
+fn apply_command(project: &Project, name: &str, request: &mut RunRequest) -> anyhow::Result<()> {
+    let commands = project.commands();
+    let name = name.strip_prefix('/').unwrap_or(name);
+    let Some(command) = commands.get(name) else {
+        let hint = match commands.similar(name).as_slice() {
+            [] => String::new(),
+            close => format!("; did you mean {}?", close.join(", ")),
+        };
+        anyhow::bail!(
+            "no command `/{name}` in .agentctl/commands, .claude/commands or .gemini/commands \
+             (of the project or your home){hint}"
+        );
+    };
+    let PromptSource::Once(args) = &request.prompt else {
+        anyhow::bail!("--command runs one turn");
+    };
+    let (prompt, options) = command_turn(command, args, std::mem::take(&mut request.options));
+    anyhow::ensure!(
+        !matches!(request.agent, AgentChoice::Main)
+            || options.model.is_some()
+            || project.settings().agents.default_model.is_some(),
+        "the main conversation has no model to run /{name}: pass --model PROVIDER:MODEL, give \
+         the command a `model`, set `agents.defaultModel`, or pick an agent with --agent NAME"
+    );
+    request.prompt = PromptSource::Once(prompt);
+    request.options = options;
+    Ok(())
 }
 
 /// Runs `agentctl chat`.
@@ -167,6 +227,7 @@ fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
         approvals,
         session,
         trace,
+        command: _,
     } = request;
     let recording = record.as_ref().map(|_| Recording::new());
     let (title, interactive) = match &prompt {

@@ -8,9 +8,13 @@
 use super::commands::{self, After, say};
 use crate::args::RunFormat;
 use crate::drive::{Desk, Ending, stop_signal};
+use crate::output::terminal_safe;
 use crate::render::{ContextLine, Spinner, TurnView, print_context};
 use agentctl_core::{ContextMode, RunError};
-use agentctl_session::{Op, Project, SessionError, Target, TurnOptions, TurnOutcome};
+use agentctl_session::definitions::{CommandDef, CommandSet};
+use agentctl_session::{
+    BUILTIN_COMMANDS, Op, Project, SessionError, Target, TurnOptions, TurnOutcome, command_turn,
+};
 use std::io::Write;
 
 /// A line of the session, read.
@@ -89,6 +93,8 @@ pub(super) async fn run(
         greeting.push_str(&format!(" Session {id}."));
     }
     say(&greeting);
+    let commands = project.commands();
+    report_commands(&commands);
     let mut pending = first;
     let mut context = ContextLine::Plain;
     loop {
@@ -107,7 +113,11 @@ pub(super) async fn run(
                 }
             }
         };
-        let (outcome, signal) = match step(desk, project, &line, &options, &mut context).await? {
+        let read = Read {
+            line: &line,
+            commands: &commands,
+        };
+        let (outcome, signal) = match step(desk, project, read, &options, &mut context).await? {
             Step::Next => continue,
             Step::Exit => break,
             Step::Turned(outcome, signal) => (*outcome, signal),
@@ -127,21 +137,63 @@ pub(super) async fn run(
     Ok(Ending::Done)
 }
 
+/// A line typed, and the custom commands it may name.
+struct Read<'a> {
+    line: &'a str,
+    commands: &'a CommandSet,
+}
+
+/// Says what is wrong with the custom commands found: malformed files, collisions, and
+/// commands a built-in of the same name shadows.
+fn report_commands(commands: &CommandSet) {
+    for warning in &commands.warnings {
+        say(&terminal_safe(&format!("warning: {warning}")));
+    }
+    for command in &commands.commands {
+        if BUILTIN_COMMANDS.contains(&command.name.as_str()) {
+            say(&terminal_safe(&format!(
+                "warning: the command /{name} of {} is shadowed by the built-in /{name}; \
+                 rename its file to use it",
+                command.file.display(),
+                name = command.name
+            )));
+        }
+    }
+}
+
+/// The custom command `line` (`/name args`) names, with its arguments; `None` for a built-in
+/// (they win) or a name no command has.
+fn user_command<'a>(commands: &'a CommandSet, line: &'a str) -> Option<(&'a CommandDef, &'a str)> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    if BUILTIN_COMMANDS.contains(&name) {
+        return None;
+    }
+    commands.get(name).map(|command| (command, args.trim()))
+}
+
 /// Does what `line` says: a `/`-command, a word of the session, an `@agent` turn or a prompt.
 async fn step(
     desk: &mut Desk,
     project: &Project,
-    line: &str,
+    read: Read<'_>,
     options: &TurnOptions,
     context: &mut ContextLine,
 ) -> anyhow::Result<Step> {
+    let Read { line, commands } = read;
+    if let Some((command, args)) = user_command(commands, line) {
+        let (prompt, options) = command_turn(command, args, options.clone());
+        let shown = std::mem::replace(context, ContextLine::Hidden);
+        let (outcome, signal) = turn(desk, Target::Active, &prompt, options, shown).await?;
+        return Ok(Step::Turned(Box::new(outcome), signal));
+    }
     let (agent, mode, prompt) = match crate::args::slash::parse(line) {
         Some(Err(error)) => {
             // Never sent to the model: a mistyped command is not a prompt.
             say(&format!("error: {error}"));
             return Ok(Step::Next);
         }
-        Some(Ok(command)) => match commands::execute(desk, project, command).await? {
+        Some(Ok(command)) => match commands::execute(desk, project, command, commands).await? {
             After::Next => return Ok(Step::Next),
             After::Exit => return Ok(Step::Exit),
             After::Turn {
