@@ -44,6 +44,7 @@ mod cli {
     // Reads `/proc` to find the tool's processes.
     #[cfg(target_os = "linux")]
     mod signals;
+    mod skills;
     mod state;
     mod strict;
     mod tools;
