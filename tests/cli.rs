@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod always;
     mod chat;
+    mod commands;
     mod completions;
     mod concurrency;
     mod connection_reuse;

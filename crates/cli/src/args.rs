@@ -356,11 +356,14 @@ pub(crate) struct RunArgs {
     /// Context mode of this run, over the session's override, the agent's and the settings'.
     #[arg(long, value_enum, value_name = "MODE")]
     pub context: Option<context::ModeArg>,
-    /// Run a custom command (`.agentctl/commands`, `.claude/commands`, `.gemini/commands`):
-    /// the words after `--` are its arguments; the main conversation runs it unless `--agent`
-    /// (or `--auto`) picks an agent; its `allowed-tools` and `model` apply to the turn.
-    #[arg(long, value_name = "COMMAND", conflicts_with = "prompt")]
+    /// Run a custom command (`.agentctl/commands`, `.claude/commands`, `.gemini/commands`)
+    /// with the words after `--` as its arguments; the main conversation runs it unless NAME,
+    /// `--agent` or `--auto` picks an agent; its `allowed-tools` and `model` apply to the turn.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["prompt", "words"])]
     pub command: Option<String>,
+    /// The arguments of `--command`, after `--`.
+    #[arg(last = true, value_name = "ARGS", requires = "command")]
+    pub args: Vec<String>,
     #[command(flatten)]
     pub turn: TurnArgs,
 }

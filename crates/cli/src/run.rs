@@ -76,10 +76,11 @@ impl RunRequest {
         Self::new(agent, turn, args.context.map(ContextMode::from))
     }
 
-    /// Validates the flags of `run --command NAME -- ARGS`: every word is an argument of the
-    /// command; the main conversation runs it unless `--agent` or `--auto` says otherwise.
+    /// Validates the flags of `run [AGENT] --command NAME -- ARGS`: the words after `--` are
+    /// the command's arguments; the main conversation runs it unless an agent is named or
+    /// `--auto` picks one.
     fn from_command(command: String, args: RunArgs) -> anyhow::Result<Self> {
-        let agent = match (args.agent, args.auto) {
+        let agent = match (args.agent.or(args.name), args.auto) {
             (Some(name), _) => AgentChoice::Named(name),
             (None, true) => AgentChoice::Routed,
             (None, false) => AgentChoice::Main,
@@ -89,8 +90,7 @@ impl RunRequest {
             !turn.interactive,
             "--command runs one turn: leave out --interactive, or type /{command} in the session"
         );
-        let words: Vec<String> = args.name.into_iter().chain(args.words).collect();
-        turn.prompt = Some(words.join(" "));
+        turn.prompt = Some(args.args.join(" "));
         let mut request = Self::new(agent, turn, args.context.map(ContextMode::from))?;
         request.command = Some(command);
         Ok(request)
