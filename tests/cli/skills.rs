@@ -182,6 +182,16 @@ fn an_agent_offered_other_skills_never_sees_this_one() {
         "{refused}"
     );
     assert!(!refused.contains("scripts/fill.py"), "{refused}");
+    // `agents tools` lists what the run offered.
+    let report = project.json(&["agents", "tools", "writer", "--format", "json"]);
+    let mut listed: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    listed.sort_unstable();
+    assert_eq!(listed, ["grep", "read_file", "skill"]);
     // An agent that lists no skills gets neither the section nor the tool.
     assert!(!system(&requests[2].body).contains("# Skills"));
     assert!(!offered(&requests[2].body).contains(&"skill".to_owned()));
