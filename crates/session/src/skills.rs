@@ -241,3 +241,70 @@ impl SemanticCheck for SkillsCheck {
         Some(Check::new("skills found", diagnostics, None))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn agent(skills: Option<Value>) -> AgentDefinition {
+        let mut agent = crate::main_agent(&agentctl_core::Settings::default());
+        agent.spec.name = "writer".into();
+        agent.source.path = "writer.md".into();
+        if let Some(skills) = skills {
+            agent.extra.insert(SKILLS_FIELD.into(), skills);
+        }
+        agent
+    }
+
+    #[test]
+    fn skills_are_a_list_or_a_comma_separated_string() {
+        assert_eq!(declared_skills(&agent(None)), Ok(None));
+        let listed = declared_skills(&agent(Some(json!(["a", " b "]))));
+        assert_eq!(listed, Ok(Some(vec!["a".into(), "b".into()])));
+        let written = declared_skills(&agent(Some(json!("a, b,"))));
+        assert_eq!(written, Ok(Some(vec!["a".into(), "b".into()])));
+        assert!(declared_skills(&agent(Some(json!(3)))).is_err());
+        assert!(declared_skills(&agent(Some(json!([1])))).is_err());
+    }
+
+    #[test]
+    fn only_the_main_conversation_gets_every_skill() {
+        let main = crate::main_agent(&agentctl_core::Settings::default());
+        let mut named_main = agent(None);
+        named_main.spec.name = crate::MAIN_AGENT.into();
+        let set = SkillSet::default();
+        assert!(is_main_conversation(&main));
+        assert!(!is_main_conversation(&named_main));
+        assert!(skills_of(&named_main, &set).is_empty());
+    }
+
+    #[test]
+    fn no_skills_leave_the_agent_as_it_is_and_some_let_the_tool_through() {
+        let mut writer = agent(None);
+        writer.spec.tools.allow = Some(vec!["read_file".into()]);
+        let unchanged = with_skills(writer.clone(), &[]);
+        assert_eq!(unchanged.system_prompt, writer.system_prompt);
+        let skill = Skill {
+            name: "notes".into(),
+            plugin: None,
+            description: "Write\n  notes.".into(),
+            allowed_tools: Vec::new(),
+            license: None,
+            metadata: Default::default(),
+            dir: "/skills/notes".into(),
+            file: "/skills/notes/SKILL.md".into(),
+            scope: agentctl_core::Scope::Global,
+        };
+        let offered = with_skills(writer, &[skill]);
+        assert!(
+            offered.system_prompt.ends_with("- `notes`: Write notes.\n"),
+            "{}",
+            offered.system_prompt
+        );
+        assert_eq!(
+            offered.spec.tools.allow,
+            Some(vec!["read_file".into(), SKILL_TOOL.into()])
+        );
+    }
+}
