@@ -183,7 +183,7 @@ fn slash_commands_in_the_interactive_session_and_help_lists_them() {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
         stdin
-            .write_all(b"/help\n/review src/app.py speed\n/git:explain bisect\n/exit\n")
+            .write_all(b"/help\n/reveiw x\n/review src/app.py speed\n/git:explain bisect\n/exit\n")
             .unwrap();
     }
     let output = child.wait_with_output().unwrap();
@@ -204,6 +204,10 @@ fn slash_commands_in_the_interactive_session_and_help_lists_them() {
     );
     assert!(
         stderr.contains("/git:explain") && stderr.contains("Explain a git command"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("unknown command `/reveiw`") && stderr.contains("did you mean /review?"),
         "{stderr}"
     );
 

@@ -190,7 +190,16 @@ async fn step(
     let (agent, mode, prompt) = match crate::args::slash::parse(line) {
         Some(Err(error)) => {
             // Never sent to the model: a mistyped command is not a prompt.
-            say(&format!("error: {error}"));
+            let close = match &error {
+                crate::args::slash::SlashError::Unknown(word) => commands.similar(word),
+                _ => Vec::new(),
+            };
+            match close.first() {
+                Some(close) => say(&terminal_safe(&format!(
+                    "error: {error}; did you mean /{close}?"
+                ))),
+                None => say(&format!("error: {error}")),
+            }
             return Ok(Step::Next);
         }
         Some(Ok(command)) => match commands::execute(desk, project, command, commands).await? {
