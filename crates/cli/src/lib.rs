@@ -15,6 +15,7 @@ mod completions;
 mod config_cmd;
 mod context;
 mod context_cmd;
+mod custom_cmd;
 mod drive;
 mod graph_cmd;
 mod lookup;

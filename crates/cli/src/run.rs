@@ -15,7 +15,7 @@ use crate::args::{ApprovalArgs, ChatArgs, GlobalArgs, RunArgs, RunFormat, TurnAr
 use crate::drive::{Desk, Ending, Invocation, once};
 use agentctl_core::ContextMode;
 use agentctl_session::store::{SessionChoice, Source};
-use agentctl_session::{Op, Project, Recording, Target, TurnOptions, command_turn};
+use agentctl_session::{Op, Project, Recording, Target, TurnOptions};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -169,41 +169,14 @@ pub(crate) fn read_stdin_prompt(missing: &str) -> anyhow::Result<String> {
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
     let mut request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
-    if let Some(name) = request.command.take() {
-        apply_command(&project, &name, &mut request)?;
+    if let (Some(name), PromptSource::Once(args)) = (request.command.take(), &request.prompt) {
+        let main = matches!(request.agent, AgentChoice::Main);
+        let options = std::mem::take(&mut request.options);
+        let (prompt, options) = crate::custom_cmd::turn(&project, &name, args, options, main)?;
+        request.prompt = PromptSource::Once(prompt);
+        request.options = options;
     }
     execute(&project, request)
-}
-
-/// Turns `request`'s prompt (the arguments) into the turn of the custom command `name`: its
-/// expanded prompt, model and tools.
-fn apply_command(project: &Project, name: &str, request: &mut RunRequest) -> anyhow::Result<()> {
-    let commands = project.commands();
-    let name = name.strip_prefix('/').unwrap_or(name);
-    let Some(command) = commands.get(name) else {
-        let hint = match commands.similar(name).as_slice() {
-            [] => String::new(),
-            close => format!("; did you mean {}?", close.join(", ")),
-        };
-        anyhow::bail!(
-            "no command `/{name}` in .agentctl/commands, .claude/commands or .gemini/commands \
-             (of the project or your home){hint}"
-        );
-    };
-    let PromptSource::Once(args) = &request.prompt else {
-        anyhow::bail!("--command runs one turn");
-    };
-    let (prompt, options) = command_turn(command, args, std::mem::take(&mut request.options));
-    anyhow::ensure!(
-        !matches!(request.agent, AgentChoice::Main)
-            || options.model.is_some()
-            || project.settings().agents.default_model.is_some(),
-        "the main conversation has no model to run /{name}: pass --model PROVIDER:MODEL, give \
-         the command a `model`, set `agents.defaultModel`, or pick an agent with --agent NAME"
-    );
-    request.prompt = PromptSource::Once(prompt);
-    request.options = options;
-    Ok(())
 }
 
 /// Runs `agentctl chat`.

@@ -12,7 +12,7 @@ use crate::drive::Desk;
 use crate::output::terminal_safe;
 use agentctl_core::ContextMode;
 use agentctl_session::definitions::CommandSet;
-use agentctl_session::{BUILTIN_COMMANDS, Notice, Op, Project};
+use agentctl_session::{Notice, Op, Project};
 use std::io::{IsTerminal as _, Write as _};
 
 /// What the session does after a command.
@@ -40,7 +40,7 @@ pub(super) async fn execute(
         SlashCommand::Help => {
             say(&format!(
                 "{COMMANDS}{}\nAnything else is a prompt; `@agent-name PROMPT` runs an agent too.",
-                user_commands(commands)
+                crate::custom_cmd::help(commands)
             ));
         }
         SlashCommand::Clear => clear_screen(),
@@ -86,40 +86,6 @@ pub(super) async fn execute(
         }
     }
     Ok(After::Next)
-}
-
-/// The custom commands for `/help`, each with its arguments and description; empty when
-/// there are none.
-fn user_commands(commands: &CommandSet) -> String {
-    let shown: Vec<(String, &str)> = commands
-        .commands
-        .iter()
-        .filter(|command| !BUILTIN_COMMANDS.contains(&command.name.as_str()))
-        .map(|command| {
-            let call = match &command.argument_hint {
-                Some(hint) => format!("/{} {hint}", command.name),
-                None => format!("/{}", command.name),
-            };
-            (call, command.description.as_deref().unwrap_or(""))
-        })
-        .collect();
-    if shown.is_empty() {
-        return String::new();
-    }
-    let width = shown
-        .iter()
-        .map(|(call, _)| call.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(56);
-    let mut out = String::from(
-        "\n\nCustom commands (.agentctl/commands, .claude/commands, .gemini/commands):",
-    );
-    for (call, description) in shown {
-        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push_str(&format!("\n{call:<width$} {description}"));
-    }
-    terminal_safe(&out).into_owned()
 }
 
 /// `agent`'s mode in this session.

@@ -11,10 +11,8 @@ use crate::drive::{Desk, Ending, stop_signal};
 use crate::output::terminal_safe;
 use crate::render::{ContextLine, Spinner, TurnView, print_context};
 use agentctl_core::{ContextMode, RunError};
-use agentctl_session::definitions::{CommandDef, CommandSet};
-use agentctl_session::{
-    BUILTIN_COMMANDS, Op, Project, SessionError, Target, TurnOptions, TurnOutcome, command_turn,
-};
+use agentctl_session::definitions::CommandSet;
+use agentctl_session::{Op, Project, SessionError, Target, TurnOptions, TurnOutcome, command_turn};
 use std::io::Write;
 
 /// A line of the session, read.
@@ -94,7 +92,7 @@ pub(super) async fn run(
     }
     say(&greeting);
     let commands = project.commands();
-    report_commands(&commands);
+    crate::custom_cmd::report(&commands);
     let mut pending = first;
     let mut context = ContextLine::Plain;
     loop {
@@ -113,10 +111,7 @@ pub(super) async fn run(
                 }
             }
         };
-        let read = Read {
-            line: &line,
-            commands: &commands,
-        };
+        let read = (line.as_str(), &commands);
         let (outcome, signal) = match step(desk, project, read, &options, &mut context).await? {
             Step::Next => continue,
             Step::Exit => break,
@@ -137,51 +132,16 @@ pub(super) async fn run(
     Ok(Ending::Done)
 }
 
-/// A line typed, and the custom commands it may name.
-struct Read<'a> {
-    line: &'a str,
-    commands: &'a CommandSet,
-}
-
-/// Says what is wrong with the custom commands found: malformed files, collisions, and
-/// commands a built-in of the same name shadows.
-fn report_commands(commands: &CommandSet) {
-    for warning in &commands.warnings {
-        say(&terminal_safe(&format!("warning: {warning}")));
-    }
-    for command in &commands.commands {
-        if BUILTIN_COMMANDS.contains(&command.name.as_str()) {
-            say(&terminal_safe(&format!(
-                "warning: the command /{name} of {} is shadowed by the built-in /{name}; \
-                 rename its file to use it",
-                command.file.display(),
-                name = command.name
-            )));
-        }
-    }
-}
-
-/// The custom command `line` (`/name args`) names, with its arguments; `None` for a built-in
-/// (they win) or a name no command has.
-fn user_command<'a>(commands: &'a CommandSet, line: &'a str) -> Option<(&'a CommandDef, &'a str)> {
-    let rest = line.trim().strip_prefix('/')?;
-    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    if BUILTIN_COMMANDS.contains(&name) {
-        return None;
-    }
-    commands.get(name).map(|command| (command, args.trim()))
-}
-
-/// Does what `line` says: a `/`-command, a word of the session, an `@agent` turn or a prompt.
+/// Does what `line` says (with the custom commands it may name): a
+/// `/`-command, a word of the session, an `@agent` turn or a prompt.
 async fn step(
     desk: &mut Desk,
     project: &Project,
-    read: Read<'_>,
+    (line, commands): (&str, &CommandSet),
     options: &TurnOptions,
     context: &mut ContextLine,
 ) -> anyhow::Result<Step> {
-    let Read { line, commands } = read;
-    if let Some((command, args)) = user_command(commands, line) {
+    if let Some((command, args)) = crate::custom_cmd::named(commands, line) {
         let (prompt, options) = command_turn(command, args, options.clone());
         let shown = std::mem::replace(context, ContextLine::Hidden);
         let (outcome, signal) = turn(desk, Target::Active, &prompt, options, shown).await?;
