@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod always;
     mod chat;
+    mod commands;
     mod completions;
     mod concurrency;
     mod connection_reuse;
@@ -45,6 +46,7 @@ mod cli {
     // Reads `/proc` to find the tool's processes.
     #[cfg(target_os = "linux")]
     mod signals;
+    mod skills;
     mod state;
     mod strict;
     mod tools;

@@ -9,6 +9,7 @@ pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod route;
 pub(crate) mod sessions;
+pub(crate) mod skills;
 pub(crate) mod slash;
 pub(crate) mod trace;
 pub(crate) mod trust;
@@ -120,6 +121,14 @@ agentctl sessions compact ID\n  agentctl sessions delete ID --yes"
     Sessions(sessions::SessionsCommand),
     /// Show or override an agent's context mode for a session.
     Context(context::ContextArgs),
+    /// List and show the skills (SKILL.md folders) agents can load.
+    #[command(
+        subcommand,
+        after_help = "Skills are read from .agentctl/skills, .claude/skills, .gemini/skills and \
+.agents/skills, in the project and in your home (the project's first).\n\n\
+Examples:\n  agentctl skills list\n  agentctl skills show pdf --format json"
+    )]
+    Skills(skills::SkillsCommand),
     /// Run, resume, replay and draw graphs of agents.
     #[command(
         subcommand,
@@ -350,6 +359,14 @@ pub(crate) struct RunArgs {
     /// Context mode of this run, over the session's override, the agent's and the settings'.
     #[arg(long, value_enum, value_name = "MODE")]
     pub context: Option<context::ModeArg>,
+    /// Run a custom command (`.agentctl/commands`, `.claude/commands`, `.gemini/commands`)
+    /// with the words after `--` as its arguments; the main conversation runs it unless NAME,
+    /// `--agent` or `--auto` picks an agent; its `allowed-tools` and `model` apply to the turn.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["prompt", "words"])]
+    pub command: Option<String>,
+    /// The arguments of `--command`, after `--`.
+    #[arg(last = true, value_name = "ARGS", requires = "command")]
+    pub args: Vec<String>,
     #[command(flatten)]
     pub turn: TurnArgs,
 }

@@ -15,6 +15,7 @@ mod completions;
 mod config_cmd;
 mod context;
 mod context_cmd;
+mod custom_cmd;
 mod drive;
 mod graph_cmd;
 mod lookup;
@@ -29,6 +30,7 @@ mod run;
 mod schema;
 mod sessions_cmd;
 mod sessions_migrate;
+mod skills_cmd;
 mod trace_cmd;
 mod trust_cmd;
 mod wire;
@@ -78,6 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(command) => mcp_cmd::run(&cli.global, command),
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
         Command::Context(args) => context_cmd::run(&cli.global, args),
+        Command::Skills(command) => skills_cmd::run(&cli.global, command),
         Command::Graph(command) => graph_cmd::run(&cli.global, command),
         Command::Trace(command) => trace_cmd::run(&cli.global, command),
         Command::Memory(command) => memory_cmd::run(&cli.global, command),

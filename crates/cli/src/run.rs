@@ -49,11 +49,16 @@ struct RunRequest {
     approvals: ApprovalArgs,
     session: SessionChoice,
     trace: bool,
+    /// The custom command to run (`--command`), its arguments being the prompt.
+    command: Option<String>,
 }
 
 impl RunRequest {
     /// Validates the flags of `run`; `auto_route` is the `agents.autoRoute` setting.
     fn from_args(args: RunArgs, auto_route: bool) -> anyhow::Result<Self> {
+        if let Some(command) = args.command.clone() {
+            return Self::from_command(command, args);
+        }
         let agent = match (args.agent.or(args.name), args.auto || auto_route) {
             (Some(name), _) => AgentChoice::Named(name),
             (None, true) => AgentChoice::Routed,
@@ -69,6 +74,26 @@ impl RunRequest {
             turn.prompt = Some(args.words.join(" "));
         }
         Self::new(agent, turn, args.context.map(ContextMode::from))
+    }
+
+    /// Validates the flags of `run [AGENT] --command NAME -- ARGS`: the words after `--` are
+    /// the command's arguments; the main conversation runs it unless an agent is named or
+    /// `--auto` picks one.
+    fn from_command(command: String, args: RunArgs) -> anyhow::Result<Self> {
+        let agent = match (args.agent.or(args.name), args.auto) {
+            (Some(name), _) => AgentChoice::Named(name),
+            (None, true) => AgentChoice::Routed,
+            (None, false) => AgentChoice::Main,
+        };
+        let mut turn = args.turn;
+        anyhow::ensure!(
+            !turn.interactive,
+            "--command runs one turn: leave out --interactive, or type /{command} in the session"
+        );
+        turn.prompt = Some(args.args.join(" "));
+        let mut request = Self::new(agent, turn, args.context.map(ContextMode::from))?;
+        request.command = Some(command);
+        Ok(request)
     }
 
     /// Validates the flags of `chat`.
@@ -125,6 +150,7 @@ impl RunRequest {
                 (None, false, false) => SessionChoice::Current,
             },
             trace: turn.trace,
+            command: None,
         })
     }
 }
@@ -143,7 +169,14 @@ pub(crate) fn read_stdin_prompt(missing: &str) -> anyhow::Result<String> {
 /// Runs `agentctl run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let project = crate::context::load(global)?;
-    let request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+    let mut request = RunRequest::from_args(args, project.settings().agents.auto_route)?;
+    if let (Some(name), PromptSource::Once(args)) = (request.command.take(), &request.prompt) {
+        let main = matches!(request.agent, AgentChoice::Main);
+        let options = std::mem::take(&mut request.options);
+        let (prompt, options) = crate::custom_cmd::turn(&project, &name, args, options, main)?;
+        request.prompt = PromptSource::Once(prompt);
+        request.options = options;
+    }
     execute(&project, request)
 }
 
@@ -168,6 +201,7 @@ fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
         approvals,
         session,
         trace,
+        command: _,
     } = request;
     let recording = record.as_ref().map(|_| Recording::new());
     let (title, interactive) = match &prompt {

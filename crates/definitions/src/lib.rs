@@ -21,6 +21,7 @@
 //! - [`agent_schema`] is the JSON Schema of the native front matter.
 
 mod claude;
+mod commands;
 mod declared_check;
 mod detect;
 mod discover;
@@ -38,6 +39,7 @@ mod regex_check;
 mod report;
 mod schema;
 mod semantic;
+mod skills;
 mod source;
 mod suggest;
 mod templates;
@@ -46,6 +48,10 @@ mod value;
 mod yaml_index;
 mod yaml_tree;
 
+pub use commands::{
+    CommandDef, CommandDir, CommandSet, CommandSyntax, CommandWarning, MAX_COMMANDS_PER_DIR,
+    MAX_EXPANDED_BYTES, command_dirs, discover_commands,
+};
 pub use discover::{
     AgentDir, CreateTarget, TargetReason, agent_dirs, create_target, discover, discover_in,
     discover_summaries,
@@ -58,6 +64,11 @@ pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
 pub use report::{Check, ValidationReport};
 pub use schema::{SCHEMA_URL, agent_schema};
 pub use semantic::{CheckStage, Checks, SemanticCheck};
+pub use skills::{
+    MAX_BUNDLED_FILES, MAX_SKILL_DESCRIPTION, MAX_SKILLS_PER_DIR, SKILL_FILE, Skill, SkillContent,
+    SkillDir, SkillSet, SkillWarning, discover_skills, load_skill, read_skill, skill_dirs,
+    unknown_skills,
+};
 pub use templates::{
     DEFAULT_PROMPT, Template, TemplateContent, TemplateEntry, TemplateOrigin, derive_description,
     find_template, render_agent_file, template_dirs, templates,

@@ -5,6 +5,10 @@ use crate::{error::Result, schema, suggest};
 use agentctl_core::AgentSpec;
 use std::collections::BTreeMap;
 
+/// Top-level fields outside [`AgentSpec`] that the session reads from `extra` (the skills an
+/// agent is offered, as Claude Code's subagents list them): kept without a warning.
+const READ_FROM_EXTRA: &[&str] = &["skills"];
+
 pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
     let spec: AgentSpec = source.deserialize()?;
     let mut warnings = Vec::new();
@@ -18,6 +22,10 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             .map(|best| format!(" (did you mean `{best}`?)"))
             .unwrap_or_default();
         let top_level = entry.is_top_level();
+        if top_level && READ_FROM_EXTRA.contains(&&*entry.path) {
+            top_level_unknown.push(&*entry.path);
+            continue;
+        }
         let fate = if top_level {
             "kept in `extra`"
         } else {
@@ -99,6 +107,23 @@ mod tests {
                 "a.md:2:1: field `title`: no `title`: lists and prompts show the name instead; add e.g. `title: A`",
             ]
         );
+    }
+
+    #[test]
+    fn skills_are_kept_for_the_session_without_a_warning() {
+        let text = "---\nname: a\ntitle: A\nskills: [pdf, notes]\n---\nPrompt\n";
+        let agent = parse_str(
+            text,
+            Path::new("a.md"),
+            SourceFormat::Native,
+            Scope::Project,
+        )
+        .unwrap();
+        assert_eq!(
+            agent.definition.extra["skills"],
+            serde_json::json!(["pdf", "notes"])
+        );
+        assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
     }
 
     #[test]

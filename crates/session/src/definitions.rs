@@ -8,3 +8,7 @@ pub use agentctl_definitions::{
     ValidationReport, agent_dirs, agent_schema, create_target, derive_description, find_template,
     is_valid_name, load_file, parse_str, render_agent_file, template_dirs, templates,
 };
+pub use agentctl_definitions::{
+    CommandDef, CommandSet, CommandSyntax, CommandWarning, SKILL_FILE, Skill, SkillContent,
+    SkillSet, SkillWarning, command_dirs, read_skill, skill_dirs,
+};

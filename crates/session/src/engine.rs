@@ -361,6 +361,12 @@ impl Session {
         Ok(self.engine.agent_tools(&agent, which).await)
     }
 
+    /// The skills the session's agents may be offered (none for agents defined in code),
+    /// found when the session was set up ([`Project::skills`](crate::Project::skills)).
+    pub fn skills(&self) -> &crate::definitions::SkillSet {
+        &self.engine.shared.skills
+    }
+
     /// The MCP servers of the settings and agents.
     pub fn mcp(&self) -> &McpManager {
         &self.engine.shared.mcp

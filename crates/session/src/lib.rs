@@ -56,6 +56,7 @@ mod builder;
 mod capability;
 mod chain;
 mod checks;
+mod commands;
 mod current;
 mod engine;
 mod error;
@@ -75,6 +76,7 @@ mod secrets;
 mod serve;
 mod session;
 mod shared;
+mod skills;
 mod state;
 mod store_location;
 mod task;
@@ -89,6 +91,7 @@ pub use capability::{
     resolve_capability,
 };
 pub use checks::{semantic_checks, semantic_checks_with};
+pub use commands::{BUILTIN_COMMANDS, command_turn};
 pub use engine::{
     Agent, EventMsg, EventStream, Notice, Op, Questions, Session, SessionBuilder, SessionEvent,
     Target, Turn, TurnId, TurnOptions, TurnOutcome,
@@ -107,6 +110,7 @@ pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};
 pub use serve::{ServeLog, ServedAgents};
 pub use session::SessionHandle;
+pub use skills::SKILL_TOOL;
 pub use store_location::{DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles};
 pub use task::{TaskArgs, TaskConfig, TaskReport, TaskStatus, TaskTool};
 pub use toolset::{AgentTools, McpTools};

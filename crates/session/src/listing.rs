@@ -3,6 +3,7 @@
 
 use crate::engine::Session;
 use crate::error::SessionError;
+use crate::skills::{skills_of, with_skills};
 use crate::toolset::McpTools;
 use agentctl_core::{AgentDefinition, ToolFilter};
 use agentctl_mcp::McpError;
@@ -42,8 +43,11 @@ impl Session {
         let agent = self.require_agent(name)?;
         let assembled = self.tools(agent.name(), which).await?;
         let all: Vec<_> = assembled.registry.iter().cloned().collect();
+        // The policy a run gets: with the `skill` tool its skills bring.
+        let skills = skills_of(&agent, self.skills());
+        let offered = with_skills(agent.clone(), &skills);
         let filter =
-            ToolFilter::for_agent(&agent.spec).map_err(|source| SessionError::ToolPolicy {
+            ToolFilter::for_agent(&offered.spec).map_err(|source| SessionError::ToolPolicy {
                 agent: agent.name().to_owned(),
                 source,
             })?;

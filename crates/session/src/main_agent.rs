@@ -7,6 +7,15 @@ use std::path::PathBuf;
 /// The name the main conversation runs and is recorded under.
 pub const MAIN_AGENT: &str = "main";
 
+/// Where the main conversation's definition says it comes from.
+const MAIN_SOURCE: &str = "(built-in main conversation)";
+
+/// True for the main conversation's own definition (not a project agent that happens to be
+/// named `main`).
+pub(crate) fn is_main_conversation(agent: &AgentDefinition) -> bool {
+    agent.name() == MAIN_AGENT && agent.source.path == std::path::Path::new(MAIN_SOURCE)
+}
+
 /// The main conversation's system prompt.
 const MAIN_PROMPT: &str = "You are the main assistant of this project, working with the user in \
 their terminal. Answer directly and concisely. Use your tools to read, search and change the \
@@ -34,7 +43,7 @@ pub fn main_agent(settings: &agentctl_core::Settings) -> AgentDefinition {
         system_prompt: MAIN_PROMPT.to_owned(),
         source: AgentSource {
             format: SourceFormat::Native,
-            path: PathBuf::from("(built-in main conversation)"),
+            path: PathBuf::from(MAIN_SOURCE),
             scope: Scope::Project,
         },
         extra: Default::default(),

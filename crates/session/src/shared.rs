@@ -9,7 +9,7 @@ use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
 use agentctl_core::{AgentDefinition, AgentsSettings, Settings, Tool};
-use agentctl_definitions::Discovery;
+use agentctl_definitions::{Discovery, SkillSet};
 use agentctl_mcp::McpManager;
 use agentctl_routing::{RouteDecision, Router};
 use agentctl_tools::BuiltinToolsConfig;
@@ -36,6 +36,8 @@ pub(crate) struct Shared {
     pub(crate) tracing: Tracing,
     /// The tools agents defined in code bring, by agent: each offered to its agent alone.
     pub(crate) own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
+    /// The skills found (none for agents defined in code).
+    pub(crate) skills: SkillSet,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -73,6 +75,7 @@ impl Shared {
             settings: project.settings().agents.clone(),
             tracing,
             own_tools: HashMap::new(),
+            skills: project.skills(),
             router: OnceLock::new(),
         }
     }
@@ -105,6 +108,7 @@ impl Shared {
             settings: settings.agents,
             tracing,
             own_tools: HashMap::new(),
+            skills: SkillSet::default(),
             router: OnceLock::new(),
         }
     }

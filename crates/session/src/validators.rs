@@ -37,5 +37,6 @@ impl Project {
     /// project's and the user's validator programs known.
     pub fn checks(&self) -> Checks {
         semantic_checks_with(self.validator_programs().0)
+            .with(crate::skills::SkillsCheck::new(self.skills()))
     }
 }

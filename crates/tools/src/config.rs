@@ -1,5 +1,6 @@
 //! How the built-in tools run: [`BuiltinToolsConfig`], resolved from settings.
 
+use crate::grants::ReadGrants;
 use agentctl_core::{Settings, WebSettings};
 use agentctl_sandbox::{EnvPolicy, SandboxPolicy};
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ pub struct BuiltinToolsConfig {
     timeouts: BTreeMap<String, Duration>,
     base_env: Option<Arc<[(OsString, OsString)]>>,
     web: WebSettings,
+    read_grants: ReadGrants,
 }
 
 impl Default for BuiltinToolsConfig {
@@ -57,6 +59,7 @@ impl BuiltinToolsConfig {
                 .collect(),
             base_env: None,
             web: settings.web.clone(),
+            read_grants: ReadGrants::default(),
         }
     }
 
@@ -100,6 +103,18 @@ impl BuiltinToolsConfig {
     pub fn with_web(mut self, web: WebSettings) -> Self {
         self.web = web;
         self
+    }
+
+    /// The same configuration whose `read_file` also reads the folders `grants` gives each
+    /// agent (the skills it loaded; see [`ReadGrants`]).
+    pub fn with_read_grants(mut self, grants: ReadGrants) -> Self {
+        self.read_grants = grants;
+        self
+    }
+
+    /// The folders outside the project `read_file` may read, by agent.
+    pub fn read_grants(&self) -> &ReadGrants {
+        &self.read_grants
     }
 
     /// The sandbox commands run in.

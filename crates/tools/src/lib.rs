@@ -29,6 +29,7 @@ mod approval;
 mod bash;
 mod config;
 mod gate;
+mod grants;
 mod levels;
 mod open;
 mod paths;
@@ -45,6 +46,7 @@ pub use approval::{ApprovalAnswer, ApprovalRequest};
 pub use bash::{DEFAULT_TIMEOUT_SECS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS};
 pub use config::BuiltinToolsConfig;
 pub use gate::{Gate, ToolListing};
+pub use grants::ReadGrants;
 pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
 pub use protected::{Protection, protection};
@@ -73,7 +75,7 @@ use std::sync::Arc;
 /// assert!(registry.get("bash").is_some());
 /// ```
 pub fn register_builtin_tools(registry: &mut ToolRegistry, config: &BuiltinToolsConfig) {
-    registry.register_typed(read::ReadFile);
+    registry.register_typed(read::ReadFile::new(config.read_grants().clone()));
     registry.register_typed(read::ReadManyFiles);
     registry.register_typed(search::Grep);
     registry.register_typed(search::Glob);

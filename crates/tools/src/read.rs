@@ -7,8 +7,9 @@
 
 mod page;
 
+use crate::grants::ReadGrants;
 use crate::open::{FileError, open_read};
-use crate::paths::ProjectRoot;
+use crate::paths::{PathError, ProjectRoot};
 use crate::search::{GlobMatcher, walk_files};
 use crate::util::{blocking, root_of};
 use agentctl_core::{RiskLevel, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -50,8 +51,19 @@ pub(crate) struct ReadFileArgs {
     byte_offset: Option<u64>,
 }
 
-/// `read_file`: reads a text file of the project.
-pub(crate) struct ReadFile;
+/// `read_file`: reads a text file of the project, or of a folder granted to the calling
+/// agent ([`ReadGrants`]: a skill it loaded).
+#[derive(Default)]
+pub(crate) struct ReadFile {
+    grants: ReadGrants,
+}
+
+impl ReadFile {
+    /// `read_file` that also reads the folders `grants` gives each agent.
+    pub(crate) fn new(grants: ReadGrants) -> Self {
+        Self { grants }
+    }
+}
 
 #[async_trait]
 impl TypedTool for ReadFile {
@@ -77,16 +89,33 @@ impl TypedTool for ReadFile {
 
     async fn call(&self, args: ReadFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = root_of(ctx)?;
-        blocking(move || read_file(&root, &args)).await
+        let grants = self.grants.clone();
+        let agent = ctx.agent().to_owned();
+        blocking(move || {
+            if args.path.is_empty() {
+                return Err(crate::paths::PathError::Empty.into());
+            }
+            let (root, path) = match root.resolve(&args.path) {
+                Ok(path) => (root, path),
+                // A path outside the project may lie in a folder granted to this agent.
+                Err(refused @ PathError::Escapes(_)) => {
+                    grants.resolve(&agent, &args.path).ok_or(refused)?
+                }
+                Err(refused) => return Err(refused.into()),
+            };
+            read_file(&root, &path, &args)
+        })
+        .await
     }
 }
 
-fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> Result<ToolOutput, ToolError> {
-    if args.path.is_empty() {
-        return Err(crate::paths::PathError::Empty.into());
-    }
-    let path = root.resolve(&args.path)?;
-    let shown = root.display(&path);
+/// Reads `path`, resolved inside `root`, as `args` say.
+fn read_file(
+    root: &ProjectRoot,
+    path: &Path,
+    args: &ReadFileArgs,
+) -> Result<ToolOutput, ToolError> {
+    let shown = root.display(path);
     if path.is_dir() {
         return Err(ToolError::failed(format!(
             "{shown} is a directory; use glob to list it"
@@ -95,7 +124,7 @@ fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> Result<ToolOutput, Tool
     // Refusing hard-linked files for reading too, not only for writing: the path check sees
     // only the name inside the project, while the content may be that of a file outside it
     // (`ln ~/.ssh/id_ed25519 key`), so reading would leak what confinement is meant to hide.
-    let opened = open_read(root, &path)?;
+    let opened = open_read(root, path)?;
     let size = opened.len;
     let mut reader = BufReader::with_capacity(READ_BUFFER, opened.file);
     if looks_binary(&mut reader) {

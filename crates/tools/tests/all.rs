@@ -19,6 +19,8 @@ mod suite {
     mod paths_reads;
     #[cfg(unix)]
     mod paths_spellings;
+    #[cfg(unix)]
+    mod read_grants;
     mod sandbox;
     mod search;
     mod shell;

@@ -11,6 +11,7 @@ use crate::context_cmd::{ModeReport, changed, render_one, render_table};
 use crate::drive::Desk;
 use crate::output::terminal_safe;
 use agentctl_core::ContextMode;
+use agentctl_session::definitions::CommandSet;
 use agentctl_session::{Notice, Op, Project};
 use std::io::{IsTerminal as _, Write as _};
 
@@ -33,11 +34,13 @@ pub(super) async fn execute(
     desk: &mut Desk,
     project: &Project,
     command: SlashCommand,
+    commands: &CommandSet,
 ) -> anyhow::Result<After> {
     match command {
         SlashCommand::Help => {
             say(&format!(
-                "{COMMANDS}\nAnything else is a prompt; `@agent-name PROMPT` runs an agent too."
+                "{COMMANDS}{}\nAnything else is a prompt; `@agent-name PROMPT` runs an agent too.",
+                crate::custom_cmd::help(commands)
             ));
         }
         SlashCommand::Clear => clear_screen(),

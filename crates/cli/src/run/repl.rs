@@ -8,9 +8,11 @@
 use super::commands::{self, After, say};
 use crate::args::RunFormat;
 use crate::drive::{Desk, Ending, stop_signal};
+use crate::output::terminal_safe;
 use crate::render::{ContextLine, Spinner, TurnView, print_context};
 use agentctl_core::{ContextMode, RunError};
-use agentctl_session::{Op, Project, SessionError, Target, TurnOptions, TurnOutcome};
+use agentctl_session::definitions::CommandSet;
+use agentctl_session::{Op, Project, SessionError, Target, TurnOptions, TurnOutcome, command_turn};
 use std::io::Write;
 
 /// A line of the session, read.
@@ -89,6 +91,8 @@ pub(super) async fn run(
         greeting.push_str(&format!(" Session {id}."));
     }
     say(&greeting);
+    let commands = project.commands();
+    crate::custom_cmd::report(&commands);
     let mut pending = first;
     let mut context = ContextLine::Plain;
     loop {
@@ -107,7 +111,8 @@ pub(super) async fn run(
                 }
             }
         };
-        let (outcome, signal) = match step(desk, project, &line, &options, &mut context).await? {
+        let read = (line.as_str(), &commands);
+        let (outcome, signal) = match step(desk, project, read, &options, &mut context).await? {
             Step::Next => continue,
             Step::Exit => break,
             Step::Turned(outcome, signal) => (*outcome, signal),
@@ -127,21 +132,37 @@ pub(super) async fn run(
     Ok(Ending::Done)
 }
 
-/// Does what `line` says: a `/`-command, a word of the session, an `@agent` turn or a prompt.
+/// Does what `line` says (with the custom commands it may name): a
+/// `/`-command, a word of the session, an `@agent` turn or a prompt.
 async fn step(
     desk: &mut Desk,
     project: &Project,
-    line: &str,
+    (line, commands): (&str, &CommandSet),
     options: &TurnOptions,
     context: &mut ContextLine,
 ) -> anyhow::Result<Step> {
+    if let Some((command, args)) = crate::custom_cmd::named(commands, line) {
+        let (prompt, options) = command_turn(command, args, options.clone());
+        let shown = std::mem::replace(context, ContextLine::Hidden);
+        let (outcome, signal) = turn(desk, Target::Active, &prompt, options, shown).await?;
+        return Ok(Step::Turned(Box::new(outcome), signal));
+    }
     let (agent, mode, prompt) = match crate::args::slash::parse(line) {
         Some(Err(error)) => {
             // Never sent to the model: a mistyped command is not a prompt.
-            say(&format!("error: {error}"));
+            let close = match &error {
+                crate::args::slash::SlashError::Unknown(word) => commands.similar(word),
+                _ => Vec::new(),
+            };
+            match close.first() {
+                Some(close) => say(&terminal_safe(&format!(
+                    "error: {error}; did you mean /{close}?"
+                ))),
+                None => say(&format!("error: {error}")),
+            }
             return Ok(Step::Next);
         }
-        Some(Ok(command)) => match commands::execute(desk, project, command).await? {
+        Some(Ok(command)) => match commands::execute(desk, project, command, commands).await? {
             After::Next => return Ok(Step::Next),
             After::Exit => return Ok(Step::Exit),
             After::Turn {

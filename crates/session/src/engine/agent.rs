@@ -12,6 +12,7 @@ use super::prepare::{Ready, RunKind};
 use super::protocol::{EventMsg, Notice};
 use super::trace::TurnTracing;
 use super::writer::Recording;
+use crate::commands::narrowed;
 use crate::error::SessionError;
 use crate::graph_run::{GraphError, StartAt};
 use crate::session::run_ending;
@@ -187,10 +188,17 @@ impl TurnCtx {
             RunKind::Handoff { request, .. } => Some(request.clone()),
             RunKind::First { .. } => None,
         };
+        // A turn narrowed to some tools (a command's `allowed-tools`) is narrowed for every
+        // agent it runs, so a handoff is no way around it.
+        let narrowed = match &self.options.allowed_tools {
+            Some(allowed) => Some(narrowed(&kit.agent, kit.toolbox.tools(), allowed)?),
+            None => None,
+        };
+        let agent = narrowed.as_ref().unwrap_or(&kit.agent);
         let mut options = self.run_options(model, trace.context().cloned());
-        let ready = engine.prepare(&kit.agent, kind, &mut options).await?;
-        self.announce(&kit.agent, &ready, handoff.as_ref(), frame);
-        trace.next_run(kit.agent.name(), &ready.prompt, 0);
+        let ready = engine.prepare(agent, kind, &mut options).await?;
+        self.announce(agent, &ready, handoff.as_ref(), frame);
+        trace.next_run(agent.name(), &ready.prompt, 0);
         let mut scope = RunScope::new()
             .tools(kit.toolbox.clone())
             .gate(Arc::clone(&self.gate) as _)
@@ -198,9 +206,7 @@ impl TurnCtx {
         if let Some(model) = ready.model.clone() {
             scope = scope.model(model);
         }
-        let handle = engine
-            .runtime
-            .run_in(&kit.agent, &ready.prompt, options, scope);
+        let handle = engine.runtime.run_in(agent, &ready.prompt, options, scope);
         let outcome = self
             .pump(handle, ready.recording.as_ref(), trace, frame)
             .await;

@@ -6,6 +6,7 @@
 use crate::plan::PlanTools;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
+use crate::skills::{SkillTool, skills_of, with_skills};
 use crate::task::TaskTool;
 use crate::toolset::{
     AgentTools, BuiltinTools, McpTools, agent_tools_sharing, handoff_tools, long_term_memory_tools,
@@ -73,14 +74,15 @@ impl Kits {
 async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<McpError>) {
     let AgentTools { registry, warnings } = assemble_tools(agent, parts, McpTools::Allowed).await;
     let shared = parts.shared;
+    let definition = with_skills(agent.clone(), &skills_of(agent, &shared.skills));
     let definition = if parts.session.is_some() {
         with_agent_pool(
-            agent.clone(),
+            definition,
             &shared.agents,
             shared.settings.orchestrator_note.as_deref(),
         )
     } else {
-        agent.clone()
+        definition
     };
     let kit = Kit {
         agent: definition,
@@ -110,6 +112,11 @@ pub(crate) async fn assemble_tools(
     .await;
     for tool in handoff_tools(agent, &shared.agents, parts.session) {
         registry.register_arc(tool);
+    }
+    let skills = skills_of(agent, &shared.skills);
+    if !skills.is_empty() {
+        let grants = shared.builtin.read_grants().clone();
+        registry.register_typed(SkillTool::new(skills, grants));
     }
     if PlanTools::wanted_by(agent) {
         parts.plan.register(&mut registry);

@@ -67,6 +67,10 @@ pub struct TurnOptions {
     pub cost_budget: Option<f64>,
     /// Cancels the turn when fired (as [`Op::Interrupt`] does).
     pub cancel: Option<CancellationToken>,
+    /// The tools every run of the turn is narrowed to (names or patterns, as in `tools.allow`;
+    /// a custom command's `allowed-tools`): the agents' other tools are denied for the turn.
+    /// `None` leaves each agent its own.
+    pub allowed_tools: Option<Vec<String>>,
 }
 
 impl TurnOptions {
@@ -96,6 +100,12 @@ impl TurnOptions {
     /// Sets [`TurnOptions::context_mode`].
     pub fn context_mode(mut self, mode: ContextMode) -> Self {
         self.context_mode = Some(mode);
+        self
+    }
+
+    /// Sets [`TurnOptions::allowed_tools`].
+    pub fn allowed_tools(mut self, tools: Vec<String>) -> Self {
+        self.allowed_tools = Some(tools);
         self
     }
 
