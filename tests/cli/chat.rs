@@ -1,9 +1,9 @@
 //! `agentctl chat`: the main conversation with the default model, in the session's `main`
 //! timeline (shared agents see it, isolated ones do not), and `@agent` turns in the REPL.
 
+use super::support::request::messages_text;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_store::{ContextScope, MessageLog, MessageQuery, RunLog, SessionLog};
-use serde_json::Value;
 
 const REVIEWER: &str = "---
 name: reviewer
@@ -41,27 +41,12 @@ fn project() -> TestProject {
     project
 }
 
-fn run(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Output {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    command.output().unwrap()
-}
-
-/// Everything a request carried, as one string (system prompt and history).
-fn body_text(body: &Value) -> String {
-    body["messages"].to_string()
-}
-
 #[test]
 fn chat_once_talks_to_the_default_model_in_the_main_timeline() {
     let project = project();
     let model = ServedModel::openai();
     model.answer_text("The codename is heron.");
-    let output = run(
-        &project,
-        &model,
-        &["chat", "-p", "Remember the codename heron"],
-    );
+    let output = model.run(&project, &["chat", "-p", "Remember the codename heron"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "The codename is heron.\n");
     assert_eq!(
@@ -70,7 +55,7 @@ fn chat_once_talks_to_the_default_model_in_the_main_timeline() {
     );
     let request = model.server.single_request();
     assert_eq!(request.body["model"], "gpt-4o-mini");
-    assert!(body_text(&request.body).contains("main assistant of this project"));
+    assert!(messages_text(&request.body).contains("main assistant of this project"));
 
     let store = project.store();
     let session = store.latest_session().unwrap().unwrap();
@@ -89,21 +74,13 @@ fn chat_once_talks_to_the_default_model_in_the_main_timeline() {
     // A shared agent continuing the session sees the main conversation; an isolated one does not.
     model.answer_text("fixer saw it");
     model.answer_text("reviewer did not");
-    let fixer = run(
-        &project,
-        &model,
-        &["run", "fixer", "--continue", "-p", "Go"],
-    );
+    let fixer = model.run(&project, &["run", "fixer", "--continue", "-p", "Go"]);
     assert!(fixer.status.success(), "{}", text(&fixer.stderr));
-    let reviewer = run(
-        &project,
-        &model,
-        &["run", "reviewer", "--continue", "-p", "Go"],
-    );
+    let reviewer = model.run(&project, &["run", "reviewer", "--continue", "-p", "Go"]);
     assert!(reviewer.status.success(), "{}", text(&reviewer.stderr));
     let requests = model.server.requests();
-    assert!(body_text(&requests[1].body).contains("codename heron"));
-    assert!(!body_text(&requests[2].body).contains("codename heron"));
+    assert!(messages_text(&requests[1].body).contains("codename heron"));
+    assert!(!messages_text(&requests[2].body).contains("codename heron"));
     model.server.assert_no_violations();
 }
 
@@ -172,13 +149,13 @@ fn mentions_in_the_repl_run_agents_in_the_same_session() {
     let requests = model.server.requests();
     assert_eq!(requests.len(), 4);
     // Isolated: its own context, without the main conversation.
-    assert!(!body_text(&requests[1].body).contains("codename is heron"));
-    assert!(body_text(&requests[1].body).contains("check src"));
+    assert!(!messages_text(&requests[1].body).contains("codename is heron"));
+    assert!(messages_text(&requests[1].body).contains("check src"));
     // Shared: the main conversation, and what the isolated reviewer handed back.
-    assert!(body_text(&requests[2].body).contains("codename is heron"));
-    assert!(body_text(&requests[2].body).contains("Reviewed on my own."));
+    assert!(messages_text(&requests[2].body).contains("codename is heron"));
+    assert!(messages_text(&requests[2].body).contains("Reviewed on my own."));
     // `--shared` for one turn puts the isolated reviewer in the shared context.
-    assert!(body_text(&requests[3].body).contains("Fixed with the shared history."));
+    assert!(messages_text(&requests[3].body).contains("Fixed with the shared history."));
     model.server.assert_no_violations();
 
     let store = project.store();

@@ -4,6 +4,7 @@
 //! narrowed on the wire, the model switched), a Gemini CLI TOML command with `{{args}}`,
 //! built-ins winning over a command of their name, and `/help` listing the commands.
 
+use super::support::request::offered_tools;
 use super::support::{ServedModel, TestProject, text};
 use serde_json::Value;
 
@@ -29,18 +30,6 @@ fn project() -> TestProject {
             "---\nname: handler\ndescription: Handles\nmodel: openai:gpt-4o-mini\n---\nYou handle.\n",
         );
     project
-}
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn user_message(body: &Value) -> String {
@@ -75,7 +64,7 @@ fn run_command_sends_the_expanded_prompt_with_the_commands_tools_and_model() {
         "Review src/app.py with a focus on errors.\nEverything asked: src/app.py errors --format"
     );
     assert_eq!(body["model"], "gpt-4o");
-    assert_eq!(offered(body), ["grep", "read_file"]);
+    assert_eq!(offered_tools(body), ["grep", "read_file"]);
     // A call of a tool the command does not allow is refused by the same policy.
     let refused = requests[1].body["messages"]
         .as_array()
@@ -93,7 +82,7 @@ fn run_command_sends_the_expanded_prompt_with_the_commands_tools_and_model() {
     model.point(&mut command);
     assert!(command.output().unwrap().status.success());
     let requests = model.server.requests();
-    assert!(offered(&requests[2].body).contains(&"bash".to_owned()));
+    assert!(offered_tools(&requests[2].body).contains(&"bash".to_owned()));
     assert_eq!(requests[2].body["model"], "gpt-4o-mini");
 }
 
@@ -146,11 +135,11 @@ fn a_named_agent_runs_a_command_narrowed_through_handoffs_and_unknown_commands_s
     assert!(output.status.success(), "{}", text(&output.stderr));
     let requests = model.server.requests();
     assert_eq!(
-        offered(&requests[1].body),
+        offered_tools(&requests[1].body),
         ["handoff_to_sheller", "read_file"]
     );
     assert_eq!(
-        offered(&requests[2].body),
+        offered_tools(&requests[2].body),
         ["read_file"],
         "the target's bash is denied too"
     );
@@ -217,14 +206,14 @@ fn slash_commands_in_the_interactive_session_and_help_lists_them() {
         user_message(&requests[0].body),
         "Review src/app.py with a focus on speed.\nEverything asked: src/app.py speed"
     );
-    assert_eq!(offered(&requests[0].body), ["grep", "read_file"]);
+    assert_eq!(offered_tools(&requests[0].body), ["grep", "read_file"]);
     assert_eq!(requests[0].body["model"], "gpt-4o");
     // The next command's turn is narrowed by nothing and uses the session's model.
     assert_eq!(
         user_message(&requests[1].body),
         "Explain the git command: bisect"
     );
-    assert!(offered(&requests[1].body).contains(&"bash".to_owned()));
+    assert!(offered_tools(&requests[1].body).contains(&"bash".to_owned()));
     assert_eq!(requests[1].body["model"], "gpt-4o-mini");
     model.server.assert_no_violations();
 }

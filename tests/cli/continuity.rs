@@ -2,6 +2,7 @@
 //! that names no session continues the project's current one, so the main conversation and
 //! each isolated agent remember their own earlier turns, and neither sees the other's.
 
+use super::support::request::messages_text;
 use super::support::{ServedModel, TestProject, text};
 use serde_json::Value;
 use std::io::Write as _;
@@ -27,17 +28,11 @@ fn project() -> TestProject {
     project
 }
 
+/// `agentctl ARGS` on `model`, which must succeed.
 fn run(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Output {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    let output = command.output().unwrap();
+    let output = model.run(project, args);
     assert!(output.status.success(), "{}", text(&output.stderr));
     output
-}
-
-/// The messages a request carried, as one string.
-fn history(body: &Value) -> String {
-    body["messages"].to_string()
 }
 
 #[test]
@@ -86,9 +81,9 @@ fn seed_dod3_main_and_agent_each_remember_their_own_conversation() {
     let requests = model.server.requests();
     assert_eq!(requests.len(), 4);
     // The agent did not see the main conversation.
-    assert!(!history(&requests[1].body).contains("feature X"));
+    assert!(!messages_text(&requests[1].body).contains("feature X"));
     // The main conversation remembers feature X; the agent's own turns are not in it.
-    let main_again = history(&requests[2].body);
+    let main_again = messages_text(&requests[2].body);
     assert!(
         main_again.contains("I'm working on feature X"),
         "{main_again}"
@@ -96,7 +91,7 @@ fn seed_dod3_main_and_agent_each_remember_their_own_conversation() {
     assert!(main_again.contains("Noted: feature X."), "{main_again}");
     assert!(!main_again.contains("Analyze this bug"), "{main_again}");
     // The agent remembers its own conversation, and still not the main one.
-    let agent_again = history(&requests[3].body);
+    let agent_again = messages_text(&requests[3].body);
     assert!(agent_again.contains("Analyze this bug"), "{agent_again}");
     assert!(
         agent_again.contains("a null session after login"),
@@ -130,9 +125,9 @@ fn new_starts_fresh_and_becomes_current() {
     model.answer_text("Still nothing.");
     run(&project, &model, &["chat", "-p", "And now?"]);
     let requests = model.server.requests();
-    assert!(!history(&requests[1].body).contains("feature X"));
-    assert!(!history(&requests[2].body).contains("feature X"));
-    assert!(history(&requests[2].body).contains("What was I working on?"));
+    assert!(!messages_text(&requests[1].body).contains("feature X"));
+    assert!(!messages_text(&requests[2].body).contains("feature X"));
+    assert!(messages_text(&requests[2].body).contains("What was I working on?"));
     // `sessions list` marks the current one.
     let listed = project.json(&["sessions", "list", "--format", "json"]);
     let current: Vec<&Value> = listed
@@ -176,7 +171,7 @@ fn a_shared_postgres_store_continues_this_projects_session_not_the_latest_anyone
     run_on(&theirs, "I'm working on feature Y");
     model.answer_text("Feature X.");
     run_on(&mine, "What was I working on?");
-    let last = history(&model.server.requests()[2].body);
+    let last = messages_text(&model.server.requests()[2].body);
     assert!(
         last.contains("feature X") && !last.contains("feature Y"),
         "{last}"

@@ -4,6 +4,7 @@
 //! offers; `agents create --allow … --handoff …` writes an agent that hands off. Runs go over
 //! HTTP to the strict fake OpenAI server, which records what each request offered.
 
+use super::support::request::{offered_tools, tool_results};
 use super::support::{ServedModel, TestProject, everything_server, text};
 use serde_json::Value;
 
@@ -24,21 +25,6 @@ fn project(triage: &str) -> TestProject {
             &agent("billing", "tools:\n  allow: [read_file]\n"),
         );
     project
-}
-
-/// The tool names a request offered, sorted.
-fn offered(body: &Value) -> Vec<String> {
-    let mut names: Vec<String> = body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
 }
 
 /// The names `agents tools NAME --format json` (and `extra` flags) lists, as the OpenAI wire
@@ -75,17 +61,6 @@ fn run(project: &TestProject, model: &ServedModel, name: &str, prompt: &str) -> 
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// The content of the tool results of a request.
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[test]
 fn an_allow_list_of_built_ins_still_offers_the_declared_handoff_and_hands_off() {
     let project = project("tools:\n  allow: [read_file]\nhandoffs:\n  - to: billing\n");
@@ -103,11 +78,11 @@ fn an_allow_list_of_built_ins_still_offers_the_declared_handoff_and_hands_off() 
     let requests = model.server.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(
-        offered(&requests[0].body),
+        offered_tools(&requests[0].body),
         ["handoff_to_billing", "read_file"]
     );
     // The second request is billing's, with billing's own tools.
-    assert_eq!(offered(&requests[1].body), ["read_file"]);
+    assert_eq!(offered_tools(&requests[1].body), ["read_file"]);
     let system = requests[1].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("You are billing."), "{system}");
     model.server.assert_no_violations();
@@ -115,7 +90,7 @@ fn an_allow_list_of_built_ins_still_offers_the_declared_handoff_and_hands_off() 
     // `agents tools` lists what the run offered, table and JSON.
     assert_eq!(
         names(&listed(&project, "triage", &[])),
-        offered(&requests[0].body)
+        offered_tools(&requests[0].body)
     );
     let table = text(&project.agentctl(&["agents", "tools", "triage"]).stdout);
     assert!(table.contains("handoff_to_billing"), "{table}");
@@ -154,7 +129,7 @@ fn a_denied_handoff_is_not_offered_and_validate_says_where() {
     assert_eq!(result["agents"], serde_json::json!(["triage"]));
 
     let requests = model.server.requests();
-    assert_eq!(offered(&requests[0].body), ["read_file"]);
+    assert_eq!(offered_tools(&requests[0].body), ["read_file"]);
     assert_eq!(
         tool_results(&requests[1].body),
         ["Tool not allowed for this agent: handoff_to_billing"]
@@ -208,7 +183,7 @@ fn agents_tools_lists_exactly_what_run_offers() {
     let requests = model.server.requests();
     model.server.assert_no_violations();
 
-    let triage = offered(&requests[0].body);
+    let triage = offered_tools(&requests[0].body);
     assert_eq!(
         triage,
         [
@@ -224,7 +199,7 @@ fn agents_tools_lists_exactly_what_run_offers() {
     );
     assert_eq!(names(&listed(&project, "triage", &[])), triage);
     // Without an allow list: every built-in tool, `task` and the handoff.
-    let open = offered(&requests[1].body);
+    let open = offered_tools(&requests[1].body);
     assert!(open.contains(&"bash".to_owned()) && open.contains(&"task".to_owned()));
     assert!(open.contains(&"handoff_to_billing".to_owned()), "{open:?}");
     assert_eq!(names(&listed(&project, "open", &[])), open);
@@ -271,7 +246,7 @@ fn agents_create_with_an_allow_list_and_a_handoff_writes_an_agent_that_hands_off
     assert_eq!(result["agents"], serde_json::json!(["triage", "billing"]));
     let requests = model.server.requests();
     assert_eq!(
-        offered(&requests[0].body),
+        offered_tools(&requests[0].body),
         ["grep", "handoff_to_billing", "read_file"]
     );
     model.server.assert_no_violations();

@@ -156,19 +156,13 @@ fn strict_project() -> TestProject {
     project
 }
 
-fn run(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Output {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    command.output().unwrap()
-}
-
 #[test]
 fn a_repair_is_a_valid_request_in_the_same_conversation() {
     let project = strict_project();
     let model = ServedModel::openai();
     model.answer_text(r#"{"analysis": "ok", "confidence": 1.7}"#);
     model.answer_text("```json\n{\"analysis\": \"ok\", \"confidence\": 0.7}\n```");
-    let output = run(&project, &model, &["run", "analyzer", "-p", "Analyze"]);
+    let output = model.run(&project, &["run", "analyzer", "-p", "Analyze"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("\"confidence\": 0.7"));
     model.server.assert_no_violations();
@@ -198,7 +192,7 @@ fn a_rejected_input_never_reaches_the_model_and_exits_3() {
     model.answer_text("never sent");
     let key = format!("sk-proj-{}", "a1B2c3D4e5F6g7H8i9J0".repeat(2));
     let prompt = format!("Use my key {key} to call the API");
-    let output = run(&project, &model, &["run", "analyzer", "-p", &prompt]);
+    let output = model.run(&project, &["run", "analyzer", "-p", &prompt]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(model.server.requests().is_empty());
@@ -247,7 +241,7 @@ fn a_rejected_handoff_payload_hands_nothing_off() {
         r#"{"reason": "a bug", "context": {"line": 4}}"#,
     );
     model.answer_text("the fixer must never be asked");
-    let output = run(&project, &model, &["run", "triager", "-p", "Fix the crash"]);
+    let output = model.run(&project, &["run", "triager", "-p", "Fix the crash"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(!stderr.contains("🔄 Handoff"), "{stderr}");

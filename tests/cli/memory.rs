@@ -3,6 +3,7 @@
 //! approval policy does with the `low` tools, and `agentctl memory list|search|forget` over
 //! the same `memory.db`.
 
+use super::support::request::tool_results;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_memory::{MemoryStore, NewMemory};
 use serde_json::{Value, json};
@@ -36,17 +37,6 @@ macro_rules! snapshot {
             insta::assert_snapshot!($value);
         });
     };
-}
-
-/// The tool results the model was sent in a request, in order.
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 /// Runs `agent` on `prompt` against `model` (a new session each time), approving `low`.

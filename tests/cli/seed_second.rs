@@ -7,12 +7,6 @@ use super::support::{ServedModel, TestProject, text};
 use agentctl_test_support::OtlpReceiver;
 use serde_json::{Value, json};
 
-fn run(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Output {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    command.output().unwrap()
-}
-
 fn agent(name: &str, extra: &str) -> String {
     format!(
         "---\nname: {name}\ntitle: {name}\ndescription: the {name}\nmodel: openai:gpt-4o-mini\n{extra}---\nYou are {name}.\n"
@@ -65,9 +59,8 @@ fn the_seed_graph_as_written_takes_its_conditional_edges() {
     // A LangGraph-style update sets the value under the node's key.
     model.answer_text(r#"{"fix": {"applied": true}}"#);
     model.answer_text("Reviewed: the fix is right.");
-    let output = run(
+    let output = model.run(
         &project,
-        &model,
         &["run", "debug-flow", "-p", "Fix the login crash"],
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -104,7 +97,7 @@ fn an_executable_in_the_validators_folder_is_a_validator() {
 
     let model = ServedModel::openai();
     model.answer_text("Done. TODO: tests");
-    let output = run(&project, &model, &["run", "writer", "-p", "write it"]);
+    let output = model.run(&project, &["run", "writer", "-p", "write it"]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
     assert!(
         text(&output.stderr).contains("the answer leaves a TODO"),
@@ -113,7 +106,7 @@ fn an_executable_in_the_validators_folder_is_a_validator() {
     );
 
     model.answer_text("Done, with tests.");
-    let output = run(&project, &model, &["run", "writer", "-p", "write it"]);
+    let output = model.run(&project, &["run", "writer", "-p", "write it"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
 }
 
@@ -176,9 +169,8 @@ fn a_budget_stops_the_run_cleanly_and_json_says_what_a_run_cost() {
         .write("notes.txt", "hello\n");
     let model = ServedModel::openai();
     model.answer_call("c1", "read_file", r#"{"path":"notes.txt"}"#);
-    let output = run(
+    let output = model.run(
         &project,
-        &model,
         &["run", "reader", "-p", "read", "--max-tokens", "10"],
     );
     assert_eq!(output.status.code(), Some(1));
@@ -192,11 +184,7 @@ fn a_budget_stops_the_run_cleanly_and_json_says_what_a_run_cost() {
 
     model.answer_text("Hello.");
     let result = {
-        let output = run(
-            &project,
-            &model,
-            &["run", "reader", "-p", "hi", "--format", "json"],
-        );
+        let output = model.run(&project, &["run", "reader", "-p", "hi", "--format", "json"]);
         assert!(output.status.success(), "{}", text(&output.stderr));
         serde_json::from_slice::<Value>(&output.stdout).unwrap()
     };
@@ -220,9 +208,8 @@ fn a_shared_agent_with_a_context_filter_sees_only_what_it_lets_through() {
     );
     let model = ServedModel::openai();
     model.answer_text("The main answer, with a long digression.");
-    let chat = run(
+    let chat = model.run(
         &project,
-        &model,
         &[
             "chat",
             "--model",
@@ -233,11 +220,7 @@ fn a_shared_agent_with_a_context_filter_sees_only_what_it_lets_through() {
     );
     assert!(chat.status.success(), "{}", text(&chat.stderr));
     model.answer_text("Fixed.");
-    let fixer = run(
-        &project,
-        &model,
-        &["run", "fixer", "--continue", "-p", "Fix it"],
-    );
+    let fixer = model.run(&project, &["run", "fixer", "--continue", "-p", "Fix it"]);
     assert!(fixer.status.success(), "{}", text(&fixer.stderr));
     let requests = model.server.requests();
     let sent = serde_json::to_string(&requests.last().unwrap().body["messages"]).unwrap();
@@ -263,7 +246,7 @@ fn a_planning_agent_keeps_the_plan_and_shows_it() {
         .to_string(),
     );
     model.answer_text("Planned.");
-    let output = run(&project, &model, &["run", "planner", "-p", "plan the fix"]);
+    let output = model.run(&project, &["run", "planner", "-p", "plan the fix"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(
@@ -338,11 +321,7 @@ fn a_trace_exports_as_the_seeds_events_with_costs() {
     let model = ServedModel::openai();
     model.answer_call("c1", "read_file", r#"{"path":"notes.txt"}"#);
     model.answer_text("The notes say hello.");
-    let output = run(
-        &project,
-        &model,
-        &["run", "reader", "-p", "read", "--trace"],
-    );
+    let output = model.run(&project, &["run", "reader", "-p", "read", "--trace"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
     let session = sessions[0]["sessionId"].as_str().unwrap();
@@ -395,7 +374,7 @@ fn an_auto_start_server_starts_with_the_session() {
     .unwrap();
     let model = ServedModel::openai();
     model.answer_text("Hello.");
-    let output = run(&project, &model, &["run", "helper", "-p", "hi"]);
+    let output = model.run(&project, &["run", "helper", "-p", "hi"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     // The eager server ran although no agent names it (it is no MCP server: a warning says so);
     // the lazy one did not.
@@ -427,7 +406,7 @@ fn a_run_on_a_terminal_starts_with_the_seeds_header() {
     assert!(screen.contains("🤖 Debug Analyzer"), "{screen}");
     // Not on a pipe: scripts read the answer alone.
     model.answer_text("Again.");
-    let piped = run(&project, &model, &["run", "debug-analyzer", "-p", "Why?"]);
+    let piped = model.run(&project, &["run", "debug-analyzer", "-p", "Why?"]);
     assert!(
         !text(&piped.stderr).contains("🤖"),
         "{}",

@@ -4,8 +4,8 @@
 //! outside the skill's folder stays refused; an agent offered other skills never sees it; a
 //! malformed `SKILL.md` is a located warning.
 
+use super::support::request::{offered_tools, system_prompt, tool_results};
 use super::support::{ServedModel, TestProject, text};
-use serde_json::Value;
 
 const PDF_SKILL: &str = "---\nname: pdf-forms\ndescription: Fill in PDF forms with the bundled \
 script. Use when the user asks to fill a PDF.\nlicense: Apache-2.0\nallowed-tools: Read\n\
@@ -42,32 +42,6 @@ fn project() -> TestProject {
     }
     std::fs::write(project.home.join(".claude/notes.txt"), "private notes\n").unwrap();
     project
-}
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn system(body: &Value) -> String {
-    body["messages"][0]["content"].as_str().unwrap().to_owned()
-}
-
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 #[test]
@@ -110,14 +84,14 @@ fn the_model_loads_a_skill_then_reads_its_bundled_file_and_nothing_beside_it() {
     let requests = model.server.requests();
     assert_eq!(requests.len(), 5);
     // Only names and descriptions are in the prompt; the body waits for the tool.
-    let prompt = system(&requests[0].body);
+    let prompt = system_prompt(&requests[0].body);
     assert!(
         prompt.contains("`pdf-forms`: Fill in PDF forms"),
         "{prompt}"
     );
     assert!(prompt.contains("`release-notes`"), "{prompt}");
     assert!(!prompt.contains("scripts/fill.py"), "{prompt}");
-    assert!(offered(&requests[0].body).contains(&"skill".to_owned()));
+    assert!(offered_tools(&requests[0].body).contains(&"skill".to_owned()));
 
     let results = tool_results(&requests[4].body);
     assert!(
@@ -171,11 +145,14 @@ fn an_agent_offered_other_skills_never_sees_this_one() {
     assert!(command.output().unwrap().status.success());
 
     let requests = model.server.requests();
-    let prompt = system(&requests[0].body);
+    let prompt = system_prompt(&requests[0].body);
     assert!(prompt.contains("`release-notes`"), "{prompt}");
     assert!(!prompt.contains("pdf-forms"), "{prompt}");
     // Its `tools` list lets `skill` through: the declaration brings the tool.
-    assert_eq!(offered(&requests[0].body), ["grep", "read_file", "skill"]);
+    assert_eq!(
+        offered_tools(&requests[0].body),
+        ["grep", "read_file", "skill"]
+    );
     let refused = &tool_results(&requests[1].body)[0];
     assert!(
         refused.contains("no skill `pdf-forms` is available to you"),
@@ -193,8 +170,8 @@ fn an_agent_offered_other_skills_never_sees_this_one() {
     listed.sort_unstable();
     assert_eq!(listed, ["grep", "read_file", "skill"]);
     // An agent that lists no skills gets neither the section nor the tool.
-    assert!(!system(&requests[2].body).contains("# Skills"));
-    assert!(!offered(&requests[2].body).contains(&"skill".to_owned()));
+    assert!(!system_prompt(&requests[2].body).contains("# Skills"));
+    assert!(!offered_tools(&requests[2].body).contains(&"skill".to_owned()));
     model.server.assert_no_violations();
 }
 

@@ -3,6 +3,7 @@
 //! that are not CEL and memory keys that cannot be, and a run's `memory_set` lands in the
 //! session (an undeclared key is refused back to the model).
 
+use super::support::request::tool_results;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_store::{SessionLog, StateLog};
 use serde_json::{Value, json};
@@ -152,17 +153,6 @@ fn validate_locates_bad_conditions_and_memory_keys() {
     assert!(!run.status.success());
     let stderr = text(&run.stderr);
     assert!(stderr.contains("handoffs[0].when"), "{stderr}");
-}
-
-/// The tool calls of a request's assistant messages and the tool results, in order.
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 #[test]

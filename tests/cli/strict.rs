@@ -25,12 +25,6 @@ fn project() -> TestProject {
     project
 }
 
-fn run(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Output {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    command.output().unwrap()
-}
-
 /// The roles of a request's messages, in order.
 fn roles(body: &Value) -> Vec<String> {
     body["messages"]
@@ -47,16 +41,12 @@ fn a_run_with_a_tool_call_then_a_resumed_turn_send_valid_requests() {
     let model = ServedModel::openai();
     model.answer_call("call_1", "read_file", r#"{"path":"notes.txt"}"#);
     model.answer_text("The notes say hello.");
-    let first = run(&project, &model, &["run", "reader", "-p", "Read the notes"]);
+    let first = model.run(&project, &["run", "reader", "-p", "Read the notes"]);
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert!(text(&first.stdout).contains("The notes say hello."));
 
     model.answer_text("Still hello.");
-    let second = run(
-        &project,
-        &model,
-        &["run", "reader", "--continue", "-p", "And now?"],
-    );
+    let second = model.run(&project, &["run", "reader", "--continue", "-p", "And now?"]);
     assert!(second.status.success(), "{}", text(&second.stderr));
     let requests = model.server.requests();
     assert_eq!(requests.len(), 3);
@@ -87,11 +77,7 @@ fn a_task_sub_agent_sends_valid_requests() {
             "It says hello from the notes.",
         ));
     model.answer_text("The sub-agent found: hello.");
-    let output = run(
-        &project,
-        &model,
-        &["run", "reader", "-p", "Delegate the reading"],
-    );
+    let output = model.run(&project, &["run", "reader", "-p", "Delegate the reading"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("The sub-agent found: hello."));
     let requests = model.server.requests();

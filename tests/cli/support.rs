@@ -4,6 +4,7 @@ use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+pub mod request;
 mod served;
 
 /// Copies a directory tree (files and folders only).
@@ -312,6 +313,13 @@ impl ServedModel {
         command
             .env("OPENAI_API_KEY", "sk-test-strict-fake")
             .env("OPENAI_BASE_URL", self.server.base_url());
+    }
+
+    /// Runs `agentctl ARGS` in `project` against this server.
+    pub fn run(&self, project: &TestProject, args: &[&str]) -> std::process::Output {
+        let mut command = project.command(args);
+        self.point(&mut command);
+        command.output().unwrap()
     }
 }
 
