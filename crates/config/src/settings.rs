@@ -390,6 +390,7 @@ pub fn load_settings_with(
 
     let mut merged = Map::new();
     let mut origins = Origins::new();
+    let mut hooks = Map::new();
     let mut loaded = LoadedSettings::new(Settings::default());
     if let Ok(Value::Object(defaults)) = serde_json::to_value(Settings::default()) {
         merge_layer(&mut merged, defaults, "", 0, &mut origins);
@@ -425,6 +426,7 @@ pub fn load_settings_with(
             }
             _ => parsed.value,
         };
+        let value = concatenate_hooks(value, &mut hooks);
         merge_layer(&mut merged, value, "", loaded.layers.len(), &mut origins);
         loaded.layers.push(layer);
     }
@@ -434,6 +436,29 @@ pub fn load_settings_with(
         })?;
     loaded.origins = origins;
     Ok(loaded)
+}
+
+/// The layer `value` with each of its `hooks` lists appended to the lists of the layers
+/// below (`hooks` holds them so far): hooks add up, layer by layer, where other lists replace.
+fn concatenate_hooks(
+    mut value: Map<String, Value>,
+    hooks: &mut Map<String, Value>,
+) -> Map<String, Value> {
+    let Some(Value::Object(layer)) = value.remove("hooks") else {
+        return value;
+    };
+    let mut added = Map::new();
+    for (event, list) in layer {
+        let held = hooks
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let (Value::Array(held), Value::Array(list)) = (&mut *held, list) {
+            held.extend(list);
+        }
+        added.insert(event, held.clone());
+    }
+    value.insert("hooks".into(), Value::Object(added));
+    value
 }
 
 /// The settings files, lowest precedence first: Gemini CLI's and agentctl's global ones, then

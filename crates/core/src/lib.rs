@@ -20,6 +20,7 @@ mod graph_event;
 mod guardrail;
 mod guardrail_check;
 mod handoff;
+mod hooks;
 mod hint;
 mod mcp;
 mod memory;
@@ -72,6 +73,7 @@ pub use guardrail_check::{
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
 pub use hint::Hint;
+pub use hooks::{AfterTool, BeforeTool, HookCall, HookPermission, RunHooks, StopVerdict};
 pub use mcp::{McpSandboxSettings, McpServerConfig};
 pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{

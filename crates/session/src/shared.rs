@@ -5,6 +5,7 @@
 use crate::builder::RuntimeBuilder;
 use crate::checks::semantic_checks;
 use crate::error::SessionError;
+use crate::hooks::{HookRunner, HookSet};
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
@@ -36,6 +37,9 @@ pub(crate) struct Shared {
     pub(crate) tracing: Tracing,
     /// The tools agents defined in code bring, by agent: each offered to its agent alone.
     pub(crate) own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
+    /// Whether commands the project declares (hooks of its agent files) may run: the user
+    /// trusts the project. Agents defined in code have no project to distrust.
+    pub(crate) project_trusted: bool,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -73,6 +77,7 @@ impl Shared {
             settings: project.settings().agents.clone(),
             tracing,
             own_tools: HashMap::new(),
+            project_trusted: project.trusts_own_commands(),
             router: OnceLock::new(),
         }
     }
@@ -105,7 +110,24 @@ impl Shared {
             settings: settings.agents,
             tracing,
             own_tools: HashMap::new(),
+            project_trusted: true,
             router: OnceLock::new(),
+        }
+    }
+
+    /// Where and how the settings' hooks run: the settings' `hooks` (a project's held back
+    /// by the loader until it is trusted), the `bash` tool's sandbox and environment policy,
+    /// the project root.
+    pub(crate) fn hook_runner(&self) -> HookRunner {
+        let value = serde_json::Value::Object(self.builder.settings().hooks.clone());
+        let (settings, warnings) = HookSet::load(&value, "settings");
+        HookRunner {
+            settings,
+            warnings,
+            told: std::sync::atomic::AtomicBool::new(false),
+            environment: self.builder.command_environment(),
+            root: self.builder.root().to_path_buf(),
+            project_trusted: self.project_trusted,
         }
     }
 

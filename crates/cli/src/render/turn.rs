@@ -153,6 +153,23 @@ fn notice_line(notice: &Notice) {
             )
         }
         Notice::Failed { message } => writeln!(err, "error: {message}"),
+        Notice::Hook {
+            event,
+            origin,
+            command,
+            message,
+        } => {
+            let command = if command.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`", agentctl_core::one_line(command, 80))
+            };
+            writeln!(
+                err,
+                "warning: {event} hook{command} ({origin}): {}",
+                agentctl_core::one_line(message, 300)
+            )
+        }
         _ => Ok(()),
     };
 }
