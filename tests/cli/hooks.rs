@@ -271,3 +271,56 @@ fn a_hook_printing_100_mb_is_bounded() {
     assert!(result.starts_with("Blocked by a PreToolUse hook: yyyy"), "{}", &result[..80]);
     assert!(result.len() < 5_000, "{} bytes", result.len());
 }
+
+#[test]
+fn an_agent_files_own_hooks_run_for_that_agent_in_both_formats() {
+    let hooks = "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: sh hooks/mine.sh\n";
+    let project = TestProject::new();
+    project
+        .write(".agentctl/settings.json", r#"{"approvals": {"autoApprove": ["safe", "low"]}}"#)
+        .write("hooks/mine.sh", "cat >/dev/null\necho \"only for me\" >&2\nexit 2\n")
+        .write(
+            ".agentctl/agents/native.md",
+            &agent("native", &format!("tools:\n  allow: [bash]\n{hooks}")),
+        )
+        .write(
+            ".claude/agents/claude.md",
+            &format!("---\nname: claude\ndescription: a Claude Code subagent\ntools: Bash\nmodel: openai:gpt-4o-mini\n{hooks}---\nYou are claude.\n"),
+        )
+        .write(
+            ".agentctl/agents/other.md",
+            &agent("other", "tools:\n  allow: [bash]\n"),
+        );
+    project.trust();
+    let model = ServedModel::openai();
+    for name in ["native", "claude", "other"] {
+        model.answer_call("c1", "bash", r#"{"command":"echo hi"}"#);
+        model.answer_text("Done.");
+        let output = run(&project, &model, &["run", name, "-p", "say hi"]);
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        let requests = model.server.requests();
+        let result = tool_message(&requests[requests.len() - 1].body, "c1").to_owned();
+        if name == "other" {
+            assert!(result.contains("stdout:\nhi"), "{name}: {result}");
+        } else {
+            assert_eq!(result, "Blocked by a PreToolUse hook: only for me", "{name}");
+        }
+    }
+}
+
+#[test]
+fn config_show_gives_each_hook_group_its_own_origin() {
+    let project = project_with("PreToolUse", "Bash", PRE_HOOK, 60, true);
+    std::fs::create_dir_all(project.home.join(".agentctl")).unwrap();
+    std::fs::write(
+        project.home.join(".agentctl/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let origins = project.json(&["config", "show", "--origin", "--format", "json"]);
+    assert_eq!(origins["origins"]["hooks.PreToolUse[0]"], "global");
+    assert_eq!(origins["origins"]["hooks.PreToolUse[1]"], "project");
+    let groups = origins["settings"]["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups[0]["matcher"], "Edit|Write");
+    assert_eq!(groups[1]["matcher"], "Bash");
+}

@@ -271,6 +271,9 @@ pub struct LoadedSettings {
     pub project_servers: BTreeSet<String>,
     /// Index into `layers` of the layer that set each leaf; absent means the default.
     origins: Origins,
+    /// Index into `layers` of the layer of each `hooks` group, by event: hooks add up across
+    /// layers, so each group has its own origin.
+    hook_origins: BTreeMap<String, Vec<usize>>,
 }
 
 impl LoadedSettings {
@@ -287,6 +290,7 @@ impl LoadedSettings {
             policy_hashes: BTreeMap::new(),
             project_servers: BTreeSet::new(),
             origins: Origins::new(),
+            hook_origins: BTreeMap::new(),
         }
     }
 
@@ -321,14 +325,38 @@ impl LoadedSettings {
         let resolved = self.to_value();
         let mut entries: Vec<_> = leaves(&resolved)
             .into_iter()
-            .map(|(key, value)| SettingEntry {
-                origin: self.origin(&key),
-                value: value.clone(),
-                key,
-            })
+            .flat_map(|(key, value)| self.entries_of(key, value))
             .collect();
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         entries
+    }
+
+    /// The entries of one leaf: itself, or each group of a `hooks` list with its own origin
+    /// (`hooks.PreToolUse[1]`).
+    fn entries_of(&self, key: String, value: &Value) -> Vec<SettingEntry<'_>> {
+        let groups = key
+            .strip_prefix("hooks.")
+            .and_then(|event| self.hook_origins.get(event))
+            .zip(value.as_array());
+        let Some((layers, groups)) = groups else {
+            return vec![SettingEntry {
+                origin: self.origin(&key),
+                value: value.clone(),
+                key,
+            }];
+        };
+        groups
+            .iter()
+            .enumerate()
+            .map(|(index, group)| SettingEntry {
+                key: format!("{key}[{index}]"),
+                value: group.clone(),
+                origin: layers
+                    .get(index)
+                    .and_then(|layer| self.layers.get(*layer))
+                    .unwrap_or(&SettingsLayer::Default),
+            })
+            .collect()
     }
 
     /// The resolved settings as JSON, in the shape of `settings.json`.
@@ -426,7 +454,12 @@ pub fn load_settings_with(
             }
             _ => parsed.value,
         };
-        let value = concatenate_hooks(value, &mut hooks);
+        let value = concatenate_hooks(
+            value,
+            &mut hooks,
+            loaded.layers.len(),
+            &mut loaded.hook_origins,
+        );
         merge_layer(&mut merged, value, "", loaded.layers.len(), &mut origins);
         loaded.layers.push(layer);
     }
@@ -439,10 +472,13 @@ pub fn load_settings_with(
 }
 
 /// The layer `value` with each of its `hooks` lists appended to the lists of the layers
-/// below (`hooks` holds them so far): hooks add up, layer by layer, where other lists replace.
+/// below (`hooks` holds them so far), each group's layer (`index`) recorded in `origins`:
+/// hooks add up, layer by layer, where other lists replace.
 fn concatenate_hooks(
     mut value: Map<String, Value>,
     hooks: &mut Map<String, Value>,
+    index: usize,
+    origins: &mut BTreeMap<String, Vec<usize>>,
 ) -> Map<String, Value> {
     let Some(Value::Object(layer)) = value.remove("hooks") else {
         return value;
@@ -453,6 +489,8 @@ fn concatenate_hooks(
             .entry(event.clone())
             .or_insert_with(|| Value::Array(Vec::new()));
         if let (Value::Array(held), Value::Array(list)) = (&mut *held, list) {
+            let layers = origins.entry(event.clone()).or_default();
+            layers.extend(std::iter::repeat_n(index, list.len()));
             held.extend(list);
         }
         added.insert(event, held.clone());
