@@ -324,3 +324,97 @@ fn config_show_gives_each_hook_group_its_own_origin() {
     assert_eq!(groups[0]["matcher"], "Edit|Write");
     assert_eq!(groups[1]["matcher"], "Bash");
 }
+
+/// The last result of `call_id` the model was sent.
+fn last_result(model: &ServedModel, call_id: &str) -> String {
+    model
+        .server
+        .requests()
+        .iter()
+        .rev()
+        .find_map(|request| {
+            request.body["messages"]
+                .as_array()?
+                .iter()
+                .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
+                .and_then(|message| message["content"].as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no result of {call_id}"))
+}
+
+#[test]
+fn approval_levels_and_the_sandbox_hold_for_a_sub_agent_a_handoff_target_and_a_graph_node() {
+    let namespaces = matches!(
+        agentctl_sandbox::probe(&agentctl_sandbox::SandboxPolicy::new(
+            agentctl_core::SandboxMode::WorkspaceWrite
+        )),
+        agentctl_sandbox::SandboxStatus::Enforced {
+            namespaces: true,
+            ..
+        }
+    );
+    let project = TestProject::new();
+    project
+        .write(".git/config", "[core]\n")
+        .write(
+            ".agentctl/agents/worker.md",
+            &agent("worker", "tools:\n  allow: [bash]\n"),
+        )
+        .write(
+            ".agentctl/agents/boss.md",
+            &agent("boss", "tools:\n  allow: [task]\n"),
+        )
+        .write(
+            ".agentctl/agents/front.md",
+            &agent("front", "handoffs:\n  - to: worker\n"),
+        )
+        .write(
+            ".agentctl/agents/flow.md",
+            "---\nname: flow\ndescription: one node\ngraph:\n  entry: only\n  nodes:\n    - name: only\n      agent: worker\n  edges:\n    - from: only\n      to: END\n---\n",
+        );
+    // Critical is never approved here; the protected path is spelled so that only the sandbox
+    // can stop the write.
+    let critical = r#"{"command":"rm -rf /"}"#;
+    let disguised = r#"{"command":"g=.gi; echo x > ${g}t/config"}"#;
+    let model = ServedModel::openai();
+    let approve = "safe,low,medium,high";
+    let check = |who: &str| {
+        let denied = last_result(&model, "c1");
+        assert!(denied.starts_with("denied:"), "{who}: {denied}");
+        let boxed = last_result(&model, "c2");
+        if namespaces {
+            assert!(boxed.contains("Read-only file system"), "{who}: {boxed}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(project.root.join(".git/config")).unwrap(),
+            "[core]\n",
+            "{who}"
+        );
+    };
+
+    model.answer_call("t1", "task", r#"{"goal":"clean up","agent":"worker"}"#);
+    model.server.push_json(openai::tool_calls_response(&[("c1", "bash", critical)]));
+    model.server.push_json(openai::tool_calls_response(&[("c2", "bash", disguised)]));
+    model.server.push_json(openai::text_response("Could not."));
+    model.answer_text("The worker could not.");
+    let output = run(&project, &model, &["run", "boss", "-p", "go", "--approve", approve]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    check("task sub-agent");
+
+    model.answer_call("h1", "handoff_to_worker", r#"{"reason":"it runs commands"}"#);
+    model.answer_call("c1", "bash", critical);
+    model.answer_call("c2", "bash", disguised);
+    model.answer_text("Could not.");
+    let output = run(&project, &model, &["run", "front", "-p", "go", "--approve", approve]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    check("handoff target");
+
+    model.answer_call("c1", "bash", critical);
+    model.answer_call("c2", "bash", disguised);
+    model.answer_text("Could not.");
+    let output = run(&project, &model, &["run", "flow", "-p", "go", "--approve", approve]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    check("graph node");
+    model.server.assert_no_violations();
+}
