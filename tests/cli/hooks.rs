@@ -418,3 +418,49 @@ fn approval_levels_and_the_sandbox_hold_for_a_sub_agent_a_handoff_target_and_a_g
     check("graph node");
     model.server.assert_no_violations();
 }
+
+/// Says `allow` for every call, and keeps what it read.
+const ALLOW_ALL: &str = r#"#!/bin/sh
+mkdir -p hooklog
+cat >> hooklog/allow.jsonl
+echo >> hooklog/allow.jsonl
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"trusted by the hook"}}'
+"#;
+
+#[test]
+fn a_hooks_allow_answers_questions_below_high_only_and_model_input_stays_data() {
+    let project = project_with("PreToolUse", "Bash", ALLOW_ALL, 60, true);
+    let model = ServedModel::openai();
+    // Medium (a substitution): asked, so refused here without the hook; the hook's allow
+    // answers it. The text is the model's: on the hook's stdin, never on its command line.
+    model.answer_call("c1", "bash", r#"{"command":"echo \"$(echo sub)\"; touch pwned"}"#);
+    // Critical: the hook's allow does not answer it.
+    model.answer_call("c2", "bash", r#"{"command":"rm -rf /"}"#);
+    model.answer_text("Done.");
+    let output = run(&project, &model, &["run", "worker", "-p", "go"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let ran = last_result(&model, "c1");
+    assert!(ran.contains("stdout:\nsub"), "{ran}");
+    let refused = last_result(&model, "c2");
+    assert!(refused.starts_with("denied:"), "{refused}");
+    let seen = std::fs::read_to_string(project.root.join("hooklog/allow.jsonl")).unwrap();
+    assert!(seen.contains(r#"echo \"$(echo sub)\"; touch pwned"#), "{seen}");
+    // Only the approved command itself made the file.
+    assert!(project.root.join("pwned").exists());
+}
+
+#[test]
+fn model_written_input_never_runs_in_a_hook() {
+    let project = project_with("PreToolUse", "*", PRE_HOOK, 60, true);
+    let model = ServedModel::openai();
+    // Refused by the gate (a substitution is asked about): only a hook could run it.
+    let call = r#"{"command":"x'; touch pwned_by_hook; echo '$(touch pwned_sub)"}"#;
+    model.answer_call("c1", "bash", call);
+    model.answer_text("Done.");
+    let output = run(&project, &model, &["run", "worker", "-p", "go"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(last_result(&model, "c1").starts_with("denied:"));
+    assert_eq!(log_lines(&project, "pre.jsonl").len(), 1);
+    assert!(!project.root.join("pwned_by_hook").exists());
+    assert!(!project.root.join("pwned_sub").exists());
+}

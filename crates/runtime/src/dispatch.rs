@@ -5,7 +5,7 @@
 use crate::events::EventSink;
 use crate::run_state::Prepared;
 use agentctl_core::{
-    BeforeTool, DecidedBy, Decision, HandoffRequest, HookCall, HookPermission, Message,
+    ApprovalHint, BeforeTool, DecidedBy, Decision, HandoffRequest, HookCall, HookPermission, Message,
     PendingCall, RiskLevel, RunEvent, Tool, ToolCall, ToolContext, ToolOutput, Verdict,
     not_allowed,
 };
@@ -259,12 +259,10 @@ async fn approve(
     };
     let permission = before.permission.as_ref();
     let decision = match (run.gate.decide(&pending), permission) {
-        (Decision::Ask { risk, reason }, Some((HookPermission::Allow, why)))
-            if risk < RiskLevel::High =>
-        {
+        (decision, Some((HookPermission::Allow, why))) if would_ask(&decision) => {
             Decision::Allow {
-                risk,
-                reason: format!("allowed by a PreToolUse hook: {why} ({reason})"),
+                risk: decision.risk(),
+                reason: format!("allowed by a PreToolUse hook: {why}"),
                 by: DecidedBy::Hook,
             }
         }
@@ -285,6 +283,20 @@ async fn approve(
             call.name
         )),
     }
+}
+
+/// Whether the gate's decision is a question a hook's `allow` may answer: one a person would
+/// be asked (or was not, since nobody can be asked here) below `high` risk — never a question
+/// about a protected path, never a refusal of policy.
+fn would_ask(decision: &Decision) -> bool {
+    let asked = match decision {
+        Decision::Ask { .. } => true,
+        Decision::Deny { by, hint, .. } => {
+            *by == DecidedBy::NonTerminal && hint.as_ref() != Some(&ApprovalHint::AskAPerson)
+        }
+        Decision::Allow { .. } => false,
+    };
+    asked && decision.risk() < RiskLevel::High
 }
 
 /// The reason a hook refused the call with: a block (exit code 2, `decision: block`) or

@@ -159,16 +159,17 @@ fn notice_line(notice: &Notice) {
             command,
             message,
         } => {
+            // A hook's stderr is the hook's to write: no escape sequence reaches the terminal.
             let command = if command.is_empty() {
                 String::new()
             } else {
                 format!(" `{}`", agentctl_core::one_line(command, 80))
             };
-            writeln!(
-                err,
+            let line = format!(
                 "warning: {event} hook{command} ({origin}): {}",
                 agentctl_core::one_line(message, 300)
-            )
+            );
+            writeln!(err, "{}", crate::output::terminal_safe(&line))
         }
         _ => Ok(()),
     };
