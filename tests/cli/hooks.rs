@@ -40,7 +40,13 @@ exit 0
 /// A project whose settings run `hook` (a script written as `hooks/hook.sh`) on `event`
 /// for `matcher`, with a `worker` agent that may run `bash`; trusted unless `trusted` is
 /// false.
-fn project_with(event: &str, matcher: &str, hook: &str, timeout: u64, trusted: bool) -> TestProject {
+fn project_with(
+    event: &str,
+    matcher: &str,
+    hook: &str,
+    timeout: u64,
+    trusted: bool,
+) -> TestProject {
     let project = TestProject::new();
     let settings = json!({
         "approvals": {"autoApprove": ["safe", "low"]},
@@ -149,7 +155,10 @@ fn a_blocking_stop_hook_makes_the_agent_continue_exactly_once() {
     assert_eq!(last["role"], "user");
     assert_eq!(last["content"], "Stop hook feedback:\nrun the tests first");
     let seen = log_lines(&project, "stop.jsonl");
-    let active: Vec<&Value> = seen.iter().map(|input| &input["stop_hook_active"]).collect();
+    let active: Vec<&Value> = seen
+        .iter()
+        .map(|input| &input["stop_hook_active"])
+        .collect();
     assert_eq!(active, [&json!(false), &json!(true)]);
     model.server.assert_no_violations();
 }
@@ -182,25 +191,39 @@ fn the_same_hook_fires_for_a_task_sub_agent_a_handoff_target_and_a_graph_node() 
 
     // A task sub-agent (depth 1): it does not stream.
     model.answer_call("t1", "task", r#"{"goal":"list files","agent":"worker"}"#);
+    model.server.push_json(openai::tool_calls_response(&[(
+        "s1",
+        "bash",
+        r#"{"command":"ls"}"#,
+    )]));
     model
         .server
-        .push_json(openai::tool_calls_response(&[("s1", "bash", r#"{"command":"ls"}"#)]));
-    model.server.push_json(openai::text_response("Could not list."));
+        .push_json(openai::text_response("Could not list."));
     model.answer_text("The worker could not list.");
     let output = run(&project, &model, &["run", "boss", "-p", "delegate"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let requests = model.server.requests();
-    assert_eq!(tool_message(&requests[2].body, "s1"), "Blocked by a PreToolUse hook: no bash for worker");
+    assert_eq!(
+        tool_message(&requests[2].body, "s1"),
+        "Blocked by a PreToolUse hook: no bash for worker"
+    );
 
     // A handoff target.
-    model.answer_call("h1", "handoff_to_worker", r#"{"reason":"it runs commands"}"#);
+    model.answer_call(
+        "h1",
+        "handoff_to_worker",
+        r#"{"reason":"it runs commands"}"#,
+    );
     model.answer_call("w1", "bash", r#"{"command":"ls"}"#);
     model.answer_text("Blocked.");
     let output = run(&project, &model, &["run", "front", "-p", "list files"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let requests = model.server.requests();
     let last = &requests[requests.len() - 1].body;
-    assert_eq!(tool_message(last, "w1"), "Blocked by a PreToolUse hook: no bash for worker");
+    assert_eq!(
+        tool_message(last, "w1"),
+        "Blocked by a PreToolUse hook: no bash for worker"
+    );
 
     // A graph node.
     model.answer_call("g1", "bash", r#"{"command":"ls"}"#);
@@ -209,7 +232,10 @@ fn the_same_hook_fires_for_a_task_sub_agent_a_handoff_target_and_a_graph_node() 
     assert!(output.status.success(), "{}", text(&output.stderr));
     let requests = model.server.requests();
     let last = &requests[requests.len() - 1].body;
-    assert_eq!(tool_message(last, "g1"), "Blocked by a PreToolUse hook: no bash for worker");
+    assert_eq!(
+        tool_message(last, "g1"),
+        "Blocked by a PreToolUse hook: no bash for worker"
+    );
     model.server.assert_no_violations();
 }
 
@@ -268,7 +294,11 @@ fn a_hook_printing_100_mb_is_bounded() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     let requests = model.server.requests();
     let result = tool_message(&requests[1].body, "c1");
-    assert!(result.starts_with("Blocked by a PreToolUse hook: yyyy"), "{}", &result[..80]);
+    assert!(
+        result.starts_with("Blocked by a PreToolUse hook: yyyy"),
+        "{}",
+        &result[..80]
+    );
     assert!(result.len() < 5_000, "{} bytes", result.len());
 }
 
@@ -303,7 +333,10 @@ fn an_agent_files_own_hooks_run_for_that_agent_in_both_formats() {
         if name == "other" {
             assert!(result.contains("stdout:\nhi"), "{name}: {result}");
         } else {
-            assert_eq!(result, "Blocked by a PreToolUse hook: only for me", "{name}");
+            assert_eq!(
+                result, "Blocked by a PreToolUse hook: only for me",
+                "{name}"
+            );
         }
     }
 }
@@ -320,7 +353,9 @@ fn config_show_gives_each_hook_group_its_own_origin() {
     let origins = project.json(&["config", "show", "--origin", "--format", "json"]);
     assert_eq!(origins["origins"]["hooks.PreToolUse[0]"], "global");
     assert_eq!(origins["origins"]["hooks.PreToolUse[1]"], "project");
-    let groups = origins["settings"]["hooks"]["PreToolUse"].as_array().unwrap();
+    let groups = origins["settings"]["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap();
     assert_eq!(groups[0]["matcher"], "Edit|Write");
     assert_eq!(groups[1]["matcher"], "Bash");
 }
@@ -394,26 +429,46 @@ fn approval_levels_and_the_sandbox_hold_for_a_sub_agent_a_handoff_target_and_a_g
     };
 
     model.answer_call("t1", "task", r#"{"goal":"clean up","agent":"worker"}"#);
-    model.server.push_json(openai::tool_calls_response(&[("c1", "bash", critical)]));
-    model.server.push_json(openai::tool_calls_response(&[("c2", "bash", disguised)]));
+    model
+        .server
+        .push_json(openai::tool_calls_response(&[("c1", "bash", critical)]));
+    model
+        .server
+        .push_json(openai::tool_calls_response(&[("c2", "bash", disguised)]));
     model.server.push_json(openai::text_response("Could not."));
     model.answer_text("The worker could not.");
-    let output = run(&project, &model, &["run", "boss", "-p", "go", "--approve", approve]);
+    let output = run(
+        &project,
+        &model,
+        &["run", "boss", "-p", "go", "--approve", approve],
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     check("task sub-agent");
 
-    model.answer_call("h1", "handoff_to_worker", r#"{"reason":"it runs commands"}"#);
+    model.answer_call(
+        "h1",
+        "handoff_to_worker",
+        r#"{"reason":"it runs commands"}"#,
+    );
     model.answer_call("c1", "bash", critical);
     model.answer_call("c2", "bash", disguised);
     model.answer_text("Could not.");
-    let output = run(&project, &model, &["run", "front", "-p", "go", "--approve", approve]);
+    let output = run(
+        &project,
+        &model,
+        &["run", "front", "-p", "go", "--approve", approve],
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     check("handoff target");
 
     model.answer_call("c1", "bash", critical);
     model.answer_call("c2", "bash", disguised);
     model.answer_text("Could not.");
-    let output = run(&project, &model, &["run", "flow", "-p", "go", "--approve", approve]);
+    let output = run(
+        &project,
+        &model,
+        &["run", "flow", "-p", "go", "--approve", approve],
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     check("graph node");
     model.server.assert_no_violations();
@@ -433,7 +488,11 @@ fn a_hooks_allow_answers_questions_below_high_only_and_model_input_stays_data() 
     let model = ServedModel::openai();
     // Medium (a substitution): asked, so refused here without the hook; the hook's allow
     // answers it. The text is the model's: on the hook's stdin, never on its command line.
-    model.answer_call("c1", "bash", r#"{"command":"echo \"$(echo sub)\"; touch pwned"}"#);
+    model.answer_call(
+        "c1",
+        "bash",
+        r#"{"command":"echo \"$(echo sub)\"; touch pwned"}"#,
+    );
     // Critical: the hook's allow does not answer it.
     model.answer_call("c2", "bash", r#"{"command":"rm -rf /"}"#);
     model.answer_text("Done.");
@@ -444,7 +503,10 @@ fn a_hooks_allow_answers_questions_below_high_only_and_model_input_stays_data() 
     let refused = last_result(&model, "c2");
     assert!(refused.starts_with("denied:"), "{refused}");
     let seen = std::fs::read_to_string(project.root.join("hooklog/allow.jsonl")).unwrap();
-    assert!(seen.contains(r#"echo \"$(echo sub)\"; touch pwned"#), "{seen}");
+    assert!(
+        seen.contains(r#"echo \"$(echo sub)\"; touch pwned"#),
+        "{seen}"
+    );
     // Only the approved command itself made the file.
     assert!(project.root.join("pwned").exists());
 }

@@ -173,7 +173,8 @@ impl CommandCheck {
             .take()
             .map(|pipe| read_capped(pipe, MAX_STDERR_BYTES));
         let stdin = child.stdin.take();
-        let ended = tokio::time::timeout(self.timeout, exit(&mut child, stdin, text.as_bytes())).await;
+        let ended =
+            tokio::time::timeout(self.timeout, exit(&mut child, stdin, text.as_bytes())).await;
         // The validator is done (or out of time): nothing of it may outlive the check.
         group.kill();
         let status = match ended {
@@ -188,7 +189,10 @@ impl CommandCheck {
             finish(stdout).await;
         }
         let stderr = match stderr {
-            Some(stderr) => finish(stderr).await.map(|(kept, _)| kept).unwrap_or_default(),
+            Some(stderr) => finish(stderr)
+                .await
+                .map(|(kept, _)| kept)
+                .unwrap_or_default(),
             None => Vec::new(),
         };
         let Some(status) = status else {

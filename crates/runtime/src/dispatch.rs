@@ -5,8 +5,8 @@
 use crate::events::EventSink;
 use crate::run_state::Prepared;
 use agentctl_core::{
-    ApprovalHint, BeforeTool, DecidedBy, Decision, HandoffRequest, HookCall, HookPermission, Message,
-    PendingCall, RiskLevel, RunEvent, Tool, ToolCall, ToolContext, ToolOutput, Verdict,
+    ApprovalHint, BeforeTool, DecidedBy, Decision, HandoffRequest, HookCall, HookPermission,
+    Message, PendingCall, RiskLevel, RunEvent, Tool, ToolCall, ToolContext, ToolOutput, Verdict,
     not_allowed,
 };
 use futures_util::future::join_all;
@@ -259,13 +259,11 @@ async fn approve(
     };
     let permission = before.permission.as_ref();
     let decision = match (run.gate.decide(&pending), permission) {
-        (decision, Some((HookPermission::Allow, why))) if would_ask(&decision) => {
-            Decision::Allow {
-                risk: decision.risk(),
-                reason: format!("allowed by a PreToolUse hook: {why}"),
-                by: DecidedBy::Hook,
-            }
-        }
+        (decision, Some((HookPermission::Allow, why))) if would_ask(&decision) => Decision::Allow {
+            risk: decision.risk(),
+            reason: format!("allowed by a PreToolUse hook: {why}"),
+            by: DecidedBy::Hook,
+        },
         (Decision::Allow { risk, reason, .. }, Some((HookPermission::Ask, why))) => {
             let reason = format!("a PreToolUse hook asks: {why} ({reason})");
             ask(run, &pending, events, risk, reason).await

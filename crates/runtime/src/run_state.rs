@@ -3,8 +3,8 @@
 use crate::budget::TokenEstimator;
 use agentctl_core::{
     CallGate, ContextMode, GuardrailPhase, ModelPrice, ModelProvider, ModelRef, ModelRequest,
-    Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter, ToolRegistry, ToolsSettings,
-    TraceContext, Usage,
+    Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter, ToolRegistry,
+    ToolsSettings, TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;

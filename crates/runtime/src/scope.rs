@@ -8,9 +8,7 @@
 //! sub-agent runner that gives each child its own tools in turn.
 
 use crate::specs::SpecCache;
-use agentctl_core::{
-    CallGate, ModelRef, RunHooks, SubAgentRunner, Tool, ToolRegistry, ToolSpec,
-};
+use agentctl_core::{CallGate, ModelRef, RunHooks, SubAgentRunner, Tool, ToolRegistry, ToolSpec};
 use std::sync::Arc;
 
 /// A tool set runs offer: a registry, and the specs of the subsets agents' filters let

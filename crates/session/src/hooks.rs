@@ -22,8 +22,8 @@ mod matcher;
 mod run;
 
 pub use matcher::Matcher;
-pub use run::{MAX_HOOK_STDERR_BYTES, MAX_HOOK_STDOUT_BYTES};
 pub(crate) use run::{HookRunner, SessionHooks};
+pub use run::{MAX_HOOK_STDERR_BYTES, MAX_HOOK_STDOUT_BYTES};
 
 use serde_json::Value;
 use std::fmt;

@@ -98,8 +98,8 @@ pub use graph_run::{
     GraphError, GraphOutcome, GraphReplay, ReplayItem, ReplayNode, ReplayTotals, find_branch,
 };
 pub use hooks::{
-    DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookEvent, HookSet, HookWarning,
-    MAX_HOOK_STDERR_BYTES, MAX_HOOK_STDOUT_BYTES, MAX_HOOK_TIMEOUT_SECS, Matcher,
+    DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookEvent, HookSet, HookWarning, MAX_HOOK_STDERR_BYTES,
+    MAX_HOOK_STDOUT_BYTES, MAX_HOOK_TIMEOUT_SECS, Matcher,
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;

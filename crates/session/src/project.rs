@@ -84,14 +84,12 @@ impl Project {
     pub fn trusts_own_commands(&self) -> bool {
         match &self.settings.trust {
             ProjectTrust::Trusted(_) => true,
-            ProjectTrust::NotNeeded => {
-                self.locations.project_root.as_deref().is_none_or(|root| {
-                    matches!(
-                        self.trust_store().project(root),
-                        Ok(Some(record)) if record.trusted.is_some()
-                    )
-                })
-            }
+            ProjectTrust::NotNeeded => self.locations.project_root.as_deref().is_none_or(|root| {
+                matches!(
+                    self.trust_store().project(root),
+                    Ok(Some(record)) if record.trusted.is_some()
+                )
+            }),
             _ => false,
         }
     }

@@ -162,7 +162,10 @@ pub(crate) fn before_tool(replies: &[Reply]) -> BeforeTool {
                 before.permission = Some((permission, reason));
             }
         }
-        if let Some(input) = reply.field("updatedInput").filter(|input| input.is_object()) {
+        if let Some(input) = reply
+            .field("updatedInput")
+            .filter(|input| input.is_object())
+        {
             before.input = Some(input.clone());
         }
         before.context = joined(before.context.take(), reply.context());
@@ -174,7 +177,10 @@ pub(crate) fn before_tool(replies: &[Reply]) -> BeforeTool {
 pub(crate) fn after_tool(replies: &[Reply]) -> AfterTool {
     let mut after = AfterTool::default();
     for reply in replies {
-        after.feedback = joined(after.feedback.take(), reply.stop().or_else(|| reply.block()));
+        after.feedback = joined(
+            after.feedback.take(),
+            reply.stop().or_else(|| reply.block()),
+        );
         after.context = joined(after.context.take(), reply.context());
     }
     after
@@ -256,7 +262,10 @@ mod tests {
             "updatedInput": {"command": "ls"}, "additionalContext": "note"}});
         let deny = json!({"hookSpecificOutput": {"permissionDecision": "deny",
             "permissionDecisionReason": "no"}});
-        let before = before_tool(&[ran(0, &allow.to_string(), ""), ran(0, &deny.to_string(), "")]);
+        let before = before_tool(&[
+            ran(0, &allow.to_string(), ""),
+            ran(0, &deny.to_string(), ""),
+        ]);
         assert_eq!(before.permission, Some((HookPermission::Deny, "no".into())));
         assert_eq!(before.input, Some(json!({"command": "ls"})));
         assert_eq!(before.context.as_deref(), Some("note"));
@@ -280,6 +289,9 @@ mod tests {
     #[test]
     fn prompts_are_refused_or_given_context() {
         assert_eq!(prompt(&[ran(2, "", "secret")]), Err("secret".into()));
-        assert_eq!(prompt(&[ran(0, "today is Friday", "")]), Ok(Some("today is Friday".into())));
+        assert_eq!(
+            prompt(&[ran(0, "today is Friday", "")]),
+            Ok(Some("today is Friday".into()))
+        );
     }
 }

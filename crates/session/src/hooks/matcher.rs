@@ -114,11 +114,19 @@ mod tests {
         let bash = Matcher::new("Bash").unwrap();
         assert!(bash.matches_tool("bash"));
         assert!(!bash.matches_tool("bash_extra"));
-        assert!(Matcher::new("run_shell_command").unwrap().matches_tool("bash"));
+        assert!(
+            Matcher::new("run_shell_command")
+                .unwrap()
+                .matches_tool("bash")
+        );
         assert!(Matcher::new("*").unwrap().matches_tool("anything"));
         assert!(Matcher::new("").unwrap().matches_tool("anything"));
         assert!(Matcher::new("Write").unwrap().matches_tool("delete_file"));
-        assert!(Matcher::new("mcp__srv__tool").unwrap().matches_tool("mcp.srv.tool"));
+        assert!(
+            Matcher::new("mcp__srv__tool")
+                .unwrap()
+                .matches_tool("mcp.srv.tool")
+        );
         assert!(!Matcher::new("Read").unwrap().matches_tool("bash"));
         assert!(Matcher::new("[").is_err());
     }

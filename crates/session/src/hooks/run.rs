@@ -55,10 +55,14 @@ impl SessionHooks {
             session_id,
             sink,
         };
-        if !hooks.runner.warnings.is_empty() && !hooks.runner.told.swap(true, Ordering::Relaxed)
-        {
+        if !hooks.runner.warnings.is_empty() && !hooks.runner.told.swap(true, Ordering::Relaxed) {
             for warning in &hooks.runner.warnings {
-                hooks.tell(HookEvent::SessionStart, &warning.origin, "", &warning.to_string());
+                hooks.tell(
+                    HookEvent::SessionStart,
+                    &warning.origin,
+                    "",
+                    &warning.to_string(),
+                );
             }
         }
         hooks
@@ -67,7 +71,10 @@ impl SessionHooks {
     /// The hooks of a run of `agent`: the settings' and the agent's own front matter's
     /// (those of a project agent file only when the project is trusted); `None` when there
     /// are none.
-    pub(crate) fn for_agent(self: &Arc<Self>, agent: &AgentDefinition) -> Option<Arc<dyn RunHooks>> {
+    pub(crate) fn for_agent(
+        self: &Arc<Self>,
+        agent: &AgentDefinition,
+    ) -> Option<Arc<dyn RunHooks>> {
         let mut set = self.runner.settings.clone();
         if let Some(value) = agent.extra.get("hooks") {
             let origin = format!("agent {}: {}", agent.name(), agent.source.path.display());
@@ -111,7 +118,11 @@ impl SessionHooks {
         if hooks.is_empty() {
             return Ok(None);
         }
-        let input = self.input(HookEvent::UserPromptSubmit, agent, json!({"prompt": prompt}));
+        let input = self.input(
+            HookEvent::UserPromptSubmit,
+            agent,
+            json!({"prompt": prompt}),
+        );
         decide::prompt(&self.run_all(&hooks, &input).await)
     }
 
@@ -133,7 +144,9 @@ impl SessionHooks {
     /// Runs `hooks` at once on `input`; tells the user what went wrong.
     async fn run_all(&self, hooks: &[&HookCommand], input: &Value) -> Vec<Reply> {
         let stdin = input.to_string();
-        let runs = hooks.iter().map(|hook| self.run_one(hook, stdin.as_bytes()));
+        let runs = hooks
+            .iter()
+            .map(|hook| self.run_one(hook, stdin.as_bytes()));
         let replies = join_all(runs).await;
         for (hook, reply) in hooks.iter().zip(&replies) {
             if let Some(problem) = &reply.problem {

@@ -47,9 +47,17 @@ pub(in crate::settings) fn parse_gemini_layer(
     }
     let agents = raw.0.agents.as_mut().map(|agents| &mut agents.0);
     warnings.extend(unknown_values(path, agents));
-    let disabled = raw.0.hooks_config.as_ref().and_then(|config| config.get("enabled"))
+    let disabled = raw
+        .0
+        .hooks_config
+        .as_ref()
+        .and_then(|config| config.get("enabled"))
         == Some(&Value::Bool(false));
-    raw.0.hooks = raw.0.hooks.take().and_then(|hooks| claude_shaped(hooks, disabled));
+    raw.0.hooks = raw
+        .0
+        .hooks
+        .take()
+        .and_then(|hooks| claude_shaped(hooks, disabled));
     Ok(ParsedLayer {
         value: to_map(&raw),
         warnings,
