@@ -15,7 +15,7 @@ use crate::trust::{
     self, Baselines, Loosening, PROJECT_POLICY_FILES, ProjectTrust, TrustStore, sha256_hex,
 };
 use agentctl_core::{RiskLevel, Settings};
-use merge::{Origins, leaves, merge_layer};
+use merge::{Origins, concatenate_hooks, leaves, merge_layer};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -469,34 +469,6 @@ pub fn load_settings_with(
         })?;
     loaded.origins = origins;
     Ok(loaded)
-}
-
-/// The layer `value` with each of its `hooks` lists appended to the lists of the layers
-/// below (`hooks` holds them so far), each group's layer (`index`) recorded in `origins`:
-/// hooks add up, layer by layer, where other lists replace.
-fn concatenate_hooks(
-    mut value: Map<String, Value>,
-    hooks: &mut Map<String, Value>,
-    index: usize,
-    origins: &mut BTreeMap<String, Vec<usize>>,
-) -> Map<String, Value> {
-    let Some(Value::Object(layer)) = value.remove("hooks") else {
-        return value;
-    };
-    let mut added = Map::new();
-    for (event, list) in layer {
-        let held = hooks
-            .entry(event.clone())
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let (Value::Array(held), Value::Array(list)) = (&mut *held, list) {
-            let layers = origins.entry(event.clone()).or_default();
-            layers.extend(std::iter::repeat_n(index, list.len()));
-            held.extend(list);
-        }
-        added.insert(event, held.clone());
-    }
-    value.insert("hooks".into(), Value::Object(added));
-    value
 }
 
 /// The settings files, lowest precedence first: Gemini CLI's and agentctl's global ones, then
