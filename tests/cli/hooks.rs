@@ -526,3 +526,48 @@ fn model_written_input_never_runs_in_a_hook() {
     assert!(!project.root.join("pwned_by_hook").exists());
     assert!(!project.root.join("pwned_sub").exists());
 }
+
+/// Refuses prompts that mention a secret; adds context to the others.
+const PROMPT_HOOK: &str = r#"#!/bin/sh
+input=$(cat)
+case "$input" in
+  *password*) echo "prompts may not carry passwords" >&2; exit 2 ;;
+esac
+echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"The build is green."}}'
+"#;
+
+#[test]
+fn a_user_prompt_submit_hook_refuses_a_prompt_or_adds_context() {
+    let project = project_with("UserPromptSubmit", "", PROMPT_HOOK, 60, true);
+    let model = ServedModel::openai();
+    let output = run(
+        &project,
+        &model,
+        &["run", "worker", "-p", "my password is hunter2"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("prompts may not carry passwords"),
+        "{stderr}"
+    );
+    assert!(model.server.requests().is_empty(), "the model never saw it");
+
+    model.answer_text("Good.");
+    let output = run(
+        &project,
+        &model,
+        &["run", "worker", "-p", "How is the build?"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    let prompt = requests[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(prompt, "How is the build?\n\nThe build is green.");
+}

@@ -5,6 +5,10 @@ use crate::{error::Result, schema, suggest};
 use agentctl_core::AgentSpec;
 use std::collections::BTreeMap;
 
+/// Fields of the agent-file conventions agentctl shares with Claude Code that the session
+/// reads from `extra` (not part of [`AgentSpec`]): kept without a warning.
+const KEPT_FOR_THE_SESSION: &[&str] = &["hooks"];
+
 pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
     let spec: AgentSpec = source.deserialize()?;
     let mut warnings = Vec::new();
@@ -12,6 +16,10 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
     let unknown = schema::unknown_fields(&source.index);
     let mut top_level_unknown = Vec::new();
     for (entry, known) in &unknown {
+        if entry.is_top_level() && KEPT_FOR_THE_SESSION.contains(&&*entry.path) {
+            top_level_unknown.push(&*entry.path);
+            continue;
+        }
         let key = entry.path.rsplit(['.', ']']).next().unwrap_or(&entry.path);
         let hint = suggest::similar(key, known.iter().map(String::as_str))
             .first()
