@@ -571,3 +571,21 @@ fn a_user_prompt_submit_hook_refuses_a_prompt_or_adds_context() {
         .to_owned();
     assert_eq!(prompt, "How is the build?\n\nThe build is green.");
 }
+
+#[test]
+fn a_hook_that_cannot_be_used_is_a_warning_naming_its_file() {
+    let project = project_with("PreToolUse", "(", PRE_HOOK, 60, true);
+    let model = ServedModel::openai();
+    model.answer_text("Hi.");
+    let output = run(&project, &model, &["run", "worker", "-p", "hi"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let file = project.root.join(".agentctl/settings.json");
+    assert!(
+        stderr.contains(&format!(
+            "project: {}: hooks.PreToolUse[0].matcher: not a valid regular expression",
+            file.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -468,6 +468,22 @@ pub fn load_settings_with(
             message: error.to_string(),
         })?;
     loaded.origins = origins;
+    loaded.settings.hook_origins = loaded
+        .hook_origins
+        .iter()
+        .map(|(event, layers)| {
+            let names = layers
+                .iter()
+                .map(|index| {
+                    loaded
+                        .layers
+                        .get(*index)
+                        .map_or_else(|| "settings".to_owned(), ToString::to_string)
+                })
+                .collect();
+            (event.clone(), names)
+        })
+        .collect();
     Ok(loaded)
 }
 

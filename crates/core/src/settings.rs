@@ -46,6 +46,11 @@ pub struct Settings {
     /// project is trusted).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub hooks: serde_json::Map<String, serde_json::Value>,
+    /// Where each group of [`hooks`](Self::hooks) was declared, by event, in order (the
+    /// settings file, as the loader names its layer); not part of the file format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub hook_origins: BTreeMap<String, Vec<String>>,
 }
 
 /// `store.*` keys: where sessions, runs, state, checkpoints and traces are stored.

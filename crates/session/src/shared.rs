@@ -5,7 +5,7 @@
 use crate::builder::RuntimeBuilder;
 use crate::checks::semantic_checks;
 use crate::error::SessionError;
-use crate::hooks::{HookRunner, HookSet};
+use crate::hooks::{HookRunner, HookSet, HookWarning};
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
@@ -119,8 +119,7 @@ impl Shared {
     /// by the loader until it is trusted), the `bash` tool's sandbox and environment policy,
     /// the project root.
     pub(crate) fn hook_runner(&self) -> HookRunner {
-        let value = serde_json::Value::Object(self.builder.settings().hooks.clone());
-        let (settings, warnings) = HookSet::load(&value, "settings");
+        let (settings, warnings) = settings_hooks(self.builder.settings());
         HookRunner {
             settings,
             warnings,
@@ -179,4 +178,27 @@ fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilde
 
 fn stderr_warning() -> WarningFn {
     Arc::new(|message: String| eprintln!("warning: {message}"))
+}
+
+/// The settings' hooks, each group loaded with the file it came from.
+fn settings_hooks(settings: &Settings) -> (HookSet, Vec<HookWarning>) {
+    let mut set = HookSet::default();
+    let mut warnings = Vec::new();
+    for (event, groups) in &settings.hooks {
+        let origins = settings.hook_origins.get(event);
+        let Some(groups) = groups.as_array() else {
+            let value = serde_json::json!({ event: groups });
+            warnings.extend(HookSet::load(&value, "settings").1);
+            continue;
+        };
+        for (index, group) in groups.iter().enumerate() {
+            let origin = origins
+                .and_then(|origins| origins.get(index))
+                .map_or("settings", String::as_str);
+            let (loaded, mut more) = HookSet::load(&serde_json::json!({ event: [group] }), origin);
+            set.extend(loaded);
+            warnings.append(&mut more);
+        }
+    }
+    (set, warnings)
 }

@@ -160,15 +160,14 @@ fn notice_line(notice: &Notice) {
             message,
         } => {
             // A hook's stderr is the hook's to write: no escape sequence reaches the terminal.
-            let command = if command.is_empty() {
-                String::new()
+            let message = agentctl_core::one_line(message, 300);
+            let line = if command.is_empty() {
+                // A declaration: the origin and the key say which.
+                format!("warning: {origin}: {message}")
             } else {
-                format!(" `{}`", agentctl_core::one_line(command, 80))
+                let command = agentctl_core::one_line(command, 80);
+                format!("warning: {event} hook `{command}` ({origin}): {message}")
             };
-            let line = format!(
-                "warning: {event} hook{command} ({origin}): {}",
-                agentctl_core::one_line(message, 300)
-            );
             writeln!(err, "{}", crate::output::terminal_safe(&line))
         }
         _ => Ok(()),

@@ -57,12 +57,7 @@ impl SessionHooks {
         };
         if !hooks.runner.warnings.is_empty() && !hooks.runner.told.swap(true, Ordering::Relaxed) {
             for warning in &hooks.runner.warnings {
-                hooks.tell(
-                    HookEvent::SessionStart,
-                    &warning.origin,
-                    "",
-                    &warning.to_string(),
-                );
+                hooks.warn(warning);
             }
         }
         hooks
@@ -88,8 +83,8 @@ impl SessionHooks {
                 );
             } else {
                 let (own, warnings) = HookSet::load(value, &origin);
-                for warning in warnings {
-                    self.tell(HookEvent::PreToolUse, &origin, "", &warning.to_string());
+                for warning in &warnings {
+                    self.warn(warning);
                 }
                 set.extend(own);
             }
@@ -171,6 +166,17 @@ impl SessionHooks {
             max_stderr: MAX_HOOK_STDERR_BYTES,
         };
         Reply::of(self.runner.environment.run_shell(run).await)
+    }
+
+    /// Tells the user of a declaration that cannot be used.
+    fn warn(&self, warning: &HookWarning) {
+        let event = warning.key.split(['[', '.']).next().unwrap_or_default();
+        self.sink.emit(EventMsg::Notice(Notice::Hook {
+            event: event.to_owned(),
+            origin: warning.origin.clone(),
+            command: String::new(),
+            message: format!("hooks.{}: {} (ignored)", warning.key, warning.message),
+        }));
     }
 
     fn tell(&self, event: HookEvent, origin: &str, command: &str, message: &str) {
