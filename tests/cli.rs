@@ -21,6 +21,7 @@ mod cli {
     mod graph;
     mod guardrails;
     mod handoffs;
+    mod hooks;
     mod mcp;
     mod mcp_client;
     mod mcp_output;

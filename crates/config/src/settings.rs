@@ -15,7 +15,7 @@ use crate::trust::{
     self, Baselines, Loosening, PROJECT_POLICY_FILES, ProjectTrust, TrustStore, sha256_hex,
 };
 use agentctl_core::{RiskLevel, Settings};
-use merge::{Origins, leaves, merge_layer};
+use merge::{Origins, concatenate_hooks, leaves, merge_layer};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -271,6 +271,9 @@ pub struct LoadedSettings {
     pub project_servers: BTreeSet<String>,
     /// Index into `layers` of the layer that set each leaf; absent means the default.
     origins: Origins,
+    /// Index into `layers` of the layer of each `hooks` group, by event: hooks add up across
+    /// layers, so each group has its own origin.
+    hook_origins: BTreeMap<String, Vec<usize>>,
 }
 
 impl LoadedSettings {
@@ -287,6 +290,7 @@ impl LoadedSettings {
             policy_hashes: BTreeMap::new(),
             project_servers: BTreeSet::new(),
             origins: Origins::new(),
+            hook_origins: BTreeMap::new(),
         }
     }
 
@@ -321,14 +325,38 @@ impl LoadedSettings {
         let resolved = self.to_value();
         let mut entries: Vec<_> = leaves(&resolved)
             .into_iter()
-            .map(|(key, value)| SettingEntry {
-                origin: self.origin(&key),
-                value: value.clone(),
-                key,
-            })
+            .flat_map(|(key, value)| self.entries_of(key, value))
             .collect();
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         entries
+    }
+
+    /// The entries of one leaf: itself, or each group of a `hooks` list with its own origin
+    /// (`hooks.PreToolUse[1]`).
+    fn entries_of(&self, key: String, value: &Value) -> Vec<SettingEntry<'_>> {
+        let groups = key
+            .strip_prefix("hooks.")
+            .and_then(|event| self.hook_origins.get(event))
+            .zip(value.as_array());
+        let Some((layers, groups)) = groups else {
+            return vec![SettingEntry {
+                origin: self.origin(&key),
+                value: value.clone(),
+                key,
+            }];
+        };
+        groups
+            .iter()
+            .enumerate()
+            .map(|(index, group)| SettingEntry {
+                key: format!("{key}[{index}]"),
+                value: group.clone(),
+                origin: layers
+                    .get(index)
+                    .and_then(|layer| self.layers.get(*layer))
+                    .unwrap_or(&SettingsLayer::Default),
+            })
+            .collect()
     }
 
     /// The resolved settings as JSON, in the shape of `settings.json`.
@@ -390,6 +418,7 @@ pub fn load_settings_with(
 
     let mut merged = Map::new();
     let mut origins = Origins::new();
+    let mut hooks = Map::new();
     let mut loaded = LoadedSettings::new(Settings::default());
     if let Ok(Value::Object(defaults)) = serde_json::to_value(Settings::default()) {
         merge_layer(&mut merged, defaults, "", 0, &mut origins);
@@ -425,6 +454,12 @@ pub fn load_settings_with(
             }
             _ => parsed.value,
         };
+        let value = concatenate_hooks(
+            value,
+            &mut hooks,
+            loaded.layers.len(),
+            &mut loaded.hook_origins,
+        );
         merge_layer(&mut merged, value, "", loaded.layers.len(), &mut origins);
         loaded.layers.push(layer);
     }
@@ -433,6 +468,22 @@ pub fn load_settings_with(
             message: error.to_string(),
         })?;
     loaded.origins = origins;
+    loaded.settings.hook_origins = loaded
+        .hook_origins
+        .iter()
+        .map(|(event, layers)| {
+            let names = layers
+                .iter()
+                .map(|index| {
+                    loaded
+                        .layers
+                        .get(*index)
+                        .map_or_else(|| "settings".to_owned(), ToString::to_string)
+                })
+                .collect();
+            (event.clone(), names)
+        })
+        .collect();
     Ok(loaded)
 }
 

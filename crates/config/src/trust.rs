@@ -90,6 +90,8 @@ pub enum LooseningReason {
     TrustsServer,
     /// An MCP server replaces the user's server of the same name.
     ReplacesServer,
+    /// Hooks: commands run at points of every run.
+    RunsCommands,
 }
 
 impl fmt::Display for LooseningReason {
@@ -131,6 +133,7 @@ impl fmt::Display for LooseningReason {
             LooseningReason::ReplacesServer => {
                 f.write_str("replaces the user's server of the same name")
             }
+            LooseningReason::RunsCommands => f.write_str("runs commands as hooks"),
         }
     }
 }

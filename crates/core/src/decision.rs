@@ -24,6 +24,8 @@ pub enum DecidedBy {
     User,
     /// Nobody could be asked: no terminal, or a front end without a person (an MCP client).
     NonTerminal,
+    /// A `PreToolUse` hook of the user's settings or the agent's file.
+    Hook,
 }
 
 /// What would have let a refused call run, for the front end to word.

@@ -21,6 +21,7 @@ mod guardrail;
 mod guardrail_check;
 mod handoff;
 mod hint;
+mod hooks;
 mod mcp;
 mod memory;
 mod model;
@@ -72,6 +73,7 @@ pub use guardrail_check::{
 };
 pub use handoff::{HandoffHistory, HandoffRequest};
 pub use hint::Hint;
+pub use hooks::{AfterTool, BeforeTool, HookCall, HookPermission, RunHooks, StopVerdict};
 pub use mcp::{McpSandboxSettings, McpServerConfig};
 pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{

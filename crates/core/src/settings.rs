@@ -40,6 +40,17 @@ pub struct Settings {
     /// Where sessions are stored (left out of listings while unset).
     #[serde(skip_serializing_if = "StoreSettings::is_unset")]
     pub store: StoreSettings,
+    /// Hooks in Claude Code's shape, by event (`PreToolUse`, `Stop`, … or Gemini CLI's
+    /// `BeforeTool`, …): `[{matcher, hooks: [{type: "command", command, timeout}]}]`. The
+    /// lists of every layer are concatenated, lowest layer first (a project's only once the
+    /// project is trusted).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub hooks: serde_json::Map<String, serde_json::Value>,
+    /// Where each group of [`hooks`](Self::hooks) was declared, by event, in order (the
+    /// settings file, as the loader names its layer); not part of the file format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub hook_origins: BTreeMap<String, Vec<String>>,
 }
 
 /// `store.*` keys: where sessions, runs, state, checkpoints and traces are stored.

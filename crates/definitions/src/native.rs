@@ -5,9 +5,10 @@ use crate::{error::Result, schema, suggest};
 use agentctl_core::AgentSpec;
 use std::collections::BTreeMap;
 
-/// Top-level fields outside [`AgentSpec`] that the session reads from `extra` (the skills an
-/// agent is offered, as Claude Code's subagents list them): kept without a warning.
-const READ_FROM_EXTRA: &[&str] = &["skills"];
+/// Fields of the agent-file conventions agentctl shares with Claude Code that the session
+/// reads from `extra` (not part of [`AgentSpec`]): the skills an agent is offered and its
+/// hooks, kept without a warning.
+const READ_FROM_EXTRA: &[&str] = &["skills", "hooks"];
 
 pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
     let spec: AgentSpec = source.deserialize()?;

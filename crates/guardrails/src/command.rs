@@ -97,7 +97,7 @@ impl CommandEnvironment {
     }
 
     /// A validator's environment: the base under the policy, plus its own `TMPDIR`.
-    fn vars(&self, temp: &Path) -> Vec<(OsString, OsString)> {
+    pub(crate) fn vars(&self, temp: &Path) -> Vec<(OsString, OsString)> {
         let base = match &self.base_env {
             Some(vars) => vars.to_vec(),
             None => std::env::vars_os().collect(),
@@ -173,7 +173,8 @@ impl CommandCheck {
             .take()
             .map(|pipe| read_capped(pipe, MAX_STDERR_BYTES));
         let stdin = child.stdin.take();
-        let ended = tokio::time::timeout(self.timeout, exit(&mut child, stdin, text)).await;
+        let ended =
+            tokio::time::timeout(self.timeout, exit(&mut child, stdin, text.as_bytes())).await;
         // The validator is done (or out of time): nothing of it may outlive the check.
         group.kill();
         let status = match ended {
@@ -188,7 +189,10 @@ impl CommandCheck {
             finish(stdout).await;
         }
         let stderr = match stderr {
-            Some(stderr) => finish(stderr).await.unwrap_or_default(),
+            Some(stderr) => finish(stderr)
+                .await
+                .map(|(kept, _)| kept)
+                .unwrap_or_default(),
             None => Vec::new(),
         };
         let Some(status) = status else {
@@ -211,15 +215,15 @@ pub(crate) fn timeout_of(seconds: u64) -> Duration {
 
 /// Writes `text` to the child's stdin (then closes it) while waiting for the child to exit.
 /// A child that exits without reading it all is fine: what matters is its status.
-async fn exit(
+pub(crate) async fn exit(
     child: &mut Child,
     stdin: Option<ChildStdin>,
-    text: &str,
+    text: &[u8],
 ) -> std::io::Result<ExitStatus> {
     let write = async move {
         if let Some(mut stdin) = stdin {
             // A validator that stops reading closes the pipe: its status says the rest.
-            let _ = stdin.write_all(text.as_bytes()).await;
+            let _ = stdin.write_all(text).await;
             let _ = stdin.shutdown().await;
         }
     };
@@ -233,13 +237,15 @@ async fn exit(
     }
 }
 
-/// Reads `pipe` to its end on a task of its own, keeping the first `keep` bytes.
-fn read_capped<R>(mut pipe: R, keep: usize) -> tokio::task::JoinHandle<Vec<u8>>
+/// Reads `pipe` to its end on a task of its own, keeping the first `keep` bytes; whether
+/// more was read and dropped.
+pub(crate) fn read_capped<R>(mut pipe: R, keep: usize) -> tokio::task::JoinHandle<(Vec<u8>, bool)>
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
     tokio::spawn(async move {
         let mut kept = Vec::new();
+        let mut dropped = false;
         let mut chunk = vec![0u8; 8192];
         while let Ok(read) = pipe.read(&mut chunk).await {
             if read == 0 {
@@ -247,14 +253,15 @@ where
             }
             let room = keep.saturating_sub(kept.len()).min(read);
             kept.extend_from_slice(&chunk[..room]);
+            dropped |= room < read;
         }
-        kept
+        (kept, dropped)
     })
 }
 
 /// What a reader read, or `None` when the pipe stayed open past [`PIPE_GRACE`] (it is then
 /// abandoned).
-async fn finish(reader: tokio::task::JoinHandle<Vec<u8>>) -> Option<Vec<u8>> {
+pub(crate) async fn finish<T>(reader: tokio::task::JoinHandle<T>) -> Option<T> {
     let abort = reader.abort_handle();
     match tokio::time::timeout(PIPE_GRACE, reader).await {
         Ok(read) => read.ok(),
@@ -299,7 +306,7 @@ fn stderr_errors(stderr: &[u8]) -> Option<Vec<String>> {
 }
 
 /// `exited with status 3`, or the signal that ended the validator.
-fn describe_status(status: &ExitStatus) -> String {
+pub(crate) fn describe_status(status: &ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with status {code}");
     }

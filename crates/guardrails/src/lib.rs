@@ -42,6 +42,7 @@ mod factory;
 mod json;
 mod programs;
 mod run;
+mod shell;
 mod validator;
 
 pub use command::{CommandEnvironment, MAX_STDERR_BYTES};
@@ -51,6 +52,7 @@ pub use factory::Guardrails;
 pub use json::{JsonForm, JsonSchemaCheck, MAX_SCHEMA_ERRORS, extract_json};
 pub use programs::SkippedProgram;
 pub use run::CompiledGuardrails;
+pub use shell::{ShellOutcome, ShellRun};
 pub use validator::{
     BUILTIN_VALIDATORS, CUSTOM_VALIDATOR, FnValidator, RegisterError, Validator, ValidatorInput,
     ValidatorRegistry, validator_fn,

@@ -15,7 +15,7 @@ use crate::run_state::{LoopState, Prepared};
 use crate::sample::sample;
 use agentctl_core::{
     BudgetReached, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent,
-    RunMetadata, RunResult, TokensUsed, Usage,
+    RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
 };
 use std::time::Instant;
 
@@ -96,6 +96,7 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
         first_new: run.request.messages.len().saturating_sub(1),
         repairs: 0,
         set_aside: Vec::new(),
+        stop_continued: false,
     };
     guard::check_input(run, events).await?;
     loop {
@@ -120,6 +121,16 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
                 if let Checked::Stands =
                     guard::check_output(run, &mut state, subject, added, events).await?
                 {
+                    if let Some(reason) = stop_hooks(run, &mut state, &text).await {
+                        // The stop hook's reason is the agent's next instruction.
+                        let message = Message::User {
+                            content: format!("Stop hook feedback:\n{reason}"),
+                        };
+                        state.estimator.add(&message);
+                        run.request.messages.push(message);
+                        commit_turn(run, &state, added + 1, events);
+                        continue;
+                    }
                     commit_turn(run, &state, added, events);
                     return Ok(finish(run, &state, text, None));
                 }
@@ -148,6 +159,22 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
                 }
             }
         }
+    }
+}
+
+/// Asks the stop hooks whether the run may end: the reason to go on, once per run (a second
+/// block while `stop_hook_active` is not obeyed, so a hook cannot keep an agent running).
+async fn stop_hooks(run: &Prepared, state: &mut LoopState, text: &str) -> Option<String> {
+    let hooks = run.hooks.as_ref()?;
+    let verdict = hooks
+        .stop(&run.agent, run.depth, text, state.stop_continued)
+        .await;
+    match verdict {
+        StopVerdict::Continue(reason) if !state.stop_continued => {
+            state.stop_continued = true;
+            Some(reason)
+        }
+        _ => None,
     }
 }
 

@@ -3,8 +3,8 @@
 use crate::budget::TokenEstimator;
 use agentctl_core::{
     CallGate, ContextMode, GuardrailPhase, ModelPrice, ModelProvider, ModelRef, ModelRequest,
-    Redactor, RunGuardrails, SubAgentRunner, Tool, ToolFilter, ToolRegistry, ToolsSettings,
-    TraceContext, Usage,
+    Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter, ToolRegistry,
+    ToolsSettings, TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;
@@ -35,6 +35,8 @@ pub(crate) struct Prepared {
     pub filter: ToolFilter,
     /// Decides every call (the runtime's gate, or its safe-only default).
     pub gate: Arc<dyn CallGate>,
+    /// The user's hooks (`PreToolUse`, `PostToolUse`, `Stop`), when the caller gave any.
+    pub hooks: Option<Arc<dyn RunHooks>>,
     /// Masks known secrets in tool results and errors.
     pub redactor: Redactor,
     /// The agent's guardrails, if it declares any.
@@ -83,4 +85,6 @@ pub(crate) struct LoopState {
     /// Answers that failed an output guardrail, each with the repair request after it: never
     /// committed, removed once an answer stands.
     pub(crate) set_aside: Vec<Range<usize>>,
+    /// Whether a stop hook already made the run go on once (`stop_hook_active`).
+    pub(crate) stop_continued: bool,
 }

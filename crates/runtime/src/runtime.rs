@@ -343,6 +343,7 @@ impl Runtime {
             registry: Arc::clone(toolbox.registry()),
             filter,
             gate: scope.gate.unwrap_or_else(|| Arc::clone(&self.inner.gate)),
+            hooks: scope.hooks,
             redactor: self.inner.redactor.clone(),
             guardrails,
             prompt: Arc::from(prompt),

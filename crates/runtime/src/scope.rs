@@ -8,7 +8,7 @@
 //! sub-agent runner that gives each child its own tools in turn.
 
 use crate::specs::SpecCache;
-use agentctl_core::{CallGate, ModelRef, SubAgentRunner, Tool, ToolRegistry, ToolSpec};
+use agentctl_core::{CallGate, ModelRef, RunHooks, SubAgentRunner, Tool, ToolRegistry, ToolSpec};
 use std::sync::Arc;
 
 /// A tool set runs offer: a registry, and the specs of the subsets agents' filters let
@@ -75,6 +75,7 @@ pub struct RunScope {
     pub(crate) gate: Option<Arc<dyn CallGate>>,
     pub(crate) sub_agents: Option<Arc<dyn SubAgentRunner>>,
     pub(crate) model: Option<ModelRef>,
+    pub(crate) hooks: Option<Arc<dyn RunHooks>>,
 }
 
 impl std::fmt::Debug for RunScope {
@@ -84,6 +85,7 @@ impl std::fmt::Debug for RunScope {
             .field("gate", &self.gate.is_some())
             .field("sub_agents", &self.sub_agents.is_some())
             .field("model", &self.model)
+            .field("hooks", &self.hooks.is_some())
             .finish()
     }
 }
@@ -117,6 +119,13 @@ impl RunScope {
     /// The run uses `model`, already resolved, instead of resolving it again.
     pub fn model(mut self, model: ModelRef) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// The run's tool calls and its final answer meet `hooks` (the runtime has none of its
+    /// own): `PreToolUse` before the gate, `PostToolUse` after the call, `Stop` at the end.
+    pub fn hooks(mut self, hooks: Arc<dyn RunHooks>) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 

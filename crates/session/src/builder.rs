@@ -251,13 +251,17 @@ impl RuntimeBuilder {
     pub fn guardrails(&self) -> Guardrails {
         // The settings' sandbox, with the environment policy that withholds what agentctl
         // consumes.
+        Guardrails::new(self.validators.clone(), self.command_environment())
+    }
+
+    /// Where commands other than tools run (`command:` validators, hooks): the settings'
+    /// sandbox, with the environment policy that withholds what agentctl consumes — as the
+    /// `bash` tool's commands.
+    pub(crate) fn command_environment(&self) -> CommandEnvironment {
         let sandbox = CommandEnvironment::from_settings(&self.settings)
             .sandbox()
             .clone();
-        Guardrails::new(
-            self.validators.clone(),
-            CommandEnvironment::new(sandbox, self.env.clone()),
-        )
+        CommandEnvironment::new(sandbox, self.env.clone())
     }
 
     /// The settings runtimes get.

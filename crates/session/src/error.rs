@@ -64,6 +64,9 @@ pub enum SessionError {
         "no agent's triggers match the prompt and no default agent is set (agents.defaultAgent)"
     )]
     NoRoute,
+    /// A `UserPromptSubmit` hook refused the prompt (exit code 2 or `decision: block`).
+    #[error("a UserPromptSubmit hook refused the prompt: {0}")]
+    PromptRefused(String),
     /// A session was built outside a tokio runtime: its turns have nowhere to run.
     #[error("a session must be built inside a tokio runtime (its turns run there)")]
     NoAsyncRuntime,

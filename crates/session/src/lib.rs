@@ -62,6 +62,7 @@ mod engine;
 mod error;
 mod gitignore;
 mod graph_run;
+mod hooks;
 mod listing;
 mod main_agent;
 mod maintenance;
@@ -99,6 +100,10 @@ pub use engine::{
 pub use error::SessionError;
 pub use graph_run::{
     GraphError, GraphOutcome, GraphReplay, ReplayItem, ReplayNode, ReplayTotals, find_branch,
+};
+pub use hooks::{
+    DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookEvent, HookSet, HookWarning, MAX_HOOK_STDERR_BYTES,
+    MAX_HOOK_STDOUT_BYTES, MAX_HOOK_TIMEOUT_SECS, Matcher,
 };
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;

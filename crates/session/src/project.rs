@@ -8,7 +8,9 @@ use crate::store_location::{
     DATABASE_URL_VAR, MigratableStore, StoreLocation, TightenedFiles, resolve_location,
 };
 use crate::task::TaskTool;
-use agentctl_config::{LoadOptions, LoadedSettings, Locations, TrustStore, load_settings_with};
+use agentctl_config::{
+    LoadOptions, LoadedSettings, Locations, ProjectTrust, TrustStore, load_settings_with,
+};
 use agentctl_core::{AgentDefinition, Redactor, RiskLevel, Settings};
 use agentctl_definitions::{Discovery, discover};
 use agentctl_mcp::{LaunchPolicy, McpManager};
@@ -75,6 +77,22 @@ impl Project {
     /// recorded (`$AGENTCTL_HOME/trust/`).
     pub fn trust_store(&self) -> TrustStore {
         TrustStore::new(&self.locations.agentctl_home)
+    }
+
+    /// Whether the user trusts this project to run the commands it declares (its agent
+    /// files' hooks): its policy files are trusted as they are, or — with no policy file —
+    /// the trust store holds a trust of the project.
+    pub fn trusts_own_commands(&self) -> bool {
+        match &self.settings.trust {
+            ProjectTrust::Trusted(_) => true,
+            ProjectTrust::NotNeeded => self.locations.project_root.as_deref().is_none_or(|root| {
+                matches!(
+                    self.trust_store().project(root),
+                    Ok(Some(record)) if record.trusted.is_some()
+                )
+            }),
+            _ => false,
+        }
     }
 
     /// How MCP stdio servers start in this project: the project's own servers (its settings

@@ -5,6 +5,7 @@
 use crate::builder::RuntimeBuilder;
 use crate::checks::semantic_checks;
 use crate::error::SessionError;
+use crate::hooks::{HookRunner, HookSet, HookWarning};
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
@@ -38,6 +39,9 @@ pub(crate) struct Shared {
     pub(crate) own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
     /// The skills found (none for agents defined in code).
     pub(crate) skills: SkillSet,
+    /// Whether commands the project declares (hooks of its agent files) may run: the user
+    /// trusts the project. Agents defined in code have no project to distrust.
+    pub(crate) project_trusted: bool,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -76,6 +80,7 @@ impl Shared {
             tracing,
             own_tools: HashMap::new(),
             skills: project.skills(),
+            project_trusted: project.trusts_own_commands(),
             router: OnceLock::new(),
         }
     }
@@ -109,7 +114,23 @@ impl Shared {
             tracing,
             own_tools: HashMap::new(),
             skills: SkillSet::default(),
+            project_trusted: true,
             router: OnceLock::new(),
+        }
+    }
+
+    /// Where and how the settings' hooks run: the settings' `hooks` (a project's held back
+    /// by the loader until it is trusted), the `bash` tool's sandbox and environment policy,
+    /// the project root.
+    pub(crate) fn hook_runner(&self) -> HookRunner {
+        let (settings, warnings) = settings_hooks(self.builder.settings());
+        HookRunner {
+            settings,
+            warnings,
+            told: std::sync::atomic::AtomicBool::new(false),
+            environment: self.builder.command_environment(),
+            root: self.builder.root().to_path_buf(),
+            project_trusted: self.project_trusted,
         }
     }
 
@@ -161,4 +182,27 @@ fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilde
 
 fn stderr_warning() -> WarningFn {
     Arc::new(|message: String| eprintln!("warning: {message}"))
+}
+
+/// The settings' hooks, each group loaded with the file it came from.
+fn settings_hooks(settings: &Settings) -> (HookSet, Vec<HookWarning>) {
+    let mut set = HookSet::default();
+    let mut warnings = Vec::new();
+    for (event, groups) in &settings.hooks {
+        let origins = settings.hook_origins.get(event);
+        let Some(groups) = groups.as_array() else {
+            let value = serde_json::json!({ event: groups });
+            warnings.extend(HookSet::load(&value, "settings").1);
+            continue;
+        };
+        for (index, group) in groups.iter().enumerate() {
+            let origin = origins
+                .and_then(|origins| origins.get(index))
+                .map_or("settings", String::as_str);
+            let (loaded, mut more) = HookSet::load(&serde_json::json!({ event: [group] }), origin);
+            set.extend(loaded);
+            warnings.append(&mut more);
+        }
+    }
+    (set, warnings)
 }

@@ -153,6 +153,23 @@ fn notice_line(notice: &Notice) {
             )
         }
         Notice::Failed { message } => writeln!(err, "error: {message}"),
+        Notice::Hook {
+            event,
+            origin,
+            command,
+            message,
+        } => {
+            // A hook's stderr is the hook's to write: no escape sequence reaches the terminal.
+            let message = agentctl_core::one_line(message, 300);
+            let line = if command.is_empty() {
+                // A declaration: the origin and the key say which.
+                format!("warning: {origin}: {message}")
+            } else {
+                let command = agentctl_core::one_line(command, 80);
+                format!("warning: {event} hook `{command}` ({origin}): {message}")
+            };
+            writeln!(err, "{}", crate::output::terminal_safe(&line))
+        }
         _ => Ok(()),
     };
 }

@@ -4,7 +4,8 @@
 //! layer. Everything else (scalars, arrays, and whole `mcpServers` entries) is replaced by the
 //! later layer. An MCP server is replaced whole because mixing, say, the `command` of a stdio
 //! server from one file with the `url` of an HTTP server from another gives a server nobody
-//! wrote; Claude Code treats a server defined in a closer scope the same way.
+//! wrote; Claude Code treats a server defined in a closer scope the same way. `hooks` lists
+//! are the exception the other way: they add up across layers ([`concatenate_hooks`]).
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -52,6 +53,34 @@ pub(super) fn merge_layer(
         record(&value, path, layer, origins);
         base.insert(key, value);
     }
+}
+
+/// The layer `value` with each of its `hooks` lists appended to the lists of the layers
+/// below (`hooks` holds them so far), each group's layer (`index`) recorded in `origins`:
+/// hooks add up, layer by layer, where other lists replace.
+pub(super) fn concatenate_hooks(
+    mut value: Map<String, Value>,
+    hooks: &mut Map<String, Value>,
+    index: usize,
+    origins: &mut BTreeMap<String, Vec<usize>>,
+) -> Map<String, Value> {
+    let Some(Value::Object(layer)) = value.remove("hooks") else {
+        return value;
+    };
+    let mut added = Map::new();
+    for (event, list) in layer {
+        let held = hooks
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let (Value::Array(held), Value::Array(list)) = (&mut *held, list) {
+            let layers = origins.entry(event.clone()).or_default();
+            layers.extend(std::iter::repeat_n(index, list.len()));
+            held.extend(list);
+        }
+        added.insert(event, held.clone());
+    }
+    value.insert("hooks".into(), Value::Object(added));
+    value
 }
 
 /// True for a non-empty object: its leaves are recorded below its path, not at it.

@@ -52,6 +52,9 @@ struct RawSettings {
     web: Option<Object<web::RawWeb>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     store: Option<Object<RawStore>>,
+    /// Claude Code's hooks: checked by the hook loader, which reports what it cannot use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hooks: Option<Map<String, Value>>,
 }
 
 /// `store.*` as written.

@@ -89,6 +89,15 @@ pub(crate) fn review(
                 ("mcpServers", Value::Object(servers)) => Some(Value::Object(
                     entries::review_servers(servers, user, &mut findings),
                 )),
+                // Hooks run commands at every tool call: none before the project is trusted.
+                ("hooks", Value::Object(events)) => {
+                    findings.extend(events.iter().map(|(event, value)| Finding {
+                        key: format!("hooks.{event}"),
+                        value: value.clone(),
+                        reason: LooseningReason::RunsCommands,
+                    }));
+                    None
+                }
                 _ => Some(value.clone()),
             };
         if let Some(kept_value) = kept_value.filter(|value| !is_empty_object(value)) {

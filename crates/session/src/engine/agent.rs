@@ -20,7 +20,7 @@ use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,
     RunResult, TraceContext,
 };
-use agentctl_runtime::{RunHandle, RunScope};
+use agentctl_runtime::RunHandle;
 use agentctl_store::{ContextError, RunId};
 use futures_util::{FutureExt as _, StreamExt as _};
 use std::sync::Arc;
@@ -199,9 +199,10 @@ impl TurnCtx {
         let ready = engine.prepare(agent, kind, &mut options).await?;
         self.announce(agent, &ready, handoff.as_ref(), frame);
         trace.next_run(agent.name(), &ready.prompt, 0);
-        let mut scope = RunScope::new()
+        let mut scope = self
+            .gate
+            .scope(agent)
             .tools(kit.toolbox.clone())
-            .gate(Arc::clone(&self.gate) as _)
             .sub_agents(Arc::clone(&self.sub_agents) as _);
         if let Some(model) = ready.model.clone() {
             scope = scope.model(model);

@@ -6,7 +6,9 @@
 //! run emitted before it) and waits on the [`Desk`] for the matching
 //! [`Op::Approve`](crate::Op::Approve).
 
-use agentctl_core::{CallGate, DecidedBy, Decision, PendingCall, RiskLevel};
+use crate::hooks::SessionHooks;
+use agentctl_core::{AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, RiskLevel};
+use agentctl_runtime::RunScope;
 use agentctl_tools::{ApprovalAnswer, ApprovalRequest, Gate};
 use async_trait::async_trait;
 use std::collections::HashMap;
@@ -82,10 +84,15 @@ impl Drop for Opened {
 
 /// The gate of one turn's runs (its agents, the agents its handoffs start, its sub-agents):
 /// the session's gate, with questions going to the turn.
+///
+/// It carries the turn's hooks too: every run that meets this gate — the turn's agent, a
+/// handoff's target, a graph's nodes, a sub-agent at any depth — gets its scope from
+/// [`scope`](Self::scope), so hooks, deny rules, levels and questions reach each alike.
 pub(crate) struct TurnGate {
     gate: Arc<Gate>,
     desk: Arc<Desk>,
     questions: mpsc::UnboundedSender<ApprovalRequest>,
+    hooks: Arc<SessionHooks>,
 }
 
 impl TurnGate {
@@ -94,11 +101,28 @@ impl TurnGate {
         gate: Arc<Gate>,
         desk: Arc<Desk>,
         questions: mpsc::UnboundedSender<ApprovalRequest>,
+        hooks: Arc<SessionHooks>,
     ) -> Self {
         Self {
             gate,
             desk,
             questions,
+            hooks,
+        }
+    }
+
+    /// The turn's hooks.
+    pub(crate) fn hooks(&self) -> &Arc<SessionHooks> {
+        &self.hooks
+    }
+
+    /// The policy part of a run of `agent`'s scope: this gate and the hooks of the settings
+    /// and of `agent`.
+    pub(crate) fn scope(self: &Arc<Self>, agent: &AgentDefinition) -> RunScope {
+        let scope = RunScope::new().gate(Arc::clone(self) as _);
+        match self.hooks.for_agent(agent) {
+            Some(hooks) => scope.hooks(hooks),
+            None => scope,
         }
     }
 }

@@ -294,6 +294,7 @@ impl<'p> SessionBuilder<'p> {
                 sender,
                 receiver: Mutex::new(Some(receiver)),
             },
+            hooks: Arc::new(shared.hook_runner()),
             handle,
             shared,
             starting: Mutex::default(),

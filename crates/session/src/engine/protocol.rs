@@ -250,6 +250,18 @@ pub enum Notice {
         /// Why.
         message: String,
     },
+    /// A hook could not run, failed (an exit code other than 0 and 2), timed out or was
+    /// declared wrong: nothing was blocked by it.
+    Hook {
+        /// The event (`PreToolUse`, …).
+        event: String,
+        /// Where it was declared (a settings layer, an agent file).
+        origin: String,
+        /// Its command line (empty for a declaration).
+        command: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// How a turn ended.

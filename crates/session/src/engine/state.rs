@@ -7,6 +7,7 @@ use super::approvals::Desk;
 use super::kits::{Kit, KitParts, Kits};
 use super::protocol::{SessionEvent, Target, TurnId};
 use super::writer::StoreWriter;
+use crate::hooks::HookRunner;
 use crate::plan::PlanTools;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
@@ -34,6 +35,8 @@ pub(crate) struct Engine {
     pub(crate) conversation: Conversation,
     pub(crate) turns: Turns,
     pub(crate) hub: Hub,
+    /// The hooks of the settings, and where and how they run.
+    pub(crate) hooks: Arc<HookRunner>,
     /// Where turns are spawned.
     pub(crate) handle: tokio::runtime::Handle,
     /// The start of the `autoStart` MCP servers, which shutting down waits for.

@@ -13,7 +13,7 @@ use crate::graph_run::{GraphError, StartAt};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
 };
-use agentctl_runtime::{RunHandle, RunScope};
+use agentctl_runtime::RunHandle;
 use futures_util::Stream;
 use futures_util::future::BoxFuture;
 use std::pin::Pin;
@@ -99,9 +99,9 @@ impl SubAgentRunner for SubAgents {
             // The child's own tools; its definition is the one the task gave (its prompt ends
             // with the task's capability context).
             let (kit, _warnings) = engine.kit(&agent).await;
-            let scope = RunScope::new()
+            let scope = gate
+                .scope(&kit.agent)
                 .tools(kit.toolbox.clone())
-                .gate(gate as _)
                 .sub_agents(runner as _);
             Ok(engine.runtime.run_in(&agent, &prompt, options, scope))
         };

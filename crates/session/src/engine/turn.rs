@@ -13,6 +13,7 @@ use super::state::Engine;
 use super::sub_agents::SubAgents;
 use crate::error::SessionError;
 use crate::graph_run::{GraphError, StartAt, find_branch};
+use crate::hooks::SessionHooks;
 use crate::main_agent::main_agent;
 use agentctl_context::expand_file_references;
 use agentctl_core::{AgentDefinition, RunError, SubAgentRunner};
@@ -42,10 +43,17 @@ impl TurnCtx {
     ) -> Self {
         let (sender, questions) = mpsc::unbounded_channel();
         let approvals = &engine.approvals;
+        let session_id = engine.session().map(|s| s.id().to_owned());
+        let hooks = Arc::new(SessionHooks::new(
+            Arc::clone(&engine.hooks),
+            session_id.unwrap_or_default(),
+            sink.clone(),
+        ));
         let gate = Arc::new(TurnGate::new(
             Arc::clone(&approvals.gate),
             Arc::clone(&approvals.desk),
             sender,
+            hooks,
         ));
         let sub_agents: Arc<dyn SubAgentRunner> =
             Arc::new(SubAgents::new(engine, Arc::clone(&gate)));
@@ -81,6 +89,11 @@ impl TurnCtx {
         let prompt = match self.expand(prompt).await {
             Ok(prompt) => prompt,
             Err(error) => return failed(error),
+        };
+        let prompt = match self.gate.hooks().user_prompt(agent.name(), &prompt).await {
+            Ok(Some(context)) => format!("{prompt}\n\n{context}"),
+            Ok(None) => prompt,
+            Err(reason) => return failed(SessionError::PromptRefused(reason)),
         };
         if agent.spec.graph.is_some() {
             return self.graph(&agent, StartAt::New(prompt)).await;

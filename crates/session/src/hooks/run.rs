@@ -1,0 +1,261 @@
+//! Running hooks for the runs of a turn: [`SessionHooks`] holds the settings' hooks, where
+//! and how commands run, and where problems are told; [`SessionHooks::for_agent`] gives each
+//! run the settings' hooks plus its agent's own, as the agent loop's
+//! [`RunHooks`](agentctl_core::RunHooks).
+
+use super::decide::{self, Reply};
+use super::matcher::names_of;
+use super::{HookCommand, HookEvent, HookSet, HookWarning};
+use crate::engine::{EventMsg, Notice, Sink};
+use agentctl_core::{
+    AfterTool, AgentDefinition, BeforeTool, HookCall, RunHooks, Scope, StopVerdict,
+};
+use agentctl_guardrails::{CommandEnvironment, ShellRun};
+use async_trait::async_trait;
+use futures_util::future::join_all;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Bytes of a hook's stdout read (as JSON or context); the rest is read and dropped.
+pub const MAX_HOOK_STDOUT_BYTES: usize = 64 * 1024;
+/// Bytes of a hook's stderr kept (the reason of a block).
+pub const MAX_HOOK_STDERR_BYTES: usize = 16 * 1024;
+
+/// Where and how the hooks of a session run.
+#[derive(Debug)]
+pub(crate) struct HookRunner {
+    /// The settings' hooks (a project's only once the project is trusted).
+    pub(crate) settings: HookSet,
+    /// What of the settings' hooks cannot be used, told with the first turn.
+    pub(crate) warnings: Vec<HookWarning>,
+    /// Whether the warnings were told.
+    pub(crate) told: AtomicBool,
+    /// The sandbox and environment of the `bash` tool's commands.
+    pub(crate) environment: CommandEnvironment,
+    /// The project root: the hooks' working directory.
+    pub(crate) root: PathBuf,
+    /// Whether hooks of the project's own agent files may run (the project is trusted).
+    pub(crate) project_trusted: bool,
+}
+
+/// The hooks of one turn's runs.
+pub(crate) struct SessionHooks {
+    runner: Arc<HookRunner>,
+    session_id: String,
+    /// Where problems of hooks are told (nowhere for a sub-agent's graph).
+    sink: Sink,
+}
+
+impl SessionHooks {
+    pub(crate) fn new(runner: Arc<HookRunner>, session_id: String, sink: Sink) -> Self {
+        let hooks = Self {
+            runner,
+            session_id,
+            sink,
+        };
+        if !hooks.runner.warnings.is_empty() && !hooks.runner.told.swap(true, Ordering::Relaxed) {
+            for warning in &hooks.runner.warnings {
+                hooks.warn(warning);
+            }
+        }
+        hooks
+    }
+
+    /// The hooks of a run of `agent`: the settings' and the agent's own front matter's
+    /// (those of a project agent file only when the project is trusted); `None` when there
+    /// are none.
+    pub(crate) fn for_agent(
+        self: &Arc<Self>,
+        agent: &AgentDefinition,
+    ) -> Option<Arc<dyn RunHooks>> {
+        let mut set = self.runner.settings.clone();
+        if let Some(value) = agent.extra.get("hooks") {
+            let origin = format!("agent {}: {}", agent.name(), agent.source.path.display());
+            let project = agent.source.scope == Scope::Project;
+            if project && !self.runner.project_trusted {
+                self.tell(
+                    HookEvent::PreToolUse,
+                    &origin,
+                    "",
+                    "the agent's hooks do not run: the project is not trusted (agentctl trust)",
+                );
+            } else {
+                let (own, warnings) = HookSet::load(value, &origin);
+                for warning in &warnings {
+                    self.warn(warning);
+                }
+                set.extend(own);
+            }
+        }
+        if set.is_empty() {
+            return None;
+        }
+        Some(Arc::new(AgentHooks {
+            turn: Arc::clone(self),
+            set,
+        }))
+    }
+
+    /// Runs the `UserPromptSubmit` hooks on `prompt`: the reason it is refused, or the
+    /// context to add to it.
+    pub(crate) async fn user_prompt(
+        &self,
+        agent: &str,
+        prompt: &str,
+    ) -> Result<Option<String>, String> {
+        let hooks: Vec<&HookCommand> = self
+            .runner
+            .settings
+            .for_event(HookEvent::UserPromptSubmit)
+            .collect();
+        if hooks.is_empty() {
+            return Ok(None);
+        }
+        let input = self.input(
+            HookEvent::UserPromptSubmit,
+            agent,
+            json!({"prompt": prompt}),
+        );
+        decide::prompt(&self.run_all(&hooks, &input).await)
+    }
+
+    /// The JSON a hook reads on stdin: Claude Code's common fields, then the event's.
+    fn input(&self, event: HookEvent, agent: &str, fields: Value) -> Value {
+        let mut input = json!({
+            "session_id": self.session_id,
+            "cwd": self.runner.root,
+            "hook_event_name": event.name(),
+            "permission_mode": "default",
+            "agent_name": agent,
+        });
+        if let (Some(input), Value::Object(fields)) = (input.as_object_mut(), fields) {
+            input.extend(fields);
+        }
+        input
+    }
+
+    /// Runs `hooks` at once on `input`; tells the user what went wrong.
+    async fn run_all(&self, hooks: &[&HookCommand], input: &Value) -> Vec<Reply> {
+        let stdin = input.to_string();
+        let runs = hooks
+            .iter()
+            .map(|hook| self.run_one(hook, stdin.as_bytes()));
+        let replies = join_all(runs).await;
+        for (hook, reply) in hooks.iter().zip(&replies) {
+            if let Some(problem) = &reply.problem {
+                self.tell(hook.event, &hook.origin, &hook.command, problem);
+            }
+        }
+        replies
+    }
+
+    async fn run_one(&self, hook: &HookCommand, stdin: &[u8]) -> Reply {
+        let root = self.runner.root.as_os_str().to_owned();
+        let run = ShellRun {
+            line: &hook.command,
+            working_dir: &self.runner.root,
+            stdin,
+            timeout: hook.timeout,
+            vars: vec![
+                ("CLAUDE_PROJECT_DIR".into(), root.clone()),
+                ("AGENTCTL_PROJECT_DIR".into(), root),
+            ],
+            max_stdout: MAX_HOOK_STDOUT_BYTES,
+            max_stderr: MAX_HOOK_STDERR_BYTES,
+        };
+        Reply::of(self.runner.environment.run_shell(run).await)
+    }
+
+    /// Tells the user of a declaration that cannot be used.
+    fn warn(&self, warning: &HookWarning) {
+        let event = warning.key.split(['[', '.']).next().unwrap_or_default();
+        self.sink.emit(EventMsg::Notice(Notice::Hook {
+            event: event.to_owned(),
+            origin: warning.origin.clone(),
+            command: String::new(),
+            message: format!("hooks.{}: {} (ignored)", warning.key, warning.message),
+        }));
+    }
+
+    fn tell(&self, event: HookEvent, origin: &str, command: &str, message: &str) {
+        self.sink.emit(EventMsg::Notice(Notice::Hook {
+            event: event.name().to_owned(),
+            origin: origin.to_owned(),
+            command: command.to_owned(),
+            message: message.to_owned(),
+        }));
+    }
+}
+
+/// The hooks of one run.
+struct AgentHooks {
+    turn: Arc<SessionHooks>,
+    set: HookSet,
+}
+
+impl AgentHooks {
+    /// The fields of a call: Claude Code's tool name (agentctl's where it has none), the
+    /// input, the call's id.
+    fn call_fields(call: &HookCall<'_>) -> Value {
+        let names = names_of(&call.call.name);
+        let claude = names.get(1).unwrap_or(&names[0]);
+        json!({
+            "tool_name": claude,
+            "agentctl_tool_name": call.call.name,
+            "tool_input": call.call.arguments,
+            "tool_use_id": call.call.id,
+            "agent_depth": call.depth,
+        })
+    }
+}
+
+#[async_trait]
+impl RunHooks for AgentHooks {
+    async fn before_tool(&self, call: &HookCall<'_>) -> BeforeTool {
+        let event = HookEvent::PreToolUse;
+        let hooks: Vec<&HookCommand> = self.set.for_tool(event, &call.call.name).collect();
+        if hooks.is_empty() {
+            return BeforeTool::default();
+        }
+        let input = self.turn.input(event, call.agent, Self::call_fields(call));
+        decide::before_tool(&self.turn.run_all(&hooks, &input).await)
+    }
+
+    async fn after_tool(&self, call: &HookCall<'_>, result: &str, failed: bool) -> AfterTool {
+        let event = HookEvent::PostToolUse;
+        let hooks: Vec<&HookCommand> = self.set.for_tool(event, &call.call.name).collect();
+        if hooks.is_empty() {
+            return AfterTool::default();
+        }
+        let mut fields = Self::call_fields(call);
+        if let Some(fields) = fields.as_object_mut() {
+            fields.insert(
+                "tool_response".into(),
+                json!({"content": result, "is_error": failed}),
+            );
+        }
+        let input = self.turn.input(event, call.agent, fields);
+        decide::after_tool(&self.turn.run_all(&hooks, &input).await)
+    }
+
+    async fn stop(&self, agent: &str, depth: u32, answer: &str, continued: bool) -> StopVerdict {
+        let event = if depth == 0 {
+            HookEvent::Stop
+        } else {
+            HookEvent::SubagentStop
+        };
+        let hooks: Vec<&HookCommand> = self.set.for_event(event).collect();
+        if hooks.is_empty() {
+            return StopVerdict::Stop;
+        }
+        let fields = json!({
+            "stop_hook_active": continued,
+            "last_assistant_message": answer,
+            "agent_depth": depth,
+        });
+        let input = self.turn.input(event, agent, fields);
+        decide::stop(&self.turn.run_all(&hooks, &input).await)
+    }
+}
