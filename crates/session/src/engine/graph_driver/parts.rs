@@ -3,7 +3,7 @@
 
 use crate::graph_run::GraphError;
 use crate::session::SessionHandle;
-use agentctl_core::GraphNode;
+use agentctl_core::{GraphNode, Reducer};
 use agentctl_routing::Transition;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -68,4 +68,46 @@ pub(super) fn node_prompt(
         );
     }
     prompt
+}
+
+/// Writes `value` under `key` in `state` as the graph's reducer for the key says: `append`
+/// adds to a list (a list written adds each item), `merge` merges an object's fields in (later
+/// writes win), `last` and no reducer replace.
+pub(super) fn write_key(
+    state: &mut Map<String, Value>,
+    key: &str,
+    value: Value,
+    reducer: Option<Reducer>,
+) {
+    match (reducer, state.get_mut(key)) {
+        (Some(Reducer::Append), Some(Value::Array(items))) => match value {
+            Value::Array(more) => items.extend(more),
+            one => items.push(one),
+        },
+        (Some(Reducer::Append), Some(existing)) => {
+            let first = existing.take();
+            let mut items = vec![first];
+            match value {
+                Value::Array(more) => items.extend(more),
+                one => items.push(one),
+            }
+            *existing = Value::Array(items);
+        }
+        (Some(Reducer::Append), None) => {
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            state.insert(key.to_owned(), Value::Array(items));
+        }
+        (Some(Reducer::Merge), Some(Value::Object(fields))) => match value {
+            Value::Object(more) => fields.extend(more),
+            other => {
+                state.insert(key.to_owned(), other);
+            }
+        },
+        _ => {
+            state.insert(key.to_owned(), value);
+        }
+    }
 }

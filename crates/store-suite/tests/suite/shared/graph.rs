@@ -17,6 +17,7 @@ fn node<'a>(session: &'a str, branch: u32, step: u32, state: &'a Value) -> NewCh
         next: Some("worker"),
         reason: None,
         state,
+        parallel: None,
     }
 }
 

@@ -1,0 +1,372 @@
+//! Parallel branches: after an edge `to: [a, b, c]`, each branch runs its nodes on its own
+//! turn context (its own cancel token, the turn's sink and gate), at most `agents.maxParallel`
+//! nodes at once, until it reaches the join node; the join runs once `join:` says enough
+//! branches arrived.
+//!
+//! **Checkpoints stay exact.** Every node a branch finishes writes a checkpoint whose
+//! `parallel` record holds every branch's status (pending, running, done, cancelled), where
+//! it is (its next node), the nodes it ran and what they wrote. The state itself stays the one
+//! at the fan-out until the join: then the branches' writes are merged in declaration order
+//! (never completion order), through the graph's reducers. A resume from any of these
+//! checkpoints re-runs only the branches that had not finished, from the node they were at.
+
+use super::drive::{Driver, Position, Saved};
+use super::node::{Last, NodeJob, NodeRun, state_update};
+use super::parts::{edge_reason, write_key};
+use crate::error::GraphError;
+use agentctl_core::{GRAPH_END, GraphEvent, GraphNode, TraceContext};
+use agentctl_routing::Graph;
+use futures_util::StreamExt as _;
+use futures_util::future::BoxFuture;
+use futures_util::stream::FuturesUnordered;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, VecDeque};
+use tokio_util::sync::CancellationToken;
+
+/// A fan-out in progress, as its checkpoints record it (the `parallel` column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Fanout {
+    /// The node whose edge fanned out.
+    pub from: String,
+    /// The node the branches join at.
+    pub join: String,
+    /// How many branches must arrive before the join runs.
+    pub needed: usize,
+    /// The join's inputs are in: the state holds the branches' writes and the join runs next.
+    #[serde(default)]
+    pub joined: bool,
+    /// The branches, in the order the edge names them.
+    pub branches: Vec<Branch>,
+}
+
+/// Where a branch is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Status {
+    /// Not started, or between two of its nodes.
+    Pending,
+    /// A node of it was running when the checkpoint was written.
+    Running,
+    /// It reached the join, or ended.
+    Done,
+    /// The join ran without it (`join: any` or a number).
+    Cancelled,
+}
+
+/// One branch of a fan-out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Branch {
+    /// The node it starts at (its name among the branches).
+    pub start: String,
+    pub status: Status,
+    /// The node it runs next; `None` once done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    /// Whether it reached the join (a done branch that did not, ended without it).
+    #[serde(default)]
+    pub arrived: bool,
+    /// The nodes it ran, in order.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// What its nodes wrote, in order, as `[key, value]`.
+    #[serde(default)]
+    pub writes: Vec<(String, Value)>,
+}
+
+impl Fanout {
+    /// A fan-out from `from` to `starts`, joining at `join`.
+    pub(super) fn new(from: &str, join: &GraphNode, starts: &[String]) -> Self {
+        let needed = join
+            .join
+            .map_or(starts.len(), |join| join.needed(starts.len()));
+        Self {
+            from: from.to_owned(),
+            join: join.name.clone(),
+            needed,
+            joined: false,
+            branches: starts
+                .iter()
+                .map(|start| Branch {
+                    start: start.clone(),
+                    status: Status::Pending,
+                    next: Some(start.clone()),
+                    arrived: false,
+                    path: Vec::new(),
+                    writes: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The record from a checkpoint's `parallel` column.
+    pub(super) fn read(parallel: Option<Value>) -> Option<Self> {
+        serde_json::from_value(parallel?).ok()
+    }
+
+    fn arrived(&self) -> usize {
+        self.branches.iter().filter(|branch| branch.arrived).count()
+    }
+
+    /// What branch `b` sees: the state at the fan-out with its own writes.
+    fn branch_state(
+        &self,
+        base: &Map<String, Value>,
+        b: usize,
+        graph: &Graph,
+    ) -> Map<String, Value> {
+        let mut state = base.clone();
+        for (key, value) in &self.branches[b].writes {
+            write_key(&mut state, key, value.clone(), graph.reducer(key));
+        }
+        state
+    }
+
+    /// The state at the join: the fan-out's, with the writes of every branch that finished,
+    /// branch by branch in declaration order.
+    fn merged(&self, base: &Map<String, Value>, graph: &Graph) -> Map<String, Value> {
+        let mut state = base.clone();
+        for branch in self.branches.iter().filter(|b| b.status == Status::Done) {
+            for (key, value) in &branch.writes {
+                write_key(&mut state, key, value.clone(), graph.reducer(key));
+            }
+        }
+        state
+    }
+}
+
+/// A branch node's end: the branch, the node, how it went.
+type Finished = (usize, String, Result<(Last, NodeRun), GraphError>);
+
+/// The branch nodes running, with the tokens that cancel them.
+#[derive(Default)]
+struct Running {
+    futures: FuturesUnordered<BoxFuture<'static, Finished>>,
+    cancels: HashMap<usize, CancellationToken>,
+}
+
+impl Running {
+    /// Cancels every node still running and waits for them to stop (their runs end as
+    /// cancelled in the store), returning the branches they belonged to.
+    async fn stop(&mut self) -> Vec<usize> {
+        for cancel in self.cancels.values() {
+            cancel.cancel();
+        }
+        let mut stopped = Vec::new();
+        while let Some((b, _, _)) = self.futures.next().await {
+            stopped.push(b);
+        }
+        self.cancels.clear();
+        stopped
+    }
+}
+
+impl Driver<'_> {
+    /// Runs the unfinished branches of `fanout` until the join may run; returns the position
+    /// at the join (its checkpoint written), or why the branches stopped.
+    pub(super) async fn run_branches(
+        &mut self,
+        mut position: Position,
+        mut fanout: Fanout,
+        trace: Option<&TraceContext>,
+    ) -> Result<(Position, Option<Last>), GraphError> {
+        let limit = self.ctx.engine.shared.max_parallel();
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        for (b, branch) in fanout.branches.iter_mut().enumerate() {
+            if matches!(branch.status, Status::Pending | Status::Running) {
+                branch.status = Status::Pending;
+                queue.push_back(b);
+            }
+        }
+        let mut running = Running::default();
+        let mut last = None;
+        while fanout.arrived() < fanout.needed {
+            while running.futures.len() < limit
+                && let Some(b) = queue.pop_front()
+            {
+                if let Err(error) =
+                    self.start_branch(&position, &mut fanout, b, trace, &mut running)
+                {
+                    running.stop().await;
+                    return Err(error);
+                }
+            }
+            let Some(finished) = self.next_finished(&mut running).await else {
+                break;
+            };
+            let (b, name, result) = finished;
+            running.cancels.remove(&b);
+            let (done, run) = match result {
+                Ok(done) => done,
+                Err(error) => {
+                    running.stop().await;
+                    return Err(error);
+                }
+            };
+            let saved = self
+                .branch_node_done(&mut position, &mut fanout, b, &name, &done, &mut running)
+                .await?;
+            if fanout.branches[b].status == Status::Pending {
+                // The branch goes on: its next node before other branches' first.
+                queue.push_front(b);
+            }
+            position = self
+                .save(position, saved.with_run(run), Some(&fanout))
+                .await?;
+            last = Some(done);
+        }
+        if fanout.arrived() < fanout.needed {
+            return Err(GraphError::JoinIncomplete {
+                graph: self.graph.name().to_owned(),
+                join: fanout.join.clone(),
+                arrived: fanout.arrived(),
+                needed: fanout.needed,
+            });
+        }
+        Ok((position, last))
+    }
+
+    /// Starts the next node of branch `b`.
+    fn start_branch(
+        &self,
+        position: &Position,
+        fanout: &mut Fanout,
+        b: usize,
+        trace: Option<&TraceContext>,
+        running: &mut Running,
+    ) -> Result<(), GraphError> {
+        let in_flight = u32::try_from(running.futures.len()).unwrap_or(u32::MAX);
+        let step = position.step.saturating_add(in_flight).saturating_add(1);
+        if step > self.graph.max_steps() {
+            return Err(GraphError::StepLimit {
+                graph: self.graph.name().to_owned(),
+                limit: self.graph.max_steps(),
+                path: fanout.branches[b].path.clone(),
+            });
+        }
+        let name = fanout.branches[b].next.clone().unwrap_or_default();
+        let node = self
+            .graph
+            .node(&name)
+            .ok_or_else(|| GraphError::UnknownNode {
+                graph: self.graph.name().to_owned(),
+                node: name.clone(),
+            })?
+            .clone();
+        let job = NodeJob {
+            graph: self.graph.name().to_owned(),
+            node,
+            step,
+            state: fanout.branch_state(&position.state, b, &self.graph),
+            trace: trace.cloned(),
+            model: self.model.clone(),
+            flag: self.flag,
+        };
+        let mut ctx = self.ctx.branch();
+        running.cancels.insert(b, ctx.cancel.clone());
+        fanout.branches[b].status = Status::Running;
+        running.futures.push(Box::pin(async move {
+            let result = job.run(&mut ctx).await;
+            (b, name, result)
+        }));
+        Ok(())
+    }
+
+    /// The next branch node to finish, passing on the questions of the branches' runs while
+    /// waiting; `None` when none runs.
+    async fn next_finished(&mut self, running: &mut Running) -> Option<Finished> {
+        if running.futures.is_empty() {
+            return None;
+        }
+        loop {
+            tokio::select! {
+                finished = running.futures.next() => return finished,
+                Some(question) = self.ctx.questions.recv() => self.ctx.sink.question(question),
+            }
+        }
+    }
+
+    /// After branch `b`'s node `name`: its write, its next node (or its arrival), and — when
+    /// that completes the join — the other branches stopped and their writes merged.
+    async fn branch_node_done(
+        &mut self,
+        position: &mut Position,
+        fanout: &mut Fanout,
+        b: usize,
+        name: &str,
+        done: &Last,
+        running: &mut Running,
+    ) -> Result<Saved, GraphError> {
+        let node = self
+            .graph
+            .node(name)
+            .ok_or_else(|| GraphError::UnknownNode {
+                graph: self.graph.name().to_owned(),
+                node: name.to_owned(),
+            })?
+            .clone();
+        let key = node.output_key().to_owned();
+        let output = state_update(&key, &done.output);
+        let branch = &mut fanout.branches[b];
+        branch.path.push(name.to_owned());
+        branch.writes.push((key.clone(), output.clone()));
+        let step = position.step + 1;
+        self.emit(GraphEvent::NodeFinished {
+            step,
+            node: name.to_owned(),
+            agents: Vec::new(),
+            output_key: key,
+            output: output.clone(),
+        });
+        let state = fanout.branch_state(&position.state, b, &self.graph);
+        let variables = self.variables(&state, name, step, &output).await?;
+        let transition =
+            self.graph
+                .next(name, &variables)
+                .map_err(|source| GraphError::Condition {
+                    graph: self.graph.name().to_owned(),
+                    source,
+                })?;
+        let reason = edge_reason(&transition);
+        let to = transition.to.clone();
+        let branch = &mut fanout.branches[b];
+        branch.arrived = to.as_deref() == Some(fanout.join.as_str());
+        match &to {
+            Some(next) if !branch.arrived => {
+                branch.status = Status::Pending;
+                branch.next = Some(next.clone());
+            }
+            _ => {
+                branch.status = Status::Done;
+                branch.next = None;
+            }
+        }
+        self.emit(GraphEvent::EdgeTaken {
+            from: name.to_owned(),
+            to: to.clone().unwrap_or_else(|| GRAPH_END.to_owned()),
+            condition: transition.condition.clone(),
+            reason: reason.clone(),
+        });
+        if fanout.arrived() >= fanout.needed {
+            for stopped in running.stop().await {
+                fanout.branches[stopped].status = Status::Cancelled;
+            }
+            for branch in &mut fanout.branches {
+                if branch.status == Status::Pending {
+                    branch.status = Status::Cancelled;
+                }
+            }
+            fanout.joined = true;
+            position.state = fanout.merged(&position.state, &self.graph);
+        }
+        Ok(Saved {
+            step,
+            node: name.to_owned(),
+            run: None,
+            next: Some(fanout.join.clone()),
+            reason,
+        })
+    }
+}

@@ -1,0 +1,262 @@
+//! Parallel graph branches end to end, on the strict OpenAI fake: a review fans out to three
+//! reviewers whose model calls overlap (the fake holds each answer until all three arrived),
+//! the join sees all three; `kill -9` after two of three branches finished and `graph resume`
+//! runs only the third, then the join; validation of fan-outs located in the file.
+
+use super::support::{ServedModel, TestProject, spawn_piped, text};
+use agentctl_store::{GraphLog as _, SessionLog as _};
+use serde_json::Value;
+use std::io::{BufRead as _, BufReader};
+use std::time::Duration;
+
+/// The review graph: a planner fans out to three reviewers, joined by a summary.
+const REVIEW: &str = "---
+name: review
+description: Three reviews of one change, joined.
+graph:
+  entry: intake
+  nodes:
+    - {name: intake, agent: planner, output: change}
+    - {name: security, agent: reviewer, output: security_review}
+    - {name: perf, agent: reviewer, output: perf_review}
+    - {name: style, agent: reviewer, output: style_review}
+    - {name: summary, agent: summarizer, join: all}
+  edges:
+    - {from: intake, to: [security, perf, style]}
+    - {from: security, to: summary}
+    - {from: perf, to: summary}
+    - {from: style, to: summary}
+    - {from: summary, to: END}
+---
+";
+
+fn strict_agent(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: The {name}.\nmodel: openai:gpt-4o-mini\ntools:\n  allow: []\n---\nAnswer briefly.\n"
+    )
+}
+
+fn review_project() -> TestProject {
+    let project = TestProject::new();
+    project
+        .write(".agentctl/agents/review.md", REVIEW)
+        .write(".agentctl/agents/planner.md", &strict_agent("planner"))
+        .write(".agentctl/agents/reviewer.md", &strict_agent("reviewer"))
+        .write(
+            ".agentctl/agents/summarizer.md",
+            &strict_agent("summarizer"),
+        );
+    project
+}
+
+fn command(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Command {
+    let mut command = project.command(args);
+    model.point(&mut command);
+    command
+}
+
+fn only_session(project: &TestProject) -> String {
+    let sessions = project.json(&["sessions", "list", "--format", "json"]);
+    sessions[0]["sessionId"].as_str().unwrap().to_owned()
+}
+
+/// The last user message of recorded request `index`.
+fn prompt_of(model: &ServedModel, index: usize) -> String {
+    let body = model.server.requests()[index].body.clone();
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "user")
+        .and_then(|message| message["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn three_reviewers_run_at_once_and_the_join_sees_all_three() {
+    let project = review_project();
+    let model = ServedModel::openai();
+    model.answer_text("Change: add a login endpoint.");
+    model.answer_text("REVIEW-ONE");
+    model.answer_text("REVIEW-TWO");
+    model.answer_text("REVIEW-THREE");
+    model.answer_text("All three reviews agree.");
+    // The intake's call passes alone; the three reviewers' (requests 2 to 4) are answered
+    // only once all three are in flight at once.
+    model
+        .server
+        .hold_until_overlapping(2, 3, Duration::from_secs(10));
+    let output = command(
+        &project,
+        &model,
+        &[
+            "graph",
+            "run",
+            "review",
+            "-p",
+            "Review my change",
+            "--format",
+            "stream-json",
+        ],
+    )
+    .output()
+    .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    assert_eq!(requests.len(), 5, "intake, three reviewers, the join");
+    assert!(model.server.max_in_flight() >= 3, "the reviews overlapped");
+    let join = prompt_of(&model, 4);
+    for review in ["REVIEW-ONE", "REVIEW-TWO", "REVIEW-THREE"] {
+        assert!(join.contains(review), "the join misses {review}: {join}");
+    }
+    let events: Vec<Value> = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let edge = events
+        .iter()
+        .find(|event| event["type"] == "edge_taken" && event["from"] == "intake")
+        .unwrap();
+    assert_eq!(edge["to"], "[security, perf, style]");
+    model.server.assert_no_violations();
+}
+
+#[test]
+fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
+    let project = review_project();
+    let model = ServedModel::openai();
+    model.answer_text("Change: add a login endpoint.");
+    model.answer_text("REVIEW-A");
+    model.answer_text("REVIEW-B");
+    // The third reviewer's answer never comes in time: the process is killed.
+    model.server.push_delay(Duration::from_secs(120));
+    let mut child = spawn_piped(command(
+        &project,
+        &model,
+        &[
+            "graph",
+            "run",
+            "review",
+            "-p",
+            "Review my change",
+            "--format",
+            "stream-json",
+        ],
+    ));
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut saved = 0;
+    for line in lines.by_ref() {
+        let event: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if event["type"] == "checkpoint_saved" {
+            saved += 1;
+            // The intake's checkpoint, then one per finished reviewer.
+            if saved == 3 {
+                break;
+            }
+        }
+    }
+    assert_eq!(saved, 3);
+    assert_eq!(
+        model.server.requests().len(),
+        4,
+        "the third review in flight"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let session = only_session(&project);
+    let store = project.store();
+    let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
+    let parallel = latest.parallel.clone().unwrap();
+    let statuses: Vec<&str> = parallel["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|branch| branch["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|status| **status == "done").count(),
+        2,
+        "{parallel}"
+    );
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|status| **status == "running")
+            .count(),
+        1,
+        "{parallel}"
+    );
+    assert_eq!(latest.next.as_deref(), Some("summary"));
+
+    model.answer_text("REVIEW-C");
+    model.answer_text("Summary of A, B and C.");
+    let output = command(
+        &project,
+        &model,
+        &["graph", "resume", "--session", &session],
+    )
+    .output()
+    .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(text(&output.stdout).trim(), "Summary of A, B and C.");
+    // intake, two reviews, the killed one; then exactly one review again and the join.
+    let requests = model.server.requests();
+    assert_eq!(requests.len(), 6);
+    let join = prompt_of(&model, 5);
+    for review in ["REVIEW-A", "REVIEW-B", "REVIEW-C"] {
+        assert!(join.contains(review), "the join misses {review}: {join}");
+    }
+    let history = store.graph_history(&session, 0).unwrap();
+    let nodes: Vec<&str> = history
+        .iter()
+        .filter_map(|checkpoint| checkpoint.node.as_deref())
+        .collect();
+    assert_eq!(nodes.len(), 5, "{nodes:?}");
+    assert_eq!(nodes[0], "intake");
+    assert_eq!(nodes[4], "summary");
+    let mut reviewers = nodes[1..4].to_vec();
+    reviewers.sort_unstable();
+    assert_eq!(reviewers, ["perf", "security", "style"]);
+    model.server.assert_no_violations();
+    assert!(store.session(&session).is_ok());
+}
+
+#[test]
+fn validation_locates_fan_out_problems_in_the_file() {
+    let project = review_project();
+    // Two reviewers write one key and no reducer says how; a join waits for 4 of 3.
+    project.write(
+        ".agentctl/agents/review.md",
+        &REVIEW
+            .replace("output: perf_review", "output: security_review")
+            .replace("join: all", "join: 4"),
+    );
+    let output = project.output(&["agents", "validate", "review"]);
+    assert!(!output.status.success());
+    let stdout = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        stdout.contains("reducers: {security_review: append}"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("review.md:9:"), "{stdout}");
+    assert!(stdout.contains("join: 4 can never complete"), "{stdout}");
+    assert!(stdout.contains("review.md:11:"), "{stdout}");
+
+    // With a reducer, both reviews are kept under the one key.
+    project.write(
+        ".agentctl/agents/review.md",
+        &REVIEW
+            .replace("output: perf_review", "output: security_review")
+            .replace(
+                "graph:\n",
+                "graph:\n  reducers: {security_review: append}\n",
+            ),
+    );
+    let output = project.output(&["agents", "validate", "review"]);
+    assert!(output.status.success(), "{}", text(&output.stdout));
+}
