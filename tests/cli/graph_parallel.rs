@@ -171,7 +171,7 @@ fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
     let store = project.store();
     let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
     let parallel = latest.parallel.clone().unwrap();
-    let statuses: Vec<&str> = parallel["branches"]
+    let statuses: Vec<&str> = parallel["fanout"]["branches"]
         .as_array()
         .unwrap()
         .iter()
@@ -259,4 +259,111 @@ fn validation_locates_fan_out_problems_in_the_file() {
     );
     let output = project.output(&["agents", "validate", "review"]);
     assert!(output.status.success(), "{}", text(&output.stdout));
+}
+
+/// A graph that maps a checker over the files a lister found.
+const MAP: &str = "---
+name: checks
+description: Check every file the lister finds.
+graph:
+  entry: lister
+  nodes:
+    - {name: lister, agent: planner, output: analysis}
+    - name: check
+      agent: reviewer
+      output: checks
+      map: {over: analysis.files, as: file}
+  edges:
+    - {from: lister, to: check}
+    - {from: check, to: END}
+---
+";
+
+/// The `file` a map element's prompt shows, from the node's state.
+fn element_of(request: &agentctl_core::ModelRequest) -> Option<String> {
+    request.messages.iter().find_map(|message| match message {
+        agentctl_core::Message::User { content } => {
+            let at = content.find("\"file\": \"")? + "\"file\": \"".len();
+            let rest = &content[at..];
+            Some(rest[..rest.find('"')?].to_owned())
+        }
+        _ => None,
+    })
+}
+
+#[test]
+fn a_map_over_five_files_keeps_their_order_and_runs_two_at_once() {
+    let project = review_project();
+    project.write(".agentctl/agents/checks.md", MAP).write(
+        ".agentctl/settings.json",
+        r#"{"agents": {"maxParallel": 2}}"#,
+    );
+    let model = ServedModel::routed(|request| {
+        let text = match element_of(request) {
+            Some(file) => format!("checked {file}"),
+            None => r#"{"files": ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs"]}"#.to_owned(),
+        };
+        agentctl_test_support::text(&text)
+    });
+    // The first two elements' calls must overlap: the map runs them at once.
+    model
+        .server
+        .hold_until_overlapping(2, 2, Duration::from_secs(10));
+    let output = command(
+        &project,
+        &model,
+        &[
+            "graph",
+            "run",
+            "checks",
+            "-p",
+            "Check the repo",
+            "--format",
+            "json",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        model.server.requests().len(),
+        6,
+        "the lister, then five checks"
+    );
+    assert_eq!(model.server.max_in_flight(), 2, "maxParallel: 2");
+    let session = only_session(&project);
+    let store = project.store();
+    let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
+    assert_eq!(
+        latest.state["checks"],
+        serde_json::json!([
+            "checked a.rs",
+            "checked b.rs",
+            "checked c.rs",
+            "checked d.rs",
+            "checked e.rs"
+        ])
+    );
+    assert!(latest.parallel.is_none());
+    // One checkpoint per element (the last one carries the map's output), after the lister's.
+    let history = store.graph_history(&session, 0).unwrap();
+    assert_eq!(history.len(), 7, "input, lister, five elements");
+    model.server.assert_no_violations();
+}
+
+#[test]
+fn a_map_over_a_key_no_earlier_node_writes_is_located() {
+    let project = review_project();
+    project.write(
+        ".agentctl/agents/checks.md",
+        &MAP.replace("over: analysis.files", "over: report.files"),
+    );
+    let output = project.output(&["agents", "validate", "checks"]);
+    assert!(!output.status.success());
+    let stdout = text(&output.stdout) + &text(&output.stderr);
+    assert!(stdout.contains("checks.md:11:"), "{stdout}");
+    assert!(
+        stdout.contains("which no node before `check` writes"),
+        "{stdout}"
+    );
 }

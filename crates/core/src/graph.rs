@@ -84,6 +84,21 @@ pub struct GraphNode {
     /// that many of the branches fanned out before it have arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join: Option<Join>,
+    /// Runs the node once per element of a list in the state (`map: {over: analysis.files,
+    /// as: file}`), concurrently, its outputs collected in order under its output key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<GraphMap>,
+}
+
+/// A node run over a list: LangGraph's `Send`, declared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphMap {
+    /// The list: a state key and fields under it, dotted (`analysis.files`).
+    pub over: String,
+    /// The name each element is shown under in the node's prompt (`file`).
+    #[serde(rename = "as")]
+    pub item: String,
 }
 
 impl GraphNode {

@@ -33,6 +33,7 @@
 
 mod check;
 mod handoffs;
+mod mapping;
 mod outputs;
 mod parallel;
 mod render;
@@ -250,6 +251,7 @@ static FALLBACK_NODE: GraphNode = GraphNode {
     agent: String::new(),
     output: None,
     join: None,
+    map: None,
 };
 
 /// What a node's agent name finds, for [`Graph::check_agents`].

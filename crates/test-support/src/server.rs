@@ -397,9 +397,15 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
             }
         }
     };
+    let mut reply = reply;
+    tokio::time::sleep(std::mem::take(&mut reply.delay)).await;
+    // No longer in flight once the answer starts: the client cannot send its next request
+    // before it has this one, so the count never overstates how many overlapped.
+    state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .in_flight -= 1;
     write_reply(&mut stream, reply).await;
-    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-    state.in_flight = state.in_flight.saturating_sub(1);
 }
 
 /// Counts the request in flight and, when the server holds requests, waits until enough

@@ -58,6 +58,7 @@ pub(super) fn analyze(spec: &GraphSpec) -> Analysis {
     let flow = Flow::new(spec, &index);
     flow.shadowed_edges(spec, &mut issues);
     let joins = super::parallel::check(spec, &flow, &mut issues);
+    super::mapping::check(spec, &flow, &mut issues);
     if let Some(&entry) = index.get(spec.entry.as_str()) {
         flow.unreachable(spec, entry, &mut issues);
     }

@@ -50,6 +50,7 @@ impl Graph {
                 agent: name.clone(),
                 output: None,
                 join: None,
+                map: None,
             });
             let Some(agent) = agent else {
                 missing.push(name);

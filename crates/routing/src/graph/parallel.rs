@@ -18,6 +18,8 @@ struct Reach {
     joins: BTreeSet<usize>,
     /// A fan-out edge inside the branch, if any.
     nested: Option<usize>,
+    /// A node inside the branch that maps over a list, if any.
+    mapped: Option<usize>,
 }
 
 /// The join node of each fan-out edge (by edge index), `None` for plain edges and fan-outs
@@ -86,6 +88,20 @@ fn fan_out(
                     "branch `{}` starts at a join node: a branch runs at least one node before \
                      it meets the others",
                     spec.nodes[start].name
+                ),
+            ));
+            return None;
+        }
+        let mapped = reach
+            .mapped
+            .or_else(|| spec.nodes[start].map.is_some().then_some(start));
+        if let Some(mapped) = mapped {
+            issues.push(GraphIssue::error(
+                format!("nodes[{mapped}].map"),
+                format!(
+                    "`{}` maps over a list inside the branch `{}` of edges[{edge}]: a map runs \
+                     on the graph's main line, not inside a parallel branch; join first",
+                    spec.nodes[mapped].name, spec.nodes[start].name
                 ),
             ));
             return None;
@@ -170,6 +186,7 @@ fn reach(spec: &GraphSpec, flow: &Flow, start: usize) -> Reach {
     let mut out = Reach {
         joins: BTreeSet::new(),
         nested: None,
+        mapped: None,
     };
     while let Some(node) = queue.pop_front() {
         for &edge in &flow.live[node] {
@@ -178,6 +195,9 @@ fn reach(spec: &GraphSpec, flow: &Flow, start: usize) -> Reach {
                 continue;
             }
             for &next in flow.target[edge].iter().flatten() {
+                if spec.nodes[next].map.is_some() && spec.nodes[next].join.is_none() {
+                    out.mapped.get_or_insert(next);
+                }
                 if spec.nodes[next].join.is_some() {
                     out.joins.insert(next);
                 } else if !seen[next] {

@@ -3,6 +3,7 @@
 //! starts, how it ended and how it reads back is [`crate::graph_run`].
 
 mod drive;
+mod map;
 mod node;
 mod parallel;
 mod parts;

@@ -314,6 +314,7 @@ fn ask_nodes(ui: &Ui, known: &Known<'_>) -> anyhow::Result<Vec<GraphNode>> {
             agent,
             output: (!output.is_empty()).then_some(output),
             join: None,
+            map: None,
         });
     }
     Ok(nodes)
@@ -392,6 +393,7 @@ fn graph_flags(args: &ExtendedArgs) -> anyhow::Result<GraphSpec> {
             agent: agent.to_owned(),
             output: output.filter(|o| !o.is_empty()).map(str::to_owned),
             join: None,
+            map: None,
         });
     }
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();

@@ -4,7 +4,7 @@
 //! write goes through the session's store thread.
 
 use super::node::{Last, NodeJob, NodeRun, state_update};
-use super::parallel::Fanout;
+use super::parallel::{Fanout, Parallel};
 use super::parts::{INPUT_KEY, branch_of, edge_reason, write_key};
 use crate::engine::TurnCtx;
 use crate::error::GraphError;
@@ -68,7 +68,7 @@ pub(super) struct Position {
     pub(super) state: Map<String, Value>,
     end_reason: Option<String>,
     /// Parallel branches whose join has not run yet.
-    fanout: Option<Fanout>,
+    parallel: Option<Parallel>,
 }
 
 /// A checkpoint to write after a node.
@@ -103,7 +103,7 @@ impl Position {
                 _ => Map::new(),
             },
             end_reason,
-            fanout: Fanout::read(checkpoint.parallel).filter(|fanout| !fanout.joined),
+            parallel: Parallel::read(checkpoint.parallel),
         }
     }
 }
@@ -179,11 +179,17 @@ impl Driver<'_> {
         });
         let mut last: Option<Last> = None;
         loop {
-            if let Some(fanout) = position.fanout.take() {
-                let (at_join, done) = self.run_branches(position, fanout, trace.as_ref()).await?;
-                position = at_join;
-                last = done.or(last);
-                continue;
+            let mut map = None;
+            match position.parallel.take() {
+                Some(Parallel::Fanout(fanout)) => {
+                    let (at_join, done) =
+                        self.run_branches(position, fanout, trace.as_ref()).await?;
+                    position = at_join;
+                    last = done.or(last);
+                    continue;
+                }
+                Some(Parallel::Map(run)) => map = Some(run),
+                None => {}
             }
             let Some(name) = position.next.clone() else {
                 break;
@@ -203,6 +209,12 @@ impl Driver<'_> {
                     node: name.clone(),
                 })?
                 .clone();
+            if node.map.is_some() {
+                let (after, done) = self.run_map(position, &node, map, trace.as_ref()).await?;
+                position = after;
+                last = done.or(last);
+                continue;
+            }
             let step = position.step + 1;
             let job = NodeJob {
                 graph: self.graph.name().to_owned(),
@@ -214,7 +226,9 @@ impl Driver<'_> {
                 flag: self.flag,
             };
             let (done, run) = job.run(self.ctx).await?;
-            position = self.advance(&node, step, position, &done, run).await?;
+            position = self
+                .advance(&node, step, position, &done.output, run)
+                .await?;
             last = Some(done);
         }
         let reason = position.end_reason.clone().unwrap_or_default();
@@ -243,16 +257,16 @@ impl Driver<'_> {
     }
 
     /// After a node: its output into the state, the edge taken, the checkpoint written.
-    async fn advance(
+    pub(super) async fn advance(
         &mut self,
         node: &GraphNode,
         step: u32,
         mut position: Position,
-        done: &Last,
+        answer: &Value,
         run: NodeRun,
     ) -> Result<Position, GraphError> {
         let key = node.output_key();
-        let output = state_update(key, &done.output);
+        let output = state_update(key, answer);
         write_key(
             &mut position.state,
             key,
@@ -304,8 +318,8 @@ impl Driver<'_> {
             },
             reason,
         };
-        self.save(position, saved.with_run(run), fanout.as_ref())
-            .await
+        let record = fanout.map(|fanout| serde_json::json!({ "fanout": fanout }));
+        self.save(position, saved.with_run(run), record).await
     }
 
     /// Writes the checkpoint of `saved` with the position's state (and the branches'
@@ -314,11 +328,10 @@ impl Driver<'_> {
         &mut self,
         position: Position,
         saved: Saved,
-        parallel: Option<&Fanout>,
+        parallel: Option<Value>,
     ) -> Result<Position, GraphError> {
         let state = Value::Object(position.state);
         let branch = position.branch;
-        let parallel = parallel.and_then(|fanout| serde_json::to_value(fanout).ok());
         let checkpoint = self
             .store(move |session| {
                 Ok(session.store().write_checkpoint(&NewCheckpoint {

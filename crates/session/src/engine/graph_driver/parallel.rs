@@ -11,8 +11,10 @@
 //! checkpoints re-runs only the branches that had not finished, from the node they were at.
 
 use super::drive::{Driver, Position, Saved};
+use super::map::MapRun;
 use super::node::{Last, NodeJob, NodeRun, state_update};
 use super::parts::{edge_reason, write_key};
+use crate::engine::TurnCtx;
 use crate::error::GraphError;
 use agentctl_core::{GRAPH_END, GraphEvent, GraphNode, TraceContext};
 use agentctl_routing::Graph;
@@ -101,11 +103,6 @@ impl Fanout {
         }
     }
 
-    /// The record from a checkpoint's `parallel` column.
-    pub(super) fn read(parallel: Option<Value>) -> Option<Self> {
-        serde_json::from_value(parallel?).ok()
-    }
-
     fn arrived(&self) -> usize {
         self.branches.iter().filter(|branch| branch.arrived).count()
     }
@@ -140,17 +137,47 @@ impl Fanout {
 /// A branch node's end: the branch, the node, how it went.
 type Finished = (usize, String, Result<(Last, NodeRun), GraphError>);
 
-/// The branch nodes running, with the tokens that cancel them.
+/// The parallel records a checkpoint's `parallel` column holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) enum Parallel {
+    /// Branches of a fan-out.
+    Fanout(Fanout),
+    /// The elements of a map.
+    Map(MapRun),
+}
+
+impl Parallel {
+    /// The record from a checkpoint's `parallel` column, when a fan-out or a map is still in
+    /// progress there.
+    pub(super) fn read(parallel: Option<Value>) -> Option<Self> {
+        match serde_json::from_value(parallel?).ok()? {
+            Parallel::Fanout(fanout) if fanout.joined => None,
+            other => Some(other),
+        }
+    }
+}
+
+/// The node runs in flight (branch nodes, map elements), with the tokens that cancel them.
 #[derive(Default)]
-struct Running {
-    futures: FuturesUnordered<BoxFuture<'static, Finished>>,
-    cancels: HashMap<usize, CancellationToken>,
+pub(super) struct Running {
+    pub(super) futures: FuturesUnordered<BoxFuture<'static, Finished>>,
+    pub(super) cancels: HashMap<usize, CancellationToken>,
 }
 
 impl Running {
+    /// Starts `job` as run `index` on `ctx`.
+    pub(super) fn start(&mut self, index: usize, name: String, job: NodeJob, mut ctx: TurnCtx) {
+        self.cancels.insert(index, ctx.cancel.clone());
+        self.futures.push(Box::pin(async move {
+            let result = job.run(&mut ctx).await;
+            (index, name, result)
+        }));
+    }
+
     /// Cancels every node still running and waits for them to stop (their runs end as
     /// cancelled in the store), returning the branches they belonged to.
-    async fn stop(&mut self) -> Vec<usize> {
+    pub(super) async fn stop(&mut self) -> Vec<usize> {
         for cancel in self.cancels.values() {
             cancel.cancel();
         }
@@ -212,8 +239,9 @@ impl Driver<'_> {
                 // The branch goes on: its next node before other branches' first.
                 queue.push_front(b);
             }
+            let record = serde_json::json!({ "fanout": &fanout });
             position = self
-                .save(position, saved.with_run(run), Some(&fanout))
+                .save(position, saved.with_run(run), Some(record))
                 .await?;
             last = Some(done);
         }
@@ -264,19 +292,14 @@ impl Driver<'_> {
             model: self.model.clone(),
             flag: self.flag,
         };
-        let mut ctx = self.ctx.branch();
-        running.cancels.insert(b, ctx.cancel.clone());
         fanout.branches[b].status = Status::Running;
-        running.futures.push(Box::pin(async move {
-            let result = job.run(&mut ctx).await;
-            (b, name, result)
-        }));
+        running.start(b, name, job, self.ctx.branch());
         Ok(())
     }
 
     /// The next branch node to finish, passing on the questions of the branches' runs while
     /// waiting; `None` when none runs.
-    async fn next_finished(&mut self, running: &mut Running) -> Option<Finished> {
+    pub(super) async fn next_finished(&mut self, running: &mut Running) -> Option<Finished> {
         if running.futures.is_empty() {
             return None;
         }
