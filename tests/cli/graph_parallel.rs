@@ -120,7 +120,64 @@ fn three_reviewers_run_at_once_and_the_join_sees_all_three() {
         .find(|event| event["type"] == "edge_taken" && event["from"] == "intake")
         .unwrap();
     assert_eq!(edge["to"], "[security, perf, style]");
+
+    // The replay shows which branch each reviewer ran in.
+    let session = only_session(&project);
+    let replay = project.output(&["graph", "replay", "--session", &session]);
+    let replay = text(&replay.stdout);
+    assert!(
+        replay.contains("of intake's fan-out, joining at summary"),
+        "{replay}"
+    );
+
+    // Time travel into the parallel section: from the checkpoint of the first reviewer to
+    // finish, a new branch runs the other two reviewers and the join, nothing else.
+    model.answer_text("REVIEW-X");
+    model.answer_text("REVIEW-Y");
+    model.answer_text("Forked summary.");
+    let fork = command(
+        &project,
+        &model,
+        &["graph", "resume", "--session", &session, "--from-step", "2"],
+    )
+    .output()
+    .unwrap();
+    assert!(fork.status.success(), "{}", text(&fork.stderr));
+    assert_eq!(text(&fork.stdout).trim(), "Forked summary.");
+    assert_eq!(
+        model.server.requests().len(),
+        8,
+        "two reviewers and the join"
+    );
+    let store = project.store();
+    assert_eq!(store.graph_branches(&session).unwrap().len(), 2);
+    assert_eq!(
+        store.graph_history(&session, 0).unwrap().len(),
+        6,
+        "the original stays"
+    );
     model.server.assert_no_violations();
+}
+
+#[test]
+fn visualize_draws_branches_joins_and_maps() {
+    let project = review_project();
+    project.write(".agentctl/agents/checks.md", MAP);
+    insta::assert_snapshot!(
+        "review_text",
+        project.transcript(&["graph", "visualize", "review"])
+    );
+    insta::assert_snapshot!(
+        "review_mermaid",
+        project.transcript(&["graph", "visualize", "review", "--format", "mermaid"])
+    );
+    let dot = project.output(&["graph", "visualize", "review", "--format", "dot"]);
+    assert!(dot.status.success());
+    insta::assert_snapshot!("review_dot", text(&dot.stdout));
+    insta::assert_snapshot!(
+        "checks_text",
+        project.transcript(&["graph", "visualize", "checks"])
+    );
 }
 
 #[test]

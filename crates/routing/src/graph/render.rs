@@ -6,7 +6,7 @@
 //! name, so no name or condition can end a label early and add nodes, edges or directives.
 
 use super::Graph;
-use agentctl_core::{GRAPH_END, Join};
+use agentctl_core::{GRAPH_END, GraphMap, Join};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -51,6 +51,14 @@ pub fn render_text(graph: &Graph) -> String {
         }
         if let Some(join) = node.join {
             let _ = write!(out, " [join: {join}]");
+        }
+        if let Some(map) = &node.map {
+            let _ = write!(
+                out,
+                " [map: over {} as {}]",
+                terminal(&map.over),
+                terminal(&map.item)
+            );
         }
         if !graph.missing().contains(&node.name) {
             out.push('\n');
@@ -241,16 +249,22 @@ struct Node<'a> {
     agent: &'a str,
     /// `join: all`, shown after the name.
     join: Option<Join>,
+    /// `map: {over, as}`, shown after the name.
+    map: Option<&'a GraphMap>,
     missing: bool,
     visited: bool,
 }
 
 impl Node<'_> {
     fn label(&self) -> String {
-        match self.join {
-            Some(join) => format!("{} ⋈ join: {join}", self.plain_label()),
-            None => self.plain_label(),
+        let mut label = self.plain_label();
+        if let Some(join) = self.join {
+            label.push_str(&format!(" ⋈ join: {join}"));
         }
+        if let Some(map) = self.map {
+            label.push_str(&format!(" ∀ {} in {}", map.item, map.over));
+        }
+        label
     }
 
     fn plain_label(&self) -> String {
@@ -271,10 +285,14 @@ impl Node<'_> {
         } else {
             format!("{}\n({})", self.name, self.agent)
         };
-        match self.join {
-            Some(join) => format!("{label}\njoin: {join}"),
-            None => label,
+        let mut label = label;
+        if let Some(join) = self.join {
+            label.push_str(&format!("\njoin: {join}"));
         }
+        if let Some(map) = self.map {
+            label.push_str(&format!("\n∀ {} in {}", map.item, map.over));
+        }
+        label
     }
 }
 
@@ -327,6 +345,7 @@ impl<'a> Layout<'a> {
                 name: &node.name,
                 agent: &node.agent,
                 join: node.join,
+                map: node.map.as_ref(),
                 missing: missing.contains(&node.name),
                 visited: false,
             })

@@ -24,6 +24,9 @@ pub(super) struct MapRun {
     pub node: String,
     /// One per element of the list, in its order.
     pub items: Vec<Item>,
+    /// The element whose checkpoint this is (from 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest: Option<usize>,
 }
 
 /// One element's run.
@@ -47,6 +50,7 @@ impl MapRun {
                 };
                 count
             ],
+            latest: None,
         }
     }
 
@@ -152,6 +156,7 @@ impl Driver<'_> {
                 status: Status::Done,
                 output: Some(state_update(node.output_key(), &done.output)),
             };
+            run.latest = Some(i);
             let step = position.step + 1;
             if run.done() == list.len() {
                 let outputs: Vec<Value> = run
