@@ -111,3 +111,43 @@ pub(super) fn write_key(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn written(writes: &[Value], reducer: Option<Reducer>) -> Value {
+        let mut state = Map::new();
+        for value in writes {
+            write_key(&mut state, "k", value.clone(), reducer);
+        }
+        state.remove("k").unwrap_or(Value::Null)
+    }
+
+    #[test]
+    fn reducers_combine_writes_in_order() {
+        let writes = [json!("a"), json!(["b", "c"]), json!({"d": 1})];
+        assert_eq!(
+            written(&writes, Some(Reducer::Append)),
+            json!(["a", "b", "c", {"d": 1}])
+        );
+        assert_eq!(written(&writes, Some(Reducer::Last)), json!({"d": 1}));
+        assert_eq!(written(&writes, None), json!({"d": 1}));
+        let objects = [json!({"a": 1, "b": 1}), json!({"b": 2, "c": 3})];
+        assert_eq!(
+            written(&objects, Some(Reducer::Merge)),
+            json!({"a": 1, "b": 2, "c": 3})
+        );
+        // A value that is not an object replaces, as nothing else can merge into it.
+        assert_eq!(
+            written(&[json!({"a": 1}), json!("text")], Some(Reducer::Merge)),
+            json!("text")
+        );
+        // A key set before without `append` becomes the first item of the list.
+        let mut state = Map::new();
+        state.insert("k".into(), json!("first"));
+        write_key(&mut state, "k", json!("second"), Some(Reducer::Append));
+        assert_eq!(state["k"], json!(["first", "second"]));
+    }
+}
