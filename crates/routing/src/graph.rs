@@ -32,6 +32,7 @@
 //! `handoffs:` onto the same drawing.
 
 mod check;
+mod flow;
 mod handoffs;
 mod mapping;
 mod outputs;

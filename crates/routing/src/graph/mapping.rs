@@ -3,7 +3,7 @@
 //! hide a state key or a fixed name.
 
 use super::GraphIssue;
-use super::check::Flow;
+use super::flow::Flow;
 use super::outputs::GRAPH_VARIABLES;
 use agentctl_core::GraphSpec;
 use std::collections::VecDeque;

@@ -8,7 +8,7 @@
 //! lead to it, and a `join:` on a node no fan-out leads to.
 
 use super::GraphIssue;
-use super::check::Flow;
+use super::flow::Flow;
 use agentctl_core::{GraphSpec, Join};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -83,7 +83,7 @@ fn fan_out(
     for (&start, reach) in starts.iter().zip(&reaches) {
         if spec.nodes[start].join.is_some() {
             issues.push(GraphIssue::error(
-                field.clone(),
+                field,
                 format!(
                     "branch `{}` starts at a join node: a branch runs at least one node before \
                      it meets the others",

@@ -3,6 +3,8 @@
 //! starts, how it ended and how it reads back is [`crate::graph_run`].
 
 mod drive;
+mod driver;
+mod lanes;
 mod map;
 mod node;
 mod parallel;

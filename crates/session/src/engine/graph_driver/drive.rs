@@ -3,19 +3,20 @@
 //! agent, then whoever it hands off to), its events framed as the node's; every store read and
 //! write goes through the session's store thread.
 
+use super::driver::{Driver, Position, Saved};
+use super::lanes::{Fanout, Parallel};
 use super::node::{Last, NodeJob, NodeRun, state_update};
-use super::parallel::{Fanout, Parallel};
 use super::parts::{INPUT_KEY, branch_of, edge_reason, write_key};
 use crate::engine::TurnCtx;
 use crate::error::GraphError;
 use crate::graph_run::{GraphOutcome, StartAt};
 use crate::session::SessionHandle;
 use agentctl_core::{
-    AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunResult,
-    SpanDetail, TraceContext,
+    AgentDefinition, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunResult, SpanDetail,
+    TraceContext,
 };
-use agentctl_routing::{Graph, graph_variables};
-use agentctl_store::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
+use agentctl_routing::graph_variables;
+use agentctl_store::{NewCheckpoint, Source, TraceLog};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -43,69 +44,6 @@ pub(crate) async fn graph_turn(
         ctx,
     };
     driver.drive(at, trace).await
-}
-
-/// Runs a graph of agents in a session, node by node.
-pub(super) struct Driver<'c> {
-    pub(super) ctx: &'c mut TurnCtx,
-    pub(super) graph: Graph,
-    /// The graph agent's definition (its `tracing:`).
-    definition: AgentDefinition,
-    /// The session, its runs recorded as the graph's.
-    session: SessionHandle,
-    writer: crate::engine::StoreWriter,
-    /// Every node's model, over its agent's (`--model`).
-    pub(super) model: Option<String>,
-    /// Every node's context mode, over its agent's (`--context`).
-    pub(super) flag: Option<ContextMode>,
-}
-
-/// Where the run is: the last checkpoint it wrote or started from.
-pub(super) struct Position {
-    pub(super) branch: u32,
-    pub(super) step: u32,
-    pub(super) next: Option<String>,
-    pub(super) state: Map<String, Value>,
-    end_reason: Option<String>,
-    /// Parallel branches whose join has not run yet.
-    parallel: Option<Parallel>,
-}
-
-/// A checkpoint to write after a node.
-pub(super) struct Saved {
-    pub(super) step: u32,
-    pub(super) node: String,
-    pub(super) run: Option<i64>,
-    pub(super) next: Option<String>,
-    pub(super) reason: String,
-}
-
-impl Saved {
-    /// With the node's store run.
-    pub(super) fn with_run(mut self, run: NodeRun) -> Self {
-        self.run = run.run_id;
-        self
-    }
-}
-
-impl Position {
-    fn of(checkpoint: GraphCheckpoint) -> Self {
-        let end_reason = match checkpoint.next {
-            None => checkpoint.reason,
-            Some(_) => None,
-        };
-        Self {
-            branch: checkpoint.branch,
-            step: checkpoint.step,
-            next: checkpoint.next,
-            state: match checkpoint.state {
-                Value::Object(state) => state,
-                _ => Map::new(),
-            },
-            end_reason,
-            parallel: Parallel::read(checkpoint.parallel),
-        }
-    }
 }
 
 impl Driver<'_> {

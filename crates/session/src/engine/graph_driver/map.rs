@@ -7,60 +7,13 @@
 //! element's status and output; the state stays the one before the map until the last element
 //! is in, so a resume re-reads the same list and runs only the elements not done.
 
-use super::drive::{Driver, Position, Saved};
+use super::driver::{Driver, Position, Saved};
+use super::lanes::{Item, MapRun, Running, Status};
 use super::node::{Last, NodeJob, state_update};
-use super::parallel::{Running, Status};
 use crate::error::GraphError;
 use agentctl_core::{GraphNode, TraceContext};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
-
-/// A map in progress, as its checkpoints record it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct MapRun {
-    /// The node mapped.
-    pub node: String,
-    /// One per element of the list, in its order.
-    pub items: Vec<Item>,
-    /// The element whose checkpoint this is (from 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latest: Option<usize>,
-}
-
-/// One element's run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Item {
-    pub status: Status,
-    /// Its output, once done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
-}
-
-impl MapRun {
-    fn new(node: &str, count: usize) -> Self {
-        Self {
-            node: node.to_owned(),
-            items: vec![
-                Item {
-                    status: Status::Pending,
-                    output: None,
-                };
-                count
-            ],
-            latest: None,
-        }
-    }
-
-    fn done(&self) -> usize {
-        self.items
-            .iter()
-            .filter(|item| item.status == Status::Done)
-            .count()
-    }
-}
 
 /// The value at dotted `path` in `state` (`analysis.files`).
 fn lookup<'a>(state: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
