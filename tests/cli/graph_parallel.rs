@@ -424,3 +424,52 @@ fn a_map_over_a_key_no_earlier_node_writes_is_located() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_model_written_list_cannot_run_a_map_past_max_steps_or_be_something_else() {
+    let project = review_project();
+    // The lister is model output: a list of 500 "files" must not become 500 model calls.
+    project.write(
+        ".agentctl/agents/checks.md",
+        &MAP.replace("  entry: lister\n", "  entry: lister\n  maxSteps: 6\n"),
+    );
+    let model = ServedModel::routed(|request| {
+        let text = match element_of(request) {
+            Some(file) => format!("checked {file}"),
+            None => {
+                let files: Vec<String> = (0..500).map(|i| format!("f{i}.rs")).collect();
+                serde_json::json!({ "files": files }).to_string()
+            }
+        };
+        agentctl_test_support::text(&text)
+    });
+    let output = command(&project, &model, &["graph", "run", "checks", "-p", "Check"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("stopped after 6 steps (maxSteps)"),
+        "{stderr}"
+    );
+    // The lister, then at most the five steps left (four in flight at most, by default).
+    assert!(
+        model.server.requests().len() <= 6,
+        "{}",
+        model.server.requests().len()
+    );
+
+    // A "list" that is an object stops the graph with what was found, naming the node.
+    let model = ServedModel::openai();
+    model.answer_text(r#"{"files": {"not": "a list"}}"#);
+    let output = command(&project, &model, &["graph", "run", "checks", "-p", "Check"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("node `check`: `map.over: analysis.files` is an object, not a list"),
+        "{stderr}"
+    );
+    assert_eq!(model.server.requests().len(), 1);
+}

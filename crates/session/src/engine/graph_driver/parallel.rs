@@ -12,7 +12,7 @@
 
 use super::driver::{Driver, Position, Saved};
 use super::lanes::{Fanout, Finished, Running, Status};
-use super::node::{Last, NodeJob, state_update};
+use super::node::{Last, NodeJob, NodeRun, state_update};
 use super::parts::edge_reason;
 use crate::error::GraphError;
 use agentctl_core::{GRAPH_END, GraphEvent, TraceContext};
@@ -62,7 +62,13 @@ impl Driver<'_> {
                 }
             };
             let saved = self
-                .branch_node_done(&mut position, &mut fanout, b, &name, &done, &mut running)
+                .branch_node_done(
+                    &mut position,
+                    &mut fanout,
+                    (b, &name),
+                    (&done, &run),
+                    &mut running,
+                )
                 .await?;
             if fanout.branches[b].status == Status::Pending {
                 // The branch goes on: its next node before other branches' first.
@@ -146,9 +152,8 @@ impl Driver<'_> {
         &mut self,
         position: &mut Position,
         fanout: &mut Fanout,
-        b: usize,
-        name: &str,
-        done: &Last,
+        (b, name): (usize, &str),
+        (done, run): (&Last, &NodeRun),
         running: &mut Running,
     ) -> Result<Saved, GraphError> {
         let node = self
@@ -168,7 +173,7 @@ impl Driver<'_> {
         self.emit(GraphEvent::NodeFinished {
             step,
             node: name.to_owned(),
-            agents: Vec::new(),
+            agents: run.agents.clone(),
             output_key: key,
             output: output.clone(),
         });
