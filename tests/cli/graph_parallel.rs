@@ -473,3 +473,51 @@ fn a_model_written_list_cannot_run_a_map_past_max_steps_or_be_something_else() {
     );
     assert_eq!(model.server.requests().len(), 1);
 }
+
+#[test]
+fn join_any_runs_after_the_first_branch_and_cancels_the_others() {
+    let project = review_project();
+    project.write(
+        ".agentctl/agents/review.md",
+        &REVIEW.replace("join: all", "join: any"),
+    );
+    let model = ServedModel::openai();
+    model.answer_text("Change: add a login endpoint.");
+    model.answer_text("FIRST-REVIEW");
+    // The two other reviewers would take two minutes: the join does not wait for them.
+    model.server.push_delay(Duration::from_secs(120));
+    model.server.push_delay(Duration::from_secs(120));
+    model.answer_text("Summary of the first review.");
+    let started = std::time::Instant::now();
+    let output = command(
+        &project,
+        &model,
+        &["graph", "run", "review", "-p", "Review"],
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the join waited"
+    );
+    assert_eq!(text(&output.stdout).trim(), "Summary of the first review.");
+    assert!(prompt_of(&model, 4).contains("FIRST-REVIEW"));
+    let session = only_session(&project);
+    let store = project.store();
+    let history = store.graph_history(&session, 0).unwrap();
+    let joined = history
+        .iter()
+        .rev()
+        .find_map(|checkpoint| checkpoint.parallel.clone())
+        .unwrap();
+    let mut statuses: Vec<&str> = joined["fanout"]["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|branch| branch["status"].as_str().unwrap())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, ["cancelled", "cancelled", "done"], "{joined}");
+    assert_eq!(joined["fanout"]["joined"], true);
+}
