@@ -19,6 +19,7 @@ mod cli {
     mod create_wizard;
     mod declared_tools;
     mod graph;
+    mod graph_parallel;
     mod guardrails;
     mod handoffs;
     mod hooks;

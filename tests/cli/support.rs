@@ -286,6 +286,17 @@ impl ServedModel {
         }
     }
 
+    /// A strict fake of the OpenAI Chat Completions API answering each request with what
+    /// `route` says for it (for runs whose calls interleave).
+    pub fn routed(
+        route: impl Fn(&agentctl_core::ModelRequest) -> agentctl_core::ModelResponse
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        Self::start(agentctl_test_support::FakeServer::openai_routed(route))
+    }
+
     /// Queues a streamed answer with `text`.
     pub fn answer_text(&self, text: &str) {
         use agentctl_test_support::openai;

@@ -242,6 +242,9 @@ pub(crate) fn replay_text(replay: &GraphReplay) -> String {
             "\n[{}] step {}: {agents}{inherited}",
             node.node, node.step
         );
+        if let Some(lane) = &node.parallel {
+            let _ = writeln!(text, "  ⑂ {lane}");
+        }
         for item in &node.items {
             let _ = writeln!(text, "  {}", item_line(item));
         }

@@ -7,6 +7,8 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
 
 /// The name of the end of a graph, as edges write it (`to: END`).
 pub const GRAPH_END: &str = "END";
@@ -47,6 +49,11 @@ pub struct GraphSpec {
     /// Most node visits in one run (default 25); a graph that loops longer stops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u32>,
+    /// How writes to a state key from parallel branches combine, by key
+    /// (`reducers: {reviews: append}`). A key that branches of one fan-out may both write
+    /// needs one; keys written by one node at a time do not.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reducers: BTreeMap<String, Reducer>,
 }
 
 impl GraphSpec {
@@ -73,12 +80,166 @@ pub struct GraphNode {
     /// default: the node's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The node joins parallel branches (`join: all`, `join: any`, `join: 2`): it runs once
+    /// that many of the branches fanned out before it have arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// Runs the node once per element of a list in the state (`map: {over: analysis.files,
+    /// as: file}`), concurrently, its outputs collected in order under its output key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<GraphMap>,
+}
+
+/// A node run over a list: LangGraph's `Send`, declared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphMap {
+    /// The list: a state key and fields under it, dotted (`analysis.files`).
+    pub over: String,
+    /// The name each element is shown under in the node's prompt (`file`).
+    #[serde(rename = "as")]
+    pub item: String,
 }
 
 impl GraphNode {
     /// `output`, else the node's name.
     pub fn output_key(&self) -> &str {
         self.output.as_deref().unwrap_or(&self.name)
+    }
+
+    /// What the node runs.
+    pub fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Agent(&self.agent)
+    }
+}
+
+/// What a node runs: today an agent; the seam where nodes that run a subgraph will go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NodeKind<'a> {
+    /// An agent, by name.
+    Agent(&'a str),
+}
+
+/// How many of the branches fanned out before a join node must arrive before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Join {
+    /// `all` or `any`.
+    Named(JoinMode),
+    /// A number of branches (at least 1).
+    Count(u32),
+}
+
+/// `join: all | any`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum JoinMode {
+    /// Every branch.
+    All,
+    /// The first branch to arrive; the others are cancelled.
+    Any,
+}
+
+impl Join {
+    /// How many of `branches` must arrive.
+    pub fn needed(self, branches: usize) -> usize {
+        match self {
+            Join::Named(JoinMode::All) => branches,
+            Join::Named(JoinMode::Any) => branches.min(1),
+            Join::Count(count) => usize::try_from(count).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+impl fmt::Display for Join {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Join::Named(JoinMode::All) => f.write_str("all"),
+            Join::Named(JoinMode::Any) => f.write_str("any"),
+            Join::Count(count) => write!(f, "{count}"),
+        }
+    }
+}
+
+/// How writes of parallel branches to one state key combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Reducer {
+    /// The key holds a list; each write is appended (a list written is appended item by
+    /// item), in the order the branches are declared.
+    Append,
+    /// The key holds an object; each write (an object) is merged in, later branches winning
+    /// on shared fields.
+    Merge,
+    /// The write of the last branch (in declaration order) wins.
+    Last,
+}
+
+/// Where an edge goes: one node (or `END`), or several that run in parallel
+/// (`to: [security, perf, style]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EdgeTarget {
+    /// One node, or `END`.
+    One(String),
+    /// Several nodes, run in parallel (a fan-out).
+    Many(Vec<String>),
+}
+
+impl Default for EdgeTarget {
+    fn default() -> Self {
+        EdgeTarget::One(String::new())
+    }
+}
+
+impl EdgeTarget {
+    /// The node names, in order (one for a plain edge).
+    pub fn names(&self) -> &[String] {
+        match self {
+            EdgeTarget::One(name) => std::slice::from_ref(name),
+            EdgeTarget::Many(names) => names,
+        }
+    }
+
+    /// The one target of a plain edge; `None` for a fan-out.
+    pub fn single(&self) -> Option<&str> {
+        match self {
+            EdgeTarget::One(name) => Some(name),
+            EdgeTarget::Many(_) => None,
+        }
+    }
+
+    /// True for a fan-out (`to: [...]`), even of one name.
+    pub fn is_fan_out(&self) -> bool {
+        matches!(self, EdgeTarget::Many(_))
+    }
+}
+
+impl From<String> for EdgeTarget {
+    fn from(name: String) -> Self {
+        EdgeTarget::One(name)
+    }
+}
+
+impl From<&str> for EdgeTarget {
+    fn from(name: &str) -> Self {
+        EdgeTarget::One(name.to_owned())
+    }
+}
+
+impl PartialEq<&str> for EdgeTarget {
+    fn eq(&self, other: &&str) -> bool {
+        self.single() == Some(*other)
+    }
+}
+
+impl fmt::Display for EdgeTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EdgeTarget::One(name) => f.write_str(name),
+            EdgeTarget::Many(names) => write!(f, "[{}]", names.join(", ")),
+        }
     }
 }
 
@@ -88,8 +249,9 @@ impl GraphNode {
 pub struct GraphEdge {
     /// The node the edge leaves.
     pub from: String,
-    /// The node it goes to, or `END`.
-    pub to: String,
+    /// The node it goes to, or `END`; or a list of nodes that then run in parallel
+    /// (`to: [security, perf, style]`).
+    pub to: EdgeTarget,
     /// A CEL expression over the graph state (`analysis.can_auto_fix`); without one the edge
     /// is the node's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]

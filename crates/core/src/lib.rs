@@ -62,7 +62,10 @@ pub use declared_tools::{
 };
 pub use embed::Embedder;
 pub use event::{PlanItem, PlanStatus, RunEvent, RunMetadata, RunResult, TokensUsed};
-pub use graph::{DEFAULT_GRAPH_MAX_STEPS, GRAPH_END, GraphEdge, GraphNode, GraphSpec};
+pub use graph::{
+    DEFAULT_GRAPH_MAX_STEPS, EdgeTarget, GRAPH_END, GraphEdge, GraphMap, GraphNode, GraphSpec,
+    Join, JoinMode, NodeKind, Reducer,
+};
 pub use graph_event::{GraphEvent, GraphStart};
 pub use guardrail::{
     DEFAULT_MAX_REPAIRS, DEFAULT_VALIDATOR_TIMEOUT_SECS, Guardrail, GuardrailPolicy, GuardrailStage,

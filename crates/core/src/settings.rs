@@ -104,6 +104,8 @@ pub struct AgentsSettings {
     pub default_agent: Option<String>,
     /// Handoffs one run may make before it is stopped (default 8).
     pub max_handoffs: u32,
+    /// Graph branches (fan-out branches, map instances) that run at once (default 4).
+    pub max_parallel: u32,
     /// The "Orchestrator note" of the capability context: an instruction shown to agents that
     /// delegate with `task` and to every executor with its task.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,6 +126,7 @@ impl Default for AgentsSettings {
             default_model: None,
             default_agent: None,
             max_handoffs: 8,
+            max_parallel: 4,
             orchestrator_note: None,
         }
     }

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! or the same with the graph's fields at the top level (`entry`, `nodes`, `edges`,
-//! `maxSteps`). A `.md` file's body is the description when none is given. Fields are located
+//! `maxSteps`, `reducers`). A `.md` file's body is the description when none is given. Fields are located
 //! as `graph.edges[2].condition` in either form, so diagnostics read the same.
 
 use crate::error::{DefinitionError, ErrorKind, Result, line_col};
@@ -21,14 +21,16 @@ use crate::parse::LoadedAgent;
 use crate::source::Source;
 use crate::yaml_index::PositionMap;
 use agentctl_core::{
-    AgentDefinition, AgentSource, AgentSpec, GraphEdge, GraphNode, GraphSpec, Scope, SourceFormat,
+    AgentDefinition, AgentSource, AgentSpec, GraphEdge, GraphNode, GraphSpec, Reducer, Scope,
+    SourceFormat,
 };
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 /// The graph fields a file may write at the top level.
-const GRAPH_FIELDS: &[&str] = &["entry", "nodes", "edges", "maxSteps"];
+const GRAPH_FIELDS: &[&str] = &["entry", "nodes", "edges", "maxSteps", "reducers"];
 
 /// Extensions of graph files.
 const EXTENSIONS: &[&str] = &["md", "yaml", "yml"];
@@ -45,6 +47,7 @@ struct GraphFile {
     nodes: Option<Vec<GraphNode>>,
     edges: Option<Vec<GraphEdge>>,
     max_steps: Option<u32>,
+    reducers: Option<BTreeMap<String, Reducer>>,
 }
 
 /// Whether `path` has a graph file's extension (`.md`, `.yaml`, `.yml`).
@@ -114,6 +117,7 @@ pub fn parse_graph_str(text: &str, path: &Path, scope: Scope) -> Result<LoadedAg
             nodes: file.nodes.unwrap_or_default(),
             edges: file.edges.unwrap_or_default(),
             max_steps: file.max_steps,
+            reducers: file.reducers.unwrap_or_default(),
         },
         (None, None) => return Err(no_graph(&source, "the file declares no graph")),
     };

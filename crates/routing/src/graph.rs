@@ -32,13 +32,16 @@
 //! `handoffs:` onto the same drawing.
 
 mod check;
+mod flow;
 mod handoffs;
+mod mapping;
 mod outputs;
+mod parallel;
 mod render;
 mod step;
 
 use crate::condition::Condition;
-use agentctl_core::{AgentDefinition, GraphNode, GraphSpec};
+use agentctl_core::{AgentDefinition, GraphNode, GraphSpec, Reducer};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -95,6 +98,8 @@ pub struct Graph {
     /// The compiled condition of each edge (by index in `spec.edges`).
     conditions: Vec<Option<Condition>>,
     warnings: Vec<GraphIssue>,
+    /// For each edge, the node its fan-out's branches join at.
+    joins: Vec<Option<usize>>,
     kind: Kind,
 }
 
@@ -129,6 +134,7 @@ impl Graph {
             spec: outputs::with_outputs(spec, &analysis.inferred),
             conditions: analysis.conditions,
             warnings: analysis.issues,
+            joins: analysis.joins,
             kind: Kind::Declared,
         })
     }
@@ -223,6 +229,17 @@ impl Graph {
         check_node_agents(&self.spec, find)
     }
 
+    /// The join node where the branches of fan-out edge `edge` meet (`None` for a plain edge).
+    pub fn join_of(&self, edge: usize) -> Option<&GraphNode> {
+        let join = self.joins.get(edge).copied().flatten()?;
+        self.spec.nodes.get(join)
+    }
+
+    /// How writes to `key` combine, when the graph declares a reducer for it.
+    pub fn reducer(&self, key: &str) -> Option<Reducer> {
+        self.spec.reducers.get(key).copied()
+    }
+
     /// The compiled condition of edge `index`, if it has one.
     pub(crate) fn condition(&self, index: usize) -> Option<&Condition> {
         self.conditions.get(index).and_then(Option::as_ref)
@@ -234,6 +251,8 @@ static FALLBACK_NODE: GraphNode = GraphNode {
     name: String::new(),
     agent: String::new(),
     output: None,
+    join: None,
+    map: None,
 };
 
 /// What a node's agent name finds, for [`Graph::check_agents`].

@@ -8,6 +8,7 @@ mod suite {
     mod definition_check;
     mod graph;
     mod graph_definitions;
+    mod graph_parallel;
     mod graph_render;
     mod graph_step;
     mod memory;

@@ -157,6 +157,11 @@ impl Shared {
         self.settings.max_handoffs
     }
 
+    /// Graph branches that run at once (`agents.maxParallel`, at least 1).
+    pub(crate) fn max_parallel(&self) -> usize {
+        usize::try_from(self.settings.max_parallel.max(1)).unwrap_or(1)
+    }
+
     /// The router over the runnable agents' triggers.
     pub(crate) fn router(&self) -> &Router {
         self.router.get_or_init(|| Router::new(&self.agents))

@@ -191,11 +191,24 @@ impl GraphLog for PgStore {
                     reason,
                 )
             })?;
+        let parallel = checkpoint
+            .parallel
+            .map(|parallel| checkpoint_state(&self.redactor, parallel).map(|(value, _)| value))
+            .transpose()
+            .map_err(|reason| {
+                invalid_checkpoint(
+                    checkpoint.session,
+                    checkpoint.branch,
+                    checkpoint.step,
+                    reason,
+                )
+            })?;
         let reason = checkpoint
             .reason
             .map(|reason| text(&self.redactor.redact(reason)).into_owned());
         // Text as PostgreSQL keeps it, in the row and in the record returned alike.
-        let mut written = GraphCheckpoint::after_node(checkpoint, String::new(), reason, state, 0);
+        let mut written =
+            GraphCheckpoint::after_node(checkpoint, String::new(), reason, (state, parallel), 0);
         written.session_id = text(&written.session_id).into_owned();
         written.node = written.node.as_deref().map(|node| text(node).into_owned());
         written.next = opt_text(written.next.as_deref());
@@ -234,9 +247,9 @@ impl GraphLog for PgStore {
             // Copied in SQL: the state is already masked and checked, and may be large.
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node,
-                     reason, state, source, parent_branch, parent_step, created_at)
+                     reason, state, source, parent_branch, parent_step, created_at, parallel)
                  SELECT session_id, $4, step, graph, next_node, reason, state, 'fork',
-                     branch, step, $5
+                     branch, step, $5, parallel
                  FROM graph_checkpoints WHERE session_id = $1 AND branch = $2 AND step = $3",
                 &[
                     &session,

@@ -17,7 +17,7 @@ use agentctl_store::ContextError;
 use deadpool_postgres::Client;
 
 /// `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// Latest schema version this build writes.
 pub const PG_SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -188,6 +188,13 @@ CREATE TABLE session_sync (
     theirs      TEXT NOT NULL,
     marked_at   BIGINT NOT NULL
 );
+"#;
+
+/// Parallel graph branches: while a fan-out's branches run, each checkpoint records every
+/// branch's status and output as JSON text (SQLite's version 9), so a resume re-runs only the
+/// branches that had not finished. `NULL` outside a fan-out.
+const V4: &str = r#"
+ALTER TABLE graph_checkpoints ADD COLUMN parallel TEXT;
 "#;
 
 /// Applies the migrations the database lacks. `label` names the store in errors.

@@ -223,6 +223,7 @@ impl FromRow for GraphCheckpoint {
         "parent_branch",
         "parent_step",
         "created_at",
+        "parallel",
     ];
 
     fn from_row(row: &RowRef<'_>) -> Result<Self, RowError> {
@@ -245,6 +246,11 @@ impl FromRow for GraphCheckpoint {
             state: serde_json::from_str(row.text("state")?)
                 .map_err(|error| corrupt(error.to_string()))?,
             source: row.text("source")?.parse().map_err(corrupt)?,
+            parallel: row
+                .opt_text("parallel")?
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(|error| corrupt(error.to_string()))?,
             parent,
             created_at: row.integer("created_at")?,
         })

@@ -25,6 +25,24 @@ struct State {
     cassettes: Option<CassetteBook>,
     /// The function that answers instead of the queue, for a routed server.
     route: Option<Arc<crate::fakes::Route>>,
+    /// Requests held until enough overlap ([`FakeServer::hold_until_overlapping`]).
+    hold: Option<Hold>,
+    /// Requests read so far (held or not).
+    arrivals: usize,
+    /// Requests read and not yet answered, and the most there ever were.
+    in_flight: usize,
+    max_in_flight: usize,
+}
+
+/// Requests `first..first + parties` (numbered from 1 as they arrive), held until all of them
+/// wait at once.
+struct Hold {
+    first: usize,
+    parties: usize,
+    timeout: Duration,
+    waiting: usize,
+    /// Bumped each time a full group is released.
+    released: tokio::sync::watch::Sender<u64>,
 }
 
 /// A fake model API on `127.0.0.1`; stops when dropped.
@@ -64,6 +82,10 @@ impl FakeServer {
             lenient: None,
             cassettes: None,
             route: None,
+            hold: None,
+            arrivals: 0,
+            in_flight: 0,
+            max_in_flight: 0,
         }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -193,6 +215,27 @@ impl FakeServer {
         self.push(Reply::json(200, &serde_json::json!({})).delayed(delay));
     }
 
+    /// Holds requests number `first` to `first + parties - 1` (counted from 1 as they arrive)
+    /// until all of them wait at once, then answers them: a test that calls overlap in time
+    /// passes only when the client sends them concurrently. A request still held after
+    /// `timeout` gets a 500 saying how many arrived, so a client that sends them one after
+    /// another fails instead of hanging.
+    pub fn hold_until_overlapping(&self, first: usize, parties: usize, timeout: Duration) {
+        let (released, _) = tokio::sync::watch::channel(0);
+        self.lock().hold = Some(Hold {
+            first,
+            parties: parties.max(1),
+            timeout,
+            waiting: 0,
+            released,
+        });
+    }
+
+    /// The most requests ever in flight at once (read, not yet answered).
+    pub fn max_in_flight(&self) -> usize {
+        self.lock().max_in_flight
+    }
+
     /// Queues a reply with any status, content type and body (e.g. malformed JSON).
     pub fn push_raw(&self, status: u16, content_type: &str, body: &str) {
         self.push(Reply::raw(status, content_type, body));
@@ -317,19 +360,24 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
     let Some(request) = read_request(&mut stream).await else {
         return;
     };
+    let held_out = hold(&state).await;
     let reply = {
         let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
         state.requests.push(request.clone());
         let number = state.requests.len();
-        let mut violations = rules::check_request(state.format, &request);
-        for violation in &mut violations {
-            violation.request = number;
-        }
-        state.violations.extend(violations.iter().cloned());
-        if !violations.is_empty() && state.lenient.is_none() {
-            rules::refusal(state.format, &violations)
-        } else if let Some(answer) = answer_of(&mut state, &request) {
-            answer.unwrap_or_else(|(at, message)| {
+        if let Some(message) = held_out {
+            let message = format!("fake server: request #{number}: {message}");
+            Reply::json(500, &serde_json::json!({"error": {"message": message}}))
+        } else {
+            let mut violations = rules::check_request(state.format, &request);
+            for violation in &mut violations {
+                violation.request = number;
+            }
+            state.violations.extend(violations.iter().cloned());
+            if !violations.is_empty() && state.lenient.is_none() {
+                rules::refusal(state.format, &violations)
+            } else if let Some(answer) = answer_of(&mut state, &request) {
+                answer.unwrap_or_else(|(at, message)| {
                 state.violations.push(Violation {
                     request: number,
                     at: at.to_owned(),
@@ -338,17 +386,64 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) {
                 let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error"}});
                 Reply::json(400, &body)
             })
-        } else {
-            state.queue.pop_front().unwrap_or_else(|| {
-                let message = format!(
-                    "fake server: no response queued for request #{number} {} {}",
-                    request.method, request.path
-                );
-                Reply::json(500, &serde_json::json!({"error": {"message": message}}))
-            })
+            } else {
+                state.queue.pop_front().unwrap_or_else(|| {
+                    let message = format!(
+                        "fake server: no response queued for request #{number} {} {}",
+                        request.method, request.path
+                    );
+                    Reply::json(500, &serde_json::json!({"error": {"message": message}}))
+                })
+            }
         }
     };
+    let mut reply = reply;
+    tokio::time::sleep(std::mem::take(&mut reply.delay)).await;
+    // No longer in flight once the answer starts: the client cannot send its next request
+    // before it has this one, so the count never overstates how many overlapped.
+    state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .in_flight -= 1;
     write_reply(&mut stream, reply).await;
+}
+
+/// Counts the request in flight and, when the server holds requests, waits until enough
+/// overlap; `Some(why)` when they did not in time.
+async fn hold(state: &Mutex<State>) -> Option<String> {
+    let (mut released, generation, timeout, parties) = {
+        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.in_flight += 1;
+        state.max_in_flight = state.max_in_flight.max(state.in_flight);
+        state.arrivals += 1;
+        let number = state.arrivals;
+        let hold = state.hold.as_mut()?;
+        if number < hold.first || number >= hold.first + hold.parties {
+            return None;
+        }
+        hold.waiting += 1;
+        if hold.waiting >= hold.parties {
+            hold.waiting = 0;
+            hold.released.send_modify(|generation| *generation += 1);
+            return None;
+        }
+        let released = hold.released.subscribe();
+        let generation = *released.borrow();
+        (released, generation, hold.timeout, hold.parties)
+    };
+    let wait = released.wait_for(|now| *now != generation);
+    if tokio::time::timeout(timeout, wait).await.is_ok() {
+        return None;
+    }
+    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+    let arrived = state.hold.as_ref().map_or(0, |hold| hold.waiting);
+    if let Some(hold) = state.hold.as_mut() {
+        hold.waiting = hold.waiting.saturating_sub(1);
+    }
+    Some(format!(
+        "held {timeout:?} for {parties} overlapping requests, and only {arrived} arrived: \
+         the client sent them one after another"
+    ))
 }
 
 /// The answer of a routed or cassette server (`None` for a queue): `Err` is where and why none

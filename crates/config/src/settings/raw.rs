@@ -92,6 +92,8 @@ pub(super) struct RawAgents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_handoffs: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_parallel: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     orchestrator_note: Option<String>,
 }
 

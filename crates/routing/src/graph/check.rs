@@ -3,11 +3,12 @@
 //! edges that can never be taken.
 
 use super::GraphIssue;
+use super::flow::Flow;
 use super::outputs::{GRAPH_VARIABLES, infer_outputs, with_outputs};
 use crate::condition::Condition;
 use crate::state::{CEL_RESERVED, MAX_STATE_KEY_LEN};
-use agentctl_core::{GRAPH_END, GraphSpec};
-use std::collections::{HashMap, HashSet, VecDeque};
+use agentctl_core::{EdgeTarget, GRAPH_END, GraphSpec};
+use std::collections::{HashMap, HashSet};
 
 /// What the checks found, and the edges' compiled conditions (by edge index).
 pub(super) struct Analysis {
@@ -15,6 +16,8 @@ pub(super) struct Analysis {
     pub(super) conditions: Vec<Option<Condition>>,
     /// For each node, the output key inferred for it (see [`infer_outputs`]).
     pub(super) inferred: Vec<Option<String>>,
+    /// For each edge, the join node (index) a fan-out's branches meet at.
+    pub(super) joins: Vec<Option<usize>>,
 }
 
 /// Every issue of `spec`, errors and warnings, in the order found (the checks
@@ -52,8 +55,11 @@ pub(super) fn analyze(spec: &GraphSpec) -> Analysis {
     output_keys(spec, &mut issues);
     entry(spec, &index, &mut issues);
     let conditions = edges(spec, &index, &mut issues);
+    reducers(spec, &mut issues);
     let flow = Flow::new(spec, &index);
     flow.shadowed_edges(spec, &mut issues);
+    let joins = super::parallel::check(spec, &flow, &mut issues);
+    super::mapping::check(spec, &flow, &mut issues);
     if let Some(&entry) = index.get(spec.entry.as_str()) {
         flow.unreachable(spec, entry, &mut issues);
     }
@@ -64,6 +70,7 @@ pub(super) fn analyze(spec: &GraphSpec) -> Analysis {
         issues,
         conditions,
         inferred,
+        joins,
     }
 }
 
@@ -129,16 +136,44 @@ fn output_keys(spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
         if let Some(problem) = output_key_problem(key, explicit) {
             issues.push(GraphIssue::error(field, problem));
         } else if let Some(&first) = owners.get(key) {
+            if spec.reducers.contains_key(key) {
+                continue;
+            }
             issues.push(GraphIssue::error(
                 field,
                 format!(
                     "nodes[{first}] (`{}`) already stores its output under `{key}`: give each \
-                     node its own `output:` key",
+                     node its own `output:` key, or declare how their writes combine \
+                     (`reducers: {{{key}: append}}`, or `merge`, `last`)",
                     spec.nodes[first].name
                 ),
             ));
         } else {
             owners.insert(key, i);
+        }
+    }
+}
+
+/// Reducers: for a key some node stores, not a fixed name.
+fn reducers(spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
+    for key in spec.reducers.keys() {
+        let field = format!("reducers.{key}");
+        if GRAPH_VARIABLES.contains(&key.as_str()) {
+            issues.push(GraphIssue::error(
+                field,
+                format!(
+                    "`{key}` is a name conditions already have (input, state, last, node, \
+                     step): no node stores it, so it has nothing to reduce"
+                ),
+            ));
+        } else if !spec.nodes.iter().any(|node| node.output_key() == key) {
+            issues.push(GraphIssue::warning(
+                field,
+                format!(
+                    "no node stores its output under `{}`, so this reducer is never used",
+                    key.escape_debug()
+                ),
+            ));
         }
     }
 }
@@ -225,12 +260,7 @@ fn edges(
                 unknown_node(&edge.from, index),
             ));
         }
-        if edge.to != GRAPH_END && !index.contains_key(edge.to.as_str()) {
-            issues.push(GraphIssue::error(
-                format!("edges[{i}].to"),
-                format!("{} (or END)", unknown_node(&edge.to, index)),
-            ));
-        }
+        targets(i, &edge.to, index, issues);
         let condition = edge.condition.as_deref().and_then(|expression| {
             Condition::parse(expression)
                 .map_err(|error| {
@@ -247,6 +277,41 @@ fn edges(
         conditions.push(condition);
     }
     conditions
+}
+
+/// An edge's targets: nodes (or END for a plain edge); a fan-out names distinct nodes.
+fn targets(i: usize, to: &EdgeTarget, index: &HashMap<&str, usize>, issues: &mut Vec<GraphIssue>) {
+    let field = format!("edges[{i}].to");
+    let Some(names) = to.is_fan_out().then(|| to.names()) else {
+        let to = to.single().unwrap_or_default();
+        if to != GRAPH_END && !index.contains_key(to) {
+            let message = format!("{} (or END)", unknown_node(to, index));
+            issues.push(GraphIssue::error(field, message));
+        }
+        return;
+    };
+    if names.is_empty() {
+        issues.push(GraphIssue::error(
+            field.clone(),
+            "the list of nodes to run in parallel is empty: name at least one node",
+        ));
+    }
+    let mut seen = HashSet::new();
+    for name in names {
+        if name == GRAPH_END {
+            issues.push(GraphIssue::error(
+                field.clone(),
+                "END cannot be a parallel branch: branches run nodes and meet at a join node",
+            ));
+        } else if !index.contains_key(name.as_str()) {
+            issues.push(GraphIssue::error(field.clone(), unknown_node(name, index)));
+        } else if !seen.insert(name.as_str()) {
+            issues.push(GraphIssue::error(
+                field.clone(),
+                format!("`{name}` is named twice: each branch runs a different node"),
+            ));
+        }
+    }
 }
 
 fn unknown_node(name: &str, index: &HashMap<&str, usize>) -> String {
@@ -280,154 +345,6 @@ fn unread_keys(spec: &GraphSpec, conditions: &[Option<Condition>], issues: &mut 
                     } else {
                         stored.join(", ")
                     }
-                ),
-            ));
-        }
-    }
-}
-
-/// The edges as the run can take them.
-struct Flow {
-    /// For each node (by index), the edges leaving it that can be taken, in file order: the
-    /// ones up to and including its first edge without a condition.
-    live: Vec<Vec<usize>>,
-    /// For each node, the index of its first edge without a condition.
-    default_edge: Vec<Option<usize>>,
-    /// For each edge, the node it leaves (`None` for an unknown node).
-    source: Vec<Option<usize>>,
-    /// For each edge, the node it goes to (`None` for END or an unknown node).
-    target: Vec<Option<usize>>,
-    /// For each node, whether its name is its first use (duplicates are not analysed).
-    first: Vec<bool>,
-}
-
-impl Flow {
-    fn new(spec: &GraphSpec, index: &HashMap<&str, usize>) -> Self {
-        let count = spec.nodes.len();
-        let mut flow = Flow {
-            live: vec![Vec::new(); count],
-            default_edge: vec![None; count],
-            source: Vec::with_capacity(spec.edges.len()),
-            target: Vec::with_capacity(spec.edges.len()),
-            first: (0..count)
-                .map(|i| index.get(spec.nodes[i].name.as_str()) == Some(&i))
-                .collect(),
-        };
-        for (i, edge) in spec.edges.iter().enumerate() {
-            flow.target.push(index.get(edge.to.as_str()).copied());
-            flow.source.push(index.get(edge.from.as_str()).copied());
-            let Some(&from) = index.get(edge.from.as_str()) else {
-                continue;
-            };
-            if flow.default_edge[from].is_some() {
-                continue;
-            }
-            flow.live[from].push(i);
-            if edge.condition.is_none() {
-                flow.default_edge[from] = Some(i);
-            }
-        }
-        flow
-    }
-
-    /// Edges after a node's default edge are never tried.
-    fn shadowed_edges(&self, spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
-        for (i, edge) in spec.edges.iter().enumerate() {
-            let Some(default) = self.source[i].and_then(|from| self.default_edge[from]) else {
-                continue;
-            };
-            if i > default {
-                issues.push(GraphIssue::warning(
-                    format!("edges[{i}]"),
-                    format!(
-                        "never taken: edges[{default}] leaves `{}` first and has no condition, \
-                         so it is always taken; move this edge above it or give that edge a \
-                         condition",
-                        edge.from
-                    ),
-                ));
-            }
-        }
-    }
-
-    /// Nodes no live edge leads to from the entry.
-    fn unreachable(&self, spec: &GraphSpec, entry: usize, issues: &mut Vec<GraphIssue>) {
-        let mut seen = vec![false; spec.nodes.len()];
-        seen[entry] = true;
-        let mut queue = VecDeque::from([entry]);
-        while let Some(node) = queue.pop_front() {
-            for &edge in &self.live[node] {
-                if let Some(next) = self.target[edge]
-                    && !seen[next]
-                {
-                    seen[next] = true;
-                    queue.push_back(next);
-                }
-            }
-        }
-        for (i, node) in spec.nodes.iter().enumerate() {
-            if self.first[i] && !seen[i] {
-                issues.push(GraphIssue::error(
-                    format!("nodes[{i}].name"),
-                    format!(
-                        "node `{}` is unreachable: no edge that can be taken leads to it from \
-                         the entry `{}`",
-                        node.name, spec.entry
-                    ),
-                ));
-            }
-        }
-    }
-
-    /// Nodes from which the run can never end. A node can end when one of its live edges
-    /// goes to END, when it has no default edge (then "no edge matched" ends the graph), or
-    /// when a live edge leads to a node that can end: a fixpoint, computed backwards from the
-    /// nodes that can end by themselves.
-    fn cannot_end(&self, spec: &GraphSpec, issues: &mut Vec<GraphIssue>) {
-        let count = spec.nodes.len();
-        let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); count];
-        let mut can_end = vec![false; count];
-        let mut queue = VecDeque::new();
-        for (node, &first) in self.first.iter().enumerate() {
-            if !first {
-                continue;
-            }
-            // An edge to a node that does not exist is an error of its own: counting it as a
-            // way out keeps that one mistake from being reported again here.
-            let ends_here = self.default_edge[node].is_none()
-                || self.live[node]
-                    .iter()
-                    .any(|&edge| spec.edges[edge].to == GRAPH_END || self.target[edge].is_none());
-            if ends_here {
-                can_end[node] = true;
-                queue.push_back(node);
-            }
-            for &edge in &self.live[node] {
-                if let Some(next) = self.target[edge] {
-                    incoming[next].push(node);
-                }
-            }
-        }
-        while let Some(node) = queue.pop_front() {
-            for &before in &incoming[node] {
-                if !can_end[before] {
-                    can_end[before] = true;
-                    queue.push_back(before);
-                }
-            }
-        }
-        for (i, node) in spec.nodes.iter().enumerate() {
-            if !self.first[i] || can_end[i] {
-                continue;
-            }
-            let default = self.default_edge[i].unwrap_or_default();
-            issues.push(GraphIssue::error(
-                format!("nodes[{i}].name"),
-                format!(
-                    "node `{}` can never reach END: edges[{default}] always leads on and every \
-                     path from there loops; add an edge to END or give edges[{default}] a \
-                     condition",
-                    node.name
                 ),
             ));
         }

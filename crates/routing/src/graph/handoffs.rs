@@ -49,6 +49,8 @@ impl Graph {
                 name: name.clone(),
                 agent: name.clone(),
                 output: None,
+                join: None,
+                map: None,
             });
             let Some(agent) = agent else {
                 missing.push(name);
@@ -61,7 +63,7 @@ impl Graph {
                 }
                 edges.push(GraphEdge {
                     from: name.clone(),
-                    to: target.to_owned(),
+                    to: target.into(),
                     condition: handoff.when.clone(),
                 });
                 if seen.len() < MAX_AGENTS && seen.insert(target.to_owned()) {
@@ -77,10 +79,12 @@ impl Graph {
                 nodes,
                 edges,
                 max_steps: None,
+                reducers: Default::default(),
             },
             // Never evaluated: hand-off maps are not run.
             conditions: Vec::new(),
             warnings: Vec::new(),
+            joins: Vec::new(),
             kind: Kind::Handoffs { missing },
         }
     }

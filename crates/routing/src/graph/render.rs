@@ -6,7 +6,7 @@
 //! name, so no name or condition can end a label early and add nodes, edges or directives.
 
 use super::Graph;
-use agentctl_core::GRAPH_END;
+use agentctl_core::{GRAPH_END, GraphMap, Join};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -45,9 +45,23 @@ pub fn render_text(graph: &Graph) -> String {
         if graph.missing().contains(&node.name) {
             let _ = writeln!(out, "  • {name} (not found)");
         } else if node.agent == node.name {
-            let _ = writeln!(out, "  • {name}");
+            let _ = write!(out, "  • {name}");
         } else {
-            let _ = writeln!(out, "  • {name} ({})", terminal(&node.agent));
+            let _ = write!(out, "  • {name} ({})", terminal(&node.agent));
+        }
+        if let Some(join) = node.join {
+            let _ = write!(out, " [join: {join}]");
+        }
+        if let Some(map) = &node.map {
+            let _ = write!(
+                out,
+                " [map: over {} as {}]",
+                terminal(&map.over),
+                terminal(&map.item)
+            );
+        }
+        if !graph.missing().contains(&node.name) {
+            out.push('\n');
         }
     }
     out.push_str("\nEdges:\n");
@@ -56,7 +70,11 @@ pub fn render_text(graph: &Graph) -> String {
     }
     let keyword = if handoffs { "when" } else { "if" };
     for edge in &graph.spec().edges {
-        let _ = write!(out, "  {} → {}", terminal(&edge.from), terminal(&edge.to));
+        let to = match edge.to.single() {
+            Some(to) => terminal(to),
+            None => format!("{} (parallel)", terminal(&edge.to.to_string())),
+        };
+        let _ = write!(out, "  {} → {to}", terminal(&edge.from));
         if let Some(condition) = &edge.condition {
             let _ = write!(out, " [{keyword}: {}]", terminal(condition));
         }
@@ -81,7 +99,11 @@ pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
         out.push_str("    graph_end([\"END\"])\n");
     }
     for edge in &layout.edges {
-        let arrow = if edge.dotted { "-.->" } else { "-->" };
+        let arrow = match (edge.dotted, edge.parallel) {
+            (true, _) => "-.->",
+            (false, true) => "==>",
+            (false, false) => "-->",
+        };
         let _ = write!(out, "    {} {arrow}", edge.from.mermaid_id());
         if let Some(label) = edge.label {
             let _ = write!(out, "|\"{}\"|", mermaid_text(label));
@@ -173,6 +195,9 @@ pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
         if edge.dotted {
             attributes.push("style=dotted".to_owned());
         }
+        if edge.parallel {
+            attributes.push("style=bold".to_owned());
+        }
         if edge.taken {
             attributes.push("color=\"#b45309\", penwidth=3".to_owned());
         }
@@ -222,12 +247,27 @@ struct Layout<'a> {
 struct Node<'a> {
     name: &'a str,
     agent: &'a str,
+    /// `join: all`, shown after the name.
+    join: Option<Join>,
+    /// `map: {over, as}`, shown after the name.
+    map: Option<&'a GraphMap>,
     missing: bool,
     visited: bool,
 }
 
 impl Node<'_> {
     fn label(&self) -> String {
+        let mut label = self.plain_label();
+        if let Some(join) = self.join {
+            label.push_str(&format!(" ⋈ join: {join}"));
+        }
+        if let Some(map) = self.map {
+            label.push_str(&format!(" ∀ {} in {}", map.item, map.over));
+        }
+        label
+    }
+
+    fn plain_label(&self) -> String {
         if self.missing {
             format!("{} (not found)", self.name)
         } else if self.agent == self.name {
@@ -238,13 +278,21 @@ impl Node<'_> {
     }
 
     fn dot_label(&self) -> String {
-        if self.missing {
+        let label = if self.missing {
             format!("{}\n(not found)", self.name)
         } else if self.agent == self.name {
             self.name.to_owned()
         } else {
             format!("{}\n({})", self.name, self.agent)
+        };
+        let mut label = label;
+        if let Some(join) = self.join {
+            label.push_str(&format!("\njoin: {join}"));
         }
+        if let Some(map) = self.map {
+            label.push_str(&format!("\n∀ {} in {}", map.item, map.over));
+        }
+        label
     }
 }
 
@@ -275,6 +323,8 @@ struct Edge<'a> {
     label: Option<&'a str>,
     /// An implicit edge: the run ends there when no edge matches.
     dotted: bool,
+    /// One of the branches of a fan-out (`to: [a, b]`): drawn thick.
+    parallel: bool,
     taken: bool,
 }
 
@@ -294,6 +344,8 @@ impl<'a> Layout<'a> {
             .map(|node| Node {
                 name: &node.name,
                 agent: &node.agent,
+                join: node.join,
+                map: node.map.as_ref(),
                 missing: missing.contains(&node.name),
                 visited: false,
             })
@@ -312,18 +364,22 @@ impl<'a> Layout<'a> {
                 to: Point::Node(entry),
                 label: None,
                 dotted: false,
+                parallel: false,
                 taken: false,
             });
         }
         for edge in &graph.spec().edges {
-            if let (Some(from), Some(to)) = (end_of(&edge.from), end_of(&edge.to)) {
-                edges.push(Edge {
-                    from,
-                    to,
-                    label: edge.condition.as_deref(),
-                    dotted: false,
-                    taken: false,
-                });
+            for target in edge.to.names() {
+                if let (Some(from), Some(to)) = (end_of(&edge.from), end_of(target)) {
+                    edges.push(Edge {
+                        from,
+                        to,
+                        label: edge.condition.as_deref(),
+                        dotted: false,
+                        parallel: edge.to.is_fan_out(),
+                        taken: false,
+                    });
+                }
             }
         }
         if !graph.is_handoff_map() {
@@ -337,6 +393,7 @@ impl<'a> Layout<'a> {
                         to: Point::End,
                         label: None,
                         dotted: true,
+                        parallel: false,
                         taken: false,
                     });
                 }

@@ -84,6 +84,10 @@ pub struct Transition {
     pub to: Option<String>,
     /// The index of the edge taken in the declaration's `edges`; `None` when no edge was.
     pub edge: Option<usize>,
+    /// The nodes of a fan-out edge (`to: [a, b]`), which run next in parallel; empty for a
+    /// plain edge (then `to` says where the graph goes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parallel: Vec<String>,
     /// The condition of the edge taken, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
@@ -94,7 +98,7 @@ pub struct Transition {
 impl Transition {
     /// True when the graph ends here.
     pub fn ended(&self) -> bool {
-        self.to.is_none()
+        self.to.is_none() && self.parallel.is_empty()
     }
 
     /// Why this edge was taken or the graph ended, for people:
@@ -102,6 +106,13 @@ impl Transition {
     /// ``no edge from `analyzer` matched: `analysis.can_auto_fix` is false; …``,
     /// `` `reviewer` has no outgoing edges``.
     pub fn reason(&self) -> String {
+        if self.edge.is_some() && !self.parallel.is_empty() {
+            let to = format!("[{}]", self.parallel.join(", "));
+            return match &self.condition {
+                Some(condition) => format!("edges to {to} in parallel [if: {condition}]"),
+                None => format!("edges to {to} in parallel"),
+            };
+        }
         if self.edge.is_some() {
             let to = self.to.as_deref().unwrap_or(GRAPH_END);
             let to = if to == GRAPH_END {
@@ -197,6 +208,7 @@ impl Graph {
             from: from.to_owned(),
             to: None,
             edge: None,
+            parallel: Vec::new(),
             condition: None,
             considered: Vec::new(),
         };
@@ -220,7 +232,7 @@ impl Graph {
                             graph: self.name.clone(),
                             node: from.to_owned(),
                             edge: index,
-                            to: edge.to.clone(),
+                            to: edge.to.to_string(),
                             error: Box::new(error),
                         });
                     }
@@ -229,14 +241,17 @@ impl Graph {
             let taken = outcome == ConditionOutcome::True;
             transition.considered.push(EdgeOutcome {
                 edge: index,
-                to: edge.to.clone(),
+                to: edge.to.to_string(),
                 condition: edge.condition.clone(),
                 outcome,
             });
             if taken {
                 transition.edge = Some(index);
                 transition.condition = edge.condition.clone();
-                transition.to = (edge.to != GRAPH_END).then(|| edge.to.clone());
+                match edge.to.single() {
+                    Some(to) => transition.to = (to != GRAPH_END).then(|| to.to_owned()),
+                    None => transition.parallel = edge.to.names().to_vec(),
+                }
                 break;
             }
         }

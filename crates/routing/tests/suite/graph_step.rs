@@ -283,17 +283,18 @@ mod random {
             let spec = GraphSpec {
                 entry: name(entry),
                 nodes: (0..count)
-                    .map(|i| agentctl_core::GraphNode { name: name(i), agent: "x".into(), output: None })
+                    .map(|i| agentctl_core::GraphNode { name: name(i), agent: "x".into(), output: None, join: None, map: None })
                     .collect(),
                 edges: edges
                     .iter()
                     .map(|&(from, to, condition)| agentctl_core::GraphEdge {
                         from: name(from),
-                        to: name(to),
+                        to: name(to).into(),
                         condition: condition.map(|c| CONDITIONS[c].to_owned()),
                     })
                     .collect(),
                 max_steps: Some(8),
+                reducers: Default::default(),
             };
             let graph = match Graph::compile("random", &spec) {
                 Ok(graph) => graph,

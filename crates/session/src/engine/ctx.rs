@@ -24,3 +24,23 @@ pub(crate) struct TurnCtx {
     pub(crate) questions: mpsc::UnboundedReceiver<ApprovalRequest>,
     pub(crate) options: TurnOptions,
 }
+
+impl TurnCtx {
+    /// The context of a parallel graph branch: the turn's engine, sink, gate, sub-agent
+    /// runner and options, and a cancel token of its own under the turn's (a `join: any`
+    /// stops the branches it does not wait for). Its questions reach the turn through the
+    /// shared gate, whose channel the branch's driver listens to.
+    pub(crate) fn branch(&self) -> TurnCtx {
+        // Nobody sends on this channel: the turn's gate carries the questions.
+        let (_, questions) = mpsc::unbounded_channel();
+        TurnCtx {
+            engine: Arc::clone(&self.engine),
+            sink: self.sink.clone(),
+            cancel: self.cancel.child_token(),
+            gate: Arc::clone(&self.gate),
+            sub_agents: Arc::clone(&self.sub_agents),
+            questions,
+            options: self.options.clone(),
+        }
+    }
+}

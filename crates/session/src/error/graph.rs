@@ -49,6 +49,34 @@ pub enum GraphError {
         /// The nodes run, in order.
         path: Vec<String>,
     },
+    /// A map node's `map.over` is not a list in the state.
+    #[error(
+        "graph `{graph}`, node `{node}`: `map.over: {over}` is {found}, not a list; the node before it must write a list there"
+    )]
+    MapOver {
+        /// The graph.
+        graph: String,
+        /// The map node.
+        node: String,
+        /// The path.
+        over: String,
+        /// What was found there.
+        found: String,
+    },
+    /// Parallel branches ended without enough of them reaching their join node.
+    #[error(
+        "graph `{graph}`: the join `{join}` waits for {needed} branches and only {arrived} arrived (the others ended before it); change their edges so they lead to `{join}`, or lower its `join:`"
+    )]
+    JoinIncomplete {
+        /// The graph.
+        graph: String,
+        /// The join node.
+        join: String,
+        /// Branches that reached it.
+        arrived: usize,
+        /// Branches it waits for.
+        needed: usize,
+    },
     /// A checkpoint names a node the graph no longer has.
     #[error(
         "graph `{graph}` has no node `{node}`, which its checkpoint runs next: was the graph changed since? restore the node, or re-run from an earlier step"

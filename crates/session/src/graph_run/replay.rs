@@ -59,6 +59,10 @@ pub struct ReplayNode {
     pub reason: Option<String>,
     /// Whether this step is the fork a branch started from (run in the parent branch).
     pub inherited: bool,
+    /// Where the node ran when it ran beside others: `branch 2/3 (perf) of intake's fan-out,
+    /// joining at summary`, `element 3 of 5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<String>,
 }
 
 /// Something a node's agents did.
@@ -203,7 +207,35 @@ fn replay_node(
             .unwrap_or_else(|| GRAPH_END.to_owned()),
         reason: checkpoint.reason.clone(),
         inherited: false,
+        parallel: lane(checkpoint),
     })
+}
+
+/// Where a node of a fan-out or a map ran, from its checkpoint's parallel record.
+fn lane(checkpoint: &GraphCheckpoint) -> Option<String> {
+    let parallel = checkpoint.parallel.as_ref()?;
+    let node = checkpoint.node.as_deref()?;
+    if let Some(fanout) = parallel.get("fanout") {
+        let branches = fanout.get("branches")?.as_array()?;
+        let b = branches.iter().position(|branch| {
+            branch["path"]
+                .as_array()
+                .is_some_and(|path| path.iter().any(|step| step == node))
+        })?;
+        let text = |key: &str| fanout[key].as_str().unwrap_or_default().to_owned();
+        let start = branches[b]["start"].as_str().unwrap_or_default();
+        return Some(format!(
+            "branch {}/{} ({start}) of {}'s fan-out, joining at {}",
+            b + 1,
+            branches.len(),
+            text("from"),
+            text("join")
+        ));
+    }
+    let map = parallel.get("map")?;
+    let count = map.get("items")?.as_array()?.len();
+    let latest = map.get("latest")?.as_u64()?;
+    Some(format!("element {} of {count}", latest + 1))
 }
 
 /// What an assistant message of `agent` shows in the replay: its text, then each tool call

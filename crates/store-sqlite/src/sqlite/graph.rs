@@ -149,6 +149,11 @@ impl GraphLog for SqliteStore {
         };
         // Masked and measured before the write lock is taken: the lock is held for the rows.
         let (state, text) = checkpoint_state(self.redactor(), checkpoint.state).map_err(invalid)?;
+        let parallel = checkpoint
+            .parallel
+            .map(|parallel| checkpoint_state(self.redactor(), parallel).map(|(value, _)| value))
+            .transpose()
+            .map_err(invalid)?;
         let reason = checkpoint
             .reason
             .map(|reason| self.redactor().redact(reason).into_owned());
@@ -162,8 +167,13 @@ impl GraphLog for SqliteStore {
             if let Some(run) = checkpoint.run {
                 check_run(tx, checkpoint, run)?;
             }
-            let written =
-                GraphCheckpoint::after_node(checkpoint, latest.graph, reason, state, now_ms());
+            let written = GraphCheckpoint::after_node(
+                checkpoint,
+                latest.graph,
+                reason,
+                (state, parallel),
+                now_ms(),
+            );
             execute(tx, &checkpoint_insert(&written, &text))?;
             touch_session(tx, session, written.created_at)?;
             Ok(written)
@@ -181,9 +191,9 @@ impl GraphLog for SqliteStore {
             // Copied in SQL: the state is already masked and checked, and may be large.
             tx.execute(
                 "INSERT INTO graph_checkpoints (session_id, branch, step, graph, next_node,
-                     reason, state, source, parent_branch, parent_step, created_at)
+                     reason, state, source, parent_branch, parent_step, created_at, parallel)
                  SELECT session_id, ?4, step, graph, next_node, reason, state, 'fork',
-                     branch, step, ?5
+                     branch, step, ?5, parallel
                  FROM graph_checkpoints WHERE session_id = ?1 AND branch = ?2 AND step = ?3",
                 params![session, branch, step, fork, now],
             )?;

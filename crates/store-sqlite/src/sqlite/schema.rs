@@ -4,7 +4,7 @@
 //! transaction together with the version bump, so a killed process leaves the old version.
 
 /// The migrations; `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 const V1: &str = r#"
 CREATE TABLE sessions (
@@ -252,4 +252,11 @@ CREATE TABLE session_sync (
     theirs      TEXT NOT NULL,
     marked_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
+"#;
+
+/// Parallel graph branches: while a fan-out's branches run, each checkpoint records every
+/// branch's status (pending, running, done) and output as JSON, so a resume re-runs only the
+/// branches that had not finished. `NULL` outside a fan-out (and in every row written before).
+const V9: &str = r#"
+ALTER TABLE graph_checkpoints ADD COLUMN parallel TEXT;
 "#;

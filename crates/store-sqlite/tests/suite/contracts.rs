@@ -75,6 +75,7 @@ fn graph_log() -> Result<(), ContextError> {
         next: Some("fixer"),
         reason: None,
         state: &state,
+        parallel: None,
     })?;
     // A second writer of step 1 (another process resuming the same graph) is refused.
     let again = store.write_checkpoint(&NewCheckpoint {
@@ -86,6 +87,7 @@ fn graph_log() -> Result<(), ContextError> {
         next: Some("fixer"),
         reason: None,
         state: &state,
+        parallel: None,
     });
     assert!(matches!(
         again,

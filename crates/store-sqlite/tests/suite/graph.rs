@@ -26,6 +26,7 @@ pub(super) fn node<'a>(
         next: Some("worker"),
         reason: None,
         state,
+        parallel: None,
     }
 }
 

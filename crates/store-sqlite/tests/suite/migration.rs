@@ -16,7 +16,7 @@ fn a_version_5_file_is_migrated_with_its_data() {
     let (_dir, path) = v5_file();
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 8);
+    assert_eq!(SCHEMA_VERSION, 9);
     assert_eq!(store.integrity_check().unwrap(), "ok");
     let conn = Connection::open(&path).unwrap();
     let violations: i64 = conn

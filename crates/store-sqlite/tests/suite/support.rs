@@ -40,8 +40,18 @@ pub fn spawn_child_test(name: &str, env: &str, path: &std::path::Path) -> std::p
 
 /// Takes an up-to-date file back to what schema version 7 left: no marks of copies.
 pub fn downgrade_to_v7(conn: &rusqlite::Connection) {
+    downgrade_to_v8(conn);
     conn.execute_batch("DROP TABLE session_sync; PRAGMA user_version = 7;")
         .unwrap();
+}
+
+/// Takes an up-to-date file back to what schema version 8 left: checkpoints without their
+/// `parallel` record.
+pub fn downgrade_to_v8(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "ALTER TABLE graph_checkpoints DROP COLUMN parallel; PRAGMA user_version = 8;",
+    )
+    .unwrap();
 }
 
 /// Takes an up-to-date file back to what schema version 6 left: sessions without their

@@ -78,6 +78,9 @@ pub struct NewCheckpoint<'a> {
     pub reason: Option<&'a str>,
     /// The whole graph state after the node: a JSON object.
     pub state: &'a serde_json::Value,
+    /// While parallel branches run: every branch's status and output (a JSON object the
+    /// graph runner defines), so a resume re-runs only the branches that had not finished.
+    pub parallel: Option<&'a serde_json::Value>,
 }
 
 /// A stored graph checkpoint: the graph state after a step and where the graph goes next.
@@ -109,6 +112,10 @@ pub struct GraphCheckpoint {
     pub reason: Option<String>,
     /// The graph state after this step (a JSON object; secrets masked).
     pub state: serde_json::Value,
+    /// While parallel branches run: each branch's status and output (a JSON object; secrets
+    /// masked); `None` outside a fan-out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<serde_json::Value>,
     /// How the row came to be.
     pub source: CheckpointSource,
     /// For `fork` rows: the `(branch, step)` it was copied from.

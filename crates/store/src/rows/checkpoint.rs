@@ -21,6 +21,7 @@ const CHECKPOINT_COLUMNS: &[&str] = &[
     "parent_branch",
     "parent_step",
     "created_at",
+    "parallel",
 ];
 
 /// The insert of `checkpoint`'s row; `state` is the JSON text stored for its state (masked and
@@ -45,6 +46,11 @@ pub fn checkpoint_insert(checkpoint: &GraphCheckpoint, state: &str) -> Write {
             checkpoint.parent.map(|(branch, _)| branch).into(),
             checkpoint.parent.map(|(_, step)| step).into(),
             checkpoint.created_at.into(),
+            checkpoint
+                .parallel
+                .as_ref()
+                .map(serde_json::Value::to_string)
+                .into(),
         ],
     }
 }
@@ -71,18 +77,19 @@ impl GraphCheckpoint {
             reason: None,
             state,
             source: CheckpointSource::Input,
+            parallel: None,
             parent: None,
             created_at: now,
         }
     }
 
-    /// The checkpoint `new` writes after a node of `graph` at `now`, its `reason` and `state`
-    /// as the store keeps them (masked).
+    /// The checkpoint `new` writes after a node of `graph` at `now`, its `reason`, `state`
+    /// and `parallel` record as the store keeps them (masked).
     pub fn after_node(
         new: &NewCheckpoint<'_>,
         graph: String,
         reason: Option<String>,
-        state: Value,
+        (state, parallel): (Value, Option<Value>),
         now: i64,
     ) -> Self {
         Self {
@@ -96,6 +103,7 @@ impl GraphCheckpoint {
             reason,
             state,
             source: CheckpointSource::Node,
+            parallel,
             parent: None,
             created_at: now,
         }

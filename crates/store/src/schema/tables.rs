@@ -1,4 +1,4 @@
-//! The tables of the current session schema (SQLite version 8, PostgreSQL version 3).
+//! The tables of the current session schema (SQLite version 9, PostgreSQL version 4).
 //!
 //! Written with a few `const fn` builders so each column reads as one line.
 
@@ -307,6 +307,7 @@ const GRAPH_CHECKPOINTS: Table = Table {
         null("parent_branch", ColumnType::Integer),
         null("parent_step", ColumnType::Integer),
         int("created_at"),
+        null("parallel", ColumnType::Json),
     ],
     primary_key: &["session_id", "branch", "step"],
     indexes: &[index("idx_graph_checkpoints_run", &["run_id"])],

@@ -72,7 +72,14 @@ impl SessionBundle {
             "summaries": self.summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.updated_at])).collect::<Vec<_>>(),
             "replaced": self.replaced_summaries.iter().map(|s| json!([scope(&s.scope), cursor(s.until_message_id), s.summary_text, s.created_at, s.replaced_at])).collect::<Vec<_>>(),
             "state": self.state.iter().map(|e| json!([e.key, e.value, e.updated_at, e.updated_by])).collect::<Vec<_>>(),
-            "checkpoints": self.checkpoints.iter().map(|c| json!([c.branch, c.step, c.graph, c.node, run(c.run), c.next, c.reason, c.state, c.source.as_str(), c.parent, c.created_at])).collect::<Vec<_>>(),
+            "checkpoints": self.checkpoints.iter().map(|c| {
+                let mut row = json!([c.branch, c.step, c.graph, c.node, run(c.run), c.next, c.reason, c.state, c.source.as_str(), c.parent, c.created_at]);
+                // Only rows of parallel branches carry it: the fingerprints of others stay.
+                if let (Some(parallel), Some(fields)) = (&c.parallel, row.as_array_mut()) {
+                    fields.push(parallel.clone());
+                }
+                row
+            }).collect::<Vec<_>>(),
             "spans": self.spans,
         })
     }

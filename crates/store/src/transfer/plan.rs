@@ -22,8 +22,8 @@ struct Masked {
     steps: Vec<String>,
     /// The state values' JSON, in bundle order.
     state: Vec<String>,
-    /// The checkpoints' states' JSON and reasons, in bundle order.
-    checkpoints: Vec<(String, Option<String>)>,
+    /// The checkpoints' states' JSON, reasons and parallel records, in bundle order.
+    checkpoints: Vec<(String, Option<String>, Option<serde_json::Value>)>,
     /// The spans' JSON, in bundle order.
     spans: Vec<String>,
     /// The summaries' texts, in [`SessionBundle::summary_rows`] order.
@@ -76,9 +76,15 @@ impl Masked {
                 .iter()
                 .map(|checkpoint| {
                     let reason = checkpoint.reason.as_deref();
+                    let parallel = checkpoint.parallel.as_ref().map(|parallel| {
+                        let mut parallel = parallel.clone();
+                        redactor.redact_json(&mut parallel);
+                        parallel
+                    });
                     (
                         redact_json(&checkpoint.state),
                         reason.map(|reason| redactor.redact(reason).into_owned()),
+                        parallel,
                     )
                 })
                 .collect(),
@@ -409,7 +415,7 @@ impl<'a> ImportPlan<'a> {
 
     fn checkpoints(&mut self) {
         let session = &self.bundle.session.id;
-        for (checkpoint, (state, reason)) in
+        for (checkpoint, (state, reason, parallel)) in
             self.bundle.checkpoints.iter().zip(&self.masked.checkpoints)
         {
             // The row as the target keeps it: its run renumbered, its reason masked; the state
@@ -424,6 +430,7 @@ impl<'a> ImportPlan<'a> {
                 next: checkpoint.next.clone(),
                 reason: reason.clone(),
                 state: serde_json::Value::Null,
+                parallel: parallel.clone(),
                 source: checkpoint.source,
                 parent: checkpoint.parent,
                 created_at: checkpoint.created_at,

@@ -157,3 +157,31 @@ async fn a_wrong_endpoint_is_refused() {
     assert_eq!(status, 400);
     assert_eq!(server.take_violations()[0].at, "path");
 }
+
+#[tokio::test]
+async fn held_requests_are_answered_together_and_a_lone_one_gets_a_500() {
+    let server = FakeServer::openai().await;
+    for text in ["one", "two", "three"] {
+        server.push_json(openai::text_response(text));
+    }
+    server.hold_until_overlapping(1, 2, std::time::Duration::from_secs(10));
+    let good = chat("lookup");
+    let (first, second) = tokio::join!(
+        post(&server, "/v1/chat/completions", &good),
+        post(&server, "/v1/chat/completions", &good)
+    );
+    assert_eq!((first.0, second.0), (200, 200));
+    assert_eq!(server.max_in_flight(), 2);
+
+    // A group whose second request never comes: the first is refused in time, not hung.
+    server.hold_until_overlapping(3, 2, std::time::Duration::from_millis(200));
+    let (status, body) = post(&server, "/v1/chat/completions", &good).await;
+    assert_eq!(status, 500);
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("only 1 arrived"), "{message}");
+    assert_eq!(
+        server.pending(),
+        1,
+        "a refused request leaves the queue alone"
+    );
+}

@@ -269,6 +269,7 @@ pub(super) fn graph(
         nodes,
         edges,
         max_steps: None,
+        reducers: Default::default(),
     }))
 }
 
@@ -312,6 +313,8 @@ fn ask_nodes(ui: &Ui, known: &Known<'_>) -> anyhow::Result<Vec<GraphNode>> {
             name,
             agent,
             output: (!output.is_empty()).then_some(output),
+            join: None,
+            map: None,
         });
     }
     Ok(nodes)
@@ -357,7 +360,7 @@ fn ask_edges(ui: &Ui, names: &[String]) -> anyhow::Result<Vec<GraphEdge>> {
         )?;
         edges.push(GraphEdge {
             from: from_items[from].clone(),
-            to: to_items[to].clone(),
+            to: to_items[to].clone().into(),
             condition: (!condition.is_empty()).then_some(condition),
         });
     }
@@ -389,6 +392,8 @@ fn graph_flags(args: &ExtendedArgs) -> anyhow::Result<GraphSpec> {
             name: name.to_owned(),
             agent: agent.to_owned(),
             output: output.filter(|o| !o.is_empty()).map(str::to_owned),
+            join: None,
+            map: None,
         });
     }
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
@@ -416,7 +421,7 @@ fn graph_flags(args: &ExtendedArgs) -> anyhow::Result<GraphSpec> {
         }
         edges.push(GraphEdge {
             from: node("--graph-edge", value, from.trim(), false)?,
-            to: node("--graph-edge", value, to.trim(), true)?,
+            to: node("--graph-edge", value, to.trim(), true)?.into(),
             condition: condition.filter(|c| !c.is_empty()).map(str::to_owned),
         });
     }
@@ -429,6 +434,7 @@ fn graph_flags(args: &ExtendedArgs) -> anyhow::Result<GraphSpec> {
         nodes,
         edges,
         max_steps: None,
+        reducers: Default::default(),
     })
 }
 

@@ -3,19 +3,20 @@
 //! agent, then whoever it hands off to), its events framed as the node's; every store read and
 //! write goes through the session's store thread.
 
-use super::parts::{INPUT_KEY, branch_of, edge_reason, node_prompt};
-use crate::engine::{AgentOutcome, Frame, Lead, TurnCtx};
+use super::driver::{Driver, Position, Saved};
+use super::lanes::{Fanout, Parallel};
+use super::node::{Last, NodeJob, NodeRun, state_update};
+use super::parts::{INPUT_KEY, branch_of, edge_reason, write_key};
+use crate::engine::TurnCtx;
 use crate::error::GraphError;
-use crate::error::SessionError;
 use crate::graph_run::{GraphOutcome, StartAt};
 use crate::session::SessionHandle;
 use agentctl_core::{
-    AgentDefinition, ContextMode, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunError,
-    RunResult, SpanDetail, TraceContext,
+    AgentDefinition, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunResult, SpanDetail,
+    TraceContext,
 };
-use agentctl_guardrails::extract_json;
-use agentctl_routing::{Graph, graph_variables};
-use agentctl_store::{GraphCheckpoint, NewCheckpoint, Source, TraceLog};
+use agentctl_routing::graph_variables;
+use agentctl_store::{NewCheckpoint, Source, TraceLog};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -43,57 +44,6 @@ pub(crate) async fn graph_turn(
         ctx,
     };
     driver.drive(at, trace).await
-}
-
-/// Runs a graph of agents in a session, node by node.
-struct Driver<'c> {
-    ctx: &'c mut TurnCtx,
-    graph: Graph,
-    /// The graph agent's definition (its `tracing:`).
-    definition: AgentDefinition,
-    /// The session, its runs recorded as the graph's.
-    session: SessionHandle,
-    writer: crate::engine::StoreWriter,
-    /// Every node's model, over its agent's (`--model`).
-    model: Option<String>,
-    /// Every node's context mode, over its agent's (`--context`).
-    flag: Option<ContextMode>,
-}
-
-/// Where the run is: the last checkpoint it wrote or started from.
-struct Position {
-    branch: u32,
-    step: u32,
-    next: Option<String>,
-    state: Map<String, Value>,
-    end_reason: Option<String>,
-}
-
-impl Position {
-    fn of(checkpoint: GraphCheckpoint) -> Self {
-        let end_reason = match checkpoint.next {
-            None => checkpoint.reason,
-            Some(_) => None,
-        };
-        Self {
-            branch: checkpoint.branch,
-            step: checkpoint.step,
-            next: checkpoint.next,
-            state: match checkpoint.state {
-                Value::Object(state) => state,
-                _ => Map::new(),
-            },
-            end_reason,
-        }
-    }
-}
-
-/// The last node run: its name, answer, output and run result.
-struct Last {
-    node: String,
-    text: String,
-    output: Value,
-    result: RunResult,
 }
 
 impl Driver<'_> {
@@ -166,7 +116,22 @@ impl Driver<'_> {
             start,
         });
         let mut last: Option<Last> = None;
-        while let Some(name) = position.next.clone() {
+        loop {
+            let mut map = None;
+            match position.parallel.take() {
+                Some(Parallel::Fanout(fanout)) => {
+                    let (at_join, done) =
+                        self.run_branches(position, fanout, trace.as_ref()).await?;
+                    position = at_join;
+                    last = done.or(last);
+                    continue;
+                }
+                Some(Parallel::Map(run)) => map = Some(run),
+                None => {}
+            }
+            let Some(name) = position.next.clone() else {
+                break;
+            };
             if position.step >= self.graph.max_steps() {
                 return Err(GraphError::StepLimit {
                     graph: self.graph.name().to_owned(),
@@ -182,11 +147,26 @@ impl Driver<'_> {
                     node: name.clone(),
                 })?
                 .clone();
+            if node.map.is_some() {
+                let (after, done) = self.run_map(position, &node, map, trace.as_ref()).await?;
+                position = after;
+                last = done.or(last);
+                continue;
+            }
             let step = position.step + 1;
-            let (done, run) = self
-                .run_node(&node, step, &position.state, trace.as_ref())
+            let job = NodeJob {
+                graph: self.graph.name().to_owned(),
+                node: node.clone(),
+                step,
+                state: position.state.clone(),
+                trace: trace.clone(),
+                model: self.model.clone(),
+                flag: self.flag,
+            };
+            let (done, run) = job.run(self.ctx).await?;
+            position = self
+                .advance(&node, step, position, &done.output, run)
                 .await?;
-            position = self.advance(&node, step, position, &done, run).await?;
             last = Some(done);
         }
         let reason = position.end_reason.clone().unwrap_or_default();
@@ -215,21 +195,26 @@ impl Driver<'_> {
     }
 
     /// After a node: its output into the state, the edge taken, the checkpoint written.
-    async fn advance(
+    pub(super) async fn advance(
         &mut self,
         node: &GraphNode,
         step: u32,
         mut position: Position,
-        done: &Last,
+        answer: &Value,
         run: NodeRun,
     ) -> Result<Position, GraphError> {
         let key = node.output_key();
-        let output = state_update(key, &done.output);
-        position.state.insert(key.to_owned(), output.clone());
+        let output = state_update(key, answer);
+        write_key(
+            &mut position.state,
+            key,
+            output.clone(),
+            self.graph.reducer(key),
+        );
         self.emit(GraphEvent::NodeFinished {
             step,
             node: node.name.clone(),
-            agents: run.agents,
+            agents: run.agents.clone(),
             output_key: key.to_owned(),
             output: output.clone(),
         });
@@ -244,29 +229,59 @@ impl Driver<'_> {
                     source,
                 })?;
         let reason = edge_reason(&transition);
+        let fanout = match transition.edge.and_then(|edge| self.graph.join_of(edge)) {
+            Some(join) if !transition.parallel.is_empty() => {
+                Some(Fanout::new(&node.name, join, &transition.parallel))
+            }
+            _ => None,
+        };
+        let to = match (&fanout, &transition.to) {
+            (Some(_), _) => format!("[{}]", transition.parallel.join(", ")),
+            (None, Some(to)) => to.clone(),
+            (None, None) => GRAPH_END.to_owned(),
+        };
         self.emit(GraphEvent::EdgeTaken {
             from: node.name.clone(),
-            to: transition
-                .to
-                .clone()
-                .unwrap_or_else(|| GRAPH_END.to_owned()),
+            to,
             condition: transition.condition.clone(),
             reason: reason.clone(),
         });
+        let saved = Saved {
+            step,
+            node: node.name.clone(),
+            run: None,
+            next: match &fanout {
+                Some(fanout) => Some(fanout.join.clone()),
+                None => transition.to.clone(),
+            },
+            reason,
+        };
+        let record = fanout.map(|fanout| serde_json::json!({ "fanout": fanout }));
+        self.save(position, saved.with_run(run), record).await
+    }
+
+    /// Writes the checkpoint of `saved` with the position's state (and the branches'
+    /// statuses while `parallel` ones run); returns the position it leaves.
+    pub(super) async fn save(
+        &mut self,
+        position: Position,
+        saved: Saved,
+        parallel: Option<Value>,
+    ) -> Result<Position, GraphError> {
         let state = Value::Object(position.state);
-        let (branch, name) = (position.branch, node.name.clone());
-        let next = transition.to.clone();
+        let branch = position.branch;
         let checkpoint = self
             .store(move |session| {
                 Ok(session.store().write_checkpoint(&NewCheckpoint {
                     session: session.id(),
                     branch,
-                    step,
-                    node: &name,
-                    run: run.run_id,
-                    next: next.as_deref(),
-                    reason: Some(&reason),
+                    step: saved.step,
+                    node: &saved.node,
+                    run: saved.run,
+                    next: saved.next.as_deref(),
+                    reason: Some(&saved.reason),
                     state: &state,
+                    parallel: parallel.as_ref(),
                 })?)
             })
             .await?;
@@ -314,108 +329,8 @@ impl Driver<'_> {
         .await
     }
 
-    /// Runs `node`'s agent (and whoever it hands off to) on the input and the state.
-    async fn run_node(
-        &mut self,
-        node: &GraphNode,
-        step: u32,
-        state: &Map<String, Value>,
-        trace: Option<&TraceContext>,
-    ) -> Result<(Last, NodeRun), GraphError> {
-        let span = trace.map(|trace| {
-            let detail = SpanDetail::Node {
-                graph: self.graph.name().to_owned(),
-                node: node.name.clone(),
-                agent: node.agent.clone(),
-                step,
-            };
-            OpenSpan::start(trace, Some(&node.agent), detail)
-        });
-        let result = self.run_node_traced(node, step, state, span.as_ref()).await;
-        if let Some(span) = span {
-            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
-        }
-        result
-    }
-
-    async fn run_node_traced(
-        &mut self,
-        node: &GraphNode,
-        step: u32,
-        state: &Map<String, Value>,
-        span: Option<&OpenSpan>,
-    ) -> Result<(Last, NodeRun), GraphError> {
-        let setup = |error| GraphError::NodeSetup {
-            node: node.name.clone(),
-            source: Box::new(error),
-        };
-        let agent = self
-            .ctx
-            .engine
-            .shared
-            .require_agent(&node.agent)
-            .map_err(setup)?;
-        self.emit(GraphEvent::NodeStarted {
-            step,
-            node: node.name.clone(),
-            agent: node.agent.clone(),
-        });
-        // A node is a function of the request and the state: without a mode of its own, its
-        // agent starts fresh each time (`run`), so a revisit or a fork never sees turns of
-        // another branch.
-        let flag = match agent.spec.context_mode {
-            None => self.flag.or(Some(ContextMode::Run)),
-            Some(_) => self.flag,
-        };
-        let lead = Lead {
-            prompt: node_prompt(self.graph.name(), node, step, state),
-            agent,
-            main: false,
-            flag,
-            model: self.model.clone(),
-            frame: Frame::Node(node.name.clone()),
-            trace: span.map(OpenSpan::context),
-            source: Some(Source::GRAPH),
-        };
-        let AgentOutcome {
-            result,
-            agents,
-            first_run,
-        } = self.ctx.agent_turn(lead).await;
-        let result = result.map_err(|error| match error {
-            SessionError::Run(RunError::Cancelled) => GraphError::Cancelled,
-            SessionError::Run(source) => GraphError::NodeFailed {
-                node: node.name.clone(),
-                agent: node.agent.clone(),
-                source: Box::new(source),
-            },
-            SessionError::NotSaved(error) => GraphError::Store(error),
-            other => setup(other),
-        })?;
-        // Masked here, once: the state feeds the events, the checkpoints and the next
-        // node's prompt, and none of them may carry a secret the answer echoed.
-        let secrets = self.ctx.engine.shared.builder.secrets();
-        let text = secrets.redact(&result.text).into_owned();
-        let mut output = match extract_json(&text) {
-            Ok((value, _)) => value,
-            Err(_) => Value::String(text.clone()),
-        };
-        secrets.redact_json(&mut output);
-        let last = Last {
-            node: node.name.clone(),
-            text,
-            output,
-            result,
-        };
-        let run = NodeRun {
-            run_id: first_run,
-            agents,
-        };
-        Ok((last, run))
-    }
-
     /// The variables edge conditions read: the session state, overlaid with the graph state.
-    async fn variables(
+    pub(super) async fn variables(
         &self,
         state: &Map<String, Value>,
         node: &str,
@@ -456,25 +371,7 @@ impl Driver<'_> {
         }
     }
 
-    fn emit(&self, event: GraphEvent) {
+    pub(super) fn emit(&self, event: GraphEvent) {
         self.ctx.sink.emit(crate::engine::EventMsg::Graph(event));
-    }
-}
-
-/// A node's run: its first store run and the agents that worked on it.
-struct NodeRun {
-    run_id: Option<i64>,
-    agents: Vec<String>,
-}
-
-/// What a node's answer sets under its output `key`: the answer, or — when it is an object
-/// with `key` as its only field, a LangGraph-style state update such as `{"analysis": {…}}` —
-/// that field's value.
-fn state_update(key: &str, answer: &Value) -> Value {
-    match answer {
-        Value::Object(fields) if fields.len() == 1 => {
-            fields.get(key).cloned().unwrap_or_else(|| answer.clone())
-        }
-        _ => answer.clone(),
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::graph_run::GraphError;
 use crate::session::SessionHandle;
-use agentctl_core::GraphNode;
+use agentctl_core::{GraphNode, Reducer};
 use agentctl_routing::Transition;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -68,4 +68,86 @@ pub(super) fn node_prompt(
         );
     }
     prompt
+}
+
+/// Writes `value` under `key` in `state` as the graph's reducer for the key says: `append`
+/// adds to a list (a list written adds each item), `merge` merges an object's fields in (later
+/// writes win), `last` and no reducer replace.
+pub(super) fn write_key(
+    state: &mut Map<String, Value>,
+    key: &str,
+    value: Value,
+    reducer: Option<Reducer>,
+) {
+    match (reducer, state.get_mut(key)) {
+        (Some(Reducer::Append), Some(Value::Array(items))) => match value {
+            Value::Array(more) => items.extend(more),
+            one => items.push(one),
+        },
+        (Some(Reducer::Append), Some(existing)) => {
+            let first = existing.take();
+            let mut items = vec![first];
+            match value {
+                Value::Array(more) => items.extend(more),
+                one => items.push(one),
+            }
+            *existing = Value::Array(items);
+        }
+        (Some(Reducer::Append), None) => {
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            state.insert(key.to_owned(), Value::Array(items));
+        }
+        (Some(Reducer::Merge), Some(Value::Object(fields))) => match value {
+            Value::Object(more) => fields.extend(more),
+            other => {
+                state.insert(key.to_owned(), other);
+            }
+        },
+        _ => {
+            state.insert(key.to_owned(), value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn written(writes: &[Value], reducer: Option<Reducer>) -> Value {
+        let mut state = Map::new();
+        for value in writes {
+            write_key(&mut state, "k", value.clone(), reducer);
+        }
+        state.remove("k").unwrap_or(Value::Null)
+    }
+
+    #[test]
+    fn reducers_combine_writes_in_order() {
+        let writes = [json!("a"), json!(["b", "c"]), json!({"d": 1})];
+        assert_eq!(
+            written(&writes, Some(Reducer::Append)),
+            json!(["a", "b", "c", {"d": 1}])
+        );
+        assert_eq!(written(&writes, Some(Reducer::Last)), json!({"d": 1}));
+        assert_eq!(written(&writes, None), json!({"d": 1}));
+        let objects = [json!({"a": 1, "b": 1}), json!({"b": 2, "c": 3})];
+        assert_eq!(
+            written(&objects, Some(Reducer::Merge)),
+            json!({"a": 1, "b": 2, "c": 3})
+        );
+        // A value that is not an object replaces, as nothing else can merge into it.
+        assert_eq!(
+            written(&[json!({"a": 1}), json!("text")], Some(Reducer::Merge)),
+            json!("text")
+        );
+        // A key set before without `append` becomes the first item of the list.
+        let mut state = Map::new();
+        state.insert("k".into(), json!("first"));
+        write_key(&mut state, "k", json!("second"), Some(Reducer::Append));
+        assert_eq!(state["k"], json!(["first", "second"]));
+    }
 }

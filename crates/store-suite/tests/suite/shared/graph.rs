@@ -17,6 +17,7 @@ fn node<'a>(session: &'a str, branch: u32, step: u32, state: &'a Value) -> NewCh
         next: Some("worker"),
         reason: None,
         state,
+        parallel: None,
     }
 }
 
@@ -38,6 +39,34 @@ fn graph_with_steps(store: &dyn SessionStore, session: &str, steps: u32) {
 }
 
 on_each_backend! {
+    fn a_parallel_record_round_trips_and_forks_with_its_checkpoint(fresh) {
+        let store = &fresh.store;
+        let session = store.create_session(None).unwrap().id;
+        let state = json!({"input": "review"});
+        store.start_graph(&session, "review", &state, "intake").unwrap();
+        let parallel = json!({"fanout": {"from": "intake", "join": "summary", "branches": [
+            {"start": "security", "status": "done", "writes": [["sec", "fine"]]},
+            {"start": "perf", "status": "running"}
+        ]}});
+        let written = store
+            .write_checkpoint(&NewCheckpoint { node: "security", next: Some("summary"), parallel: Some(&parallel), ..node(&session, 0, 1, &state) })
+            .unwrap();
+        assert_eq!(written.parallel.as_ref(), Some(&parallel));
+        let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
+        assert_eq!(latest.parallel.as_ref(), Some(&parallel));
+        let fork = store.fork_graph(&session, 0, 1).unwrap();
+        assert_eq!(fork.parallel.as_ref(), Some(&parallel), "a fork resumes the same branches");
+        // Outside a fan-out the column stays empty.
+        let after = store
+            .write_checkpoint(&NewCheckpoint { node: "summary", next: None, ..node(&session, 0, 2, &state) })
+            .unwrap();
+        assert_eq!(after.parallel, None);
+        assert_eq!(store.graph_checkpoints(&session, 0).unwrap()[2].parallel, None);
+        // Not an object: refused like a state that is not one.
+        let refused = store.write_checkpoint(&NewCheckpoint { parallel: Some(&json!([1])), ..node(&session, 0, 3, &state) });
+        assert!(matches!(refused, Err(ContextError::InvalidCheckpoint { .. })), "{refused:?}");
+    }
+
     fn a_graph_run_round_trips(fresh) {
         let store = &fresh.store;
         let session = store.create_session(None).unwrap().id;

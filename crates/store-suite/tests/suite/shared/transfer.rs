@@ -133,6 +133,7 @@ fn rich_session(store: &dyn SessionStore, title: &str) -> String {
             next: None,
             reason: Some("END"),
             state: &json!({"input": "x", "analysis": 1}),
+            parallel: None,
         })
         .unwrap();
     store.fork_graph(&session, 0, 0).unwrap();

@@ -1,0 +1,74 @@
+//! The graph runner's state: the driver of one run and where the run is.
+
+use super::lanes::Parallel;
+use super::node::NodeRun;
+use crate::engine::TurnCtx;
+use crate::session::SessionHandle;
+use agentctl_core::{AgentDefinition, ContextMode};
+use agentctl_routing::Graph;
+use agentctl_store::GraphCheckpoint;
+use serde_json::{Map, Value};
+
+/// Runs a graph of agents in a session, node by node.
+pub(super) struct Driver<'c> {
+    pub(super) ctx: &'c mut TurnCtx,
+    pub(super) graph: Graph,
+    /// The graph agent's definition (its `tracing:`).
+    pub(super) definition: AgentDefinition,
+    /// The session, its runs recorded as the graph's.
+    pub(super) session: SessionHandle,
+    pub(super) writer: crate::engine::StoreWriter,
+    /// Every node's model, over its agent's (`--model`).
+    pub(super) model: Option<String>,
+    /// Every node's context mode, over its agent's (`--context`).
+    pub(super) flag: Option<ContextMode>,
+}
+
+/// Where the run is: the last checkpoint it wrote or started from.
+pub(super) struct Position {
+    pub(super) branch: u32,
+    pub(super) step: u32,
+    pub(super) next: Option<String>,
+    pub(super) state: Map<String, Value>,
+    pub(super) end_reason: Option<String>,
+    /// Parallel branches whose join has not run yet.
+    pub(super) parallel: Option<Parallel>,
+}
+
+/// A checkpoint to write after a node.
+pub(super) struct Saved {
+    pub(super) step: u32,
+    pub(super) node: String,
+    pub(super) run: Option<i64>,
+    pub(super) next: Option<String>,
+    pub(super) reason: String,
+}
+
+impl Saved {
+    /// With the node's store run.
+    pub(super) fn with_run(mut self, run: NodeRun) -> Self {
+        self.run = run.run_id;
+        self
+    }
+}
+
+impl Position {
+    /// The position a checkpoint leaves.
+    pub(super) fn of(checkpoint: GraphCheckpoint) -> Self {
+        let end_reason = match checkpoint.next {
+            None => checkpoint.reason,
+            Some(_) => None,
+        };
+        Self {
+            branch: checkpoint.branch,
+            step: checkpoint.step,
+            next: checkpoint.next,
+            state: match checkpoint.state {
+                Value::Object(state) => state,
+                _ => Map::new(),
+            },
+            end_reason,
+            parallel: Parallel::read(checkpoint.parallel),
+        }
+    }
+}

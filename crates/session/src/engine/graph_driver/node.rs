@@ -1,0 +1,151 @@
+//! One node's run: its agent (and whoever it hands off to) asked the graph's input and the
+//! state, its answer masked and parsed. The same job runs a node of the main line on the
+//! turn's context and a node of a parallel branch on a context of its own.
+
+use super::parts::node_prompt;
+use crate::engine::{AgentOutcome, EventMsg, Frame, Lead, TurnCtx};
+use crate::error::{GraphError, SessionError};
+use agentctl_core::{
+    ContextMode, GraphEvent, GraphNode, RunError, RunResult, SpanDetail, TraceContext,
+};
+use agentctl_guardrails::extract_json;
+use agentctl_store::Source;
+use agentctl_trace::OpenSpan;
+use serde_json::{Map, Value};
+
+/// A node to run, with everything it needs (owned, so a branch's job can move into its own
+/// future).
+pub(super) struct NodeJob {
+    /// The graph's name.
+    pub graph: String,
+    pub node: GraphNode,
+    pub step: u32,
+    /// The state the node's prompt shows.
+    pub state: Map<String, Value>,
+    /// The graph run's span.
+    pub trace: Option<TraceContext>,
+    /// Every node's model, over its agent's (`--model`).
+    pub model: Option<String>,
+    /// Every node's context mode, over its agent's (`--context`).
+    pub flag: Option<ContextMode>,
+}
+
+/// The last node run: its name, answer, output and run result.
+pub(super) struct Last {
+    pub node: String,
+    pub text: String,
+    pub output: Value,
+    pub result: RunResult,
+}
+
+/// A node's run: its first store run and the agents that worked on it.
+pub(super) struct NodeRun {
+    pub run_id: Option<i64>,
+    pub agents: Vec<String>,
+}
+
+impl NodeJob {
+    /// Runs the node's agent on `ctx`, inside a span of its own under the graph's.
+    pub(super) async fn run(self, ctx: &mut TurnCtx) -> Result<(Last, NodeRun), GraphError> {
+        let span = self.trace.as_ref().map(|trace| {
+            let detail = SpanDetail::Node {
+                graph: self.graph.clone(),
+                node: self.node.name.clone(),
+                agent: self.node.agent.clone(),
+                step: self.step,
+            };
+            OpenSpan::start(trace, Some(&self.node.agent), detail)
+        });
+        let result = self.run_traced(ctx, span.as_ref()).await;
+        if let Some(span) = span {
+            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
+        }
+        result
+    }
+
+    async fn run_traced(
+        &self,
+        ctx: &mut TurnCtx,
+        span: Option<&OpenSpan>,
+    ) -> Result<(Last, NodeRun), GraphError> {
+        let node = &self.node;
+        let setup = |error| GraphError::NodeSetup {
+            node: node.name.clone(),
+            source: Box::new(error),
+        };
+        let agent = ctx
+            .engine
+            .shared
+            .require_agent(&node.agent)
+            .map_err(setup)?;
+        ctx.sink.emit(EventMsg::Graph(GraphEvent::NodeStarted {
+            step: self.step,
+            node: node.name.clone(),
+            agent: node.agent.clone(),
+        }));
+        // A node is a function of the request and the state: without a mode of its own, its
+        // agent starts fresh each time (`run`), so a revisit, a fork or a parallel branch
+        // never sees turns of another branch.
+        let flag = match agent.spec.context_mode {
+            None => self.flag.or(Some(ContextMode::Run)),
+            Some(_) => self.flag,
+        };
+        let lead = Lead {
+            prompt: node_prompt(&self.graph, node, self.step, &self.state),
+            agent,
+            main: false,
+            flag,
+            model: self.model.clone(),
+            frame: Frame::Node(node.name.clone()),
+            trace: span.map(OpenSpan::context),
+            source: Some(Source::GRAPH),
+        };
+        let AgentOutcome {
+            result,
+            agents,
+            first_run,
+        } = ctx.agent_turn(lead).await;
+        let result = result.map_err(|error| match error {
+            SessionError::Run(RunError::Cancelled) => GraphError::Cancelled,
+            SessionError::Run(source) => GraphError::NodeFailed {
+                node: node.name.clone(),
+                agent: node.agent.clone(),
+                source: Box::new(source),
+            },
+            SessionError::NotSaved(error) => GraphError::Store(error),
+            other => setup(other),
+        })?;
+        // Masked here, once: the state feeds the events, the checkpoints and the next
+        // node's prompt, and none of them may carry a secret the answer echoed.
+        let secrets = ctx.engine.shared.builder.secrets();
+        let text = secrets.redact(&result.text).into_owned();
+        let mut output = match extract_json(&text) {
+            Ok((value, _)) => value,
+            Err(_) => Value::String(text.clone()),
+        };
+        secrets.redact_json(&mut output);
+        let last = Last {
+            node: node.name.clone(),
+            text,
+            output,
+            result,
+        };
+        let run = NodeRun {
+            run_id: first_run,
+            agents,
+        };
+        Ok((last, run))
+    }
+}
+
+/// What a node's answer sets under its output `key`: the answer, or — when it is an object
+/// with `key` as its only field, a LangGraph-style state update such as `{"analysis": {…}}` —
+/// that field's value.
+pub(super) fn state_update(key: &str, answer: &Value) -> Value {
+    match answer {
+        Value::Object(fields) if fields.len() == 1 => {
+            fields.get(key).cloned().unwrap_or_else(|| answer.clone())
+        }
+        _ => answer.clone(),
+    }
+}

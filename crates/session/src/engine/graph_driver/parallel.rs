@@ -1,0 +1,229 @@
+//! Parallel branches: after an edge `to: [a, b, c]`, each branch runs its nodes on its own
+//! turn context (its own cancel token, the turn's sink and gate), at most `agents.maxParallel`
+//! nodes at once, until it reaches the join node; the join runs once `join:` says enough
+//! branches arrived.
+//!
+//! **Checkpoints stay exact.** Every node a branch finishes writes a checkpoint whose
+//! `parallel` record holds every branch's status (pending, running, done, cancelled), where
+//! it is (its next node), the nodes it ran and what they wrote. The state itself stays the one
+//! at the fan-out until the join: then the branches' writes are merged in declaration order
+//! (never completion order), through the graph's reducers. A resume from any of these
+//! checkpoints re-runs only the branches that had not finished, from the node they were at.
+
+use super::driver::{Driver, Position, Saved};
+use super::lanes::{Fanout, Finished, Running, Status};
+use super::node::{Last, NodeJob, NodeRun, state_update};
+use super::parts::edge_reason;
+use crate::error::GraphError;
+use agentctl_core::{GRAPH_END, GraphEvent, TraceContext};
+use futures_util::StreamExt as _;
+use std::collections::VecDeque;
+
+impl Driver<'_> {
+    /// Runs the unfinished branches of `fanout` until the join may run; returns the position
+    /// at the join (its checkpoint written), or why the branches stopped.
+    pub(super) async fn run_branches(
+        &mut self,
+        mut position: Position,
+        mut fanout: Fanout,
+        trace: Option<&TraceContext>,
+    ) -> Result<(Position, Option<Last>), GraphError> {
+        let limit = self.ctx.engine.shared.max_parallel();
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        for (b, branch) in fanout.branches.iter_mut().enumerate() {
+            if matches!(branch.status, Status::Pending | Status::Running) {
+                branch.status = Status::Pending;
+                queue.push_back(b);
+            }
+        }
+        let mut running = Running::default();
+        let mut last = None;
+        while fanout.arrived() < fanout.needed {
+            while running.futures.len() < limit
+                && let Some(b) = queue.pop_front()
+            {
+                if let Err(error) =
+                    self.start_branch(&position, &mut fanout, b, trace, &mut running)
+                {
+                    running.stop().await;
+                    return Err(error);
+                }
+            }
+            let Some(finished) = self.next_finished(&mut running).await else {
+                break;
+            };
+            let (b, name, result) = finished;
+            running.cancels.remove(&b);
+            let (done, run) = match result {
+                Ok(done) => done,
+                Err(error) => {
+                    running.stop().await;
+                    return Err(error);
+                }
+            };
+            let saved = self
+                .branch_node_done(
+                    &mut position,
+                    &mut fanout,
+                    (b, &name),
+                    (&done, &run),
+                    &mut running,
+                )
+                .await?;
+            if fanout.branches[b].status == Status::Pending {
+                // The branch goes on: its next node before other branches' first.
+                queue.push_front(b);
+            }
+            let record = serde_json::json!({ "fanout": &fanout });
+            position = self
+                .save(position, saved.with_run(run), Some(record))
+                .await?;
+            last = Some(done);
+        }
+        if fanout.arrived() < fanout.needed {
+            return Err(GraphError::JoinIncomplete {
+                graph: self.graph.name().to_owned(),
+                join: fanout.join.clone(),
+                arrived: fanout.arrived(),
+                needed: fanout.needed,
+            });
+        }
+        Ok((position, last))
+    }
+
+    /// Starts the next node of branch `b`.
+    fn start_branch(
+        &self,
+        position: &Position,
+        fanout: &mut Fanout,
+        b: usize,
+        trace: Option<&TraceContext>,
+        running: &mut Running,
+    ) -> Result<(), GraphError> {
+        let in_flight = u32::try_from(running.futures.len()).unwrap_or(u32::MAX);
+        let step = position.step.saturating_add(in_flight).saturating_add(1);
+        if step > self.graph.max_steps() {
+            return Err(GraphError::StepLimit {
+                graph: self.graph.name().to_owned(),
+                limit: self.graph.max_steps(),
+                path: fanout.branches[b].path.clone(),
+            });
+        }
+        let name = fanout.branches[b].next.clone().unwrap_or_default();
+        let node = self
+            .graph
+            .node(&name)
+            .ok_or_else(|| GraphError::UnknownNode {
+                graph: self.graph.name().to_owned(),
+                node: name.clone(),
+            })?
+            .clone();
+        let job = NodeJob {
+            graph: self.graph.name().to_owned(),
+            node,
+            step,
+            state: fanout.branch_state(&position.state, b, &self.graph),
+            trace: trace.cloned(),
+            model: self.model.clone(),
+            flag: self.flag,
+        };
+        fanout.branches[b].status = Status::Running;
+        running.start(b, name, job, self.ctx.branch());
+        Ok(())
+    }
+
+    /// The next branch node to finish, passing on the questions of the branches' runs while
+    /// waiting; `None` when none runs.
+    pub(super) async fn next_finished(&mut self, running: &mut Running) -> Option<Finished> {
+        if running.futures.is_empty() {
+            return None;
+        }
+        loop {
+            tokio::select! {
+                finished = running.futures.next() => return finished,
+                Some(question) = self.ctx.questions.recv() => self.ctx.sink.question(question),
+            }
+        }
+    }
+
+    /// After branch `b`'s node `name`: its write, its next node (or its arrival), and — when
+    /// that completes the join — the other branches stopped and their writes merged.
+    async fn branch_node_done(
+        &mut self,
+        position: &mut Position,
+        fanout: &mut Fanout,
+        (b, name): (usize, &str),
+        (done, run): (&Last, &NodeRun),
+        running: &mut Running,
+    ) -> Result<Saved, GraphError> {
+        let node = self
+            .graph
+            .node(name)
+            .ok_or_else(|| GraphError::UnknownNode {
+                graph: self.graph.name().to_owned(),
+                node: name.to_owned(),
+            })?
+            .clone();
+        let key = node.output_key().to_owned();
+        let output = state_update(&key, &done.output);
+        let branch = &mut fanout.branches[b];
+        branch.path.push(name.to_owned());
+        branch.writes.push((key.clone(), output.clone()));
+        let step = position.step + 1;
+        self.emit(GraphEvent::NodeFinished {
+            step,
+            node: name.to_owned(),
+            agents: run.agents.clone(),
+            output_key: key,
+            output: output.clone(),
+        });
+        let state = fanout.branch_state(&position.state, b, &self.graph);
+        let variables = self.variables(&state, name, step, &output).await?;
+        let transition =
+            self.graph
+                .next(name, &variables)
+                .map_err(|source| GraphError::Condition {
+                    graph: self.graph.name().to_owned(),
+                    source,
+                })?;
+        let reason = edge_reason(&transition);
+        let to = transition.to.clone();
+        let branch = &mut fanout.branches[b];
+        branch.arrived = to.as_deref() == Some(fanout.join.as_str());
+        match &to {
+            Some(next) if !branch.arrived => {
+                branch.status = Status::Pending;
+                branch.next = Some(next.clone());
+            }
+            _ => {
+                branch.status = Status::Done;
+                branch.next = None;
+            }
+        }
+        self.emit(GraphEvent::EdgeTaken {
+            from: name.to_owned(),
+            to: to.clone().unwrap_or_else(|| GRAPH_END.to_owned()),
+            condition: transition.condition.clone(),
+            reason: reason.clone(),
+        });
+        if fanout.arrived() >= fanout.needed {
+            for stopped in running.stop().await {
+                fanout.branches[stopped].status = Status::Cancelled;
+            }
+            for branch in &mut fanout.branches {
+                if branch.status == Status::Pending {
+                    branch.status = Status::Cancelled;
+                }
+            }
+            fanout.joined = true;
+            position.state = fanout.merged(&position.state, &self.graph);
+        }
+        Ok(Saved {
+            step,
+            node: name.to_owned(),
+            run: None,
+            next: Some(fanout.join.clone()),
+            reason,
+        })
+    }
+}
