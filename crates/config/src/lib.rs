@@ -32,8 +32,8 @@ pub use input::{
 };
 pub use locations::{HOME_ENV, Locations, PROJECT_MARKERS};
 pub use settings::{
-    ConfigError, ConfigWarning, LoadOptions, LoadedSettings, SettingEntry, SettingsLayer,
-    load_settings, load_settings_with, settings_schema,
+    ConfigError, ConfigWarning, LayerHooks, LoadOptions, LoadedSettings, SettingEntry,
+    SettingsLayer, load_settings, load_settings_with, settings_schema,
 };
 pub use trust::{
     Loosening, LooseningReason, PROJECT_POLICY_FILES, ProjectRecord, ProjectTrust, ScriptChange,

@@ -6,14 +6,16 @@
 //!
 //! [`Settings`]: agentctl_core::Settings
 
+mod claude;
 mod gemini;
 mod tracing;
 mod web;
 
 use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
-    ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope,
+    ContextMode, McpServerConfig, NetworkAccess, PermissionRule, ProviderKind, SandboxMode, Scope,
 };
+pub(super) use claude::{parse_claude_layer, parse_mcp_json};
 pub(super) use gemini::parse_gemini_layer;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -52,6 +54,48 @@ struct RawSettings {
     web: Option<Object<web::RawWeb>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     store: Option<Object<RawStore>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    permissions: Option<Object<RawPermissions>>,
+}
+
+/// `permissions.*` as written: rules in Claude Code's syntax.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RawPermissions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allow: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ask: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deny: Option<Vec<String>>,
+}
+
+impl RawPermissions {
+    /// Leaves out the rules agentctl cannot map, each reported with the file.
+    pub(super) fn take_unmapped(&mut self, path: &Path) -> Vec<ConfigWarning> {
+        let mut warnings = Vec::new();
+        let lists = [
+            ("permissions.allow", &mut self.allow),
+            ("permissions.ask", &mut self.ask),
+            ("permissions.deny", &mut self.deny),
+        ];
+        for (key, list) in lists {
+            let Some(rules) = list.as_mut() else { continue };
+            rules.retain(|rule| match PermissionRule::parse(rule) {
+                Ok(_) => true,
+                Err(error) => {
+                    warnings.push(ConfigWarning::UnmappedRule {
+                        path: path.to_path_buf(),
+                        key: key.to_owned(),
+                        rule: error.rule,
+                        reason: error.reason,
+                    });
+                    false
+                }
+            });
+        }
+        warnings
+    }
 }
 
 /// `store.*` as written.
@@ -246,6 +290,8 @@ impl<'de> Deserialize<'de> for RawMcpSandbox {
 struct RawEnv {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     passthrough: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    set: Option<BTreeMap<String, String>>,
 }
 
 /// `approvals.*` as written.
@@ -292,6 +338,8 @@ pub(super) struct ParsedLayer {
     pub value: Map<String, Value>,
     /// Keys agentctl does not know, which were ignored.
     pub warnings: Vec<ConfigWarning>,
+    /// Claude Code's `hooks`, unread, as written.
+    pub hooks: Option<Value>,
 }
 
 /// Checks the text of the settings file at `path` and returns the keys it sets.
@@ -302,9 +350,13 @@ pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, Config
     let agents = raw.0.agents.as_mut().map(|agents| &mut agents.0);
     let mut warnings = unknown_keys(path, unknown);
     warnings.extend(unknown_values(path, agents));
+    if let Some(permissions) = raw.0.permissions.as_mut() {
+        warnings.extend(permissions.0.take_unmapped(path));
+    }
     Ok(ParsedLayer {
         value: to_map(&raw),
         warnings,
+        hooks: None,
     })
 }
 

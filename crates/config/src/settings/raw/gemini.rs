@@ -34,6 +34,7 @@ pub(in crate::settings) fn parse_gemini_layer(
     if !top.is_empty() {
         warnings.push(ConfigWarning::NotRead {
             path: path.to_path_buf(),
+            owner: "Gemini CLI",
             keys: top,
         });
     }
@@ -42,6 +43,7 @@ pub(in crate::settings) fn parse_gemini_layer(
     Ok(ParsedLayer {
         value: to_map(&raw),
         warnings,
+        hooks: None,
     })
 }
 
