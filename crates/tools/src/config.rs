@@ -33,6 +33,8 @@ pub struct BuiltinToolsConfig {
     timeouts: BTreeMap<String, Duration>,
     base_env: Option<Arc<[(OsString, OsString)]>>,
     web: WebSettings,
+    /// `env.set`: variables set for commands on top of what the policy lets through.
+    set: Vec<(OsString, OsString)>,
 }
 
 impl Default for BuiltinToolsConfig {
@@ -57,6 +59,12 @@ impl BuiltinToolsConfig {
                 .collect(),
             base_env: None,
             web: settings.web.clone(),
+            set: settings
+                .env
+                .set
+                .iter()
+                .map(|(name, value)| (name.into(), value.into()))
+                .collect(),
         }
     }
 
@@ -144,6 +152,21 @@ impl BuiltinToolsConfig {
     }
 
     /// The environment commands start from: the injected one, else agentctl's own.
+    /// The environment of a command: the base environment under the env policy, then the
+    /// variables `env.set` sets (Claude Code's `env`), except the credentials agentctl itself
+    /// consumes, which no command gets.
+    pub(crate) fn command_env(&self) -> Vec<(OsString, OsString)> {
+        let mut vars = self.env.for_command(self.base_env());
+        for (name, value) in &self.set {
+            if self.env.withholds(name) {
+                continue;
+            }
+            vars.retain(|(present, _)| present != name);
+            vars.push((name.clone(), value.clone()));
+        }
+        vars
+    }
+
     pub(crate) fn base_env(&self) -> Vec<(OsString, OsString)> {
         match &self.base_env {
             Some(vars) => vars.to_vec(),
