@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod always;
     mod chat;
+    mod claude_settings;
     mod completions;
     mod concurrency;
     mod connection_reuse;

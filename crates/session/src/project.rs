@@ -94,6 +94,23 @@ impl Project {
             self.root(),
             self.launch_policy(agents),
         )
+        .with_sources(self.server_sources())
+    }
+
+    /// The settings file of each configured MCP server (`.mcp.json`, a `settings.json`).
+    fn server_sources(&self) -> std::collections::BTreeMap<String, std::path::PathBuf> {
+        let entries = self.settings.entries();
+        self.settings()
+            .mcp_servers
+            .keys()
+            .filter_map(|name| {
+                let prefix = format!("mcpServers.{name}.");
+                let entry = entries
+                    .iter()
+                    .find(|entry| entry.key.starts_with(&prefix))?;
+                Some((name.clone(), entry.origin.path()?.to_path_buf()))
+            })
+            .collect()
     }
 
     /// The folder built-in tools are confined to: the project root, or the working directory

@@ -1,0 +1,162 @@
+//! Issue 34 item 0, end to end on the strict OpenAI fake: a Claude Code project — `.mcp.json`
+//! with the reference server, `.claude/settings.json` with `deny: ["Bash(rm:*)"]` and
+//! `allow: ["Bash(npm test:*)"]`, `env` and `model` — runs with that server and those rules:
+//! `rm` is refused even inside `a && rm x`, `npm test` runs without asking (stdin is closed:
+//! any question would be refused), `env` reaches the command.
+
+use super::support::{ServedModel, TestProject, events, everything_server, text, tool_result};
+
+/// `.claude/settings.json` of the project, as a Claude Code user writes it.
+const SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": ["Bash(npm test:*)", "mcp__everything__echo"],
+    "deny": ["Bash(rm:*)", "Read(./secrets/**)"]
+  },
+  "env": {"GREETING": "from-claude-settings"},
+  "model": "openai:gpt-4o-mini"
+}"#;
+
+/// A Claude Code subagent, without a `model:` (the settings' `model` is the default).
+const AGENT: &str = "---
+name: helper
+description: Runs the project's tests.
+mcpServers:
+  - everything
+---
+You run the tests.
+";
+
+fn claude_project() -> TestProject {
+    let project = TestProject::new();
+    project
+        .write(".claude/settings.json", SETTINGS)
+        .write(".claude/agents/helper.md", AGENT)
+        .write(
+            ".mcp.json",
+            r#"{"mcpServers": {"everything": {"command": "${EVERYTHING_SERVER:-missing}", "args": ["stdio"]}}}"#,
+        )
+        .write(
+            "package.json",
+            r#"{"name": "p", "version": "1.0.0", "scripts": {"test": "echo tests-passed $GREETING"}}"#,
+        )
+        .write("secrets/key", "s3cret\n");
+    project.trust();
+    project
+}
+
+#[test]
+fn a_claude_code_project_runs_with_its_servers_and_rules() {
+    let Some(server) = everything_server() else {
+        return;
+    };
+    let project = claude_project();
+    let model = ServedModel::openai();
+    model.answer_call(
+        "m1",
+        "mcp.everything.echo",
+        r#"{"message":"hello over MCP"}"#,
+    );
+    model.answer_call("b1", "bash", r#"{"command":"npm test"}"#);
+    model.answer_call("b2", "bash", r#"{"command":"echo a && rm x"}"#);
+    model.answer_call("r1", "read_file", r#"{"path":"./secrets/../secrets/key"}"#);
+    model.answer_text("Done.");
+    let mut command = project.command(&[
+        "run",
+        "helper",
+        "-p",
+        "run the tests",
+        "--format",
+        "stream-json",
+    ]);
+    command.env("EVERYTHING_SERVER", &server);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let events = events(&output);
+    let result = |id: &str| tool_result(&events, id).clone();
+    let content = |id: &str| {
+        result(id)["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+
+    assert_eq!(result("m1")["isError"], false, "{}", content("m1"));
+    assert!(content("m1").contains("hello over MCP"));
+    assert_eq!(result("b1")["isError"], false, "{}", content("b1"));
+    assert!(
+        content("b1").contains("tests-passed from-claude-settings"),
+        "{}",
+        content("b1")
+    );
+    assert_eq!(result("b2")["isError"], true);
+    assert!(
+        content("b2").contains("denied by the permission rule `Bash(rm:*)`"),
+        "{}",
+        content("b2")
+    );
+    assert_eq!(result("r1")["isError"], true);
+    assert!(
+        content("r1").contains("denied by the permission rule `Read(./secrets/**)`"),
+        "{}",
+        content("r1")
+    );
+    // The settings' `model` was the model of the agent that has none.
+    let request = &model.server.requests()[0];
+    assert_eq!(request.body["model"], "gpt-4o-mini");
+}
+
+#[test]
+fn config_show_names_each_rules_file_and_the_rules_it_cannot_map() {
+    let project = TestProject::new();
+    project.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["Bash(rm:*)", "NotebookEdit(x.ipynb)"], "defaultMode": "plan"}}"#,
+    );
+    let output = project.output(&["config", "show", "--origin"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("permissions.deny = \"Bash(rm:*)\"")
+            && stdout.contains("# claude-project: .claude/settings.json"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("# not applied: permission rules agentctl cannot map"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("NotebookEdit(x.ipynb)"), "{stdout}");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("`permissions.deny`: rule `NotebookEdit(x.ipynb)` not applied"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("not read (Claude Code's own settings): `permissions.defaultMode`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unset_variable_in_mcp_json_is_an_error_naming_the_server() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".mcp.json",
+            r#"{"mcpServers": {"files": {"command": "${NO_SUCH_AGENTCTL_VAR}", "args": []}}}"#,
+        )
+        .write(
+            ".claude/agents/helper.md",
+            "---\nname: helper\ndescription: h\nmodel: openai:gpt-4o-mini\nmcpServers: [files]\n---\nHi.\n",
+        );
+    // Trusting the project resolves its servers, and says what is wrong with this one.
+    let output = project.output(&["trust"]);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("MCP server `files` (in ") && stderr.contains(".mcp.json)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`NO_SUCH_AGENTCTL_VAR`"), "{stderr}");
+}
