@@ -20,6 +20,7 @@ mod cli {
     mod graph;
     mod guardrails;
     mod handoffs;
+    mod instructions;
     mod mcp;
     mod mcp_client;
     mod mcp_output;

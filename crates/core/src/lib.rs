@@ -45,8 +45,8 @@ mod trace;
 mod wire_names;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, KeywordMatch, McpRefs, Scope,
-    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, InstructionsMode,
+    KeywordMatch, McpRefs, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use catalogue::{ModelCatalogue, ModelPrice};
@@ -88,10 +88,10 @@ pub use run::{RunStream, SubAgentRunner};
 pub use run_error::{BudgetReached, RunError};
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
-    AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, DEFAULT_WEB_MAX_BYTES,
-    EnvSettings, HostPattern, NetworkAccess, NetworkHost, PROTECTED_DIRS, PermissionSettings,
-    ProviderConfig, ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings,
-    StoreSettings, ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
+    AgentsSettings, ApprovalSettings, ContextSettings, DEFAULT_TOOL_TIMEOUT_SECS,
+    DEFAULT_WEB_MAX_BYTES, EnvSettings, HostPattern, NetworkAccess, NetworkHost, PROTECTED_DIRS,
+    PermissionSettings, ProviderConfig, ProviderKind, SandboxMode, SandboxSettings, SearchBackend,
+    Settings, StoreSettings, ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
 pub use text::one_line;
 #[cfg(feature = "tls")]

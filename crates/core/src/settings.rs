@@ -38,6 +38,8 @@ pub struct Settings {
     /// Permission rules in Claude Code's shape (`Bash(npm test:*)`, `Read(./secrets/**)`):
     /// every layer's rules count, `deny` winning over `ask` over `allow`.
     pub permissions: PermissionSettings,
+    /// Project instructions (`AGENTS.md` and the like).
+    pub context: ContextSettings,
     /// The `web_fetch` and `web_search` tools.
     pub web: WebSettings,
     /// Where sessions are stored (left out of listings while unset).
@@ -292,6 +294,26 @@ pub struct EnvSettings {
     /// They are values written in a settings file, not read from agentctl's environment.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub set: BTreeMap<String, String>,
+}
+
+/// `context.*` keys: the project instruction files read into system prompts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContextSettings {
+    /// File names read in every folder from the project root down to the working folder, in
+    /// this order within a folder (default `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`); `[]`
+    /// reads none.
+    pub instruction_files: Vec<String>,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        Self {
+            instruction_files: ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+                .map(str::to_owned)
+                .to_vec(),
+        }
+    }
 }
 
 /// `permissions.*` keys: rules in Claude Code's syntax, `Tool` or `Tool(specifier)`. The

@@ -24,6 +24,8 @@ pub struct Project {
     /// The layered settings, with origins and warnings.
     pub settings: LoadedSettings,
     root: PathBuf,
+    /// The working folder: project instructions are read from the root down to it.
+    cwd: PathBuf,
     /// Files made private as stores opened, for the front end to report.
     tightened: TightenedFiles,
 }
@@ -61,8 +63,21 @@ impl Project {
             locations,
             settings,
             root,
+            cwd: cwd.to_path_buf(),
             tightened: TightenedFiles::default(),
         })
+    }
+
+    /// The project instructions (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md` or the names
+    /// `context.instructionFiles` gives) from the root down to the working folder, with their
+    /// imports: what every agent's system prompt gets unless its file says
+    /// `instructions: none`.
+    pub fn instructions(&self) -> crate::instructions::Instructions {
+        crate::instructions::Instructions::load(
+            &self.root,
+            &self.cwd,
+            &self.settings().context.instruction_files,
+        )
     }
 
     /// The merged settings.

@@ -36,6 +36,11 @@ pub(crate) struct Shared {
     pub(crate) tracing: Tracing,
     /// The tools agents defined in code bring, by agent: each offered to its agent alone.
     pub(crate) own_tools: HashMap<String, Vec<Arc<dyn Tool>>>,
+    /// The project instructions' prompt section, which every agent's prompt ends with unless
+    /// its file says `instructions: none`.
+    pub(crate) instructions: Option<String>,
+    /// What loading the instructions met, reported once per session (taken when reported).
+    pub(crate) instruction_warnings: std::sync::Mutex<Vec<crate::instructions::InstructionWarning>>,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -58,6 +63,7 @@ impl Shared {
         let builder = builder.redactor(secrets).env_policy(env.clone());
         let traces = project.store_path().parent().map(|dir| dir.join("traces"));
         let tracing = tracing(project.settings(), traces, &builder);
+        let instructions = project.instructions();
         Self {
             builder,
             builtin: BuiltinToolsConfig::from_settings(project.settings()).with_env(env),
@@ -73,6 +79,8 @@ impl Shared {
             settings: project.settings().agents.clone(),
             tracing,
             own_tools: HashMap::new(),
+            instructions: instructions.prompt_section(),
+            instruction_warnings: std::sync::Mutex::new(instructions.warnings),
             router: OnceLock::new(),
         }
     }
@@ -105,6 +113,8 @@ impl Shared {
             settings: settings.agents,
             tracing,
             own_tools: HashMap::new(),
+            instructions: None,
+            instruction_warnings: std::sync::Mutex::default(),
             router: OnceLock::new(),
         }
     }

@@ -56,6 +56,16 @@ struct RawSettings {
     store: Option<Object<RawStore>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     permissions: Option<Object<RawPermissions>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context: Option<Object<RawContext>>,
+}
+
+/// `context.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawContext {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instruction_files: Option<Vec<String>>,
 }
 
 /// `permissions.*` as written: rules in Claude Code's syntax.
