@@ -160,3 +160,72 @@ fn an_unset_variable_in_mcp_json_is_an_error_naming_the_server() {
     );
     assert!(stderr.contains("`NO_SUCH_AGENTCTL_VAR`"), "{stderr}");
 }
+
+/// The rules and the instructions reach a sub-agent the `task` tool starts as they reach
+/// the agent the user runs: one gate and one prompt section for every agent of the tree.
+#[test]
+fn a_sub_agent_meets_the_same_rules_and_instructions() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".claude/settings.json",
+            r#"{"permissions": {"deny": ["Bash(rm:*)"]}, "model": "openai:gpt-4o-mini"}"#,
+        )
+        .write(
+            ".claude/agents/lead.md",
+            "---\nname: lead\ndescription: Delegates.\n---\nYou delegate.\n",
+        )
+        .write(
+            ".claude/agents/worker.md",
+            "---\nname: worker\ndescription: Cleans up.\n---\nYou clean up.\n",
+        )
+        .write("AGENTS.md", "Never delete the fixtures folder.\n");
+    let model = ServedModel::openai();
+    model.answer_call(
+        "t1",
+        "task",
+        r#"{"goal":"clean the build","agent":"worker"}"#,
+    );
+    // A sub-agent's run is not streamed: its answers come whole.
+    model
+        .server
+        .push_json(agentctl_test_support::openai::tool_calls_response(&[(
+            "w1",
+            "bash",
+            r#"{"command":"ls && rm -rf fixtures"}"#,
+        )]));
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response(
+            "could not remove",
+        ));
+    model.answer_text("the worker could not remove it");
+    let mut command = project.command(&["run", "lead", "-p", "clean up"]);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    assert_eq!(
+        requests.len(),
+        4,
+        "{}\n{:#?}",
+        text(&output.stdout),
+        requests
+            .iter()
+            .map(|r| r.body["messages"].clone())
+            .collect::<Vec<_>>()
+    );
+    let worker = serde_json::to_string(&requests[2].body).unwrap();
+    assert!(
+        worker.contains("denied by the permission rule `Bash(rm:*)`"),
+        "{worker}"
+    );
+    let system = requests[1].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(system.contains("You clean up."), "{system}");
+    assert!(
+        system.contains("Never delete the fixtures folder."),
+        "{system}"
+    );
+}

@@ -92,7 +92,10 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
 
 /// `agent` with the project instructions after its own prompt, unless its file says
 /// `instructions: none`.
-fn with_instructions(mut agent: AgentDefinition, section: Option<&str>) -> AgentDefinition {
+pub(crate) fn with_instructions(
+    mut agent: AgentDefinition,
+    section: Option<&str>,
+) -> AgentDefinition {
     if let Some(section) = section
         && agent.spec.instructions != Some(InstructionsMode::None)
     {

@@ -7,6 +7,7 @@ use super::approvals::TurnGate;
 use super::ctx::TurnCtx;
 use super::events::Sink;
 use super::graph_driver::graph_turn;
+use super::kits::with_instructions;
 use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
 use crate::graph_run::{GraphError, StartAt};
@@ -97,8 +98,10 @@ impl SubAgentRunner for SubAgents {
         });
         let start = async move {
             // The child's own tools; its definition is the one the task gave (its prompt ends
-            // with the task's capability context).
+            // with the task's capability context), with the project instructions as every
+            // agent's (unless its file says `instructions: none`).
             let (kit, _warnings) = engine.kit(&agent).await;
+            let agent = with_instructions(agent, engine.shared.instructions.as_deref());
             let scope = RunScope::new()
                 .tools(kit.toolbox.clone())
                 .gate(gate as _)
