@@ -8,15 +8,17 @@
 
 mod claude;
 mod gemini;
+mod permissions;
 mod tracing;
 mod web;
 
 use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
-    ContextMode, McpServerConfig, NetworkAccess, PermissionRule, ProviderKind, SandboxMode, Scope,
+    ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope,
 };
 pub(super) use claude::{parse_claude_layer, parse_mcp_json};
 pub(super) use gemini::parse_gemini_layer;
+use permissions::RawPermissions;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
@@ -66,46 +68,6 @@ struct RawSettings {
 struct RawContext {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     instruction_files: Option<Vec<String>>,
-}
-
-/// `permissions.*` as written: rules in Claude Code's syntax.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct RawPermissions {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    allow: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    ask: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    deny: Option<Vec<String>>,
-}
-
-impl RawPermissions {
-    /// Leaves out the rules agentctl cannot map, each reported with the file.
-    pub(super) fn take_unmapped(&mut self, path: &Path) -> Vec<ConfigWarning> {
-        let mut warnings = Vec::new();
-        let lists = [
-            ("permissions.allow", &mut self.allow),
-            ("permissions.ask", &mut self.ask),
-            ("permissions.deny", &mut self.deny),
-        ];
-        for (key, list) in lists {
-            let Some(rules) = list.as_mut() else { continue };
-            rules.retain(|rule| match PermissionRule::parse(rule) {
-                Ok(_) => true,
-                Err(error) => {
-                    warnings.push(ConfigWarning::UnmappedRule {
-                        path: path.to_path_buf(),
-                        key: key.to_owned(),
-                        rule: error.rule,
-                        reason: error.reason,
-                    });
-                    false
-                }
-            });
-        }
-        warnings
-    }
 }
 
 /// `store.*` as written.

@@ -185,8 +185,7 @@ fn has_expansion(node: Node<'_>) -> bool {
         return true;
     }
     let mut cursor = node.walk();
-    let found = node.children(&mut cursor).any(has_expansion);
-    found
+    node.children(&mut cursor).any(has_expansion)
 }
 
 /// The last component of a program path: `/usr/bin/rm` → `rm`.
