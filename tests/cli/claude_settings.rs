@@ -229,3 +229,44 @@ fn a_sub_agent_meets_the_same_rules_and_instructions() {
         "{system}"
     );
 }
+
+/// Before `agentctl trust`, a cloned project's `deny` rules apply and its `allow` rules do
+/// not: `npm test` needs approval (refused here, nobody can answer), `rm` is still denied.
+#[test]
+fn an_untrusted_projects_allow_rules_wait_for_trust() {
+    let project = TestProject::new();
+    project.write(".claude/settings.json", SETTINGS).write(
+        ".claude/agents/helper.md",
+        "---\nname: helper\ndescription: h\n---\nHi.\n",
+    );
+    let model = ServedModel::openai();
+    model.answer_call("b1", "bash", r#"{"command":"npm test"}"#);
+    model.answer_call("b2", "bash", r#"{"command":"true; rm x"}"#);
+    model.answer_text("Done.");
+    let mut command = project.command(&["run", "helper", "-p", "test", "--format", "stream-json"]);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let events = events(&output);
+    let content = |id: &str| {
+        tool_result(&events, id)["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        content("b1").contains("needs approval"),
+        "{}",
+        content("b1")
+    );
+    assert!(
+        content("b2").contains("denied by the permission rule `Bash(rm:*)`"),
+        "{}",
+        content("b2")
+    );
+    assert!(
+        text(&output.stderr).contains("permissions.allow"),
+        "{}",
+        text(&output.stderr)
+    );
+}

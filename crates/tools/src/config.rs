@@ -174,3 +174,39 @@ impl BuiltinToolsConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_set_reaches_commands_but_never_agentctls_own_secrets() {
+        let mut settings = Settings::default();
+        settings.env.set.insert("NODE_ENV".into(), "test".into());
+        settings.env.set.insert("PATH".into(), "/opt/bin".into());
+        settings
+            .env
+            .set
+            .insert("OPENAI_API_KEY".into(), "sk-written".into());
+        let config = BuiltinToolsConfig::from_settings(&settings).with_base_env([
+            ("PATH", "/usr/bin"),
+            ("GITHUB_TOKEN", "gh-secret"),
+            ("OPENAI_API_KEY", "sk-real"),
+        ]);
+        let vars: BTreeMap<String, String> = config
+            .command_env()
+            .into_iter()
+            .map(|(name, value)| {
+                (
+                    name.to_string_lossy().into_owned(),
+                    value.to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(vars.get("NODE_ENV").map(String::as_str), Some("test"));
+        assert_eq!(vars.get("PATH").map(String::as_str), Some("/opt/bin"));
+        // Other secrets stay scrubbed; agentctl's own are never set, even when written.
+        assert!(!vars.contains_key("GITHUB_TOKEN"));
+        assert!(!vars.contains_key("OPENAI_API_KEY"));
+    }
+}
