@@ -424,12 +424,12 @@ impl CallGate for Gate {
 impl Gate {
     /// The refusal of a call a person must approve when nobody can.
     fn nobody(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        let protected = self.touches_protected(call);
         // A call an `ask` rule asks about is not let through by any level either.
-        let protected = self.touches_protected(call)
-            || matches!(
-                self.rules.judge(call.tool, Some(&call.call.arguments)),
-                Some(RuleVerdict::Ask { .. })
-            );
+        let hint = match self.rules.judge(call.tool, Some(&call.call.arguments)) {
+            Some(RuleVerdict::Ask { rule, .. }) if !protected => ApprovalHint::AskedByRule { rule },
+            _ => self.hint(risk, protected),
+        };
         Decision::Deny {
             risk,
             reason: format!(
@@ -437,7 +437,7 @@ impl Gate {
                 call.call.name
             ),
             by: DecidedBy::NonTerminal,
-            hint: Some(self.hint(risk, protected)),
+            hint: Some(hint),
         }
     }
 }

@@ -246,3 +246,32 @@ impl Tool for Named {
         Err(agentctl_core::ToolError::failed("not called"))
     }
 }
+
+#[test]
+fn an_ask_rule_asks_whatever_levels_are_approved() {
+    let settings = PermissionSettings {
+        ask: vec!["Bash(git push:*)".into()],
+        ..Default::default()
+    };
+    let rules = PermissionRules::new(&settings, Path::new("/p"), None).unwrap();
+    let gate = crate::Gate::new(
+        crate::AutoApprove::new([
+            RiskLevel::Safe,
+            RiskLevel::Low,
+            RiskLevel::Medium,
+            RiskLevel::High,
+        ]),
+        crate::RiskClassifier::new(),
+    )
+    .with_rules(rules);
+    let decision = gate.evaluate(
+        &ToolFilter::allow_all(),
+        tool("bash").as_ref(),
+        &json!({"command": "git push origin main"}),
+    );
+    assert!(matches!(decision, Decision::Ask { .. }), "{decision:?}");
+    assert_eq!(
+        decision.reason(),
+        "the permission rule `Bash(git push:*)` asks"
+    );
+}
