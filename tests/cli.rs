@@ -9,6 +9,7 @@ mod cli {
     mod agents;
     mod always;
     mod chat;
+    mod claude_settings;
     mod commands;
     mod completions;
     mod concurrency;
@@ -23,6 +24,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod hooks;
+    mod instructions;
     mod mcp;
     mod mcp_client;
     mod mcp_output;

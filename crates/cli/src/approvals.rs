@@ -33,6 +33,9 @@ pub(crate) fn hint_text(hint: &ApprovalHint) -> String {
         ApprovalHint::AskAPerson => {
             "it touches a protected path: run on a terminal to be asked each time".to_owned()
         }
+        ApprovalHint::AskedByRule { rule } => {
+            format!("the permission rule `{rule}` asks each time: run on a terminal to be asked")
+        }
         _ => "run on a terminal to be asked".to_owned(),
     }
 }

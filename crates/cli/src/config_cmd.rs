@@ -29,7 +29,8 @@ fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> 
         for warning in &loaded.warnings {
             if let ConfigWarning::UnknownKey { .. }
             | ConfigWarning::UnknownValue { .. }
-            | ConfigWarning::NotRead { .. } = warning
+            | ConfigWarning::NotRead { .. }
+            | ConfigWarning::UnmappedRule { .. } = warning
             {
                 writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
             }
@@ -168,27 +169,62 @@ fn render_text(
     if origin {
         render_ignored(&mut out, loaded, paths);
     }
+    render_unmapped(&mut out, loaded, paths);
     terminal_safe(&out).into_owned()
+}
+
+/// The permission rules agentctl cannot map, with their files: listed, never dropped
+/// silently.
+fn render_unmapped(out: &mut String, loaded: &LoadedSettings, paths: &PathStyle) {
+    let mut first = true;
+    for warning in &loaded.warnings {
+        let ConfigWarning::UnmappedRule {
+            path,
+            key,
+            rule,
+            reason,
+        } = warning
+        else {
+            continue;
+        };
+        if first {
+            out.push_str("\n# not applied: permission rules agentctl cannot map\n");
+            first = false;
+        }
+        out.push_str(&format!(
+            "# {key} = {}  # {}: {reason}\n",
+            show_value(&Value::String(rule.clone())),
+            paths.show(path)
+        ));
+    }
 }
 
 /// The project values not in effect because the project is not trusted, with the reason.
 fn render_ignored(out: &mut String, loaded: &LoadedSettings, paths: &PathStyle) {
     let ignored: Vec<_> = loaded.ignored().collect();
-    let Some(project) = loaded
+    // The project files read (Claude Code's, Gemini CLI's, agentctl's), else agentctl's own.
+    let mut files: Vec<String> = loaded
         .layers
         .iter()
-        .chain(&loaded.missing)
-        .find(|layer| matches!(layer, SettingsLayer::Project(_)))
-    else {
-        return;
-    };
-    if ignored.is_empty() {
+        .filter(|layer| layer.is_project())
+        .map(|layer| paths.layer(layer))
+        .collect();
+    if files.is_empty()
+        && let Some(project) = loaded
+            .missing
+            .iter()
+            .find(|layer| matches!(layer, SettingsLayer::Project(_)))
+    {
+        files.push(paths.layer(project));
+    }
+    if ignored.is_empty() || files.is_empty() {
         return;
     }
+    let verb = if files.len() == 1 { "is" } else { "are" };
     out.push_str(&format!(
-        "\n# ignored: {} is not trusted (`agentctl trust` applies them), and they loosen the \
-         values above\n",
-        paths.layer(project)
+        "\n# ignored: {} {verb} not trusted (`agentctl trust` applies them), and they loosen \
+         the values above\n",
+        files.join(", ")
     ));
     for loosening in ignored {
         out.push_str(&format!(
@@ -223,10 +259,39 @@ fn render_json(loaded: &LoadedSettings) -> Value {
             }),
         })
         .collect();
-    let origins: Map<String, Value> = loaded
-        .entries()
-        .into_iter()
-        .map(|entry| (entry.key, Value::from(entry.origin.name())))
+    // A permission list has one origin per rule: `{"permissions.deny": {"Bash(rm:*)": …}}`.
+    let mut origins = Map::new();
+    for entry in loaded.entries() {
+        let origin = Value::from(entry.origin.name());
+        match entry.value.as_str() {
+            Some(rule) if entry.key.starts_with("permissions.") => {
+                if let Value::Object(rules) = origins
+                    .entry(entry.key)
+                    .or_insert_with(|| Value::Object(Map::new()))
+                {
+                    rules.insert(rule.to_owned(), origin);
+                }
+            }
+            _ => {
+                origins.insert(entry.key, origin);
+            }
+        }
+    }
+    let unmapped: Vec<Value> = loaded
+        .warnings
+        .iter()
+        .filter_map(|warning| match warning {
+            ConfigWarning::UnmappedRule {
+                path,
+                key,
+                rule,
+                reason,
+            } => Some(
+                json!({"path": path.display().to_string(), "key": key, "rule": rule,
+                             "reason": reason}),
+            ),
+            _ => None,
+        })
         .collect();
     let ignored: Vec<Value> = loaded
         .ignored()
@@ -239,7 +304,7 @@ fn render_json(loaded: &LoadedSettings) -> Value {
         })
         .collect();
     json!({"settings": loaded.to_value(), "layers": layers, "origins": origins,
-           "trust": loaded.trust.name(), "ignored": ignored})
+           "trust": loaded.trust.name(), "ignored": ignored, "unmapped": unmapped})
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use agentctl_session::store::{ClearedContext, SessionInfo, SessionStore};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 /// One agent's mode (printed as [`ContextModeReport`]).
@@ -73,6 +74,9 @@ fn print_text(text: &str) {
 /// Runs `agentctl context …`.
 pub(crate) fn run(global: &GlobalArgs, args: ContextArgs) -> anyhow::Result<ExitCode> {
     let context = crate::context::load(global)?;
+    if args.instructions {
+        return instructions(&context.instructions(), args.format);
+    }
     if args.clear_history {
         return forget(&context, &args);
     }
@@ -381,6 +385,47 @@ fn forget(project: &Project, args: &ContextArgs) -> anyhow::Result<ExitCode> {
         TextFormat::Text => print_text(&format!(
             "Cleared the stored context of `{name}`: {cleared}\n"
         )),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentctl context --instructions`: the instruction files in prompt order, where each came
+/// from, and what was refused (also on stderr, as warnings).
+fn instructions(
+    found: &agentctl_session::instructions::Instructions,
+    format: TextFormat,
+) -> anyhow::Result<ExitCode> {
+    let mut err = std::io::stderr().lock();
+    for warning in &found.warnings {
+        writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
+    }
+    drop(err);
+    match format {
+        TextFormat::Json => print_json(found)?,
+        TextFormat::Text => {
+            let mut out = String::from(
+                "# project instructions, in prompt order (project root first, current folder last):\n",
+            );
+            if found.is_empty() {
+                out.push_str("# none found\n");
+            }
+            for file in &found.files {
+                let from = match &file.imported_by {
+                    Some(site) => {
+                        format!("  # imported by {}:{}", found.shown(&site.path), site.line)
+                    }
+                    None => String::new(),
+                };
+                let cut = if file.truncated { ", cut" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "{}  ({} bytes{cut}){from}",
+                    found.shown(&file.path),
+                    file.bytes
+                );
+            }
+            print_text(&terminal_safe(&out));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

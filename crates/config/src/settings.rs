@@ -6,8 +6,11 @@
 //! checked layers are then deep-merged ([`merge`]) while the origin of every leaf is recorded,
 //! which is what `agentctl config show --origin` prints.
 
+mod layer;
 mod merge;
 mod raw;
+
+pub use layer::SettingsLayer;
 
 use crate::input::{InputFileError, InputLimit, read_input_bytes, read_input_file};
 use crate::locations::Locations;
@@ -86,10 +89,13 @@ pub enum ConfigWarning {
         /// The values it takes.
         expected: String,
     },
-    /// Top-level keys of a Gemini CLI settings file that are Gemini CLI's own, not read.
+    /// Top-level keys of a Gemini CLI or Claude Code settings file that are that tool's
+    /// own, not read.
     NotRead {
         /// The file.
         path: PathBuf,
+        /// Whose settings they are: `Gemini CLI`, `Claude Code`.
+        owner: &'static str,
         /// The keys, sorted.
         keys: Vec<String>,
     },
@@ -102,6 +108,17 @@ pub enum ConfigWarning {
         project: PathBuf,
         /// The value and why it is looser.
         loosening: Loosening,
+    },
+    /// A permission rule agentctl cannot map onto its tools, left out (never applied).
+    UnmappedRule {
+        /// The file.
+        path: PathBuf,
+        /// The list it is in: `permissions.allow`, `permissions.ask` or `permissions.deny`.
+        key: String,
+        /// The rule as written.
+        rule: String,
+        /// Why it cannot be mapped.
+        reason: String,
     },
     /// The trust store could not be read: every project counts as untrusted.
     TrustStore {
@@ -118,9 +135,9 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::UnknownKey { path, key } => {
                 write!(f, "{}: unknown key `{key}` ignored", path.display())
             }
-            ConfigWarning::NotRead { path, keys } => write!(
+            ConfigWarning::NotRead { path, owner, keys } => write!(
                 f,
-                "{}: not read (Gemini CLI's own settings): {}",
+                "{}: not read ({owner}'s own settings): {}",
                 path.display(),
                 keys.iter()
                     .map(|key| format!("`{key}`"))
@@ -146,6 +163,16 @@ impl fmt::Display for ConfigWarning {
                 loosening.key,
                 loosening.reason
             ),
+            ConfigWarning::UnmappedRule {
+                path,
+                key,
+                rule,
+                reason,
+            } => write!(
+                f,
+                "{}: `{key}`: rule `{rule}` not applied: {reason}",
+                path.display()
+            ),
             ConfigWarning::TrustStore { message, .. } => {
                 write!(f, "{message}; every project counts as untrusted")
             }
@@ -159,82 +186,6 @@ pub struct LoadOptions {
     /// The risk of built-in tools by name: a project's `tools.risk` override below it loosens
     /// the policy. A tool not listed (an MCP tool) is taken to be `high`.
     pub tool_risk: BTreeMap<String, RiskLevel>,
-}
-
-/// One source of settings, in precedence order (later wins).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SettingsLayer {
-    /// Built-in defaults.
-    Default,
-    /// `~/.gemini/settings.json`: what seed 002 configures there (`agents.*`, `mcpServers`),
-    /// below agentctl's own global file.
-    GeminiGlobal(PathBuf),
-    /// `$AGENTCTL_HOME/settings.json`.
-    Global(PathBuf),
-    /// `<project>/.gemini/settings.json`, below agentctl's own project file.
-    GeminiProject(PathBuf),
-    /// `<project>/.agentctl/settings.json`.
-    Project(PathBuf),
-}
-
-impl SettingsLayer {
-    /// `default`, `gemini-global`, `global`, `gemini-project` or `project`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            SettingsLayer::Default => "default",
-            SettingsLayer::GeminiGlobal(_) => "gemini-global",
-            SettingsLayer::Global(_) => "global",
-            SettingsLayer::GeminiProject(_) => "gemini-project",
-            SettingsLayer::Project(_) => "project",
-        }
-    }
-
-    /// The file of a layer that is one.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            SettingsLayer::Default => None,
-            SettingsLayer::GeminiGlobal(path)
-            | SettingsLayer::Global(path)
-            | SettingsLayer::GeminiProject(path)
-            | SettingsLayer::Project(path) => Some(path),
-        }
-    }
-
-    /// Where it stands among the layers, lowest precedence first.
-    pub fn rank(&self) -> u8 {
-        match self {
-            SettingsLayer::Default => 0,
-            SettingsLayer::GeminiGlobal(_) => 1,
-            SettingsLayer::Global(_) => 2,
-            SettingsLayer::GeminiProject(_) => 3,
-            SettingsLayer::Project(_) => 4,
-        }
-    }
-
-    /// Whether it is a project's (its values are reviewed against the user's policy).
-    fn is_project(&self) -> bool {
-        matches!(
-            self,
-            SettingsLayer::GeminiProject(_) | SettingsLayer::Project(_)
-        )
-    }
-
-    /// Whether it is Gemini CLI's file (read only when it exists; its own keys not read).
-    fn is_gemini(&self) -> bool {
-        matches!(
-            self,
-            SettingsLayer::GeminiGlobal(_) | SettingsLayer::GeminiProject(_)
-        )
-    }
-}
-
-impl fmt::Display for SettingsLayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.path() {
-            Some(path) => write!(f, "{}: {}", self.name(), path.display()),
-            None => f.write_str(self.name()),
-        }
-    }
 }
 
 /// One resolved setting: a leaf key, its value and the layer that set it.
@@ -274,6 +225,9 @@ pub struct LoadedSettings {
     /// Index into `layers` of the layer of each `hooks` group, by event: hooks add up across
     /// layers, so each group has its own origin.
     hook_origins: BTreeMap<String, Vec<usize>>,
+    /// Index into `layers` of the layer that first wrote each permission rule, by list
+    /// (`permissions.deny`) and rule.
+    rule_origins: BTreeMap<(String, String), usize>,
 }
 
 impl LoadedSettings {
@@ -291,6 +245,7 @@ impl LoadedSettings {
             project_servers: BTreeSet::new(),
             origins: Origins::new(),
             hook_origins: BTreeMap::new(),
+            rule_origins: BTreeMap::new(),
         }
     }
 
@@ -310,7 +265,9 @@ impl LoadedSettings {
             .unwrap_or(&SettingsLayer::Default)
     }
 
-    /// Every resolved leaf setting with its value and origin, sorted by key.
+    /// Every resolved leaf setting with its value and origin, sorted by key. Each
+    /// permission rule is an entry of its own (`permissions.deny` = `"Bash(rm:*)"`), with
+    /// the file that wrote it.
     ///
     /// ```
     /// use agentctl_config::{LoadedSettings, SettingsLayer};
@@ -331,9 +288,21 @@ impl LoadedSettings {
         entries
     }
 
-    /// The entries of one leaf: itself, or each group of a `hooks` list with its own origin
-    /// (`hooks.PreToolUse[1]`).
+    /// The entries of one leaf: itself, each rule of a permission list with the layer that
+    /// wrote it, or each group of a `hooks` list with its own origin (`hooks.PreToolUse[1]`).
     fn entries_of(&self, key: String, value: &Value) -> Vec<SettingEntry<'_>> {
+        if let Value::Array(rules) = value
+            && merge::JOINED.contains(&key.as_str())
+        {
+            return rules
+                .iter()
+                .map(|rule| SettingEntry {
+                    origin: self.rule_origin(&key, rule),
+                    value: rule.clone(),
+                    key: key.clone(),
+                })
+                .collect();
+        }
         let groups = key
             .strip_prefix("hooks.")
             .and_then(|event| self.hook_origins.get(event))
@@ -357,6 +326,34 @@ impl LoadedSettings {
                     .unwrap_or(&SettingsLayer::Default),
             })
             .collect()
+    }
+
+    /// The layer that first wrote `rule` into the list `key` (`permissions.deny`).
+    fn rule_origin(&self, key: &str, rule: &Value) -> &SettingsLayer {
+        rule.as_str()
+            .and_then(|rule| self.rule_origins.get(&(key.to_owned(), rule.to_owned())))
+            .and_then(|index| self.layers.get(*index))
+            .unwrap_or(&SettingsLayer::Default)
+    }
+
+    /// Records which layer wrote each permission rule of `value`, the keys layer `index`
+    /// sets.
+    fn note_rules(&mut self, value: &Map<String, Value>, index: usize) {
+        let Some(Value::Object(permissions)) = value.get("permissions") else {
+            return;
+        };
+        for (list, rules) in permissions {
+            for rule in rules
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                self.rule_origins
+                    .entry((format!("permissions.{list}"), rule.to_owned()))
+                    .or_insert(index);
+            }
+        }
     }
 
     /// The resolved settings as JSON, in the shape of `settings.json`.
@@ -428,19 +425,15 @@ pub fn load_settings_with(
         let text = match read_input_file(path, InputLimit::SETTINGS) {
             Ok(text) => text,
             Err(error) if error.is_not_found() => {
-                // Gemini CLI's file is only there for those who use it.
-                if !layer.is_gemini() {
+                // Gemini CLI's and Claude Code's files are only there for those who use them.
+                if !layer.is_other_tools() {
                     loaded.missing.push(layer);
                 }
                 continue;
             }
             Err(error) => return Err(error.into()),
         };
-        let parsed = if layer.is_gemini() {
-            raw::parse_gemini_layer(path, &text)?
-        } else {
-            raw::parse_layer(path, &text)?
-        };
+        let parsed = layer.parse(path, &text)?;
         loaded.warnings.extend(parsed.warnings);
         let value = match (&layer, &locations.project_root) {
             (layer, Some(root)) if layer.is_project() => {
@@ -460,6 +453,7 @@ pub fn load_settings_with(
             loaded.layers.len(),
             &mut loaded.hook_origins,
         );
+        loaded.note_rules(&value, loaded.layers.len());
         merge_layer(&mut merged, value, "", loaded.layers.len(), &mut origins);
         loaded.layers.push(layer);
     }
@@ -487,8 +481,9 @@ pub fn load_settings_with(
     Ok(loaded)
 }
 
-/// The settings files, lowest precedence first: Gemini CLI's and agentctl's global ones, then
-/// the project's. A file two layers would name (`AGENTCTL_HOME` pointing at the project's own
+/// The settings files, lowest precedence first: Gemini CLI's, Claude Code's and agentctl's
+/// global ones, then the project's (Gemini CLI's, `.mcp.json`, Claude Code's shared and
+/// local ones, agentctl's): each tool's file below agentctl's own at the same scope. A file two layers would name (`AGENTCTL_HOME` pointing at the project's own
 /// `.agentctl`, a project that is the home folder) is read once, as the first.
 fn candidate_layers(locations: &Locations) -> Vec<SettingsLayer> {
     let root = locations.project_root.as_deref();
@@ -496,8 +491,17 @@ fn candidate_layers(locations: &Locations) -> Vec<SettingsLayer> {
         locations
             .gemini_global_settings_file()
             .map(SettingsLayer::GeminiGlobal),
+        locations
+            .user_home
+            .as_ref()
+            .map(|home| SettingsLayer::ClaudeGlobal(home.join(".claude").join("settings.json"))),
         Some(SettingsLayer::Global(locations.global_settings_file())),
         root.map(|root| SettingsLayer::GeminiProject(root.join(".gemini").join("settings.json"))),
+        root.map(|root| SettingsLayer::McpJson(root.join(".mcp.json"))),
+        root.map(|root| SettingsLayer::ClaudeProject(root.join(".claude").join("settings.json"))),
+        root.map(|root| {
+            SettingsLayer::ClaudeLocal(root.join(".claude").join("settings.local.json"))
+        }),
         locations
             .project_settings_file()
             .map(SettingsLayer::Project),

@@ -41,7 +41,13 @@ use std::fmt;
 
 /// The project files that decide the project's policy, relative to its root. Trusting a
 /// project records the hash of each; a change to any of them withdraws the trust.
-pub const PROJECT_POLICY_FILES: &[&str] = &[".agentctl/settings.json", ".gemini/settings.json"];
+pub const PROJECT_POLICY_FILES: &[&str] = &[
+    ".agentctl/settings.json",
+    ".gemini/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+];
 
 /// Why a project value is looser than the user's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

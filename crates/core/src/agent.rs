@@ -38,6 +38,22 @@ impl AgentDefinition {
     }
 }
 
+/// Whether an agent's system prompt gets the project instructions.
+///
+/// The default is `inherit`, for sub-agents too: the project's instructions say how to build,
+/// test and write code in the repository, which a sub-agent working there needs as much as
+/// the main conversation does (Claude Code's and codex's sub-agents read them as well).
+/// `none` is for agents that must judge without them, or whose prompt has to stay small.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InstructionsMode {
+    /// The project instructions follow the agent's prompt.
+    #[default]
+    Inherit,
+    /// The agent's prompt stands alone.
+    None,
+}
+
 /// The native front matter of an agent file.
 ///
 /// This is the format `agentctl schema agent` describes; Claude Code and Gemini CLI files are
@@ -79,6 +95,10 @@ pub struct AgentSpec {
     /// Which of the main conversation's messages the agent sees when it shares it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_filter: Option<ContextFilter>,
+    /// Whether the project instructions (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`) follow the
+    /// agent's own prompt: `inherit` (the default) or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<InstructionsMode>,
     /// Tool allow and deny lists.
     #[serde(default, skip_serializing_if = "ToolPolicy::is_unrestricted")]
     pub tools: ToolPolicy,

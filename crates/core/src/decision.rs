@@ -41,6 +41,12 @@ pub enum ApprovalHint {
     /// The call touches a protected path: no auto-approve level covers it; only a person who
     /// is asked can allow it.
     AskAPerson,
+    /// A permission rule (`permissions.ask`, or a `deny` rule the call might meet) asks about
+    /// the call every time: only a person who is asked can allow it.
+    AskedByRule {
+        /// The rule as written.
+        rule: String,
+    },
 }
 
 /// The one decision about a tool call, from the one policy chain.

@@ -25,6 +25,7 @@ mod hooks;
 mod mcp;
 mod memory;
 mod model;
+mod permission_rule;
 mod provider;
 mod redact;
 mod risk;
@@ -45,8 +46,8 @@ mod trace;
 mod wire_names;
 
 pub use agent::{
-    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, KeywordMatch, McpRefs, Scope,
-    SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
+    AgentDefinition, AgentSource, AgentSpec, Handoff, HandoffPayload, InstructionsMode,
+    KeywordMatch, McpRefs, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
 pub use catalogue::{ModelCatalogue, ModelPrice};
@@ -82,6 +83,9 @@ pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{
     BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,
 };
+pub use permission_rule::{
+    CommandPattern, PathAccess, PermissionRule, RuleError, RuleKind, RuleTarget,
+};
 pub use provider::{DeltaSink, ModelProvider, ProviderError, ProviderFactory};
 pub use redact::Redactor;
 pub use risk::RiskLevel;
@@ -89,10 +93,10 @@ pub use run::{RunStream, SubAgentRunner};
 pub use run_error::{BudgetReached, RunError};
 pub use run_options::{DEFAULT_MAX_TURNS, RunOptions};
 pub use settings::{
-    AgentsSettings, ApprovalSettings, DEFAULT_TOOL_TIMEOUT_SECS, DEFAULT_WEB_MAX_BYTES,
-    EnvSettings, HostPattern, NetworkAccess, NetworkHost, PROTECTED_DIRS, ProviderConfig,
-    ProviderKind, SandboxMode, SandboxSettings, SearchBackend, Settings, StoreSettings,
-    ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
+    AgentsSettings, ApprovalSettings, ContextSettings, DEFAULT_TOOL_TIMEOUT_SECS,
+    DEFAULT_WEB_MAX_BYTES, EnvSettings, HostPattern, NetworkAccess, NetworkHost, PROTECTED_DIRS,
+    PermissionSettings, ProviderConfig, ProviderKind, SandboxMode, SandboxSettings, SearchBackend,
+    Settings, StoreSettings, ToolsSettings, TracingSettings, WebSearchSettings, WebSettings,
 };
 pub use text::one_line;
 #[cfg(feature = "tls")]

@@ -35,6 +35,11 @@ pub struct Settings {
     pub sandbox: SandboxSettings,
     /// Environment of the processes tools and MCP servers start.
     pub env: EnvSettings,
+    /// Permission rules in Claude Code's shape (`Bash(npm test:*)`, `Read(./secrets/**)`):
+    /// every layer's rules count, `deny` winning over `ask` over `allow`.
+    pub permissions: PermissionSettings,
+    /// Project instructions (`AGENTS.md` and the like).
+    pub context: ContextSettings,
     /// The `web_fetch` and `web_search` tools.
     pub web: WebSettings,
     /// Where sessions are stored (left out of listings while unset).
@@ -304,6 +309,54 @@ pub struct EnvSettings {
     /// Variable names passed on although they look like secrets (`bash` commands) or are not
     /// in the default set (MCP stdio servers), e.g. `["GITHUB_TOKEN"]`.
     pub passthrough: Vec<String>,
+    /// Variables set in the environment of `bash` commands (Claude Code's `env`), by name.
+    /// They are values written in a settings file, not read from agentctl's environment.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub set: BTreeMap<String, String>,
+}
+
+/// `context.*` keys: the project instruction files read into system prompts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContextSettings {
+    /// File names read in every folder from the project root down to the working folder, in
+    /// this order within a folder (default `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`); `[]`
+    /// reads none.
+    pub instruction_files: Vec<String>,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        Self {
+            instruction_files: ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+                .map(str::to_owned)
+                .to_vec(),
+        }
+    }
+}
+
+/// `permissions.*` keys: rules in Claude Code's syntax, `Tool` or `Tool(specifier)`. The
+/// lists of every layer are joined, not replaced: a project cannot drop the user's `deny`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PermissionSettings {
+    /// Calls these rules match run without asking (unless a `deny` or `ask` rule matches,
+    /// or the call changes a protected path).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Calls these rules match are asked, whatever levels are auto-approved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<String>,
+    /// Calls these rules match are refused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl PermissionSettings {
+    /// True when no rule is set.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
+    }
 }
 
 /// `web.*` keys: what the `web_fetch` and `web_search` tools may reach and which search

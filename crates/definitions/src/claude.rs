@@ -7,7 +7,9 @@
 use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
-use agentctl_core::{AgentSpec, McpRefs, McpServerConfig, ToolPolicy, claude_tool_name};
+use agentctl_core::{
+    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, ToolPolicy, claude_tool_name,
+};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};
 use std::collections::BTreeMap;
@@ -23,6 +25,7 @@ const MAPPED: &[&str] = &[
     "color",
     "maxTurns",
     "mcpServers",
+    "instructions",
 ];
 
 /// Fields Claude Code defines that agentctl keeps without using.
@@ -56,6 +59,9 @@ struct ClaudeFrontMatter {
     max_turns: Option<u32>,
     #[serde(default, deserialize_with = "mcp_servers")]
     mcp_servers: McpRefs,
+    /// agentctl's own field: whether the project instructions follow the prompt.
+    #[serde(default)]
+    instructions: Option<InstructionsMode>,
 }
 
 pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
@@ -87,6 +93,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
                 .unwrap_or_default(),
         },
         mcp: front.mcp_servers,
+        instructions: front.instructions,
         ..AgentSpec::default()
     };
     Ok(Mapped {

@@ -198,6 +198,7 @@ fn expand_vars(
             (None, None) => {
                 return Err(McpError::MissingVariable {
                     server: server.to_owned(),
+                    file: None,
                     field: field.to_owned(),
                     variable: variable.to_owned(),
                 });
@@ -244,6 +245,7 @@ mod tests {
             error,
             McpError::MissingVariable {
                 server: "srv".into(),
+                file: None,
                 field: "args[0]".into(),
                 variable: "GITHUB_TOKEN".into()
             }

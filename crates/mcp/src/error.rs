@@ -18,12 +18,15 @@ pub enum McpError {
     },
     /// A `${VAR}` in the server's configuration names an unset environment variable.
     #[error(
-        "MCP server `{server}`: environment variable `{variable}` used in `{field}` is not set; \
-         set it or give a default with `${{{variable}:-default}}`"
+        "MCP server `{server}`{}: environment variable `{variable}` used in `{field}` is not \
+         set; set it or give a default with `${{{variable}:-default}}`",
+        file.as_ref().map(|file| format!(" (in {})", file.display())).unwrap_or_default()
     )]
     MissingVariable {
         /// Server name.
         server: String,
+        /// The settings file that configures the server, when known (`.mcp.json`).
+        file: Option<std::path::PathBuf>,
         /// Configuration field holding the reference (`env.TOKEN`, `args[1]`, …).
         field: String,
         /// The variable's name.

@@ -54,6 +54,8 @@ struct Inner {
     configs: Mutex<BTreeMap<String, McpServerConfig>>,
     /// Keys of the inline servers of the project's own agent files.
     project_inline: Mutex<BTreeSet<String>>,
+    /// The settings file of each configured server, for errors.
+    sources: BTreeMap<String, PathBuf>,
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Slot>>>>,
 }
 
@@ -115,6 +117,7 @@ impl McpManager {
                 launch,
                 configs: Mutex::new(servers),
                 project_inline: Mutex::new(BTreeSet::new()),
+                sources: BTreeMap::new(),
                 slots: Mutex::new(HashMap::new()),
             }),
         }
@@ -135,10 +138,37 @@ impl McpManager {
         self.configs().keys().cloned().collect()
     }
 
+    /// The same manager, naming in its errors the settings file of each server in `sources`
+    /// (by server name). Call it before the manager is shared.
+    pub fn with_sources(mut self, sources: BTreeMap<String, PathBuf>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.sources = sources;
+        }
+        self
+    }
+
     /// A server's configuration with `${VAR}` expanded.
     pub fn server_spec(&self, server: &str) -> Result<ServerSpec> {
         let config = self.config(server)?;
-        resolve_server(server, &config, &self.inner.base_dir)
+        resolve_server(server, &config, &self.inner.base_dir).map_err(|error| self.located(error))
+    }
+
+    /// `error` naming the file of its server, when known.
+    fn located(&self, error: McpError) -> McpError {
+        match error {
+            McpError::MissingVariable {
+                server,
+                file: None,
+                field,
+                variable,
+            } => McpError::MissingVariable {
+                file: self.inner.sources.get(&server).cloned(),
+                server,
+                field,
+                variable,
+            },
+            other => other,
+        }
     }
 
     /// The MCP tools an agent may use, and a warning (an error naming the server and cause)
@@ -438,7 +468,8 @@ impl McpManager {
         let spec = if self.is_project_inline(key) {
             self.resolve_project_inline(key, config)?
         } else {
-            resolve_server(key, config, &self.inner.base_dir)?
+            resolve_server(key, config, &self.inner.base_dir)
+                .map_err(|error| self.located(error))?
         };
         let project = self.is_project_server(key);
         if let (true, Some(launch)) = (project, &self.inner.launch.project) {

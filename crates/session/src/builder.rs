@@ -13,7 +13,7 @@ use agentctl_guardrails::{CommandEnvironment, Guardrails, ValidatorRegistry};
 use agentctl_providers::{ProviderOptions, RecordingProvider, build_embedder, build_provider};
 use agentctl_runtime::Runtime;
 use agentctl_sandbox::EnvPolicy;
-use agentctl_tools::{AutoApprove, Gate, RiskClassifier};
+use agentctl_tools::{AutoApprove, Gate, PermissionRules, RiskClassifier};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -287,7 +287,11 @@ impl RuntimeBuilder {
     pub fn gate(&self) -> Result<Gate, SessionError> {
         let levels = self.approvals.levels(&self.settings)?;
         let classifier = RiskClassifier::from_settings(&self.settings)?.with_root(&self.root);
-        Ok(Gate::new(levels, classifier).asking(self.asking))
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let rules = PermissionRules::new(&self.settings.permissions, &self.root, home.as_deref())?;
+        Ok(Gate::new(levels, classifier)
+            .with_rules(rules)
+            .asking(self.asking))
     }
 
     /// A runtime offering `tools` (and the embedder's tools given with

@@ -40,6 +40,10 @@ pub enum SessionError {
     /// A risk level in the settings or the front end's choices is not one of the five.
     #[error(transparent)]
     RiskLevel(#[from] RiskLevelError),
+    /// A permission rule of settings made in code cannot be mapped (rules read from files
+    /// that cannot be are reported when loaded and left out).
+    #[error("permissions: {0}")]
+    PermissionRule(#[from] agentctl_core::RuleError),
     /// An agent's tool allow or deny list does not compile.
     #[error("agent `{agent}`: {source}")]
     ToolPolicy {

@@ -43,6 +43,7 @@ pub mod config;
 pub mod context;
 pub mod definitions;
 pub mod graph;
+pub mod instructions;
 pub mod mcp;
 pub mod memory;
 pub mod routing;

@@ -27,6 +27,8 @@ pub struct Project {
     /// The layered settings, with origins and warnings.
     pub settings: LoadedSettings,
     root: PathBuf,
+    /// The working folder: project instructions are read from the root down to it.
+    cwd: PathBuf,
     /// Files made private as stores opened, for the front end to report.
     tightened: TightenedFiles,
 }
@@ -64,8 +66,21 @@ impl Project {
             locations,
             settings,
             root,
+            cwd: cwd.to_path_buf(),
             tightened: TightenedFiles::default(),
         })
+    }
+
+    /// The project instructions (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md` or the names
+    /// `context.instructionFiles` gives) from the root down to the working folder, with their
+    /// imports: what every agent's system prompt gets unless its file says
+    /// `instructions: none`.
+    pub fn instructions(&self) -> crate::instructions::Instructions {
+        crate::instructions::Instructions::load(
+            &self.root,
+            &self.cwd,
+            &self.settings().context.instruction_files,
+        )
     }
 
     /// The merged settings.
@@ -113,6 +128,23 @@ impl Project {
             self.root(),
             self.launch_policy(agents),
         )
+        .with_sources(self.server_sources())
+    }
+
+    /// The settings file of each configured MCP server (`.mcp.json`, a `settings.json`).
+    fn server_sources(&self) -> std::collections::BTreeMap<String, std::path::PathBuf> {
+        let entries = self.settings.entries();
+        self.settings()
+            .mcp_servers
+            .keys()
+            .filter_map(|name| {
+                let prefix = format!("mcpServers.{name}.");
+                let entry = entries
+                    .iter()
+                    .find(|entry| entry.key.starts_with(&prefix))?;
+                Some((name.clone(), entry.origin.path()?.to_path_buf()))
+            })
+            .collect()
     }
 
     /// The folder built-in tools are confined to: the project root, or the working directory

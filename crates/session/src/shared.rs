@@ -42,6 +42,11 @@ pub(crate) struct Shared {
     /// Whether commands the project declares (hooks of its agent files) may run: the user
     /// trusts the project. Agents defined in code have no project to distrust.
     pub(crate) project_trusted: bool,
+    /// The project instructions' prompt section, which every agent's prompt ends with unless
+    /// its file says `instructions: none`.
+    pub(crate) instructions: Option<String>,
+    /// What loading the instructions met, reported once per session (taken when reported).
+    pub(crate) instruction_warnings: std::sync::Mutex<Vec<crate::instructions::InstructionWarning>>,
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -64,6 +69,7 @@ impl Shared {
         let builder = builder.redactor(secrets).env_policy(env.clone());
         let traces = project.store_path().parent().map(|dir| dir.join("traces"));
         let tracing = tracing(project.settings(), traces, &builder);
+        let instructions = project.instructions();
         Self {
             builder,
             builtin: BuiltinToolsConfig::from_settings(project.settings()).with_env(env),
@@ -81,6 +87,8 @@ impl Shared {
             own_tools: HashMap::new(),
             skills: project.skills(),
             project_trusted: project.trusts_own_commands(),
+            instructions: instructions.prompt_section(),
+            instruction_warnings: std::sync::Mutex::new(instructions.warnings),
             router: OnceLock::new(),
         }
     }
@@ -115,6 +123,8 @@ impl Shared {
             own_tools: HashMap::new(),
             skills: SkillSet::default(),
             project_trusted: true,
+            instructions: None,
+            instruction_warnings: std::sync::Mutex::default(),
             router: OnceLock::new(),
         }
     }

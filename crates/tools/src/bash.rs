@@ -89,9 +89,10 @@ impl Bash {
             .min(self.limit)
     }
 
-    /// The command's environment: the base environment under the env policy, plus `TMPDIR`.
+    /// The command's environment: the base environment under the env policy and `env.set`,
+    /// plus `TMPDIR`.
     fn environment(&self, temp: &Path) -> Vec<(OsString, OsString)> {
-        let mut vars = self.config.env().for_command(self.config.base_env());
+        let mut vars = self.config.command_env();
         vars.retain(|(name, _)| name != "TMPDIR");
         vars.push(("TMPDIR".into(), temp.into()));
         vars

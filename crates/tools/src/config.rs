@@ -35,6 +35,8 @@ pub struct BuiltinToolsConfig {
     base_env: Option<Arc<[(OsString, OsString)]>>,
     web: WebSettings,
     read_grants: ReadGrants,
+    /// `env.set`: variables set for commands on top of what the policy lets through.
+    set: Vec<(OsString, OsString)>,
 }
 
 impl Default for BuiltinToolsConfig {
@@ -60,6 +62,12 @@ impl BuiltinToolsConfig {
             base_env: None,
             web: settings.web.clone(),
             read_grants: ReadGrants::default(),
+            set: settings
+                .env
+                .set
+                .iter()
+                .map(|(name, value)| (name.into(), value.into()))
+                .collect(),
         }
     }
 
@@ -159,10 +167,61 @@ impl BuiltinToolsConfig {
     }
 
     /// The environment commands start from: the injected one, else agentctl's own.
+    /// The environment of a command: the base environment under the env policy, then the
+    /// variables `env.set` sets (Claude Code's `env`), except the credentials agentctl itself
+    /// consumes, which no command gets.
+    pub(crate) fn command_env(&self) -> Vec<(OsString, OsString)> {
+        let mut vars = self.env.for_command(self.base_env());
+        for (name, value) in &self.set {
+            if self.env.withholds(name) {
+                continue;
+            }
+            vars.retain(|(present, _)| present != name);
+            vars.push((name.clone(), value.clone()));
+        }
+        vars
+    }
+
     pub(crate) fn base_env(&self) -> Vec<(OsString, OsString)> {
         match &self.base_env {
             Some(vars) => vars.to_vec(),
             None => std::env::vars_os().collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_set_reaches_commands_but_never_agentctls_own_secrets() {
+        let mut settings = Settings::default();
+        settings.env.set.insert("NODE_ENV".into(), "test".into());
+        settings.env.set.insert("PATH".into(), "/opt/bin".into());
+        settings
+            .env
+            .set
+            .insert("OPENAI_API_KEY".into(), "sk-written".into());
+        let config = BuiltinToolsConfig::from_settings(&settings).with_base_env([
+            ("PATH", "/usr/bin"),
+            ("GITHUB_TOKEN", "gh-secret"),
+            ("OPENAI_API_KEY", "sk-real"),
+        ]);
+        let vars: BTreeMap<String, String> = config
+            .command_env()
+            .into_iter()
+            .map(|(name, value)| {
+                (
+                    name.to_string_lossy().into_owned(),
+                    value.to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(vars.get("NODE_ENV").map(String::as_str), Some("test"));
+        assert_eq!(vars.get("PATH").map(String::as_str), Some("/opt/bin"));
+        // Other secrets stay scrubbed; agentctl's own are never set, even when written.
+        assert!(!vars.contains_key("GITHUB_TOKEN"));
+        assert!(!vars.contains_key("OPENAI_API_KEY"));
     }
 }

@@ -17,6 +17,7 @@ use crate::levels::AutoApprove;
 use crate::paths::{LastLink, ProjectRoot};
 use crate::protected::{Protection, judge_anywhere, protection};
 use crate::risk::RiskClassifier;
+use crate::rules::{PermissionRules, RuleVerdict};
 use crate::shell::RiskAssessment;
 use agentctl_core::{
     ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, RiskLevel, Tool, ToolFilter,
@@ -38,6 +39,8 @@ pub struct Gate {
     asks: bool,
     /// Tool → highest risk the user approved for the whole session.
     always: Mutex<BTreeMap<String, RiskLevel>>,
+    /// `permissions.allow/ask/deny`.
+    rules: PermissionRules,
 }
 
 impl std::fmt::Debug for Gate {
@@ -46,6 +49,7 @@ impl std::fmt::Debug for Gate {
             .field("auto", &self.auto)
             .field("classifier", &self.classifier)
             .field("always", &self.always)
+            .field("rules", &self.rules)
             .finish_non_exhaustive()
     }
 }
@@ -93,7 +97,16 @@ impl Gate {
             classifier,
             asks: false,
             always: Mutex::new(BTreeMap::new()),
+            rules: PermissionRules::default(),
         }
+    }
+
+    /// The same gate with permission rules (`permissions.*`): a `deny` refuses a call
+    /// before anything else is considered, an `ask` asks whatever levels are auto-approved,
+    /// an `allow` lets a call of any risk but critical run unasked.
+    pub fn with_rules(mut self, rules: PermissionRules) -> Self {
+        self.rules = rules;
+        self
     }
 
     /// The same gate, whose questions a person answers when `asks`: [`decide`](CallGate::decide)
@@ -138,12 +151,20 @@ impl Gate {
         listing
     }
 
-    /// The ordered chain: tool list → risk → protected paths → levels → remembered answers.
+    /// The ordered chain: tool list → `deny` rules → risk → protected paths → `ask` rules →
+    /// `allow` rules → levels → remembered answers.
     fn chain(&self, facts: &Facts<'_>) -> Decision {
         let name = facts.tool.name();
         let rating = self.classifier.rate(facts.tool, facts.arguments);
         if !facts.filter.allows(name) {
             return Decision::deny(rating.level, not_allowed(name));
+        }
+        let verdict = self.rules.judge(facts.tool, facts.arguments);
+        if let Some(RuleVerdict::Deny { rule }) = &verdict {
+            return Decision::deny(
+                rating.level,
+                format!("denied by the permission rule `{rule}`"),
+            );
         }
         let (rating, protected) = match self.protected(facts) {
             Some((_, Protection::SessionDatabase)) => {
@@ -179,6 +200,25 @@ impl Gate {
                 risk: rating.level,
                 reason: rating.reason,
             };
+        }
+        match verdict {
+            Some(RuleVerdict::Ask { rule, unsure }) => {
+                let reason = match unsure {
+                    Some(why) => format!("the permission rule `{rule}` may match ({why})"),
+                    None => format!("the permission rule `{rule}` asks"),
+                };
+                return Decision::Ask {
+                    risk: rating.level,
+                    reason,
+                };
+            }
+            Some(RuleVerdict::Allow { rule }) if rating.level < RiskLevel::Critical => {
+                return Decision::allow(
+                    rating.level,
+                    format!("allowed by the permission rule `{rule}`"),
+                );
+            }
+            _ => {}
         }
         if self.auto.contains(rating.level) {
             return Decision::allow(rating.level, format!("{} is auto-approved", rating.level));
@@ -385,6 +425,11 @@ impl Gate {
     /// The refusal of a call a person must approve when nobody can.
     fn nobody(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
         let protected = self.touches_protected(call);
+        // A call an `ask` rule asks about is not let through by any level either.
+        let hint = match self.rules.judge(call.tool, Some(&call.call.arguments)) {
+            Some(RuleVerdict::Ask { rule, .. }) if !protected => ApprovalHint::AskedByRule { rule },
+            _ => self.hint(risk, protected),
+        };
         Decision::Deny {
             risk,
             reason: format!(
@@ -392,7 +437,7 @@ impl Gate {
                 call.call.name
             ),
             by: DecidedBy::NonTerminal,
-            hint: Some(self.hint(risk, protected)),
+            hint: Some(hint),
         }
     }
 }

@@ -36,6 +36,7 @@ mod paths;
 mod protected;
 mod read;
 mod risk;
+mod rules;
 mod search;
 mod shell;
 mod util;
@@ -52,6 +53,7 @@ pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
 pub use protected::{Protection, protection};
 pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
 pub use risk::{RiskClassifier, RiskLevelError};
+pub use rules::{PermissionRules, RuleVerdict};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
 pub use shell::{RiskAssessment, classify_command, classify_command_protecting};
 pub use web::{

@@ -26,6 +26,7 @@
 //! command is rated, and may change before it runs.
 
 mod build;
+mod commands;
 mod files;
 mod find;
 mod git;
@@ -37,6 +38,9 @@ mod runners;
 mod scripts;
 mod walk;
 mod words;
+
+pub(crate) use commands::{CommandList, basename, simple_commands};
+pub(crate) use words::Word;
 
 use agentctl_core::RiskLevel;
 use serde::Serialize;

@@ -12,10 +12,17 @@ agentctl agents context --all\n  \
 agentctl context code-reviewer --mode shared\n  \
 agentctl context code-reviewer --clear --session 20260101-120000-ab12\n  \
 agentctl context code-reviewer --clear-history --yes\n  \
-agentctl context --all --format json")]
+agentctl context --all --format json\n  \
+agentctl context --instructions")]
+#[command(mut_arg("name", |arg| arg.required_unless_present_any(["all", "instructions"])))]
 pub(crate) struct ContextArgs {
     #[command(flatten)]
     pub target: ModeTarget,
+    /// List the project instructions every agent's system prompt gets (AGENTS.md, CLAUDE.md,
+    /// GEMINI.md from the project root down to the current folder, and their `@imports`), in
+    /// prompt order, with what was refused.
+    #[arg(long, conflicts_with_all = ["name", "all", "mode", "clear", "clear_history", "session"])]
+    pub instructions: bool,
     /// Remove the agent's override for the session.
     #[arg(long, conflicts_with_all = ["all", "mode"])]
     pub clear: bool,

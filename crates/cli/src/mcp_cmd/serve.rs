@@ -91,6 +91,11 @@ impl ServeLog for StderrLog {
                 "; it touches a protected path, which only a person on a terminal can allow"
                     .to_owned()
             }
+            Some(ApprovalHint::AskedByRule { rule }) => {
+                format!(
+                    "; the permission rule `{rule}` asks each time, which only a person on a terminal can answer"
+                )
+            }
             _ => String::new(),
         };
         let _ = writeln!(

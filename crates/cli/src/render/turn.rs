@@ -135,6 +135,11 @@ fn notice_line(notice: &Notice) {
     let mut err = std::io::stderr().lock();
     let _ = match notice {
         Notice::FileReference(warning) => writeln!(err, "warning: {warning}"),
+        Notice::Instructions(warning) => writeln!(
+            err,
+            "warning: {}",
+            crate::output::terminal_safe(&warning.to_string())
+        ),
         Notice::Compacted { agent } => writeln!(
             err,
             "note: older messages of `{agent}` were summarised to fit the context window"

@@ -14,6 +14,10 @@ use std::ops::Bound;
 /// Paths whose entries are replaced whole instead of merged field by field.
 const REPLACED_WHOLE: &[&str] = &["mcpServers"];
 
+/// Lists every layer adds to instead of replacing: a later layer cannot drop a `deny` rule of
+/// an earlier one (Claude Code joins its rule lists the same way).
+pub(super) const JOINED: &[&str] = &["permissions.allow", "permissions.ask", "permissions.deny"];
+
 /// Which layer (by index) set each leaf, keyed by dotted path.
 pub(super) type Origins = BTreeMap<String, usize>;
 
@@ -38,6 +42,15 @@ pub(super) fn merge_layer(
                     origins.remove(&path);
                 }
                 merge_layer(inner, overlay, &path, layer, origins);
+                continue;
+            }
+            (Some(Value::Array(items)), Value::Array(added)) if JOINED.contains(&path.as_str()) => {
+                for item in added {
+                    if !items.contains(&item) {
+                        items.push(item);
+                    }
+                }
+                origins.insert(path, layer);
                 continue;
             }
             (old, value) => (old.map(|old| has_leaves_below(old)), value),

@@ -6,7 +6,9 @@
 //!
 //! [`Settings`]: agentctl_core::Settings
 
+mod claude;
 mod gemini;
+mod permissions;
 mod tracing;
 mod web;
 
@@ -14,7 +16,9 @@ use super::{ConfigError, ConfigWarning};
 use agentctl_core::{
     ContextMode, McpServerConfig, NetworkAccess, ProviderKind, SandboxMode, Scope,
 };
+pub(super) use claude::{parse_claude_layer, parse_mcp_json};
 pub(super) use gemini::parse_gemini_layer;
+use permissions::RawPermissions;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
@@ -55,6 +59,18 @@ struct RawSettings {
     /// Claude Code's hooks: checked by the hook loader, which reports what it cannot use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     hooks: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    permissions: Option<Object<RawPermissions>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context: Option<Object<RawContext>>,
+}
+
+/// `context.*` as written.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawContext {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instruction_files: Option<Vec<String>>,
 }
 
 /// `store.*` as written.
@@ -253,6 +269,8 @@ impl<'de> Deserialize<'de> for RawMcpSandbox {
 struct RawEnv {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     passthrough: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    set: Option<BTreeMap<String, String>>,
 }
 
 /// `approvals.*` as written.
@@ -309,6 +327,9 @@ pub(super) fn parse_layer(path: &Path, text: &str) -> Result<ParsedLayer, Config
     let agents = raw.0.agents.as_mut().map(|agents| &mut agents.0);
     let mut warnings = unknown_keys(path, unknown);
     warnings.extend(unknown_values(path, agents));
+    if let Some(permissions) = raw.0.permissions.as_mut() {
+        warnings.extend(permissions.0.take_unmapped(path));
+    }
     Ok(ParsedLayer {
         value: to_map(&raw),
         warnings,

@@ -12,7 +12,7 @@ use agentctl_core::{NetworkAccess, RiskLevel, SandboxMode};
 use serde_json::{Map, Value};
 
 /// Sections of `settings.json` whose every key is policy.
-const POLICY_SECTIONS: &[&str] = &["approvals", "sandbox", "env", "web", "store"];
+const POLICY_SECTIONS: &[&str] = &["approvals", "sandbox", "env", "web", "store", "permissions"];
 
 /// How a policy key is ordered, from tightest to loosest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,9 @@ enum Rule {
     /// `store.url`: a SQLite file inside the project keeps the sessions where they were;
     /// anything else sends them elsewhere.
     StoreUrl,
+    /// A list joined to the user's, never replacing it, that can only restrict
+    /// (`permissions.deny`, `permissions.ask`): never looser.
+    Tightens,
     /// No known order: any difference is looser.
     Differs,
 }
@@ -56,6 +59,9 @@ const RULES: &[(&str, Rule)] = &[
     ("web.allowedHosts", Rule::AllowList),
     ("web.maxBytes", Rule::Limit),
     ("store.url", Rule::StoreUrl),
+    ("permissions.allow", Rule::AllowList),
+    ("permissions.ask", Rule::Tightens),
+    ("permissions.deny", Rule::Tightens),
 ];
 
 /// Keys compared as one value even when they are objects.
@@ -190,6 +196,7 @@ fn looser(rule: Rule, user: &Value, project: &Value) -> Option<LooseningReason> 
         },
         Rule::StoreUrl => (user != project && !project.as_str().is_some_and(is_project_file))
             .then_some(LooseningReason::Differs),
+        Rule::Tightens => None,
         Rule::Differs => (user != project).then_some(LooseningReason::Differs),
     }
 }

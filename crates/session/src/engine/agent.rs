@@ -184,6 +184,17 @@ impl TurnCtx {
         for warning in warnings {
             self.sink.emit(EventMsg::Notice(Notice::McpServer(warning)));
         }
+        let met = std::mem::take(
+            &mut *engine
+                .shared
+                .instruction_warnings
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for warning in met {
+            self.sink
+                .emit(EventMsg::Notice(Notice::Instructions(warning)));
+        }
         let handoff = match &kind {
             RunKind::Handoff { request, .. } => Some(request.clone()),
             RunKind::First { .. } => None,

@@ -12,7 +12,7 @@ use crate::toolset::{
     AgentTools, BuiltinTools, McpTools, agent_tools_sharing, handoff_tools, long_term_memory_tools,
     with_agent_pool,
 };
-use agentctl_core::AgentDefinition;
+use agentctl_core::{AgentDefinition, InstructionsMode};
 use agentctl_mcp::McpError;
 use agentctl_runtime::Toolbox;
 use std::collections::HashMap;
@@ -74,7 +74,10 @@ impl Kits {
 async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<McpError>) {
     let AgentTools { registry, warnings } = assemble_tools(agent, parts, McpTools::Allowed).await;
     let shared = parts.shared;
-    let definition = with_skills(agent.clone(), &skills_of(agent, &shared.skills));
+    let definition = with_instructions(
+        with_skills(agent.clone(), &skills_of(agent, &shared.skills)),
+        shared.instructions.as_deref(),
+    );
     let definition = if parts.session.is_some() {
         with_agent_pool(
             definition,
@@ -89,6 +92,20 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
         toolbox: Toolbox::new(registry),
     };
     (kit, warnings)
+}
+
+/// `agent` with the project instructions after its own prompt, unless its file says
+/// `instructions: none`.
+pub(crate) fn with_instructions(
+    mut agent: AgentDefinition,
+    section: Option<&str>,
+) -> AgentDefinition {
+    if let Some(section) = section
+        && agent.spec.instructions != Some(InstructionsMode::None)
+    {
+        agent.system_prompt = format!("{}\n\n{section}", agent.system_prompt.trim_end());
+    }
+    agent
 }
 
 /// The tools of `agent`'s kit, with the MCP tools `which` says: the one assembly, for runs

@@ -223,6 +223,9 @@ pub enum EventMsg {
 pub enum Notice {
     /// An `@file:` reference could not be expanded.
     FileReference(String),
+    /// Something about the project instructions deserves a look: an `@import` refused
+    /// (outside the root, a cycle, too deep), a file not read or cut at the size limit.
+    Instructions(crate::instructions::InstructionWarning),
     /// Older messages of the agent's workspace were summarised to fit the context window.
     Compacted {
         /// The agent.

@@ -7,9 +7,11 @@ use super::approvals::TurnGate;
 use super::ctx::TurnCtx;
 use super::events::Sink;
 use super::graph_driver::graph_turn;
+use super::kits::with_instructions;
 use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
 use crate::graph_run::{GraphError, StartAt};
+use crate::skills::{skills_of, with_skills};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
 };
@@ -97,10 +99,16 @@ impl SubAgentRunner for SubAgents {
         });
         let start = async move {
             // The child's own tools; its definition is the one the task gave (its prompt ends
-            // with the task's capability context).
+            // with the task's capability context), with its skills and the project
+            // instructions as every agent's (unless its file says `instructions: none`).
             let (kit, _warnings) = engine.kit(&agent).await;
+            let skills = skills_of(&agent, &engine.shared.skills);
+            let agent = with_instructions(
+                with_skills(agent, &skills),
+                engine.shared.instructions.as_deref(),
+            );
             let scope = gate
-                .scope(&kit.agent)
+                .scope(&agent)
                 .tools(kit.toolbox.clone())
                 .sub_agents(runner as _);
             Ok(engine.runtime.run_in(&agent, &prompt, options, scope))

@@ -42,6 +42,7 @@ pub(in crate::settings) fn parse_gemini_layer(
     if !top.is_empty() {
         warnings.push(ConfigWarning::NotRead {
             path: path.to_path_buf(),
+            owner: "Gemini CLI",
             keys: top,
         });
     }

@@ -1,0 +1,199 @@
+//! Path patterns of `Read(…)` / `Edit(…)` rules, and every spelling of a path a call names.
+//!
+//! A pattern is gitignore-style, as Claude Code writes it: `//abs/**` is absolute, `~/x` is
+//! under the home folder, `/x`, `./x` and `x/y` are relative to the project root, and a
+//! pattern without a `/` inside (`.env`, `*.pem`) matches a name at any depth. `*` stays within
+//! a folder, `**` crosses folders, and a pattern also covers everything below what it names.
+//!
+//! A path is judged by each of its spellings: the name made absolute and cleaned of `.` and
+//! `..` (`./secrets/../secrets/x` is `secrets/x`), and the file it reaches once symbolic links
+//! are followed. A `deny` rule matches when any spelling matches; an `allow` rule only when
+//! all do.
+
+use globset::{Glob, GlobBuilder, GlobMatcher};
+use std::path::{Component, Path, PathBuf};
+
+/// A compiled path pattern.
+#[derive(Debug, Clone)]
+pub(crate) struct PathPattern {
+    /// Matches the path itself.
+    exact: GlobMatcher,
+    /// Matches what lies below it.
+    below: GlobMatcher,
+    /// The folder before the pattern's first glob character.
+    literal: PathBuf,
+}
+
+impl PathPattern {
+    /// Compiles `pattern` against `roots` (the project root as given and as resolved) and
+    /// the home folder: one pattern per root; none when the pattern is not a valid glob.
+    pub(crate) fn new(pattern: &str, roots: &[PathBuf], home: Option<&Path>) -> Vec<PathPattern> {
+        let bases: Vec<String> = if let Some(absolute) = pattern.strip_prefix("//") {
+            return compile(&format!("/{absolute}")).into_iter().collect();
+        } else if let Some(rest) = pattern.strip_prefix("~/") {
+            return home
+                .and_then(|home| compile(&format!("{}/{rest}", slash(home))))
+                .into_iter()
+                .collect();
+        } else {
+            roots.iter().map(|root| slash(root)).collect()
+        };
+        let anchored = pattern.starts_with('/') || pattern.starts_with("./");
+        let relative = pattern.trim_start_matches("./").trim_start_matches('/');
+        let anywhere = !anchored && !relative.trim_end_matches('/').contains('/');
+        bases
+            .iter()
+            .filter_map(|base| {
+                let joined = if anywhere {
+                    format!("{base}/**/{relative}")
+                } else {
+                    format!("{base}/{relative}")
+                };
+                compile(&joined)
+            })
+            .collect()
+    }
+
+    /// Whether `path` (absolute, clean) is the path or lies below it.
+    pub(crate) fn matches(&self, path: &Path) -> bool {
+        self.exact.is_match(path) || self.below.is_match(path)
+    }
+
+    /// Whether what the pattern names may lie inside `folder` (or `folder` inside it): a
+    /// search of `folder` may reach it.
+    pub(crate) fn may_lie_below(&self, folder: &Path) -> bool {
+        self.literal.starts_with(folder) || folder.starts_with(&self.literal)
+    }
+}
+
+fn slash(path: &Path) -> String {
+    path.to_string_lossy().trim_end_matches('/').to_owned()
+}
+
+fn compile(pattern: &str) -> Option<PathPattern> {
+    let pattern = pattern.trim_end_matches('/');
+    let glob = |text: &str| -> Option<GlobMatcher> {
+        GlobBuilder::new(text)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map(|glob: Glob| glob.compile_matcher())
+            .ok()
+    };
+    let end = pattern.find(['*', '?', '[', '{']).unwrap_or(pattern.len());
+    let fixed = &pattern[..end];
+    let literal = if end == pattern.len() {
+        fixed
+    } else {
+        fixed.rfind('/').map_or("/", |at| &fixed[..at])
+    };
+    Some(PathPattern {
+        exact: glob(pattern)?,
+        below: glob(&format!("{pattern}/**"))?,
+        literal: PathBuf::from(literal),
+    })
+}
+
+/// Every spelling of `given` as a call in `root` names it: cleaned, and with links followed.
+pub(crate) fn spellings(given: &str, root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let expanded = match (given.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(given),
+    };
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        root.join(expanded)
+    };
+    let clean = clean(&joined);
+    let mut out = vec![clean.clone()];
+    if let Some(real) = resolved(&clean)
+        && real != clean
+    {
+        out.push(real);
+    }
+    out
+}
+
+/// `path` without `.` and with each `..` taking off the component before it.
+pub(crate) fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The path with symbolic links followed: its longest existing ancestor resolved, the rest
+/// appended (a file about to be written does not exist yet).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut current = path;
+    loop {
+        if let Ok(real) = current.canonicalize() {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return Some(clean(&out));
+        }
+        rest.push(current.file_name()?.to_owned());
+        current = current.parent()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, root: &Path, given: &str) -> bool {
+        let patterns = PathPattern::new(pattern, &[root.to_path_buf()], Some(Path::new("/h")));
+        spellings(given, root, Some(Path::new("/h")))
+            .iter()
+            .any(|path| patterns.iter().any(|pattern| pattern.matches(path)))
+    }
+
+    #[test]
+    fn other_spellings_of_a_path_are_the_same_path() {
+        let root = Path::new("/p");
+        for given in [
+            "secrets/x",
+            "./secrets/x",
+            "./secrets/../secrets/x",
+            "src/../secrets/deep/y",
+            "/p/secrets/x",
+        ] {
+            assert!(matches("./secrets/**", root, given), "{given}");
+            assert!(matches("/secrets", root, given), "{given}");
+        }
+        assert!(matches("/secrets", root, "secrets"));
+        assert!(!matches("./secrets/**", root, "src/secrets.rs"));
+        assert!(matches(".env", root, "deep/down/.env"));
+        assert!(matches("*.pem", root, "certs/a.pem"));
+        assert!(matches("//etc/**", root, "/etc/passwd"));
+        assert!(matches("//etc/**", root, "../../etc/passwd"));
+        assert!(matches("~/.ssh/**", root, "~/.ssh/id_ed25519"));
+        assert!(matches("src/*.rs", root, "src/a.rs"));
+        assert!(!matches("src/*.rs", root, "src/a/b.rs"));
+    }
+
+    #[test]
+    fn a_symlink_into_a_denied_folder_is_the_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("secrets")).unwrap();
+        std::fs::write(root.join("secrets/key"), "k").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("secrets"), root.join("innocent")).unwrap();
+            assert!(matches("./secrets/**", &root, "innocent/key"));
+            assert!(matches("./secrets/**", &root, "innocent/new-file"));
+        }
+    }
+}
