@@ -136,11 +136,12 @@ pub struct PluginRecord {
     /// skills) are available either way.
     #[serde(default)]
     pub enabled: bool,
-    /// When it was installed (RFC 3339).
-    pub installed_at: String,
-    /// When it was last updated (RFC 3339).
+    /// When it was installed, in seconds since the Unix epoch.
+    #[serde(default)]
+    pub installed_at: u64,
+    /// When it was last updated, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<u64>,
 }
 
 /// A plugins folder's `installed.json`.
@@ -217,6 +218,12 @@ pub struct InstalledPlugin {
 }
 
 impl InstalledPlugin {
+    /// The plugin `record` names in the plugins folder `root`, read from its folder.
+    pub fn open(root: &PluginRoot, record: PluginRecord) -> Result<Self, PluginError> {
+        let name = record.name.clone();
+        load_installed(root, &name, record)
+    }
+
     /// Its name, the namespace of what it brings.
     pub fn name(&self) -> &str {
         &self.record.name

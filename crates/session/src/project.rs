@@ -53,7 +53,8 @@ impl Project {
             return Err(SessionError::NoProjectDir(dir.to_path_buf()));
         }
         let locations = Locations::discover(project_dir, cwd);
-        let settings = load_settings_with(&locations, &load_options())?;
+        let mut settings = load_settings_with(&locations, &load_options())?;
+        crate::plugins::add_plugin_servers(&locations, &mut settings);
         let root = locations
             .project_root
             .clone()

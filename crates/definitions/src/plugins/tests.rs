@@ -7,9 +7,7 @@ fn write(path: &Path, text: &str) {
 }
 
 fn record(name: &str) -> String {
-    format!(
-        r#""{name}": {{"name": "{name}", "origin": {{"location": "/src"}}, "installedAt": "2026-01-01T00:00:00Z"}}"#
-    )
+    format!(r#""{name}": {{"name": "{name}", "origin": {{"location": "/src"}}, "installedAt": 1}}"#)
 }
 
 /// A home with the plugin `tools` installed (an agent, a skill, a command, hooks, a server).
@@ -78,7 +76,10 @@ fn a_plugins_agents_skills_and_commands_are_namespaced() {
 fn manifest_paths_leading_out_of_the_plugin_are_refused() {
     let (tmp, locations) = home_with_plugin();
     let dir = tmp.path().join("home/plugins/tools");
-    write(&tmp.path().join("outside/agents/evil.md"), "---\nname: evil\ndescription: e\n---\nx\n");
+    write(
+        &tmp.path().join("outside/agents/evil.md"),
+        "---\nname: evil\ndescription: e\n---\nx\n",
+    );
     for path in ["../../../outside/agents", "/etc", "./agents/../../x"] {
         write(
             &dir.join(".claude-plugin/plugin.json"),
@@ -102,7 +103,10 @@ fn manifest_paths_leading_out_of_the_plugin_are_refused() {
         );
         let plugins = installed_plugins(&locations);
         let plugin = plugins.get("tools").unwrap();
-        assert!(matches!(&plugin.agent_dirs().1[..], [PluginError::Escapes { .. }]));
+        assert!(matches!(
+            &plugin.agent_dirs().1[..],
+            [PluginError::Escapes { .. }]
+        ));
         assert!(matches!(plugin.hooks(), Err(PluginError::Escapes { .. })));
     }
 }
@@ -140,7 +144,10 @@ fn a_project_plugin_hides_the_users_of_the_same_name() {
         &plugins.join(REGISTRY_FILE),
         &format!(r#"{{"plugins": {{{}}}}}"#, record("tools")),
     );
-    write(&plugins.join("tools/.claude-plugin/plugin.json"), r#"{"name": "tools"}"#);
+    write(
+        &plugins.join("tools/.claude-plugin/plugin.json"),
+        r#"{"name": "tools"}"#,
+    );
     locations.project_root = Some(project);
     let set = installed_plugins(&locations);
     assert_eq!(set.plugins.len(), 1);
