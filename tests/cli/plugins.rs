@@ -195,6 +195,23 @@ fn a_marketplace_installs_and_its_plugins_are_seen_namespaced_and_run_only_when_
     assert_eq!(last["content"], "Review src/app.py carefully.");
     model.server.assert_no_violations();
 
+    // A project agent hands over to a plugin's agent, which answers with its own prompt.
+    project.write(
+        ".agentctl/agents/triage.md",
+        "---\nname: triage\ndescription: Routes\nmodel: openai:gpt-4o-mini\nhandoffs:\n  - to: docs:checker\n---\nRoute.\n",
+    );
+    model.answer_call("h1", "handoff_to_docs_checker", r#"{"reason":"docs"}"#);
+    model.answer_text("Checked the docs.");
+    let mut command = project.command(&["run", "triage", "-p", "check the docs"]);
+    model.point(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("Checked the docs."));
+    let requests = model.server.requests();
+    let system = requests.last().unwrap().body["messages"][0]["content"].to_string();
+    assert!(system.contains("You check things for docs."), "{system}");
+    model.server.assert_no_violations();
+
     // Disabled: no plugin server is configured, none starts.
     assert!(!servers(&project).iter().any(|name| name.contains(':')));
     let installed = project.home.join(".agentctl/plugins");
