@@ -20,6 +20,7 @@ mod fetch;
 mod install;
 mod marketplace;
 mod runtime;
+mod servers;
 
 use crate::project::Project;
 use agentctl_core::Scope;
@@ -33,8 +34,9 @@ use std::path::{Path, PathBuf};
 pub use fetch::{GIT_TIMEOUT, MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES};
 pub use install::PluginAddRequest;
 pub use marketplace::{MARKETPLACE_MANIFEST, MAX_MARKETPLACE_PLUGINS};
-pub(crate) use runtime::add_plugin_servers;
-pub use runtime::{PLUGIN_ROOT_VAR, PluginHooks, PluginState};
+pub use runtime::PluginHooks;
+pub(crate) use servers::add_plugin_servers;
+pub use servers::{PLUGIN_ROOT_VAR, PluginState};
 
 /// Why a plugin operation failed. Each names the plugin, file or URL concerned.
 #[derive(Debug, thiserror::Error)]
