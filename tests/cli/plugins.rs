@@ -335,3 +335,28 @@ fn ninety_plugins_install_and_list() {
     assert_eq!(listed.as_array().unwrap().len(), 90);
     assert!(agents.as_array().unwrap().len() >= 90);
 }
+
+#[test]
+fn add_list_enable_and_disable_say_what_they_did() {
+    let project = TestProject::new();
+    let market = project.home.join("market");
+    let reviewer = plugin(&market, "reviewer");
+    write(&reviewer.join("hooks/hooks.json"), r#"{"hooks": {}}"#);
+    write(
+        &reviewer.join(".mcp.json"),
+        r#"{"mcpServers": {"touch": {"command": "true"}}}"#,
+    );
+    plugin(&market, "docs");
+    marketplace(&market, &["reviewer", "docs"]);
+    let source = market.display().to_string();
+    let transcripts = [
+        project.transcript(&["plugins", "add", &source]),
+        project.transcript(&["plugins", "add", &source, "--all"]),
+        project.transcript(&["plugins", "list"]),
+        project.transcript(&["plugins", "enable", "reviewer"]),
+        project.transcript(&["plugins", "list"]),
+        project.transcript(&["plugins", "disable", "reviewer"]),
+        project.transcript(&["plugins", "add", &source, "--plugin", "docs"]),
+    ];
+    insta::assert_snapshot!(transcripts.join("\n"));
+}

@@ -78,11 +78,18 @@ fn add(project: &Project, args: &PluginsAddArgs) -> anyhow::Result<ExitCode> {
         .filter(|change| change.runs_code && !change.record.enabled)
         .map(|change| change.record.name.as_str())
         .collect();
-    if !waiting.is_empty() {
+    let enable = match waiting.as_slice() {
+        [] => None,
+        [one] => Some(format!("`agentctl plugins enable {one}`")),
+        more => Some(format!(
+            "`agentctl plugins enable NAME` ({})",
+            more.join(", ")
+        )),
+    };
+    if let Some(enable) = enable {
         say(&format!(
-            "Their agents, commands and skills are available now. Hooks and MCP servers of {} \
-             run only after `agentctl plugins enable NAME`.",
-            waiting.join(", ")
+            "Agents, commands and skills are available now; hooks and MCP servers run only \
+             after {enable}."
         ))?;
     }
     Ok(ExitCode::SUCCESS)
@@ -107,8 +114,13 @@ fn describe(change: &PluginChange) -> String {
 /// The error with what to do, for the errors a person can act on.
 fn worded(error: PluginOpError) -> anyhow::Error {
     match &error {
-        PluginOpError::NothingChosen { available, .. } => anyhow::anyhow!(
-            "{error}: add `--plugin NAME` (repeatable) or `--all`; it has: {}",
+        PluginOpError::NothingChosen {
+            marketplace,
+            available,
+        } => anyhow::anyhow!(
+            "`{marketplace}` is a marketplace of {} plugins ({}): name those to install with \
+             `--plugin NAME` (repeatable), or install them all with `--all`",
+            available.len(),
             available.join(", ")
         ),
         PluginOpError::NoSuchPlugin { available, .. } => {

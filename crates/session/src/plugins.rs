@@ -76,7 +76,7 @@ pub enum PluginOpError {
         seconds: u64,
     },
     /// A symbolic link of the plugin leads outside it (or to a folder).
-    #[error("{} is a symbolic link to {}, outside the plugin; refusing to install it", link.display(), target.display())]
+    #[error("{} is a symbolic link to {}, which is outside the plugin or not a file; refusing to install it", link.display(), target.display())]
     LinkOut {
         /// The link.
         link: PathBuf,

@@ -172,10 +172,17 @@ fn place(dir: &Path, name: &str, folder: &Path) -> Result<(), PluginOpError> {
     copy_plugin(folder, &copy)?;
     let target = dir.join(name);
     let old = staging.path().join(".old");
-    if std::fs::symlink_metadata(&target).is_ok() {
+    let replacing = std::fs::symlink_metadata(&target).is_ok();
+    if replacing {
         std::fs::rename(&target, &old).map_err(io(&target))?;
     }
-    std::fs::rename(&copy, &target).map_err(io(&target))?;
+    if let Err(error) = std::fs::rename(&copy, &target) {
+        if replacing {
+            // Put the installed copy back rather than lose it with the staging folder.
+            let _ = std::fs::rename(&old, &target);
+        }
+        return Err(io(&target)(error));
+    }
     // The staging folder, with the old copy in it, goes when dropped.
     Ok(())
 }
