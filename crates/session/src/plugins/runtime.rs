@@ -3,7 +3,7 @@
 //! needs.
 
 use super::PluginOpError;
-use super::servers::{PluginState, plugin_files, running, state_of, trust_key};
+use super::servers::{PluginState, expand_root, plugin_files, running, state_of, trust_key};
 use crate::project::Project;
 use agentctl_core::Scope;
 use agentctl_definitions::{InstalledPlugin, PluginError};
@@ -24,6 +24,15 @@ pub struct PluginHooks {
     pub file: PathBuf,
     /// The file's JSON, unparsed (`{"hooks": {…}}` in Claude Code's shape).
     pub value: Value,
+}
+
+impl PluginHooks {
+    /// The events mapping a hooks loader reads (the value under `hooks`, or the whole value
+    /// when it has no such key), with `${CLAUDE_PLUGIN_ROOT}` replaced by the plugin's folder.
+    pub fn events(&self) -> Value {
+        let value = self.value.get("hooks").unwrap_or(&self.value).clone();
+        expand_root(value, &self.root.display().to_string())
+    }
 }
 
 impl Project {

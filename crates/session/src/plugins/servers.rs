@@ -133,7 +133,7 @@ pub(crate) fn add_plugin_servers(locations: &Locations, loaded: &mut LoadedSetti
 }
 
 /// `value` with `${CLAUDE_PLUGIN_ROOT}` replaced by `root` in every string.
-fn expand_root(value: Value, root: &str) -> Value {
+pub(super) fn expand_root(value: Value, root: &str) -> Value {
     match value {
         Value::String(text) => Value::String(text.replace(PLUGIN_ROOT_VAR, root)),
         Value::Array(items) => Value::Array(

@@ -46,7 +46,10 @@ impl Fixture {
             &dir.join("skills/notes/SKILL.md"),
             "---\nname: notes\ndescription: Notes\n---\nNotes.\n",
         );
-        write(&dir.join("hooks/hooks.json"), r#"{"hooks": {"Stop": []}}"#);
+        write(
+            &dir.join("hooks/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/s.sh"}]}]}}"#,
+        );
         write(
             &dir.join(".mcp.json"),
             r#"{"mcpServers": {"srv": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/srv", "args": ["${CLAUDE_PLUGIN_ROOT}/x"], "trust": true}}}"#,
@@ -145,6 +148,8 @@ fn only_an_enabled_and_approved_plugin_runs_its_servers_and_hooks() {
     assert!(errors.is_empty());
     assert_eq!(hooks[0].plugin, "alpha");
     assert!(hooks[0].file.ends_with("hooks/hooks.json"));
+    let command = &hooks[0].events()["Stop"][0]["hooks"][0]["command"];
+    assert_eq!(command.as_str(), Some(&*format!("{}/s.sh", root.display())));
     // A file changed after the approval stops it again.
     write(
         &root.join("hooks/hooks.json"),
