@@ -360,3 +360,45 @@ fn add_list_enable_and_disable_say_what_they_did() {
     ];
     insta::assert_snapshot!(transcripts.join("\n"));
 }
+
+#[test]
+#[ignore = "needs the hooks engine (main) fed with Project::plugin_hooks in Shared::hook_runner"]
+fn a_disabled_plugins_hook_does_not_run_and_an_enabled_ones_does() {
+    let project = TestProject::new();
+    project.write(
+        ".agentctl/agents/sheller.md",
+        "---\nname: sheller\ndescription: Runs commands\nmodel: openai:gpt-4o-mini\n---\nRun.\n",
+    );
+    let guard = plugin(&project.home.join("market"), "guard");
+    write(
+        &guard.join("hooks/hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo 'blocked by the guard plugin' >&2; exit 2"}]}]}}"#,
+    );
+    project.agentctl(&["plugins", "add", &guard.display().to_string()]);
+    let model = ServedModel::openai();
+    let tool_output = |model: &ServedModel| {
+        model.answer_call("b1", "bash", r#"{"command":"echo hi"}"#);
+        model.answer_text("Done.");
+        let mut command = project.command(&["run", "sheller", "-p", "say hi"]);
+        model.point(&mut command);
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let requests = model.server.requests();
+        let messages = requests.last().unwrap().body["messages"].clone();
+        messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|message| message["role"] == "tool")
+            .unwrap()["content"]
+            .to_string()
+    };
+    let disabled = tool_output(&model);
+    assert!(
+        !disabled.contains("blocked by the guard plugin"),
+        "{disabled}"
+    );
+    project.agentctl(&["plugins", "enable", "guard"]);
+    let enabled = tool_output(&model);
+    assert!(enabled.contains("blocked by the guard plugin"), "{enabled}");
+}
