@@ -298,7 +298,14 @@ fn command_files(dir: &CommandDir) -> Vec<PathBuf> {
 
 /// The name of `file` in `dir`: its folders and stem joined by `:`.
 fn command_name(dir: &Path, file: &Path) -> Result<String> {
-    let relative = file.strip_prefix(dir).unwrap_or(file).with_extension("");
+    let relative = match file.strip_prefix(dir) {
+        // A plugin's manifest may name a single command file: it is named by its stem.
+        Ok(relative) if relative.as_os_str().is_empty() => {
+            PathBuf::from(file.file_stem().unwrap_or_default())
+        }
+        Ok(relative) => relative.with_extension(""),
+        Err(_) => file.with_extension(""),
+    };
     let parts: Vec<String> = relative
         .components()
         .map(|part| part.as_os_str().to_string_lossy().into_owned())

@@ -279,6 +279,15 @@ fn markdown_files(
     files: &mut Vec<WalkedFile>,
     errors: &mut Vec<DefinitionError>,
 ) {
+    // A plugin's manifest may name a single agent file.
+    if dir.plugin.is_some() && dir.path.is_file() && is_markdown(&dir.path) {
+        files.push(WalkedFile {
+            dir: index,
+            path: dir.path.clone(),
+            regular: false,
+        });
+        return;
+    }
     if !dir.path.is_dir() {
         return;
     }

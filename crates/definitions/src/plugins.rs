@@ -229,19 +229,19 @@ impl InstalledPlugin {
         &self.record.name
     }
 
-    /// Its agent folders: `agents/` and those its manifest adds.
+    /// Its agent folders: `agents/` and the folders and files its manifest adds.
     pub fn agent_dirs(&self) -> (Vec<PathBuf>, Vec<PluginError>) {
-        contributed_dirs(&self.dir, "agents", self.manifest.agents.as_ref())
+        contributed_dirs(&self.dir, "agents", self.manifest.agents.as_ref(), true)
     }
 
-    /// Its command folders: `commands/` and those its manifest adds.
+    /// Its command folders: `commands/` and the folders and files its manifest adds.
     pub fn command_dirs(&self) -> (Vec<PathBuf>, Vec<PluginError>) {
-        contributed_dirs(&self.dir, "commands", self.manifest.commands.as_ref())
+        contributed_dirs(&self.dir, "commands", self.manifest.commands.as_ref(), true)
     }
 
     /// Its skill folders: `skills/` and those its manifest adds.
     pub fn skill_dirs(&self) -> (Vec<PathBuf>, Vec<PluginError>) {
-        contributed_dirs(&self.dir, "skills", self.manifest.skills.as_ref())
+        contributed_dirs(&self.dir, "skills", self.manifest.skills.as_ref(), false)
     }
 
     /// Its hooks, unparsed, with the file they come from: `hooks/hooks.json`, the file its

@@ -55,10 +55,10 @@ pub struct PluginManifest {
     /// Its author (`{name, email, url}` or a string), as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<Value>,
-    /// More command folders besides `commands/`.
+    /// More command folders (or single `.md` files) besides `commands/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commands: Option<PathList>,
-    /// More agent folders besides `agents/`.
+    /// More agent folders (or single `.md` files) besides `agents/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agents: Option<PathList>,
     /// More skill folders besides `skills/`.
@@ -132,18 +132,20 @@ pub fn confined_path(root: &Path, relative: &str) -> Result<PathBuf, PluginError
 }
 
 /// The folders of one kind a plugin contributes: its default folder (if it exists) and those
-/// its manifest adds, each confined to the plugin.
+/// its manifest adds, each confined to the plugin. With `files`, a manifest path may also name
+/// a single Markdown file (`"agents": ["./agents/security.md"]`).
 pub(crate) fn contributed_dirs(
     root: &Path,
     default: &str,
     extra: Option<&PathList>,
+    files: bool,
 ) -> (Vec<PathBuf>, Vec<PluginError>) {
     let mut dirs = Vec::new();
     let mut errors = Vec::new();
     let written = std::iter::once(default).chain(extra.map(PathList::paths).unwrap_or_default());
     for relative in written {
         match confined_path(root, relative) {
-            Ok(path) if path.is_dir() => {
+            Ok(path) if path.is_dir() || files && is_markdown_file(&path) => {
                 if !dirs.contains(&path) {
                     dirs.push(path);
                 }
@@ -154,6 +156,10 @@ pub(crate) fn contributed_dirs(
         }
     }
     (dirs, errors)
+}
+
+fn is_markdown_file(path: &Path) -> bool {
+    path.is_file() && path.extension().is_some_and(|ext| ext == "md")
 }
 
 /// A JSON file or value a manifest field gives: a path to a file in the plugin, or the value

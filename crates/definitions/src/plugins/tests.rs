@@ -21,7 +21,7 @@ fn home_with_plugin() -> (tempfile::TempDir, Locations) {
     );
     write(
         &dir.join(".claude-plugin/plugin.json"),
-        r#"{"name": "tools", "version": "1.2.0", "agents": "./more-agents"}"#,
+        r#"{"name": "tools", "version": "1.2.0", "agents": ["./more-agents", "./extra/solo.md"], "commands": "./extra/ship.md"}"#,
     );
     write(
         &dir.join("agents/reviewer.md"),
@@ -36,6 +36,11 @@ fn home_with_plugin() -> (tempfile::TempDir, Locations) {
         "---\nname: notes\ndescription: Take notes\n---\nNotes.\n",
     );
     write(&dir.join("commands/git/commit.md"), "Commit $ARGUMENTS\n");
+    write(
+        &dir.join("extra/solo.md"),
+        "---\nname: solo\ndescription: Alone\n---\nSolo.\n",
+    );
+    write(&dir.join("extra/ship.md"), "Ship it\n");
     write(&dir.join("hooks/hooks.json"), r#"{"hooks": {}}"#);
     write(
         &dir.join(".mcp.json"),
@@ -54,14 +59,19 @@ fn a_plugins_agents_skills_and_commands_are_namespaced() {
     let (_tmp, locations) = home_with_plugin();
     let found = discover(&locations, &Checks::new());
     let names: Vec<&str> = found.agents.iter().map(|agent| agent.name()).collect();
-    assert_eq!(names, ["tools:reviewer", "tools:tester"], "{found:?}");
+    assert_eq!(
+        names,
+        ["tools:reviewer", "tools:solo", "tools:tester"],
+        "{found:?}"
+    );
     assert_eq!(found.agents[0].plugin(), Some("tools"));
     let report = found.validate(&found.agents[0], &Default::default(), &Checks::new());
     assert!(report.valid, "{report:?}");
     let skills = discover_skills(&locations);
     assert_eq!(skills.skills[0].qualified_name(), "tools:notes");
     let commands = discover_commands(&locations);
-    assert_eq!(commands.commands[0].name, "tools:git:commit");
+    let names: Vec<&str> = commands.commands.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["tools:git:commit", "tools:ship"], "{commands:?}");
     let plugins = installed_plugins(&locations);
     let plugin = plugins.get("tools").unwrap();
     assert!(plugin.runs_code());
