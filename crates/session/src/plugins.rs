@@ -35,8 +35,8 @@ pub use fetch::{GIT_TIMEOUT, MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES};
 pub use install::PluginAddRequest;
 pub use marketplace::{MARKETPLACE_MANIFEST, MAX_MARKETPLACE_PLUGINS};
 pub use runtime::PluginHooks;
-pub(crate) use servers::add_plugin_servers;
 pub use servers::{PLUGIN_ROOT_VAR, PluginState};
+pub(crate) use servers::{add_plugin_servers, disarm_agents};
 
 /// Why a plugin operation failed. Each names the plugin, file or URL concerned.
 #[derive(Debug, thiserror::Error)]

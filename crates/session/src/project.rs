@@ -105,9 +105,13 @@ impl Project {
     }
 
     /// Every agent file of the project and the user, with load errors and shadowed agents,
-    /// checked by [`checks`](Self::checks).
+    /// checked by [`checks`](Self::checks). The agents of a plugin whose code may not run
+    /// (not enabled, or a project's not approved) come without their hooks and inline MCP
+    /// servers, each taken away with a warning.
     pub fn discover(&self) -> Discovery {
-        discover(&self.locations, &self.checks())
+        let mut found = discover(&self.locations, &self.checks());
+        crate::plugins::disarm_agents(&mut found, &self.locations);
+        found
     }
 
     /// The project's current session: the one its last conversation used, which the next

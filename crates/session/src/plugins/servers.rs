@@ -4,7 +4,7 @@
 
 use agentctl_config::{LoadedSettings, Locations, TrustStore, server_scripts};
 use agentctl_core::{McpServerConfig, Scope};
-use agentctl_definitions::{InstalledPlugin, installed_plugins};
+use agentctl_definitions::{Discovery, InstalledPlugin, Severity, installed_plugins};
 use serde_json::Value;
 use std::path::Path;
 
@@ -150,3 +150,58 @@ pub(super) fn expand_root(value: Value, root: &str) -> Value {
         other => other,
     }
 }
+
+/// Takes from the agents of plugins whose code may not run what would run code: their
+/// inline MCP servers and their hooks (Claude Code's subagent `hooks`), each with a warning
+/// saying why. Their prompts stay.
+pub(crate) fn disarm_agents(discovery: &mut Discovery, locations: &Locations) {
+    let plugins = installed_plugins(locations);
+    if plugins.plugins.is_empty() {
+        return;
+    }
+    let running: Vec<String> = running(locations)
+        .iter()
+        .map(|plugin| plugin.name().to_owned())
+        .collect();
+    let agents = discovery
+        .agents
+        .iter_mut()
+        .chain(
+            discovery
+                .invalid
+                .iter_mut()
+                .map(|invalid| &mut invalid.agent),
+        )
+        .chain(
+            discovery
+                .shadowed
+                .iter_mut()
+                .map(|shadowed| &mut shadowed.agent),
+        );
+    for agent in agents {
+        let Some(plugin) = agent.plugin().map(str::to_owned) else {
+            continue;
+        };
+        if running.contains(&plugin) {
+            continue;
+        }
+        let definition = &mut agent.definition;
+        let hooks = definition.extra.remove(HOOKS_FIELD).is_some();
+        let inline = !definition.spec.mcp.inline.is_empty();
+        definition.spec.mcp.inline.clear();
+        let taken = [
+            (HOOKS_FIELD, "hooks", hooks),
+            ("mcp.inline", "inline MCP servers", inline),
+        ];
+        for (field, what, _) in taken.into_iter().filter(|(_, _, found)| *found) {
+            let message = format!(
+                "plugin `{plugin}` is not enabled: the agent's {what} do not run until it is"
+            );
+            let warning = agent.diagnostic(Severity::Warning, field, message);
+            agent.warnings.push(warning);
+        }
+    }
+}
+
+/// The front-matter field of an agent's own hooks.
+const HOOKS_FIELD: &str = "hooks";

@@ -338,3 +338,35 @@ fn ninety_plugins_install_and_list() {
         listed.elapsed()
     );
 }
+
+#[test]
+fn a_disabled_plugins_agents_lose_their_hooks_and_inline_servers() {
+    let fx = Fixture::new();
+    let dir = fx.plugin("alpha");
+    write(
+        &dir.join("agents/runner.md"),
+        "---\nname: runner\ndescription: Runs\nhooks:\n  Stop: []\nmcpServers:\n  - local:\n      command: ./serve\n---\nRun.\n",
+    );
+    let request = PluginAddRequest::new(dir.display().to_string(), Scope::Global);
+    fx.project.add_plugins(&request, fx.tmp.path()).unwrap();
+    let raw = agentctl_definitions::discover(&fx.project.locations, &Checks::new());
+    let raw = raw.get("alpha:runner").unwrap();
+    assert!(raw.definition.extra.contains_key("hooks"), "{raw:?}");
+    assert!(!raw.definition.spec.mcp.inline.is_empty(), "{raw:?}");
+    let found = fx.project.discover();
+    let runner = found.get("alpha:runner").unwrap();
+    assert!(!runner.definition.extra.contains_key("hooks"));
+    assert!(runner.definition.spec.mcp.inline.is_empty());
+    let warnings: Vec<String> = runner.warnings.iter().map(|w| w.message.clone()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("plugin `alpha` is not enabled")),
+        "{warnings:?}"
+    );
+    fx.project.set_plugin_enabled("alpha", true).unwrap();
+    let found = fx.project.discover();
+    let runner = found.get("alpha:runner").unwrap();
+    assert!(runner.definition.extra.contains_key("hooks"));
+    assert!(!runner.definition.spec.mcp.inline.is_empty());
+}
