@@ -48,6 +48,7 @@ mod cli {
     mod sessions_postgres;
     mod sessions_run;
     // Reads `/proc` to find the tool's processes.
+    mod plugins;
     #[cfg(target_os = "linux")]
     mod signals;
     mod skills;

@@ -7,6 +7,7 @@ pub(crate) mod context;
 pub(crate) mod graph;
 pub(crate) mod mcp;
 pub(crate) mod memory;
+pub(crate) mod plugins;
 pub(crate) mod route;
 pub(crate) mod sessions;
 pub(crate) mod skills;
@@ -129,6 +130,14 @@ agentctl sessions compact ID\n  agentctl sessions delete ID --yes"
 Examples:\n  agentctl skills list\n  agentctl skills show pdf --format json"
     )]
     Skills(skills::SkillsCommand),
+    /// Install, list, update, remove, enable and disable plugins (Claude Code's format).
+    #[command(
+        subcommand,
+        after_help = "Plugins live in $AGENTCTL_HOME/plugins (or the project's .agentctl/plugins with --project). Their agents, commands and skills are named plugin:name; their hooks and MCP servers run only once enabled.\n\n\
+Examples:\n  agentctl plugins add ./marketplace --all\n  agentctl plugins list\n  \
+agentctl plugins enable reviewer"
+    )]
+    Plugins(plugins::PluginsCommand),
     /// Run, resume, replay and draw graphs of agents.
     #[command(
         subcommand,

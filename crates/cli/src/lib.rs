@@ -23,6 +23,7 @@ mod loosening;
 mod mcp_cmd;
 mod memory_cmd;
 mod output;
+mod plugins_cmd;
 mod render;
 mod route_cmd;
 mod rt;
@@ -81,6 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions(command) => sessions_cmd::run(&cli.global, command),
         Command::Context(args) => context_cmd::run(&cli.global, args),
         Command::Skills(command) => skills_cmd::run(&cli.global, command),
+        Command::Plugins(command) => plugins_cmd::run(&cli.global, command),
         Command::Graph(command) => graph_cmd::run(&cli.global, command),
         Command::Trace(command) => trace_cmd::run(&cli.global, command),
         Command::Memory(command) => memory_cmd::run(&cli.global, command),

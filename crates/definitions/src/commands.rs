@@ -11,7 +11,8 @@
 //! `/git:commit`. Folders, highest precedence first ([`command_dirs`]): the project's
 //! `.agentctl/commands`, `.claude/commands`, `.gemini/commands`, then
 //! `$AGENTCTL_HOME/commands`, `~/.claude/commands`, `~/.gemini/commands`; a later command of
-//! a name is a collision naming both files. A malformed file is a located warning.
+//! a name is a collision naming both files. A malformed file is a located warning. The
+//! `commands/` folders of installed plugins come last, their commands named `/plugin:name`.
 
 use crate::error::{DefinitionError, ErrorKind, Result};
 use crate::foreign::{map_tools, tool_list};
@@ -206,6 +207,8 @@ pub struct CommandDir {
     pub syntax: CommandSyntax,
     /// Whether it is the project's or the user's.
     pub scope: Scope,
+    /// The installed plugin the folder belongs to: its commands are named `plugin:name`.
+    pub plugin: Option<String>,
 }
 
 /// The folders [`discover_commands`] reads, highest precedence first.
@@ -218,6 +221,7 @@ pub fn command_dirs(locations: &Locations) -> Vec<CommandDir> {
                 path,
                 syntax,
                 scope,
+                plugin: None,
             });
         }
     };
@@ -234,6 +238,16 @@ pub fn command_dirs(locations: &Locations) -> Vec<CommandDir> {
     if let Some(home) = &locations.user_home {
         push(home.join(".claude/commands"), Markdown, Scope::Global);
         push(home.join(".gemini/commands"), Toml, Scope::Global);
+    }
+    for plugin in crate::plugins::installed_plugins(locations).plugins {
+        for path in plugin.command_dirs().0 {
+            dirs.push(CommandDir {
+                path,
+                syntax: Markdown,
+                scope: plugin.scope,
+                plugin: Some(plugin.name().to_owned()),
+            });
+        }
     }
     dirs
 }
@@ -284,7 +298,14 @@ fn command_files(dir: &CommandDir) -> Vec<PathBuf> {
 
 /// The name of `file` in `dir`: its folders and stem joined by `:`.
 fn command_name(dir: &Path, file: &Path) -> Result<String> {
-    let relative = file.strip_prefix(dir).unwrap_or(file).with_extension("");
+    let relative = match file.strip_prefix(dir) {
+        // A plugin's manifest may name a single command file: it is named by its stem.
+        Ok(relative) if relative.as_os_str().is_empty() => {
+            PathBuf::from(file.file_stem().unwrap_or_default())
+        }
+        Ok(relative) => relative.with_extension(""),
+        Err(_) => file.with_extension(""),
+    };
     let parts: Vec<String> = relative
         .components()
         .map(|part| part.as_os_str().to_string_lossy().into_owned())
@@ -310,7 +331,10 @@ fn command_name(dir: &Path, file: &Path) -> Result<String> {
 
 /// Loads one command file.
 fn load_command(dir: &CommandDir, file: &Path) -> Result<CommandDef> {
-    let name = command_name(&dir.path, file)?;
+    let name = match &dir.plugin {
+        Some(plugin) => format!("{plugin}:{}", command_name(&dir.path, file)?),
+        None => command_name(&dir.path, file)?,
+    };
     let bytes = read_capped(file)?;
     let text = String::from_utf8(bytes).map_err(|_| {
         DefinitionError::new(file, ErrorKind::NotUtf8, 0, 0, "not UTF-8".to_owned())

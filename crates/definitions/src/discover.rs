@@ -3,7 +3,8 @@
 //! Precedence, highest first: project `.agentctl/agents` (native), project `.agentctl/graphs`
 //! (graph files), project `.claude/agents/**`, project `.gemini/agents`, then global
 //! `$AGENTCTL_HOME/agents`, `$AGENTCTL_HOME/graphs`, `~/.claude/agents/**`, `~/.gemini/agents`.
-//! The first agent of a name wins; later ones are reported as shadowed.
+//! The first agent of a name wins; later ones are reported as shadowed. The agent folders of
+//! installed plugins come last; their agents are named `plugin:agent`.
 
 mod load;
 mod target;
@@ -36,6 +37,8 @@ pub struct AgentDir {
     /// Whether the folder holds graph files (`.md`, `.yaml`, `.yml`; see
     /// [`parse_graph_str`](crate::parse_graph_str)) rather than agent files.
     pub graphs: bool,
+    /// The installed plugin the folder belongs to: its agents are named `plugin:name`.
+    pub plugin: Option<String>,
 }
 
 /// The folders [`discover`] reads, highest precedence first. Folders that do not exist are
@@ -53,6 +56,7 @@ pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
                 scope,
                 recursive: format == Claude,
                 graphs,
+                plugin: None,
             });
         }
     };
@@ -69,6 +73,28 @@ pub fn agent_dirs(locations: &Locations) -> Vec<AgentDir> {
     if let Some(home) = &locations.user_home {
         push(home.join(".claude/agents"), Claude, Scope::Global, AGENTS);
         push(home.join(".gemini/agents"), Gemini, Scope::Global, AGENTS);
+    }
+    dirs.extend(plugin_agent_dirs(locations));
+    dirs
+}
+
+/// The agent folders of the installed plugins (Claude Code's format, searched recursively),
+/// after every other folder: their agents' names carry the plugin's, so they never shadow
+/// another agent nor are shadowed by one.
+fn plugin_agent_dirs(locations: &Locations) -> Vec<AgentDir> {
+    let plugins = crate::plugins::installed_plugins(locations);
+    let mut dirs = Vec::new();
+    for plugin in &plugins.plugins {
+        for path in plugin.agent_dirs().0 {
+            dirs.push(AgentDir {
+                path,
+                format: SourceFormat::Claude,
+                scope: plugin.scope,
+                recursive: true,
+                graphs: false,
+                plugin: Some(plugin.name().to_owned()),
+            });
+        }
     }
     dirs
 }
@@ -253,6 +279,15 @@ fn markdown_files(
     files: &mut Vec<WalkedFile>,
     errors: &mut Vec<DefinitionError>,
 ) {
+    // A plugin's manifest may name a single agent file.
+    if dir.plugin.is_some() && dir.path.is_file() && is_markdown(&dir.path) {
+        files.push(WalkedFile {
+            dir: index,
+            path: dir.path.clone(),
+            regular: false,
+        });
+        return;
+    }
     if !dir.path.is_dir() {
         return;
     }

@@ -18,7 +18,9 @@
 //! - graph agents — an agent file with a `graph:` block, or a graph file in
 //!   `.agentctl/graphs/` ([`parse_graph_str`]) — are found and looked up like agents;
 //! - [`Template`] and [`render_agent_file`] write new agent files;
-//! - [`agent_schema`] is the JSON Schema of the native front matter.
+//! - [`agent_schema`] is the JSON Schema of the native front matter;
+//! - [`installed_plugins`] reads the plugins installed (Claude Code's plugin format), whose
+//!   agents, skills and commands the discoveries above name `plugin:name`.
 
 mod claude;
 mod commands;
@@ -35,6 +37,7 @@ mod lookup;
 mod memory_check;
 mod native;
 mod parse;
+mod plugins;
 mod regex_check;
 mod report;
 mod schema;
@@ -61,6 +64,12 @@ pub use error::{DefinitionError, Diagnostic, ErrorKind, Result, Severity};
 pub use graph_file::parse_graph_str;
 pub use lookup::AgentLookupError;
 pub use parse::{LoadedAgent, load_file, parse_bytes, parse_str};
+pub use plugins::{
+    InstalledPlugin, MANIFEST_DIR, MAX_MANIFEST_BYTES, PLUGIN_MANIFEST, PLUGINS_DIR, PathList,
+    PluginError, PluginManifest, PluginOrigin, PluginRecord, PluginRoot, PluginSet, REGISTRY_FILE,
+    Registry, confined_path, installed_plugins, is_valid_plugin_name, plugin_roots,
+    read_plugin_manifest, read_registry,
+};
 pub use report::{Check, ValidationReport};
 pub use schema::{SCHEMA_URL, agent_schema};
 pub use semantic::{CheckStage, Checks, SemanticCheck};

@@ -119,6 +119,7 @@ impl Discovery {
     ///     scope: Scope::Project,
     ///     recursive: false,
     ///     graphs: false,
+    ///     plugin: None,
     /// }];
     /// let found = discover_in(&dirs, &Checks::new());
     /// assert_eq!(found.require("reviewer")?.name(), "reviewer");

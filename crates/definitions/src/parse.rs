@@ -24,6 +24,8 @@ pub struct LoadedAgent {
     format_reason: String,
     /// Found in a Claude Code or Gemini CLI agents folder (whatever format it was read in).
     foreign_folder: bool,
+    /// The installed plugin it belongs to (its name is then `plugin:name`).
+    plugin: Option<String>,
     positions: Positions,
 }
 
@@ -49,6 +51,7 @@ impl LoadedAgent {
             warnings: Vec::new(),
             format_reason: "defined in code".to_owned(),
             foreign_folder: false,
+            plugin: None,
             positions: Positions {
                 fallback: (1, 1),
                 first_line: 1,
@@ -71,6 +74,7 @@ impl LoadedAgent {
             warnings,
             format_reason: "a graph file".to_owned(),
             foreign_folder: false,
+            plugin: None,
             positions: Positions {
                 map: positions,
                 first_line: 1,
@@ -96,6 +100,30 @@ impl LoadedAgent {
     /// format is decided by its fields ([`format_reason`](Self::format_reason) says how).
     pub fn in_foreign_folder(&self) -> bool {
         self.foreign_folder
+    }
+
+    /// The installed plugin the agent belongs to, if any.
+    pub fn plugin(&self) -> Option<&str> {
+        self.plugin.as_deref()
+    }
+
+    /// Marks the agent as `plugin`'s: its name becomes `plugin:name`.
+    pub(crate) fn set_plugin(&mut self, plugin: &str) {
+        let name = &mut self.definition.spec.name;
+        *name = format!("{plugin}:{name}");
+        self.plugin = Some(plugin.to_owned());
+    }
+
+    /// The name its file gives, without a plugin's namespace.
+    pub(crate) fn own_name(&self) -> &str {
+        match &self.plugin {
+            Some(plugin) => self
+                .name()
+                .strip_prefix(plugin.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+                .unwrap_or(self.name()),
+            None => self.name(),
+        }
     }
 
     /// The file the agent was loaded from.
@@ -335,6 +363,7 @@ pub(crate) fn parse_text(
         warnings: mapped.warnings,
         format_reason: detected.reason,
         foreign_folder: folder != SourceFormat::Native,
+        plugin: None,
         positions: Positions {
             map: source.index.positions,
             first_line: split.yaml_line,

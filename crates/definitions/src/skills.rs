@@ -12,7 +12,8 @@
 //! `~/.claude/skills`, `~/.gemini/skills`, `~/.agents/skills`. The first skill of a name wins;
 //! a later one is a [`SkillWarning::Collision`] naming both files. A malformed `SKILL.md` is a
 //! located [`SkillWarning::Invalid`] and never hides the others. A skill of a plugin carries
-//! the plugin's name ([`Skill::plugin`]) and is addressed as `plugin:skill`.
+//! the plugin's name ([`Skill::plugin`]) and is addressed as `plugin:skill`; the skill
+//! folders of installed plugins come after every other.
 
 use crate::error::{DefinitionError, ErrorKind, Result};
 use crate::frontmatter;
@@ -45,6 +46,8 @@ pub struct SkillDir {
     pub path: PathBuf,
     /// Whether it is the project's or the user's.
     pub scope: Scope,
+    /// The installed plugin the folder belongs to: its skills are named `plugin:skill`.
+    pub plugin: Option<String>,
 }
 
 /// A skill found on disk: what a system prompt lists and where its files are.
@@ -198,7 +201,11 @@ pub fn skill_dirs(locations: &Locations) -> Vec<SkillDir> {
     let mut dirs: Vec<SkillDir> = Vec::with_capacity(8);
     let mut push = |path: PathBuf, scope| {
         if !dirs.iter().any(|dir| dir.path == path) {
-            dirs.push(SkillDir { path, scope });
+            dirs.push(SkillDir {
+                path,
+                scope,
+                plugin: None,
+            });
         }
     };
     if let Some(root) = &locations.project_root {
@@ -210,6 +217,15 @@ pub fn skill_dirs(locations: &Locations) -> Vec<SkillDir> {
     if let Some(home) = &locations.user_home {
         for folder in &FOLDERS[1..] {
             push(home.join(folder).join("skills"), Scope::Global);
+        }
+    }
+    for plugin in crate::plugins::installed_plugins(locations).plugins {
+        for path in plugin.skill_dirs().0 {
+            dirs.push(SkillDir {
+                path,
+                scope: plugin.scope,
+                plugin: Some(plugin.name().to_owned()),
+            });
         }
     }
     dirs
@@ -275,7 +291,10 @@ fn read_dir_into(dir: &SkillDir, project: Option<&Path>, set: &mut SkillSet) {
             continue;
         }
         match load_skill(&folder, dir.scope) {
-            Ok(skill) => set.add(skill),
+            Ok(mut skill) => {
+                skill.plugin.clone_from(&dir.plugin);
+                set.add(skill);
+            }
             Err(error) => set.warnings.push(SkillWarning::Invalid(error)),
         }
     }

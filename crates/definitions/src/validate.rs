@@ -130,7 +130,7 @@ fn required_fields(agent: &LoadedAgent) -> Check {
     let spec = &agent.definition.spec;
     let format = agent.definition.source.format;
     let mut out = Vec::new();
-    let name = spec.name.as_str();
+    let name = agent.own_name();
     // Gemini CLI names may contain underscores (`codebase_investigator`).
     let slug = if format == SourceFormat::Gemini {
         name.replace('_', "-")

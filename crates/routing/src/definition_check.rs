@@ -26,7 +26,7 @@ use agentctl_definitions::{
 /// std::fs::write(dir.path().join("flow.md"), "---\nname: flow\ndescription: d\ngraph:\n  entry: a\n  nodes:\n    - {name: a, agent: helpr}\n---\n")?;
 /// std::fs::write(dir.path().join("helper.md"), "---\nname: helper\ndescription: d\n---\nHelp.\n")?;
 /// let checks = Checks::new().with(RoutingCheck);
-/// let found = discover_in(&[AgentDir { path: dir.path().into(), format: SourceFormat::Native, scope: Scope::Project, recursive: false, graphs: false }], &checks);
+/// let found = discover_in(&[AgentDir { path: dir.path().into(), format: SourceFormat::Native, scope: Scope::Project, recursive: false, graphs: false, plugin: None }], &checks);
 /// let flow = &found.get_invalid("flow").unwrap().agent;
 /// let report = found.validate(flow, &Settings::default(), &checks);
 /// let graph = report.checks.iter().find(|c| c.name == "graph valid").unwrap();

@@ -14,7 +14,9 @@ impl Project {
     /// them, with each prompt checked and then dropped as its file loads: for a listing that
     /// runs no agent.
     pub fn discover_summaries(&self) -> Discovery {
-        discover_summaries(&self.locations, &self.checks())
+        let mut found = discover_summaries(&self.locations, &self.checks());
+        crate::plugins::disarm_agents(&mut found, &self.locations);
+        found
     }
 
     /// Loads the agent file at `path` and validates it with the full set of checks

@@ -12,3 +12,6 @@ pub use agentctl_definitions::{
     CommandDef, CommandSet, CommandSyntax, CommandWarning, SKILL_FILE, Skill, SkillContent,
     SkillSet, SkillWarning, command_dirs, read_skill, skill_dirs,
 };
+pub use agentctl_definitions::{
+    InstalledPlugin, PluginError, PluginManifest, PluginOrigin, PluginRecord, PluginSet,
+};

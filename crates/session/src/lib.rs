@@ -71,6 +71,7 @@ mod memories;
 mod migrate;
 mod modes;
 mod plan;
+mod plugins;
 mod project;
 mod record;
 mod route;
@@ -111,6 +112,10 @@ pub use maintenance::compact_now;
 pub use plan::{
     MAX_PLAN_ITEMS, PLAN_STATE_KEY, PlanTools, TODO_READ, TODO_WRITE, TodoInput, TodoReadArgs,
     TodoWriteArgs,
+};
+pub use plugins::{
+    GIT_TIMEOUT, MARKETPLACE_MANIFEST, MAX_MARKETPLACE_PLUGINS, MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES,
+    PLUGIN_ROOT_VAR, PluginAddRequest, PluginChange, PluginHooks, PluginOpError, PluginState,
 };
 pub use project::Project;
 pub use secrets::{consumed_secret_names, env_policy_of, mcp_manager_of, secrets_of};

@@ -57,7 +57,8 @@ impl Project {
             return Err(SessionError::NoProjectDir(dir.to_path_buf()));
         }
         let locations = Locations::discover(project_dir, cwd);
-        let settings = load_settings_with(&locations, &load_options())?;
+        let mut settings = load_settings_with(&locations, &load_options())?;
+        crate::plugins::add_plugin_servers(&locations, &mut settings);
         let root = locations
             .project_root
             .clone()
@@ -154,9 +155,13 @@ impl Project {
     }
 
     /// Every agent file of the project and the user, with load errors and shadowed agents,
-    /// checked by [`checks`](Self::checks).
+    /// checked by [`checks`](Self::checks). The agents of a plugin whose code may not run
+    /// (not enabled, or a project's not approved) come without their hooks and inline MCP
+    /// servers, each taken away with a warning.
     pub fn discover(&self) -> Discovery {
-        discover(&self.locations, &self.checks())
+        let mut found = discover(&self.locations, &self.checks());
+        crate::plugins::disarm_agents(&mut found, &self.locations);
+        found
     }
 
     /// The project's current session: the one its last conversation used, which the next

@@ -109,6 +109,9 @@ fn load(dir: &AgentDir, file: &WalkedFile, prompts: Prompts, checks: &Checks) ->
     };
     match parsed {
         Ok(mut agent) => {
+            if let Some(plugin) = &dir.plugin {
+                agent.set_plugin(plugin);
+            }
             let errors = definition_errors(&agent, checks);
             if prompts == Prompts::Drop {
                 agent.keep_summary_only();

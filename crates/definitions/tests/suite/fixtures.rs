@@ -67,6 +67,7 @@ fn shared_fixture_folders_are_discovered_as_runnable() {
         scope: Scope::Project,
         recursive,
         graphs: false,
+        plugin: None,
     });
     let found = discover_in(&dirs, &Checks::new());
     assert!(found.errors.is_empty(), "{:?}", found.errors);

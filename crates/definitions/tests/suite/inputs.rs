@@ -24,6 +24,7 @@ fn discover(dir: &Path) -> Discovery {
         scope: Scope::Project,
         recursive: false,
         graphs: false,
+        plugin: None,
     }];
     or_hang(Duration::from_secs(60), move || {
         discover_in(&dirs, &Checks::new())
