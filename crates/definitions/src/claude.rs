@@ -28,11 +28,23 @@ const MAPPED: &[&str] = &[
     "instructions",
 ];
 
-/// Fields Claude Code defines that agentctl keeps without using.
+/// Fields Claude Code defines that are kept in `extra` and honoured from there: `skills`
+/// (the session's skills), `hooks` (the session's hooks), `permissionMode` (the gate).
 const KNOWN: &[&str] = &[
     "permissionMode",
     "skills",
     "hooks",
+    "memory",
+    "background",
+    "effort",
+    "isolation",
+    "initialPrompt",
+];
+
+/// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
+/// is a located warning, so that nobody believes it took effect.
+pub(crate) const NO_EFFECT: &[&str] = &[
+    "permissionMode",
     "memory",
     "background",
     "effort",
@@ -79,6 +91,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
     };
     let (extra, extra_warnings) = extras(source, MAPPED, KNOWN, "Claude Code");
     warnings.extend(extra_warnings);
+    warnings.extend(no_effect(source));
     let spec = AgentSpec {
         name,
         description: front.description,
@@ -102,6 +115,26 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         warnings,
         allow_empty_body: false,
     })
+}
+
+/// A warning for each field of [`NO_EFFECT`] the file sets, at the field.
+fn no_effect(source: &Source<'_>) -> Vec<crate::error::Diagnostic> {
+    source
+        .index
+        .keys
+        .iter()
+        .filter(|key| key.is_top_level() && NO_EFFECT.contains(&&*key.path))
+        .map(|key| {
+            source.warning(
+                &key.path,
+                format!(
+                    "accepted, no effect: agentctl reads Claude Code's `{}` but does not act on \
+                     it yet; the agent runs as if it were not set",
+                    key.path
+                ),
+            )
+        })
+        .collect()
 }
 
 /// `mcpServers`: a list of server names and `{name: config}` objects, or a map of configs.
@@ -238,7 +271,14 @@ mod tests {
         assert_eq!(spec.mcp.inline["local"].command.as_deref(), Some("npx"));
         assert_eq!(agent.definition.extra["permissionMode"], "acceptEdits");
         assert_eq!(agent.definition.extra["memory"], "project");
-        assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+        let [memory] = agent.warnings.as_slice() else {
+            panic!("{:?}", agent.warnings)
+        };
+        assert_eq!((memory.line, memory.field.as_deref()), (10, Some("memory")));
+        assert!(
+            memory.message.starts_with("accepted, no effect: "),
+            "{memory}"
+        );
         assert_eq!(agent.locate("tools.deny[0]"), (5, 19));
         assert_eq!(agent.locate("tools.allow[3]"), (4, 1));
     }
