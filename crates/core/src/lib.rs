@@ -25,6 +25,7 @@ mod hooks;
 mod mcp;
 mod memory;
 mod model;
+mod permission_mode;
 mod permission_rule;
 mod provider;
 mod redact;
@@ -83,6 +84,7 @@ pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{
     BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,
 };
+pub use permission_mode::PermissionMode;
 pub use permission_rule::{
     CommandPattern, PathAccess, PermissionRule, RuleError, RuleKind, RuleTarget,
 };

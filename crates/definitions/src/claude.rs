@@ -8,7 +8,8 @@ use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
 use agentctl_core::{
-    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, ToolPolicy, claude_tool_name,
+    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, PermissionMode, ToolPolicy,
+    claude_tool_name,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};
@@ -26,12 +27,12 @@ const MAPPED: &[&str] = &[
     "maxTurns",
     "mcpServers",
     "instructions",
+    "permissionMode",
 ];
 
-/// Fields Claude Code defines that are kept in `extra` and honoured from there: `skills`
-/// (the session's skills), `hooks` (the session's hooks), `permissionMode` (the gate).
+/// Fields Claude Code defines that are kept in `extra`: `skills` and `hooks` are honoured
+/// from there (the session's skills and hooks), the rest are [`NO_EFFECT`].
 const KNOWN: &[&str] = &[
-    "permissionMode",
     "skills",
     "hooks",
     "memory",
@@ -44,7 +45,6 @@ const KNOWN: &[&str] = &[
 /// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
 /// is a located warning, so that nobody believes it took effect.
 pub(crate) const NO_EFFECT: &[&str] = &[
-    "permissionMode",
     "memory",
     "background",
     "effort",
@@ -71,6 +71,8 @@ struct ClaudeFrontMatter {
     max_turns: Option<u32>,
     #[serde(default, deserialize_with = "mcp_servers")]
     mcp_servers: McpRefs,
+    #[serde(default)]
+    permission_mode: Option<PermissionMode>,
     /// agentctl's own field: whether the project instructions follow the prompt.
     #[serde(default)]
     instructions: Option<InstructionsMode>,
@@ -107,8 +109,10 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         },
         mcp: front.mcp_servers,
         instructions: front.instructions,
+        permission_mode: front.permission_mode,
         ..AgentSpec::default()
     };
+    warnings.extend(bypass_warning(source, &spec));
     Ok(Mapped {
         spec,
         extra,
@@ -135,6 +139,22 @@ fn no_effect(source: &Source<'_>) -> Vec<crate::error::Diagnostic> {
             )
         })
         .collect()
+}
+
+/// The warning a `permissionMode: bypassPermissions` gets, in either format: agentctl runs
+/// such an agent in `default` until the user's own settings can grant the bypass.
+pub(crate) fn bypass_warning(
+    source: &Source<'_>,
+    spec: &AgentSpec,
+) -> Option<crate::error::Diagnostic> {
+    (spec.permission_mode == Some(PermissionMode::BypassPermissions)).then(|| {
+        source.warning(
+            "permissionMode",
+            "`bypassPermissions` runs as `default`: agentctl lets no agent file bypass approvals \
+             (a project could grant itself every call); use `--yes` or `approvals.autoApprove` \
+             in your own settings",
+        )
+    })
 }
 
 /// `mcpServers`: a list of server names and `{name: config}` objects, or a map of configs.
@@ -228,7 +248,7 @@ impl<'de> Deserialize<'de> for ServerItem {
 #[cfg(test)]
 mod tests {
     use crate::parse_str;
-    use agentctl_core::{Scope, SourceFormat};
+    use agentctl_core::{PermissionMode, Scope, SourceFormat};
     use std::path::Path;
 
     fn claude(text: &str) -> crate::LoadedAgent {
@@ -269,7 +289,7 @@ mod tests {
         assert_eq!(spec.max_turns, Some(5));
         assert_eq!(spec.mcp.servers, ["github"]);
         assert_eq!(spec.mcp.inline["local"].command.as_deref(), Some("npx"));
-        assert_eq!(agent.definition.extra["permissionMode"], "acceptEdits");
+        assert_eq!(spec.permission_mode, Some(PermissionMode::AcceptEdits));
         assert_eq!(agent.definition.extra["memory"], "project");
         let [memory] = agent.warnings.as_slice() else {
             panic!("{:?}", agent.warnings)

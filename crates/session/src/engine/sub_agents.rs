@@ -84,7 +84,7 @@ impl SubAgentRunner for SubAgents {
         let agent = agent.clone();
         let prompt = prompt.to_owned();
         if agent.spec.graph.is_some() {
-            let gate = Arc::clone(&self.gate);
+            let gate = self.gate.for_agent(&agent);
             let run = async move { run_graph_child(&engine, gate, &agent, &prompt, options).await };
             return Box::new(Child {
                 run_id,
@@ -92,7 +92,8 @@ impl SubAgentRunner for SubAgents {
                 state: State::Graph(Box::pin(run)),
             });
         }
-        let gate = Arc::clone(&self.gate);
+        // The child's permission mode held to its parent's; its own sub-agents to the child's.
+        let gate = self.gate.for_agent(&agent);
         let runner = Arc::new(SubAgents {
             engine: Arc::downgrade(&engine),
             gate: Arc::clone(&gate),
