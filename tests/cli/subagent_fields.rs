@@ -141,3 +141,52 @@ fn a_plan_parent_cannot_start_an_accept_edits_child_that_writes() {
     assert!(refused.contains("permission mode is `plan`"), "{refused}");
     assert!(!project.root.join("escaped.txt").exists());
 }
+
+/// The text of the last user message of a request.
+fn last_user_text(body: &serde_json::Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "user")
+        .and_then(|message| message["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn initial_prompt_opens_a_front_agents_run_but_not_a_sub_agents() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".claude/agents/helper.md",
+            &claude_agent(
+                "helper",
+                "tools: Read, Task\ninitialPrompt: Read the changelog first.\n",
+            ),
+        )
+        .write(
+            ".claude/agents/child.md",
+            &claude_agent("child", "tools: Read\ninitialPrompt: CHILD INITIAL\n"),
+        );
+    let model = ServedModel::openai();
+    model.answer_call("t1", "task", r#"{"goal":"look around","agent":"child"}"#);
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response("Looked."));
+    model.answer_text("Done.");
+    let output = model.run(&project, &["run", "helper", "-p", "Then summarise it."]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    assert_eq!(
+        last_user_text(&requests[0].body),
+        "Read the changelog first.\n\nThen summarise it."
+    );
+    let child = last_user_text(&requests[1].body);
+    assert!(child.contains("look around"), "{child}");
+    assert!(!child.contains("CHILD INITIAL"), "{child}");
+    // Validation no longer calls it unhonoured.
+    let validate = text(&project.output(&["agents", "validate", "helper"]).stdout);
+    assert!(!validate.contains("accepted, no effect"), "{validate}");
+}
