@@ -190,3 +190,123 @@ fn initial_prompt_opens_a_front_agents_run_but_not_a_sub_agents() {
     let validate = text(&project.output(&["agents", "validate", "helper"]).stdout);
     assert!(!validate.contains("accepted, no effect"), "{validate}");
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+/// A project with a `boss` that delegates and an `isolated` Claude Code agent working in a
+/// worktree of its own.
+fn isolated_project(repo: bool) -> TestProject {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/boss.md",
+            "---\nname: boss\ntitle: Boss\ndescription: the boss\nmodel: openai:gpt-4o-mini\n\
+             tools:\n  allow: [task]\n---\nYou are boss.\n",
+        )
+        .write(
+            ".claude/agents/isolated.md",
+            &claude_agent("isolated", "tools: Write\nisolation: worktree\n"),
+        )
+        .write("README.txt", "original\n");
+    if repo {
+        git(&project.root, &["init", "--quiet"]);
+        git(&project.root, &["add", "-A"]);
+        git(&project.root, &["commit", "--quiet", "-m", "start"]);
+    }
+    project
+}
+
+fn delegate_a_write(project: &TestProject, model: &ServedModel, path: &str) -> String {
+    model.answer_call("t1", "task", r#"{"goal":"write it","agent":"isolated"}"#);
+    model
+        .server
+        .push_json(agentctl_test_support::openai::tool_calls_response(&[(
+            "w1",
+            "write_file",
+            &format!(r#"{{"path":"{path}","content":"from the child\n"}}"#),
+        )]));
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response("Wrote it."));
+    model.answer_text("Delegated.");
+    let output = model.run(project, &["run", "boss", "-p", "delegate", "--yes"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    tool_result(model, "t1")
+}
+
+#[test]
+fn isolation_worktree_returns_a_branch_and_leaves_the_parents_tree_untouched() {
+    let project = isolated_project(true);
+    let model = ServedModel::openai();
+    let result = delegate_a_write(&project, &model, "feature.txt");
+    assert!(result.contains("Wrote it."), "{result}");
+    let branch = result
+        .split('`')
+        .find(|part| part.starts_with("agentctl/isolated-"))
+        .unwrap_or_else(|| panic!("no branch in {result}"))
+        .to_owned();
+    // The parent's tree: no new file, tracked files unchanged, no worktree left.
+    assert!(!project.root.join("feature.txt").exists());
+    git(&project.root, &["diff", "HEAD", "--quiet"]);
+    assert_eq!(git(&project.root, &["worktree", "list"]).lines().count(), 1);
+    // The branch has the child's change, committed on top of the parent's HEAD.
+    assert_eq!(
+        git(&project.root, &["show", &format!("{branch}:feature.txt")]),
+        "from the child\n"
+    );
+    assert_eq!(
+        git(&project.root, &["rev-parse", &format!("{branch}~1")]),
+        git(&project.root, &["rev-parse", "HEAD"])
+    );
+}
+
+#[test]
+fn isolation_worktree_without_changes_says_so_and_outside_git_is_a_clear_error() {
+    let project = isolated_project(true);
+    let model = ServedModel::openai();
+    model.answer_call("t1", "task", r#"{"goal":"look","agent":"isolated"}"#);
+    model
+        .server
+        .push_json(agentctl_test_support::openai::text_response(
+            "Nothing to do.",
+        ));
+    model.answer_text("Fine.");
+    let output = model.run(&project, &["run", "boss", "-p", "delegate"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let result = tool_result(&model, "t1");
+    assert!(result.contains("[worktree] no changes"), "{result}");
+    assert!(git(&project.root, &["branch", "--list", "agentctl/*"]).is_empty());
+
+    let outside = isolated_project(false);
+    let model = ServedModel::openai();
+    model.answer_call("t1", "task", r#"{"goal":"look","agent":"isolated"}"#);
+    model.answer_text("It failed.");
+    let output = model.run(&outside, &["run", "boss", "-p", "delegate"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let result = tool_result(&model, "t1");
+    assert!(
+        result.contains("`isolation: worktree` needs a git repository"),
+        "{result}"
+    );
+}

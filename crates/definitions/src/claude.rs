@@ -44,7 +44,7 @@ const KNOWN: &[&str] = &[
 
 /// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
 /// is a located warning, so that nobody believes it took effect.
-pub(crate) const NO_EFFECT: &[&str] = &["memory", "background", "effort", "isolation"];
+pub(crate) const NO_EFFECT: &[&str] = &["memory", "background", "effort"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
