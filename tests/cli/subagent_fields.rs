@@ -15,7 +15,7 @@ fn an_unhonoured_field_is_a_located_accepted_no_effect_warning() {
     let project = TestProject::new();
     project.write(
         ".claude/agents/helper.md",
-        &claude_agent("helper", "tools: Read\nbackground: true\n"),
+        &claude_agent("helper", "tools: Read\neffort: high\n"),
     );
     let output = project.output(&["agents", "validate", "helper"]);
     let stdout = text(&output.stdout);
@@ -25,7 +25,7 @@ fn an_unhonoured_field_is_a_located_accepted_no_effect_warning() {
         .find(|line| line.contains("accepted, no effect"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.contains(".claude/agents/helper.md:6:"), "{line}");
-    assert!(line.contains("`background`"), "{line}");
+    assert!(line.contains("`effort`"), "{line}");
 }
 
 /// The content of the tool message answering `call_id` in the last request that has one.
@@ -308,5 +308,64 @@ fn isolation_worktree_without_changes_says_so_and_outside_git_is_a_clear_error()
     assert!(
         result.contains("`isolation: worktree` needs a git repository"),
         "{result}"
+    );
+}
+
+#[test]
+fn background_task_returns_at_once_and_its_result_arrives_before_the_turn_ends() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/boss.md",
+            "---\nname: boss\ntitle: Boss\ndescription: the boss\nmodel: openai:gpt-4o-mini\n\
+             tools:\n  allow: [task]\n---\nYou are boss.\n",
+        )
+        .write(
+            ".claude/agents/bg.md",
+            &claude_agent("bg", "tools: Read\nbackground: true\n"),
+        );
+    let model = ServedModel::routed(|request| {
+        let all = serde_json::to_string(&request.messages).unwrap();
+        let system = request.system.clone().unwrap_or_default();
+        if system.contains("You are bg.") {
+            agentctl_test_support::text("child result 42")
+        } else if all.contains("The background task t1") {
+            agentctl_test_support::text("All done: 42.")
+        } else if all.contains("started in the background") {
+            agentctl_test_support::text("Waiting for the helper.")
+        } else {
+            agentctl_test_support::calls(&[(
+                "t1",
+                "task",
+                serde_json::json!({"goal": "compute", "agent": "bg"}),
+            )])
+        }
+    });
+    let output = model.run(&project, &["run", "boss", "-p", "delegate"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("All done: 42."),
+        "{}",
+        text(&output.stdout)
+    );
+    let requests = model.server.requests();
+    let boss: Vec<String> = requests
+        .iter()
+        .filter(|request| request.body.to_string().contains("You are boss."))
+        .map(|request| request.body.to_string())
+        .collect();
+    assert_eq!(boss.len(), 3, "{boss:#?}");
+    // The task answered at once, without the child's result …
+    assert!(
+        boss[1].contains("started in the background, id t1"),
+        "{}",
+        boss[1]
+    );
+    assert!(!boss[1].contains("child result 42"), "{}", boss[1]);
+    // … which came as a message before the boss's turn ended.
+    assert!(
+        boss[2].contains("The background task t1 (`bg`) finished:\\nchild result 42"),
+        "{}",
+        boss[2]
     );
 }

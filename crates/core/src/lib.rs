@@ -8,6 +8,7 @@
 
 mod agent;
 mod approval;
+mod background;
 mod catalogue;
 mod context_mode;
 mod conversation;
@@ -51,6 +52,7 @@ pub use agent::{
     KeywordMatch, McpRefs, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
+pub use background::Background;
 pub use catalogue::{ModelCatalogue, ModelPrice};
 pub use context_mode::{ContextFilter, ContextMode, MessageRole};
 pub use conversation::{

@@ -1,8 +1,10 @@
 //! Claude Code subagent files (`.claude/agents/**/*.md`).
 //!
 //! Mapped onto the native spec: `tools`/`disallowedTools` through [`claude_tool_name`],
-//! `mcpServers` into server names or inline servers; `permissionMode`, `memory`, `skills`,
-//! `hooks` and the rest have no native meaning and are kept in `extra` under their own names.
+//! `mcpServers` into server names or inline servers, `permissionMode`; `skills`, `hooks`,
+//! `initialPrompt`, `isolation`, `background` are kept in `extra` under their own names and
+//! honoured from there by the session; the fields in [`NO_EFFECT`] are kept too, each with an
+//! "accepted, no effect" warning.
 
 use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
@@ -44,7 +46,7 @@ const KNOWN: &[&str] = &[
 
 /// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
 /// is a located warning, so that nobody believes it took effect.
-pub(crate) const NO_EFFECT: &[&str] = &["memory", "background", "effort"];
+pub(crate) const NO_EFFECT: &[&str] = &["memory", "effort"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
