@@ -3,8 +3,9 @@
 //! project's `HEAD`. When it finishes, its changes are committed to that branch and the
 //! worktree removed; the parent reads the branch's name (or that there were no changes, and
 //! the branch is gone) at the end of the child's answer. The parent's working tree is never
-//! touched. Git runs with the repository's hooks off (`core.hooksPath`, `--no-verify`): a
-//! cloned project's hooks never run because an agent committed.
+//! touched. Git runs with the repository's hooks and file monitor off (`core.hooksPath`,
+//! `core.fsmonitor`, `--no-verify`): no command of the repository runs because an agent
+//! committed.
 
 use agentctl_core::AgentDefinition;
 use std::path::{Path, PathBuf};
