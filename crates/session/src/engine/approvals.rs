@@ -140,7 +140,6 @@ impl TurnGate {
         })
     }
 
-
     /// The turn's hooks.
     pub(crate) fn hooks(&self) -> &Arc<SessionHooks> {
         &self.hooks
