@@ -54,6 +54,7 @@ mod cli {
     mod skills;
     mod state;
     mod strict;
+    mod subagent_fields;
     mod tools;
     mod trace;
     mod triage;

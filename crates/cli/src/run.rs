@@ -274,6 +274,16 @@ async fn converse(
         _ => desk.session.main_agent(),
     };
     crate::trust_cmd::approve_changed_scripts(desk.session.mcp(), &starting)?;
+    // A named front agent's `initialPrompt` opens the conversation.
+    let prompt = match (agent, prompt) {
+        (AgentChoice::Named(_), PromptSource::Once(given)) => PromptSource::Once(
+            agentctl_session::front_prompt(&starting, Some(&given)).unwrap_or(given),
+        ),
+        (AgentChoice::Named(_), PromptSource::Interactive(first)) => {
+            PromptSource::Interactive(agentctl_session::front_prompt(&starting, first.as_deref()))
+        }
+        (_, prompt) => prompt,
+    };
     match prompt {
         PromptSource::Once(prompt) => {
             let op = Op::UserTurn {

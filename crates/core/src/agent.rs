@@ -6,6 +6,7 @@ use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
 use crate::mcp::McpServerConfig;
 use crate::memory::MemorySpec;
+use crate::permission_mode::PermissionMode;
 use crate::serde_util::one_or_many;
 use crate::trace::SpanKind;
 use schemars::JsonSchema;
@@ -102,6 +103,12 @@ pub struct AgentSpec {
     /// Tool allow and deny lists.
     #[serde(default, skip_serializing_if = "ToolPolicy::is_unrestricted")]
     pub tools: ToolPolicy,
+    /// Permission mode (Claude Code's `permissionMode`): `default`, `acceptEdits` (file edits
+    /// run unasked), `plan` (read-only tools only) or `bypassPermissions` (runs as `default`
+    /// unless the user's own settings grant it). A sub-agent never runs looser than its
+    /// parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<PermissionMode>,
     /// MCP servers the agent uses.
     #[serde(default, skip_serializing_if = "McpRefs::is_empty")]
     pub mcp: McpRefs,

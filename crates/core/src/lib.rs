@@ -8,6 +8,7 @@
 
 mod agent;
 mod approval;
+mod background;
 mod catalogue;
 mod context_mode;
 mod conversation;
@@ -25,6 +26,7 @@ mod hooks;
 mod mcp;
 mod memory;
 mod model;
+mod permission_mode;
 mod permission_rule;
 mod provider;
 mod redact;
@@ -50,6 +52,7 @@ pub use agent::{
     KeywordMatch, McpRefs, Scope, SourceFormat, ToolPolicy, TracingBackend, TracingSpec, Trigger,
 };
 pub use approval::{ApprovalPolicy, CallGate, PendingCall};
+pub use background::Background;
 pub use catalogue::{ModelCatalogue, ModelPrice};
 pub use context_mode::{ContextFilter, ContextMode, MessageRole};
 pub use conversation::{
@@ -83,6 +86,7 @@ pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
 pub use model::{
     BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,
 };
+pub use permission_mode::PermissionMode;
 pub use permission_rule::{
     CommandPattern, PathAccess, PermissionRule, RuleError, RuleKind, RuleTarget,
 };

@@ -41,6 +41,7 @@ pub struct ToolContext {
     depth: u32,
     trace: Option<TraceContext>,
     events: Option<EventEmitter>,
+    background: Option<Arc<dyn crate::Background>>,
 }
 
 /// Where a tool call's own events go: the run's event stream (see [`ToolContext::emit`]).
@@ -77,7 +78,20 @@ impl ToolContext {
             depth: 0,
             trace: None,
             events: None,
+            background: None,
         }
+    }
+
+    /// The same context, whose tools may start work in the run's `background` (`None`: they
+    /// cannot).
+    pub fn with_background(mut self, background: Option<Arc<dyn crate::Background>>) -> Self {
+        self.background = background;
+        self
+    }
+
+    /// Where this call may start work that outlives it, to be read before its run ends.
+    pub fn background(&self) -> Option<&Arc<dyn crate::Background>> {
+        self.background.as_ref()
     }
 
     /// The same context, whose [`emit`](ToolContext::emit)ted events go to `events` (the agent

@@ -1,14 +1,17 @@
 //! Claude Code subagent files (`.claude/agents/**/*.md`).
 //!
 //! Mapped onto the native spec: `tools`/`disallowedTools` through [`claude_tool_name`],
-//! `mcpServers` into server names or inline servers; `permissionMode`, `memory`, `skills`,
-//! `hooks` and the rest have no native meaning and are kept in `extra` under their own names.
+//! `mcpServers` into server names or inline servers, `permissionMode`; `skills`, `hooks`,
+//! `initialPrompt`, `isolation`, `background` are kept in `extra` under their own names and
+//! honoured from there by the session; the fields in [`NO_EFFECT`] are kept too, each with an
+//! "accepted, no effect" warning.
 
 use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
 use agentctl_core::{
-    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, ToolPolicy, claude_tool_name,
+    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, PermissionMode, ToolPolicy,
+    claude_tool_name,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};
@@ -26,11 +29,12 @@ const MAPPED: &[&str] = &[
     "maxTurns",
     "mcpServers",
     "instructions",
+    "permissionMode",
 ];
 
-/// Fields Claude Code defines that agentctl keeps without using.
+/// Fields Claude Code defines that are kept in `extra`: `skills` and `hooks` are honoured
+/// from there (the session's skills and hooks), the rest are [`NO_EFFECT`].
 const KNOWN: &[&str] = &[
-    "permissionMode",
     "skills",
     "hooks",
     "memory",
@@ -39,6 +43,10 @@ const KNOWN: &[&str] = &[
     "isolation",
     "initialPrompt",
 ];
+
+/// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
+/// is a located warning, so that nobody believes it took effect.
+pub(crate) const NO_EFFECT: &[&str] = &["memory", "effort"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -59,6 +67,8 @@ struct ClaudeFrontMatter {
     max_turns: Option<u32>,
     #[serde(default, deserialize_with = "mcp_servers")]
     mcp_servers: McpRefs,
+    #[serde(default)]
+    permission_mode: Option<PermissionMode>,
     /// agentctl's own field: whether the project instructions follow the prompt.
     #[serde(default)]
     instructions: Option<InstructionsMode>,
@@ -79,6 +89,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
     };
     let (extra, extra_warnings) = extras(source, MAPPED, KNOWN, "Claude Code");
     warnings.extend(extra_warnings);
+    warnings.extend(no_effect(source));
     let spec = AgentSpec {
         name,
         description: front.description,
@@ -94,13 +105,51 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         },
         mcp: front.mcp_servers,
         instructions: front.instructions,
+        permission_mode: front.permission_mode,
         ..AgentSpec::default()
     };
+    warnings.extend(bypass_warning(source, &spec));
     Ok(Mapped {
         spec,
         extra,
         warnings,
         allow_empty_body: false,
+    })
+}
+
+/// A warning for each field of [`NO_EFFECT`] the file sets, at the field.
+fn no_effect(source: &Source<'_>) -> Vec<crate::error::Diagnostic> {
+    source
+        .index
+        .keys
+        .iter()
+        .filter(|key| key.is_top_level() && NO_EFFECT.contains(&&*key.path))
+        .map(|key| {
+            source.warning(
+                &key.path,
+                format!(
+                    "accepted, no effect: agentctl reads Claude Code's `{}` but does not act on \
+                     it yet; the agent runs as if it were not set",
+                    key.path
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The warning a `permissionMode: bypassPermissions` gets, in either format: agentctl runs
+/// such an agent in `default` until the user's own settings can grant the bypass.
+pub(crate) fn bypass_warning(
+    source: &Source<'_>,
+    spec: &AgentSpec,
+) -> Option<crate::error::Diagnostic> {
+    (spec.permission_mode == Some(PermissionMode::BypassPermissions)).then(|| {
+        source.warning(
+            "permissionMode",
+            "`bypassPermissions` runs as `default`: agentctl lets no agent file bypass approvals \
+             (a project could grant itself every call); use `--yes` or `approvals.autoApprove` \
+             in your own settings",
+        )
     })
 }
 
@@ -195,7 +244,7 @@ impl<'de> Deserialize<'de> for ServerItem {
 #[cfg(test)]
 mod tests {
     use crate::parse_str;
-    use agentctl_core::{Scope, SourceFormat};
+    use agentctl_core::{PermissionMode, Scope, SourceFormat};
     use std::path::Path;
 
     fn claude(text: &str) -> crate::LoadedAgent {
@@ -236,9 +285,16 @@ mod tests {
         assert_eq!(spec.max_turns, Some(5));
         assert_eq!(spec.mcp.servers, ["github"]);
         assert_eq!(spec.mcp.inline["local"].command.as_deref(), Some("npx"));
-        assert_eq!(agent.definition.extra["permissionMode"], "acceptEdits");
+        assert_eq!(spec.permission_mode, Some(PermissionMode::AcceptEdits));
         assert_eq!(agent.definition.extra["memory"], "project");
-        assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+        let [memory] = agent.warnings.as_slice() else {
+            panic!("{:?}", agent.warnings)
+        };
+        assert_eq!((memory.line, memory.field.as_deref()), (10, Some("memory")));
+        assert!(
+            memory.message.starts_with("accepted, no effect: "),
+            "{memory}"
+        );
         assert_eq!(agent.locate("tools.deny[0]"), (5, 19));
         assert_eq!(agent.locate("tools.allow[3]"), (4, 1));
     }

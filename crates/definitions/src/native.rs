@@ -58,6 +58,7 @@ pub(crate) fn read(source: &Source<'_>) -> Result<Mapped> {
             ),
         ));
     }
+    warnings.extend(crate::claude::bypass_warning(source, &spec));
     // A graph agent runs its nodes' agents, each with its own prompt: it needs none.
     let allow_empty_body = spec.graph.is_some();
     Ok(Mapped {

@@ -13,6 +13,7 @@ use crate::events::EventSink;
 use crate::guard::{self, Checked};
 use crate::run_state::{LoopState, Prepared};
 use crate::sample::sample;
+use agentctl_core::Background as _;
 use agentctl_core::{
     BudgetReached, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent,
     RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
@@ -117,6 +118,14 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
         match next {
             Next::Continue => {}
             Next::Finish { text, added } => {
+                // Work started in the background is read before the run may end.
+                if let Some(result) = background_result(run).await? {
+                    let message = Message::User { content: result };
+                    state.estimator.add(&message);
+                    run.request.messages.push(message);
+                    commit_turn(run, &state, added + 1, events);
+                    continue;
+                }
                 let subject = GuardrailSubject::Answer { text: &text };
                 if let Checked::Stands =
                     guard::check_output(run, &mut state, subject, added, events).await?
@@ -159,6 +168,16 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
                 }
             }
         }
+    }
+}
+
+/// The next result of the run's background work, waiting while any is outstanding; `None`
+/// when nothing is.
+async fn background_result(run: &Prepared) -> Result<Option<String>, RunError> {
+    tokio::select! {
+        biased;
+        () = run.cancel.cancelled() => Err(RunError::Cancelled),
+        result = run.background.next() => Ok(result),
     }
 }
 

@@ -152,7 +152,8 @@ async fn run_tool(
     )
     .with_sub_agents(Arc::clone(&run.sub_agents), run.depth)
     .with_trace(run.trace.as_ref())
-    .with_events(events.emitter());
+    .with_events(events.emitter())
+    .with_background(Some(Arc::clone(&run.background) as _));
     let limit = run.tool_limits.timeout_for(&call.name);
     // Dropping a call that ran out of time stops it: tools that start processes
     // kill their process groups when dropped.

@@ -20,6 +20,7 @@
 //! the approval gate — live in `agentctl-core`; this crate is the loop and nothing more.
 
 mod agent_loop;
+mod background;
 mod budget;
 mod cancel;
 mod dispatch;

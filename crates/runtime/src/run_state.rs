@@ -54,6 +54,8 @@ pub(crate) struct Prepared {
     pub tool_limits: ToolsSettings,
     /// The trace the run belongs to, passed on to its tool calls.
     pub trace: Option<TraceContext>,
+    /// Work its tools started in the background, waited for before the run ends.
+    pub background: Arc<crate::background::BackgroundTasks>,
 }
 
 impl Prepared {

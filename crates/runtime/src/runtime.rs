@@ -324,7 +324,12 @@ impl Runtime {
             toolbox.specs(&tools),
         );
         let price = ModelCatalogue::builtin().price(&model.provider, &model.model);
+        let background = Arc::new(crate::background::BackgroundTasks::new(
+            &cancel,
+            usize::try_from(self.inner.settings.agents.max_parallel).unwrap_or(4),
+        ));
         Ok(Prepared {
+            background,
             run_id: Arc::from(run_id),
             agent: Arc::from(name),
             // `provider:model`, allocated once at its length (`to_string` grows it per piece).

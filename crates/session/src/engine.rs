@@ -37,6 +37,7 @@ mod state;
 mod sub_agents;
 mod trace;
 mod turn;
+mod worktree;
 mod writer;
 
 pub use approvals::Questions;

@@ -64,6 +64,7 @@ mod error;
 mod gitignore;
 mod graph_run;
 mod hooks;
+mod initial_prompt;
 mod listing;
 mod main_agent;
 mod maintenance;
@@ -107,6 +108,7 @@ pub use hooks::{
     DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookEvent, HookSet, HookWarning, MAX_HOOK_STDERR_BYTES,
     MAX_HOOK_STDOUT_BYTES, MAX_HOOK_TIMEOUT_SECS, Matcher,
 };
+pub use initial_prompt::front_prompt;
 pub use main_agent::{MAIN_AGENT, main_agent};
 pub use maintenance::compact_now;
 pub use plan::{

@@ -57,6 +57,7 @@
 //! ```
 
 mod args;
+mod background;
 mod child;
 mod dispatch;
 mod prompt;
@@ -417,6 +418,9 @@ impl TypedTool for TaskTool {
                 tool: Self::NAME.into(),
                 message: "`goal` is empty: say what the sub-agent must achieve".into(),
             });
+        }
+        if let Some(answer) = self.start_in_background(&args, ctx) {
+            return answer;
         }
         let runner = ctx.sub_agents().ok_or_else(|| {
             ToolError::failed("the task tool runs only inside an agent run (no sub-agent runner)")

@@ -14,14 +14,15 @@
 
 use crate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::levels::AutoApprove;
+use crate::mode;
 use crate::paths::{LastLink, ProjectRoot};
 use crate::protected::{Protection, judge_anywhere, protection};
 use crate::risk::RiskClassifier;
 use crate::rules::{PermissionRules, RuleVerdict};
 use crate::shell::RiskAssessment;
 use agentctl_core::{
-    ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, RiskLevel, Tool, ToolFilter,
-    not_allowed,
+    ApprovalHint, CallGate, DecidedBy, Decision, PendingCall, PermissionMode, RiskLevel, Tool,
+    ToolFilter, not_allowed,
 };
 use async_trait::async_trait;
 use serde::Serialize;
@@ -41,6 +42,8 @@ pub struct Gate {
     always: Mutex<BTreeMap<String, RiskLevel>>,
     /// `permissions.allow/ask/deny`.
     rules: PermissionRules,
+    /// The user's own settings let agents run in `bypassPermissions`.
+    bypass: bool,
 }
 
 impl std::fmt::Debug for Gate {
@@ -73,6 +76,8 @@ struct Facts<'a> {
     filter: &'a ToolFilter,
     tool: &'a dyn Tool,
     arguments: Option<&'a Value>,
+    /// The calling agent's permission mode.
+    mode: PermissionMode,
 }
 
 impl Gate {
@@ -98,7 +103,20 @@ impl Gate {
             asks: false,
             always: Mutex::new(BTreeMap::new()),
             rules: PermissionRules::default(),
+            bypass: false,
         }
+    }
+
+    /// The same gate, where agents may run in `bypassPermissions` when `allowed` — which only
+    /// the user's own settings may say, never a project's.
+    pub fn allowing_bypass(mut self, allowed: bool) -> Self {
+        self.bypass = allowed;
+        self
+    }
+
+    /// Whether agents may run in `bypassPermissions`.
+    pub fn bypass_allowed(&self) -> bool {
+        self.bypass
     }
 
     /// The same gate with permission rules (`permissions.*`): a `deny` refuses a call
@@ -128,7 +146,24 @@ impl Gate {
             filter,
             tool,
             arguments: Some(arguments),
+            mode: PermissionMode::Default,
         })
+    }
+
+    /// [`decide`](CallGate::decide) for an agent running in permission `mode`: the same
+    /// chain, where `plan` refuses every call above `safe` and `acceptEdits` /
+    /// `bypassPermissions` approve what the levels would have asked about.
+    pub fn decide_in(&self, call: &PendingCall<'_>, mode: PermissionMode) -> Decision {
+        let decision = self.chain(&Facts {
+            filter: call.filter,
+            tool: call.tool,
+            arguments: Some(&call.call.arguments),
+            mode,
+        });
+        match decision {
+            Decision::Ask { risk, reason } if !self.asks => self.nobody(call, risk, &reason),
+            decision => decision,
+        }
     }
 
     /// Every tool of `tools`, sorted by name, with what the agent of `filter` may do with it
@@ -144,6 +179,7 @@ impl Gate {
                     filter,
                     tool: tool.as_ref(),
                     arguments: None,
+                    mode: PermissionMode::Default,
                 }),
             })
             .collect();
@@ -192,6 +228,9 @@ impl Gate {
             ),
             None => (rating, false),
         };
+        if let Some(refused) = mode::refusal(facts.mode, name, &rating) {
+            return refused;
+        }
         // A command the rater marks as writing a protected path (`bash`) is asked like a
         // file tool's protected write: every time, whatever levels are auto-approved.
         let protected = protected || rating.protected.is_some();
@@ -219,6 +258,9 @@ impl Gate {
                 );
             }
             _ => {}
+        }
+        if let Some(approved) = mode::approval(facts.mode, name, &rating) {
+            return approved;
         }
         if self.auto.contains(rating.level) {
             return Decision::allow(rating.level, format!("{} is auto-approved", rating.level));
@@ -288,6 +330,7 @@ impl Gate {
             filter: call.filter,
             tool: call.tool,
             arguments: Some(&call.call.arguments),
+            mode: PermissionMode::Default,
         })
         .is_some()
             || self
@@ -407,11 +450,7 @@ fn judge_written(
 #[async_trait]
 impl CallGate for Gate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
-        let decision = self.evaluate(call.filter, call.tool, &call.call.arguments);
-        match decision {
-            Decision::Ask { risk, reason } if !self.asks => self.nobody(call, risk, &reason),
-            decision => decision,
-        }
+        self.decide_in(call, PermissionMode::Default)
     }
 
     /// Nobody is asked here: whoever lets a person answer wraps the gate and asks them

@@ -31,6 +31,7 @@ mod config;
 mod gate;
 mod grants;
 mod levels;
+mod mode;
 mod open;
 mod paths;
 mod protected;

@@ -103,6 +103,9 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
     if let Some(turns) = spec.max_turns {
         field("maxTurns", &turns.to_string())?;
     }
+    if let Some(mode) = spec.permission_mode {
+        field("permissionMode", mode.as_str())?;
+    }
     if let Some(temperature) = spec.temperature {
         field("temperature", &temperature.to_string())?;
     }

@@ -10,6 +10,7 @@ use super::handoff::{brief, check_limit};
 use super::lead::{AgentOutcome, Lead};
 use super::prepare::{Ready, RunKind};
 use super::protocol::{EventMsg, Notice};
+use super::sub_agents::SubAgents;
 use super::trace::TurnTracing;
 use super::writer::Recording;
 use crate::commands::narrowed;
@@ -18,7 +19,7 @@ use crate::graph_run::{GraphError, StartAt};
 use crate::session::run_ending;
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, RunError, RunEvent, RunOptions,
-    RunResult, TraceContext,
+    RunResult, SubAgentRunner, TraceContext,
 };
 use agentctl_runtime::RunHandle;
 use agentctl_store::{ContextError, RunId};
@@ -210,11 +211,17 @@ impl TurnCtx {
         let ready = engine.prepare(agent, kind, &mut options).await?;
         self.announce(agent, &ready, handoff.as_ref(), frame);
         trace.next_run(agent.name(), &ready.prompt, 0);
-        let mut scope = self
-            .gate
+        // The agent's permission mode, held to the turn's; what it starts is held to it.
+        let gate = self.gate.for_agent(agent);
+        let sub_agents = if Arc::ptr_eq(&gate, &self.gate) {
+            Arc::clone(&self.sub_agents)
+        } else {
+            Arc::new(SubAgents::new(&engine, Arc::clone(&gate))) as Arc<dyn SubAgentRunner>
+        };
+        let mut scope = gate
             .scope(agent)
             .tools(kit.toolbox.clone())
-            .sub_agents(Arc::clone(&self.sub_agents) as _);
+            .sub_agents(sub_agents);
         if let Some(model) = ready.model.clone() {
             scope = scope.model(model);
         }

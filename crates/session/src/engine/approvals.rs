@@ -7,7 +7,9 @@
 //! [`Op::Approve`](crate::Op::Approve).
 
 use crate::hooks::SessionHooks;
-use agentctl_core::{AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, RiskLevel};
+use agentctl_core::{
+    AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, PermissionMode, RiskLevel,
+};
 use agentctl_runtime::RunScope;
 use agentctl_tools::{ApprovalAnswer, ApprovalRequest, Gate};
 use async_trait::async_trait;
@@ -93,6 +95,11 @@ pub(crate) struct TurnGate {
     desk: Arc<Desk>,
     questions: mpsc::UnboundedSender<ApprovalRequest>,
     hooks: Arc<SessionHooks>,
+    /// The permission mode the calls meeting this gate are judged in.
+    mode: PermissionMode,
+    /// The loosest mode a run this gate starts may have: its starter's mode (none for the
+    /// turn's own gate), so a sub-agent never runs looser than its parent.
+    ceiling: PermissionMode,
 }
 
 impl TurnGate {
@@ -108,7 +115,29 @@ impl TurnGate {
             desk,
             questions,
             hooks,
+            mode: PermissionMode::Default,
+            ceiling: PermissionMode::BypassPermissions,
         }
+    }
+
+    /// This gate for the runs of `agent`: its calls judged in the agent's permission mode
+    /// held to this gate's ceiling, and that mode the ceiling of whatever it starts (its
+    /// sub-agents and theirs). `bypassPermissions` counts as `default` unless `bypass`
+    /// (the user's own settings allow it).
+    pub(crate) fn for_agent(self: &Arc<Self>, agent: &AgentDefinition) -> Arc<TurnGate> {
+        let own = agent_mode(agent, self.gate.bypass_allowed());
+        let mode = own.within(self.ceiling);
+        if mode == self.mode && mode == self.ceiling {
+            return Arc::clone(self);
+        }
+        Arc::new(TurnGate {
+            gate: Arc::clone(&self.gate),
+            desk: Arc::clone(&self.desk),
+            questions: self.questions.clone(),
+            hooks: Arc::clone(&self.hooks),
+            mode,
+            ceiling: mode,
+        })
     }
 
     /// The turn's hooks.
@@ -127,10 +156,19 @@ impl TurnGate {
     }
 }
 
+/// The permission mode `agent` asks for, `bypassPermissions` read as `default` unless
+/// `bypass_allowed`.
+pub(crate) fn agent_mode(agent: &AgentDefinition, bypass_allowed: bool) -> PermissionMode {
+    match agent.spec.permission_mode.unwrap_or_default() {
+        PermissionMode::BypassPermissions if !bypass_allowed => PermissionMode::Default,
+        mode => mode,
+    }
+}
+
 #[async_trait]
 impl CallGate for TurnGate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
-        self.gate.decide(call)
+        self.gate.decide_in(call, self.mode)
     }
 
     async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {

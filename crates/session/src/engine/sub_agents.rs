@@ -10,6 +10,7 @@ use super::graph_driver::graph_turn;
 use super::kits::with_instructions;
 use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
+use super::worktree::{Worktree, wants_worktree};
 use crate::graph_run::{GraphError, StartAt};
 use crate::skills::{skills_of, with_skills};
 use agentctl_core::{
@@ -84,7 +85,7 @@ impl SubAgentRunner for SubAgents {
         let agent = agent.clone();
         let prompt = prompt.to_owned();
         if agent.spec.graph.is_some() {
-            let gate = Arc::clone(&self.gate);
+            let gate = self.gate.for_agent(&agent);
             let run = async move { run_graph_child(&engine, gate, &agent, &prompt, options).await };
             return Box::new(Child {
                 run_id,
@@ -92,12 +93,25 @@ impl SubAgentRunner for SubAgents {
                 state: State::Graph(Box::pin(run)),
             });
         }
-        let gate = Arc::clone(&self.gate);
+        // The child's permission mode held to its parent's; its own sub-agents to the child's.
+        let gate = self.gate.for_agent(&agent);
+        let run_id_for_tree = run_id.clone();
         let runner = Arc::new(SubAgents {
             engine: Arc::downgrade(&engine),
             gate: Arc::clone(&gate),
         });
         let start = async move {
+            // `isolation: worktree`: the child works in a worktree of its own.
+            let worktree = if wants_worktree(&agent) {
+                let root = engine.shared.builder.root().to_path_buf();
+                let worktree = Worktree::add(&root, agent.name(), &run_id_for_tree)
+                    .await
+                    .map_err(RunError::Aborted)?;
+                options.working_dir = Some(worktree.path().to_path_buf());
+                Some(worktree)
+            } else {
+                None
+            };
             // The child's own tools; its definition is the one the task gave (its prompt ends
             // with the task's capability context), with its skills and the project
             // instructions as every agent's (unless its file says `instructions: none`).
@@ -111,7 +125,8 @@ impl SubAgentRunner for SubAgents {
                 .scope(&agent)
                 .tools(kit.toolbox.clone())
                 .sub_agents(runner as _);
-            Ok(engine.runtime.run_in(&agent, &prompt, options, scope))
+            let handle = engine.runtime.run_in(&agent, &prompt, options, scope);
+            Ok((handle, worktree.map(|tree| (tree, agent.name().to_owned()))))
         };
         Box::new(Child {
             run_id,
@@ -132,9 +147,14 @@ struct Child {
     state: State,
 }
 
+/// A child's worktree and its agent's name, finished when the child's run is.
+type Tree = Option<(Worktree, String)>;
+
 enum State {
-    Starting(BoxFuture<'static, Result<RunHandle, RunError>>),
-    Running(RunHandle),
+    Starting(BoxFuture<'static, Result<(RunHandle, Tree), RunError>>),
+    Running(RunHandle, Tree),
+    /// The run finished; its worktree's changes are being committed.
+    Finishing(BoxFuture<'static, RunResult>),
     /// A graph child: no run events of its own (its nodes record their own runs), its last
     /// node's result at the end.
     Graph(BoxFuture<'static, Result<RunResult, RunError>>),
@@ -161,12 +181,27 @@ impl Stream for Child {
             match &mut this.state {
                 State::Starting(start) => match start.as_mut().poll(cx) {
                     Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Ok(handle)) => this.state = State::Running(handle),
+                    Poll::Ready(Ok((handle, tree))) => this.state = State::Running(handle, tree),
                     Poll::Ready(Err(error)) => {
                         this.state = State::Ended(Some(Box::new(Err(error))), false)
                     }
                 },
-                State::Running(handle) => return Pin::new(handle).poll_next(cx),
+                State::Running(handle, tree) => match Pin::new(handle).poll_next(cx) {
+                    Poll::Ready(Some(RunEvent::RunFinished { result })) if tree.is_some() => {
+                        let Some((worktree, agent)) = tree.take() else {
+                            continue;
+                        };
+                        this.state =
+                            State::Finishing(Box::pin(with_branch(worktree, agent, *result)));
+                    }
+                    poll => return poll,
+                },
+                State::Finishing(finish) => match finish.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(result) => {
+                        this.state = State::Ended(Some(Box::new(Ok(result))), false)
+                    }
+                },
                 State::Graph(run) => match run.as_mut().poll(cx) {
                     Poll::Pending => return Poll::Pending,
                     Poll::Ready(result) => this.state = State::Ended(Some(Box::new(result)), false),
@@ -209,7 +244,14 @@ impl RunStream for Child {
         Box::pin(async move {
             loop {
                 match child.state {
-                    State::Running(handle) => return handle.result().await,
+                    State::Running(handle, tree) => {
+                        let result = handle.result().await?;
+                        return Ok(match tree {
+                            Some((worktree, agent)) => with_branch(worktree, agent, result).await,
+                            None => result,
+                        });
+                    }
+                    State::Finishing(finish) => return Ok(finish.await),
                     State::Ended(result, _) => {
                         return result.map_or_else(
                             || Err(RunError::Aborted("the run's result was taken".into())),
@@ -218,7 +260,7 @@ impl RunStream for Child {
                     }
                     State::Starting(start) => {
                         child.state = match start.await {
-                            Ok(handle) => State::Running(handle),
+                            Ok((handle, tree)) => State::Running(handle, tree),
                             Err(error) => State::Ended(Some(Box::new(Err(error))), false),
                         };
                     }
@@ -227,6 +269,13 @@ impl RunStream for Child {
             }
         })
     }
+}
+
+/// `result`, its answer followed by what became of its worktree's changes.
+async fn with_branch(worktree: Worktree, agent: String, mut result: RunResult) -> RunResult {
+    let note = worktree.finish(&agent).await;
+    result.text = format!("{}\n\n{note}", result.text.trim_end());
+    result
 }
 
 /// A `task` child that is a graph agent: its graph, run on the task's prompt inside the
