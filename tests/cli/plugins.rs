@@ -362,7 +362,6 @@ fn add_list_enable_and_disable_say_what_they_did() {
 }
 
 #[test]
-#[ignore = "needs the hooks engine (main) fed with Project::plugin_hooks in Shared::hook_runner"]
 fn a_disabled_plugins_hook_does_not_run_and_an_enabled_ones_does() {
     let project = TestProject::new();
     project.write(
@@ -370,9 +369,14 @@ fn a_disabled_plugins_hook_does_not_run_and_an_enabled_ones_does() {
         "---\nname: sheller\ndescription: Runs commands\nmodel: openai:gpt-4o-mini\n---\nRun.\n",
     );
     let guard = plugin(&project.home.join("market"), "guard");
+    // The hook runs a script the plugin ships, in its own folder outside the project.
     write(
         &guard.join("hooks/hooks.json"),
-        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo 'blocked by the guard plugin' >&2; exit 2"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"}]}]}}"#,
+    );
+    write(
+        &guard.join("hooks/guard.sh"),
+        "echo 'blocked by the guard plugin' >&2\nexit 2\n",
     );
     project.agentctl(&["plugins", "add", &guard.display().to_string()]);
     let model = ServedModel::openai();

@@ -19,6 +19,8 @@ pub struct ShellRun<'a> {
     pub line: &'a str,
     /// Its working directory (the project root).
     pub working_dir: &'a Path,
+    /// One more folder it may read, besides what the sandbox allows (a plugin's own).
+    pub readable: Option<&'a Path>,
     /// What it reads on stdin.
     pub stdin: &'a [u8],
     /// How long it may run before its group is killed.
@@ -82,7 +84,15 @@ impl CommandEnvironment {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let mut child = agentctl_sandbox::spawn(command, self.sandbox(), run.working_dir, temp)
+        let widened;
+        let sandbox = match run.readable {
+            Some(folder) => {
+                widened = self.sandbox().clone().with_readable_root(folder);
+                &widened
+            }
+            None => self.sandbox(),
+        };
+        let mut child = agentctl_sandbox::spawn(command, sandbox, run.working_dir, temp)
             .map_err(|error| match error {
                 SandboxError::Spawn { source, .. } => format!("cannot start `sh`: {source}"),
                 other => other.to_string(),

@@ -27,6 +27,7 @@ pub use run::{MAX_HOOK_STDERR_BYTES, MAX_HOOK_STDOUT_BYTES};
 
 use serde_json::Value;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Seconds a hook runs at most when it sets no `timeout`.
@@ -140,6 +141,9 @@ pub struct HookCommand {
     pub timeout: Duration,
     /// Where it was declared (`project: /p/.agentctl/settings.json`, `agent reviewer: …`).
     pub origin: String,
+    /// A folder outside the project its command may read besides what the `bash` sandbox
+    /// allows: a plugin's own folder, where its hook scripts are.
+    pub readable: Option<PathBuf>,
 }
 
 /// Something of a `hooks` value that cannot be used, with where it was declared.
@@ -200,6 +204,14 @@ impl HookSet {
             other => loader.warn(String::new(), format!("expected an object, found {other}")),
         }
         (loader.set, loader.warnings)
+    }
+
+    /// The same hooks, each allowed to read `folder` (a plugin's, for the scripts it ships).
+    pub fn reading(mut self, folder: &Path) -> Self {
+        for hook in &mut self.commands {
+            hook.readable = Some(folder.to_path_buf());
+        }
+        self
     }
 
     /// Adds `other`'s hooks after this set's.
@@ -296,6 +308,7 @@ impl Loader<'_> {
                     command,
                     timeout,
                     origin: self.origin.to_owned(),
+                    readable: None,
                 }),
                 Err(message) => self.warn(key, message),
             }

@@ -47,6 +47,8 @@ pub(crate) struct Shared {
     pub(crate) instructions: Option<String>,
     /// What loading the instructions met, reported once per session (taken when reported).
     pub(crate) instruction_warnings: std::sync::Mutex<Vec<crate::instructions::InstructionWarning>>,
+    /// The hooks of the plugins whose code may run (enabled, and approved for a project's).
+    plugin_hooks: (HookSet, Vec<HookWarning>),
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
 }
@@ -89,6 +91,7 @@ impl Shared {
             project_trusted: project.trusts_own_commands(),
             instructions: instructions.prompt_section(),
             instruction_warnings: std::sync::Mutex::new(instructions.warnings),
+            plugin_hooks: plugin_hooks(project),
             router: OnceLock::new(),
         }
     }
@@ -125,6 +128,7 @@ impl Shared {
             project_trusted: true,
             instructions: None,
             instruction_warnings: std::sync::Mutex::default(),
+            plugin_hooks: Default::default(),
             router: OnceLock::new(),
         }
     }
@@ -133,7 +137,9 @@ impl Shared {
     /// by the loader until it is trusted), the `bash` tool's sandbox and environment policy,
     /// the project root.
     pub(crate) fn hook_runner(&self) -> HookRunner {
-        let (settings, warnings) = settings_hooks(self.builder.settings());
+        let (mut settings, mut warnings) = settings_hooks(self.builder.settings());
+        settings.extend(self.plugin_hooks.0.clone());
+        warnings.extend(self.plugin_hooks.1.iter().cloned());
         HookRunner {
             settings,
             warnings,
@@ -197,6 +203,19 @@ fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilde
 
 fn stderr_warning() -> WarningFn {
     Arc::new(|message: String| eprintln!("warning: {message}"))
+}
+
+/// The hooks of `project`'s plugins whose code may run, each loaded with its file.
+fn plugin_hooks(project: &Project) -> (HookSet, Vec<HookWarning>) {
+    let mut set = HookSet::default();
+    let mut warnings = Vec::new();
+    for hooks in project.plugin_hooks().0 {
+        let origin = format!("plugin {} ({})", hooks.plugin, hooks.file.display());
+        let (loaded, mut more) = HookSet::load(&hooks.events(), &origin);
+        set.extend(loaded.reading(&hooks.root));
+        warnings.append(&mut more);
+    }
+    (set, warnings)
 }
 
 /// The settings' hooks, each group loaded with the file it came from.

@@ -156,6 +156,7 @@ impl SessionHooks {
         let run = ShellRun {
             line: &hook.command,
             working_dir: &self.runner.root,
+            readable: hook.readable.as_deref(),
             stdin,
             timeout: hook.timeout,
             vars: vec![
