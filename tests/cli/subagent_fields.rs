@@ -109,6 +109,53 @@ fn accept_edits_writes_unasked_but_asks_for_the_rest() {
     assert!(!project.root.join("made.txt").exists());
 }
 
+/// `bypassPermissions` runs an agent's calls unasked only where the user's own settings allow
+/// it; a project's settings cannot grant it, trusted or not.
+#[test]
+fn bypass_permissions_needs_the_users_own_settings() {
+    let project = TestProject::new();
+    project.write(
+        ".claude/agents/runner.md",
+        &claude_agent("runner", "tools: Bash\npermissionMode: bypassPermissions\n"),
+    );
+    let run = |model: &ServedModel| {
+        model.answer_call("b1", "bash", r#"{"command":"touch made.txt"}"#);
+        model.answer_text("Ran.");
+        let output = model.run(&project, &["run", "runner", "--new", "-p", "run"]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        tool_result(model, "b1")
+    };
+    // The project says so, and is trusted: still ignored, and `config show` says why.
+    project.write(
+        ".agentctl/settings.json",
+        r#"{"approvals": {"allowBypassPermissions": true}}"#,
+    );
+    project.trust();
+    let refused = run(&ServedModel::openai());
+    assert!(refused.contains("nobody can approve"), "{refused}");
+    assert!(!project.root.join("made.txt").exists());
+    let show = project.output(&["config", "show"]);
+    assert!(
+        text(&show.stderr).contains(
+            "`approvals.allowBypassPermissions` is ignored: only your own settings (the global \
+             file) may set it"
+        ),
+        "{}",
+        text(&show.stderr)
+    );
+    // The user's own settings allow it: the call runs unasked.
+    project.write(".agentctl/settings.json", "{}");
+    std::fs::create_dir_all(project.home.join(".agentctl")).unwrap();
+    std::fs::write(
+        project.home.join(".agentctl/settings.json"),
+        r#"{"approvals": {"allowBypassPermissions": true}}"#,
+    )
+    .unwrap();
+    let ran = run(&ServedModel::openai());
+    assert!(!ran.contains("nobody can approve"), "{ran}");
+    assert!(project.root.join("made.txt").exists());
+}
+
 #[test]
 fn a_plan_parent_cannot_start_an_accept_edits_child_that_writes() {
     let project = TestProject::new();

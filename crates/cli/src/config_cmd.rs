@@ -30,7 +30,8 @@ fn show(global: &GlobalArgs, args: &ConfigShowArgs) -> anyhow::Result<ExitCode> 
             if let ConfigWarning::UnknownKey { .. }
             | ConfigWarning::UnknownValue { .. }
             | ConfigWarning::NotRead { .. }
-            | ConfigWarning::UnmappedRule { .. } = warning
+            | ConfigWarning::UnmappedRule { .. }
+            | ConfigWarning::UserOnly { .. } = warning
             {
                 writeln!(err, "warning: {}", terminal_safe(&warning.to_string()))?;
             }

@@ -120,6 +120,14 @@ pub enum ConfigWarning {
         /// Why it cannot be mapped.
         reason: String,
     },
+    /// A value only the user's own settings may set, found in a project's file and ignored
+    /// (trusting the project does not apply it).
+    UserOnly {
+        /// The project's file.
+        path: PathBuf,
+        /// Dotted path of the key, e.g. `approvals.allowBypassPermissions`.
+        key: String,
+    },
     /// The trust store could not be read: every project counts as untrusted.
     TrustStore {
         /// The store's file.
@@ -171,6 +179,11 @@ impl fmt::Display for ConfigWarning {
             } => write!(
                 f,
                 "{}: `{key}`: rule `{rule}` not applied: {reason}",
+                path.display()
+            ),
+            ConfigWarning::UserOnly { path, key } => write!(
+                f,
+                "{}: `{key}` is ignored: only your own settings (the global file) may set it",
                 path.display()
             ),
             ConfigWarning::TrustStore { message, .. } => {
@@ -433,8 +446,13 @@ pub fn load_settings_with(
             }
             Err(error) => return Err(error.into()),
         };
-        let parsed = layer.parse(path, &text)?;
+        let mut parsed = layer.parse(path, &text)?;
         loaded.warnings.extend(parsed.warnings);
+        if layer.is_project() {
+            loaded
+                .warnings
+                .extend(strip_user_only(&mut parsed.value, path));
+        }
         let value = match (&layer, &locations.project_root) {
             (layer, Some(root)) if layer.is_project() => {
                 let context = ProjectLayer {
@@ -596,4 +614,26 @@ impl ProjectLayer<'_> {
 /// JSON Schema of `settings.json`.
 pub fn settings_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(Settings)).unwrap_or_default()
+}
+
+/// Keys only the user's own settings may set: a project cannot let its agents skip approvals.
+const USER_ONLY: &[(&str, &str)] = &[("approvals", "allowBypassPermissions")];
+
+/// Removes from a project file's `value` what only the user's own settings may set, with a
+/// warning for each.
+fn strip_user_only(value: &mut Map<String, Value>, path: &Path) -> Vec<ConfigWarning> {
+    let mut warnings = Vec::new();
+    for (section, key) in USER_ONLY {
+        let removed = match value.get_mut(*section) {
+            Some(Value::Object(entries)) => entries.remove(*key).is_some(),
+            _ => false,
+        };
+        if removed {
+            warnings.push(ConfigWarning::UserOnly {
+                path: path.to_path_buf(),
+                key: format!("{section}.{key}"),
+            });
+        }
+    }
+    warnings
 }

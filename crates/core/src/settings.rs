@@ -300,6 +300,10 @@ impl ToolsSettings {
 pub struct ApprovalSettings {
     /// Risk levels approved without asking.
     pub auto_approve: Vec<String>,
+    /// Whether an agent whose file says `permissionMode: bypassPermissions` may run so. Read
+    /// from the user's own settings only: a project's value is ignored, with a warning.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_bypass_permissions: bool,
 }
 
 /// `env.*` keys: what the processes tools and MCP servers start see of agentctl's environment.

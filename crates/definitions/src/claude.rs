@@ -138,7 +138,7 @@ fn no_effect(source: &Source<'_>) -> Vec<crate::error::Diagnostic> {
 }
 
 /// The warning a `permissionMode: bypassPermissions` gets, in either format: agentctl runs
-/// such an agent in `default` until the user's own settings can grant the bypass.
+/// such an agent in `default` unless the user's own settings grant the bypass.
 pub(crate) fn bypass_warning(
     source: &Source<'_>,
     spec: &AgentSpec,
@@ -146,9 +146,9 @@ pub(crate) fn bypass_warning(
     (spec.permission_mode == Some(PermissionMode::BypassPermissions)).then(|| {
         source.warning(
             "permissionMode",
-            "`bypassPermissions` runs as `default`: agentctl lets no agent file bypass approvals \
-             (a project could grant itself every call); use `--yes` or `approvals.autoApprove` \
-             in your own settings",
+            "`bypassPermissions` runs as `default` unless your own settings allow it \
+             (`approvals.allowBypassPermissions: true` in the global settings file; a project's \
+             settings cannot, or it could grant itself every call)",
         )
     })
 }

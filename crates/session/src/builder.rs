@@ -291,6 +291,7 @@ impl RuntimeBuilder {
         let rules = PermissionRules::new(&self.settings.permissions, &self.root, home.as_deref())?;
         Ok(Gate::new(levels, classifier)
             .with_rules(rules)
+            .allowing_bypass(self.settings.approvals.allow_bypass_permissions)
             .asking(self.asking))
     }
 

@@ -279,6 +279,8 @@ struct RawEnv {
 struct RawApprovals {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     auto_approve: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allow_bypass_permissions: Option<bool>,
 }
 
 /// A struct that must be written as a JSON object.
