@@ -24,6 +24,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod hooks;
+    mod hooks_session;
     mod instructions;
     mod mcp;
     mod mcp_client;

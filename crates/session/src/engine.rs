@@ -315,6 +315,12 @@ impl Session {
             // Bounded by each server's startup timeout.
             let _ = task.await;
         }
+        let hooks = crate::hooks::SessionHooks::new(
+            Arc::clone(&engine.hooks),
+            self.id().unwrap_or_default().to_owned(),
+            Sink::all(engine.turns.id(), engine.hub.sender.clone()),
+        );
+        hooks.session_end("other").await;
         engine.shared.mcp.shutdown().await;
         if let Some(store) = &engine.store {
             store.writer.flush().await;

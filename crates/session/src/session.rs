@@ -87,6 +87,11 @@ impl SessionHandle {
         self
     }
 
+    /// Whether the session had runs when it was opened (continued, not new).
+    pub(crate) fn resumed(&self) -> bool {
+        self.info.run_count > 0
+    }
+
     /// The session's id.
     pub fn id(&self) -> &str {
         &self.info.id

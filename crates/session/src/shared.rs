@@ -144,6 +144,7 @@ impl Shared {
             settings,
             warnings,
             told: std::sync::atomic::AtomicBool::new(false),
+            started: std::sync::atomic::AtomicBool::new(false),
             environment: self.builder.command_environment(),
             root: self.builder.root().to_path_buf(),
             project_trusted: self.project_trusted,

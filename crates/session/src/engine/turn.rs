@@ -90,6 +90,14 @@ impl TurnCtx {
             Ok(prompt) => prompt,
             Err(error) => return failed(error),
         };
+        let resumed = self
+            .engine
+            .session()
+            .is_some_and(|session| session.resumed());
+        let prompt = match self.gate.hooks().session_start(agent.name(), resumed).await {
+            Some(context) => format!("{prompt}\n\n{context}"),
+            None => prompt,
+        };
         let prompt = match self.gate.hooks().user_prompt(agent.name(), &prompt).await {
             Ok(Some(context)) => format!("{prompt}\n\n{context}"),
             Ok(None) => prompt,

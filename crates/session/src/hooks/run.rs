@@ -32,6 +32,8 @@ pub(crate) struct HookRunner {
     pub(crate) warnings: Vec<HookWarning>,
     /// Whether the warnings were told.
     pub(crate) told: AtomicBool,
+    /// Whether the `SessionStart` hooks ran (once per session, with its first turn).
+    pub(crate) started: AtomicBool,
     /// The sandbox and environment of the `bash` tool's commands.
     pub(crate) environment: CommandEnvironment,
     /// The project root: the hooks' working directory.
@@ -119,6 +121,48 @@ impl SessionHooks {
             json!({"prompt": prompt}),
         );
         decide::prompt(&self.run_all(&hooks, &input).await)
+    }
+
+    /// Runs the `SessionStart` hooks once per session, with its first turn: `source` is
+    /// `startup` for a new session and `resume` for one continued (the matcher is tried on
+    /// it, as Claude Code does). What they print is context for the first prompt.
+    pub(crate) async fn session_start(&self, agent: &str, resumed: bool) -> Option<String> {
+        if self.runner.started.swap(true, Ordering::Relaxed) {
+            return None;
+        }
+        let source = if resumed { "resume" } else { "startup" };
+        let hooks: Vec<&HookCommand> = self
+            .runner
+            .settings
+            .for_event(HookEvent::SessionStart)
+            .filter(|hook| hook.matcher.matches(source))
+            .collect();
+        if hooks.is_empty() {
+            return None;
+        }
+        let input = self.input(HookEvent::SessionStart, agent, json!({"source": source}));
+        // SessionStart cannot block: a refusal is context like any other output.
+        let replies = self.run_all(&hooks, &input).await;
+        decide::prompt(&replies).unwrap_or_else(Some)
+    }
+
+    /// Runs the `SessionEnd` hooks when the session ends (`reason`: `prompt_input_exit`
+    /// when the user left, else `other`); they cannot stop it.
+    pub(crate) async fn session_end(&self, reason: &str) {
+        // Once, and only for a session that started.
+        if !self.runner.started.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let hooks: Vec<&HookCommand> = self
+            .runner
+            .settings
+            .for_event(HookEvent::SessionEnd)
+            .filter(|hook| hook.matcher.matches(reason))
+            .collect();
+        if !hooks.is_empty() {
+            let input = self.input(HookEvent::SessionEnd, "", json!({"reason": reason}));
+            self.run_all(&hooks, &input).await;
+        }
     }
 
     /// The JSON a hook reads on stdin: Claude Code's common fields, then the event's.
