@@ -39,6 +39,7 @@ mod outputs;
 mod parallel;
 mod render;
 mod step;
+mod subgraph;
 
 use crate::condition::Condition;
 use agentctl_core::{AgentDefinition, GraphNode, GraphSpec, Reducer};
@@ -49,6 +50,7 @@ pub use check::check_spec;
 pub use outputs::GRAPH_VARIABLES;
 pub use render::{render_dot, render_mermaid, render_text};
 pub use step::{ConditionOutcome, EdgeOutcome, GraphStepError, Transition, graph_variables};
+pub use subgraph::check_recursion;
 
 /// A compiled graph: its declaration, checked, with its edge conditions compiled. Cheap to
 /// clone (conditions are shared), `Send + Sync`.
@@ -209,8 +211,8 @@ impl Graph {
     }
 
     /// Checks the nodes' agents with `find`, which says what each name finds: a node naming no
-    /// agent, an agent that cannot run, or a graph agent (graphs do not nest yet) is an error
-    /// of field `nodes[i].agent`.
+    /// agent, an agent that cannot run, or a graph agent named by `agent:` is an error of field
+    /// `nodes[i].agent` (a subgraph is named by `graph:`, checked at `nodes[i].graph`).
     ///
     /// ```
     /// # use agentctl_core::GraphSpec;
@@ -251,6 +253,7 @@ static FALLBACK_NODE: GraphNode = GraphNode {
     name: String::new(),
     agent: String::new(),
     output: None,
+    graph: None,
     join: None,
     map: None,
 };
@@ -260,7 +263,7 @@ static FALLBACK_NODE: GraphNode = GraphNode {
 pub enum NodeAgent {
     /// A plain agent: the node can run it.
     Agent,
-    /// A graph agent: not allowed as a node (no nested graphs yet).
+    /// A graph agent: a node runs it with `graph:` (a subgraph).
     Graph,
     /// An agent of that name exists but cannot run (its definition has errors, its file does
     /// not load).
@@ -358,28 +361,40 @@ impl fmt::Display for GraphIssues {
 impl std::error::Error for GraphIssues {}
 
 /// [`Graph::check_agents`] on a declaration that may not compile, so `agents validate` reports
-/// unknown node agents together with the graph's other problems.
+/// unknown node agents together with the graph's other problems. A node's `graph:` must find
+/// a graph agent, its `agent:` a plain one.
 pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> Vec<GraphIssue> {
     let mut issues = Vec::new();
     for (i, node) in spec.nodes.iter().enumerate() {
-        let field = format!("nodes[{i}].agent");
-        match find(&node.agent) {
-            NodeAgent::Agent => {}
-            NodeAgent::Graph => issues.push(GraphIssue::error(
-                field,
+        let subgraph = node.graph.is_some();
+        let (field, what) = if subgraph {
+            (format!("nodes[{i}].graph"), "graph")
+        } else {
+            (format!("nodes[{i}].agent"), "agent")
+        };
+        let runs = node.runs();
+        if runs.trim().is_empty() {
+            continue;
+        }
+        let message = match find(runs) {
+            NodeAgent::Agent if !subgraph => continue,
+            NodeAgent::Graph if subgraph => continue,
+            NodeAgent::Agent => format!(
+                "node `{}` runs graph `{runs}`, which is a plain agent, not a graph: write \
+                 `agent: {runs}`",
+                node.name
+            ),
+            NodeAgent::Graph => format!(
+                "node `{}` runs `{runs}`, which is a graph agent: write `graph: {runs}` to run \
+                 it as a subgraph",
+                node.name
+            ),
+            NodeAgent::Unusable { reason } => {
                 format!(
-                    "node `{}` runs `{}`, which is a graph agent: graphs cannot be nodes of \
-                     other graphs yet; name a plain agent",
-                    node.name, node.agent
-                ),
-            )),
-            NodeAgent::Unusable { reason } => issues.push(GraphIssue::error(
-                field,
-                format!(
-                    "node `{}` runs `{}`, which cannot run: {reason}",
-                    node.name, node.agent
-                ),
-            )),
+                    "node `{}` runs `{runs}`, which cannot run: {reason}",
+                    node.name
+                )
+            }
             NodeAgent::Unknown { similar } => {
                 let hint = match similar.as_slice() {
                     [] => String::new(),
@@ -392,15 +407,13 @@ pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> 
                             .join(", ")
                     ),
                 };
-                issues.push(GraphIssue::error(
-                    field,
-                    format!(
-                        "node `{}` runs `{}`, and no agent has that name{hint}",
-                        node.name, node.agent
-                    ),
-                ));
+                format!(
+                    "node `{}` runs `{runs}`, and no {what} has that name{hint}",
+                    node.name
+                )
             }
-        }
+        };
+        issues.push(GraphIssue::error(field, message));
     }
     issues
 }

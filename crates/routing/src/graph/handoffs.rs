@@ -49,6 +49,7 @@ impl Graph {
                 name: name.clone(),
                 agent: name.clone(),
                 output: None,
+                graph: None,
                 join: None,
                 map: None,
             });

@@ -22,6 +22,9 @@ pub(super) struct Driver<'c> {
     pub(super) model: Option<String>,
     /// Every node's context mode, over its agent's (`--context`).
     pub(super) flag: Option<ContextMode>,
+    /// For a subgraph's driver, the node of the parent graph running it (and the parent's
+    /// own parents): its checkpoints are written as the parent's.
+    pub(super) nest: Option<Box<super::subgraph::Nest>>,
 }
 
 /// Where the run is: the last checkpoint it wrote or started from.

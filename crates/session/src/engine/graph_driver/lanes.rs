@@ -134,6 +134,8 @@ pub(super) enum Parallel {
     Fanout(Fanout),
     /// The elements of a map.
     Map(MapRun),
+    /// A subgraph node's graph, part way.
+    Subgraph(Box<super::subgraph::SubRun>),
 }
 
 impl Parallel {
