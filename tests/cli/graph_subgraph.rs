@@ -306,3 +306,19 @@ fn a_graph_that_runs_itself_is_refused_at_validation_located() {
     );
     assert!(stdout.contains("write `graph: review-flow`"), "{stdout}");
 }
+
+#[test]
+fn visualize_draws_a_subgraph_as_a_nested_cluster() {
+    let project = release_project();
+    insta::assert_snapshot!(
+        "release_text",
+        project.transcript(&["graph", "visualize", "release"])
+    );
+    insta::assert_snapshot!(
+        "release_mermaid",
+        project.transcript(&["graph", "visualize", "release", "--format", "mermaid"])
+    );
+    let dot = project.output(&["graph", "visualize", "release", "--format", "dot"]);
+    assert!(dot.status.success());
+    insta::assert_snapshot!("release_dot", text(&dot.stdout));
+}

@@ -32,6 +32,7 @@
 //! `handoffs:` onto the same drawing.
 
 mod check;
+mod clusters;
 mod flow;
 mod handoffs;
 mod mapping;
@@ -103,6 +104,9 @@ pub struct Graph {
     /// For each edge, the node its fan-out's branches join at.
     joins: Vec<Option<usize>>,
     kind: Kind,
+    /// The graphs subgraph nodes run, by node name, when attached
+    /// ([`Graph::with_subgraphs`]) for drawing.
+    subgraphs: Vec<(String, Graph)>,
 }
 
 /// Where a [`Graph`] comes from.
@@ -138,6 +142,7 @@ impl Graph {
             warnings: analysis.issues,
             joins: analysis.joins,
             kind: Kind::Declared,
+            subgraphs: Vec::new(),
         })
     }
 
@@ -240,6 +245,41 @@ impl Graph {
     /// How writes to `key` combine, when the graph declares a reducer for it.
     pub fn reducer(&self, key: &str) -> Option<Reducer> {
         self.spec.reducers.get(key).copied()
+    }
+
+    /// Attaches the graphs the subgraph nodes run, found by `find` (a compiled graph by name),
+    /// down to the graphs they run in turn, so the drawings show them as nested clusters. A
+    /// graph met again on the way down (recursion, which validation refuses) is not attached
+    /// again.
+    pub fn with_subgraphs(self, find: &dyn Fn(&str) -> Option<Graph>) -> Graph {
+        self.attach(find, &mut vec![])
+    }
+
+    fn attach(mut self, find: &dyn Fn(&str) -> Option<Graph>, above: &mut Vec<String>) -> Graph {
+        above.push(self.name.clone());
+        let mut subgraphs = Vec::new();
+        for node in &self.spec.nodes {
+            let Some(name) = node.graph.as_deref() else {
+                continue;
+            };
+            if above.iter().any(|seen| seen == name) {
+                continue;
+            }
+            if let Some(child) = find(name) {
+                subgraphs.push((node.name.clone(), child.attach(find, above)));
+            }
+        }
+        above.pop();
+        self.subgraphs = subgraphs;
+        self
+    }
+
+    /// The graph subgraph node `node` runs, when attached ([`Graph::with_subgraphs`]).
+    pub fn subgraph(&self, node: &str) -> Option<&Graph> {
+        self.subgraphs
+            .iter()
+            .find(|(name, _)| name == node)
+            .map(|(_, graph)| graph)
     }
 
     /// The compiled condition of edge `index`, if it has one.

@@ -87,6 +87,7 @@ impl Graph {
             warnings: Vec::new(),
             joins: Vec::new(),
             kind: Kind::Handoffs { missing },
+            subgraphs: Vec::new(),
         }
     }
 }
