@@ -1,7 +1,8 @@
 //! Subgraph nodes end to end, on the strict OpenAI fake and SQLite: a node runs another graph
 //! with its own state under the node's output key; `kill -9` inside the subgraph and
 //! `graph resume` re-run only the subgraph's unfinished node; a graph that runs itself
-//! (directly or through another graph) is refused at validation, at file:line:col.
+//! (directly or through another graph) is refused at validation, at file:line:col; the
+//! parallel-review example runs offline and draws as its README shows.
 
 use super::support::{ServedModel, TestProject, spawn_piped, text};
 use agentctl_store::{GraphLog as _, SessionLog as _};
@@ -321,4 +322,34 @@ fn visualize_draws_a_subgraph_as_a_nested_cluster() {
     let dot = project.output(&["graph", "visualize", "release", "--format", "dot"]);
     assert!(dot.status.success());
     insta::assert_snapshot!("release_dot", text(&dot.stdout));
+}
+
+/// The README of `examples/parallel-review`, whose Mermaid block must be what visualize draws.
+const PARALLEL_README: &str = include_str!("../../examples/parallel-review/README.md");
+
+#[test]
+fn the_parallel_review_example_validates_runs_offline_and_draws_as_its_readme_shows() {
+    let project = TestProject::served_example("parallel-review");
+    let output = project.output(&["agents", "validate", "parallel-review"]);
+    assert!(output.status.success(), "{}", text(&output.stdout));
+    let output = project.output(&["run", "parallel-review", "-p", "Review src/change.diff"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let answer = text(&output.stdout);
+    assert!(answer.starts_with("**Request changes.**"), "{answer}");
+    for finding in ["injection", "one query per user", "find_user"] {
+        assert!(answer.contains(finding), "the summary misses {finding}: {answer}");
+    }
+    let mermaid = project.output(&[
+        "graph",
+        "visualize",
+        "parallel-review",
+        "--format",
+        "mermaid",
+    ]);
+    assert!(mermaid.status.success());
+    let drawn = text(&mermaid.stdout);
+    assert!(
+        PARALLEL_README.contains(&format!("```mermaid\n{drawn}```")),
+        "the README's diagram is not what visualize draws:\n{drawn}"
+    );
 }
