@@ -68,7 +68,7 @@ impl GraphSpec {
     }
 }
 
-/// A node of a graph: a name and the agent it runs.
+/// A node of a graph: a name and the agent (or graph) it runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GraphNode {
