@@ -187,7 +187,7 @@ fn kill_inside_the_subgraph_and_resume_runs_only_its_unfinished_nodes() {
     let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
     assert_eq!(latest.node.as_deref(), Some("review"));
     assert_eq!(latest.next.as_deref(), Some("review"));
-    let record = latest.parallel.clone().unwrap();
+    let record = latest.parallel.unwrap();
     let sub = &record["subgraph"];
     assert_eq!(sub["graph"], "review-flow", "{record}");
     assert_eq!(sub["next"], "perf", "{record}");
@@ -337,7 +337,10 @@ fn the_parallel_review_example_validates_runs_offline_and_draws_as_its_readme_sh
     let answer = text(&output.stdout);
     assert!(answer.starts_with("**Request changes.**"), "{answer}");
     for finding in ["injection", "one query per user", "find_user"] {
-        assert!(answer.contains(finding), "the summary misses {finding}: {answer}");
+        assert!(
+            answer.contains(finding),
+            "the summary misses {finding}: {answer}"
+        );
     }
     let mermaid = project.output(&[
         "graph",

@@ -290,7 +290,7 @@ impl Driver<'_> {
         self.emit(GraphEvent::CheckpointSaved {
             branch: checkpoint.branch,
             step: checkpoint.step,
-            next: checkpoint.next.clone(),
+            next: checkpoint.next,
         });
         Ok(())
     }
