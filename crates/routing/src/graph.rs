@@ -32,7 +32,6 @@
 //! `handoffs:` onto the same drawing.
 
 mod check;
-mod clusters;
 mod flow;
 mod handoffs;
 mod mapping;

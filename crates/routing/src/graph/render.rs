@@ -5,6 +5,8 @@
 //! string escapes), and diagram identifiers are generated (`n0`, `n1` …), never taken from a
 //! name, so no name or condition can end a label early and add nodes, edges or directives.
 
+mod clusters;
+
 use super::Graph;
 use agentctl_core::{GRAPH_END, GraphMap, Join};
 use std::collections::HashMap;
@@ -66,7 +68,7 @@ pub fn render_text(graph: &Graph) -> String {
             out.push('\n');
         }
         if let Some(child) = graph.subgraph(&node.name) {
-            super::clusters::text_nested(&mut out, child, 6);
+            clusters::text_nested(&mut out, child, 6);
         }
     }
     out.push_str("\nEdges:\n");
@@ -103,7 +105,7 @@ pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
         match graph.subgraph(node.name) {
             Some(child) => {
                 let id = format!("n{i}");
-                super::clusters::mermaid_cluster(&mut out, &mut nested, &id, &declared, child, 1);
+                clusters::mermaid_cluster(&mut out, &mut nested, &id, &declared, child, 1);
             }
             None => {
                 let _ = writeln!(out, "    {declared}");
@@ -198,7 +200,7 @@ pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
         match graph.subgraph(node.name) {
             Some(child) => {
                 let id = format!("n{i}");
-                super::clusters::dot_cluster(&mut out, &mut nested, &id, &declared, child, 1);
+                clusters::dot_cluster(&mut out, &mut nested, &id, &declared, child, 1);
             }
             None => {
                 let _ = writeln!(out, "    {declared}");

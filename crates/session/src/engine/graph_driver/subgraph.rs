@@ -9,56 +9,15 @@
 //! its unfinished nodes run again. The subgraph's last node writes no row of its own: its
 //! output goes into the parent's state with the node's edge, in one checkpoint.
 
-use super::driver::{Driver, Position, Saved};
-use super::lanes::Parallel;
+use super::driver::{Driver, Nest, Position, Saved};
+use super::lanes::{Parallel, SubRun};
 use super::node::{Last, NodeRun};
 use super::parts::{INPUT_KEY, node_prompt};
 use crate::error::GraphError;
 use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
 use agentctl_store::NewCheckpoint;
 use agentctl_trace::OpenSpan;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-
-/// A subgraph part way, as the parent's checkpoint records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct SubRun {
-    /// The parent's node running the subgraph.
-    pub node: String,
-    /// The graph it runs.
-    pub graph: String,
-    /// The subgraph's own last step.
-    pub step: u32,
-    /// The subgraph's next node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
-    /// Why it went there.
-    #[serde(default)]
-    pub reason: String,
-    /// The subgraph's state.
-    pub state: Value,
-    /// The subgraph's own parallel record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel: Option<Value>,
-}
-
-/// The parent of a subgraph's driver: the node running it and where the parent was.
-pub(super) struct Nest {
-    /// The parent's node running the subgraph.
-    node: String,
-    /// The parent graph's name.
-    graph: String,
-    branch: u32,
-    /// The parent's last step (one more with every checkpoint the subgraph writes).
-    step: u32,
-    /// The parent's state when the node started.
-    state: Map<String, Value>,
-    /// The parent's own parent, when the parent is a subgraph too.
-    outer: Option<Box<Nest>>,
-    /// The store run of the subgraph's last node.
-    last_run: Option<i64>,
-}
 
 impl Driver<'_> {
     /// Runs subgraph node `node` from `position` (continuing `record` when the run was resumed

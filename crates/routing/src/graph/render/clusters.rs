@@ -2,8 +2,8 @@
 //! the node leading (dotted) into the subgraph's entry, the subgraph's ends into an `end` of
 //! its own. Identifiers extend the node's (`n1_0`, `n1_end`), never taken from a name.
 
-use super::Graph;
-use super::render::{Layout, Point, dot_style, dot_text, mermaid_text, terminal};
+use super::{Layout, Point, dot_style, dot_text, mermaid_text, terminal};
+use crate::graph::Graph;
 use std::fmt::Write as _;
 
 /// The identifier of `point` of a subgraph run by node `id`.
