@@ -68,14 +68,21 @@ impl GraphSpec {
     }
 }
 
-/// A node of a graph: a name and the agent it runs.
+/// A node of a graph: a name and the agent (or graph) it runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GraphNode {
     /// The node's name, unique in the graph (edges use it); not `END`.
     pub name: String,
-    /// The agent the node runs.
+    /// The agent the node runs (empty when the node runs a graph).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub agent: String,
+    /// The graph the node runs instead of an agent (`graph: review-flow`): a subgraph, run
+    /// with its own state (the node's input as its `input`), its own checkpoints nested in
+    /// the parent's and its own `maxSteps`; its final state is stored under the node's output
+    /// key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<String>,
     /// The state key the node's final answer is stored under (parsed when it is JSON);
     /// default: the node's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,16 +116,28 @@ impl GraphNode {
 
     /// What the node runs.
     pub fn kind(&self) -> NodeKind<'_> {
-        NodeKind::Agent(&self.agent)
+        match &self.graph {
+            Some(graph) => NodeKind::Graph(graph),
+            None => NodeKind::Agent(&self.agent),
+        }
+    }
+
+    /// What the node runs, by name: its graph's or its agent's.
+    pub fn runs(&self) -> &str {
+        match self.kind() {
+            NodeKind::Graph(name) | NodeKind::Agent(name) => name,
+        }
     }
 }
 
-/// What a node runs: today an agent; the seam where nodes that run a subgraph will go.
+/// What a node runs: an agent, or a graph (a subgraph).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NodeKind<'a> {
     /// An agent, by name.
     Agent(&'a str),
+    /// A graph agent, by name, run as a subgraph.
+    Graph(&'a str),
 }
 
 /// How many of the branches fanned out before a join node must arrive before it runs.

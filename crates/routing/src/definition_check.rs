@@ -3,7 +3,9 @@
 //! graph compiles and runs nodes that exist — each problem located at its field in the file.
 
 use crate::condition::Condition;
-use crate::graph::{Graph, GraphIssue, IssueSeverity, NodeAgent, check_node_agents};
+use crate::graph::{
+    Graph, GraphIssue, IssueSeverity, NodeAgent, check_node_agents, check_recursion,
+};
 use crate::state::check_state_key;
 use agentctl_definitions::{
     Check, CheckStage, Diagnostic, Discovery, LoadedAgent, SemanticCheck, Severity,
@@ -111,6 +113,7 @@ fn graph_valid(agent: &LoadedAgent, discovery: Option<&Discovery>) -> Option<Che
             let mut issues = graph.warnings().to_vec();
             if let Some(discovery) = discovery {
                 issues.extend(graph.check_agents(&|name| node_agent(discovery, name)));
+                issues.extend(subgraph_recursion(agent, spec, discovery));
             }
             let note = format!(
                 "entry `{}`, {} node(s), {} edge(s), at most {} steps",
@@ -125,6 +128,7 @@ fn graph_valid(agent: &LoadedAgent, discovery: Option<&Discovery>) -> Option<Che
             let mut issues = issues.0;
             if let Some(discovery) = discovery {
                 issues.extend(check_node_agents(spec, &|name| node_agent(discovery, name)));
+                issues.extend(subgraph_recursion(agent, spec, discovery));
             }
             (issues, None)
         }
@@ -136,6 +140,20 @@ fn graph_valid(agent: &LoadedAgent, discovery: Option<&Discovery>) -> Option<Che
         diagnostics,
         note.filter(|_| passed),
     ))
+}
+
+/// Nodes whose subgraph leads back to this graph.
+fn subgraph_recursion(
+    agent: &LoadedAgent,
+    spec: &agentctl_core::GraphSpec,
+    discovery: &Discovery,
+) -> Vec<GraphIssue> {
+    check_recursion(agent.name(), spec, &|name| {
+        discovery
+            .get(name)
+            .or_else(|| discovery.get_invalid(name).map(|invalid| &invalid.agent))
+            .and_then(|found| found.definition.spec.graph.clone())
+    })
 }
 
 fn located(agent: &LoadedAgent, issue: &GraphIssue) -> Diagnostic {

@@ -39,6 +39,7 @@ mod outputs;
 mod parallel;
 mod render;
 mod step;
+mod subgraph;
 
 use crate::condition::Condition;
 use agentctl_core::{AgentDefinition, GraphNode, GraphSpec, Reducer};
@@ -49,6 +50,7 @@ pub use check::check_spec;
 pub use outputs::GRAPH_VARIABLES;
 pub use render::{render_dot, render_mermaid, render_text};
 pub use step::{ConditionOutcome, EdgeOutcome, GraphStepError, Transition, graph_variables};
+pub use subgraph::check_recursion;
 
 /// A compiled graph: its declaration, checked, with its edge conditions compiled. Cheap to
 /// clone (conditions are shared), `Send + Sync`.
@@ -101,6 +103,9 @@ pub struct Graph {
     /// For each edge, the node its fan-out's branches join at.
     joins: Vec<Option<usize>>,
     kind: Kind,
+    /// The graphs subgraph nodes run, by node name, when attached
+    /// ([`Graph::with_subgraphs`]) for drawing.
+    subgraphs: Vec<(String, Graph)>,
 }
 
 /// Where a [`Graph`] comes from.
@@ -136,6 +141,7 @@ impl Graph {
             warnings: analysis.issues,
             joins: analysis.joins,
             kind: Kind::Declared,
+            subgraphs: Vec::new(),
         })
     }
 
@@ -209,8 +215,8 @@ impl Graph {
     }
 
     /// Checks the nodes' agents with `find`, which says what each name finds: a node naming no
-    /// agent, an agent that cannot run, or a graph agent (graphs do not nest yet) is an error
-    /// of field `nodes[i].agent`.
+    /// agent, an agent that cannot run, or a graph agent named by `agent:` is an error of field
+    /// `nodes[i].agent` (a subgraph is named by `graph:`, checked at `nodes[i].graph`).
     ///
     /// ```
     /// # use agentctl_core::GraphSpec;
@@ -240,6 +246,41 @@ impl Graph {
         self.spec.reducers.get(key).copied()
     }
 
+    /// Attaches the graphs the subgraph nodes run, found by `find` (a compiled graph by name),
+    /// down to the graphs they run in turn, so the drawings show them as nested clusters. A
+    /// graph met again on the way down (recursion, which validation refuses) is not attached
+    /// again.
+    pub fn with_subgraphs(self, find: &dyn Fn(&str) -> Option<Graph>) -> Graph {
+        self.attach(find, &mut vec![])
+    }
+
+    fn attach(mut self, find: &dyn Fn(&str) -> Option<Graph>, above: &mut Vec<String>) -> Graph {
+        above.push(self.name.clone());
+        let mut subgraphs = Vec::new();
+        for node in &self.spec.nodes {
+            let Some(name) = node.graph.as_deref() else {
+                continue;
+            };
+            if above.iter().any(|seen| seen == name) {
+                continue;
+            }
+            if let Some(child) = find(name) {
+                subgraphs.push((node.name.clone(), child.attach(find, above)));
+            }
+        }
+        above.pop();
+        self.subgraphs = subgraphs;
+        self
+    }
+
+    /// The graph subgraph node `node` runs, when attached ([`Graph::with_subgraphs`]).
+    pub fn subgraph(&self, node: &str) -> Option<&Graph> {
+        self.subgraphs
+            .iter()
+            .find(|(name, _)| name == node)
+            .map(|(_, graph)| graph)
+    }
+
     /// The compiled condition of edge `index`, if it has one.
     pub(crate) fn condition(&self, index: usize) -> Option<&Condition> {
         self.conditions.get(index).and_then(Option::as_ref)
@@ -251,6 +292,7 @@ static FALLBACK_NODE: GraphNode = GraphNode {
     name: String::new(),
     agent: String::new(),
     output: None,
+    graph: None,
     join: None,
     map: None,
 };
@@ -260,7 +302,7 @@ static FALLBACK_NODE: GraphNode = GraphNode {
 pub enum NodeAgent {
     /// A plain agent: the node can run it.
     Agent,
-    /// A graph agent: not allowed as a node (no nested graphs yet).
+    /// A graph agent: a node runs it with `graph:` (a subgraph).
     Graph,
     /// An agent of that name exists but cannot run (its definition has errors, its file does
     /// not load).
@@ -358,28 +400,40 @@ impl fmt::Display for GraphIssues {
 impl std::error::Error for GraphIssues {}
 
 /// [`Graph::check_agents`] on a declaration that may not compile, so `agents validate` reports
-/// unknown node agents together with the graph's other problems.
+/// unknown node agents together with the graph's other problems. A node's `graph:` must find
+/// a graph agent, its `agent:` a plain one.
 pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> Vec<GraphIssue> {
     let mut issues = Vec::new();
     for (i, node) in spec.nodes.iter().enumerate() {
-        let field = format!("nodes[{i}].agent");
-        match find(&node.agent) {
-            NodeAgent::Agent => {}
-            NodeAgent::Graph => issues.push(GraphIssue::error(
-                field,
+        let subgraph = node.graph.is_some();
+        let (field, what) = if subgraph {
+            (format!("nodes[{i}].graph"), "graph")
+        } else {
+            (format!("nodes[{i}].agent"), "agent")
+        };
+        let runs = node.runs();
+        if runs.trim().is_empty() {
+            continue;
+        }
+        let message = match find(runs) {
+            NodeAgent::Agent if !subgraph => continue,
+            NodeAgent::Graph if subgraph => continue,
+            NodeAgent::Agent => format!(
+                "node `{}` runs graph `{runs}`, which is a plain agent, not a graph: write \
+                 `agent: {runs}`",
+                node.name
+            ),
+            NodeAgent::Graph => format!(
+                "node `{}` runs `{runs}`, which is a graph agent: write `graph: {runs}` to run \
+                 it as a subgraph",
+                node.name
+            ),
+            NodeAgent::Unusable { reason } => {
                 format!(
-                    "node `{}` runs `{}`, which is a graph agent: graphs cannot be nodes of \
-                     other graphs yet; name a plain agent",
-                    node.name, node.agent
-                ),
-            )),
-            NodeAgent::Unusable { reason } => issues.push(GraphIssue::error(
-                field,
-                format!(
-                    "node `{}` runs `{}`, which cannot run: {reason}",
-                    node.name, node.agent
-                ),
-            )),
+                    "node `{}` runs `{runs}`, which cannot run: {reason}",
+                    node.name
+                )
+            }
             NodeAgent::Unknown { similar } => {
                 let hint = match similar.as_slice() {
                     [] => String::new(),
@@ -392,15 +446,13 @@ pub fn check_node_agents(spec: &GraphSpec, find: &dyn Fn(&str) -> NodeAgent) -> 
                             .join(", ")
                     ),
                 };
-                issues.push(GraphIssue::error(
-                    field,
-                    format!(
-                        "node `{}` runs `{}`, and no agent has that name{hint}",
-                        node.name, node.agent
-                    ),
-                ));
+                format!(
+                    "node `{}` runs `{runs}`, and no {what} has that name{hint}",
+                    node.name
+                )
             }
-        }
+        };
+        issues.push(GraphIssue::error(field, message));
     }
     issues
 }

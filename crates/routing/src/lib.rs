@@ -27,8 +27,8 @@ pub use condition::{Condition, ConditionError, ConditionErrorKind, MAX_CONDITION
 pub use definition_check::RoutingCheck;
 pub use graph::{
     ConditionOutcome, EdgeOutcome, GRAPH_VARIABLES, Graph, GraphIssue, GraphIssues, GraphStepError,
-    IssueSeverity, NodeAgent, Transition, check_node_agents, check_spec, graph_variables,
-    render_dot, render_mermaid, render_text,
+    IssueSeverity, NodeAgent, Transition, check_node_agents, check_recursion, check_spec,
+    graph_variables, render_dot, render_mermaid, render_text,
 };
 pub use handoff::{HandoffTool, WhenCheck};
 pub use memory::{

@@ -114,7 +114,7 @@ pub(crate) fn compile(agent: &AgentDefinition) -> Result<Graph, GraphError> {
 
 impl Project {
     /// The graph of the agent `name`, as `graph visualize` draws it: its `graph:` block
-    /// compiled, or, for an agent without one, the agents its handoffs reach.
+    /// compiled (with the graphs its subgraph nodes run attached), or, for an agent without one, the agents its handoffs reach.
     ///
     /// # Errors
     ///
@@ -124,7 +124,12 @@ impl Project {
         let discovery = self.discover();
         let agent = &discovery.require(name)?.definition;
         if agent.spec.graph.is_some() {
-            return compile(agent).map_err(|error| SessionError::Graph(Box::new(error)));
+            let graph = compile(agent).map_err(|error| SessionError::Graph(Box::new(error)))?;
+            let find = |name: &str| {
+                let found = discovery.require(name).ok()?;
+                Graph::from_definition(&found.definition).ok()
+            };
+            return Ok(graph.with_subgraphs(&find));
         }
         let lookup = |name: &str| {
             discovery

@@ -112,11 +112,27 @@ fn node_names<'a>(spec: &'a GraphSpec, issues: &mut Vec<GraphIssue>) -> HashMap<
         } else {
             index.insert(name, i);
         }
-        if node.agent.trim().is_empty() {
-            issues.push(GraphIssue::error(
+        match &node.graph {
+            Some(_) if !node.agent.is_empty() => issues.push(GraphIssue::error(
+                format!("nodes[{i}].graph"),
+                format!("node `{name}` names both an agent and a graph: a node runs one of them"),
+            )),
+            Some(graph) if graph.trim().is_empty() => issues.push(GraphIssue::error(
+                format!("nodes[{i}].graph"),
+                format!("node `{name}` names no graph to run"),
+            )),
+            Some(_) if node.map.is_some() => issues.push(GraphIssue::error(
+                format!("nodes[{i}].map"),
+                format!("node `{name}` runs a graph: a subgraph node cannot be mapped yet"),
+            )),
+            Some(_) => {}
+            None if node.agent.trim().is_empty() => issues.push(GraphIssue::error(
                 format!("nodes[{i}].agent"),
-                format!("node `{name}` names no agent to run"),
-            ));
+                format!(
+                    "node `{name}` names no agent to run (`agent:`, or `graph:` for a subgraph)"
+                ),
+            )),
+            None => {}
         }
     }
     index

@@ -49,6 +49,7 @@ impl Graph {
                 name: name.clone(),
                 agent: name.clone(),
                 output: None,
+                graph: None,
                 join: None,
                 map: None,
             });
@@ -86,6 +87,7 @@ impl Graph {
             warnings: Vec::new(),
             joins: Vec::new(),
             kind: Kind::Handoffs { missing },
+            subgraphs: Vec::new(),
         }
     }
 }

@@ -5,6 +5,8 @@
 //! string escapes), and diagram identifiers are generated (`n0`, `n1` …), never taken from a
 //! name, so no name or condition can end a label early and add nodes, edges or directives.
 
+mod clusters;
+
 use super::Graph;
 use agentctl_core::{GRAPH_END, GraphMap, Join};
 use std::collections::HashMap;
@@ -44,6 +46,8 @@ pub fn render_text(graph: &Graph) -> String {
         let name = terminal(&node.name);
         if graph.missing().contains(&node.name) {
             let _ = writeln!(out, "  • {name} (not found)");
+        } else if let Some(subgraph) = node.graph.as_deref() {
+            let _ = write!(out, "  • {name} (graph {})", terminal(subgraph));
         } else if node.agent == node.name {
             let _ = write!(out, "  • {name}");
         } else {
@@ -62,6 +66,9 @@ pub fn render_text(graph: &Graph) -> String {
         }
         if !graph.missing().contains(&node.name) {
             out.push('\n');
+        }
+        if let Some(child) = graph.subgraph(&node.name) {
+            clusters::text_nested(&mut out, child, 6);
         }
     }
     out.push_str("\nEdges:\n");
@@ -92,8 +99,18 @@ pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
     let layout = Layout::new(graph, path);
     let mut out = String::from("flowchart TD\n");
     out.push_str("    graph_start([\"START\"])\n");
+    let mut nested = String::new();
     for (i, node) in layout.nodes.iter().enumerate() {
-        let _ = writeln!(out, "    n{i}[\"{}\"]", mermaid_text(&node.label()));
+        let declared = format!("n{i}[\"{}\"]", mermaid_text(&node.label()));
+        match graph.subgraph(node.name) {
+            Some(child) => {
+                let id = format!("n{i}");
+                clusters::mermaid_cluster(&mut out, &mut nested, &id, &declared, child, 1);
+            }
+            None => {
+                let _ = writeln!(out, "    {declared}");
+            }
+        }
     }
     if layout.has_end {
         out.push_str("    graph_end([\"END\"])\n");
@@ -110,6 +127,7 @@ pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
         }
         let _ = writeln!(out, " {}", edge.to.mermaid_id());
     }
+    out.push_str(&nested);
     let missing: Vec<String> = layout
         .nodes
         .iter()
@@ -159,6 +177,7 @@ pub fn render_mermaid(graph: &Graph, path: Option<&[String]>) -> String {
 pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
     let layout = Layout::new(graph, path);
     let mut out = format!("digraph \"{}\" {{\n", dot_text(graph.name()));
+    let mut nested = String::new();
     out.push_str("    rankdir=TB;\n");
     out.push_str("    node [shape=box, style=rounded, fontname=\"Helvetica\"];\n");
     out.push_str("    edge [fontname=\"Helvetica\", fontsize=10];\n");
@@ -173,12 +192,20 @@ pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
         } else {
             &["rounded"][..]
         };
-        let _ = writeln!(
-            out,
-            "    n{i} [label=\"{}\", {}];",
+        let declared = format!(
+            "n{i} [label=\"{}\", {}];",
             dot_text(&node.dot_label()),
             dot_style(style, node.visited)
         );
+        match graph.subgraph(node.name) {
+            Some(child) => {
+                let id = format!("n{i}");
+                clusters::dot_cluster(&mut out, &mut nested, &id, &declared, child, 1);
+            }
+            None => {
+                let _ = writeln!(out, "    {declared}");
+            }
+        }
     }
     if layout.has_end {
         let _ = writeln!(
@@ -213,13 +240,14 @@ pub fn render_dot(graph: &Graph, path: Option<&[String]>) -> String {
             edge.to.dot_id()
         );
     }
+    out.push_str(&nested);
     out.push_str("}\n");
     out
 }
 
 /// A DOT `style` (plus fill for visited nodes): start and end are filled grey, visited nodes
 /// amber.
-fn dot_style(styles: &[&str], visited: bool) -> String {
+pub(super) fn dot_style(styles: &[&str], visited: bool) -> String {
     let mut styles = styles.to_vec();
     let filled = styles.is_empty() || visited;
     if filled {
@@ -235,18 +263,20 @@ fn dot_style(styles: &[&str], visited: bool) -> String {
 }
 
 /// The graph as the diagrams draw it.
-struct Layout<'a> {
-    nodes: Vec<Node<'a>>,
-    edges: Vec<Edge<'a>>,
-    has_end: bool,
+pub(super) struct Layout<'a> {
+    pub(super) nodes: Vec<Node<'a>>,
+    pub(super) edges: Vec<Edge<'a>>,
+    pub(super) has_end: bool,
     /// Whether a path was given.
     traced: bool,
     end_visited: bool,
 }
 
-struct Node<'a> {
-    name: &'a str,
+pub(super) struct Node<'a> {
+    pub(super) name: &'a str,
     agent: &'a str,
+    /// The node runs a graph (`agent` is its name).
+    graph: bool,
     /// `join: all`, shown after the name.
     join: Option<Join>,
     /// `map: {over, as}`, shown after the name.
@@ -256,7 +286,7 @@ struct Node<'a> {
 }
 
 impl Node<'_> {
-    fn label(&self) -> String {
+    pub(super) fn label(&self) -> String {
         let mut label = self.plain_label();
         if let Some(join) = self.join {
             label.push_str(&format!(" ⋈ join: {join}"));
@@ -270,6 +300,8 @@ impl Node<'_> {
     fn plain_label(&self) -> String {
         if self.missing {
             format!("{} (not found)", self.name)
+        } else if self.graph {
+            format!("{} (graph {})", self.name, self.agent)
         } else if self.agent == self.name {
             self.name.to_owned()
         } else {
@@ -277,9 +309,11 @@ impl Node<'_> {
         }
     }
 
-    fn dot_label(&self) -> String {
+    pub(super) fn dot_label(&self) -> String {
         let label = if self.missing {
             format!("{}\n(not found)", self.name)
+        } else if self.graph {
+            format!("{}\n(graph {})", self.name, self.agent)
         } else if self.agent == self.name {
             self.name.to_owned()
         } else {
@@ -297,7 +331,7 @@ impl Node<'_> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Point {
+pub(super) enum Point {
     Start,
     Node(usize),
     End,
@@ -317,19 +351,19 @@ impl Point {
     }
 }
 
-struct Edge<'a> {
-    from: Point,
-    to: Point,
-    label: Option<&'a str>,
+pub(super) struct Edge<'a> {
+    pub(super) from: Point,
+    pub(super) to: Point,
+    pub(super) label: Option<&'a str>,
     /// An implicit edge: the run ends there when no edge matches.
-    dotted: bool,
+    pub(super) dotted: bool,
     /// One of the branches of a fan-out (`to: [a, b]`): drawn thick.
-    parallel: bool,
+    pub(super) parallel: bool,
     taken: bool,
 }
 
 impl<'a> Layout<'a> {
-    fn new(graph: &'a Graph, path: Option<&[String]>) -> Self {
+    pub(super) fn new(graph: &'a Graph, path: Option<&[String]>) -> Self {
         let index: HashMap<&str, usize> = graph
             .nodes()
             .iter()
@@ -343,7 +377,8 @@ impl<'a> Layout<'a> {
             .iter()
             .map(|node| Node {
                 name: &node.name,
-                agent: &node.agent,
+                agent: node.runs(),
+                graph: node.graph.is_some(),
                 join: node.join,
                 map: node.map.as_ref(),
                 missing: missing.contains(&node.name),
@@ -448,7 +483,7 @@ impl<'a> Layout<'a> {
 /// Text for a terminal: control characters and invisible direction overrides (which can make
 /// a name look like another, or move the cursor) are shown escaped; line breaks and tabs
 /// become spaces so that one edge stays one line.
-fn terminal(text: &str) -> String {
+pub(super) fn terminal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -486,7 +521,7 @@ fn is_invisible_format(c: char) -> bool {
 /// `&`, `#`, `;`, `:`, `%`, backticks, `|`, braces, non-ASCII — becomes an entity code
 /// (`#38;`), which Mermaid decodes when it draws the label. Control characters become spaces,
 /// invisible formatting characters `\u{…}`.
-fn mermaid_text(text: &str) -> String {
+pub(super) fn mermaid_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in visible(text).chars() {
         match c {
@@ -505,7 +540,7 @@ fn mermaid_text(text: &str) -> String {
 /// Text inside a quoted DOT string: `"` and `\` escaped (so Graphviz's own escapes such as
 /// `\N` or `\l` cannot be written), `&` as `&amp;` (Graphviz reads entities in labels), line
 /// breaks as `\n`, other control characters as spaces.
-fn dot_text(text: &str) -> String {
+pub(super) fn dot_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in visible(text).chars() {
         match c {

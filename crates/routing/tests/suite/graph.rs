@@ -347,7 +347,7 @@ fn node_agents_are_checked_against_the_catalogue() {
         found,
         [
             "nodes[1].agent: node `b` runs `code-fixr`, and no agent has that name; did you mean `code-fixer`?",
-            "nodes[2].agent: node `c` runs `other-flow`, which is a graph agent: graphs cannot be nodes of other graphs yet; name a plain agent",
+            "nodes[2].agent: node `c` runs `other-flow`, which is a graph agent: write `graph: other-flow` to run it as a subgraph",
             "nodes[3].agent: node `d` runs `nobody`, and no agent has that name",
             "nodes[4].agent: node `e` runs `hot`, which cannot run: hot.md:4:1: field `temperature`: temperature 7 is outside 0..=2",
         ]

@@ -276,7 +276,7 @@ graph:
         found_messages,
         [
             "mixed-flow.md:8:17: field `graph.nodes[1].agent`: node `b` runs `code-fixr`, and no agent has that name; did you mean `code-fixer`?".to_owned(),
-            "mixed-flow.md:9:17: field `graph.nodes[2].agent`: node `c` runs `other-flow`, which is a graph agent: graphs cannot be nodes of other graphs yet; name a plain agent".to_owned(),
+            "mixed-flow.md:9:17: field `graph.nodes[2].agent`: node `c` runs `other-flow`, which is a graph agent: write `graph: other-flow` to run it as a subgraph".to_owned(),
             format!("mixed-flow.md:10:17: field `graph.nodes[3].agent`: node `d` runs `hot`, which cannot run: {}:4:1: field `temperature`: temperature 7 is outside 0..=2", hot.display()),
         ]
     );
@@ -362,7 +362,7 @@ fn broken_graph_files_are_located() {
         (
             "nodes.yaml",
             "entry: a\nnodes:\n  - {name: a, agnt: x}\n",
-            "nodes.yaml:3:15: field `nodes[0]`: unknown field `agnt`, expected one of `name`, `agent`, `output`",
+            "nodes.yaml:3:15: field `nodes[0]`: unknown field `agnt`, expected one of `name`, `agent`, `graph`, `output`",
         ),
         (
             "both.yaml",

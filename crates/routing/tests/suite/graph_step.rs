@@ -283,7 +283,7 @@ mod random {
             let spec = GraphSpec {
                 entry: name(entry),
                 nodes: (0..count)
-                    .map(|i| agentctl_core::GraphNode { name: name(i), agent: "x".into(), output: None, join: None, map: None })
+                    .map(|i| agentctl_core::GraphNode { name: name(i), agent: "x".into(), output: None, graph: None, join: None, map: None })
                     .collect(),
                 edges: edges
                     .iter()

@@ -9,5 +9,6 @@ mod map;
 mod node;
 mod parallel;
 mod parts;
+mod subgraph;
 
 pub(crate) use drive::graph_turn;

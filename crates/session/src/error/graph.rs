@@ -87,6 +87,16 @@ pub enum GraphError {
         /// The node.
         node: String,
     },
+    /// A subgraph node in a place that runs node jobs side by side (a fan-out's branch).
+    #[error(
+        "graph `{graph}`, node `{node}` runs a graph: a subgraph node cannot be a parallel branch yet; put it after the join"
+    )]
+    SubgraphInBranch {
+        /// The graph.
+        graph: String,
+        /// The node.
+        node: String,
+    },
     /// The branch already ended.
     #[error(
         "graph `{graph}` in session {session} already finished (branch {branch}, step {step}: {reason}); re-run from an earlier step"
@@ -169,7 +179,8 @@ impl GraphError {
         match self {
             Self::NodeFailed { node, .. }
             | Self::NodeSetup { node, .. }
-            | Self::UnknownNode { node, .. } => Some(node),
+            | Self::UnknownNode { node, .. }
+            | Self::SubgraphInBranch { node, .. } => Some(node),
             _ => None,
         }
     }

@@ -313,6 +313,7 @@ fn ask_nodes(ui: &Ui, known: &Known<'_>) -> anyhow::Result<Vec<GraphNode>> {
             name,
             agent,
             output: (!output.is_empty()).then_some(output),
+            graph: None,
             join: None,
             map: None,
         });
@@ -392,6 +393,7 @@ fn graph_flags(args: &ExtendedArgs) -> anyhow::Result<GraphSpec> {
             name: name.to_owned(),
             agent: agent.to_owned(),
             output: output.filter(|o| !o.is_empty()).map(str::to_owned),
+            graph: None,
             join: None,
             map: None,
         });

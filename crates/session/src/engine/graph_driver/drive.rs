@@ -42,6 +42,7 @@ pub(crate) async fn graph_turn(
         definition: agent.clone(),
         graph,
         ctx,
+        nest: None,
     };
     driver.drive(at, trace).await
 }
@@ -99,7 +100,7 @@ impl Driver<'_> {
         at: StartAt,
         span: &mut Option<OpenSpan>,
     ) -> Result<(GraphOutcome, RunResult), GraphError> {
-        let (mut position, start) = self.start(at).await?;
+        let (position, start) = self.start(at).await?;
         if let Some(SpanDetail::Graph { branch, .. }) = span.as_mut().map(OpenSpan::detail_mut) {
             *branch = position.branch;
         }
@@ -115,60 +116,7 @@ impl Driver<'_> {
             next,
             start,
         });
-        let mut last: Option<Last> = None;
-        loop {
-            let mut map = None;
-            match position.parallel.take() {
-                Some(Parallel::Fanout(fanout)) => {
-                    let (at_join, done) =
-                        self.run_branches(position, fanout, trace.as_ref()).await?;
-                    position = at_join;
-                    last = done.or(last);
-                    continue;
-                }
-                Some(Parallel::Map(run)) => map = Some(run),
-                None => {}
-            }
-            let Some(name) = position.next.clone() else {
-                break;
-            };
-            if position.step >= self.graph.max_steps() {
-                return Err(GraphError::StepLimit {
-                    graph: self.graph.name().to_owned(),
-                    limit: self.graph.max_steps(),
-                    path: self.path(position.branch).await?,
-                });
-            }
-            let node = self
-                .graph
-                .node(&name)
-                .ok_or_else(|| GraphError::UnknownNode {
-                    graph: self.graph.name().to_owned(),
-                    node: name.clone(),
-                })?
-                .clone();
-            if node.map.is_some() {
-                let (after, done) = self.run_map(position, &node, map, trace.as_ref()).await?;
-                position = after;
-                last = done.or(last);
-                continue;
-            }
-            let step = position.step + 1;
-            let job = NodeJob {
-                graph: self.graph.name().to_owned(),
-                node: node.clone(),
-                step,
-                state: position.state.clone(),
-                trace: trace.clone(),
-                model: self.model.clone(),
-                flag: self.flag,
-            };
-            let (done, run) = job.run(self.ctx).await?;
-            position = self
-                .advance(&node, step, position, &done.output, run)
-                .await?;
-            last = Some(done);
-        }
+        let (position, last) = self.walk(position, trace.as_ref()).await?;
         let reason = position.end_reason.clone().unwrap_or_default();
         let Some(last) = last else {
             return Err(self.finished_error(&position));
@@ -192,6 +140,77 @@ impl Driver<'_> {
             state,
         };
         Ok((outcome, last.result))
+    }
+
+    /// Runs nodes from `position` until the graph ends (no next node); returns where it
+    /// ended and the last node run (`None` when none ran).
+    pub(super) async fn walk(
+        &mut self,
+        mut position: Position,
+        trace: Option<&TraceContext>,
+    ) -> Result<(Position, Option<Last>), GraphError> {
+        let mut last: Option<Last> = None;
+        loop {
+            let mut map = None;
+            let mut sub = None;
+            match position.parallel.take() {
+                Some(Parallel::Fanout(fanout)) => {
+                    let (at_join, done) = self.run_branches(position, fanout, trace).await?;
+                    position = at_join;
+                    last = done.or(last);
+                    continue;
+                }
+                Some(Parallel::Map(run)) => map = Some(run),
+                Some(Parallel::Subgraph(run)) => sub = Some(run),
+                None => {}
+            }
+            let Some(name) = position.next.clone() else {
+                break;
+            };
+            if position.step >= self.graph.max_steps() {
+                return Err(GraphError::StepLimit {
+                    graph: self.graph.name().to_owned(),
+                    limit: self.graph.max_steps(),
+                    path: self.path(position.branch).await?,
+                });
+            }
+            let node = self
+                .graph
+                .node(&name)
+                .ok_or_else(|| GraphError::UnknownNode {
+                    graph: self.graph.name().to_owned(),
+                    node: name.clone(),
+                })?
+                .clone();
+            if node.graph.is_some() {
+                let (after, done) = self.run_subgraph(position, &node, sub, trace).await?;
+                position = after;
+                last = Some(done);
+                continue;
+            }
+            if node.map.is_some() {
+                let (after, done) = self.run_map(position, &node, map, trace).await?;
+                position = after;
+                last = done.or(last);
+                continue;
+            }
+            let step = position.step + 1;
+            let job = NodeJob {
+                graph: self.graph.name().to_owned(),
+                node: node.clone(),
+                step,
+                state: position.state.clone(),
+                trace: trace.cloned(),
+                model: self.model.clone(),
+                flag: self.flag,
+            };
+            let (done, run) = job.run(self.ctx).await?;
+            position = self
+                .advance(&node, step, position, &done.output, run)
+                .await?;
+            last = Some(done);
+        }
+        Ok((position, last))
     }
 
     /// After a node: its output into the state, the edge taken, the checkpoint written.
@@ -268,6 +287,9 @@ impl Driver<'_> {
         saved: Saved,
         parallel: Option<Value>,
     ) -> Result<Position, GraphError> {
+        if self.nest.is_some() {
+            return self.save_nested(position, saved, parallel).await;
+        }
         let state = Value::Object(position.state);
         let branch = position.branch;
         let checkpoint = self

@@ -22,6 +22,9 @@ pub(super) struct Driver<'c> {
     pub(super) model: Option<String>,
     /// Every node's context mode, over its agent's (`--context`).
     pub(super) flag: Option<ContextMode>,
+    /// For a subgraph's driver, the node of the parent graph running it (and the parent's
+    /// own parents): its checkpoints are written as the parent's.
+    pub(super) nest: Option<Box<Nest>>,
 }
 
 /// Where the run is: the last checkpoint it wrote or started from.
@@ -71,4 +74,21 @@ impl Position {
             parallel: Parallel::read(checkpoint.parallel),
         }
     }
+}
+
+/// The parent of a subgraph's driver: the node running it and where the parent was.
+pub(super) struct Nest {
+    /// The parent's node running the subgraph.
+    pub(super) node: String,
+    /// The parent graph's name.
+    pub(super) graph: String,
+    pub(super) branch: u32,
+    /// The parent's last step (one more with every checkpoint the subgraph writes).
+    pub(super) step: u32,
+    /// The parent's state when the node started.
+    pub(super) state: Map<String, Value>,
+    /// The parent's own parent, when the parent is a subgraph too.
+    pub(super) outer: Option<Box<Nest>>,
+    /// The store run of the subgraph's last node.
+    pub(super) last_run: Option<i64>,
 }

@@ -134,6 +134,8 @@ pub(super) enum Parallel {
     Fanout(Fanout),
     /// The elements of a map.
     Map(MapRun),
+    /// A subgraph node's graph, part way.
+    Subgraph(Box<SubRun>),
 }
 
 impl Parallel {
@@ -223,4 +225,27 @@ impl MapRun {
             .filter(|item| item.status == Status::Done)
             .count()
     }
+}
+
+/// A subgraph part way, as the parent's checkpoint records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SubRun {
+    /// The parent's node running the subgraph.
+    pub node: String,
+    /// The graph it runs.
+    pub graph: String,
+    /// The subgraph's own last step.
+    pub step: u32,
+    /// The subgraph's next node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    /// Why it went there.
+    #[serde(default)]
+    pub reason: String,
+    /// The subgraph's state.
+    pub state: Value,
+    /// The subgraph's own parallel record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Value>,
 }

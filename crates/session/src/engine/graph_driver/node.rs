@@ -69,6 +69,13 @@ impl NodeJob {
         span: Option<&OpenSpan>,
     ) -> Result<(Last, NodeRun), GraphError> {
         let node = &self.node;
+        if node.graph.is_some() {
+            // The main line runs subgraph nodes itself; a job only runs one in a branch.
+            return Err(GraphError::SubgraphInBranch {
+                graph: self.graph.clone(),
+                node: node.name.clone(),
+            });
+        }
         let setup = |error| GraphError::NodeSetup {
             node: node.name.clone(),
             source: Box::new(error),

@@ -1,0 +1,273 @@
+//! Subgraph nodes (`graph: review-flow`): the node runs another graph agent's graph, with its
+//! own state (the node's prompt as its `input`), its own `maxSteps`, and its final state
+//! (without the input) stored under the node's output key.
+//!
+//! **Checkpoints nest.** A subgraph writes no checkpoint rows of its own: each of its nodes
+//! writes the parent's next step, whose `parallel` record is `{"subgraph": …}` — the
+//! subgraph's step, next node, state and its own `parallel` record (a fan-out, a map, or a
+//! deeper subgraph). A resume reads the record back and continues inside the subgraph, so only
+//! its unfinished nodes run again. The subgraph's last node writes no row of its own: its
+//! output goes into the parent's state with the node's edge, in one checkpoint.
+
+use super::driver::{Driver, Nest, Position, Saved};
+use super::lanes::{Parallel, SubRun};
+use super::node::{Last, NodeRun};
+use super::parts::{INPUT_KEY, node_prompt};
+use crate::error::GraphError;
+use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
+use agentctl_store::NewCheckpoint;
+use agentctl_trace::OpenSpan;
+use serde_json::{Map, Value, json};
+
+impl Driver<'_> {
+    /// Runs subgraph node `node` from `position` (continuing `record` when the run was resumed
+    /// inside it); returns the position after the node (its edge taken, its checkpoint
+    /// written) and its run, whose output is the subgraph's state.
+    pub(super) async fn run_subgraph(
+        &mut self,
+        position: Position,
+        node: &GraphNode,
+        record: Option<Box<SubRun>>,
+        trace: Option<&TraceContext>,
+    ) -> Result<(Position, Last), GraphError> {
+        let name = node.graph.clone().unwrap_or_default();
+        let setup = |error| GraphError::NodeSetup {
+            node: node.name.clone(),
+            source: Box::new(error),
+        };
+        let agent = self.ctx.engine.shared.require_agent(&name).map_err(setup)?;
+        let graph = crate::graph_run::compile(&agent)?;
+        self.emit(GraphEvent::NodeStarted {
+            step: position.step + 1,
+            node: node.name.clone(),
+            agent: name.clone(),
+        });
+        let branch = position.branch;
+        let start = match record.filter(|run| run.node == node.name && run.graph == name) {
+            Some(run) => run.position(branch),
+            None => {
+                let prompt =
+                    node_prompt(self.graph.name(), node, position.step + 1, &position.state);
+                let mut state = Map::new();
+                state.insert(INPUT_KEY.to_owned(), Value::String(prompt));
+                Position {
+                    branch,
+                    step: 0,
+                    next: Some(graph.entry().name.clone()),
+                    state,
+                    end_reason: None,
+                    parallel: None,
+                }
+            }
+        };
+        let nest = Nest {
+            node: node.name.clone(),
+            graph: self.graph.name().to_owned(),
+            branch,
+            step: position.step,
+            state: position.state,
+            outer: self.nest.take(),
+            last_run: None,
+        };
+        let span = trace.map(|trace| {
+            let detail = SpanDetail::Graph {
+                graph: name.clone(),
+                branch,
+            };
+            OpenSpan::start(trace, Some(&name), detail)
+        });
+        let mut child = Driver {
+            ctx: &mut *self.ctx,
+            graph,
+            definition: agent,
+            session: self.session.clone(),
+            writer: self.writer.clone(),
+            model: self.model.clone(),
+            flag: self.flag,
+            nest: Some(Box::new(nest)),
+        };
+        let context = span.as_ref().map(OpenSpan::context);
+        // Boxed: a subgraph's walk may meet another subgraph node.
+        let result = Box::pin(child.walk(start, context.as_ref())).await;
+        let finished = result
+            .as_ref()
+            .ok()
+            .and_then(|(end, _)| end.end_reason.clone());
+        let nest = child.nest.take();
+        if let Some(span) = span {
+            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
+        }
+        let Some(nest) = nest else {
+            return Err(GraphError::NoSession);
+        };
+        let Nest {
+            step,
+            state,
+            outer,
+            last_run,
+            ..
+        } = *nest;
+        self.nest = outer;
+        let (end, last) = result?;
+        let mut output = end.state;
+        output.remove(INPUT_KEY);
+        let output = Value::Object(output);
+        let Some(last) = last else {
+            return Err(GraphError::Finished {
+                graph: name,
+                session: self.session.id().to_owned(),
+                branch,
+                step: end.step,
+                reason: finished.unwrap_or_default(),
+            });
+        };
+        let parent = Position {
+            branch,
+            step,
+            next: Some(node.name.clone()),
+            state,
+            end_reason: None,
+            parallel: None,
+        };
+        let run = NodeRun {
+            run_id: last_run,
+            agents: vec![name],
+        };
+        let after = self.advance(node, step + 1, parent, &output, run).await?;
+        let done = Last {
+            node: node.name.clone(),
+            text: output.to_string(),
+            output,
+            result: last.result,
+        };
+        Ok((after, done))
+    }
+
+    /// A subgraph's checkpoint, written as its parent's next step (and its parent's, up to the
+    /// top graph); returns the subgraph's position. The subgraph's last checkpoint (no next
+    /// node) is not written: the parent's edge writes it.
+    pub(super) async fn save_nested(
+        &mut self,
+        position: Position,
+        saved: Saved,
+        parallel: Option<Value>,
+    ) -> Result<Position, GraphError> {
+        let graph = self.graph.name().to_owned();
+        let Some(nest) = self.nest.as_mut() else {
+            return Err(GraphError::NoSession);
+        };
+        nest.last_run = saved.run.or(nest.last_run);
+        let Some(next) = saved.next.clone() else {
+            return Ok(Position {
+                branch: position.branch,
+                step: saved.step,
+                next: None,
+                state: position.state,
+                end_reason: Some(saved.reason),
+                parallel: None,
+            });
+        };
+        let child = Position {
+            branch: position.branch,
+            step: saved.step,
+            next: Some(next),
+            state: position.state.clone(),
+            end_reason: None,
+            parallel: parallel
+                .clone()
+                .and_then(|record| Parallel::read(Some(record))),
+        };
+        let mut record = SubRun {
+            node: nest.node.clone(),
+            graph,
+            step: saved.step,
+            next: saved.next,
+            reason: saved.reason.clone(),
+            state: Value::Object(position.state),
+            parallel,
+        };
+        let mut level: &mut Nest = nest;
+        let (branch, top, state, wrapped) = loop {
+            level.step += 1;
+            let reason = format!("subgraph `{}`: {}", record.graph, saved.reason);
+            let wrapped = json!({ "subgraph": record });
+            let Some(outer) = level.outer.as_deref_mut() else {
+                let top = Saved {
+                    step: level.step,
+                    node: level.node.clone(),
+                    run: saved.run,
+                    next: Some(level.node.clone()),
+                    reason,
+                };
+                break (
+                    level.branch,
+                    top,
+                    Value::Object(level.state.clone()),
+                    wrapped,
+                );
+            };
+            record = SubRun {
+                node: outer.node.clone(),
+                graph: level.graph.clone(),
+                step: level.step,
+                next: Some(level.node.clone()),
+                reason,
+                state: Value::Object(level.state.clone()),
+                parallel: Some(wrapped),
+            };
+            level = outer;
+        };
+        self.write_top(branch, top, state, wrapped).await?;
+        Ok(child)
+    }
+
+    /// Writes the top graph's checkpoint of a subgraph's step.
+    async fn write_top(
+        &self,
+        branch: u32,
+        saved: Saved,
+        state: Value,
+        parallel: Value,
+    ) -> Result<(), GraphError> {
+        let session = self.session.clone();
+        let checkpoint = self
+            .writer
+            .call(move |_| {
+                Ok::<_, GraphError>(session.store().write_checkpoint(&NewCheckpoint {
+                    session: session.id(),
+                    branch,
+                    step: saved.step,
+                    node: &saved.node,
+                    run: saved.run,
+                    next: saved.next.as_deref(),
+                    reason: Some(&saved.reason),
+                    state: &state,
+                    parallel: Some(&parallel),
+                })?)
+            })
+            .await?;
+        self.emit(GraphEvent::CheckpointSaved {
+            branch: checkpoint.branch,
+            step: checkpoint.step,
+            next: checkpoint.next,
+        });
+        Ok(())
+    }
+}
+
+impl SubRun {
+    /// The subgraph's position this record leaves, on the parent's `branch`.
+    fn position(self, branch: u32) -> Position {
+        Position {
+            branch,
+            step: self.step,
+            next: self.next,
+            state: match self.state {
+                Value::Object(state) => state,
+                _ => Map::new(),
+            },
+            end_reason: None,
+            parallel: Parallel::read(self.parallel),
+        }
+    }
+}
