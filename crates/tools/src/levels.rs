@@ -42,10 +42,16 @@ impl AutoApprove {
     /// use agentctl_core::{ApprovalSettings, RiskLevel};
     /// use agentctl_tools::AutoApprove;
     ///
-    /// let settings = ApprovalSettings { auto_approve: vec!["safe".into(), "LOW".into()] };
+    /// let settings = ApprovalSettings {
+    ///     auto_approve: vec!["safe".into(), "LOW".into()],
+    ///     ..ApprovalSettings::default()
+    /// };
     /// let levels = AutoApprove::from_settings(&settings).unwrap();
     /// assert!(levels.contains(RiskLevel::Low) && !levels.contains(RiskLevel::Medium));
-    /// let bad = ApprovalSettings { auto_approve: vec!["safe".into(), "meh".into()] };
+    /// let bad = ApprovalSettings {
+    ///     auto_approve: vec!["safe".into(), "meh".into()],
+    ///     ..ApprovalSettings::default()
+    /// };
     /// assert_eq!(AutoApprove::from_settings(&bad).unwrap_err().key, "approvals.autoApprove[1]");
     /// ```
     pub fn from_settings(settings: &ApprovalSettings) -> Result<Self, RiskLevelError> {
@@ -128,6 +134,7 @@ mod tests {
         );
         let none = ApprovalSettings {
             auto_approve: vec!["none".into()],
+            ..ApprovalSettings::default()
         };
         assert_eq!(
             AutoApprove::from_settings(&none).unwrap().levels().count(),
