@@ -43,6 +43,7 @@ mod cli {
     mod sandbox;
     mod secrets;
     mod seed_fidelity;
+    mod seed_files;
     mod seed_second;
     mod session_commands;
     mod sessions;
