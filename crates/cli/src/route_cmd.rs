@@ -7,11 +7,11 @@
 
 use crate::args::{GlobalArgs, TextFormat, route::RouteArgs};
 use crate::output::{print_json, terminal_safe};
-use agentctl_session::Session;
 use agentctl_session::definitions::Discovery;
 use agentctl_session::routing::{
     Matched, RouteDecision, RouteExplanation, RouteMatch, Router, Skipped,
 };
+use agentctl_session::{Session, Target};
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::{IsTerminal as _, Write as _};
@@ -214,6 +214,24 @@ pub(crate) fn pick(
     let mark = if err.is_terminal() { "🤖 " } else { "" };
     writeln!(err, "{mark}{}", terminal_safe(&line))?;
     Ok(Some(selected.agent.clone()))
+}
+
+/// The target auto-routing picks for `prompt` (see [`pick`]), made the session's active
+/// agent; `model` is `--model`, which the main conversation would run on.
+pub(crate) fn routed(
+    session: &Session,
+    prompt: &str,
+    model: Option<&str>,
+) -> anyhow::Result<Target> {
+    let main_agent = session.main_agent();
+    let main_model = model.or(main_agent.spec.model.as_deref());
+    Ok(match pick(session, prompt, main_model)? {
+        Some(name) => {
+            session.set_active(&name)?;
+            Target::Agent(name)
+        }
+        None => Target::Main,
+    })
 }
 
 /// Nothing matched and there is no default agent: say what would have matched.

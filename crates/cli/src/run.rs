@@ -252,18 +252,7 @@ async fn converse(
         (AgentChoice::Main, _) => Target::Main,
         (AgentChoice::Named(name), _) => Target::Agent(name.clone()),
         (AgentChoice::Routed, Some(prompt)) => {
-            let main_model = options
-                .model
-                .as_deref()
-                .or(desk.session.main_agent().spec.model.as_deref())
-                .map(str::to_owned);
-            match crate::route_cmd::pick(&desk.session, prompt, main_model.as_deref())? {
-                Some(name) => {
-                    desk.session.set_active(&name)?;
-                    Target::Agent(name)
-                }
-                None => Target::Main,
-            }
+            crate::route_cmd::routed(&desk.session, prompt, options.model.as_deref())?
         }
         (AgentChoice::Routed, None) => anyhow::bail!("auto-routing needs a prompt: pass -p PROMPT"),
     };
