@@ -71,3 +71,61 @@ fn session_start_adds_context_once_and_session_end_runs_at_the_end() {
     let resumed = messages_text(&model.server.requests()[2].body);
     assert!(resumed.contains(r#"\"source\":\"resume\""#), "{resumed}");
 }
+
+/// Answers permission questions for the person: denies a command that says `deny-me`, allows
+/// the rest; logs each notification.
+const PERMISSION_HOOK: &str = r#"#!/bin/sh
+input=$(cat)
+case "$input" in
+  *'"hook_event_name":"Notification"'*) printf '%s\n' "$input" >> notified.jsonl ;;
+  *deny-me*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not this one"}}}' ;;
+  *) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}' ;;
+esac
+"#;
+
+#[test]
+fn a_permission_request_hook_answers_for_the_person_and_notifications_are_sent() {
+    if !super::support::has_script() {
+        return;
+    }
+    let project = TestProject::new();
+    let command = json!([{"type": "command", "command": "sh hooks/permission.sh"}]);
+    project
+        .write(
+            ".agentctl/settings.json",
+            &json!({"hooks": {
+                "PermissionRequest": [{"matcher": "Bash", "hooks": command}],
+                "Notification": [{"matcher": "permission_prompt", "hooks": command}]
+            }})
+            .to_string(),
+        )
+        .write("hooks/permission.sh", PERMISSION_HOOK)
+        .write(
+            ".agentctl/agents/worker.md",
+            "---\nname: worker\ndescription: Works\nmodel: openai:gpt-4o-mini\ntools:\n  allow: [bash, write_file]\n---\nWork.\n",
+        );
+    project.trust();
+    let model = ServedModel::openai();
+    model.answer_call("b1", "bash", r#"{"command":"touch made.txt"}"#);
+    model.answer_call("b2", "bash", r#"{"command":"echo deny-me > no.txt"}"#);
+    model.answer_text("Done.");
+    let mut command = project.terminal_command(&["run", "worker", "-p", "work"]);
+    model.point(&mut command);
+    let terminal = super::support::Terminal::start_command(command);
+    // Nothing is asked on the terminal: the hook answered both questions.
+    let (status, screen) = terminal.finish();
+    assert!(status.success(), "{screen}");
+    assert!(!screen.contains("[y/N]"), "{screen}");
+    assert!(project.root.join("made.txt").exists(), "{screen}");
+    assert!(!project.root.join("no.txt").exists(), "{screen}");
+    let last = messages_text(&model.server.requests()[2].body);
+    assert!(
+        last.contains("denied by a PermissionRequest hook: not this one"),
+        "{last}"
+    );
+    let notified = std::fs::read_to_string(project.root.join("notified.jsonl")).unwrap_or_default();
+    assert!(
+        notified.contains("agentctl needs your permission to use bash"),
+        "{notified}"
+    );
+}

@@ -172,6 +172,36 @@ impl CallGate for TurnGate {
     }
 
     async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
+        let tool = call.call.name.as_str();
+        self.hooks.notify(
+            call.agent,
+            "permission_prompt",
+            format!("agentctl needs your permission to use {tool}"),
+        );
+        // A PermissionRequest hook answers for the person: a deny always, an allow below
+        // `high` only (protected paths are rated `high`), as a PreToolUse hook's allow.
+        match self
+            .hooks
+            .permission_request(call.agent, tool, &call.call.arguments)
+            .await
+        {
+            Some(Err(why)) => {
+                return Decision::Deny {
+                    risk,
+                    reason: format!("denied by a PermissionRequest hook: {why}"),
+                    by: DecidedBy::Hook,
+                    hint: None,
+                };
+            }
+            Some(Ok(why)) if risk < RiskLevel::High => {
+                return Decision::Allow {
+                    risk,
+                    reason: format!("allowed by a PermissionRequest hook: {why}"),
+                    by: DecidedBy::Hook,
+                };
+            }
+            _ => {}
+        }
         let mut question = self.gate.question(call, risk, reason);
         let (opened, answer) = self.desk.open(&question.call_id);
         question.call_id.clone_from(&opened.id);

@@ -230,6 +230,41 @@ fn bounded(text: &str) -> String {
     cut
 }
 
+/// The `PermissionRequest` answer of several hooks: a block (exit 2, `decision: block`) or a
+/// `decision.behavior: deny` denies, with its reason; otherwise an `allow` (`behavior` or
+/// `permissionDecision`) allows; otherwise the person is asked (`None`).
+pub(crate) fn permission_request(replies: &[Reply]) -> Option<Result<String, String>> {
+    let behaviour = |reply: &Reply| {
+        let decision = reply.field("decision")?;
+        let behaviour = decision.get("behavior").and_then(Value::as_str)?;
+        let message = decision
+            .get("message")
+            .and_then(Value::as_str)
+            .map(bounded)
+            .unwrap_or_default();
+        Some((behaviour.to_owned(), message))
+    };
+    for reply in replies {
+        if let Some(reason) = reply.stop().or_else(|| reply.block()) {
+            return Some(Err(reason));
+        }
+        match behaviour(reply) {
+            Some((behaviour, message)) if behaviour == "deny" => return Some(Err(message)),
+            _ if matches!(reply.permission(), Some((HookPermission::Deny, _))) => {
+                return Some(Err(reply.permission().map(|(_, r)| r).unwrap_or_default()));
+            }
+            _ => {}
+        }
+    }
+    replies.iter().find_map(|reply| match behaviour(reply) {
+        Some((behaviour, message)) if behaviour == "allow" => Some(Ok(message)),
+        _ => match reply.permission() {
+            Some((HookPermission::Allow, reason)) => Some(Ok(reason)),
+            _ => None,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,6 +165,60 @@ impl SessionHooks {
         }
     }
 
+    /// Runs the `PermissionRequest` hooks of the settings for a question about `tool` (its
+    /// matcher is tried on the tool's names): `Some(Ok(reason))` when one allows it,
+    /// `Some(Err(reason))` when one denies it, `None` to ask the person. The caller decides
+    /// what an allow may answer.
+    pub(crate) async fn permission_request(
+        &self,
+        agent: &str,
+        tool: &str,
+        input: &Value,
+    ) -> Option<Result<String, String>> {
+        let hooks: Vec<&HookCommand> = self
+            .runner
+            .settings
+            .for_tool(HookEvent::PermissionRequest, tool)
+            .collect();
+        if hooks.is_empty() {
+            return None;
+        }
+        let names = names_of(tool);
+        let fields = json!({
+            "tool_name": names.get(1).unwrap_or(&names[0]),
+            "agentctl_tool_name": tool,
+            "tool_input": input,
+        });
+        let input = self.input(HookEvent::PermissionRequest, agent, fields);
+        decide::permission_request(&self.run_all(&hooks, &input).await)
+    }
+
+    /// Runs the `Notification` hooks of the settings (matched on `kind`, Claude Code's
+    /// `notification_type`: `permission_prompt`) with `message`, in the background: a
+    /// notification never holds anything up.
+    pub(crate) fn notify(self: &Arc<Self>, agent: &str, kind: &str, message: String) {
+        let hooks: Vec<HookCommand> = self
+            .runner
+            .settings
+            .for_event(HookEvent::Notification)
+            .filter(|hook| hook.matcher.matches(kind))
+            .cloned()
+            .collect();
+        if hooks.is_empty() {
+            return;
+        }
+        let input = self.input(
+            HookEvent::Notification,
+            agent,
+            json!({"message": message, "notification_type": kind}),
+        );
+        let this = Arc::clone(self);
+        tokio::spawn(async move {
+            let hooks: Vec<&HookCommand> = hooks.iter().collect();
+            this.run_all(&hooks, &input).await;
+        });
+    }
+
     /// The JSON a hook reads on stdin: Claude Code's common fields, then the event's.
     fn input(&self, event: HookEvent, agent: &str, fields: Value) -> Value {
         let mut input = json!({
