@@ -30,7 +30,7 @@ graph:
 ---
 ";
 
-fn strict_agent(name: &str) -> String {
+pub(super) fn strict_agent(name: &str) -> String {
     format!(
         "---\nname: {name}\ndescription: The {name}.\nmodel: openai:gpt-4o-mini\ntools:\n  allow: []\n---\nAnswer briefly.\n"
     )
@@ -49,19 +49,23 @@ fn review_project() -> TestProject {
     project
 }
 
-fn command(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Command {
+pub(super) fn command(
+    project: &TestProject,
+    model: &ServedModel,
+    args: &[&str],
+) -> std::process::Command {
     let mut command = project.command(args);
     model.point(&mut command);
     command
 }
 
-fn only_session(project: &TestProject) -> String {
+pub(super) fn only_session(project: &TestProject) -> String {
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
     sessions[0]["sessionId"].as_str().unwrap().to_owned()
 }
 
 /// The last user message of recorded request `index`.
-fn prompt_of(model: &ServedModel, index: usize) -> String {
+pub(super) fn prompt_of(model: &ServedModel, index: usize) -> String {
     let body = model.server.requests()[index].body.clone();
     let messages = body["messages"].as_array().unwrap();
     messages

@@ -4,6 +4,7 @@
 //! (directly or through another graph) is refused at validation, at file:line:col; the
 //! parallel-review example runs offline and draws as its README shows.
 
+use super::graph_parallel::{command, only_session, prompt_of, strict_agent};
 use super::support::{ServedModel, TestProject, spawn_piped, text};
 use agentctl_store::{GraphLog as _, SessionLog as _};
 use serde_json::Value;
@@ -42,12 +43,6 @@ edges:
   - {from: style, to: END}
 ";
 
-fn strict_agent(name: &str) -> String {
-    format!(
-        "---\nname: {name}\ndescription: The {name}.\nmodel: openai:gpt-4o-mini\ntools:\n  allow: []\n---\nAnswer briefly.\n"
-    )
-}
-
 fn release_project() -> TestProject {
     let project = TestProject::new();
     project
@@ -60,30 +55,6 @@ fn release_project() -> TestProject {
             &strict_agent("summarizer"),
         );
     project
-}
-
-fn command(project: &TestProject, model: &ServedModel, args: &[&str]) -> std::process::Command {
-    let mut command = project.command(args);
-    model.point(&mut command);
-    command
-}
-
-fn only_session(project: &TestProject) -> String {
-    let sessions = project.json(&["sessions", "list", "--format", "json"]);
-    sessions[0]["sessionId"].as_str().unwrap().to_owned()
-}
-
-/// The last user message of recorded request `index`.
-fn prompt_of(model: &ServedModel, index: usize) -> String {
-    let body = model.server.requests()[index].body.clone();
-    let messages = body["messages"].as_array().unwrap();
-    messages
-        .iter()
-        .rev()
-        .find(|message| message["role"] == "user")
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_default()
-        .to_owned()
 }
 
 #[test]
