@@ -55,8 +55,8 @@ pub use error::{ContextError, Result};
 pub use record::{
     CheckpointSource, ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary,
     MAIN_TIMELINE, MAX_CHECKPOINT_STATE_BYTES, MessageId, MessageQuery, NewCheckpoint, NewMessage,
-    NewRun, NewStep, PromptBudget, ReplacedSummary, RunId, RunRecord, RunStatus, SessionInfo,
-    StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
+    NewRun, NewStep, PromptBudget, ReplacedSummary, RunClosing, RunId, RunRecord, RunStatus,
+    SessionInfo, StateEntry, StepRecord, StoredMessage, role_of, utc_timestamp,
 };
 pub use recorder::{RunEnding, RunRecorder, RunTally};
 pub use rows::{

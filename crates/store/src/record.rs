@@ -454,6 +454,23 @@ pub struct ClearedContext {
     pub summaries: u64,
 }
 
+/// How a run ends, for [`RunLog::close_run`](crate::RunLog::close_run): the turn it had not
+/// written yet (its messages and steps), its status and usage, and the handoff it leaves in
+/// the main timeline, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunClosing {
+    /// The last turn's messages, written first.
+    pub messages: Vec<NewMessage>,
+    /// The last turn's steps (and the ending's own), after the messages.
+    pub steps: Vec<NewStep>,
+    /// The run's final status.
+    pub status: RunStatus,
+    /// Tokens over all the run's model calls.
+    pub usage: Usage,
+    /// The summary handed back to `main`, written after the status.
+    pub handoff: Option<HandoffSummary>,
+}
+
 /// The structured result a run hands back to the main timeline when it ends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HandoffSummary {

@@ -8,7 +8,7 @@
 
 use crate::error::ContextError;
 use crate::record::{
-    HandoffSummary, NewMessage, NewRun, NewStep, PromptBudget, RunRecord, RunStatus,
+    HandoffSummary, NewMessage, NewRun, NewStep, PromptBudget, RunClosing, RunRecord, RunStatus,
 };
 use crate::store::SessionStore;
 use agentctl_core::{GuardrailPolicy, Message, RunEvent, Usage};
@@ -152,9 +152,7 @@ impl RunRecorder {
         prompt: &str,
         steps: Vec<NewStep>,
     ) -> Result<Self, ContextError> {
-        let run = store.start_run(session, run)?;
-        let prompt = NewMessage::new(run.context_scope.clone(), None, Message::user(prompt));
-        store.record_turn(run.id, &[prompt], &steps)?;
+        let run = store.open_run(session, run, &Message::user(prompt), &steps)?;
         Ok(Self {
             store,
             run,
@@ -192,7 +190,7 @@ impl RunRecorder {
                 model_context_window,
                 ..
             } => {
-                self.flush_turn(false);
+                self.flush_turn();
                 self.request = Some(PromptBudget {
                     prompt_token_budget: *prompt_token_budget,
                     estimated_prompt_tokens: *estimated_prompt_tokens,
@@ -240,40 +238,59 @@ impl RunRecorder {
 
     /// Records a further user message (e.g. a repair request).
     pub fn user(&mut self, text: &str) {
-        self.flush_turn(false);
+        self.flush_turn();
         let message = self.message(None, Message::user(text), false);
         let recorded = self.store.record_turn(self.run.id, &[message], &[]);
         self.check(recorded.map(drop));
     }
 
-    /// Closes the run: the last turn, the ending's step, the status and usage, then the
-    /// handoff summary. Returns the first store error of the whole run, if any.
+    /// Closes the run in one store call: the last turn, the ending's step, the status and
+    /// usage, then the handoff summary. Returns the first store error of the whole run, if any.
     pub fn finish(mut self, ending: RunEnding) -> Option<ContextError> {
-        self.flush_turn(ending.answer_visible);
-        if let Some(step) = ending.step {
-            let recorded = self.store.record_turn(self.run.id, &[], &[step]);
-            self.check(recorded.map(drop));
-        }
-        self.close(ending.status);
-        if let Some(handoff) = &ending.handoff {
-            let written = self.store.write_handoff(self.run.id, handoff);
-            self.check(written.map(drop));
-        }
+        self.close(
+            ending.answer_visible,
+            ending.status,
+            ending.step,
+            ending.handoff,
+        );
         self.error.take()
     }
 
-    fn close(&mut self, status: RunStatus) {
+    fn close(
+        &mut self,
+        answer_visible: bool,
+        status: RunStatus,
+        step: Option<NewStep>,
+        handoff: Option<HandoffSummary>,
+    ) {
         self.finished = true;
-        let closed = self
-            .store
-            .finish_run(self.run.id, status, self.tally.usage());
+        let (messages, mut steps) = self.last_turn(answer_visible);
+        steps.extend(step);
+        let closing = RunClosing {
+            messages,
+            steps,
+            status,
+            usage: self.tally.usage(),
+            handoff,
+        };
+        let closed = self.store.close_run(self.run.id, &closing);
         self.check(closed);
     }
 
-    /// Writes the last committed turn and the steps since. A final answer (an assistant
-    /// message without tool calls) is visible when `answer_visible`; everything else of a run
-    /// is hidden from the timeline.
-    fn flush_turn(&mut self, answer_visible: bool) {
+    /// Writes the last committed turn and the steps since (nothing when there are none).
+    fn flush_turn(&mut self) {
+        let (messages, steps) = self.last_turn(false);
+        if messages.is_empty() && steps.is_empty() {
+            return;
+        }
+        let recorded = self.store.record_turn(self.run.id, &messages, &steps);
+        self.check(recorded.map(drop));
+    }
+
+    /// Takes the last committed turn and the steps since, as rows. A final answer (an
+    /// assistant message without tool calls) is visible when `answer_visible`; everything else
+    /// of a run is hidden from the timeline.
+    fn last_turn(&mut self, answer_visible: bool) -> (Vec<NewMessage>, Vec<NewStep>) {
         // A call that never answered (failed, cancelled) still leaves its budget: a prompt
         // over the window is when it matters most.
         if self.request.is_some() {
@@ -281,11 +298,8 @@ impl RunRecorder {
         }
         let committed = std::mem::take(&mut self.committed);
         let steps = std::mem::take(&mut self.steps);
-        if committed.is_empty() && steps.is_empty() {
-            return;
-        }
         let agent = self.run.agent.clone();
-        let messages: Vec<NewMessage> = committed
+        let messages = committed
             .into_iter()
             .map(|message| {
                 let visible = answer_visible
@@ -293,8 +307,7 @@ impl RunRecorder {
                 self.message(Some(&agent), message, visible)
             })
             .collect();
-        let recorded = self.store.record_turn(self.run.id, &messages, &steps);
-        self.check(recorded.map(drop));
+        (messages, steps)
     }
 
     /// A message of the run's workspace; sub-agent scopes never reach the timeline whatever
@@ -317,8 +330,7 @@ impl Drop for RunRecorder {
     fn drop(&mut self) {
         if !self.finished {
             // Dropped mid-run (e.g. a tool call future dropped because its run was cancelled).
-            self.flush_turn(false);
-            self.close(RunStatus::Cancelled);
+            self.close(false, RunStatus::Cancelled, None, None);
         }
     }
 }

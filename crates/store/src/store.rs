@@ -10,11 +10,11 @@ use crate::error::Result;
 use crate::record::StateEntry;
 use crate::record::{
     ClearedContext, ContextSummary, GraphBranch, GraphCheckpoint, HandoffSummary, MessageId,
-    MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, ReplacedSummary, RunId, RunRecord,
-    RunStatus, SessionInfo, StepRecord, StoredMessage,
+    MessageQuery, NewCheckpoint, NewMessage, NewRun, NewStep, ReplacedSummary, RunClosing, RunId,
+    RunRecord, RunStatus, SessionInfo, StepRecord, StoredMessage,
 };
 use crate::scope::ContextScope;
-use agentctl_core::{ContextMode, Span, Usage};
+use agentctl_core::{ContextMode, Message, Span, Usage};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -130,6 +130,35 @@ pub trait RunLog: Send + Sync {
     /// Writes a run's handoff to the `main` workspace (visible in the timeline) and as a
     /// `handoff` step, in one transaction; returns the message id.
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId>;
+    /// Starts a run and records its first turn — `prompt` as the user's message in the run's
+    /// workspace, with `steps` — together. A store that can should do it in one transaction
+    /// (both shipped stores do); the default makes the two writes in a row.
+    fn open_run(
+        &self,
+        session: &str,
+        run: &NewRun,
+        prompt: &Message,
+        steps: &[NewStep],
+    ) -> Result<RunRecord> {
+        let record = self.start_run(session, run)?;
+        let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
+        self.record_turn(record.id, &[prompt], steps)?;
+        Ok(record)
+    }
+    /// Closes a run: its last turn, its status and usage, then its handoff (see
+    /// [`RunClosing`]). A store that can should do it in one transaction, so a run is never
+    /// finished without its last turn (both shipped stores do); the default makes the writes
+    /// in a row.
+    fn close_run(&self, run: RunId, closing: &RunClosing) -> Result<()> {
+        if !closing.messages.is_empty() || !closing.steps.is_empty() {
+            self.record_turn(run, &closing.messages, &closing.steps)?;
+        }
+        self.finish_run(run, closing.status, closing.usage)?;
+        if let Some(handoff) = &closing.handoff {
+            self.write_handoff(run, handoff)?;
+        }
+        Ok(())
+    }
     /// One run.
     fn run(&self, run: RunId) -> Result<RunRecord>;
     /// The session's runs, oldest first.

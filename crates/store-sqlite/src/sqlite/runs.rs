@@ -9,7 +9,7 @@ use agentctl_core::Redactor;
 use agentctl_core::{Message, Usage};
 use agentctl_store::{
     ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
-    RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
+    RunClosing, RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
 };
 use rusqlite::{Connection, params};
 
@@ -41,40 +41,101 @@ fn insert_steps(
     Ok(())
 }
 
+/// Starts a run of `session` inside a write transaction.
+fn start_run(tx: &Connection, session: &str, run: &NewRun) -> FaultResult<RunRecord> {
+    require_session(tx, session)?;
+    if let Some(parent) = run.parent_run_id {
+        load_run(tx, parent)?;
+    }
+    let now = now_ms();
+    let owner = Owner::current();
+    tx.execute(
+        "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
+             owner_pid, owner_start, owner_boot, source)
+         VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            session,
+            run.agent,
+            run.parent_run_id,
+            run.model,
+            now,
+            owner.pid,
+            owner.start_column(),
+            owner.boot,
+            run.source.as_str()
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    let scope = run.scope(id);
+    tx.execute(
+        "UPDATE agent_runs SET context_scope = ?2 WHERE id = ?1",
+        params![id, scope.to_string()],
+    )?;
+    tx.execute(
+        "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
+        params![session, now],
+    )?;
+    Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
+}
+
+/// Records a turn of `record` inside a write transaction.
+fn record_turn(
+    tx: &Connection,
+    redactor: &Redactor,
+    record: &RunRecord,
+    messages: &[NewMessage],
+    steps: &[NewStep],
+) -> FaultResult<Vec<MessageId>> {
+    let ids = insert_messages(
+        tx,
+        redactor,
+        &record.session_id,
+        Some(record.id),
+        &record.source,
+        messages,
+    )?;
+    insert_steps(tx, redactor, record.id, steps)?;
+    Ok(ids)
+}
+
+/// Marks `run` finished inside a write transaction.
+fn finish_run(tx: &Connection, run: RunId, status: RunStatus, usage: Usage) -> FaultResult<()> {
+    let usage = serde_json::to_string(&usage)
+        .map_err(|error| Fault::Corrupt("agent_runs", error.to_string()))?;
+    let updated = tx.execute(
+        "UPDATE agent_runs SET status = ?2, usage = ?3, finished_at = ?4 WHERE id = ?1",
+        params![run, status.as_str(), usage, now_ms()],
+    )?;
+    if updated == 0 {
+        return Err(Fault::Context(ContextError::RunNotFound(run)));
+    }
+    Ok(())
+}
+
+/// Writes `record`'s handoff inside a write transaction.
+fn write_handoff(
+    tx: &Connection,
+    redactor: &Redactor,
+    record: &RunRecord,
+    handoff: &HandoffSummary,
+) -> FaultResult<MessageId> {
+    let message = NewMessage::new(
+        ContextScope::Main,
+        Some(&record.agent),
+        Message::assistant(handoff.render(record)),
+    );
+    let content = serde_json::to_value(handoff)
+        .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
+    let step = NewStep::new("handoff", content);
+    let ids = record_turn(tx, redactor, record, &[message], &[step])?;
+    ids.first()
+        .copied()
+        .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
+}
+
 impl RunLog for SqliteStore {
     fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
-        self.write(|tx| {
-            require_session(tx, session)?;
-            if let Some(parent) = run.parent_run_id {
-                load_run(tx, parent)?;
-            }
-            let now = now_ms();
-            let owner = Owner::current();
-            tx.execute(
-                "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
-                     owner_pid, owner_start, owner_boot, source)
-                 VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    session,
-                    run.agent,
-                    run.parent_run_id,
-                    run.model,
-                    now,
-                    owner.pid,
-                    owner.start_column(),
-                    owner.boot,
-                    run.source.as_str()
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            let scope = run.scope(id);
-            tx.execute(
-                "UPDATE agent_runs SET context_scope = ?2 WHERE id = ?1",
-                params![id, scope.to_string()],
-            )?;
-            tx.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![session, now])?;
-            Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
-        })
+        self.write(|tx| start_run(tx, session, run))
     }
 
     fn record_turn(
@@ -85,62 +146,52 @@ impl RunLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         self.write(|tx| {
             let record = load_run(tx, run)?;
-            let ids = insert_messages(
-                tx,
-                self.redactor(),
-                &record.session_id,
-                Some(run),
-                &record.source,
-                messages,
-            )?;
-            insert_steps(tx, self.redactor(), run, steps)?;
-            Ok(ids)
+            record_turn(tx, self.redactor(), &record, messages, steps)
         })
     }
 
     fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
-        self.write(|tx| {
-            let usage = serde_json::to_string(&usage)
-                .map_err(|error| Fault::Corrupt("agent_runs", error.to_string()))?;
-            let updated = tx.execute(
-                "UPDATE agent_runs SET status = ?2, usage = ?3, finished_at = ?4 WHERE id = ?1",
-                params![run, status.as_str(), usage, now_ms()],
-            )?;
-            if updated == 0 {
-                return Err(Fault::Context(ContextError::RunNotFound(run)));
-            }
-            Ok(())
-        })
+        self.write(|tx| finish_run(tx, run, status, usage))
     }
 
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
         self.write(|tx| {
             let record = load_run(tx, run)?;
-            let text = handoff.render(&record);
-            let message = NewMessage::new(
-                ContextScope::Main,
-                Some(&record.agent),
-                Message::assistant(text),
-            );
-            let ids = insert_messages(
+            write_handoff(tx, self.redactor(), &record, handoff)
+        })
+    }
+
+    fn open_run(
+        &self,
+        session: &str,
+        run: &NewRun,
+        prompt: &Message,
+        steps: &[NewStep],
+    ) -> Result<RunRecord> {
+        self.write(|tx| {
+            let record = start_run(tx, session, run)?;
+            let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
+            record_turn(tx, self.redactor(), &record, &[prompt], steps)?;
+            Ok(record)
+        })
+    }
+
+    fn close_run(&self, run: RunId, closing: &RunClosing) -> Result<()> {
+        self.write(|tx| {
+            let record = load_run(tx, run)?;
+            record_turn(
                 tx,
                 self.redactor(),
-                &record.session_id,
-                Some(run),
-                &record.source,
-                &[message],
+                &record,
+                &closing.messages,
+                &closing.steps,
             )?;
-            let content = serde_json::to_value(handoff)
-                .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
-            insert_steps(
-                tx,
-                self.redactor(),
-                run,
-                &[NewStep::new("handoff", content)],
-            )?;
-            ids.first()
-                .copied()
-                .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
+            finish_run(tx, run, closing.status, closing.usage)?;
+            if let Some(handoff) = &closing.handoff {
+                // The handoff names the run as it ended.
+                write_handoff(tx, self.redactor(), &load_run(tx, run)?, handoff)?;
+            }
+            Ok(())
         })
     }
 

@@ -90,6 +90,41 @@ on_each_backend! {
         assert!(matches!(store.run(sub.id), Err(ContextError::RunNotFound(_))));
     }
 
+    fn opening_and_closing_a_run_write_what_the_separate_calls_write(fresh) {
+        let store = &fresh.store;
+        let session = store.create_session(None).unwrap().id;
+        let run = store
+            .open_run(&session, &new_run("r", ContextMode::Run), &Message::user("go"), &[NewStep::new("task", json!({"n": 0}))])
+            .unwrap();
+        assert_eq!(run.context_scope, ContextScope::run(run.id));
+        let prompt = store.messages(&session, &MessageQuery::scope(run.context_scope.clone())).unwrap();
+        assert_eq!(prompt.iter().map(|m| &m.message).collect::<Vec<_>>(), [&Message::user("go")]);
+        let closing = RunClosing {
+            messages: turn(&run.context_scope, "r", "last"),
+            steps: vec![NewStep::new("model_call", json!({"n": 1})), NewStep::new("task_result", json!({}))],
+            status: RunStatus::Completed,
+            usage: Usage { input_tokens: 5, output_tokens: 6 },
+            handoff: Some(HandoffSummary { summary: "Done.".into(), files_changed: vec![], open_items: vec![] }),
+        };
+        store.close_run(run.id, &closing).unwrap();
+        let record = store.run(run.id).unwrap();
+        assert_eq!((record.status, record.usage.output_tokens), (RunStatus::Completed, 6));
+        assert_eq!(store.messages(&session, &MessageQuery::scope(run.context_scope.clone())).unwrap().len(), 3);
+        let main = store.messages(&session, &MessageQuery::scope(ContextScope::Main)).unwrap();
+        assert_eq!(main.iter().map(text_of).collect::<Vec<_>>(), [format!("Handoff from r (run {}, completed):\nDone.", run.id)]);
+        assert_eq!(
+            store.steps(run.id).unwrap().iter().map(|s| s.kind.as_str()).collect::<Vec<_>>(),
+            ["task", "model_call", "task_result", "handoff"]
+        );
+        // All or nothing: a run that is not there closes nothing and opens nothing.
+        assert!(matches!(store.close_run(424_242, &closing), Err(ContextError::RunNotFound(_))));
+        assert!(matches!(
+            store.open_run("missing", &new_run("r", ContextMode::Run), &Message::user("go"), &[]),
+            Err(ContextError::SessionNotFound(_))
+        ));
+        assert_eq!(store.runs(&session).unwrap().len(), 1);
+    }
+
     fn a_turn_is_all_or_nothing(fresh) {
         let store = &fresh.store;
         let session = store.create_session(None).unwrap().id;
