@@ -37,7 +37,7 @@ pub use agentctl_core as core;
 pub use agentctl_cassette as cassette;
 pub use agentctl_providers as providers;
 pub use agentctl_runtime as runtime;
-pub use agentctl_session as session;
+pub mod session;
 // Defining agents and configuring them.
 pub use agentctl_config as config;
 pub use agentctl_definitions as definitions;
