@@ -25,6 +25,7 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod hooks;
+    mod hooks_compact;
     mod hooks_session;
     mod instructions;
     mod mcp;

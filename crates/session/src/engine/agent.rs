@@ -208,11 +208,11 @@ impl TurnCtx {
         };
         let agent = narrowed.as_ref().unwrap_or(&kit.agent);
         let mut options = self.run_options(model, trace.context().cloned());
-        let ready = engine.prepare(agent, kind, &mut options).await?;
-        self.announce(agent, &ready, handoff.as_ref(), frame);
-        trace.next_run(agent.name(), &ready.prompt, 0);
         // The agent's permission mode, held to the turn's; what it starts is held to it.
         let gate = self.gate.for_agent(agent);
+        let ready = engine.prepare(agent, kind, &mut options, &gate).await?;
+        self.announce(agent, &ready, handoff.as_ref(), frame);
+        trace.next_run(agent.name(), &ready.prompt, 0);
         let sub_agents = if Arc::ptr_eq(&gate, &self.gate) {
             Arc::clone(&self.sub_agents)
         } else {

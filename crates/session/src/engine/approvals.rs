@@ -6,7 +6,7 @@
 //! run emitted before it) and waits on the [`Desk`] for the matching
 //! [`Op::Approve`](crate::Op::Approve).
 
-use crate::hooks::SessionHooks;
+use crate::hooks::{AgentHooks, SessionHooks};
 use agentctl_core::{
     AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, PermissionMode, RiskLevel,
 };
@@ -95,6 +95,9 @@ pub(crate) struct TurnGate {
     desk: Arc<Desk>,
     questions: mpsc::UnboundedSender<ApprovalRequest>,
     hooks: Arc<SessionHooks>,
+    /// The hooks of the run this gate judges the calls of (set by [`scope`](Self::scope)):
+    /// its `PermissionRequest` hooks answer for the person.
+    run_hooks: Option<Arc<AgentHooks>>,
     /// The permission mode the calls meeting this gate are judged in.
     mode: PermissionMode,
     /// The loosest mode a run this gate starts may have: its starter's mode (none for the
@@ -115,6 +118,7 @@ impl TurnGate {
             desk,
             questions,
             hooks,
+            run_hooks: None,
             mode: PermissionMode::Default,
             ceiling: PermissionMode::BypassPermissions,
         }
@@ -135,9 +139,15 @@ impl TurnGate {
             desk: Arc::clone(&self.desk),
             questions: self.questions.clone(),
             hooks: Arc::clone(&self.hooks),
+            run_hooks: None,
             mode,
             ceiling: mode,
         })
+    }
+
+    /// The permission mode the calls meeting this gate are judged in.
+    pub(crate) fn mode(&self) -> PermissionMode {
+        self.mode
     }
 
     /// The turn's hooks.
@@ -146,13 +156,28 @@ impl TurnGate {
     }
 
     /// The policy part of a run of `agent`'s scope: this gate and the hooks of the settings
-    /// and of `agent`.
+    /// and of `agent` (which answer this run's permission questions too).
     pub(crate) fn scope(self: &Arc<Self>, agent: &AgentDefinition) -> RunScope {
-        let scope = RunScope::new().gate(Arc::clone(self) as _);
-        match self.hooks.for_agent(agent) {
-            Some(hooks) => scope.hooks(hooks),
-            None => scope,
-        }
+        let Some(hooks) = self.hooks.for_agent(agent, self.mode) else {
+            return RunScope::new().gate(Arc::clone(self) as _);
+        };
+        let gate = TurnGate {
+            gate: Arc::clone(&self.gate),
+            desk: Arc::clone(&self.desk),
+            questions: self.questions.clone(),
+            hooks: Arc::clone(&self.hooks),
+            run_hooks: Some(Arc::clone(&hooks)),
+            mode: self.mode,
+            ceiling: self.ceiling,
+        };
+        RunScope::new().gate(Arc::new(gate) as _).hooks(hooks as _)
+    }
+
+    /// Whether a `PermissionRequest` hook of this gate's run would be asked about `tool`.
+    fn hook_answers(&self, tool: &str) -> bool {
+        self.run_hooks
+            .as_ref()
+            .is_some_and(|hooks| hooks.answers_permission(tool))
     }
 }
 
@@ -168,23 +193,40 @@ pub(crate) fn agent_mode(agent: &AgentDefinition, bypass_allowed: bool) -> Permi
 #[async_trait]
 impl CallGate for TurnGate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
-        self.gate.decide_in(call, self.mode)
+        // Without a person, a question a PermissionRequest hook answers still reaches `ask`.
+        match self.gate.judge_in(call, self.mode) {
+            Decision::Ask { risk, reason }
+                if !self.gate.asks() && !self.hook_answers(&call.call.name) =>
+            {
+                self.gate.refuse_unasked(call, risk, &reason)
+            }
+            decision => decision,
+        }
     }
 
     async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
         let tool = call.call.name.as_str();
-        self.hooks.notify(
-            call.agent,
-            "permission_prompt",
-            format!("agentctl needs your permission to use {tool}"),
-        );
-        // A PermissionRequest hook answers for the person: a deny always, an allow below
-        // `high` only (protected paths are rated `high`), as a PreToolUse hook's allow.
-        match self
-            .hooks
-            .permission_request(call.agent, tool, &call.call.arguments)
-            .await
-        {
+        let asks = self.gate.asks();
+        if asks {
+            self.hooks.notify(
+                call.agent,
+                self.mode,
+                "permission_prompt",
+                format!("agentctl needs your permission to use {tool}"),
+            );
+        }
+        // A PermissionRequest hook answers for the person — with or without a terminal: a
+        // deny always, an allow below `high` only (protected paths are rated `high`), as a
+        // PreToolUse hook's allow.
+        let answered = match &self.run_hooks {
+            Some(hooks) => {
+                hooks
+                    .permission_request(call.agent, tool, &call.call.arguments)
+                    .await
+            }
+            None => None,
+        };
+        match answered {
             Some(Err(why)) => {
                 return Decision::Deny {
                     risk,
@@ -201,6 +243,10 @@ impl CallGate for TurnGate {
                 };
             }
             _ => {}
+        }
+        if !asks {
+            // Nobody can answer what the hooks left open.
+            return self.gate.refuse_unasked(call, risk, reason);
         }
         let mut question = self.gate.question(call, risk, reason);
         let (opened, answer) = self.desk.open(&question.call_id);

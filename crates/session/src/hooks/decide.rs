@@ -212,6 +212,13 @@ pub(crate) fn prompt(replies: &[Reply]) -> Result<Option<String>, String> {
     }))
 }
 
+/// The reason the first of `replies` that blocks gives (exit code 2, `decision: block`,
+/// `continue: false`): for events whose hooks can only stop what is about to happen
+/// (`PreCompact`).
+pub(crate) fn blocked<'a>(mut replies: impl Iterator<Item = &'a Reply>) -> Option<String> {
+    replies.find_map(|reply| reply.stop().or_else(|| reply.block()))
+}
+
 fn joined(held: Option<String>, more: Option<String>) -> Option<String> {
     match (held, more) {
         (Some(held), Some(more)) => Some(format!("{held}\n{more}")),
