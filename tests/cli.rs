@@ -26,6 +26,7 @@ mod cli {
     mod handoffs;
     mod hooks;
     mod hooks_compact;
+    mod hooks_permission;
     mod hooks_session;
     mod instructions;
     mod mcp;
