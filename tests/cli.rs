@@ -11,6 +11,7 @@ mod cli {
     mod chat;
     mod claude_settings;
     mod commands;
+    mod commands_patterns;
     mod completions;
     mod concurrency;
     mod connection_reuse;

@@ -6,6 +6,7 @@
 //! run emitted before it) and waits on the [`Desk`] for the matching
 //! [`Op::Approve`](crate::Op::Approve).
 
+use crate::commands::Narrowing;
 use crate::hooks::{AgentHooks, SessionHooks};
 use agentctl_core::{
     AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, PermissionMode, RiskLevel,
@@ -98,6 +99,8 @@ pub(crate) struct TurnGate {
     /// The hooks of the run this gate judges the calls of (set by [`scope`](Self::scope)):
     /// its `PermissionRequest` hooks answer for the person.
     run_hooks: Option<Arc<AgentHooks>>,
+    /// The turn's `allowed-tools` patterns (a command's), for every run it starts.
+    narrowing: Option<Arc<Narrowing>>,
     /// The permission mode the calls meeting this gate are judged in.
     mode: PermissionMode,
     /// The loosest mode a run this gate starts may have: its starter's mode (none for the
@@ -119,6 +122,7 @@ impl TurnGate {
             questions,
             hooks,
             run_hooks: None,
+            narrowing: None,
             mode: PermissionMode::Default,
             ceiling: PermissionMode::BypassPermissions,
         }
@@ -140,8 +144,27 @@ impl TurnGate {
             questions: self.questions.clone(),
             hooks: Arc::clone(&self.hooks),
             run_hooks: None,
+            narrowing: self.narrowing.clone(),
             mode,
             ceiling: mode,
+        })
+    }
+
+    /// This gate with the turn's `allowed-tools` patterns, for the run it judges and every
+    /// run that one starts.
+    pub(crate) fn narrowed(self: &Arc<Self>, narrowing: Option<Narrowing>) -> Arc<TurnGate> {
+        let Some(narrowing) = narrowing else {
+            return Arc::clone(self);
+        };
+        Arc::new(TurnGate {
+            gate: Arc::clone(&self.gate),
+            desk: Arc::clone(&self.desk),
+            questions: self.questions.clone(),
+            hooks: Arc::clone(&self.hooks),
+            run_hooks: self.run_hooks.clone(),
+            narrowing: Some(Arc::new(narrowing)),
+            mode: self.mode,
+            ceiling: self.ceiling,
         })
     }
 
@@ -167,6 +190,7 @@ impl TurnGate {
             questions: self.questions.clone(),
             hooks: Arc::clone(&self.hooks),
             run_hooks: Some(Arc::clone(&hooks)),
+            narrowing: self.narrowing.clone(),
             mode: self.mode,
             ceiling: self.ceiling,
         };
@@ -193,8 +217,15 @@ pub(crate) fn agent_mode(agent: &AgentDefinition, bypass_allowed: bool) -> Permi
 #[async_trait]
 impl CallGate for TurnGate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
+        let decision = self.gate.judge_in(call, self.mode);
+        // A command's `allowed-tools` pattern narrows (a refusal of the chain keeps its reason).
+        if let Some(reason) = self.narrowing.as_ref().and_then(|n| n.refusal(call))
+            && !matches!(decision, Decision::Deny { .. })
+        {
+            return Decision::deny(decision.risk(), reason);
+        }
         // Without a person, a question a PermissionRequest hook answers still reaches `ask`.
-        match self.gate.judge_in(call, self.mode) {
+        match decision {
             Decision::Ask { risk, reason }
                 if !self.gate.asks() && !self.hook_answers(&call.call.name) =>
             {
