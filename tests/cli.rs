@@ -39,6 +39,7 @@ mod cli {
     mod private_files;
     mod readme;
     mod routing;
+    mod rules_spellings;
     mod run;
     mod scripted;
     // Needs bubblewrap's namespaces (skipped visibly elsewhere).
