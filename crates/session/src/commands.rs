@@ -153,7 +153,7 @@ impl Narrowing {
 
     /// Why `call` is refused for the turn, when the patterned entries do not cover it.
     pub(crate) fn refusal(&self, call: &PendingCall<'_>) -> Option<String> {
-        if !self.tools.iter().any(|tool| *tool == call.call.name) {
+        if !self.tools.contains(&call.call.name) {
             return None;
         }
         match self.rules.judge(call.tool, Some(&call.call.arguments)) {

@@ -384,6 +384,25 @@ mod tests {
     }
 
     #[test]
+    fn gemini_pre_compress_hooks_are_advisory_and_claude_pre_compact_ones_are_not() {
+        let hook = json!([{"matcher": "auto", "hooks": [{"type": "command", "command": "a"}]}]);
+        let (set, warnings) = HookSet::load(&json!({"PreCompress": hook, "PreCompact": hook}), "x");
+        assert!(warnings.is_empty());
+        let advisory: Vec<bool> = set
+            .for_event(HookEvent::PreCompact)
+            .map(|hook| hook.advisory)
+            .collect();
+        assert_eq!(advisory.len(), 2);
+        assert_eq!(advisory.iter().filter(|advisory| **advisory).count(), 1);
+        assert!(
+            set.commands()
+                .iter()
+                .all(|hook| hook.matcher.matches("auto"))
+        );
+        assert!(!set.commands()[0].matcher.matches("manual"));
+    }
+
+    #[test]
     fn timeouts_are_positive_and_capped() {
         let value = json!({"Stop": [{"hooks": [
             {"type": "command", "command": "a", "timeout": 0},

@@ -329,6 +329,18 @@ mod tests {
     }
 
     #[test]
+    fn a_compaction_is_blocked_by_exit_two_block_or_continue_false_only() {
+        let block = json!({"decision": "block", "reason": "mid-migration"}).to_string();
+        let halt = json!({"continue": false, "stopReason": "later"}).to_string();
+        let context = json!({"additionalContext": "keep the plan"}).to_string();
+        let blocked = |replies: &[Reply]| super::blocked(replies.iter());
+        assert_eq!(blocked(&[ran(2, "", "busy")]), Some("busy".into()));
+        assert_eq!(blocked(&[ran(0, &block, "")]), Some("mid-migration".into()));
+        assert_eq!(blocked(&[ran(0, &halt, "")]), Some("later".into()));
+        assert_eq!(blocked(&[ran(0, &context, ""), ran(1, "", "oops")]), None);
+    }
+
+    #[test]
     fn prompts_are_refused_or_given_context() {
         assert_eq!(prompt(&[ran(2, "", "secret")]), Err("secret".into()));
         assert_eq!(
