@@ -6,6 +6,7 @@
 
 use super::support::request::messages_text;
 use super::support::{ServedModel, TestProject, text};
+use agentctl_test_support::openai;
 use serde_json::{Value, json};
 
 /// Logs its input; allows `npm test` (the command starts with it), denies `curl`, leaves
@@ -143,4 +144,44 @@ fn without_a_hook_a_run_without_a_terminal_refuses_as_before() {
     assert!(logged(&project, "permission.jsonl").is_empty());
     let pre = logged(&project, "pre.jsonl");
     assert_eq!(pre[0]["permission_mode"], "default");
+}
+
+#[test]
+fn a_task_sub_agents_own_permission_request_hook_answers_for_it_without_a_terminal() {
+    let project = project();
+    project.write(
+        ".agentctl/agents/boss.md",
+        "---\nname: boss\ndescription: Delegates\nmodel: openai:gpt-4o-mini\ntools:\n  allow: [task]\n---\nDelegate.\n",
+    );
+    let model = ServedModel::openai();
+    model.answer_call("t1", "task", r#"{"goal":"run the tests","agent":"ci"}"#);
+    // The sub-agent does not stream.
+    model.server.push_json(openai::tool_calls_response(&[
+        ("s1", "bash", r#"{"command":"npm test"}"#),
+        ("s2", "bash", r#"{"command":"curl https://example.com"}"#),
+    ]));
+    model.server.push_json(openai::text_response("Tests pass."));
+    model.answer_text("The checks pass.");
+    let output = model.run(&project, &["run", "boss", "-p", "delegate the checks"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    let child = &requests[2].body;
+    assert!(tool_message(child, "s1").contains("all-tests-passed"));
+    assert!(
+        tool_message(child, "s2")
+            .contains("denied by a PermissionRequest hook: no downloads in CI")
+    );
+    let asked = logged(&project, "permission.jsonl");
+    assert!(
+        asked.iter().all(|input| input["agent_name"] == "ci"),
+        "{asked:?}"
+    );
+    // The child's mode held to its parent's (`default`): `acceptEdits` is not looser here.
+    assert!(
+        asked
+            .iter()
+            .all(|input| input["permission_mode"] == "default"),
+        "{asked:?}"
+    );
+    model.server.assert_no_violations();
 }
