@@ -11,6 +11,7 @@ mod cli {
     mod chat;
     mod claude_settings;
     mod commands;
+    mod commands_patterns;
     mod completions;
     mod concurrency;
     mod connection_reuse;
@@ -25,6 +26,8 @@ mod cli {
     mod guardrails;
     mod handoffs;
     mod hooks;
+    mod hooks_compact;
+    mod hooks_permission;
     mod hooks_session;
     mod instructions;
     mod mcp;
@@ -36,6 +39,7 @@ mod cli {
     mod private_files;
     mod readme;
     mod routing;
+    mod rules_spellings;
     mod run;
     mod scripted;
     // Needs bubblewrap's namespaces (skipped visibly elsewhere).

@@ -14,4 +14,5 @@ pub(crate) use graph::print_outcome;
 pub(crate) use history::print_context;
 pub(crate) use question::{parse_answer, render_prompt};
 pub(crate) use spinner::Spinner;
+pub(crate) use turn::notice_line;
 pub(crate) use turn::{ContextLine, TurnView};

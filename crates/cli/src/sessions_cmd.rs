@@ -390,7 +390,8 @@ fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
     let store = require_store(context, &args.id)?;
     let session = store.session(&args.id)?;
     let builder = RuntimeBuilder::new(context);
-    let written = crate::rt::block_on(compact_now(
+    let compaction = crate::rt::block_on(compact_now(
+        context,
         &builder,
         &*store,
         &session.id,
@@ -402,6 +403,11 @@ fn compact(context: &Project, args: &CompactArgs) -> anyhow::Result<ExitCode> {
         }
         other => other.into(),
     })?;
+    compaction
+        .notices
+        .iter()
+        .for_each(crate::render::notice_line);
+    let written = compaction.summaries;
     if written.is_empty() {
         print_text(&format!("Session {}: nothing to compact.\n", session.id));
     }

@@ -207,6 +207,38 @@ fn split_point(
     (split > 0 && split <= messages.len()).then_some(split)
 }
 
+/// Whether [`compact_scope`] would summarise part of `scope` under `policy`: forced, or the
+/// scope (its summary plus what came after it) is over the budget. Lets a caller decide
+/// first and act between the decision and the compaction (a `PreCompact` hook).
+pub fn needs_compaction(
+    store: &dyn SessionStore,
+    session: &str,
+    scope: &ContextScope,
+    policy: &CompactionPolicy,
+) -> Result<bool> {
+    if policy.force {
+        return Ok(true);
+    }
+    let previous = store.latest_summary(session, scope)?;
+    over_budget(store, session, scope, previous.as_ref(), policy)
+}
+
+/// Whether the scope is over budget past `previous`. Checked before every turn: under
+/// budget, only the rows the budget covers are counted, never the whole workspace.
+fn over_budget(
+    store: &dyn SessionStore,
+    session: &str,
+    scope: &ContextScope,
+    previous: Option<&ContextSummary>,
+    policy: &CompactionPolicy,
+) -> Result<bool> {
+    let after_id = previous.map(|summary| summary.until_message_id);
+    let summary_tokens = previous.map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
+    let room = policy.budget_tokens.saturating_sub(summary_tokens);
+    Ok(summary_tokens > policy.budget_tokens
+        || store.scope_tokens(session, scope, after_id, room)? > room)
+}
+
 /// Compacts one scope if it is over budget (or `policy.force`); returns the new summary.
 ///
 /// ```
@@ -251,15 +283,8 @@ pub async fn compact_scope(
     let summary_tokens = previous
         .as_ref()
         .map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
-    // Checked before every turn: under budget, only the rows the budget covers are counted,
-    // never the whole workspace.
-    if !policy.force {
-        let room = policy.budget_tokens.saturating_sub(summary_tokens);
-        if summary_tokens <= policy.budget_tokens
-            && store.scope_tokens(session, scope, after_id, room)? <= room
-        {
-            return Ok(None);
-        }
+    if !policy.force && !over_budget(store, session, scope, previous.as_ref(), policy)? {
+        return Ok(None);
     }
     let query = MessageQuery {
         scope: Some(scope.clone()),

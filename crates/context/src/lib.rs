@@ -53,7 +53,7 @@ mod view;
 
 pub use compaction::{
     CompactionPolicy, ProviderSummarizer, Summarizer, SummaryRequest, compact_scope,
-    compact_session,
+    compact_session, needs_compaction,
 };
 pub use file_refs::{
     Expansion, FileRefLimits, expand_file_references, expand_file_references_with, file_references,

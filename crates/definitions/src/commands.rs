@@ -52,7 +52,8 @@ pub struct CommandDef {
     /// What it does, for `/help`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// The tools its turn may use (agentctl names), narrowing the agent's; `None` leaves them.
+    /// The tools its turn may use (agentctl names, and Claude Code's rules with an argument
+    /// pattern as written: `Bash(git diff:*)`), narrowing the agent's; `None` leaves them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_tools: Option<Vec<String>>,
     /// The model of its turn; `None` keeps the agent's.
@@ -382,7 +383,7 @@ fn markdown_command(file: &Path, text: &str) -> Result<CommandDef> {
         description: front.description,
         allowed_tools: front
             .allowed_tools
-            .map(|tools| map_tools(&tools, claude_tool_name)),
+            .map(|tools| map_tools(&tools, allowed_tool)),
         model: front.model.filter(|model| model != "inherit"),
         argument_hint: front.argument_hint,
         template: body.trim().to_owned(),
@@ -390,6 +391,16 @@ fn markdown_command(file: &Path, text: &str) -> Result<CommandDef> {
         file: file.to_path_buf(),
         scope: Scope::Project,
     })
+}
+
+/// An `allowed-tools` entry: a tool name mapped to agentctl's, a rule with an argument
+/// pattern (`Bash(git diff:*)`) kept as written for the session to match calls against.
+fn allowed_tool(entry: &str) -> String {
+    if entry.contains('(') {
+        entry.trim().to_owned()
+    } else {
+        claude_tool_name(entry)
+    }
 }
 
 fn toml_command(file: &Path, text: &str) -> Result<CommandDef> {

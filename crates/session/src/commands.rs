@@ -11,8 +11,13 @@
 use crate::engine::TurnOptions;
 use crate::error::SessionError;
 use crate::project::Project;
-use agentctl_core::{AgentDefinition, ToolFilter, ToolPolicy, ToolRegistry};
+use agentctl_core::{
+    AgentDefinition, PendingCall, PermissionSettings, ToolFilter, ToolPolicy, ToolRegistry,
+    claude_tool_name,
+};
 use agentctl_definitions::{CommandDef, CommandSet};
+use agentctl_tools::{PermissionRules, RuleVerdict};
+use std::path::Path;
 
 /// The names of the REPL's own commands: a user command of one of these names is shadowed.
 pub const BUILTIN_COMMANDS: &[&str] = &["agents", "clear", "exit", "help", "quit"];
@@ -70,8 +75,14 @@ pub(crate) fn narrowed(
         source,
     };
     let own = ToolFilter::for_agent(&agent.spec).map_err(policy_error)?;
+    // `Bash(git diff:*)` lets `bash` through here; [`Narrowing`] holds its calls to the pattern.
     let command = ToolFilter::new(&ToolPolicy {
-        allow: Some(allowed.to_vec()),
+        allow: Some(
+            allowed
+                .iter()
+                .map(|entry| claude_tool_name(entry))
+                .collect(),
+        ),
         deny: Vec::new(),
     })
     .map_err(policy_error)?;
@@ -83,4 +94,74 @@ pub(crate) fn narrowed(
         .collect::<Vec<_>>();
     agent.spec.tools.deny.extend(refused);
     Ok(agent)
+}
+
+/// The entries of a turn's `allowed-tools` with an argument pattern (`Bash(git diff:*)`,
+/// `Read(./docs/**)`), read as Claude Code `allow` rules by the permission rules' own matching
+/// ([`PermissionRules`]): a call of a tool that only such entries let through runs only when
+/// they cover it (every command of a `bash` line, every path named); anything else is refused
+/// for the turn. They narrow, never approve: a call they cover still meets the gate.
+#[derive(Debug)]
+pub(crate) struct Narrowing {
+    /// The tools only patterned entries let through.
+    tools: Vec<String>,
+    rules: PermissionRules,
+    /// The patterned entries as written, for the refusal.
+    written: String,
+}
+
+impl Narrowing {
+    /// The narrowing of `allowed` (paths judged from `root`); `None` when no entry has a
+    /// pattern.
+    pub(crate) fn new(allowed: &[String], root: &Path) -> Result<Option<Self>, SessionError> {
+        let (patterned, plain): (Vec<&String>, Vec<&String>) =
+            allowed.iter().partition(|entry| entry.contains('('));
+        if patterned.is_empty() {
+            return Ok(None);
+        }
+        let whole = ToolFilter::new(&ToolPolicy {
+            allow: Some(plain.iter().map(|entry| claude_tool_name(entry)).collect()),
+            deny: Vec::new(),
+        })
+        .map_err(|source| SessionError::ToolPolicy {
+            agent: "allowed-tools".into(),
+            source,
+        })?;
+        let mut tools: Vec<String> = patterned
+            .iter()
+            .map(|entry| claude_tool_name(entry))
+            .filter(|tool| !whole.allows(tool))
+            .collect();
+        tools.dedup();
+        let settings = PermissionSettings {
+            allow: patterned.iter().map(|entry| (*entry).clone()).collect(),
+            ..PermissionSettings::default()
+        };
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let rules = PermissionRules::new(&settings, root, home.as_deref())?;
+        let written = patterned
+            .iter()
+            .map(|entry| entry.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(Some(Self {
+            tools,
+            rules,
+            written,
+        }))
+    }
+
+    /// Why `call` is refused for the turn, when the patterned entries do not cover it.
+    pub(crate) fn refusal(&self, call: &PendingCall<'_>) -> Option<String> {
+        if !self.tools.contains(&call.call.name) {
+            return None;
+        }
+        match self.rules.judge(call.tool, Some(&call.call.arguments)) {
+            Some(RuleVerdict::Allow { .. }) => None,
+            _ => Some(format!(
+                "denied: this command's allowed-tools let {} run only as {}",
+                call.call.name, self.written
+            )),
+        }
+    }
 }

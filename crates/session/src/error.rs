@@ -71,6 +71,9 @@ pub enum SessionError {
     /// A `UserPromptSubmit` hook refused the prompt (exit code 2 or `decision: block`).
     #[error("a UserPromptSubmit hook refused the prompt: {0}")]
     PromptRefused(String),
+    /// A `PreCompact` hook held a manual compaction back (exit code 2 or `decision: block`).
+    #[error("a PreCompact hook held the compaction back: {0}")]
+    CompactionRefused(String),
     /// A session was built outside a tokio runtime: its turns have nowhere to run.
     #[error("a session must be built inside a tokio runtime (its turns run there)")]
     NoAsyncRuntime,

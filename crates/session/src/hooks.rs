@@ -22,7 +22,7 @@ mod matcher;
 mod run;
 
 pub use matcher::Matcher;
-pub(crate) use run::{HookRunner, SessionHooks};
+pub(crate) use run::{AgentHooks, HookRunner, SessionHooks};
 pub use run::{MAX_HOOK_STDERR_BYTES, MAX_HOOK_STDOUT_BYTES};
 
 use serde_json::Value;
@@ -144,6 +144,9 @@ pub struct HookCommand {
     /// A folder outside the project its command may read besides what the `bash` sandbox
     /// allows: a plugin's own folder, where its hook scripts are.
     pub readable: Option<PathBuf>,
+    /// Declared under a Gemini CLI name whose hooks only observe (`PreCompress`): what it
+    /// answers cannot stop anything, as in Gemini CLI.
+    pub advisory: bool,
 }
 
 /// Something of a `hooks` value that cannot be used, with where it was declared.
@@ -281,12 +284,14 @@ impl Loader<'_> {
             self.warn(name.to_owned(), "expected a list of matcher groups".into());
             return;
         };
+        // Gemini CLI's `PreCompress` hooks are advisory there; Claude Code's `PreCompact` may block.
+        let advisory = name == "PreCompress";
         for (index, group) in groups.iter().enumerate() {
-            self.group(event, &format!("{name}[{index}]"), group);
+            self.group(event, advisory, &format!("{name}[{index}]"), group);
         }
     }
 
-    fn group(&mut self, event: HookEvent, key: &str, group: &Value) {
+    fn group(&mut self, event: HookEvent, advisory: bool, key: &str, group: &Value) {
         let matcher = match group.get("matcher") {
             None | Some(Value::Null) => Ok(Matcher::all()),
             Some(Value::String(pattern)) => Matcher::new(pattern),
@@ -309,6 +314,7 @@ impl Loader<'_> {
                     timeout,
                     origin: self.origin.to_owned(),
                     readable: None,
+                    advisory,
                 }),
                 Err(message) => self.warn(key, message),
             }
@@ -375,6 +381,25 @@ mod tests {
             ]
         );
         assert!(warnings[0].to_string().starts_with("global: hooks."));
+    }
+
+    #[test]
+    fn gemini_pre_compress_hooks_are_advisory_and_claude_pre_compact_ones_are_not() {
+        let hook = json!([{"matcher": "auto", "hooks": [{"type": "command", "command": "a"}]}]);
+        let (set, warnings) = HookSet::load(&json!({"PreCompress": hook, "PreCompact": hook}), "x");
+        assert!(warnings.is_empty());
+        let advisory: Vec<bool> = set
+            .for_event(HookEvent::PreCompact)
+            .map(|hook| hook.advisory)
+            .collect();
+        assert_eq!(advisory.len(), 2);
+        assert_eq!(advisory.iter().filter(|advisory| **advisory).count(), 1);
+        assert!(
+            set.commands()
+                .iter()
+                .all(|hook| hook.matcher.matches("auto"))
+        );
+        assert!(!set.commands()[0].matcher.matches("manual"));
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub use hooks::{
 };
 pub use initial_prompt::front_prompt;
 pub use main_agent::{MAIN_AGENT, main_agent};
-pub use maintenance::compact_now;
+pub use maintenance::{Compaction, compact_now};
 pub use plan::{
     MAX_PLAN_ITEMS, PLAN_STATE_KEY, PlanTools, TODO_READ, TODO_WRITE, TodoInput, TodoReadArgs,
     TodoWriteArgs,

@@ -12,7 +12,7 @@ use crate::chain::Chain;
 use crate::error::SessionError;
 use agentctl_context::{
     CompactionPolicy, ModeInputs, ResolvedMode, Summarizer, compact_scope, load_history,
-    load_history_within, resolve_mode,
+    load_history_within, needs_compaction, resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, AgentsSettings, ContextMode, HandoffRequest, Message, RunError, RunResult,
@@ -163,10 +163,8 @@ impl SessionHandle {
         summarizer: &dyn Summarizer,
         context_window: u64,
     ) -> Result<bool, SessionError> {
-        let scope = match mode {
-            ContextMode::Shared => ContextScope::Main,
-            ContextMode::Isolated => ContextScope::agent(agent),
-            ContextMode::Run => return Ok(false),
+        let Some(scope) = workspace(agent, mode) else {
+            return Ok(false);
         };
         let policy = CompactionPolicy::for_context_window(context_window);
         let summary = compact_scope(
@@ -178,6 +176,25 @@ impl SessionHandle {
         )
         .await?;
         Ok(summary.is_some())
+    }
+
+    /// Whether [`compact`](Self::compact) would summarise part of the agent's workspace now.
+    pub(crate) fn compaction_due(
+        &self,
+        agent: &str,
+        mode: ContextMode,
+        context_window: u64,
+    ) -> Result<bool, SessionError> {
+        let Some(scope) = workspace(agent, mode) else {
+            return Ok(false);
+        };
+        let policy = CompactionPolicy::for_context_window(context_window);
+        Ok(needs_compaction(
+            self.store.as_ref(),
+            &self.info.id,
+            &scope,
+            &policy,
+        )?)
     }
 
     /// Starts a store run of `agent` and records its prompt; `handed_off_by` is the run whose
@@ -209,6 +226,16 @@ impl SessionHandle {
             prompt,
             Vec::new(),
         )?)
+    }
+}
+
+/// The scope an agent's runs in `mode` see and compaction summarises (`main` for shared
+/// agents, `agent:{name}` for isolated ones); none in run mode, which starts empty.
+fn workspace(agent: &str, mode: ContextMode) -> Option<ContextScope> {
+    match mode {
+        ContextMode::Shared => Some(ContextScope::Main),
+        ContextMode::Isolated => Some(ContextScope::agent(agent)),
+        ContextMode::Run => None,
     }
 }
 

@@ -137,18 +137,11 @@ impl Shared {
     /// by the loader until it is trusted), the `bash` tool's sandbox and environment policy,
     /// the project root.
     pub(crate) fn hook_runner(&self) -> HookRunner {
-        let (mut settings, mut warnings) = settings_hooks(self.builder.settings());
-        settings.extend(self.plugin_hooks.0.clone());
-        warnings.extend(self.plugin_hooks.1.iter().cloned());
-        HookRunner {
-            settings,
-            warnings,
-            told: std::sync::atomic::AtomicBool::new(false),
-            started: std::sync::atomic::AtomicBool::new(false),
-            environment: self.builder.command_environment(),
-            root: self.builder.root().to_path_buf(),
-            project_trusted: self.project_trusted,
-        }
+        hook_runner(
+            &self.builder,
+            self.plugin_hooks.clone(),
+            self.project_trusted,
+        )
     }
 
     /// Traces every turn and prints it on the console (`--trace`) when `console`, and reports
@@ -204,6 +197,35 @@ fn tracing(settings: &Settings, traces: Option<PathBuf>, builder: &RuntimeBuilde
 
 fn stderr_warning() -> WarningFn {
     Arc::new(|message: String| eprintln!("warning: {message}"))
+}
+
+/// Where and how the hooks of `project`'s sessions run outside a session (`sessions
+/// compact`): as [`Shared::hook_runner`] does for a session of it.
+pub(crate) fn project_hook_runner(project: &Project, builder: &RuntimeBuilder) -> HookRunner {
+    hook_runner(
+        builder,
+        plugin_hooks(project),
+        project.trusts_own_commands(),
+    )
+}
+
+fn hook_runner(
+    builder: &RuntimeBuilder,
+    plugins: (HookSet, Vec<HookWarning>),
+    project_trusted: bool,
+) -> HookRunner {
+    let (mut settings, mut warnings) = settings_hooks(builder.settings());
+    settings.extend(plugins.0);
+    warnings.extend(plugins.1);
+    HookRunner {
+        settings,
+        warnings,
+        told: std::sync::atomic::AtomicBool::new(false),
+        started: std::sync::atomic::AtomicBool::new(false),
+        environment: builder.command_environment(),
+        root: builder.root().to_path_buf(),
+        project_trusted,
+    }
 }
 
 /// The hooks of `project`'s plugins whose code may run, each loaded with its file.

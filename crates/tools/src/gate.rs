@@ -154,16 +154,38 @@ impl Gate {
     /// chain, where `plan` refuses every call above `safe` and `acceptEdits` /
     /// `bypassPermissions` approve what the levels would have asked about.
     pub fn decide_in(&self, call: &PendingCall<'_>, mode: PermissionMode) -> Decision {
-        let decision = self.chain(&Facts {
+        match self.judge_in(call, mode) {
+            Decision::Ask { risk, reason } if !self.asks => self.nobody(call, risk, &reason),
+            decision => decision,
+        }
+    }
+
+    /// The chain for `call` in permission `mode`, leaving `Ask` as it is even when nobody
+    /// answers: for a caller that lets something else answer (a `PermissionRequest` hook),
+    /// then refuses what is left with [`refuse_unasked`](Self::refuse_unasked).
+    pub fn judge_in(&self, call: &PendingCall<'_>, mode: PermissionMode) -> Decision {
+        self.chain(&Facts {
             filter: call.filter,
             tool: call.tool,
             arguments: Some(&call.call.arguments),
             mode,
-        });
-        match decision {
-            Decision::Ask { risk, reason } if !self.asks => self.nobody(call, risk, &reason),
-            decision => decision,
-        }
+        })
+    }
+
+    /// Whether a person answers this gate's questions ([`asking`](Self::asking)).
+    pub fn asks(&self) -> bool {
+        self.asks
+    }
+
+    /// The refusal of `call`, which a person must approve, when nobody can: the reason and
+    /// the hint saying what would let it run.
+    pub fn refuse_unasked(
+        &self,
+        call: &PendingCall<'_>,
+        risk: RiskLevel,
+        reason: &str,
+    ) -> Decision {
+        self.nobody(call, risk, reason)
     }
 
     /// Every tool of `tools`, sorted by name, with what the agent of `filter` may do with it

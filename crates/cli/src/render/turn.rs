@@ -131,7 +131,7 @@ fn context_note(resolved: Option<&ResolvedMode>) -> String {
 }
 
 /// A notice of the session on stderr.
-fn notice_line(notice: &Notice) {
+pub(crate) fn notice_line(notice: &Notice) {
     let mut err = std::io::stderr().lock();
     let _ = match notice {
         Notice::FileReference(warning) => writeln!(err, "warning: {warning}"),

@@ -35,9 +35,11 @@ fn reads_claude_gemini_and_native_commands_with_folder_names() {
     let names: Vec<_> = set.commands.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["explain", "git:commit", "plain"]);
     let commit = set.get("git:commit").unwrap();
+    // A rule with an argument pattern is kept as written, for the session to match calls
+    // against; a plain name is mapped to agentctl's.
     assert_eq!(
         commit.allowed_tools.as_deref(),
-        Some(&["bash".to_owned(), "read_file".to_owned()][..])
+        Some(&["Bash(git add:*)".to_owned(), "read_file".to_owned()][..])
     );
     assert_eq!(commit.model.as_deref(), Some("fast"));
     assert_eq!(commit.expand("fix it"), "Commit with fix it");

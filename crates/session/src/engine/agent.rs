@@ -13,7 +13,7 @@ use super::protocol::{EventMsg, Notice};
 use super::sub_agents::SubAgents;
 use super::trace::TurnTracing;
 use super::writer::Recording;
-use crate::commands::narrowed;
+use crate::commands::{Narrowing, narrowed};
 use crate::error::SessionError;
 use crate::graph_run::{GraphError, StartAt};
 use crate::session::run_ending;
@@ -208,11 +208,16 @@ impl TurnCtx {
         };
         let agent = narrowed.as_ref().unwrap_or(&kit.agent);
         let mut options = self.run_options(model, trace.context().cloned());
-        let ready = engine.prepare(agent, kind, &mut options).await?;
+        // The agent's permission mode, held to the turn's, and the turn's `allowed-tools`
+        // patterns; what it starts is held to both.
+        let narrowing = match &self.options.allowed_tools {
+            Some(allowed) => Narrowing::new(allowed, engine.shared.builder.root())?,
+            None => None,
+        };
+        let gate = self.gate.for_agent(agent).narrowed(narrowing);
+        let ready = engine.prepare(agent, kind, &mut options, &gate).await?;
         self.announce(agent, &ready, handoff.as_ref(), frame);
         trace.next_run(agent.name(), &ready.prompt, 0);
-        // The agent's permission mode, held to the turn's; what it starts is held to it.
-        let gate = self.gate.for_agent(agent);
         let sub_agents = if Arc::ptr_eq(&gate, &self.gate) {
             Arc::clone(&self.sub_agents)
         } else {

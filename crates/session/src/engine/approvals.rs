@@ -6,7 +6,8 @@
 //! run emitted before it) and waits on the [`Desk`] for the matching
 //! [`Op::Approve`](crate::Op::Approve).
 
-use crate::hooks::SessionHooks;
+use crate::commands::Narrowing;
+use crate::hooks::{AgentHooks, SessionHooks};
 use agentctl_core::{
     AgentDefinition, CallGate, DecidedBy, Decision, PendingCall, PermissionMode, RiskLevel,
 };
@@ -95,6 +96,11 @@ pub(crate) struct TurnGate {
     desk: Arc<Desk>,
     questions: mpsc::UnboundedSender<ApprovalRequest>,
     hooks: Arc<SessionHooks>,
+    /// The hooks of the run this gate judges the calls of (set by [`scope`](Self::scope)):
+    /// its `PermissionRequest` hooks answer for the person.
+    run_hooks: Option<Arc<AgentHooks>>,
+    /// The turn's `allowed-tools` patterns (a command's), for every run it starts.
+    narrowing: Option<Arc<Narrowing>>,
     /// The permission mode the calls meeting this gate are judged in.
     mode: PermissionMode,
     /// The loosest mode a run this gate starts may have: its starter's mode (none for the
@@ -115,6 +121,8 @@ impl TurnGate {
             desk,
             questions,
             hooks,
+            run_hooks: None,
+            narrowing: None,
             mode: PermissionMode::Default,
             ceiling: PermissionMode::BypassPermissions,
         }
@@ -135,9 +143,34 @@ impl TurnGate {
             desk: Arc::clone(&self.desk),
             questions: self.questions.clone(),
             hooks: Arc::clone(&self.hooks),
+            run_hooks: None,
+            narrowing: self.narrowing.clone(),
             mode,
             ceiling: mode,
         })
+    }
+
+    /// This gate with the turn's `allowed-tools` patterns, for the run it judges and every
+    /// run that one starts.
+    pub(crate) fn narrowed(self: &Arc<Self>, narrowing: Option<Narrowing>) -> Arc<TurnGate> {
+        let Some(narrowing) = narrowing else {
+            return Arc::clone(self);
+        };
+        Arc::new(TurnGate {
+            gate: Arc::clone(&self.gate),
+            desk: Arc::clone(&self.desk),
+            questions: self.questions.clone(),
+            hooks: Arc::clone(&self.hooks),
+            run_hooks: self.run_hooks.clone(),
+            narrowing: Some(Arc::new(narrowing)),
+            mode: self.mode,
+            ceiling: self.ceiling,
+        })
+    }
+
+    /// The permission mode the calls meeting this gate are judged in.
+    pub(crate) fn mode(&self) -> PermissionMode {
+        self.mode
     }
 
     /// The turn's hooks.
@@ -146,13 +179,29 @@ impl TurnGate {
     }
 
     /// The policy part of a run of `agent`'s scope: this gate and the hooks of the settings
-    /// and of `agent`.
+    /// and of `agent` (which answer this run's permission questions too).
     pub(crate) fn scope(self: &Arc<Self>, agent: &AgentDefinition) -> RunScope {
-        let scope = RunScope::new().gate(Arc::clone(self) as _);
-        match self.hooks.for_agent(agent) {
-            Some(hooks) => scope.hooks(hooks),
-            None => scope,
-        }
+        let Some(hooks) = self.hooks.for_agent(agent, self.mode) else {
+            return RunScope::new().gate(Arc::clone(self) as _);
+        };
+        let gate = TurnGate {
+            gate: Arc::clone(&self.gate),
+            desk: Arc::clone(&self.desk),
+            questions: self.questions.clone(),
+            hooks: Arc::clone(&self.hooks),
+            run_hooks: Some(Arc::clone(&hooks)),
+            narrowing: self.narrowing.clone(),
+            mode: self.mode,
+            ceiling: self.ceiling,
+        };
+        RunScope::new().gate(Arc::new(gate) as _).hooks(hooks as _)
+    }
+
+    /// Whether a `PermissionRequest` hook of this gate's run would be asked about `tool`.
+    fn hook_answers(&self, tool: &str) -> bool {
+        self.run_hooks
+            .as_ref()
+            .is_some_and(|hooks| hooks.answers_permission(tool))
     }
 }
 
@@ -168,23 +217,47 @@ pub(crate) fn agent_mode(agent: &AgentDefinition, bypass_allowed: bool) -> Permi
 #[async_trait]
 impl CallGate for TurnGate {
     fn decide(&self, call: &PendingCall<'_>) -> Decision {
-        self.gate.decide_in(call, self.mode)
+        let decision = self.gate.judge_in(call, self.mode);
+        // A command's `allowed-tools` pattern narrows (a refusal of the chain keeps its reason).
+        if let Some(reason) = self.narrowing.as_ref().and_then(|n| n.refusal(call))
+            && !matches!(decision, Decision::Deny { .. })
+        {
+            return Decision::deny(decision.risk(), reason);
+        }
+        // Without a person, a question a PermissionRequest hook answers still reaches `ask`.
+        match decision {
+            Decision::Ask { risk, reason }
+                if !self.gate.asks() && !self.hook_answers(&call.call.name) =>
+            {
+                self.gate.refuse_unasked(call, risk, &reason)
+            }
+            decision => decision,
+        }
     }
 
     async fn ask(&self, call: &PendingCall<'_>, risk: RiskLevel, reason: &str) -> Decision {
         let tool = call.call.name.as_str();
-        self.hooks.notify(
-            call.agent,
-            "permission_prompt",
-            format!("agentctl needs your permission to use {tool}"),
-        );
-        // A PermissionRequest hook answers for the person: a deny always, an allow below
-        // `high` only (protected paths are rated `high`), as a PreToolUse hook's allow.
-        match self
-            .hooks
-            .permission_request(call.agent, tool, &call.call.arguments)
-            .await
-        {
+        let asks = self.gate.asks();
+        if asks {
+            self.hooks.notify(
+                call.agent,
+                self.mode,
+                "permission_prompt",
+                format!("agentctl needs your permission to use {tool}"),
+            );
+        }
+        // A PermissionRequest hook answers for the person — with or without a terminal: a
+        // deny always, an allow below `high` only (protected paths are rated `high`), as a
+        // PreToolUse hook's allow.
+        let answered = match &self.run_hooks {
+            Some(hooks) => {
+                hooks
+                    .permission_request(call.agent, tool, &call.call.arguments)
+                    .await
+            }
+            None => None,
+        };
+        match answered {
             Some(Err(why)) => {
                 return Decision::Deny {
                     risk,
@@ -201,6 +274,10 @@ impl CallGate for TurnGate {
                 };
             }
             _ => {}
+        }
+        if !asks {
+            // Nobody can answer what the hooks left open.
+            return self.gate.refuse_unasked(call, risk, reason);
         }
         let mut question = self.gate.question(call, risk, reason);
         let (opened, answer) = self.desk.open(&question.call_id);

@@ -2,13 +2,18 @@
 //! compacting workspaces on demand. Their store work runs on the store thread, in order with
 //! the turns' writes.
 
+use super::approvals::agent_mode;
+use super::events::Sink;
 use super::protocol::Notice;
 use super::state::{Engine, lock};
 use crate::error::SessionError;
+use crate::hooks::SessionHooks;
 use agentctl_context::{
     CompactionPolicy, ProviderSummarizer, ResolvedMode, compact_scope, compact_session,
 };
-use agentctl_core::{ContextMode, RunError, RunOptions, resolve_model};
+use agentctl_core::{
+    AgentDefinition, ContextMode, PermissionMode, RunError, RunOptions, resolve_model,
+};
 use agentctl_runtime::model_context_window;
 use agentctl_store::ContextScope;
 use std::sync::Arc;
@@ -87,6 +92,7 @@ impl Engine {
             }
         };
         let provider = self.runtime.provider_for(&model)?;
+        self.pre_compact(scope.as_ref()).await?;
         let summarizer = ProviderSummarizer::new(provider, model.model.clone());
         let policy = CompactionPolicy {
             force: true,
@@ -136,6 +142,26 @@ impl Engine {
 }
 
 impl Engine {
+    /// Runs the `PreCompact` hooks of a compaction asked for (`manual`) of `agent`'s
+    /// workspace (every workspace when `None`); a hook that blocks refuses it.
+    async fn pre_compact(&self, agent: Option<&AgentDefinition>) -> Result<(), SessionError> {
+        let hooks = SessionHooks::new(
+            Arc::clone(&self.hooks),
+            self.session()
+                .map(|s| s.id().to_owned())
+                .unwrap_or_default(),
+            Sink::all(self.turns.id(), self.hub.sender.clone()),
+        );
+        let bypass = self.approvals.gate.bypass_allowed();
+        let (name, mode) = agent.map_or((String::new(), PermissionMode::Default), |agent| {
+            (agent.name().to_owned(), agent_mode(agent, bypass))
+        });
+        hooks
+            .pre_compact(&name, mode, "manual", "")
+            .await
+            .map_err(SessionError::CompactionRefused)
+    }
+
     /// What `target`'s agent would see before the next prompt, in its context mode.
     pub(crate) async fn history(
         &self,

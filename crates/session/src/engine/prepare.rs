@@ -4,8 +4,9 @@
 //! compaction the workspace needs, the history and the run's first rows, in order, off the
 //! async workers.
 
+use super::approvals::TurnGate;
 use super::handoff::brief;
-use super::state::{Engine, lock};
+use super::state::{Engine, Store, lock};
 use super::writer::{Recording, Records};
 use crate::error::SessionError;
 use crate::session::SessionHandle;
@@ -74,12 +75,14 @@ struct Decided {
 
 impl Engine {
     /// Prepares a run of `agent` (its kit's definition) as `kind` says; `options` gets the
-    /// history, mode and run id.
+    /// history, mode and run id. `gate` is the run's: its hooks decide whether a workspace
+    /// that outgrew the window is compacted (`PreCompact`, `auto`).
     pub(crate) async fn prepare(
         &self,
         agent: &AgentDefinition,
         kind: RunKind,
         options: &mut RunOptions,
+        gate: &TurnGate,
     ) -> Result<Ready, SessionError> {
         let model = self.runtime.resolve_model(agent, options).ok();
         let decided = match &self.store {
@@ -91,11 +94,13 @@ impl Engine {
                     } => store.session.clone().with_source(source.clone()),
                     _ => store.session.clone(),
                 };
+                let compact = may_compact(store, agent, &kind, model.as_ref(), gate).await?;
                 let job = Job {
                     session,
                     agent: agent.clone(),
                     kind,
                     model: model.clone(),
+                    compact,
                     summarizer: self.runtime.clone(),
                     handle: self.handle.clone(),
                 };
@@ -209,6 +214,8 @@ struct Job {
     summarizer: Runtime,
     /// The async runtime a summary's model call runs on.
     handle: tokio::runtime::Handle,
+    /// The workspace may be compacted (no `PreCompact` hook held it back).
+    compact: bool,
 }
 
 impl Job {
@@ -220,6 +227,7 @@ impl Job {
             model,
             summarizer,
             handle,
+            compact,
         } = self;
         let name = agent.name();
         let window = model
@@ -236,7 +244,7 @@ impl Job {
         let (prompt, run_mode, history) = match kind {
             RunKind::First { prompt, .. } => {
                 session.chain().start();
-                if let (Some(model), Some(window)) = (&model, window) {
+                if let (true, Some(model), Some(window)) = (compact, &model, window) {
                     let summarizer = RuntimeSummarizer {
                         runtime: &summarizer,
                         model,
@@ -273,6 +281,46 @@ impl Job {
             compacted,
         })
     }
+}
+
+/// Whether the first run of a turn may compact its workspace. When it is due and `PreCompact`
+/// hooks fire on `auto`, the store thread only decides; the hooks run here, off it (the
+/// store keeps serving the session meanwhile), and one that blocks holds the compaction back
+/// — the run then sees what of its workspace fits the window, newest first.
+async fn may_compact(
+    store: &Store,
+    agent: &AgentDefinition,
+    kind: &RunKind,
+    model: Option<&ModelRef>,
+    gate: &TurnGate,
+) -> Result<bool, SessionError> {
+    let (RunKind::First { flag, main, .. }, Some(model)) = (kind, model) else {
+        return Ok(true);
+    };
+    let hooks = gate.hooks();
+    if !hooks.has_pre_compact("auto") {
+        return Ok(true);
+    }
+    let window = model_context_window(&model.model);
+    let (session, definition, flag, main) = (store.session.clone(), agent.clone(), *flag, *main);
+    let due = store
+        .writer
+        .call(move |_| -> Result<bool, SessionError> {
+            let mode = if main {
+                ContextMode::Shared
+            } else {
+                session.mode(&definition, flag)?.mode
+            };
+            session.compaction_due(definition.name(), mode, window)
+        })
+        .await?;
+    if !due {
+        return Ok(true);
+    }
+    Ok(hooks
+        .pre_compact(agent.name(), gate.mode(), "auto", "")
+        .await
+        .is_ok())
 }
 
 /// Summarises with the agent's own model, through the session runtime's providers (so

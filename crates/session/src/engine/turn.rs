@@ -94,11 +94,14 @@ impl TurnCtx {
             .engine
             .session()
             .is_some_and(|session| session.resumed());
-        let prompt = match self.gate.hooks().session_start(agent.name(), resumed).await {
+        // The hooks read the permission mode the agent's calls will be judged in.
+        let mode = self.gate.for_agent(&agent).mode();
+        let hooks = self.gate.hooks();
+        let prompt = match hooks.session_start(agent.name(), mode, resumed).await {
             Some(context) => format!("{prompt}\n\n{context}"),
             None => prompt,
         };
-        let prompt = match self.gate.hooks().user_prompt(agent.name(), &prompt).await {
+        let prompt = match hooks.user_prompt(agent.name(), mode, &prompt).await {
             Ok(Some(context)) => format!("{prompt}\n\n{context}"),
             Ok(None) => prompt,
             Err(reason) => return failed(SessionError::PromptRefused(reason)),

@@ -212,6 +212,13 @@ pub(crate) fn prompt(replies: &[Reply]) -> Result<Option<String>, String> {
     }))
 }
 
+/// The reason the first of `replies` that blocks gives (exit code 2, `decision: block`,
+/// `continue: false`): for events whose hooks can only stop what is about to happen
+/// (`PreCompact`).
+pub(crate) fn blocked<'a>(mut replies: impl Iterator<Item = &'a Reply>) -> Option<String> {
+    replies.find_map(|reply| reply.stop().or_else(|| reply.block()))
+}
+
 fn joined(held: Option<String>, more: Option<String>) -> Option<String> {
     match (held, more) {
         (Some(held), Some(more)) => Some(format!("{held}\n{more}")),
@@ -319,6 +326,18 @@ mod tests {
             StopVerdict::Stop
         );
         assert_eq!(stop(&[ran(0, "not json", "")]), StopVerdict::Stop);
+    }
+
+    #[test]
+    fn a_compaction_is_blocked_by_exit_two_block_or_continue_false_only() {
+        let block = json!({"decision": "block", "reason": "mid-migration"}).to_string();
+        let halt = json!({"continue": false, "stopReason": "later"}).to_string();
+        let context = json!({"additionalContext": "keep the plan"}).to_string();
+        let blocked = |replies: &[Reply]| super::blocked(replies.iter());
+        assert_eq!(blocked(&[ran(2, "", "busy")]), Some("busy".into()));
+        assert_eq!(blocked(&[ran(0, &block, "")]), Some("mid-migration".into()));
+        assert_eq!(blocked(&[ran(0, &halt, "")]), Some("later".into()));
+        assert_eq!(blocked(&[ran(0, &context, ""), ran(1, "", "oops")]), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::matcher::names_of;
 use super::{HookCommand, HookEvent, HookSet, HookWarning};
 use crate::engine::{EventMsg, Notice, Sink};
 use agentctl_core::{
-    AfterTool, AgentDefinition, BeforeTool, HookCall, RunHooks, Scope, StopVerdict,
+    AfterTool, AgentDefinition, BeforeTool, HookCall, PermissionMode, RunHooks, Scope, StopVerdict,
 };
 use agentctl_guardrails::{CommandEnvironment, ShellRun};
 use async_trait::async_trait;
@@ -65,13 +65,14 @@ impl SessionHooks {
         hooks
     }
 
-    /// The hooks of a run of `agent`: the settings' and the agent's own front matter's
-    /// (those of a project agent file only when the project is trusted); `None` when there
-    /// are none.
+    /// The hooks of a run of `agent` in permission `mode`: the settings' and the agent's own
+    /// front matter's (those of a project agent file only when the project is trusted);
+    /// `None` when there are none.
     pub(crate) fn for_agent(
         self: &Arc<Self>,
         agent: &AgentDefinition,
-    ) -> Option<Arc<dyn RunHooks>> {
+        mode: PermissionMode,
+    ) -> Option<Arc<AgentHooks>> {
         let mut set = self.runner.settings.clone();
         if let Some(value) = agent.extra.get("hooks") {
             let origin = format!("agent {}: {}", agent.name(), agent.source.path.display());
@@ -97,6 +98,7 @@ impl SessionHooks {
         Some(Arc::new(AgentHooks {
             turn: Arc::clone(self),
             set,
+            mode,
         }))
     }
 
@@ -105,6 +107,7 @@ impl SessionHooks {
     pub(crate) async fn user_prompt(
         &self,
         agent: &str,
+        mode: PermissionMode,
         prompt: &str,
     ) -> Result<Option<String>, String> {
         let hooks: Vec<&HookCommand> = self
@@ -118,6 +121,7 @@ impl SessionHooks {
         let input = self.input(
             HookEvent::UserPromptSubmit,
             agent,
+            mode,
             json!({"prompt": prompt}),
         );
         decide::prompt(&self.run_all(&hooks, &input).await)
@@ -126,7 +130,12 @@ impl SessionHooks {
     /// Runs the `SessionStart` hooks once per session, with its first turn: `source` is
     /// `startup` for a new session and `resume` for one continued (the matcher is tried on
     /// it, as Claude Code does). What they print is context for the first prompt.
-    pub(crate) async fn session_start(&self, agent: &str, resumed: bool) -> Option<String> {
+    pub(crate) async fn session_start(
+        &self,
+        agent: &str,
+        mode: PermissionMode,
+        resumed: bool,
+    ) -> Option<String> {
         if self.runner.started.swap(true, Ordering::Relaxed) {
             return None;
         }
@@ -140,7 +149,12 @@ impl SessionHooks {
         if hooks.is_empty() {
             return None;
         }
-        let input = self.input(HookEvent::SessionStart, agent, json!({"source": source}));
+        let input = self.input(
+            HookEvent::SessionStart,
+            agent,
+            mode,
+            json!({"source": source}),
+        );
         // SessionStart cannot block: a refusal is context like any other output.
         let replies = self.run_all(&hooks, &input).await;
         decide::prompt(&replies).unwrap_or_else(Some)
@@ -160,43 +174,77 @@ impl SessionHooks {
             .filter(|hook| hook.matcher.matches(reason))
             .collect();
         if !hooks.is_empty() {
-            let input = self.input(HookEvent::SessionEnd, "", json!({"reason": reason}));
+            let fields = json!({"reason": reason});
+            let input = self.input(HookEvent::SessionEnd, "", PermissionMode::Default, fields);
             self.run_all(&hooks, &input).await;
         }
     }
 
-    /// Runs the `PermissionRequest` hooks of the settings for a question about `tool` (its
-    /// matcher is tried on the tool's names): `Some(Ok(reason))` when one allows it,
-    /// `Some(Err(reason))` when one denies it, `None` to ask the person. The caller decides
-    /// what an allow may answer.
-    pub(crate) async fn permission_request(
+    /// Runs the `PreCompact` hooks of the settings (Gemini CLI's `PreCompress` too) before a
+    /// workspace is compacted: `trigger` is `manual` (asked for) or `auto` (the workspace
+    /// outgrew the window), tried on the matcher; `custom_instructions` what the user gave a
+    /// manual compaction. `Err(reason)` when one blocks it (exit code 2, `decision: block`,
+    /// `continue: false`) — never one declared under `PreCompress`, advisory in Gemini CLI;
+    /// an automatic compaction held back is told to the user.
+    pub(crate) async fn pre_compact(
         &self,
         agent: &str,
-        tool: &str,
-        input: &Value,
-    ) -> Option<Result<String, String>> {
+        mode: PermissionMode,
+        trigger: &str,
+        custom_instructions: &str,
+    ) -> Result<(), String> {
         let hooks: Vec<&HookCommand> = self
             .runner
             .settings
-            .for_tool(HookEvent::PermissionRequest, tool)
+            .for_event(HookEvent::PreCompact)
+            .filter(|hook| hook.matcher.matches(trigger))
             .collect();
         if hooks.is_empty() {
-            return None;
+            return Ok(());
         }
-        let names = names_of(tool);
-        let fields = json!({
-            "tool_name": names.get(1).unwrap_or(&names[0]),
-            "agentctl_tool_name": tool,
-            "tool_input": input,
-        });
-        let input = self.input(HookEvent::PermissionRequest, agent, fields);
-        decide::permission_request(&self.run_all(&hooks, &input).await)
+        let fields = json!({"trigger": trigger, "custom_instructions": custom_instructions});
+        let input = self.input(HookEvent::PreCompact, agent, mode, fields);
+        let replies = self.run_all(&hooks, &input).await;
+        let obeyed = hooks
+            .iter()
+            .zip(&replies)
+            .filter(|(hook, _)| !hook.advisory)
+            .map(|(_, reply)| reply);
+        match decide::blocked(obeyed) {
+            // An automatic compaction held back is told here (the run goes on); a manual
+            // one's refusal is its caller's answer.
+            Some(reason) if trigger == "auto" => {
+                self.tell(
+                    HookEvent::PreCompact,
+                    "",
+                    "",
+                    &format!("compaction held back by a PreCompact hook: {reason}"),
+                );
+                Err(reason)
+            }
+            Some(reason) => Err(reason),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether some `PreCompact` hook of the settings fires for `trigger`.
+    pub(crate) fn has_pre_compact(&self, trigger: &str) -> bool {
+        self.runner
+            .settings
+            .for_event(HookEvent::PreCompact)
+            .any(|hook| hook.matcher.matches(trigger))
     }
 
     /// Runs the `Notification` hooks of the settings (matched on `kind`, Claude Code's
     /// `notification_type`: `permission_prompt`) with `message`, in the background: a
     /// notification never holds anything up.
-    pub(crate) fn notify(self: &Arc<Self>, agent: &str, kind: &str, message: String) {
+    pub(crate) fn notify(
+        self: &Arc<Self>,
+        agent: &str,
+        mode: PermissionMode,
+        kind: &str,
+        message: String,
+    ) {
         let hooks: Vec<HookCommand> = self
             .runner
             .settings
@@ -210,6 +258,7 @@ impl SessionHooks {
         let input = self.input(
             HookEvent::Notification,
             agent,
+            mode,
             json!({"message": message, "notification_type": kind}),
         );
         let this = Arc::clone(self);
@@ -219,13 +268,14 @@ impl SessionHooks {
         });
     }
 
-    /// The JSON a hook reads on stdin: Claude Code's common fields, then the event's.
-    fn input(&self, event: HookEvent, agent: &str, fields: Value) -> Value {
+    /// The JSON a hook reads on stdin: Claude Code's common fields (`permission_mode` the
+    /// one the agent's calls are judged in), then the event's.
+    fn input(&self, event: HookEvent, agent: &str, mode: PermissionMode, fields: Value) -> Value {
         let mut input = json!({
             "session_id": self.session_id,
             "cwd": self.runner.root,
             "hook_event_name": event.name(),
-            "permission_mode": "default",
+            "permission_mode": mode.as_str(),
             "agent_name": agent,
         });
         if let (Some(input), Value::Object(fields)) = (input.as_object_mut(), fields) {
@@ -288,13 +338,51 @@ impl SessionHooks {
     }
 }
 
-/// The hooks of one run.
-struct AgentHooks {
+/// The hooks of one run: the settings' and its agent's own, in its permission mode.
+pub(crate) struct AgentHooks {
     turn: Arc<SessionHooks>,
     set: HookSet,
+    mode: PermissionMode,
 }
 
 impl AgentHooks {
+    /// Whether some `PermissionRequest` hook would be asked about `tool`.
+    pub(crate) fn answers_permission(&self, tool: &str) -> bool {
+        self.set
+            .for_tool(HookEvent::PermissionRequest, tool)
+            .next()
+            .is_some()
+    }
+
+    /// Runs the `PermissionRequest` hooks (the settings', the plugins' and the agent file's)
+    /// for a question about `tool` (its matcher is tried on the tool's names):
+    /// `Some(Ok(reason))` when one allows it, `Some(Err(reason))` when one denies it, `None`
+    /// to ask the person. The caller decides what an allow may answer.
+    pub(crate) async fn permission_request(
+        &self,
+        agent: &str,
+        tool: &str,
+        input: &Value,
+    ) -> Option<Result<String, String>> {
+        let hooks: Vec<&HookCommand> = self
+            .set
+            .for_tool(HookEvent::PermissionRequest, tool)
+            .collect();
+        if hooks.is_empty() {
+            return None;
+        }
+        let names = names_of(tool);
+        let fields = json!({
+            "tool_name": names.get(1).unwrap_or(&names[0]),
+            "agentctl_tool_name": tool,
+            "tool_input": input,
+        });
+        let input = self
+            .turn
+            .input(HookEvent::PermissionRequest, agent, self.mode, fields);
+        decide::permission_request(&self.turn.run_all(&hooks, &input).await)
+    }
+
     /// The fields of a call: Claude Code's tool name (agentctl's where it has none), the
     /// input, the call's id.
     fn call_fields(call: &HookCall<'_>) -> Value {
@@ -318,7 +406,9 @@ impl RunHooks for AgentHooks {
         if hooks.is_empty() {
             return BeforeTool::default();
         }
-        let input = self.turn.input(event, call.agent, Self::call_fields(call));
+        let input = self
+            .turn
+            .input(event, call.agent, self.mode, Self::call_fields(call));
         decide::before_tool(&self.turn.run_all(&hooks, &input).await)
     }
 
@@ -335,7 +425,7 @@ impl RunHooks for AgentHooks {
                 json!({"content": result, "is_error": failed}),
             );
         }
-        let input = self.turn.input(event, call.agent, fields);
+        let input = self.turn.input(event, call.agent, self.mode, fields);
         decide::after_tool(&self.turn.run_all(&hooks, &input).await)
     }
 
@@ -354,7 +444,7 @@ impl RunHooks for AgentHooks {
             "last_assistant_message": answer,
             "agent_depth": depth,
         });
-        let input = self.turn.input(event, agent, fields);
+        let input = self.turn.input(event, agent, self.mode, fields);
         decide::stop(&self.turn.run_all(&hooks, &input).await)
     }
 }

@@ -105,14 +105,40 @@ pub(crate) fn spellings(given: &str, root: &Path, home: Option<&Path>) -> Vec<Pa
     } else {
         root.join(expanded)
     };
-    let clean = clean(&joined);
-    let mut out = vec![clean.clone()];
-    if let Some(real) = resolved(&clean)
-        && real != clean
+    let cleaned = clean(&joined);
+    let mut out = vec![cleaned.clone()];
+    if let Some(real) = resolved(&cleaned)
+        && real != cleaned
     {
         out.push(real);
     }
+    // `/proc/self/cwd/…` (`/proc/thread-self/cwd`, `/dev/fd/../cwd`, `/proc/<pid>/cwd`) is
+    // the calling process's folder: for the tools, the project root — whatever folder agentctl
+    // itself was started in, which is what resolving it here reads.
+    if let Some(rest) = under_process_cwd(&joined) {
+        let spelled = clean(&root.join(rest));
+        if !out.contains(&spelled) {
+            out.push(spelled);
+        }
+    }
     out
+}
+
+/// What follows a process's `cwd` link in `path` (`/proc/self/cwd/a/b` → `a/b`), when one of
+/// its components is `cwd` in a folder under `/proc` (by every spelling of that folder).
+fn under_process_cwd(path: &Path) -> Option<PathBuf> {
+    let parts: Vec<Component<'_>> = path.components().collect();
+    let at = parts.iter().rposition(|part| part.as_os_str() == "cwd")?;
+    let folder: PathBuf = parts[..at].iter().collect();
+    let in_proc = |folder: &Path| {
+        let mut names = folder.components().skip(1);
+        names.next().is_some_and(|name| name.as_os_str() == "proc") && names.next().is_some()
+    };
+    let real = folder.canonicalize().ok();
+    if !in_proc(&clean(&folder)) && !real.as_deref().is_some_and(in_proc) {
+        return None;
+    }
+    Some(parts[at + 1..].iter().collect())
 }
 
 /// `path` without `.` and with each `..` taking off the component before it.
@@ -181,6 +207,25 @@ mod tests {
         assert!(matches("~/.ssh/**", root, "~/.ssh/id_ed25519"));
         assert!(matches("src/*.rs", root, "src/a.rs"));
         assert!(!matches("src/*.rs", root, "src/a/b.rs"));
+    }
+
+    #[test]
+    fn a_process_cwd_link_is_the_project_root() {
+        // Whatever folder this process runs in, the tools run in the root.
+        let root = Path::new("/p");
+        for given in [
+            "/proc/self/cwd/secrets/x",
+            "/proc/self/cwd/./secrets//x",
+            "/proc/thread-self/cwd/secrets/x",
+            "/dev/fd/../cwd/secrets/x",
+            "/proc/self/root/proc/self/cwd/secrets/x",
+            "/proc/1/cwd/secrets/x",
+            "//p//secrets///x",
+        ] {
+            assert!(matches("./secrets/**", root, given), "{given}");
+        }
+        assert!(!matches("./secrets/**", root, "/proc/self/cwd/src/x"));
+        assert!(!matches("./secrets/**", root, "/srv/cwd/secrets/x"));
     }
 
     #[test]
