@@ -82,8 +82,8 @@ pub fn register_builtin_tools(registry: &mut ToolRegistry, config: &BuiltinTools
     registry.register_typed(read::ReadManyFiles);
     registry.register_typed(search::Grep);
     registry.register_typed(search::Glob);
-    registry.register_typed(write::WriteFile);
-    registry.register_typed(write::EditFile);
+    registry.register_typed(write::WriteFile::new(config.read_grants().clone()));
+    registry.register_typed(write::EditFile::new(config.read_grants().clone()));
     registry.register_typed(bash::Bash::new(config));
     registry.register_typed(write::DeleteFile);
     registry.register_typed(web::WebFetch::new(config));
