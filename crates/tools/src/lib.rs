@@ -52,7 +52,7 @@ pub use grants::ReadGrants;
 pub use levels::{AutoApprove, YES_LEVELS};
 pub use paths::{LastLink, PathError, ProjectRoot, ToolPath, check_characters};
 pub use protected::{Protection, protection};
-pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES};
+pub use read::{MAX_MANY_BYTES, MAX_MANY_FILES, MAX_READ_BYTES, MAX_READ_LINES, read_confined};
 pub use risk::{RiskClassifier, RiskLevelError};
 pub use rules::{PermissionRules, RuleVerdict};
 pub use search::{MAX_GLOB_RESULTS, MAX_GREP_RESULTS};
