@@ -2,7 +2,7 @@
 //! (`memory: project`).
 
 pub use crate::memory_folder::{
-    MEMORY_FILE, MEMORY_PROMPT_BYTES, MEMORY_PROMPT_LINES, MemoryFolderProblem,
+    AgentMemoryFolder, MEMORY_FILE, MEMORY_PROMPT_BYTES, MEMORY_PROMPT_LINES, MemoryFolderProblem,
     MemoryFolderWarning, memory_folder_name,
 };
 pub use agentctl_memory::{

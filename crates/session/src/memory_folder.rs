@@ -117,7 +117,10 @@ fn parts(scope: MemoryScope, agent: &str) -> Result<[String; 3], MemoryFolderPro
 /// The base folder of `scope` in `places`.
 fn base(scope: MemoryScope, places: &MemoryPlaces) -> Result<&Path, MemoryFolderProblem> {
     match scope {
-        MemoryScope::User => places.user_home.as_deref().ok_or(MemoryFolderProblem::NoHome),
+        MemoryScope::User => places
+            .user_home
+            .as_deref()
+            .ok_or(MemoryFolderProblem::NoHome),
         MemoryScope::Project | MemoryScope::Local => places
             .project_root
             .as_deref()
@@ -139,7 +142,11 @@ pub(crate) fn memory_folder_path(
 /// Creates the folders `parts` below `base` one by one. In the project (`confined`), an
 /// existing one must be a real folder, never a symbolic link; the user's own home may link
 /// `~/.claude` wherever they keep it.
-fn ensure_folder(base: &Path, parts: &[String], confined: bool) -> Result<PathBuf, MemoryFolderProblem> {
+fn ensure_folder(
+    base: &Path,
+    parts: &[String],
+    confined: bool,
+) -> Result<PathBuf, MemoryFolderProblem> {
     let mut path = base.to_path_buf();
     for part in parts {
         path.push(part);
@@ -178,9 +185,7 @@ pub(crate) fn open_memory_folder(
         scope,
         problem,
     };
-    if scope == MemoryScope::User
-        && agent.source.scope == Scope::Project
-        && !places.project_trusted
+    if scope == MemoryScope::User && agent.source.scope == Scope::Project && !places.project_trusted
     {
         return Err(warning(MemoryFolderProblem::Untrusted));
     }
@@ -272,6 +277,61 @@ fn memory_section(root: &ProjectRoot, scope: MemoryScope) -> String {
         }
     }
     section
+}
+
+/// An agent's memory folder, as `agentctl memory folders` (or any front end) lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentMemoryFolder {
+    /// The agent.
+    pub agent: String,
+    /// Its scope.
+    pub scope: MemoryScope,
+    /// Where its folder is, or why it has none.
+    pub folder: Result<PathBuf, MemoryFolderProblem>,
+    /// The size of its `MEMORY.md`, when there is one.
+    pub memory_bytes: Option<u64>,
+}
+
+impl crate::project::Project {
+    /// The memory folders of the project's agents (those with `memory: user|project|local`),
+    /// by agent name. Nothing is created, nor read but `MEMORY.md`'s size.
+    pub fn memory_folders(&self) -> Vec<AgentMemoryFolder> {
+        let places = MemoryPlaces {
+            project_root: self.locations.project_root.clone(),
+            user_home: self.locations.user_home.clone(),
+            project_trusted: self.trusts_own_commands(),
+        };
+        let mut folders: Vec<AgentMemoryFolder> = self
+            .discover()
+            .agents
+            .iter()
+            .filter_map(|loaded| {
+                let agent = &loaded.definition;
+                let scope = agent.spec.memory.as_ref()?.scope?;
+                let folder = if scope == MemoryScope::User
+                    && agent.source.scope == Scope::Project
+                    && !places.project_trusted
+                {
+                    Err(MemoryFolderProblem::Untrusted)
+                } else {
+                    memory_folder_path(scope, agent.name(), &places)
+                };
+                let memory_bytes = folder.as_ref().ok().and_then(|folder| {
+                    let meta = std::fs::symlink_metadata(folder.join(MEMORY_FILE)).ok()?;
+                    meta.is_file().then_some(meta.len())
+                });
+                Some(AgentMemoryFolder {
+                    agent: agent.name().to_owned(),
+                    scope,
+                    folder,
+                    memory_bytes,
+                })
+            })
+            .collect();
+        folders.sort_by(|a, b| a.agent.cmp(&b.agent));
+        folders
+    }
 }
 
 /// `agent` with its memory folder's prompt `section` at the end of its system prompt.

@@ -97,15 +97,11 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Ki
     let AgentTools { registry, warnings } = assemble_tools(agent, parts, McpTools::Allowed).await;
     let mut warnings: Vec<KitWarning> = warnings.into_iter().map(KitWarning::Mcp).collect();
     let shared = parts.shared;
-    let memory = open_memory_folder(
-        agent,
-        &shared.memory_places,
-        shared.builtin.read_grants(),
-    )
-    .unwrap_or_else(|warning| {
-        warnings.push(KitWarning::MemoryFolder(warning));
-        None
-    });
+    let memory = open_memory_folder(agent, &shared.memory_places, shared.builtin.read_grants())
+        .unwrap_or_else(|warning| {
+            warnings.push(KitWarning::MemoryFolder(warning));
+            None
+        });
     let definition = with_memory_section(
         with_instructions(
             with_skills(agent.clone(), &skills_of(agent, &shared.skills)),

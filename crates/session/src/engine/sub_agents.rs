@@ -8,11 +8,11 @@ use super::ctx::TurnCtx;
 use super::events::Sink;
 use super::graph_driver::graph_turn;
 use super::kits::with_instructions;
-use crate::memory_folder::with_memory_section;
 use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
 use super::worktree::{Worktree, wants_worktree};
 use crate::graph_run::{GraphError, StartAt};
+use crate::memory_folder::with_memory_section;
 use crate::skills::{skills_of, with_skills};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
