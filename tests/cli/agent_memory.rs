@@ -7,7 +7,7 @@
 //! `memory: user` agent does not read the user's memory; `memory folders` lists them.
 
 use super::support::request::{offered_tools, system_prompt, tool_results};
-use super::support::{ServedModel, TestProject, text};
+use super::support::{ServedModel, TestProject, check_shape, text};
 use agentctl_test_support::openai;
 use serde_json::json;
 
@@ -242,6 +242,7 @@ fn user_and_local_folders_and_an_untrusted_projects_user_memory() {
     assert!(ignore.lines().any(|line| line == "*"), "{ignore}");
     let json = project.agentctl(&["memory", "folders", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    check_shape("memory-folders", &json);
     assert_eq!(json[1]["agent"], "thief");
     assert_eq!(json[1]["memoryBytes"], 25);
     model.server.assert_no_violations();
