@@ -130,8 +130,8 @@ pub(crate) fn memory_spec<'de, D: Deserializer<'de>>(
         }
 
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            let scope = MemoryScope::parse(v)
-                .ok_or_else(|| E::unknown_variant(v, &MemoryScope::NAMES))?;
+            let scope =
+                MemoryScope::parse(v).ok_or_else(|| E::unknown_variant(v, &MemoryScope::NAMES))?;
             Ok(Some(MemorySpec {
                 scope: Some(scope),
                 ..MemorySpec::default()

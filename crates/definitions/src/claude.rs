@@ -314,7 +314,10 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((error.line, error.field.as_deref()), (4, Some("memory")));
-        assert!(error.message.contains("`user`, `project`, `local`"), "{error}");
+        assert!(
+            error.message.contains("`user`, `project`, `local`"),
+            "{error}"
+        );
     }
 
     #[test]
