@@ -298,3 +298,38 @@ fn agent_names_never_lead_a_memory_folder_out() {
     assert!(!std::path::Path::new("/tmp/escaped").exists());
     model.server.assert_no_violations();
 }
+
+#[test]
+fn a_handoff_target_and_a_graph_node_get_their_memory_folder_too() {
+    let project = project();
+    project
+        .write(".claude/agents/keeper.md", &claude_agent("keeper", "local"))
+        .write(".claude/agent-memory-local/keeper/MEMORY.md", "- deploys on Fridays are banned\n")
+        .write(
+            ".agentctl/agents/front.md",
+            "---\nname: front\ndescription: hands off\nmodel: openai:gpt-4o-mini\nhandoffs:\n  - to: keeper\n---\nYou hand off.\n",
+        )
+        .write(
+            ".agentctl/agents/flow.md",
+            "---\nname: flow\ndescription: one node\ngraph:\n  entry: only\n  nodes:\n    - name: only\n      agent: keeper\n  edges:\n    - from: only\n      to: END\n---\n",
+        );
+    let model = ServedModel::openai();
+    model.answer_call("h1", "handoff_to_keeper", r#"{"reason":"it remembers"}"#);
+    model.answer_text("No deploy today.");
+    let output = run(&project, &model, &["run", "front", "-p", "deploy?"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    model.answer_text("Still no deploy.");
+    let output = run(&project, &model, &["run", "flow", "-p", "deploy?"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(!system_prompt(&requests[0].body).contains("# Agent memory"));
+    for request in &requests[1..] {
+        let prompt = system_prompt(&request.body);
+        assert!(
+            prompt.contains("- deploys on Fridays are banned"),
+            "{prompt}"
+        );
+    }
+    model.server.assert_no_violations();
+}
