@@ -224,31 +224,9 @@ impl Gate {
                 format!("denied by the permission rule `{rule}`"),
             );
         }
-        let (rating, protected) = match self.protected(facts) {
-            Some((_, Protection::SessionDatabase)) => {
-                return Decision::deny(
-                    RiskLevel::Critical,
-                    format!("{name} may not change the session database"),
-                );
-            }
-            // The protected folder is the reason given unless the rating is higher still.
-            Some((path, Protection::Protected(dir))) => (
-                RiskAssessment::new(
-                    RiskLevel::High,
-                    format!("changes {path} under the protected folder {dir}/"),
-                )
-                .max(rating),
-                true,
-            ),
-            Some((path, Protection::Named(entry))) => (
-                RiskAssessment::new(
-                    RiskLevel::High,
-                    format!("changes {path}, which sandbox.protectedPaths protects ({entry})"),
-                )
-                .max(rating),
-                true,
-            ),
-            None => (rating, false),
+        let (rating, protected) = match self.rate_protected(facts, rating) {
+            Ok(rated) => rated,
+            Err(refused) => return refused,
         };
         if let Some(refused) = mode::refusal(facts.mode, name, &rating) {
             return refused;
@@ -304,6 +282,35 @@ impl Gate {
             risk: rating.level,
             reason: rating.reason,
         }
+    }
+
+    /// `rating` raised to `high` when the call changes a protected path (the protected folder
+    /// is the reason given unless the rating is higher still), with whether it does; the
+    /// refusal when it changes the session database.
+    fn rate_protected(
+        &self,
+        facts: &Facts<'_>,
+        rating: RiskAssessment,
+    ) -> Result<(RiskAssessment, bool), Decision> {
+        let reason = match self.protected(facts) {
+            Some((_, Protection::SessionDatabase)) => {
+                return Err(Decision::deny(
+                    RiskLevel::Critical,
+                    format!("{} may not change the session database", facts.tool.name()),
+                ));
+            }
+            Some((path, Protection::Protected(dir))) => {
+                format!("changes {path} under the protected folder {dir}/")
+            }
+            Some((path, Protection::Named(entry))) => {
+                format!("changes {path}, which sandbox.protectedPaths protects ({entry})")
+            }
+            None => return Ok((rating, false)),
+        };
+        Ok((
+            RiskAssessment::new(RiskLevel::High, reason).max(rating),
+            true,
+        ))
     }
 
     /// The first path the call would change that is protected, with its protection.
