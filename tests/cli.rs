@@ -6,6 +6,7 @@
 mod cli {
     mod support;
 
+    mod agent_memory;
     mod agents;
     mod always;
     mod chat;

@@ -288,6 +288,11 @@ pub(crate) enum SchemaCommand {
     /// JSON Schema of `memory list|search --format json`.
     #[command(after_help = "Example:\n  agentctl schema memory > memory.schema.json")]
     Memory,
+    /// JSON Schema of `memory folders --format json`.
+    #[command(
+        after_help = "Example:\n  agentctl schema memory-folders > memory-folders.schema.json"
+    )]
+    MemoryFolders,
     /// JSON Schema of `trace show --format json`.
     #[command(after_help = "Example:\n  agentctl schema trace > trace.schema.json")]
     Trace,
@@ -312,6 +317,7 @@ impl SchemaCommand {
             SchemaCommand::Session => "session",
             SchemaCommand::Context => "context",
             SchemaCommand::Memory => "memory",
+            SchemaCommand::MemoryFolders => "memory-folders",
             SchemaCommand::Trace => "trace",
             SchemaCommand::TraceSpan => "trace-span",
             SchemaCommand::Trust => "trust",

@@ -5,13 +5,18 @@
 //! `AGENTCTL_DATABASE_URL` / `store.url` name one. Reading commands do not create a file;
 //! `search` is keyword search, whatever the agents' backends.
 
-use crate::args::memory::{MemoryCommand, MemoryForgetArgs, MemoryListArgs, MemorySearchArgs};
+use crate::args::memory::{
+    MemoryCommand, MemoryFoldersArgs, MemoryForgetArgs, MemoryListArgs, MemorySearchArgs,
+};
 use crate::args::{GlobalArgs, TableFormat, TextFormat};
 use crate::output::{print_json, terminal_safe};
-use crate::wire::MemoryEntryJson;
+use crate::wire::{MemoryEntryJson, MemoryFolderJson};
 use agentctl_core::one_line;
 use agentctl_session::Project;
-use agentctl_session::memory::{MemoryBackend, MemoryEntry, MemoryHit, MemoryQuery};
+use agentctl_session::memory::{
+    AgentMemoryFolder, MemoryBackend, MemoryEntry, MemoryFolderProblem, MemoryFolderWarning,
+    MemoryHit, MemoryQuery,
+};
 use agentctl_session::store::utc_timestamp;
 use anyhow::Context as _;
 use serde::Serialize;
@@ -26,7 +31,84 @@ pub(crate) fn run(global: &GlobalArgs, command: MemoryCommand) -> anyhow::Result
         MemoryCommand::List(args) => list(&project, &args),
         MemoryCommand::Search(args) => search(&project, &args),
         MemoryCommand::Forget(args) => forget(&project, &args),
+        MemoryCommand::Folders(args) => folders(&project, &args),
     }
+}
+
+fn folders(project: &Project, args: &MemoryFoldersArgs) -> anyhow::Result<ExitCode> {
+    let folders = project.memory_folders();
+    match args.format {
+        TableFormat::Json => print_json(
+            &folders
+                .iter()
+                .map(|folder| MemoryFolderJson {
+                    agent: folder.agent.clone(),
+                    scope: folder.scope.as_str(),
+                    folder: folder
+                        .folder
+                        .as_ref()
+                        .ok()
+                        .map(|path| path.display().to_string()),
+                    problem: folder.folder.as_ref().err().map(memory_problem),
+                    memory_bytes: folder.memory_bytes,
+                })
+                .collect::<Vec<_>>(),
+        )?,
+        TableFormat::Table => print_text(&render_folders(&folders)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_folders(folders: &[AgentMemoryFolder]) -> String {
+    if folders.is_empty() {
+        return "No agent has a memory folder (`memory: user|project|local`).\n".to_owned();
+    }
+    let rows: Vec<[String; 4]> = folders
+        .iter()
+        .map(|folder| {
+            let (path, memory) = match &folder.folder {
+                Ok(path) => (
+                    path.display().to_string(),
+                    match folder.memory_bytes {
+                        Some(bytes) => format!("{bytes} bytes"),
+                        None => "none yet".to_owned(),
+                    },
+                ),
+                Err(problem) => ("-".to_owned(), memory_problem(problem)),
+            };
+            [folder.agent.clone(), folder.scope.to_string(), path, memory]
+        })
+        .collect();
+    table(["AGENT", "SCOPE", "FOLDER", "MEMORY.md"], &rows)
+}
+
+/// Why an agent has no memory folder, in words.
+pub(crate) fn memory_problem(problem: &MemoryFolderProblem) -> String {
+    match problem {
+        MemoryFolderProblem::Untrusted => {
+            "the project is not trusted: its agent cannot use your memory (`agentctl trust`)"
+                .to_owned()
+        }
+        MemoryFolderProblem::NoProject => "there is no project for a project memory".to_owned(),
+        MemoryFolderProblem::NoHome => "your home folder is unknown".to_owned(),
+        MemoryFolderProblem::Name => "the agent's name makes no folder name".to_owned(),
+        MemoryFolderProblem::NotAFolder(path) => format!(
+            "{} is not a folder (a symbolic link is refused in the project)",
+            path.display()
+        ),
+        MemoryFolderProblem::Io { path, message } => format!("{}: {message}", path.display()),
+        _ => "the folder is not available".to_owned(),
+    }
+}
+
+/// The warning of an agent that runs without its memory folder.
+pub(crate) fn memory_folder_warning(warning: &MemoryFolderWarning) -> String {
+    format!(
+        "agent `{}` runs without its {} memory folder: {}",
+        warning.agent,
+        warning.scope,
+        memory_problem(&warning.problem)
+    )
 }
 
 /// The project's memory store (with its sessions: `memory.db` beside a SQLite session file,

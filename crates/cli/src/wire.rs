@@ -21,7 +21,9 @@ mod sessions;
 mod trust;
 
 pub(crate) use graph::{GraphEventLine, GraphResult};
-pub(crate) use records::{ContextModeReport, MemoryEntryJson, TraceSpan, TraceTree};
+pub(crate) use records::{
+    ContextModeReport, MemoryEntryJson, MemoryFolderJson, TraceSpan, TraceTree,
+};
 pub(crate) use run::{RunEventLine, RunResultJson};
 pub(crate) use sessions::{GuardrailStep, ModelCallStep, SessionJson, SessionShow, StateJson};
 pub(crate) use trust::{LooseningJson, ServerFileJson, ServerFilesJson, TrustReport};
@@ -142,6 +144,11 @@ pub(crate) const SHAPES: &[Shape] = &[
         name: "memory",
         printed_by: "`memory list`, `memory search` with `--format json`: long-term memories",
         schema: schema_of::<Vec<MemoryEntryJson>>,
+    },
+    Shape {
+        name: "memory-folders",
+        printed_by: "`memory folders --format json`: the agents' memory folders",
+        schema: schema_of::<Vec<MemoryFolderJson>>,
     },
     Shape {
         name: "trace",

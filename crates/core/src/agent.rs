@@ -140,8 +140,14 @@ pub struct AgentSpec {
     /// Checks applied to the agent's input or output.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guardrails: Vec<Guardrail>,
-    /// Memory the agent keeps across turns and sessions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Memory the agent keeps across turns and sessions: a folder scope alone
+    /// (`memory: project`, as Claude Code writes it) or `{scope, session, long_term}`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::memory::memory_spec"
+    )]
+    #[schemars(with = "Option<crate::memory::MemoryInput>")]
     pub memory: Option<MemorySpec>,
     /// Tracing of the agent's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]

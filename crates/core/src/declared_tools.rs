@@ -1,6 +1,8 @@
 //! Tools an agent gets by declaring something in its front matter rather than by listing
 //! them: `handoff_to_<agent>` for each `handoffs:` entry, `memory_get`/`memory_set` for
-//! `memory.session` keys, `remember`/`recall` for `memory.longTerm`.
+//! `memory.session` keys, `remember`/`recall` for `memory.longTerm`, and `read_file`,
+//! `write_file` and `edit_file` for a memory folder (`memory: project`; Claude Code enables
+//! Read, Write and Edit for it).
 //!
 //! A declaration is the agent's author saying "this agent uses these tools", so they are
 //! offered whatever `tools.allow` says (an allow list written for the built-in tools,
@@ -44,7 +46,12 @@ pub enum Declaration {
     SessionMemory,
     /// `memory.longTerm`.
     LongTermMemory,
+    /// A memory folder (`memory.scope`).
+    MemoryFolder,
 }
+
+/// The file tools a memory folder brings: reading, writing and editing its notes.
+pub const MEMORY_FOLDER_TOOLS: [&str; 3] = ["read_file", "write_file", "edit_file"];
 
 /// A tool an agent gets by declaring something, and what declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +64,7 @@ pub struct DeclaredTool {
 
 impl AgentSpec {
     /// The tools this agent gets by declaring them, in the order of the front matter:
-    /// handoffs, then session memory, then long-term memory. A handoff with an empty target
+    /// handoffs, then session memory, long-term memory and the memory folder. A handoff with an empty target
     /// brings nothing (`agents validate` reports it).
     ///
     /// ```
@@ -66,7 +73,7 @@ impl AgentSpec {
     /// let spec = AgentSpec {
     ///     name: "analyzer".into(),
     ///     handoffs: vec![Handoff { to: "code-fixer".into(), ..Handoff::default() }],
-    ///     memory: Some(MemorySpec { session: vec!["analysis".into()], long_term: None }),
+    ///     memory: Some(MemorySpec { session: vec!["analysis".into()], long_term: None, scope: None }),
     ///     ..AgentSpec::default()
     /// };
     /// let names: Vec<String> = spec.declared_tools().into_iter().map(|tool| tool.name).collect();
@@ -100,7 +107,19 @@ impl AgentSpec {
                 name: name.to_owned(),
                 declared_by: Declaration::LongTermMemory,
             });
-        handoffs.chain(session).chain(long_term).collect()
+        let folder = memory
+            .filter(|memory| memory.scope.is_some())
+            .into_iter()
+            .flat_map(|_| MEMORY_FOLDER_TOOLS)
+            .map(|name| DeclaredTool {
+                name: name.to_owned(),
+                declared_by: Declaration::MemoryFolder,
+            });
+        handoffs
+            .chain(session)
+            .chain(long_term)
+            .chain(folder)
+            .collect()
     }
 }
 
@@ -130,6 +149,7 @@ mod tests {
             memory: Some(MemorySpec {
                 session: vec!["k".into()],
                 long_term: Some(LongTermMemory::default()),
+                scope: None,
             }),
             ..AgentSpec::default()
         };

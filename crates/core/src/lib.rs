@@ -61,8 +61,8 @@ pub use conversation::{
 };
 pub use decision::{ApprovalHint, DecidedBy, Decision, Verdict};
 pub use declared_tools::{
-    Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_GET_TOOL, MEMORY_SET_TOOL, RECALL_TOOL,
-    REMEMBER_TOOL, handoff_tool_name,
+    Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_FOLDER_TOOLS, MEMORY_GET_TOOL,
+    MEMORY_SET_TOOL, RECALL_TOOL, REMEMBER_TOOL, handoff_tool_name,
 };
 pub use embed::Embedder;
 pub use event::{PlanItem, PlanStatus, RunEvent, RunMetadata, RunResult, TokensUsed};
@@ -82,7 +82,7 @@ pub use handoff::{HandoffHistory, HandoffRequest};
 pub use hint::Hint;
 pub use hooks::{AfterTool, BeforeTool, HookCall, HookPermission, RunHooks, StopVerdict};
 pub use mcp::{McpSandboxSettings, McpServerConfig};
-pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemorySpec};
+pub use memory::{LongTermConfig, LongTermMemory, MemoryBackend, MemoryScope, MemorySpec};
 pub use model::{
     BUILTIN_ALIASES, KNOWN_PROVIDERS, ModelError, ModelRef, resolve_embedding_model, resolve_model,
 };

@@ -15,6 +15,10 @@
 //! An unknown backend (`redis`) is kept as [`MemoryBackend::Unknown`] rather than refused
 //! while parsing, so `agents validate` can report it at its line and column with the backends
 //! that exist.
+//!
+//! `memory: project` (Claude Code's subagent field, in either format) or `memory: {scope:
+//! project}` gives the agent a memory folder ([`MemoryScope`]): the first lines of its
+//! `MEMORY.md` in the system prompt, and the file tools on that folder.
 
 use crate::serde_util::one_or_many;
 use schemars::JsonSchema;
@@ -27,6 +31,11 @@ use std::fmt;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MemorySpec {
+    /// A memory folder of the agent's own, as Claude Code keeps one (`user`, `project` or
+    /// `local`): its `MEMORY.md` opens the system prompt's memory section, and the file tools
+    /// read and write the folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<MemoryScope>,
     /// Keys kept for the duration of a session.
     #[serde(
         default,
@@ -44,6 +53,101 @@ pub struct MemorySpec {
     )]
     #[schemars(with = "Option<LongTermInput>")]
     pub long_term: Option<LongTermMemory>,
+}
+
+/// Where an agent's memory folder is, as Claude Code's subagent `memory` field names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryScope {
+    /// `~/.claude/agent-memory/<agent>/`: the user's, across projects.
+    User,
+    /// `.claude/agent-memory/<agent>/` in the project: shared through version control.
+    Project,
+    /// `.claude/agent-memory-local/<agent>/` in the project: the user's, kept out of git.
+    Local,
+}
+
+impl MemoryScope {
+    /// The scope names, as written.
+    pub const NAMES: [&'static str; 3] = ["user", "project", "local"];
+
+    /// The scope `name` spells, if any.
+    ///
+    /// ```
+    /// use agentctl_core::MemoryScope;
+    /// assert_eq!(MemoryScope::parse("local"), Some(MemoryScope::Local));
+    /// assert_eq!(MemoryScope::parse("team"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.trim() {
+            "user" => Some(Self::User),
+            "project" => Some(Self::Project),
+            "local" => Some(Self::Local),
+            _ => None,
+        }
+    }
+
+    /// The name as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Project => "project",
+            Self::Local => "local",
+        }
+    }
+}
+
+impl fmt::Display for MemoryScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `memory:` as written: a folder scope alone (`memory: project`) or the full mapping.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[expect(dead_code, reason = "only describes the schema")]
+pub(crate) enum MemoryInput {
+    /// A memory folder only: `user`, `project` or `local`.
+    Scope(MemoryScope),
+    /// `{scope, session, long_term}`.
+    Spec(MemorySpec),
+}
+
+/// Reads `memory:`: a scope name → a memory folder of that scope; a mapping → the full spec.
+/// A visitor rather than an untagged enum so that errors inside the mapping keep their line
+/// and column.
+pub(crate) fn memory_spec<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<MemorySpec>, D::Error> {
+    struct Visitor;
+
+    impl<'de> de::Visitor<'de> for Visitor {
+        type Value = Option<MemorySpec>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a memory folder scope (user, project or local) or a mapping")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            let scope =
+                MemoryScope::parse(v).ok_or_else(|| E::unknown_variant(v, &MemoryScope::NAMES))?;
+            Ok(Some(MemorySpec {
+                scope: Some(scope),
+                ..MemorySpec::default()
+            }))
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            MemorySpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+
+    deserializer.deserialize_any(Visitor)
 }
 
 /// Long-term memory of an agent: where entries are kept and how they are searched.
@@ -298,6 +402,32 @@ mod tests {
         assert_eq!(written["config"]["dims"], 8);
         let again: LongTermMemory = serde_json::from_value(written).unwrap();
         assert_eq!(again, long_term);
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Holder {
+        #[serde(default, deserialize_with = "memory_spec")]
+        memory: Option<MemorySpec>,
+    }
+
+    #[test]
+    fn memory_takes_a_scope_alone_or_in_the_mapping() {
+        let holder = |value: Value| serde_json::from_value::<Holder>(value).map(|h| h.memory);
+        let plain = holder(json!({"memory": "project"})).unwrap().unwrap();
+        assert_eq!(plain.scope, Some(MemoryScope::Project));
+        assert_eq!(plain.long_term, None);
+        let mapping = holder(json!({"memory": {"scope": "local", "session": ["a"]}}))
+            .unwrap()
+            .unwrap();
+        assert_eq!(mapping.scope, Some(MemoryScope::Local));
+        assert_eq!(mapping.session, ["a"]);
+        let error = holder(json!({"memory": "team"})).unwrap_err().to_string();
+        assert!(error.contains("unknown variant `team`"), "{error}");
+        assert!(holder(json!({"memory": {"scope": "../x"}})).is_err());
+        assert_eq!(holder(json!({"memory": null})).unwrap(), None);
+        // Round trip through what `agents show --format json` prints.
+        let written = serde_json::to_value(&plain).unwrap();
+        assert_eq!(written, json!({"scope": "project"}));
     }
 
     #[test]

@@ -282,6 +282,7 @@ mod tests {
             memory: Some(MemorySpec {
                 session: vec!["k".into()],
                 long_term: Some(LongTermMemory::default()),
+                scope: None,
             }),
             ..AgentSpec::default()
         };

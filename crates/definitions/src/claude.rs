@@ -1,7 +1,8 @@
 //! Claude Code subagent files (`.claude/agents/**/*.md`).
 //!
 //! Mapped onto the native spec: `tools`/`disallowedTools` through [`claude_tool_name`],
-//! `mcpServers` into server names or inline servers, `permissionMode`; `skills`, `hooks`,
+//! `mcpServers` into server names or inline servers, `permissionMode`, `memory` into the memory
+//! folder's scope ([`MemorySpec::scope`]); `skills`, `hooks`,
 //! `initialPrompt`, `isolation`, `background` are kept in `extra` under their own names and
 //! honoured from there by the session; the fields in [`NO_EFFECT`] are kept too, each with an
 //! "accepted, no effect" warning.
@@ -10,8 +11,8 @@ use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
 use agentctl_core::{
-    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, PermissionMode, ToolPolicy,
-    claude_tool_name,
+    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, MemoryScope, MemorySpec, PermissionMode,
+    ToolPolicy, claude_tool_name,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};
@@ -30,6 +31,7 @@ const MAPPED: &[&str] = &[
     "mcpServers",
     "instructions",
     "permissionMode",
+    "memory",
 ];
 
 /// Fields Claude Code defines that are kept in `extra`: `skills` and `hooks` are honoured
@@ -37,7 +39,6 @@ const MAPPED: &[&str] = &[
 const KNOWN: &[&str] = &[
     "skills",
     "hooks",
-    "memory",
     "background",
     "effort",
     "isolation",
@@ -46,7 +47,7 @@ const KNOWN: &[&str] = &[
 
 /// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
 /// is a located warning, so that nobody believes it took effect.
-pub(crate) const NO_EFFECT: &[&str] = &["memory", "effort"];
+pub(crate) const NO_EFFECT: &[&str] = &["effort"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +70,9 @@ struct ClaudeFrontMatter {
     mcp_servers: McpRefs,
     #[serde(default)]
     permission_mode: Option<PermissionMode>,
+    /// `user`, `project` or `local`: the agent's memory folder.
+    #[serde(default)]
+    memory: Option<MemoryScope>,
     /// agentctl's own field: whether the project instructions follow the prompt.
     #[serde(default)]
     instructions: Option<InstructionsMode>,
@@ -106,6 +110,10 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         mcp: front.mcp_servers,
         instructions: front.instructions,
         permission_mode: front.permission_mode,
+        memory: front.memory.map(|scope| MemorySpec {
+            scope: Some(scope),
+            ..MemorySpec::default()
+        }),
         ..AgentSpec::default()
     };
     warnings.extend(bypass_warning(source, &spec));
@@ -286,17 +294,30 @@ mod tests {
         assert_eq!(spec.mcp.servers, ["github"]);
         assert_eq!(spec.mcp.inline["local"].command.as_deref(), Some("npx"));
         assert_eq!(spec.permission_mode, Some(PermissionMode::AcceptEdits));
-        assert_eq!(agent.definition.extra["memory"], "project");
-        let [memory] = agent.warnings.as_slice() else {
-            panic!("{:?}", agent.warnings)
-        };
-        assert_eq!((memory.line, memory.field.as_deref()), (10, Some("memory")));
-        assert!(
-            memory.message.starts_with("accepted, no effect: "),
-            "{memory}"
+        assert_eq!(
+            spec.memory.as_ref().unwrap().scope,
+            Some(agentctl_core::MemoryScope::Project)
         );
+        assert!(!agent.definition.extra.contains_key("memory"));
+        assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
         assert_eq!(agent.locate("tools.deny[0]"), (5, 19));
         assert_eq!(agent.locate("tools.allow[3]"), (4, 1));
+    }
+
+    #[test]
+    fn a_memory_scope_claude_code_does_not_know_is_a_located_error() {
+        let error = parse_str(
+            "---\nname: x\ndescription: d\nmemory: ../../etc\n---\nPrompt\n",
+            Path::new(".claude/agents/x.md"),
+            SourceFormat::Claude,
+            Scope::Project,
+        )
+        .unwrap_err();
+        assert_eq!((error.line, error.field.as_deref()), (4, Some("memory")));
+        assert!(
+            error.message.contains("`user`, `project`, `local`"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub(crate) fn denied_declarations(agent: &LoadedAgent) -> Vec<Diagnostic> {
                         .to_owned(),
                     "the long-term memory cannot be used".to_owned(),
                 ),
+                Declaration::MemoryFolder => (
+                    agent.exact_field(&["memory.scope", "memory"]).to_owned(),
+                    "the memory folder cannot be read or changed with these tools".to_owned(),
+                ),
             };
             agent.diagnostic(
                 Severity::Warning,

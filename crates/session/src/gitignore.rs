@@ -43,9 +43,34 @@ pub(crate) fn keep_out_of_git(database: &Path) {
     );
 }
 
+/// What agentctl writes into a folder kept out of git as a whole.
+const IGNORE_ALL: &str = "# personal: kept out of git by agentctl\n*\n";
+
+/// Keeps the folder `dir` out of commits with a `.gitignore` of its own that ignores
+/// everything in it, itself included (Claude Code's `.claude/agent-memory-local/`): written
+/// only when there is none, so a file of the user's own is left alone; failing to write it is
+/// harmless.
+pub(crate) fn ignore_everything_in(dir: &Path) {
+    let ignore = dir.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        let _ = write_private(&ignore, IGNORE_ALL.as_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_personal_folder_ignores_everything_once() {
+        let dir = tempfile::tempdir().unwrap();
+        ignore_everything_in(dir.path());
+        let ignore = dir.path().join(".gitignore");
+        assert_eq!(std::fs::read_to_string(&ignore).unwrap(), IGNORE_ALL);
+        std::fs::write(&ignore, "mine\n").unwrap();
+        ignore_everything_in(dir.path());
+        assert_eq!(std::fs::read_to_string(&ignore).unwrap(), "mine\n");
+    }
 
     #[test]
     fn the_gitignore_keeps_the_personal_files_out_and_respects_the_users_own() {

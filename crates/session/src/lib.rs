@@ -69,6 +69,7 @@ mod listing;
 mod main_agent;
 mod maintenance;
 mod memories;
+mod memory_folder;
 mod migrate;
 mod modes;
 mod plan;

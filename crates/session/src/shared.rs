@@ -6,6 +6,7 @@ use crate::builder::RuntimeBuilder;
 use crate::checks::semantic_checks;
 use crate::error::SessionError;
 use crate::hooks::{HookRunner, HookSet, HookWarning};
+use crate::memory_folder::MemoryPlaces;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
@@ -42,6 +43,8 @@ pub(crate) struct Shared {
     /// Whether commands the project declares (hooks of its agent files) may run: the user
     /// trusts the project. Agents defined in code have no project to distrust.
     pub(crate) project_trusted: bool,
+    /// Where agents' memory folders are (`memory: project`).
+    pub(crate) memory_places: MemoryPlaces,
     /// The project instructions' prompt section, which every agent's prompt ends with unless
     /// its file says `instructions: none`.
     pub(crate) instructions: Option<String>,
@@ -89,6 +92,11 @@ impl Shared {
             own_tools: HashMap::new(),
             skills: project.skills(),
             project_trusted: project.trusts_own_commands(),
+            memory_places: MemoryPlaces {
+                project_root: project.locations.project_root.clone(),
+                user_home: project.locations.user_home.clone(),
+                project_trusted: project.trusts_own_commands(),
+            },
             instructions: instructions.prompt_section(),
             instruction_warnings: std::sync::Mutex::new(instructions.warnings),
             plugin_hooks: plugin_hooks(project),
@@ -113,6 +121,11 @@ impl Shared {
         let env = env_policy_of(&settings, &agents);
         let builder = builder.redactor(secrets).env_policy(env.clone());
         let tracing = tracing(&settings, None, &builder);
+        let memory_places = MemoryPlaces {
+            project_root: Some(builder.root().to_path_buf()),
+            user_home: std::env::var_os("HOME").map(PathBuf::from),
+            project_trusted: true,
+        };
         Self {
             builtin: BuiltinToolsConfig::from_settings(&settings).with_env(env),
             builder,
@@ -126,6 +139,7 @@ impl Shared {
             own_tools: HashMap::new(),
             skills: SkillSet::default(),
             project_trusted: true,
+            memory_places,
             instructions: None,
             instruction_warnings: std::sync::Mutex::default(),
             plugin_hooks: Default::default(),

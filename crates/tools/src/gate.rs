@@ -10,9 +10,15 @@
 //! leaves the question to its caller — a session sends it to its front end and brings the
 //! answer back through [`Gate::answer`], which remembers an "always" for the gate's life.
 //!
+//! A write or edit inside the calling agent's own memory folder ([`ReadGrants::grant_writes`])
+//! runs unasked, as in Claude Code, unless a `deny` or `ask` rule or the agent's permission
+//! mode (`plan`) says otherwise; the folder's name (`.claude/`) does not make it a protected
+//! write, but a protected name inside it (`.git/`) still does.
+//!
 //! [`Runtime::with_gate`]: https://docs.rs/agentctl-runtime
 
 use crate::approval::{ApprovalAnswer, ApprovalRequest};
+use crate::grants::ReadGrants;
 use crate::levels::AutoApprove;
 use crate::mode;
 use crate::paths::{LastLink, ProjectRoot};
@@ -44,6 +50,8 @@ pub struct Gate {
     rules: PermissionRules,
     /// The user's own settings let agents run in `bypassPermissions`.
     bypass: bool,
+    /// The folders each agent may write besides the project (its memory folder).
+    grants: ReadGrants,
 }
 
 impl std::fmt::Debug for Gate {
@@ -78,6 +86,8 @@ struct Facts<'a> {
     arguments: Option<&'a Value>,
     /// The calling agent's permission mode.
     mode: PermissionMode,
+    /// The calling agent, when a call is judged.
+    agent: Option<&'a str>,
 }
 
 impl Gate {
@@ -104,7 +114,16 @@ impl Gate {
             always: Mutex::new(BTreeMap::new()),
             rules: PermissionRules::default(),
             bypass: false,
+            grants: ReadGrants::default(),
         }
+    }
+
+    /// The same gate, knowing the folders each agent may write besides the project (the
+    /// grants the file tools were built with): writes inside an agent's own memory folder
+    /// run unasked.
+    pub fn with_grants(mut self, grants: ReadGrants) -> Self {
+        self.grants = grants;
+        self
     }
 
     /// The same gate, where agents may run in `bypassPermissions` when `allowed` — which only
@@ -147,6 +166,7 @@ impl Gate {
             tool,
             arguments: Some(arguments),
             mode: PermissionMode::Default,
+            agent: None,
         })
     }
 
@@ -169,6 +189,7 @@ impl Gate {
             tool: call.tool,
             arguments: Some(&call.call.arguments),
             mode,
+            agent: Some(call.agent),
         })
     }
 
@@ -202,6 +223,7 @@ impl Gate {
                     tool: tool.as_ref(),
                     arguments: None,
                     mode: PermissionMode::Default,
+                    agent: None,
                 }),
             })
             .collect();
@@ -224,31 +246,9 @@ impl Gate {
                 format!("denied by the permission rule `{rule}`"),
             );
         }
-        let (rating, protected) = match self.protected(facts) {
-            Some((_, Protection::SessionDatabase)) => {
-                return Decision::deny(
-                    RiskLevel::Critical,
-                    format!("{name} may not change the session database"),
-                );
-            }
-            // The protected folder is the reason given unless the rating is higher still.
-            Some((path, Protection::Protected(dir))) => (
-                RiskAssessment::new(
-                    RiskLevel::High,
-                    format!("changes {path} under the protected folder {dir}/"),
-                )
-                .max(rating),
-                true,
-            ),
-            Some((path, Protection::Named(entry))) => (
-                RiskAssessment::new(
-                    RiskLevel::High,
-                    format!("changes {path}, which sandbox.protectedPaths protects ({entry})"),
-                )
-                .max(rating),
-                true,
-            ),
-            None => (rating, false),
+        let (rating, protected) = match self.rate_protected(facts, rating) {
+            Ok(rated) => rated,
+            Err(refused) => return refused,
         };
         if let Some(refused) = mode::refusal(facts.mode, name, &rating) {
             return refused;
@@ -281,6 +281,12 @@ impl Gate {
             }
             _ => {}
         }
+        if self.own_memory(facts) {
+            return Decision::allow(
+                rating.level,
+                format!("{name} changes the agent's own memory folder"),
+            );
+        }
         if let Some(approved) = mode::approval(facts.mode, name, &rating) {
             return approved;
         }
@@ -300,6 +306,35 @@ impl Gate {
         }
     }
 
+    /// `rating` raised to `high` when the call changes a protected path (the protected folder
+    /// is the reason given unless the rating is higher still), with whether it does; the
+    /// refusal when it changes the session database.
+    fn rate_protected(
+        &self,
+        facts: &Facts<'_>,
+        rating: RiskAssessment,
+    ) -> Result<(RiskAssessment, bool), Decision> {
+        let reason = match self.protected(facts) {
+            Some((_, Protection::SessionDatabase)) => {
+                return Err(Decision::deny(
+                    RiskLevel::Critical,
+                    format!("{} may not change the session database", facts.tool.name()),
+                ));
+            }
+            Some((path, Protection::Protected(dir))) => {
+                format!("changes {path} under the protected folder {dir}/")
+            }
+            Some((path, Protection::Named(entry))) => {
+                format!("changes {path}, which sandbox.protectedPaths protects ({entry})")
+            }
+            None => return Ok((rating, false)),
+        };
+        Ok((
+            RiskAssessment::new(RiskLevel::High, reason).max(rating),
+            true,
+        ))
+    }
+
     /// The first path the call would change that is protected, with its protection.
     fn protected(&self, facts: &Facts<'_>) -> Option<(String, Protection)> {
         let arguments = facts.arguments?;
@@ -311,9 +346,56 @@ impl Gate {
         // Resolved when a path is written: the root's real path takes a system call per call.
         let project = ProjectRoot::new(root).ok();
         written.into_iter().find_map(|path| {
+            if let Some(judged) = self.in_memory_folder(facts, project.as_ref(), &path) {
+                return judged;
+            }
             judge_written(root, project.as_ref(), &path)
                 .or_else(|| self.named_in_settings(project.as_ref()?, &path))
         })
+    }
+
+    /// How a written `path` inside a folder the calling agent may write (its memory folder)
+    /// is judged — by its name inside that folder, so the folder's own `.claude/` does not
+    /// count but a `.git/` in it does — when the file tools would write it there (its
+    /// symlinks stay inside). `None` when the path is not such a write: judged as any other.
+    fn in_memory_folder(
+        &self,
+        facts: &Facts<'_>,
+        project: Option<&ProjectRoot>,
+        path: &Path,
+    ) -> Option<Option<(String, Protection)>> {
+        let agent = facts.agent?;
+        let given = path.to_str()?;
+        let project = project?;
+        let (folder, absolute) = self.grants.write_root(agent, project.path(), given)?;
+        folder.write_target(&absolute, LastLink::Follow).ok()?;
+        let named = folder.normalise(&absolute).ok()?;
+        Some(
+            named
+                .protection()
+                .map(|kind| (folder.display(named.path()), kind)),
+        )
+    }
+
+    /// Whether the call only writes or edits files of the calling agent's own memory folder,
+    /// none of them protected inside it.
+    fn own_memory(&self, facts: &Facts<'_>) -> bool {
+        let Some(arguments) = facts.arguments else {
+            return false;
+        };
+        if !agentctl_core::MEMORY_FOLDER_TOOLS.contains(&facts.tool.name()) {
+            return false;
+        }
+        let root = self.classifier.root().unwrap_or(Path::new("."));
+        let project = ProjectRoot::new(root).ok();
+        let written = facts.tool.written_paths(arguments);
+        !written.is_empty()
+            && written.iter().all(|path| {
+                matches!(
+                    self.in_memory_folder(facts, project.as_ref(), path),
+                    Some(None)
+                )
+            })
     }
 
     /// The `sandbox.protectedPaths` entry a written path lies under, as named or as the
@@ -353,6 +435,7 @@ impl Gate {
             tool: call.tool,
             arguments: Some(&call.call.arguments),
             mode: PermissionMode::Default,
+            agent: Some(call.agent),
         })
         .is_some()
             || self

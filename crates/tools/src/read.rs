@@ -34,6 +34,45 @@ const READ_BUFFER: usize = 64 * 1024;
 /// How much of a file's start is checked for NUL bytes to call it binary.
 const BINARY_PROBE: usize = 8 * 1024;
 
+/// At most `max_bytes` of the file `given` (relative to `root`, or absolute inside it), read
+/// as `read_file` reads: confined to `root` (symlinks must stay inside), a regular file with a
+/// single link, never blocking on a FIFO. Returns the bytes read and the file's full length,
+/// for a caller that puts a file's start in a prompt (an agent's `MEMORY.md`).
+///
+/// # Errors
+///
+/// [`ToolError`] saying why the file cannot be read (outside the root, a special file, a
+/// link count above one, an I/O error).
+///
+/// ```
+/// use agentctl_tools::{ProjectRoot, read_confined};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("MEMORY.md"), "one\ntwo\n").unwrap();
+/// let root = ProjectRoot::new(dir.path()).unwrap();
+/// let (start, len) = read_confined(&root, "MEMORY.md", 4).unwrap();
+/// assert_eq!((start.as_slice(), len), (&b"one\n"[..], 8));
+/// assert!(read_confined(&root, "../elsewhere", 4).is_err());
+/// ```
+pub fn read_confined(
+    root: &ProjectRoot,
+    given: &str,
+    max_bytes: u64,
+) -> Result<(Vec<u8>, u64), ToolError> {
+    let path = root.resolve(given)?;
+    let opened = open_read(root, &path)?;
+    let len = opened.len;
+    let mut bytes = Vec::new();
+    opened
+        .file
+        .take(max_bytes)
+        .read_to_end(&mut bytes)
+        .map_err(|error| {
+            ToolError::failed(format!("cannot read {}: {error}", root.display(&path)))
+        })?;
+    Ok((bytes, len))
+}
+
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ReadFileArgs {

@@ -8,7 +8,13 @@
 //! devices, sockets and files with several hard links, never follow a symlink swapped in after
 //! the path check, and replace files through a temporary file renamed into place (keeping the
 //! old permissions).
+//!
+//! `write_file` and `edit_file` also change files of a folder granted to the calling agent for
+//! writing ([`ReadGrants::grant_writes`]: its memory folder). A path named inside such a folder
+//! is resolved in that folder alone, as if it were the root, so a symlink in it that leads
+//! anywhere else — even into the project — is refused rather than followed.
 
+use crate::grants::ReadGrants;
 use crate::open::{Entry, FileError, Intent};
 use crate::paths::{LastLink, ProjectRoot};
 use crate::util::{blocking, root_of};
@@ -32,7 +38,30 @@ pub(crate) struct WriteFileArgs {
 }
 
 /// `write_file`: creates or overwrites a file.
-pub(crate) struct WriteFile;
+pub(crate) struct WriteFile {
+    grants: ReadGrants,
+}
+
+impl WriteFile {
+    /// `write_file` that also writes the folders `grants` lets each agent write.
+    pub(crate) fn new(grants: ReadGrants) -> Self {
+        Self { grants }
+    }
+}
+
+/// The root a write of `given` by the calling agent happens in, and the path as that root
+/// reads it: a folder granted to the agent for writing when the path names one, else the
+/// project root.
+fn write_root(
+    grants: &ReadGrants,
+    ctx: &ToolContext,
+    given: &str,
+) -> Result<(ProjectRoot, String), ToolError> {
+    let root = root_of(ctx)?;
+    Ok(grants
+        .write_root(ctx.agent(), root.path(), given)
+        .unwrap_or_else(|| (root, given.to_owned())))
+}
 
 #[async_trait]
 impl TypedTool for WriteFile {
@@ -60,13 +89,17 @@ impl TypedTool for WriteFile {
     }
 
     async fn call(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let root = root_of(ctx)?;
-        blocking(move || write_file(&root, &args)).await
+        let (root, given) = write_root(&self.grants, ctx, &args.path)?;
+        blocking(move || write_file(&root, &given, &args)).await
     }
 }
 
-fn write_file(root: &ProjectRoot, args: &WriteFileArgs) -> Result<ToolOutput, ToolError> {
-    let path = root.write_target(&args.path, LastLink::Follow)?;
+fn write_file(
+    root: &ProjectRoot,
+    given: &str,
+    args: &WriteFileArgs,
+) -> Result<ToolOutput, ToolError> {
+    let path = root.write_target(given, LastLink::Follow)?;
     let shown = root.display(&path);
     if path.is_dir() {
         return Err(ToolError::failed(format!("{shown} is a directory")));
@@ -101,7 +134,16 @@ pub(crate) struct EditFileArgs {
 }
 
 /// `edit_file`: replaces an exact string in a file.
-pub(crate) struct EditFile;
+pub(crate) struct EditFile {
+    grants: ReadGrants,
+}
+
+impl EditFile {
+    /// `edit_file` that also edits the folders `grants` lets each agent write.
+    pub(crate) fn new(grants: ReadGrants) -> Self {
+        Self { grants }
+    }
+}
 
 #[async_trait]
 impl TypedTool for EditFile {
@@ -129,13 +171,17 @@ impl TypedTool for EditFile {
     }
 
     async fn call(&self, args: EditFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let root = root_of(ctx)?;
-        blocking(move || edit_file(&root, &args)).await
+        let (root, given) = write_root(&self.grants, ctx, &args.path)?;
+        blocking(move || edit_file(&root, &given, &args)).await
     }
 }
 
-fn edit_file(root: &ProjectRoot, args: &EditFileArgs) -> Result<ToolOutput, ToolError> {
-    let path = root.write_target(&args.path, LastLink::Follow)?;
+fn edit_file(
+    root: &ProjectRoot,
+    given: &str,
+    args: &EditFileArgs,
+) -> Result<ToolOutput, ToolError> {
+    let path = root.write_target(given, LastLink::Follow)?;
     let shown = root.display(&path);
     if args.old_string.is_empty() {
         return Err(ToolError::failed(

@@ -30,4 +30,6 @@ mod suite {
     mod shell_git;
     pub mod web;
     mod web_search;
+    #[cfg(unix)]
+    mod write_grants;
 }

@@ -148,6 +148,9 @@ fn model_line(model: Option<&str>, settings: &Settings) -> String {
 /// The session keys and the long-term backend an agent declares; `None` when neither.
 fn memory_line(memory: &MemorySpec) -> Option<String> {
     let mut parts = Vec::new();
+    if let Some(scope) = memory.scope {
+        parts.push(format!("{scope} memory folder"));
+    }
     if !memory.session.is_empty() {
         parts.push(format!("session [{}]", memory.session.join(", ")));
     }

@@ -22,6 +22,21 @@ first. The search is by keyword only, also for agents whose backend is vector_st
     #[command(after_help = "Examples:\n  agentctl memory forget 12\n  \
 agentctl memory forget 12 --agent debug-analyzer")]
     Forget(MemoryForgetArgs),
+    /// List the agents' memory folders (`memory: user|project|local`) and their MEMORY.md.
+    #[command(after_help = "Examples:\n  agentctl memory folders\n  \
+agentctl memory folders --format json\n\n\
+An agent with `memory: user` keeps notes in ~/.claude/agent-memory/<agent>/, `project` in\n\
+.claude/agent-memory/<agent>/ and `local` in .claude/agent-memory-local/<agent>/ (kept out of\n\
+git). The first 200 lines of the folder's MEMORY.md open the agent's memory section in its\n\
+system prompt. Nothing is created here.")]
+    Folders(MemoryFoldersArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MemoryFoldersArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TableFormat,
 }
 
 #[derive(Debug, Args)]

@@ -147,6 +147,11 @@ pub(crate) fn notice_line(notice: &Notice) {
         Notice::McpServer(warning) => {
             writeln!(err, "warning: {}", crate::trust_cmd::mcp_warning(warning))
         }
+        Notice::MemoryFolder(warning) => writeln!(
+            err,
+            "warning: {}",
+            crate::output::terminal_safe(&crate::memory_cmd::memory_folder_warning(warning))
+        ),
         Notice::ContextModeSet { agent, mode } => match mode {
             Some(mode) => writeln!(err, "note: `{agent}` works in {mode} context from now on"),
             None => writeln!(err, "note: `{agent}` works in its own context mode again"),

@@ -77,6 +77,24 @@ fn matched_schema(_: &mut SchemaGenerator) -> Schema {
     one_of(&["keyword", "meaning", "both"])
 }
 
+/// An agent's memory folder (`memory folders`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MemoryFolderJson {
+    pub(crate) agent: String,
+    /// `user`, `project` or `local`.
+    pub(crate) scope: &'static str,
+    /// The folder; absent when the agent has none (see `problem`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) folder: Option<String>,
+    /// Why the agent has no folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) problem: Option<String>,
+    /// The size of its MEMORY.md; absent when there is none yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_bytes: Option<u64>,
+}
+
 /// A long-term memory (`memory list`; `memory search` adds `score` and `matched`).
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

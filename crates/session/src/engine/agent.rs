@@ -183,7 +183,7 @@ impl TurnCtx {
         let engine = Arc::clone(&self.engine);
         let (kit, warnings) = engine.kit(agent).await;
         for warning in warnings {
-            self.sink.emit(EventMsg::Notice(Notice::McpServer(warning)));
+            self.sink.emit(EventMsg::Notice(warning.into()));
         }
         let met = std::mem::take(
             &mut *engine

@@ -247,7 +247,13 @@ impl<'p> SessionBuilder<'p> {
             Some(source) => session.with_source(source),
             None => session,
         });
-        let gate = Arc::new(shared.builder.gate()?);
+        // The gate knows the folders the file tools may write for each agent (memory folders).
+        let gate = Arc::new(
+            shared
+                .builder
+                .gate()?
+                .with_grants(shared.builtin.read_grants().clone()),
+        );
         let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
         let store = match session {
             Some(session) => Some(Store {

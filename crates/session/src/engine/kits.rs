@@ -1,8 +1,10 @@
 //! Each agent's own tool set, assembled once per session: the built-in tools (one set for the
 //! whole session), the MCP tools of the servers the agent names (started on first use), its
 //! handoff tools, the session's `task` tool and session memory, its long-term memory and the
-//! embedder's tools. A sub-agent or a handoff target gets its own kit, never its caller's.
+//! embedder's tools; and its memory folder (`memory: project`), created and granted to it
+//! alone. A sub-agent or a handoff target gets its own kit, never its caller's.
 
+use crate::memory_folder::{MemoryFolderWarning, open_memory_folder, with_memory_section};
 use crate::plan::PlanTools;
 use crate::session::SessionHandle;
 use crate::shared::Shared;
@@ -26,6 +28,26 @@ pub(crate) struct Kit {
     pub agent: AgentDefinition,
     /// Its tools.
     pub toolbox: Toolbox,
+    /// The prompt section of its memory folder, when it has one.
+    pub memory: Option<String>,
+}
+
+/// What assembling a kit met: the agent runs without what failed.
+#[derive(Debug)]
+pub(crate) enum KitWarning {
+    /// An MCP server the agent names could not start.
+    Mcp(McpError),
+    /// Its memory folder could not be set up.
+    MemoryFolder(MemoryFolderWarning),
+}
+
+impl From<KitWarning> for super::protocol::Notice {
+    fn from(warning: KitWarning) -> Self {
+        match warning {
+            KitWarning::Mcp(error) => Self::McpServer(error),
+            KitWarning::MemoryFolder(warning) => Self::MemoryFolder(warning),
+        }
+    }
 }
 
 /// The kits built so far, by agent name.
@@ -50,7 +72,7 @@ impl Kits {
         &self,
         agent: &AgentDefinition,
         parts: KitParts<'_>,
-    ) -> (Arc<Kit>, Vec<McpError>) {
+    ) -> (Arc<Kit>, Vec<KitWarning>) {
         let cell = Arc::clone(
             self.cells
                 .lock()
@@ -71,12 +93,21 @@ impl Kits {
 }
 
 /// Assembles `agent`'s kit.
-async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<McpError>) {
+async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<KitWarning>) {
     let AgentTools { registry, warnings } = assemble_tools(agent, parts, McpTools::Allowed).await;
+    let mut warnings: Vec<KitWarning> = warnings.into_iter().map(KitWarning::Mcp).collect();
     let shared = parts.shared;
-    let definition = with_instructions(
-        with_skills(agent.clone(), &skills_of(agent, &shared.skills)),
-        shared.instructions.as_deref(),
+    let memory = open_memory_folder(agent, &shared.memory_places, shared.builtin.read_grants())
+        .unwrap_or_else(|warning| {
+            warnings.push(KitWarning::MemoryFolder(warning));
+            None
+        });
+    let definition = with_memory_section(
+        with_instructions(
+            with_skills(agent.clone(), &skills_of(agent, &shared.skills)),
+            shared.instructions.as_deref(),
+        ),
+        memory.as_deref(),
     );
     let definition = if parts.session.is_some() {
         with_agent_pool(
@@ -90,6 +121,7 @@ async fn assemble(agent: &AgentDefinition, parts: &KitParts<'_>) -> (Kit, Vec<Mc
     let kit = Kit {
         agent: definition,
         toolbox: Toolbox::new(registry),
+        memory,
     };
     (kit, warnings)
 }

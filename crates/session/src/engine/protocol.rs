@@ -253,6 +253,9 @@ pub enum Notice {
         /// Why.
         message: String,
     },
+    /// An agent's memory folder (`memory: project`) could not be set up, or waits for the
+    /// project's trust: the agent runs without it.
+    MemoryFolder(crate::memory_folder::MemoryFolderWarning),
     /// A hook could not run, failed (an exit code other than 0 and 2), timed out or was
     /// declared wrong: nothing was blocked by it.
     Hook {

@@ -4,7 +4,7 @@
 //! the running turns and the event stream.
 
 use super::approvals::Desk;
-use super::kits::{Kit, KitParts, Kits};
+use super::kits::{Kit, KitParts, KitWarning, Kits};
 use super::protocol::{SessionEvent, Target, TurnId};
 use super::writer::StoreWriter;
 use crate::hooks::HookRunner;
@@ -14,7 +14,6 @@ use crate::shared::Shared;
 use crate::task::TaskTool;
 use crate::toolset::{AgentTools, BuiltinTools, McpTools};
 use agentctl_core::{AgentDefinition, ContextMode, Message};
-use agentctl_mcp::McpError;
 use agentctl_runtime::Runtime;
 use agentctl_tools::Gate;
 use std::collections::HashMap;
@@ -95,7 +94,7 @@ pub(crate) struct Hub {
 
 impl Engine {
     /// The kit of `agent` (its own tools), assembled on first use with the warnings met.
-    pub(crate) async fn kit(&self, agent: &AgentDefinition) -> (Arc<Kit>, Vec<McpError>) {
+    pub(crate) async fn kit(&self, agent: &AgentDefinition) -> (Arc<Kit>, Vec<KitWarning>) {
         let parts = KitParts {
             shared: &self.shared,
             builtin: &self.tools.builtin,

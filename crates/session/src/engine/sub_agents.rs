@@ -12,6 +12,7 @@ use super::protocol::{TurnId, TurnOptions};
 use super::state::Engine;
 use super::worktree::{Worktree, wants_worktree};
 use crate::graph_run::{GraphError, StartAt};
+use crate::memory_folder::with_memory_section;
 use crate::skills::{skills_of, with_skills};
 use agentctl_core::{
     AgentDefinition, ModelRef, RunError, RunEvent, RunOptions, RunResult, RunStream, SubAgentRunner,
@@ -117,9 +118,12 @@ impl SubAgentRunner for SubAgents {
             // instructions as every agent's (unless its file says `instructions: none`).
             let (kit, _warnings) = engine.kit(&agent).await;
             let skills = skills_of(&agent, &engine.shared.skills);
-            let agent = with_instructions(
-                with_skills(agent, &skills),
-                engine.shared.instructions.as_deref(),
+            let agent = with_memory_section(
+                with_instructions(
+                    with_skills(agent, &skills),
+                    engine.shared.instructions.as_deref(),
+                ),
+                kit.memory.as_deref(),
             );
             let scope = gate
                 .scope(&agent)

@@ -215,7 +215,11 @@ pub(super) fn memory(
     if session.is_empty() && long_term.is_none() {
         return Ok(None);
     }
-    Ok(Some(MemorySpec { session, long_term }))
+    Ok(Some(MemorySpec {
+        session,
+        long_term,
+        scope: None,
+    }))
 }
 
 /// Whether `answer` names an embedding model the settings resolve.
