@@ -13,6 +13,7 @@ mod catalogue;
 mod context_mode;
 mod conversation;
 mod decision;
+mod effort;
 mod declared_tools;
 mod embed;
 mod event;
@@ -64,6 +65,7 @@ pub use declared_tools::{
     Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_GET_TOOL, MEMORY_SET_TOOL, RECALL_TOOL,
     REMEMBER_TOOL, handoff_tool_name,
 };
+pub use effort::{EFFORTS, Effort, EffortPlan, EffortStyle, EffortSupport, UnknownEffort};
 pub use embed::Embedder;
 pub use event::{PlanItem, PlanStatus, RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{

@@ -377,6 +377,7 @@ mod tests {
             ],
             tools: Default::default(),
             temperature: None,
+            effort: None,
             max_tokens: None,
             stream: false,
         };

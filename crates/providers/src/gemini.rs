@@ -383,6 +383,7 @@ mod tests {
             ],
             tools: Default::default(),
             temperature: Some(0.5),
+            effort: None,
             max_tokens: None,
             stream: false,
         };

@@ -122,6 +122,7 @@ fn request(stream: bool) -> ModelRequest {
             },
         ].into(),
         temperature: Some(0.2),
+        effort: None,
         max_tokens: Some(5),
         stream,
     }
