@@ -1,7 +1,7 @@
 //! Claude Code subagent files (`.claude/agents/**/*.md`).
 //!
 //! Mapped onto the native spec: `tools`/`disallowedTools` through [`claude_tool_name`],
-//! `mcpServers` into server names or inline servers, `permissionMode`; `skills`, `hooks`,
+//! `mcpServers` into server names or inline servers, `permissionMode`, `effort`; `skills`, `hooks`,
 //! `initialPrompt`, `isolation`, `background` are kept in `extra` under their own names and
 //! honoured from there by the session; the fields in [`NO_EFFECT`] are kept too, each with an
 //! "accepted, no effect" warning.
@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
 use agentctl_core::{
-    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, PermissionMode, ToolPolicy,
+    AgentSpec, Effort, InstructionsMode, McpRefs, McpServerConfig, PermissionMode, ToolPolicy,
     claude_tool_name,
 };
 use serde::Deserialize;
@@ -30,6 +30,7 @@ const MAPPED: &[&str] = &[
     "mcpServers",
     "instructions",
     "permissionMode",
+    "effort",
 ];
 
 /// Fields Claude Code defines that are kept in `extra`: `skills` and `hooks` are honoured
@@ -39,14 +40,13 @@ const KNOWN: &[&str] = &[
     "hooks",
     "memory",
     "background",
-    "effort",
     "isolation",
     "initialPrompt",
 ];
 
 /// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
 /// is a located warning, so that nobody believes it took effect.
-pub(crate) const NO_EFFECT: &[&str] = &["memory", "effort"];
+pub(crate) const NO_EFFECT: &[&str] = &["memory"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +69,10 @@ struct ClaudeFrontMatter {
     mcp_servers: McpRefs,
     #[serde(default)]
     permission_mode: Option<PermissionMode>,
+    /// Claude Code's levels are `low`, `medium`, `high`, `xhigh` and `max`; agentctl's
+    /// `minimal` is taken too.
+    #[serde(default)]
+    effort: Option<Effort>,
     /// agentctl's own field: whether the project instructions follow the prompt.
     #[serde(default)]
     instructions: Option<InstructionsMode>,
@@ -106,6 +110,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         mcp: front.mcp_servers,
         instructions: front.instructions,
         permission_mode: front.permission_mode,
+        effort: front.effort,
         ..AgentSpec::default()
     };
     warnings.extend(bypass_warning(source, &spec));

@@ -207,7 +207,8 @@ impl TurnCtx {
             None => None,
         };
         let agent = narrowed.as_ref().unwrap_or(&kit.agent);
-        let mut options = self.run_options(model, trace.context().cloned());
+        let first = matches!(kind, RunKind::First { .. });
+        let mut options = self.run_options(model, first, trace.context().cloned());
         let ready = engine.prepare(agent, kind, &mut options).await?;
         self.announce(agent, &ready, handoff.as_ref(), frame);
         trace.next_run(agent.name(), &ready.prompt, 0);
@@ -243,10 +244,17 @@ impl TurnCtx {
     }
 
     /// The options of one run of the turn: the turn's, its cancellation, the project root as
-    /// the tools' folder (never the process's), the trace; `model` for the first agent only.
-    fn run_options(&self, model: Option<String>, trace: Option<TraceContext>) -> RunOptions {
+    /// the tools' folder (never the process's), the trace; `model`, and the turn's effort, for
+    /// the first agent only (`first`): agents it hands off to run on their own.
+    fn run_options(
+        &self,
+        model: Option<String>,
+        first: bool,
+        trace: Option<TraceContext>,
+    ) -> RunOptions {
         let turn = &self.options;
         RunOptions {
+            effort: turn.effort.filter(|_| first),
             stream: turn.stream,
             max_tokens: turn.max_tokens,
             temperature: turn.temperature,
