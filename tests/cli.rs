@@ -58,6 +58,7 @@ mod cli {
     mod state;
     mod strict;
     mod subagent_fields;
+    mod subagent_effort;
     mod tools;
     mod trace;
     mod triage;

@@ -15,7 +15,7 @@ fn an_unhonoured_field_is_a_located_accepted_no_effect_warning() {
     let project = TestProject::new();
     project.write(
         ".claude/agents/helper.md",
-        &claude_agent("helper", "tools: Read\neffort: high\n"),
+        &claude_agent("helper", "tools: Read\nmemory: project\n"),
     );
     let output = project.output(&["agents", "validate", "helper"]);
     let stdout = text(&output.stdout);
@@ -25,7 +25,7 @@ fn an_unhonoured_field_is_a_located_accepted_no_effect_warning() {
         .find(|line| line.contains("accepted, no effect"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.contains(".claude/agents/helper.md:6:"), "{line}");
-    assert!(line.contains("`effort`"), "{line}");
+    assert!(line.contains("`memory`"), "{line}");
 }
 
 /// The content of the tool message answering `call_id` in the last request that has one.
