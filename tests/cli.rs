@@ -57,8 +57,8 @@ mod cli {
     mod skills;
     mod state;
     mod strict;
-    mod subagent_fields;
     mod subagent_effort;
+    mod subagent_fields;
     mod tools;
     mod trace;
     mod triage;

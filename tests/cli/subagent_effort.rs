@@ -37,7 +37,11 @@ fn claude_effort_high_on_a_reasoning_model_sends_reasoning_effort() {
         panic!("{:?}", bodies(&model))
     };
     assert_eq!(body["reasoning_effort"], "high");
-    assert!(!text(&output.stderr).contains("effort"), "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("effort"),
+        "{}",
+        text(&output.stderr)
+    );
     model.server.assert_no_violations();
     // Nothing to warn about in validate: the field is honoured.
     let validate = project.output(&["agents", "validate", "thinker"]);
@@ -51,7 +55,11 @@ fn on_a_model_that_does_not_reason_nothing_is_sent_and_validate_warns_at_the_fie
     let project = TestProject::new();
     project.write(
         ".claude/agents/helper.md",
-        &claude_agent("helper", "openai:gpt-4o-mini", "tools: Read\neffort: high\n"),
+        &claude_agent(
+            "helper",
+            "openai:gpt-4o-mini",
+            "tools: Read\neffort: high\n",
+        ),
     );
     let model = ServedModel::openai();
     model.answer_text("Done.");
@@ -64,7 +72,10 @@ fn on_a_model_that_does_not_reason_nothing_is_sent_and_validate_warns_at_the_fie
         1,
         "{stderr}"
     );
-    assert!(stderr.contains("openai:gpt-4o-mini does not reason"), "{stderr}");
+    assert!(
+        stderr.contains("openai:gpt-4o-mini does not reason"),
+        "{stderr}"
+    );
     model.server.assert_no_violations();
     insta::assert_snapshot!(project.transcript(&["agents", "validate", "helper"]));
 }
@@ -84,7 +95,9 @@ fn a_level_the_model_does_not_accept_is_sent_as_the_nearest_and_the_flag_overrid
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(
-        stderr.contains("effort `minimal` is sent as `low`, the nearest level openai:o4-mini accepts"),
+        stderr.contains(
+            "effort `minimal` is sent as `low`, the nearest level openai:o4-mini accepts"
+        ),
         "{stderr}"
     );
     let output = model.run(&project, &["run", "quick", "-p", "go", "--effort", "high"]);
@@ -97,7 +110,9 @@ fn a_level_the_model_does_not_accept_is_sent_as_the_nearest_and_the_flag_overrid
     model.server.assert_no_violations();
     let validate = text(&project.output(&["agents", "validate", "quick"]).stdout);
     assert!(
-        validate.contains(".agentctl/agents/quick.md:6:1: field `effort`: effort `minimal` is sent as `low`"),
+        validate.contains(
+            ".agentctl/agents/quick.md:6:1: field `effort`: effort `minimal` is sent as `low`"
+        ),
         "{validate}"
     );
 }
@@ -124,7 +139,10 @@ fn anthropic_gets_a_valid_thinking_block_and_its_thinking_back_before_the_tool_c
     model
         .server
         .push_sse(agentctl_test_support::anthropic::stream(&["42."], &[]));
-    let output = model.run(&project, &["run", "deep", "-p", "what is the answer?", "--yes"]);
+    let output = model.run(
+        &project,
+        &["run", "deep", "-p", "what is the answer?", "--yes"],
+    );
     assert!(output.status.success(), "{}", text(&output.stderr));
     let sent = bodies(&model);
     assert_eq!(sent.len(), 2, "{sent:?}");
@@ -161,7 +179,10 @@ fn a_bad_effort_is_a_located_error_in_every_spelling() {
     assert!(!output.status.success(), "{stdout}");
     assert!(stdout.contains(".agentctl/agents/native.md:6:"), "{stdout}");
     assert!(stdout.contains(".claude/agents/claude.md:5:"), "{stdout}");
-    assert!(stdout.contains("ultra") && stdout.contains("High"), "{stdout}");
+    assert!(
+        stdout.contains("ultra") && stdout.contains("High"),
+        "{stdout}"
+    );
     let flag = project.output(&["run", "native", "-p", "x", "--effort", "extreme"]);
     assert_eq!(flag.status.code(), Some(2));
     assert!(
@@ -188,7 +209,9 @@ fn a_task_child_sends_its_own_effort_and_its_parent_none() {
     model.answer_call("t1", "task", r#"{"goal":"think hard","agent":"worker"}"#);
     model
         .server
-        .push_json(agentctl_test_support::openai::text_response("Worked it out."));
+        .push_json(agentctl_test_support::openai::text_response(
+            "Worked it out.",
+        ));
     model.answer_text("The worker worked it out.");
     let output = model.run(&project, &["run", "boss", "-p", "delegate", "--yes"]);
     assert!(output.status.success(), "{}", text(&output.stderr));

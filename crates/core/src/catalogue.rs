@@ -61,7 +61,10 @@ enum ReasoningModel {
     /// The levels, in the provider's style.
     Levels(Vec<Effort>),
     /// A style of its own.
-    Styled { style: StyleName, levels: Vec<Effort> },
+    Styled {
+        style: StyleName,
+        levels: Vec<Effort>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -224,7 +227,10 @@ mod tests {
         assert!(!catalogue.reasoning.providers.is_empty());
         for (provider, table) in &catalogue.reasoning.providers {
             for id in table.models.keys() {
-                assert!(catalogue.knows(provider, id), "{provider}:{id} has no price");
+                assert!(
+                    catalogue.knows(provider, id),
+                    "{provider}:{id} has no price"
+                );
             }
         }
     }

@@ -17,9 +17,9 @@ pub(crate) fn effort_on_model(agent: &LoadedAgent, model: &ModelRef) -> Option<D
             "effort `{asked}` is not sent: `{model}` does not reason (the model catalogue), so \
              it has no effort to set; pick a reasoning model or drop `effort`"
         ),
-        EffortPlan::Nearest { asked, sent } => format!(
-            "effort `{asked}` is sent as `{sent}`: the nearest level `{model}` accepts"
-        ),
+        EffortPlan::Nearest { asked, sent } => {
+            format!("effort `{asked}` is sent as `{sent}`: the nearest level `{model}` accepts")
+        }
     };
     Some(agent.diagnostic(Severity::Warning, "effort", message))
 }

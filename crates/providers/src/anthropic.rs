@@ -437,7 +437,10 @@ mod tests {
         };
         let body = request_body(&request, &ToolNames::for_request(&request));
         let content = body["messages"][1]["content"].as_array().unwrap();
-        let kinds: Vec<&str> = content.iter().map(|b| b["type"].as_str().unwrap()).collect();
+        let kinds: Vec<&str> = content
+            .iter()
+            .map(|b| b["type"].as_str().unwrap())
+            .collect();
         assert_eq!(kinds, ["thinking", "redacted_thinking", "tool_use"]);
         assert_eq!(content[0]["signature"], "EqQB");
         assert_eq!(

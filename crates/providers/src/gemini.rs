@@ -11,8 +11,8 @@
 use crate::assemble;
 use crate::http::{HttpClient, Target};
 use crate::schema::{GeminiParameters, gemini_schema};
-use agentctl_core::{Effort, EffortStyle, EffortSupport, ModelCatalogue, ToolNames};
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{Effort, EffortStyle, EffortSupport, ModelCatalogue, ToolNames};
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };
@@ -257,7 +257,10 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
         config.insert("maxOutputTokens".into(), json!(max_tokens));
     }
     if let Some(effort) = request.effort {
-        config.insert("thinkingConfig".into(), thinking_config(&request.model, effort));
+        config.insert(
+            "thinkingConfig".into(),
+            thinking_config(&request.model, effort),
+        );
     }
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);

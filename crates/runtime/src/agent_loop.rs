@@ -15,8 +15,8 @@ use crate::run_state::{LoopState, Prepared};
 use crate::sample::sample;
 use agentctl_core::Background as _;
 use agentctl_core::{
-    BudgetReached, EffortPlan, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent,
-    RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
+    BudgetReached, EffortPlan, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError,
+    RunEvent, RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
 };
 use std::time::Instant;
 

@@ -2,9 +2,9 @@
 
 use crate::budget::TokenEstimator;
 use agentctl_core::{
-    CallGate, ContextMode, EffortPlan, GuardrailPhase, ModelPrice, ModelProvider, ModelRef, ModelRequest,
-    Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter, ToolRegistry,
-    ToolsSettings, TraceContext, Usage,
+    CallGate, ContextMode, EffortPlan, GuardrailPhase, ModelPrice, ModelProvider, ModelRef,
+    ModelRequest, Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter,
+    ToolRegistry, ToolsSettings, TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;

@@ -8,11 +8,10 @@ use crate::handle::{RunFuture, RunHandle};
 use crate::run_state::Prepared;
 use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
-    EffortPlan,
-    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
-    Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor,
-    RunError, RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
-    ToolSpec, resolve_model,
+    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, EffortPlan,
+    GuardrailFactory, Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest,
+    ProviderFactory, Redactor, RunError, RunOptions, RunResult, RunStream, Settings,
+    SubAgentRunner, ToolFilter, ToolRegistry, ToolSpec, resolve_model,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;

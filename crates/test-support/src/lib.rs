@@ -234,7 +234,10 @@ pub mod anthropic {
         let thinking = [
             block_start(0, json!({"type": "thinking", "thinking": ""})),
             block_delta(0, json!({"type": "thinking_delta", "thinking": thought})),
-            block_delta(0, json!({"type": "signature_delta", "signature": signature})),
+            block_delta(
+                0,
+                json!({"type": "signature_delta", "signature": signature}),
+            ),
             block_stop(0),
         ];
         events.splice(1..1, thinking);
@@ -244,7 +247,10 @@ pub mod anthropic {
     /// The `index` of a content block event.
     fn sse_index(event: &str) -> Option<u64> {
         let data = event.lines().find_map(|line| line.strip_prefix("data: "))?;
-        serde_json::from_str::<Value>(data).ok()?.get("index")?.as_u64()
+        serde_json::from_str::<Value>(data)
+            .ok()?
+            .get("index")?
+            .as_u64()
     }
 
     fn block_start(index: usize, block: Value) -> String {

@@ -99,7 +99,9 @@ fn positive_dollars(text: &str) -> Result<f64, String> {
 
 /// `--effort`: a level of [`Effort`].
 fn effort(text: &str) -> Result<Effort, String> {
-    text.trim().parse().map_err(|error: agentctl_core::UnknownEffort| error.to_string())
+    text.trim()
+        .parse()
+        .map_err(|error: agentctl_core::UnknownEffort| error.to_string())
 }
 
 /// `--temperature`: 0 to 2.

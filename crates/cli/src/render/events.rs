@@ -361,9 +361,9 @@ pub(crate) fn excerpt(text: &str) -> String {
 /// The note of a run whose effort is not sent as asked.
 fn effort_note(model: &str, asked: Effort, sent: Option<Effort>) -> String {
     match sent {
-        None => format!(
-            "note: effort `{asked}` is not sent: {model} does not reason (model catalogue)"
-        ),
+        None => {
+            format!("note: effort `{asked}` is not sent: {model} does not reason (model catalogue)")
+        }
         Some(sent) => {
             format!("note: effort `{asked}` is sent as `{sent}`, the nearest level {model} accepts")
         }

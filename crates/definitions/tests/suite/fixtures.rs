@@ -128,7 +128,10 @@ fn published_claude_styles_load() {
         planner.definition.spec.tools.deny,
         ["write_file", "edit_file"]
     );
-    assert_eq!(planner.definition.spec.effort, Some(agentctl_core::Effort::High));
+    assert_eq!(
+        planner.definition.spec.effort,
+        Some(agentctl_core::Effort::High)
+    );
     assert!(!planner.definition.extra.contains_key("effort"));
     let generated = parse_str(
         files[1],

@@ -12,9 +12,9 @@
 //! [`signature`](agentctl_core::ToolCall::signature), marked so that no other provider's
 //! signature is taken for them.
 
-use agentctl_core::{ModelRequest, ToolCall};
 #[cfg(test)]
 use agentctl_core::Effort;
+use agentctl_core::{ModelRequest, ToolCall};
 use serde_json::{Value, json};
 
 /// The mark of a signature that holds Anthropic thinking blocks.
@@ -81,10 +81,7 @@ impl Thoughts {
         let Some((_, block)) = self.blocks.iter_mut().find(|(at, _)| *at == index) else {
             return;
         };
-        let text = block
-            .get(field)
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let text = block.get(field).and_then(Value::as_str).unwrap_or_default();
         block[field] = json!(format!("{text}{piece}"));
     }
 

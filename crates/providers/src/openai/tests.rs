@@ -160,15 +160,16 @@ fn effort_is_reasoning_effort_and_drops_the_temperature() {
     request.temperature = Some(0.2);
     request.effort = Some(Effort::Minimal);
     let names = ToolNames::for_request(&request);
-    let body: serde_json::Value =
-        serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
     assert_eq!(body["reasoning_effort"], "minimal");
     assert!(body.get("temperature").is_none(), "{body}");
     let reference = serde_json::to_vec(&reference_body(&request, &names)).unwrap();
-    assert_eq!(request_bytes(&request, &names).as_ref(), reference.as_slice());
+    assert_eq!(
+        request_bytes(&request, &names).as_ref(),
+        reference.as_slice()
+    );
     request.effort = None;
-    let body: serde_json::Value =
-        serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
     assert!(body.get("reasoning_effort").is_none());
     assert_eq!(body["temperature"], 0.2f32 as f64);
 }

@@ -215,19 +215,36 @@ mod tests {
         let (format, path) = (WireFormat::OpenAi, "/v1/chat/completions");
         let effort = |level: &str| json!({ "reasoning_effort": level });
         testing::accepted(format, path, chat("o3", effort("high")));
-        testing::accepted(format, path, chat("gpt-5-mini-2025-08-07", effort("minimal")));
+        testing::accepted(
+            format,
+            path,
+            chat("gpt-5-mini-2025-08-07", effort("minimal")),
+        );
         testing::accepted(format, path, chat("gpt-4o", json!({"temperature": 0.2})));
         assert_eq!(
-            refused_at(format, path, chat("gpt-4o-mini", effort("high")), "reasoning_effort"),
+            refused_at(
+                format,
+                path,
+                chat("gpt-4o-mini", effort("high")),
+                "reasoning_effort"
+            ),
             "Unsupported parameter: 'reasoning_effort' is not supported with this model."
         );
         assert_eq!(
-            refused_at(format, path, chat("o4-mini", effort("minimal")), "reasoning_effort"),
+            refused_at(
+                format,
+                path,
+                chat("o4-mini", effort("minimal")),
+                "reasoning_effort"
+            ),
             "Unsupported value: 'reasoning_effort' does not support 'minimal' with this model. \
              Supported values are: 'low', 'medium', and 'high'."
         );
         let hot = chat("o3", json!({"temperature": 0.2}));
-        assert!(refused_at(format, path, hot, "temperature").ends_with("Only the default (1) value is supported."));
+        assert!(
+            refused_at(format, path, hot, "temperature")
+                .ends_with("Only the default (1) value is supported.")
+        );
     }
 
     fn messages(extra: Value) -> Value {
@@ -246,7 +263,10 @@ mod tests {
         testing::accepted(format, path, messages(json!({"thinking": thinking(2048)})));
         let low = messages(json!({"thinking": thinking(512)}));
         let message = refused_at(format, path, low, "thinking.enabled.budget_tokens");
-        assert!(message.ends_with("greater than or equal to 1024"), "{message}");
+        assert!(
+            message.ends_with("greater than or equal to 1024"),
+            "{message}"
+        );
         let over = messages(json!({"thinking": thinking(4096)}));
         let message = refused_at(format, path, over, "max_tokens");
         assert!(message.starts_with("`max_tokens` must be greater than `thinking.budget_tokens`"));
