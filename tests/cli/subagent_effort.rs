@@ -222,3 +222,32 @@ fn a_task_child_sends_its_own_effort_and_its_parent_none() {
     assert!(sent[2].get("reasoning_effort").is_none(), "{}", sent[2]);
     model.server.assert_no_violations();
 }
+
+#[test]
+fn a_handoff_target_runs_with_its_own_effort_not_the_flags() {
+    let project = TestProject::new();
+    project
+        .write(
+            ".agentctl/agents/front.md",
+            "---\nname: front\ntitle: Front\ndescription: takes requests\nmodel: openai:gpt-5-mini\n\
+             handoffs:\n  - to: expert\n---\nYou are front.\n",
+        )
+        .write(
+            ".agentctl/agents/expert.md",
+            "---\nname: expert\ntitle: Expert\ndescription: answers hard ones\n\
+             model: openai:gpt-5-mini\neffort: medium\n---\nYou are expert.\n",
+        );
+    let model = ServedModel::openai();
+    model.answer_call("h1", "handoff_to_expert", r#"{"reason":"hard"}"#);
+    model.answer_text("Answered.");
+    let output = model.run(
+        &project,
+        &["run", "front", "-p", "hard one", "--effort", "minimal"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let sent = bodies(&model);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0]["reasoning_effort"], "minimal");
+    assert_eq!(sent[1]["reasoning_effort"], "medium");
+    model.server.assert_no_violations();
+}
