@@ -62,6 +62,7 @@ mod cli {
     mod skills;
     mod state;
     mod strict;
+    mod subagent_effort;
     mod subagent_fields;
     mod tools;
     mod trace;

@@ -268,6 +268,11 @@ impl ServedModel {
         Self::start(agentctl_test_support::FakeServer::openai())
     }
 
+    /// A strict fake of the Anthropic Messages API.
+    pub fn anthropic() -> Self {
+        Self::start(agentctl_test_support::FakeServer::anthropic())
+    }
+
     /// The server `start` makes, run on a runtime of its own (started from a thread of its
     /// own, so that an async test may call this too).
     fn start(
@@ -323,7 +328,9 @@ impl ServedModel {
     pub fn point(&self, command: &mut std::process::Command) {
         command
             .env("OPENAI_API_KEY", "sk-test-strict-fake")
-            .env("OPENAI_BASE_URL", self.server.base_url());
+            .env("OPENAI_BASE_URL", self.server.base_url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-strict-fake")
+            .env("ANTHROPIC_BASE_URL", self.server.base_url());
     }
 
     /// Runs `agentctl ARGS` in `project` against this server.

@@ -23,6 +23,7 @@ use std::sync::{Mutex, PoisonError};
 ///     messages: vec![Message::user("hello")],
 ///     tools: Default::default(),
 ///     temperature: None,
+///     effort: None,
 ///     max_tokens: None,
 ///     stream: false,
 /// };

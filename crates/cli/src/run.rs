@@ -134,6 +134,7 @@ impl RunRequest {
         options.token_budget = turn.max_tokens;
         options.cost_budget = turn.max_cost;
         options.temperature = turn.temperature;
+        options.effort = turn.effort;
         options.context_mode = context_mode;
         options.model = turn.model;
         Ok(Self {

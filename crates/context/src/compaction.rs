@@ -111,6 +111,7 @@ impl Summarizer for ProviderSummarizer {
             messages: vec![Message::user(transcript(&request))],
             tools: Default::default(),
             temperature: None,
+            effort: None,
             max_tokens: Some(self.max_tokens),
             stream: false,
         };

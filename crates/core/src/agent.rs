@@ -1,6 +1,7 @@
 //! The agent definition: front matter fields, the system prompt and where the agent came from.
 
 use crate::context_mode::{ContextFilter, ContextMode};
+use crate::effort::Effort;
 use crate::graph::GraphSpec;
 use crate::guardrail::Guardrail;
 use crate::handoff::HandoffHistory;
@@ -130,6 +131,12 @@ pub struct AgentSpec {
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// Reasoning effort (Claude Code's `effort`): `minimal`, `low`, `medium`, `high`, `xhigh`
+    /// or `max`. Sent in the provider's own parameter to models the catalogue says reason
+    /// (as the nearest level the model accepts); not sent, with a notice, to models it says
+    /// do not; sent as written to models it does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
     /// When a router should pick this agent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<Trigger>,

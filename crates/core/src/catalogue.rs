@@ -1,8 +1,10 @@
 //! The models agentctl knows, by provider, with their list prices: a data file kept in the
 //! repository (`crates/core/data/models.json`, dated), read once. A model missing from it
-//! still runs — the catalogue only lets validation say "did you mean" and runs price their
-//! tokens.
+//! still runs — the catalogue only lets validation say "did you mean", runs price their
+//! tokens, and says which models reason and which efforts they accept
+//! ([`ModelCatalogue::effort`]).
 
+use crate::effort::{Effort, EffortPlan, EffortStyle, EffortSupport};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -34,6 +36,53 @@ pub struct ModelCatalogue {
     /// The day its prices were checked (`YYYY-MM-DD`).
     pub updated: String,
     providers: BTreeMap<String, BTreeMap<String, [f64; 2]>>,
+    #[serde(default)]
+    reasoning: ReasoningTable,
+}
+
+/// The models that reason, by provider.
+#[derive(Debug, Default, Deserialize)]
+struct ReasoningTable {
+    #[serde(default, rename = "about")]
+    _about: String,
+    #[serde(flatten)]
+    providers: BTreeMap<String, ReasoningProvider>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReasoningProvider {
+    style: StyleName,
+    models: BTreeMap<String, ReasoningModel>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum ReasoningModel {
+    /// The levels, in the provider's style.
+    Levels(Vec<Effort>),
+    /// A style of its own.
+    Styled {
+        style: StyleName,
+        levels: Vec<Effort>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum StyleName {
+    Level,
+    Budget,
+    ThinkingLevel,
+}
+
+impl From<StyleName> for EffortStyle {
+    fn from(name: StyleName) -> Self {
+        match name {
+            StyleName::Level => EffortStyle::Level,
+            StyleName::Budget => EffortStyle::Budget,
+            StyleName::ThinkingLevel => EffortStyle::ThinkingLevel,
+        }
+    }
 }
 
 impl ModelCatalogue {
@@ -78,18 +127,74 @@ impl ModelCatalogue {
             })
     }
 
-    fn entry(&self, provider: &str, model: &str) -> Option<[f64; 2]> {
-        let models = self.providers.get(provider)?;
-        models
-            .iter()
-            .filter(|(id, _)| {
-                model
-                    .strip_prefix(id.as_str())
-                    .is_some_and(|rest| rest.is_empty() || is_version_suffix(rest))
-            })
-            .max_by_key(|(id, _)| id.len())
-            .map(|(_, price)| *price)
+    /// Whether `model` of `provider` reasons and how it takes an effort.
+    ///
+    /// ```
+    /// use agentctl_core::{Effort, EffortStyle, EffortSupport, ModelCatalogue};
+    /// let catalogue = ModelCatalogue::builtin();
+    /// let EffortSupport::Reasons { style, levels } = catalogue.effort("openai", "o3-2025-04-16")
+    /// else { panic!() };
+    /// assert_eq!(style, EffortStyle::Level);
+    /// assert!(!levels.contains(&Effort::Minimal));
+    /// assert_eq!(catalogue.effort("openai", "gpt-4o-mini"), EffortSupport::DoesNotReason);
+    /// assert_eq!(catalogue.effort("openai", "gpt-7"), EffortSupport::Unknown);
+    /// assert_eq!(catalogue.effort("ollama", "qwen3"), EffortSupport::Unknown);
+    /// ```
+    pub fn effort(&self, provider: &str, model: &str) -> EffortSupport {
+        let reasoning = self
+            .reasoning
+            .providers
+            .get(provider)
+            .and_then(|table| Some((table, longest(&table.models, model)?)));
+        match reasoning {
+            Some((table, ReasoningModel::Levels(levels))) => EffortSupport::Reasons {
+                style: table.style.into(),
+                levels: levels.clone(),
+            },
+            Some((_, ReasoningModel::Styled { style, levels })) => EffortSupport::Reasons {
+                style: (*style).into(),
+                levels: levels.clone(),
+            },
+            None if self.knows(provider, model) => EffortSupport::DoesNotReason,
+            None => EffortSupport::Unknown,
+        }
     }
+
+    /// What a request to `model` of `provider` carries for `effort`: the level itself, the
+    /// nearest level the model accepts, or nothing when the catalogue says the model does
+    /// not reason. A model the catalogue does not know gets the level as asked — the user
+    /// asked for it, new models reach the providers before they reach this file, and a
+    /// provider that refuses it says so in its own words.
+    pub fn plan_effort(&self, provider: &str, model: &str, effort: Effort) -> EffortPlan {
+        match self.effort(provider, model) {
+            EffortSupport::Reasons { levels, .. } => match effort.nearest(&levels) {
+                Some(sent) if sent != effort => EffortPlan::Nearest {
+                    asked: effort,
+                    sent,
+                },
+                _ => EffortPlan::Send(effort),
+            },
+            EffortSupport::DoesNotReason => EffortPlan::NotSent(effort),
+            EffortSupport::Unknown => EffortPlan::Send(effort),
+        }
+    }
+
+    fn entry(&self, provider: &str, model: &str) -> Option<[f64; 2]> {
+        longest(self.providers.get(provider)?, model).copied()
+    }
+}
+
+/// The entry of the longest id `model` is, or is a snapshot of.
+fn longest<'a, T>(models: &'a BTreeMap<String, T>, model: &str) -> Option<&'a T> {
+    models
+        .iter()
+        .filter(|(id, _)| {
+            model
+                .strip_prefix(id.as_str())
+                .is_some_and(|rest| rest.is_empty() || is_version_suffix(rest))
+        })
+        .max_by_key(|(id, _)| id.len())
+        .map(|(_, entry)| entry)
 }
 
 /// `-2024-08-06`, `-20250929`, `@20250929`, `-latest`, `-preview-05-20`, `-exp`: a snapshot
@@ -119,6 +224,64 @@ mod tests {
             );
         }
         assert_eq!(catalogue.models("ollama"), None);
+        assert!(!catalogue.reasoning.providers.is_empty());
+        for (provider, table) in &catalogue.reasoning.providers {
+            for id in table.models.keys() {
+                assert!(
+                    catalogue.knows(provider, id),
+                    "{provider}:{id} has no price"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn efforts_by_model() {
+        let catalogue = ModelCatalogue::builtin();
+        assert_eq!(
+            catalogue.plan_effort("openai", "gpt-5-mini", Effort::Minimal),
+            EffortPlan::Send(Effort::Minimal)
+        );
+        assert_eq!(
+            catalogue.plan_effort("openai", "o4-mini", Effort::Minimal),
+            EffortPlan::Nearest {
+                asked: Effort::Minimal,
+                sent: Effort::Low
+            }
+        );
+        assert_eq!(
+            catalogue.plan_effort("openai", "gpt-4.1", Effort::High),
+            EffortPlan::NotSent(Effort::High)
+        );
+        assert_eq!(
+            catalogue.plan_effort("anthropic", "claude-3-5-haiku", Effort::High),
+            EffortPlan::NotSent(Effort::High)
+        );
+        assert_eq!(
+            catalogue.plan_effort("anthropic", "claude-sonnet-4-5-20250929", Effort::Max),
+            EffortPlan::Send(Effort::Max)
+        );
+        let EffortSupport::Reasons { style, .. } =
+            catalogue.effort("gemini", "gemini-3-pro-preview")
+        else {
+            panic!()
+        };
+        assert_eq!(style, EffortStyle::ThinkingLevel);
+        assert_eq!(
+            catalogue.plan_effort("gemini", "gemini-3-pro-preview", Effort::Medium),
+            EffortPlan::Nearest {
+                asked: Effort::Medium,
+                sent: Effort::High
+            }
+        );
+        assert_eq!(
+            catalogue.plan_effort("gemini", "gemini-2.0-flash", Effort::Low),
+            EffortPlan::NotSent(Effort::Low)
+        );
+        assert_eq!(
+            catalogue.plan_effort("openrouter", "x", Effort::Low),
+            EffortPlan::Send(Effort::Low)
+        );
     }
 
     #[test]

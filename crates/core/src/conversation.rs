@@ -2,6 +2,7 @@
 //! specs, model requests and responses. Providers convert to and from their wire formats at the
 //! edge; nothing here knows about HTTP.
 
+use crate::effort::Effort;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::sync::Arc;
@@ -133,6 +134,10 @@ pub struct ModelRequest {
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// Reasoning effort, for the provider to send in its own parameter. The runtime sets it
+    /// only where the model catalogue does not say the model cannot reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
     /// Upper bound on output tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,

@@ -8,6 +8,7 @@
 use crate::context_mode::ContextMode;
 use crate::conversation::Message;
 use crate::decision::{ApprovalHint, DecidedBy, Verdict};
+use crate::effort::Effort;
 use crate::guardrail::{GuardrailPolicy, GuardrailStage};
 use crate::handoff::HandoffRequest;
 use crate::risk::RiskLevel;
@@ -53,6 +54,18 @@ pub enum RunEvent {
         estimated_prompt_tokens: u64,
         /// The model's context window, from a table by model-name prefix.
         model_context_window: u64,
+    },
+    /// The run's reasoning effort is not sent as asked: the model catalogue says the model
+    /// does not reason (`sent` is `None`) or does not accept the level (`sent` is the nearest
+    /// one it does). Once per run, before its first model request.
+    EffortAdjusted {
+        /// The model, `provider:model`.
+        model: String,
+        /// The level asked for (the agent's `effort` or the run's option).
+        asked: Effort,
+        /// The level sent, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent: Option<Effort>,
     },
     /// More answer text.
     TextDelta {

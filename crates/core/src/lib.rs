@@ -14,6 +14,7 @@ mod context_mode;
 mod conversation;
 mod decision;
 mod declared_tools;
+mod effort;
 mod embed;
 mod event;
 mod graph;
@@ -64,6 +65,7 @@ pub use declared_tools::{
     Declaration, DeclaredTool, HANDOFF_TOOL_PREFIX, MEMORY_FOLDER_TOOLS, MEMORY_GET_TOOL,
     MEMORY_SET_TOOL, RECALL_TOOL, REMEMBER_TOOL, handoff_tool_name,
 };
+pub use effort::{EFFORTS, Effort, EffortPlan, EffortStyle, EffortSupport, UnknownEffort};
 pub use embed::Embedder;
 pub use event::{PlanItem, PlanStatus, RunEvent, RunMetadata, RunResult, TokensUsed};
 pub use graph::{

@@ -2,6 +2,7 @@
 
 use crate::context_mode::ContextMode;
 use crate::conversation::Message;
+use crate::effort::Effort;
 use crate::trace::TraceContext;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
@@ -25,6 +26,8 @@ pub struct RunOptions {
     pub cost_budget: Option<f64>,
     /// Sampling temperature (else the agent's `temperature`).
     pub temperature: Option<f32>,
+    /// Reasoning effort (else the agent's `effort`).
+    pub effort: Option<Effort>,
     /// Turn limit (else the agent's `maxTurns`, else [`DEFAULT_MAX_TURNS`]).
     pub max_turns: Option<u32>,
     /// Context mode (else the agent's `contextMode`, else `agents.defaultContextMode`).

@@ -347,6 +347,7 @@ mod tests {
             }]
             .into(),
             temperature: None,
+            effort: None,
             max_tokens: None,
             stream: false,
         };

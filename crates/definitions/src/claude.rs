@@ -1,18 +1,18 @@
 //! Claude Code subagent files (`.claude/agents/**/*.md`).
 //!
 //! Mapped onto the native spec: `tools`/`disallowedTools` through [`claude_tool_name`],
-//! `mcpServers` into server names or inline servers, `permissionMode`, `memory` into the memory
-//! folder's scope ([`MemorySpec::scope`]); `skills`, `hooks`,
+//! `mcpServers` into server names or inline servers, `permissionMode`, `effort`, `memory` into
+//! the memory folder's scope ([`MemorySpec::scope`]); `skills`, `hooks`,
 //! `initialPrompt`, `isolation`, `background` are kept in `extra` under their own names and
-//! honoured from there by the session; the fields in [`NO_EFFECT`] are kept too, each with an
-//! "accepted, no effect" warning.
+//! honoured from there by the session. Every field Claude Code defines for subagents is acted
+//! on.
 
 use crate::error::Result;
 use crate::foreign::{deserialize_lenient, extras, map_tools, tool_list};
 use crate::source::{Mapped, Source};
 use agentctl_core::{
-    AgentSpec, InstructionsMode, McpRefs, McpServerConfig, MemoryScope, MemorySpec, PermissionMode,
-    ToolPolicy, claude_tool_name,
+    AgentSpec, Effort, InstructionsMode, McpRefs, McpServerConfig, MemoryScope, MemorySpec,
+    PermissionMode, ToolPolicy, claude_tool_name,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, value::MapAccessDeserializer};
@@ -32,22 +32,18 @@ const MAPPED: &[&str] = &[
     "instructions",
     "permissionMode",
     "memory",
+    "effort",
 ];
 
-/// Fields Claude Code defines that are kept in `extra`: `skills` and `hooks` are honoured
-/// from there (the session's skills and hooks), the rest are [`NO_EFFECT`].
+/// Fields Claude Code defines that are kept in `extra` and honoured from there by the session
+/// (its skills, hooks, background tasks, worktrees and initial prompts).
 const KNOWN: &[&str] = &[
     "skills",
     "hooks",
     "background",
-    "effort",
     "isolation",
     "initialPrompt",
 ];
-
-/// Fields Claude Code defines that agentctl accepts but does not act on yet: each one found
-/// is a located warning, so that nobody believes it took effect.
-pub(crate) const NO_EFFECT: &[&str] = &["effort"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,6 +69,10 @@ struct ClaudeFrontMatter {
     /// `user`, `project` or `local`: the agent's memory folder.
     #[serde(default)]
     memory: Option<MemoryScope>,
+    /// Claude Code's levels are `low`, `medium`, `high`, `xhigh` and `max`; agentctl's
+    /// `minimal` is taken too.
+    #[serde(default)]
+    effort: Option<Effort>,
     /// agentctl's own field: whether the project instructions follow the prompt.
     #[serde(default)]
     instructions: Option<InstructionsMode>,
@@ -93,7 +93,6 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
     };
     let (extra, extra_warnings) = extras(source, MAPPED, KNOWN, "Claude Code");
     warnings.extend(extra_warnings);
-    warnings.extend(no_effect(source));
     let spec = AgentSpec {
         name,
         description: front.description,
@@ -114,6 +113,7 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
             scope: Some(scope),
             ..MemorySpec::default()
         }),
+        effort: front.effort,
         ..AgentSpec::default()
     };
     warnings.extend(bypass_warning(source, &spec));
@@ -123,26 +123,6 @@ pub(crate) fn read(source: &mut Source<'_>) -> Result<Mapped> {
         warnings,
         allow_empty_body: false,
     })
-}
-
-/// A warning for each field of [`NO_EFFECT`] the file sets, at the field.
-fn no_effect(source: &Source<'_>) -> Vec<crate::error::Diagnostic> {
-    source
-        .index
-        .keys
-        .iter()
-        .filter(|key| key.is_top_level() && NO_EFFECT.contains(&&*key.path))
-        .map(|key| {
-            source.warning(
-                &key.path,
-                format!(
-                    "accepted, no effect: agentctl reads Claude Code's `{}` but does not act on \
-                     it yet; the agent runs as if it were not set",
-                    key.path
-                ),
-            )
-        })
-        .collect()
 }
 
 /// The warning a `permissionMode: bypassPermissions` gets, in either format: agentctl runs

@@ -28,6 +28,7 @@ mod declared_check;
 mod detect;
 mod discover;
 mod discovery;
+mod effort_check;
 mod error;
 mod foreign;
 mod frontmatter;

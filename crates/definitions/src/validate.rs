@@ -352,6 +352,7 @@ fn chat_model_resolvable(agent: &LoadedAgent, settings: &Settings) -> Check {
             "model resolvable",
             unknown_model(agent, settings, &resolved)
                 .into_iter()
+                .chain(crate::effort_check::effort_on_model(agent, &resolved))
                 .collect(),
             Some(resolved.to_string()),
         ),

@@ -2,7 +2,10 @@
 //!
 //! The system prompt is top-level; tool calls are `tool_use` blocks and their results
 //! `tool_result` blocks inside user messages (consecutive ones merged, since the API wants
-//! user and assistant turns to alternate). Streams are typed SSE events.
+//! user and assistant turns to alternate). Streams are typed SSE events. A request's effort is
+//! extended thinking ([`thinking`]).
+
+mod thinking;
 
 use crate::assemble::{self, Assembler};
 use crate::http::{HttpClient, Target};
@@ -58,6 +61,7 @@ impl ModelProvider for AnthropicProvider {
                 .map_err(|message| self.http.malformed(&target, message));
         }
         let mut answer = Assembler::default();
+        let mut thoughts = thinking::Thoughts::default();
         let mut stop: Option<String> = None;
         self.http
             .post_sse(&target, body, |event| {
@@ -67,16 +71,19 @@ impl ModelProvider for AnthropicProvider {
                         format!("bad stream event ({error}): {}", event.data),
                     )
                 })?;
-                match stream_event(&mut answer, &mut stop, &value, &names, on_delta) {
+                let read = (&mut answer, &mut thoughts, &mut stop);
+                match stream_event(read, &value, &names, on_delta) {
                     Streamed::More => Ok(false),
                     Streamed::Done => Ok(true),
                     Streamed::Error => Err(stream_error(&self.http, &target, &value)),
                 }
             })
             .await?;
-        answer
+        let mut response = answer
             .finish(stop_reason(stop.as_deref()))
-            .map_err(|message| self.http.malformed(&target, message))
+            .map_err(|message| self.http.malformed(&target, message))?;
+        thinking::attach(&thoughts.into_blocks(), &mut response.tool_calls);
+        Ok(response)
     }
 }
 
@@ -92,8 +99,7 @@ enum Streamed {
 
 /// Takes one event of a Messages API stream into `answer` (and the stop reason into `stop`).
 fn stream_event(
-    answer: &mut Assembler,
-    stop: &mut Option<String>,
+    (answer, thoughts, stop): (&mut Assembler, &mut thinking::Thoughts, &mut Option<String>),
     value: &Value,
     names: &ToolNames,
     on_delta: DeltaSink<'_>,
@@ -122,7 +128,7 @@ fn stream_event(
                     let text = block.get("text").and_then(Value::as_str);
                     answer.text(text.unwrap_or_default(), on_delta);
                 }
-                _ => {}
+                _ => thoughts.start(index, &block),
             }
         }
         "content_block_delta" => {
@@ -136,6 +142,11 @@ fn stream_event(
                 Some("input_json_delta") => {
                     let piece = delta.get("partial_json").and_then(Value::as_str);
                     answer.call_piece(index, None, None, piece.unwrap_or_default(), on_delta);
+                }
+                Some(kind @ ("thinking_delta" | "signature_delta")) => {
+                    let field = kind.trim_end_matches("_delta");
+                    let piece = delta.get(field).and_then(Value::as_str);
+                    thoughts.delta(index, field, piece.unwrap_or_default());
                 }
                 _ => {}
             }
@@ -199,11 +210,12 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
                 content,
                 tool_calls,
             } => {
-                let mut blocks: Vec<Value> = content
-                    .as_deref()
-                    .and_then(text_block)
-                    .into_iter()
-                    .collect();
+                let mut blocks = if request.effort.is_some() {
+                    thinking::replay(tool_calls.first())
+                } else {
+                    Vec::new()
+                };
+                blocks.extend(content.as_deref().and_then(text_block));
                 blocks.extend(tool_calls.iter().map(|call| {
                     json!({"type": "tool_use", "id": portable_id(&call.id), "name": names.wire(&call.name),
                            "input": assemble::arguments_object(&call.arguments)})
@@ -265,6 +277,7 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     if request.stream {
         body["stream"] = json!(true);
     }
+    thinking::apply(&mut body, request, DEFAULT_MAX_TOKENS);
     body
 }
 
@@ -285,6 +298,7 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
         })?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut thoughts = Vec::new();
     for block in content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(
@@ -310,9 +324,11 @@ fn parse_response(value: &Value, names: &ToolNames) -> Result<ModelResponse, Str
                 arguments: block.get("input").cloned().unwrap_or_else(|| json!({})),
                 signature: None,
             }),
+            _ if thinking::is_thinking(block) => thoughts.push(block.clone()),
             _ => {}
         }
     }
+    thinking::attach(&thoughts, &mut tool_calls);
     let stop = stop_reason(value.get("stop_reason").and_then(Value::as_str));
     Ok(assemble::response(
         text,
@@ -377,6 +393,7 @@ mod tests {
             ],
             tools: Default::default(),
             temperature: None,
+            effort: None,
             max_tokens: None,
             stream: false,
         };
@@ -388,5 +405,54 @@ mod tests {
         assert_eq!(messages[1]["content"][1]["type"], "tool_use");
         assert_eq!(messages[2]["content"].as_array().unwrap().len(), 2);
         assert_eq!(messages[2]["content"][1]["is_error"], true);
+    }
+
+    #[test]
+    fn an_answers_thinking_comes_back_first_in_its_message() {
+        let names = ToolNames::default();
+        let answer = json!({"content": [
+            {"type": "thinking", "thinking": "Which folder?", "signature": "EqQB"},
+            {"type": "redacted_thinking", "data": "xyz"},
+            {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}},
+        ], "stop_reason": "tool_use"});
+        let response = parse_response(&answer, &names).unwrap();
+        let mut request = ModelRequest {
+            model: "claude-sonnet-4-5".into(),
+            system: None,
+            messages: vec![
+                Message::user("go"),
+                response.to_message(),
+                Message::Tool {
+                    call_id: "toolu_1".into(),
+                    name: "ls".into(),
+                    content: "a".into(),
+                    is_error: false,
+                },
+            ],
+            tools: Default::default(),
+            temperature: Some(0.2),
+            effort: Some(agentctl_core::Effort::Medium),
+            max_tokens: None,
+            stream: false,
+        };
+        let body = request_body(&request, &ToolNames::for_request(&request));
+        let content = body["messages"][1]["content"].as_array().unwrap();
+        let kinds: Vec<&str> = content
+            .iter()
+            .map(|b| b["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["thinking", "redacted_thinking", "tool_use"]);
+        assert_eq!(content[0]["signature"], "EqQB");
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 8192})
+        );
+        assert_eq!(body["max_tokens"], 4096 + 8192);
+        assert!(body.get("temperature").is_none());
+        // Without an effort, no thinking is sent, and none is replayed.
+        request.effort = None;
+        let body = request_body(&request, &ToolNames::for_request(&request));
+        assert_eq!(body["messages"][1]["content"][0]["type"], "tool_use");
+        assert!(body.get("thinking").is_none());
     }
 }

@@ -11,8 +11,8 @@
 use crate::assemble;
 use crate::http::{HttpClient, Target};
 use crate::schema::{GeminiParameters, gemini_schema};
-use agentctl_core::ToolNames;
 use agentctl_core::{DeltaSink, ModelProvider, ProviderError};
+use agentctl_core::{Effort, EffortStyle, EffortSupport, ModelCatalogue, ToolNames};
 use agentctl_core::{
     Message, ModelDelta, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };
@@ -256,10 +256,36 @@ pub(crate) fn request_body(request: &ModelRequest, names: &ToolNames) -> Value {
     if let Some(max_tokens) = request.max_tokens {
         config.insert("maxOutputTokens".into(), json!(max_tokens));
     }
+    if let Some(effort) = request.effort {
+        config.insert(
+            "thinkingConfig".into(),
+            thinking_config(&request.model, effort),
+        );
+    }
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
     }
     body
+}
+
+/// An effort as Gemini's `thinkingConfig`: Gemini 3 takes a `thinkingLevel` (`low`, `high`),
+/// Gemini 2.5 a `thinkingBudget` in tokens ([`Effort::budget_tokens`], within every 2.5
+/// model's range). A model the catalogue does not know is taken by its name (`gemini-3…`).
+fn thinking_config(model: &str, effort: Effort) -> Value {
+    let by_level = match ModelCatalogue::builtin().effort("gemini", model) {
+        EffortSupport::Reasons { style, .. } => style == EffortStyle::ThinkingLevel,
+        _ => model.starts_with("gemini-3"),
+    };
+    if by_level {
+        let level = match effort {
+            Effort::Minimal | Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High | Effort::Xhigh | Effort::Max => "high",
+        };
+        json!({"thinkingLevel": level})
+    } else {
+        json!({"thinkingBudget": effort.budget_tokens()})
+    }
 }
 
 /// A message as Gemini's role and parts (tool calls signed as they came; a step's first
@@ -383,6 +409,7 @@ mod tests {
             ],
             tools: Default::default(),
             temperature: Some(0.5),
+            effort: None,
             max_tokens: None,
             stream: false,
         };
@@ -394,5 +421,34 @@ mod tests {
         );
         assert_eq!(body["generationConfig"], json!({"temperature": 0.5}));
         assert_eq!(previous_calls(&request), 1);
+    }
+
+    #[test]
+    fn effort_is_a_thinking_budget_or_level() {
+        let body = |model: &str, effort| {
+            let request = ModelRequest {
+                model: model.into(),
+                system: None,
+                messages: vec![Message::user("go")],
+                tools: Default::default(),
+                temperature: None,
+                effort: Some(effort),
+                max_tokens: None,
+                stream: false,
+            };
+            request_body(&request, &ToolNames::for_request(&request))["generationConfig"].clone()
+        };
+        assert_eq!(
+            body("gemini-2.5-flash", Effort::High),
+            json!({"thinkingConfig": {"thinkingBudget": 16384}})
+        );
+        assert_eq!(
+            body("gemini-3-pro-preview", Effort::Low),
+            json!({"thinkingConfig": {"thinkingLevel": "low"}})
+        );
+        assert_eq!(
+            body("gemini-3-flash", Effort::Max),
+            json!({"thinkingConfig": {"thinkingLevel": "high"}})
+        );
     }
 }

@@ -54,6 +54,7 @@ pub(crate) fn replay_of(yaml: &str, origin: &str) -> Result<CassetteReplay, Prov
 ///     messages: vec![Message::user("hello")],
 ///     tools: Default::default(),
 ///     temperature: None,
+///     effort: None,
 ///     max_tokens: None,
 ///     stream: false,
 /// };

@@ -15,8 +15,8 @@ use crate::run_state::{LoopState, Prepared};
 use crate::sample::sample;
 use agentctl_core::Background as _;
 use agentctl_core::{
-    BudgetReached, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError, RunEvent,
-    RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
+    BudgetReached, EffortPlan, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError,
+    RunEvent, RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
 };
 use std::time::Instant;
 
@@ -38,6 +38,9 @@ pub(crate) fn execute(
             model: run.model_label.clone(),
             context_mode: run.context_mode,
         });
+        if let Some(plan) = run.effort {
+            events.emit(|| effort_adjusted(&run.model_label, plan));
+        }
         // One watch on the token for the whole run, not one per step: a cancelled run's loop
         // is dropped wherever it waits (the model call, a tool, a guardrail check) and never
         // polled again.
@@ -47,6 +50,20 @@ pub(crate) fn execute(
             .and_then(|outcome| outcome);
         report_end(&outcome, &events);
         outcome
+    }
+}
+
+/// The notice of an effort not sent as asked.
+fn effort_adjusted(model: &str, plan: EffortPlan) -> RunEvent {
+    let (asked, sent) = match plan {
+        EffortPlan::Send(effort) => (effort, Some(effort)),
+        EffortPlan::Nearest { asked, sent } => (asked, Some(sent)),
+        EffortPlan::NotSent(asked) => (asked, None),
+    };
+    RunEvent::EffortAdjusted {
+        model: model.to_owned(),
+        asked,
+        sent,
     }
 }
 

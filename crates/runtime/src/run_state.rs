@@ -2,9 +2,9 @@
 
 use crate::budget::TokenEstimator;
 use agentctl_core::{
-    CallGate, ContextMode, GuardrailPhase, ModelPrice, ModelProvider, ModelRef, ModelRequest,
-    Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter, ToolRegistry,
-    ToolsSettings, TraceContext, Usage,
+    CallGate, ContextMode, EffortPlan, GuardrailPhase, ModelPrice, ModelProvider, ModelRef,
+    ModelRequest, Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter,
+    ToolRegistry, ToolsSettings, TraceContext, Usage,
 };
 use std::ops::Range;
 use std::path::Path;
@@ -19,6 +19,8 @@ pub(crate) struct Prepared {
     pub model: ModelRef,
     pub model_label: String,
     pub provider: Arc<dyn ModelProvider>,
+    /// The run's effort when it is not sent as asked (reported once, at the start).
+    pub effort: Option<EffortPlan>,
     pub context_mode: ContextMode,
     pub max_turns: u32,
     /// Token budget of the run (input and output over all model calls).

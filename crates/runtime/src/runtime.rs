@@ -8,10 +8,10 @@ use crate::handle::{RunFuture, RunHandle};
 use crate::run_state::Prepared;
 use crate::scope::{RunScope, Toolbox};
 use agentctl_core::{
-    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, GuardrailFactory,
-    Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest, ProviderFactory, Redactor,
-    RunError, RunOptions, RunResult, RunStream, Settings, SubAgentRunner, ToolFilter, ToolRegistry,
-    ToolSpec, resolve_model,
+    AgentDefinition, ApprovalPolicy, CallGate, ContextMode, DEFAULT_MAX_TURNS, EffortPlan,
+    GuardrailFactory, Message, ModelCatalogue, ModelProvider, ModelRef, ModelRequest,
+    ProviderFactory, Redactor, RunError, RunOptions, RunResult, RunStream, Settings,
+    SubAgentRunner, ToolFilter, ToolRegistry, ToolSpec, resolve_model,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -315,7 +315,7 @@ impl Runtime {
             None => Arc::from(Path::new(".")),
         };
         let guardrails = self.guardrails_of(agent, &working_dir)?;
-        let request = first_request(
+        let mut request = first_request(
             agent,
             prompt,
             &mut options,
@@ -323,6 +323,10 @@ impl Runtime {
             &model,
             toolbox.specs(&tools),
         );
+        let effort = options.effort.or(agent.spec.effort).map(|asked| {
+            ModelCatalogue::builtin().plan_effort(&model.provider, &model.model, asked)
+        });
+        request.effort = effort.and_then(EffortPlan::sent);
         let price = ModelCatalogue::builtin().price(&model.provider, &model.model);
         let background = Arc::new(crate::background::BackgroundTasks::new(
             &cancel,
@@ -336,6 +340,7 @@ impl Runtime {
             model_label: [model.provider.as_str(), ":", model.model.as_str()].concat(),
             model,
             provider,
+            effort: effort.filter(|plan| !matches!(plan, EffortPlan::Send(_))),
             context_mode,
             max_turns: options
                 .max_turns
@@ -386,6 +391,7 @@ fn first_request(
         messages,
         tools,
         temperature: options.temperature.or(agent.spec.temperature),
+        effort: None,
         max_tokens: options.max_tokens,
         stream: options.stream,
     }

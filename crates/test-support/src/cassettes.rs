@@ -214,6 +214,7 @@ pub(crate) fn decode_openai(
         messages,
         tools: tools.into(),
         temperature: body["temperature"].as_f64().map(|value| value as f32),
+        effort: serde_json::from_value(body["reasoning_effort"].clone()).ok(),
         max_tokens: body["max_tokens"]
             .as_u64()
             .and_then(|value| u32::try_from(value).ok()),

@@ -212,6 +212,47 @@ pub mod anthropic {
         events
     }
 
+    /// A streamed answer of a model thinking (extended thinking on): a thinking block with
+    /// `thought` and its `signature`, then [`stream`]'s text and tool calls after it.
+    pub fn thinking_stream(
+        thought: &str,
+        signature: &str,
+        pieces: &[&str],
+        calls: &[(&str, &str, &str)],
+    ) -> Vec<String> {
+        let mut events = stream(pieces, calls);
+        // Every block after the thinking one moves up an index.
+        for event in &mut events[1..] {
+            if let Some(index) = sse_index(event) {
+                *event = event.replacen(
+                    &format!("\"index\":{index}"),
+                    &format!("\"index\":{}", index + 1),
+                    1,
+                );
+            }
+        }
+        let thinking = [
+            block_start(0, json!({"type": "thinking", "thinking": ""})),
+            block_delta(0, json!({"type": "thinking_delta", "thinking": thought})),
+            block_delta(
+                0,
+                json!({"type": "signature_delta", "signature": signature}),
+            ),
+            block_stop(0),
+        ];
+        events.splice(1..1, thinking);
+        events
+    }
+
+    /// The `index` of a content block event.
+    fn sse_index(event: &str) -> Option<u64> {
+        let data = event.lines().find_map(|line| line.strip_prefix("data: "))?;
+        serde_json::from_str::<Value>(data)
+            .ok()?
+            .get("index")?
+            .as_u64()
+    }
+
     fn block_start(index: usize, block: Value) -> String {
         sse_event(
             "content_block_start",

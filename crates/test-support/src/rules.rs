@@ -24,6 +24,7 @@
 mod anthropic;
 mod gemini;
 mod openai;
+mod reasoning;
 
 use crate::wire::{RecordedRequest, Reply, WireFormat};
 use serde_json::{Value, json};
@@ -69,8 +70,14 @@ pub fn check_request(format: WireFormat, request: &RecordedRequest) -> Vec<Viola
         );
     } else {
         match format {
-            WireFormat::OpenAi => openai::check(request, &mut checker),
-            WireFormat::Anthropic => anthropic::check(request, &mut checker),
+            WireFormat::OpenAi => {
+                openai::check(request, &mut checker);
+                reasoning::openai(&request.body, &mut checker);
+            }
+            WireFormat::Anthropic => {
+                anthropic::check(request, &mut checker);
+                reasoning::anthropic(&request.body, &mut checker);
+            }
             WireFormat::Gemini => gemini::check(request, &mut checker),
         }
     }

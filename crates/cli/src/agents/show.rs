@@ -109,6 +109,9 @@ fn render(context: &Project, agent: &LoadedAgent) -> anyhow::Result<String> {
     if let Some(temperature) = spec.temperature {
         field("temperature", &temperature.to_string())?;
     }
+    if let Some(effort) = spec.effort {
+        field("effort", effort.as_str())?;
+    }
     if !spec.triggers.is_empty() {
         field("triggers", &spec.triggers.len().to_string())?;
     }

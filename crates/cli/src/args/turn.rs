@@ -1,6 +1,7 @@
 //! Flags of a conversation turn, shared by `run` and `chat`.
 
 use super::{ApprovalArgs, RunFormat};
+use agentctl_core::Effort;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -28,6 +29,11 @@ pub(crate) struct TurnArgs {
     /// Sampling temperature (0 to 2), instead of the agent's `temperature`.
     #[arg(long, value_name = "T", value_parser = temperature)]
     pub temperature: Option<f32>,
+    /// Reasoning effort of the agent the prompt goes to, instead of its `effort`: minimal, low,
+    /// medium, high, xhigh or max. Sent in the provider's own parameter to models that reason;
+    /// a model the catalogue says does not reason gets none (with a notice).
+    #[arg(long, value_name = "LEVEL", value_parser = effort)]
+    pub effort: Option<Effort>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: RunFormat,
@@ -89,6 +95,13 @@ fn positive_dollars(text: &str) -> Result<f64, String> {
             "`{text}` is not a positive number of US dollars (e.g. 0.50)"
         )),
     }
+}
+
+/// `--effort`: a level of [`Effort`].
+fn effort(text: &str) -> Result<Effort, String> {
+    text.trim()
+        .parse()
+        .map_err(|error: agentctl_core::UnknownEffort| error.to_string())
 }
 
 /// `--temperature`: 0 to 2.

@@ -5,7 +5,9 @@ use super::spinner::Spinner;
 use crate::args::RunFormat;
 use crate::output::terminal_safe;
 use crate::wire::RunEventLine;
-use agentctl_core::{GuardrailPolicy, GuardrailStage, PlanItem, PlanStatus, RunEvent, Verdict};
+use agentctl_core::{
+    Effort, GuardrailPolicy, GuardrailStage, PlanItem, PlanStatus, RunEvent, Verdict,
+};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 
@@ -169,6 +171,9 @@ impl Renderer {
                 };
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(err, "🔄 Handoff: {from} → {to}{reason}");
+            }
+            RunEvent::EffortAdjusted { model, asked, sent } => {
+                self.notice(&effort_note(model, *asked, *sent));
             }
             RunEvent::PlanUpdated { items } => {
                 self.stop_spinner();
@@ -350,6 +355,18 @@ pub(crate) fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None if text.lines().nth(1).is_some() => format!("{line} …"),
         None => line.to_owned(),
+    }
+}
+
+/// The note of a run whose effort is not sent as asked.
+fn effort_note(model: &str, asked: Effort, sent: Option<Effort>) -> String {
+    match sent {
+        None => {
+            format!("note: effort `{asked}` is not sent: {model} does not reason (model catalogue)")
+        }
+        Some(sent) => {
+            format!("note: effort `{asked}` is sent as `{sent}`, the nearest level {model} accepts")
+        }
     }
 }
 

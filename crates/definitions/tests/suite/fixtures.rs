@@ -128,7 +128,11 @@ fn published_claude_styles_load() {
         planner.definition.spec.tools.deny,
         ["write_file", "edit_file"]
     );
-    assert_eq!(planner.definition.extra["effort"], "high");
+    assert_eq!(
+        planner.definition.spec.effort,
+        Some(agentctl_core::Effort::High)
+    );
+    assert!(!planner.definition.extra.contains_key("effort"));
     let generated = parse_str(
         files[1],
         Path::new("g.md"),

@@ -1,7 +1,7 @@
 //! Unit tests of the OpenAI wire format: request bodies, streamed and whole answers.
 
 use super::*;
-use agentctl_core::{Message, ModelDelta, ToolSpec};
+use agentctl_core::{Effort, Message, ModelDelta, ToolSpec};
 use serde_json::json;
 use std::sync::Mutex;
 
@@ -55,8 +55,11 @@ fn reference_body(request: &ModelRequest, names: &ToolNames) -> Value {
             })
             .collect();
     }
-    if let Some(temperature) = request.temperature {
+    if let Some(temperature) = request.temperature.filter(|_| request.effort.is_none()) {
         body["temperature"] = json!(temperature);
+    }
+    if let Some(effort) = request.effort {
+        body["reasoning_effort"] = json!(effort.as_str());
     }
     if let Some(max_tokens) = request.max_tokens {
         body["max_tokens"] = json!(max_tokens);
@@ -122,6 +125,7 @@ fn request(stream: bool) -> ModelRequest {
             },
         ].into(),
         temperature: Some(0.2),
+        effort: None,
         max_tokens: Some(5),
         stream,
     }
@@ -151,6 +155,26 @@ fn the_typed_body_sends_the_same_bytes() {
 }
 
 #[test]
+fn effort_is_reasoning_effort_and_drops_the_temperature() {
+    let mut request = request(false);
+    request.temperature = Some(0.2);
+    request.effort = Some(Effort::Minimal);
+    let names = ToolNames::for_request(&request);
+    let body: serde_json::Value = serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
+    assert_eq!(body["reasoning_effort"], "minimal");
+    assert!(body.get("temperature").is_none(), "{body}");
+    let reference = serde_json::to_vec(&reference_body(&request, &names)).unwrap();
+    assert_eq!(
+        request_bytes(&request, &names).as_ref(),
+        reference.as_slice()
+    );
+    request.effort = None;
+    let body: serde_json::Value = serde_json::from_slice(&request_bytes(&request, &names)).unwrap();
+    assert!(body.get("reasoning_effort").is_none());
+    assert_eq!(body["temperature"], 0.2f32 as f64);
+}
+
+#[test]
 fn a_body_with_shared_tools_sends_the_same_bytes() {
     let http = HttpClient::new(
         "test",
@@ -162,10 +186,15 @@ fn a_body_with_shared_tools_sends_the_same_bytes() {
     .unwrap();
     let provider = OpenAiProvider::new(http, "http://localhost");
     for stream in [false, true] {
-        for (temperature, max_tokens) in [(Some(0.2), Some(5)), (None, None)] {
+        for (temperature, max_tokens, effort) in [
+            (Some(0.2), Some(5), None),
+            (None, None, None),
+            (Some(0.2), None, Some(Effort::High)),
+        ] {
             let mut request = request(stream);
             request.temperature = temperature;
             request.max_tokens = max_tokens;
+            request.effort = effort;
             let names = ToolNames::for_request(&request);
             let whole = request_bytes(&request, &names);
             let spliced = provider.request_body(&request, &names);

@@ -9,7 +9,7 @@
 
 use crate::schema::object_schema;
 use agentctl_core::ToolNames;
-use agentctl_core::{Message, ModelRequest, ToolCall};
+use agentctl_core::{Effort, Message, ModelRequest, ToolCall};
 use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -29,6 +29,8 @@ pub(super) struct Body<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
@@ -42,7 +44,8 @@ impl<'a> Body<'a> {
             model: &request.model,
             messages: Messages { request, names },
             tools: (!request.tools.is_empty()).then_some(Tools { request, names }),
-            temperature: request.temperature.map(f64::from),
+            temperature: temperature(request),
+            reasoning_effort: request.effort.map(Effort::as_str),
             max_tokens: request.max_tokens,
             stream: request.stream.then_some(true),
             stream_options: request.stream.then_some(StreamOptions {
@@ -75,6 +78,8 @@ pub(super) struct Tail {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
@@ -85,7 +90,8 @@ pub(super) struct Tail {
 impl Tail {
     pub(super) fn new(request: &ModelRequest) -> Self {
         Self {
-            temperature: request.temperature.map(f64::from),
+            temperature: temperature(request),
+            reasoning_effort: request.effort.map(Effort::as_str),
             max_tokens: request.max_tokens,
             stream: request.stream.then_some(true),
             stream_options: request.stream.then_some(StreamOptions {
@@ -93,6 +99,16 @@ impl Tail {
             }),
         }
     }
+}
+
+/// The request's temperature, unless it asks for a reasoning effort: OpenAI's reasoning
+/// models refuse any but the default ("Unsupported value: 'temperature' does not support 0.2
+/// with this model. Only the default (1) value is supported.").
+fn temperature(request: &ModelRequest) -> Option<f64> {
+    request
+        .temperature
+        .filter(|_| request.effort.is_none())
+        .map(f64::from)
 }
 
 /// The request's `tools` array as JSON text.

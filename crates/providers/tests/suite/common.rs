@@ -76,6 +76,7 @@ pub fn request(text: &str, stream: bool) -> ModelRequest {
         }]
         .into(),
         temperature: None,
+        effort: None,
         max_tokens: None,
         stream,
     }
@@ -166,6 +167,7 @@ pub fn mcp_request(call_id: &str, stream: bool) -> ModelRequest {
         ],
         tools: tools.into(),
         temperature: None,
+        effort: None,
         max_tokens: None,
         stream,
     }

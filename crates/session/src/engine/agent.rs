@@ -207,7 +207,8 @@ impl TurnCtx {
             None => None,
         };
         let agent = narrowed.as_ref().unwrap_or(&kit.agent);
-        let mut options = self.run_options(model, trace.context().cloned());
+        let first = matches!(kind, RunKind::First { .. });
+        let mut options = self.run_options(model, first, trace.context().cloned());
         // The agent's permission mode, held to the turn's, and the turn's `allowed-tools`
         // patterns; what it starts is held to both.
         let narrowing = match &self.options.allowed_tools {
@@ -248,10 +249,17 @@ impl TurnCtx {
     }
 
     /// The options of one run of the turn: the turn's, its cancellation, the project root as
-    /// the tools' folder (never the process's), the trace; `model` for the first agent only.
-    fn run_options(&self, model: Option<String>, trace: Option<TraceContext>) -> RunOptions {
+    /// the tools' folder (never the process's), the trace; `model`, and the turn's effort, for
+    /// the first agent only (`first`): agents it hands off to run on their own.
+    fn run_options(
+        &self,
+        model: Option<String>,
+        first: bool,
+        trace: Option<TraceContext>,
+    ) -> RunOptions {
         let turn = &self.options;
         RunOptions {
+            effort: turn.effort.filter(|_| first),
             stream: turn.stream,
             max_tokens: turn.max_tokens,
             temperature: turn.temperature,

@@ -8,7 +8,7 @@
 use crate::error::SessionError;
 use crate::graph_run::GraphOutcome;
 use agentctl_context::ResolvedMode;
-use agentctl_core::{ContextMode, GraphEvent, RunEvent, RunResult};
+use agentctl_core::{ContextMode, Effort, GraphEvent, RunEvent, RunResult};
 use agentctl_mcp::McpError;
 use agentctl_routing::RouteDecision;
 use agentctl_tools::{ApprovalAnswer, ApprovalRequest};
@@ -60,6 +60,9 @@ pub struct TurnOptions {
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
     pub temperature: Option<f32>,
+    /// The first agent's reasoning effort, over its `effort` (agents a handoff starts, and
+    /// sub-agents, use their own).
+    pub effort: Option<Effort>,
     /// Token budget of each run (input and output over its model calls), over the agent's
     /// `maxTokens`.
     pub token_budget: Option<u64>,

@@ -72,6 +72,7 @@ fn request(model: &str, text: &str, stream: bool) -> ModelRequest {
         messages: vec![Message::user(text)],
         tools: vec![tool("read_file"), tool("mcp.srv.echo")].into(),
         temperature: None,
+        effort: None,
         max_tokens: None,
         stream,
     }
