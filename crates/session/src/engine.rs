@@ -45,6 +45,7 @@ pub use builder::SessionBuilder;
 pub use code::Agent;
 pub(crate) use ctx::TurnCtx;
 pub use events::{EventStream, Turn};
+pub use graph_driver::{GraphExecutor, NodeAnswer, NodeCall};
 pub(crate) use events::{Frame, Sink};
 pub(crate) use lead::{AgentOutcome, Lead};
 pub use protocol::{EventMsg, Notice, Op, SessionEvent, Target, TurnId, TurnOptions, TurnOutcome};

@@ -8,11 +8,11 @@
 //! is in, so a resume re-reads the same list and runs only the elements not done.
 
 use super::driver::{Driver, Position, Saved};
-use super::lanes::{Item, MapRun, Running, Status};
+use super::lanes::{Item, MapRun, Parallel, Running, Status};
 use super::node::{Last, NodeJob, state_update};
 use crate::error::GraphError;
 use agentctl_core::{GraphNode, TraceContext};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::VecDeque;
 
 /// The value at dotted `path` in `state` (`analysis.files`).
@@ -60,7 +60,7 @@ impl Driver<'_> {
         let mut run = record
             .filter(|run| run.node == node.name && run.items.len() == list.len())
             .unwrap_or_else(|| MapRun::new(&node.name, list.len()));
-        let limit = self.ctx.engine.shared.max_parallel();
+        let limit = self.host.max_parallel();
         let mut queue: VecDeque<usize> = (0..list.len())
             .filter(|&i| run.items[i].status != Status::Done)
             .collect();
@@ -82,17 +82,9 @@ impl Driver<'_> {
                 }
                 let mut state = position.state.clone();
                 state.insert(item_name.clone(), list[i].clone());
-                let job = NodeJob {
-                    graph: self.graph.name().to_owned(),
-                    node: node.clone(),
-                    step,
-                    state,
-                    trace: trace.cloned(),
-                    model: self.model.clone(),
-                    flag: self.flag,
-                };
+                let job = NodeJob::new(&self.graph, &node.name, step, state, trace)?;
                 run.items[i].status = Status::Running;
-                running.start(i, node.name.clone(), job, self.ctx.branch());
+                running.start(i, node.name.clone(), job, &mut *self.host);
             }
             let Some((i, _, result)) = self.next_finished(&mut running).await else {
                 break;
@@ -141,9 +133,9 @@ impl Driver<'_> {
                     list.len()
                 ),
             };
-            let record = json!({ "map": &run });
+            let record = self.checkpoints.is_some().then(|| Parallel::Map(run.clone()));
             position = self
-                .save(position, saved.with_run(node_run), Some(record))
+                .save(position, saved.with_run(node_run), record)
                 .await?;
             last = Some(done);
         }
