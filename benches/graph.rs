@@ -154,7 +154,9 @@ fn file_store() -> Arc<dyn SessionStore> {
 fn executor(spec: serde_json::Value) -> GraphExecutor {
     let spec: GraphSpec = serde_json::from_value(spec).unwrap();
     let graph = Graph::compile("bench", &spec).unwrap();
-    GraphExecutor::new(graph, |_| std::future::ready(Ok(serde_json::json!("Done."))))
+    GraphExecutor::new(graph, |_| {
+        std::future::ready(Ok(serde_json::json!("Done.")))
+    })
 }
 
 /// One executor run per iteration: on a current-thread runtime, as an embedder awaiting the

@@ -14,6 +14,7 @@ mod map;
 mod node;
 mod parallel;
 mod parts;
+mod spans;
 mod subgraph;
 
 pub(crate) use drive::graph_turn;

@@ -172,12 +172,10 @@ impl Driver<'_> {
                 });
             }
             let graph = Arc::clone(&self.graph);
-            let node = graph
-                .node(&name)
-                .ok_or_else(|| GraphError::UnknownNode {
-                    graph: graph.name().to_owned(),
-                    node: name.clone(),
-                })?;
+            let node = graph.node(&name).ok_or_else(|| GraphError::UnknownNode {
+                graph: graph.name().to_owned(),
+                node: name.clone(),
+            })?;
             if node.graph.is_some() {
                 let (after, done) = self.run_subgraph(position, node, sub, trace).await?;
                 position = after;

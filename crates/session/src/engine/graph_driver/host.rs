@@ -78,8 +78,10 @@ pub(crate) trait Checkpointer: Send + Sync {
         at: StartAt,
     ) -> BoxFuture<'static, Result<(GraphCheckpoint, GraphStart), GraphError>>;
     /// Writes `checkpoint`; returns it as stored.
-    fn write(&self, checkpoint: Checkpoint)
-    -> BoxFuture<'static, Result<GraphCheckpoint, GraphError>>;
+    fn write(
+        &self,
+        checkpoint: Checkpoint,
+    ) -> BoxFuture<'static, Result<GraphCheckpoint, GraphError>>;
     /// The nodes branch `branch` ran, in order (for the step-limit message).
     fn path(&self, branch: u32) -> BoxFuture<'static, Result<Vec<String>, GraphError>>;
 }

@@ -165,7 +165,8 @@ impl Running {
     pub(super) fn start(&mut self, index: usize, name: String, job: NodeJob, host: &mut dyn Host) {
         let (run, cancel) = host.spawn_node(job);
         self.cancels.insert(index, cancel);
-        self.futures.push(Box::pin(async move { (index, name, run.await) }));
+        self.futures
+            .push(Box::pin(async move { (index, name, run.await) }));
     }
 
     /// Cancels every node still running and waits for them to stop (their runs end as

@@ -10,6 +10,7 @@
 use super::driver::{Driver, Position, Saved};
 use super::lanes::{Item, MapRun, Parallel, Running, Status};
 use super::node::{Last, NodeJob, state_update};
+use super::spans::LaneSpans;
 use crate::error::GraphError;
 use agentctl_core::{GraphNode, TraceContext};
 use serde_json::{Map, Value};
@@ -66,6 +67,7 @@ impl Driver<'_> {
             .collect();
         let mut running = Running::default();
         let mut last = None;
+        let mut spans = LaneSpans::new(self.graph.name(), &node.name, list.len());
         while run.done() < list.len() {
             while running.futures.len() < limit
                 && let Some(i) = queue.pop_front()
@@ -82,7 +84,8 @@ impl Driver<'_> {
                 }
                 let mut state = position.state.clone();
                 state.insert(item_name.clone(), list[i].clone());
-                let job = NodeJob::new(&self.graph, &node.name, step, state, trace)?;
+                let lane = spans.context(trace, i, &node.name);
+                let job = NodeJob::new(&self.graph, &node.name, step, state, lane.as_ref())?;
                 run.items[i].status = Status::Running;
                 running.start(i, node.name.clone(), job, &mut *self.host);
             }
@@ -90,6 +93,7 @@ impl Driver<'_> {
                 break;
             };
             running.cancels.remove(&i);
+            spans.end(i, result.as_ref().err().map(ToString::to_string).as_deref());
             let (done, node_run) = match result {
                 Ok(done) => done,
                 Err(error) => {
@@ -133,7 +137,10 @@ impl Driver<'_> {
                     list.len()
                 ),
             };
-            let record = self.checkpoints.is_some().then(|| Parallel::Map(run.clone()));
+            let record = self
+                .checkpoints
+                .is_some()
+                .then(|| Parallel::Map(run.clone()));
             position = self
                 .save(position, saved.with_run(node_run), record)
                 .await?;

@@ -9,9 +9,9 @@ use agentctl_core::{
     ContextMode, GraphEvent, GraphNode, RunError, RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
+use agentctl_routing::Graph;
 use agentctl_store::Source;
 use agentctl_trace::OpenSpan;
-use agentctl_routing::Graph;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 

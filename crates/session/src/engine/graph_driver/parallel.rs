@@ -14,6 +14,7 @@ use super::driver::{Driver, Position, Saved};
 use super::lanes::{Fanout, Finished, Parallel, Running, Status};
 use super::node::{Last, NodeJob, NodeRun, state_update};
 use super::parts::edge_reason;
+use super::spans::LaneSpans;
 use crate::error::GraphError;
 use agentctl_core::{GRAPH_END, GraphEvent, TraceContext};
 use futures_util::StreamExt as _;
@@ -40,12 +41,15 @@ impl Driver<'_> {
         }
         let mut running = Running::default();
         let mut last = None;
+        let mut spans = LaneSpans::new(self.graph.name(), &fanout.from, fanout.branches.len());
         while fanout.arrived() < fanout.needed {
             while running.futures.len() < limit
                 && let Some(b) = queue.pop_front()
             {
+                let start = fanout.branches[b].start.clone();
+                let lane = spans.context(trace, b, &start);
                 if let Err(error) =
-                    self.start_branch(&position, &mut fanout, b, trace, &mut running)
+                    self.start_branch(&position, &mut fanout, b, lane.as_ref(), &mut running)
                 {
                     running.stop().await;
                     return Err(error);
@@ -59,6 +63,7 @@ impl Driver<'_> {
             let (done, run) = match result {
                 Ok(done) => done,
                 Err(error) => {
+                    spans.end(b, Some(&error.to_string()));
                     running.stop().await;
                     return Err(error);
                 }
@@ -75,6 +80,8 @@ impl Driver<'_> {
             if fanout.branches[b].status == Status::Pending {
                 // The branch goes on: its next node before other branches' first.
                 queue.push_front(b);
+            } else {
+                spans.end(b, None);
             }
             // Only a checkpoint needs the record: the branches' progress is `fanout`'s.
             let record = self
@@ -84,6 +91,8 @@ impl Driver<'_> {
             position = self.save(position, saved.with_run(run), record).await?;
             last = Some(done);
         }
+        // Branches the join ran without.
+        spans.end_all("cancelled: the join ran without this branch");
         if fanout.arrived() < fanout.needed {
             return Err(GraphError::JoinIncomplete {
                 graph: self.graph.name().to_owned(),

@@ -10,11 +10,11 @@
 //! output goes into the parent's state with the node's edge, in one checkpoint.
 
 use super::driver::{Driver, Nest, Position, Saved};
+use super::host::{Checkpoint, Checkpointer};
 use super::lanes::{Parallel, SubRun};
 use super::node::{Last, NodeRun};
 use super::parts::{INPUT_KEY, node_prompt};
 use crate::error::GraphError;
-use super::host::{Checkpoint, Checkpointer};
 use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value, json};
