@@ -31,8 +31,8 @@ pub(crate) async fn graph_turn(
     at: StartAt,
     trace: Option<TraceContext>,
 ) -> Result<(GraphOutcome, RunResult), GraphError> {
-    let graph = crate::graph_run::compile(agent)?;
     let engine = Arc::clone(&ctx.engine);
+    let graph = engine.shared.graph(agent)?;
     let Some(store) = engine.store.as_ref() else {
         return Err(GraphError::NoSession);
     };
@@ -50,7 +50,7 @@ pub(crate) async fn graph_turn(
     let mut driver = Driver {
         host: &mut host,
         checkpoints: Some(checkpoints),
-        graph: Arc::new(graph),
+        graph,
         nest: None,
     };
     let (outcome, last) = driver.drive(at, trace).await?;

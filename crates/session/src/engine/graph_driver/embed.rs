@@ -54,7 +54,7 @@ type EventFn = dyn Fn(&GraphEvent) + Send + Sync;
 pub struct GraphExecutor {
     graph: Arc<Graph>,
     nodes: Arc<NodeFn>,
-    subgraphs: Arc<HashMap<String, Graph>>,
+    subgraphs: Arc<HashMap<String, Arc<Graph>>>,
     max_parallel: usize,
     checkpoints: Option<Arc<StoreCheckpoints>>,
     events: Option<Arc<EventFn>>,
@@ -99,7 +99,7 @@ impl GraphExecutor {
     /// A graph subgraph nodes may run (`graph: NAME`), by its name.
     #[must_use]
     pub fn subgraph(mut self, graph: Graph) -> Self {
-        Arc::make_mut(&mut self.subgraphs).insert(graph.name().to_owned(), graph);
+        Arc::make_mut(&mut self.subgraphs).insert(graph.name().to_owned(), Arc::new(graph));
         self
     }
 
@@ -167,7 +167,7 @@ impl GraphExecutor {
 /// Node functions as a graph's host.
 struct FnHost {
     nodes: Arc<NodeFn>,
-    subgraphs: Arc<HashMap<String, Graph>>,
+    subgraphs: Arc<HashMap<String, Arc<Graph>>>,
     max_parallel: usize,
     events: Option<Arc<EventFn>>,
 }
@@ -228,7 +228,7 @@ impl Host for FnHost {
         }
     }
 
-    fn subgraph(&self, node: &str, name: &str) -> Result<Graph, GraphError> {
+    fn subgraph(&self, node: &str, name: &str) -> Result<Arc<Graph>, GraphError> {
         self.subgraphs
             .get(name)
             .cloned()

@@ -46,7 +46,7 @@ pub(crate) trait Host: Send + Sync {
     /// An event of the run.
     fn emit(&self, event: GraphEvent);
     /// The graph `name` that subgraph node `node` runs, compiled.
-    fn subgraph(&self, node: &str, name: &str) -> Result<Graph, GraphError>;
+    fn subgraph(&self, node: &str, name: &str) -> Result<Arc<Graph>, GraphError>;
     /// Variables conditions see besides the graph state (the session's state), read fresh.
     fn outside_state(&self) -> BoxFuture<'static, Result<Map<String, Value>, GraphError>>;
     /// The span of the whole run, when it is traced.
@@ -225,17 +225,15 @@ impl Host for EngineHost<'_> {
         self.ctx.sink.emit(crate::engine::EventMsg::Graph(event));
     }
 
-    fn subgraph(&self, node: &str, name: &str) -> Result<Graph, GraphError> {
-        let agent = self
-            .ctx
-            .engine
-            .shared
+    fn subgraph(&self, node: &str, name: &str) -> Result<Arc<Graph>, GraphError> {
+        let shared = &self.ctx.engine.shared;
+        let agent = shared
             .require_agent(name)
             .map_err(|error| GraphError::NodeSetup {
                 node: node.to_owned(),
                 source: Box::new(error),
             })?;
-        crate::graph_run::compile(&agent)
+        shared.graph(&agent)
     }
 
     fn outside_state(&self) -> BoxFuture<'static, Result<Map<String, Value>, GraphError>> {

@@ -18,7 +18,6 @@ use crate::error::GraphError;
 use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
 
 impl Driver<'_> {
     /// Runs subgraph node `node` from `position` (continuing `record` when the run was resumed
@@ -75,7 +74,7 @@ impl Driver<'_> {
         let mut child = Driver {
             host: &mut *self.host,
             checkpoints: self.checkpoints.clone(),
-            graph: Arc::new(graph),
+            graph,
             nest: Some(Box::new(nest)),
         };
         let context = span.as_ref().map(OpenSpan::context);
