@@ -9,10 +9,10 @@ use crate::hooks::{HookRunner, HookSet, HookWarning};
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
+use agentctl_core::GraphSpec;
 use agentctl_core::{AgentDefinition, AgentsSettings, Settings, Tool};
 use agentctl_definitions::{Discovery, SkillSet};
 use agentctl_mcp::McpManager;
-use agentctl_core::GraphSpec;
 use agentctl_routing::{Graph, RouteDecision, Router};
 use agentctl_tools::BuiltinToolsConfig;
 use agentctl_trace::{Tracing, WarningFn};
@@ -188,10 +188,7 @@ impl Shared {
         }
         let graph = Arc::new(crate::graph_run::compile(agent)?);
         if let Ok(mut graphs) = self.graphs.lock() {
-            graphs.insert(
-                agent.name().to_owned(),
-                (spec.clone(), Arc::clone(&graph)),
-            );
+            graphs.insert(agent.name().to_owned(), (spec.clone(), Arc::clone(&graph)));
         }
         Ok(graph)
     }
