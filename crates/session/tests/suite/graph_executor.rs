@@ -6,7 +6,7 @@
 use agentctl_core::{GraphEvent, GraphSpec};
 use agentctl_routing::Graph;
 use agentctl_session::{GraphError, GraphExecutor, NodeCall, SessionHandle};
-use agentctl_store::{GraphLog as _, SessionChoice};
+use agentctl_store::SessionChoice;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -160,7 +160,7 @@ impl Driver<'_> {
             node: name.to_owned(),
         })?;
         let key = node.output_key();
-        let output = state_update(&key, &done.output);
+        let output = state_update(key, &done.output);
         let step = position.step + 1;
         self.emit(|| GraphEvent::NodeFinished {
             step,
