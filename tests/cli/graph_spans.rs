@@ -1,7 +1,8 @@
-//! Graph traces end to end, on the strict OpenAI fake: each parallel branch is a span of its
-//! own under the graph run, side by side in time, with its node's span inside.
+//! Graph traces end to end, on the strict OpenAI fake: each parallel branch, and each element
+//! of a map, is a span of its own under the graph run, side by side in time, with its node's
+//! span inside.
 
-use super::graph_parallel::{command, only_session, review_project};
+use super::graph_parallel::{MAP, command, element_of, only_session, review_project};
 use super::support::{ServedModel, check_shape, text};
 use serde_json::Value;
 use std::time::Duration;
@@ -83,6 +84,50 @@ fn each_branch_is_a_span_of_its_own_side_by_side_under_the_graph_with_its_node_i
             .find(|s| s["type"] == "node" && s["data"]["node"] == name)
             .unwrap();
         assert_eq!(node["parentId"], graph["spanId"], "{name}");
+    }
+    model.server.assert_no_violations();
+}
+
+#[test]
+fn each_map_element_is_a_span_of_its_own_with_its_index() {
+    let project = review_project();
+    project.write(".agentctl/agents/checks.md", MAP);
+    let model = ServedModel::routed(|request| {
+        let text = match element_of(request) {
+            Some(file) => format!("checked {file}"),
+            None => r#"{"files": ["a.rs", "b.rs", "c.rs"]}"#.to_owned(),
+        };
+        agentctl_test_support::text(&text)
+    });
+    let output = command(
+        &project,
+        &model,
+        &["graph", "run", "checks", "-p", "Check the repo", "--trace"],
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let session = only_session(&project);
+    let spans = project.json(&["trace", "export", "--session", &session, "--format", "json"]);
+    let spans = spans.as_array().unwrap();
+    let graph = spans.iter().find(|s| s["type"] == "graph").unwrap();
+    let mut elements: Vec<(u64, &Value)> = spans
+        .iter()
+        .filter(|s| s["type"] == "branch")
+        .map(|s| (s["data"]["index"].as_u64().unwrap(), s))
+        .collect();
+    elements.sort_by_key(|(index, _)| *index);
+    assert_eq!(elements.len(), 3, "{spans:?}");
+    for (i, (index, element)) in elements.iter().enumerate() {
+        assert_eq!(*index, i as u64);
+        assert_eq!(element["parentId"], graph["spanId"]);
+        assert_eq!(element["data"]["from"], "check");
+        assert_eq!(element["data"]["of"], 3);
+        let inside = spans
+            .iter()
+            .filter(|s| s["type"] == "node" && s["parentId"] == element["spanId"])
+            .count();
+        assert_eq!(inside, 1, "the element's node run is inside it");
     }
     model.server.assert_no_violations();
 }
