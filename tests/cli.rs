@@ -23,6 +23,7 @@ mod cli {
     mod declared_tools;
     mod graph;
     mod graph_parallel;
+    mod graph_spans;
     mod graph_subgraph;
     mod guardrails;
     mod handoffs;

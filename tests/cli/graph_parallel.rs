@@ -36,7 +36,7 @@ pub(super) fn strict_agent(name: &str) -> String {
     )
 }
 
-fn review_project() -> TestProject {
+pub(super) fn review_project() -> TestProject {
     let project = TestProject::new();
     project
         .write(".agentctl/agents/review.md", REVIEW)
@@ -323,7 +323,7 @@ fn validation_locates_fan_out_problems_in_the_file() {
 }
 
 /// A graph that maps a checker over the files a lister found.
-const MAP: &str = "---
+pub(super) const MAP: &str = "---
 name: checks
 description: Check every file the lister finds.
 graph:
@@ -341,7 +341,7 @@ graph:
 ";
 
 /// The `file` a map element's prompt shows, from the node's state.
-fn element_of(request: &agentctl_core::ModelRequest) -> Option<String> {
+pub(super) fn element_of(request: &agentctl_core::ModelRequest) -> Option<String> {
     request.messages.iter().find_map(|message| match message {
         agentctl_core::Message::User { content } => {
             let at = content.find("\"file\": \"")? + "\"file\": \"".len();

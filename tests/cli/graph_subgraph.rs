@@ -280,6 +280,45 @@ fn a_graph_that_runs_itself_is_refused_at_validation_located() {
 }
 
 #[test]
+fn a_subgraph_as_a_parallel_branch_is_refused_at_validation_located() {
+    let project = release_project();
+    project.write(
+        ".agentctl/agents/release.md",
+        "---
+name: release
+description: Fan out to a reviewer and the review subgraph.
+graph:
+  entry: intake
+  nodes:
+    - {name: intake, agent: planner, output: change}
+    - {name: quick, agent: reviewer, output: quick}
+    - {name: review, graph: review-flow, output: reviews}
+    - {name: report, agent: summarizer, join: all}
+  edges:
+    - {from: intake, to: [quick, review]}
+    - {from: quick, to: report}
+    - {from: review, to: report}
+    - {from: report, to: END}
+---
+",
+    );
+    let output = project.output(&["agents", "validate", "release"]);
+    assert!(!output.status.success());
+    let stdout = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        stdout.contains("release.md:9:22"),
+        "located at the node's graph field: {stdout}"
+    );
+    assert!(
+        stdout.contains("`review` runs a subgraph inside the branch `review` of edges[0]"),
+        "{stdout}"
+    );
+    // `graph run` refuses it before any model call.
+    let output = project.output(&["graph", "run", "release", "-p", "Review it."]);
+    assert!(!output.status.success());
+}
+
+#[test]
 fn visualize_draws_a_subgraph_as_a_nested_cluster() {
     let project = release_project();
     insta::assert_snapshot!(

@@ -270,6 +270,22 @@ pub enum SpanDetail {
         /// The step the node's checkpoint got.
         step: u32,
     },
+    /// One lane of a graph run's work side by side: a branch of a fan-out (its nodes are
+    /// its children) or an element of a map (its node run is its child). Its siblings are
+    /// the other branches or elements, under the same graph run; recorded with the node
+    /// spans (its kind is [`SpanKind::Node`]).
+    Branch {
+        /// The graph's name.
+        graph: String,
+        /// The node whose edge fanned out, or the mapped node.
+        from: String,
+        /// The branch's first node (its name among the branches); for a map, the mapped node.
+        branch: String,
+        /// Its place among the branches (the element's in the list), from 0.
+        index: u32,
+        /// How many branches (elements) run side by side.
+        of: u32,
+    },
     /// An agent run.
     Run {
         /// The run's id (the store run's id when recorded).
@@ -363,7 +379,7 @@ impl SpanDetail {
         match self {
             Self::Session { .. } => SpanKind::Session,
             Self::Graph { .. } => SpanKind::Graph,
-            Self::Node { .. } => SpanKind::Node,
+            Self::Node { .. } | Self::Branch { .. } => SpanKind::Node,
             Self::Run { .. } => SpanKind::Run,
             Self::Llm { .. } => SpanKind::Llm,
             Self::Tool { .. } => SpanKind::Tool,

@@ -281,6 +281,16 @@ impl Graph {
             .map(|(_, graph)| graph)
     }
 
+    /// Whether an edge leaving `from` has a condition: only then does choosing the next node
+    /// read the state, so a runner builds the condition variables only then.
+    pub fn reads_state(&self, from: &str) -> bool {
+        self.spec
+            .edges
+            .iter()
+            .zip(&self.conditions)
+            .any(|(edge, condition)| condition.is_some() && edge.from == from)
+    }
+
     /// The compiled condition of edge `index`, if it has one.
     pub(crate) fn condition(&self, index: usize) -> Option<&Condition> {
         self.conditions.get(index).and_then(Option::as_ref)

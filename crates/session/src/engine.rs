@@ -46,6 +46,7 @@ pub use code::Agent;
 pub(crate) use ctx::TurnCtx;
 pub use events::{EventStream, Turn};
 pub(crate) use events::{Frame, Sink};
+pub use graph_driver::{GraphExecutor, NodeAnswer, NodeCall};
 pub(crate) use lead::{AgentOutcome, Lead};
 pub use protocol::{EventMsg, Notice, Op, SessionEvent, Target, TurnId, TurnOptions, TurnOutcome};
 pub(crate) use state::Engine;

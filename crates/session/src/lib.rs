@@ -98,8 +98,8 @@ pub use capability::{
 pub use checks::{semantic_checks, semantic_checks_with};
 pub use commands::{BUILTIN_COMMANDS, command_turn};
 pub use engine::{
-    Agent, EventMsg, EventStream, Notice, Op, Questions, Session, SessionBuilder, SessionEvent,
-    Target, Turn, TurnId, TurnOptions, TurnOutcome,
+    Agent, EventMsg, EventStream, GraphExecutor, NodeAnswer, NodeCall, Notice, Op, Questions,
+    Session, SessionBuilder, SessionEvent, Target, Turn, TurnId, TurnOptions, TurnOutcome,
 };
 pub use error::SessionError;
 pub use graph_run::{

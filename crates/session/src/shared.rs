@@ -4,16 +4,17 @@
 
 use crate::builder::RuntimeBuilder;
 use crate::checks::semantic_checks;
-use crate::error::SessionError;
+use crate::error::{GraphError, SessionError};
 use crate::hooks::{HookRunner, HookSet, HookWarning};
 use crate::memory_folder::MemoryPlaces;
 use crate::project::Project;
 use crate::secrets::{env_policy_of, mcp_manager_of, secrets_of};
 use crate::store_location::{DATABASE_URL_VAR, StoreSpec};
+use agentctl_core::GraphSpec;
 use agentctl_core::{AgentDefinition, AgentsSettings, Settings, Tool};
 use agentctl_definitions::{Discovery, SkillSet};
 use agentctl_mcp::McpManager;
-use agentctl_routing::{RouteDecision, Router};
+use agentctl_routing::{Graph, RouteDecision, Router};
 use agentctl_tools::BuiltinToolsConfig;
 use agentctl_trace::{Tracing, WarningFn};
 use std::collections::HashMap;
@@ -54,6 +55,9 @@ pub(crate) struct Shared {
     plugin_hooks: (HookSet, Vec<HookWarning>),
     /// Built on first use: a turn that names its agent never pays for it.
     router: OnceLock<Router>,
+    /// The graphs compiled so far, by graph agent, with the declaration each was compiled
+    /// from: a graph is checked and its conditions compiled once, not on every run.
+    graphs: std::sync::Mutex<HashMap<String, (GraphSpec, Arc<Graph>)>>,
 }
 
 impl Shared {
@@ -101,6 +105,7 @@ impl Shared {
             instruction_warnings: std::sync::Mutex::new(instructions.warnings),
             plugin_hooks: plugin_hooks(project),
             router: OnceLock::new(),
+            graphs: std::sync::Mutex::default(),
         }
     }
 
@@ -144,6 +149,7 @@ impl Shared {
             instruction_warnings: std::sync::Mutex::default(),
             plugin_hooks: Default::default(),
             router: OnceLock::new(),
+            graphs: std::sync::Mutex::default(),
         }
     }
 
@@ -170,6 +176,28 @@ impl Shared {
         let warn = warn.unwrap_or_else(stderr_warning);
         self.tracing = Tracing::new(settings, traces, self.builder.secrets().clone(), warn)
             .force_console(console);
+    }
+
+    /// The graph of graph agent `agent`, compiled once per declaration
+    /// ([`crate::graph_run::compile`]).
+    pub(crate) fn graph(&self, agent: &AgentDefinition) -> Result<Arc<Graph>, GraphError> {
+        let Some(spec) = &agent.spec.graph else {
+            return crate::graph_run::compile(agent).map(Arc::new);
+        };
+        let cached = self.graphs.lock().ok().and_then(|graphs| {
+            graphs
+                .get(agent.name())
+                .filter(|(compiled_from, _)| compiled_from == spec)
+                .map(|(_, graph)| Arc::clone(graph))
+        });
+        if let Some(graph) = cached {
+            return Ok(graph);
+        }
+        let graph = Arc::new(crate::graph_run::compile(agent)?);
+        if let Ok(mut graphs) = self.graphs.lock() {
+            graphs.insert(agent.name().to_owned(), (spec.clone(), Arc::clone(&graph)));
+        }
+        Ok(graph)
     }
 
     pub(crate) fn require_agent(&self, name: &str) -> Result<AgentDefinition, SessionError> {

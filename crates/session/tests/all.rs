@@ -8,6 +8,7 @@ mod suite {
     mod conversation;
     mod engine;
     mod graph;
+    mod graph_executor;
     mod handoff;
     mod support;
     mod task;

@@ -97,6 +97,16 @@ pub fn console_block(span: &Span) -> String {
             agent,
             step,
         } => line("Node", &format!("{graph}/{node} → {agent}, step {step}")),
+        SpanDetail::Branch {
+            graph,
+            from,
+            branch,
+            index,
+            of,
+        } => line(
+            "Branch",
+            &format!("{graph}/{from} → {branch}, {} of {of}", index + 1),
+        ),
         SpanDetail::Run {
             model,
             turns,

@@ -190,6 +190,9 @@ fn describe(span: &Span) -> String {
         SpanDetail::Node {
             node, agent, step, ..
         } => format!("node {node} → {agent} (step {step})"),
+        SpanDetail::Branch {
+            branch, index, of, ..
+        } => format!("branch {branch} ({} of {of})", index + 1),
         SpanDetail::Run { turns, tokens, .. } => format!(
             "run {agent} · {turns} turns · {}→{} tokens",
             tokens.input, tokens.output

@@ -155,7 +155,10 @@ impl TraceContext {
                     *error = bounded(redactor, error);
                 }
             }
-            SpanDetail::Graph { .. } | SpanDetail::Node { .. } | SpanDetail::Run { .. } => {}
+            SpanDetail::Graph { .. }
+            | SpanDetail::Node { .. }
+            | SpanDetail::Branch { .. }
+            | SpanDetail::Run { .. } => {}
         }
         self.sink.record(&span);
     }

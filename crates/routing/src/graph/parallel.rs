@@ -4,8 +4,9 @@
 //!
 //! Checked here, each located: every branch of a fan-out reaches the same join node (a branch
 //! that can never reach it would leave the join waiting forever), a fan-out inside a branch (not
-//! supported: branches meet before they split again), a join that asks for more branches than
-//! lead to it, and a `join:` on a node no fan-out leads to.
+//! supported: branches meet before they split again), a map or a subgraph inside a branch (they
+//! run on the main line), a join that asks for more branches than lead to it, and a `join:` on
+//! a node no fan-out leads to.
 
 use super::GraphIssue;
 use super::flow::Flow;
@@ -20,6 +21,8 @@ struct Reach {
     nested: Option<usize>,
     /// A node inside the branch that maps over a list, if any.
     mapped: Option<usize>,
+    /// A node inside the branch that runs a subgraph, if any.
+    subgraph: Option<usize>,
 }
 
 /// The join node of each fan-out edge (by edge index), `None` for plain edges and fan-outs
@@ -106,6 +109,21 @@ fn fan_out(
             ));
             return None;
         }
+        let subgraph = reach
+            .subgraph
+            .or_else(|| spec.nodes[start].graph.is_some().then_some(start));
+        if let Some(subgraph) = subgraph {
+            issues.push(GraphIssue::error(
+                format!("nodes[{subgraph}].graph"),
+                format!(
+                    "`{}` runs a subgraph inside the branch `{}` of edges[{edge}]: a subgraph \
+                     runs on the graph's main line, not inside a parallel branch; join first, \
+                     or fan out inside the subgraph",
+                    spec.nodes[subgraph].name, spec.nodes[start].name
+                ),
+            ));
+            return None;
+        }
         if let Some(nested) = reach.nested {
             issues.push(GraphIssue::error(
                 format!("edges[{nested}].to"),
@@ -187,6 +205,7 @@ fn reach(spec: &GraphSpec, flow: &Flow, start: usize) -> Reach {
         joins: BTreeSet::new(),
         nested: None,
         mapped: None,
+        subgraph: None,
     };
     while let Some(node) = queue.pop_front() {
         for &edge in &flow.live[node] {
@@ -197,6 +216,9 @@ fn reach(spec: &GraphSpec, flow: &Flow, start: usize) -> Reach {
             for &next in flow.target[edge].iter().flatten() {
                 if spec.nodes[next].map.is_some() && spec.nodes[next].join.is_none() {
                     out.mapped.get_or_insert(next);
+                }
+                if spec.nodes[next].graph.is_some() && spec.nodes[next].join.is_none() {
+                    out.subgraph.get_or_insert(next);
                 }
                 if spec.nodes[next].join.is_some() {
                     out.joins.insert(next);

@@ -264,3 +264,51 @@ fn a_graph_file_locates_parallel_fields() {
         check_spec(graph)
     );
 }
+
+#[test]
+fn a_subgraph_inside_a_parallel_branch_is_refused_at_its_graph_field() {
+    // As a branch's first node.
+    let mut value = review(json!("all"));
+    value["nodes"][2] = json!({"name": "perf", "graph": "perf-flow", "output": "perf_review"});
+    let errors = self::errors(value);
+    assert!(
+        has(
+            &errors,
+            "nodes[2].graph",
+            "`perf` runs a subgraph inside the branch `perf` of edges[0]"
+        ),
+        "{errors:?}"
+    );
+    // Further down a branch.
+    let mut value = review(json!("all"));
+    value["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "deep", "graph": "deep-flow", "output": "deep"}));
+    value["edges"][2] = json!({"from": "perf", "to": "deep"});
+    value["edges"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"from": "deep", "to": "summary"}));
+    let errors = self::errors(value);
+    assert!(
+        has(
+            &errors,
+            "nodes[5].graph",
+            "`deep` runs a subgraph inside the branch `perf`"
+        ),
+        "{errors:?}"
+    );
+    // After the join, on the main line, it compiles.
+    let mut value = review(json!("all"));
+    value["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "after", "graph": "after-flow", "output": "after"}));
+    value["edges"][4] = json!({"from": "summary", "to": "after"});
+    value["edges"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"from": "after", "to": "END"}));
+    assert!(Graph::compile("review", &spec(value)).is_ok());
+}

@@ -165,6 +165,24 @@ pub enum GraphError {
         "graphs are checkpointed in the session store, and persistence is off (agents.contextPersistence: false): turn persistence on"
     )]
     NoSession,
+    /// A node function of an embedded run ([`GraphExecutor`](crate::GraphExecutor)) failed.
+    #[error("graph `{graph}`, node `{node}`: {message}")]
+    NodeFunction {
+        /// The graph.
+        graph: String,
+        /// The node.
+        node: String,
+        /// What the function said.
+        message: String,
+    },
+    /// A run embedded without a store keeps no checkpoints: it can only start anew.
+    #[error(
+        "graph `{graph}` runs without a store here, so it keeps no checkpoints: it cannot be resumed or re-run from a step"
+    )]
+    NotCheckpointed {
+        /// The graph.
+        graph: String,
+    },
     /// The run was cancelled.
     #[error("graph run cancelled")]
     Cancelled,
@@ -180,7 +198,8 @@ impl GraphError {
             Self::NodeFailed { node, .. }
             | Self::NodeSetup { node, .. }
             | Self::UnknownNode { node, .. }
-            | Self::SubgraphInBranch { node, .. } => Some(node),
+            | Self::SubgraphInBranch { node, .. }
+            | Self::NodeFunction { node, .. } => Some(node),
             _ => None,
         }
     }

@@ -158,6 +158,20 @@ fn describe(
             out.int("agentctl.graph.step", u64::from(*step));
             (format!("node {node}"), SpanKind::Internal)
         }
+        SpanDetail::Branch {
+            graph,
+            from,
+            branch,
+            index,
+            of,
+        } => {
+            out.put("agentctl.graph.name", graph.clone());
+            out.put("agentctl.graph.branch.from", from.clone());
+            out.put("agentctl.graph.branch.name", branch.clone());
+            out.int("agentctl.graph.branch.index", u64::from(*index));
+            out.int("agentctl.graph.branch.count", u64::from(*of));
+            (format!("branch {branch}"), SpanKind::Internal)
+        }
         SpanDetail::Run {
             run_id,
             model,
@@ -485,6 +499,25 @@ mod tests {
             Some(&Value::I64(3))
         );
         assert_eq!(node.end_time, at(5 + 1_500_000));
+        let branch = span_data(
+            &span(SpanDetail::Branch {
+                graph: "review".into(),
+                from: "intake".into(),
+                branch: "perf".into(),
+                index: 1,
+                of: 3,
+            }),
+            false,
+        );
+        assert_eq!(branch.name, "branch perf");
+        assert_eq!(
+            attribute(&branch, "agentctl.graph.branch.index"),
+            Some(&Value::I64(1))
+        );
+        assert_eq!(
+            attribute(&branch, "agentctl.graph.branch.from"),
+            Some(&Value::from("intake"))
+        );
     }
 
     #[test]

@@ -1,22 +1,24 @@
 //! The driver of one graph run: from a starting checkpoint, node after node, until `END`, no
-//! edge, a failure or the step limit. Each node is an agent turn of the session engine (its
-//! agent, then whoever it hands off to), its events framed as the node's; every store read and
+//! edge, a failure or the step limit. What a node is, where events go and where checkpoints
+//! are written is the [`Host`](super::host::Host)'s and the
+//! [`Checkpointer`](super::host::Checkpointer)'s: in a session (`graph_turn`) each node is an
+//! agent turn of the session engine, its events framed as the node's, and every store read and
 //! write goes through the session's store thread.
 
 use super::driver::{Driver, Position, Saved};
+use super::host::{Checkpoint, EngineHost, StoreCheckpoints};
 use super::lanes::{Fanout, Parallel};
 use super::node::{Last, NodeJob, NodeRun, state_update};
-use super::parts::{INPUT_KEY, branch_of, edge_reason, write_key};
+use super::parts::{INPUT_KEY, edge_reason, write_key};
 use crate::engine::TurnCtx;
 use crate::error::GraphError;
 use crate::graph_run::{GraphOutcome, StartAt};
-use crate::session::SessionHandle;
 use agentctl_core::{
     AgentDefinition, GRAPH_END, GraphEvent, GraphNode, GraphStart, RunResult, SpanDetail,
     TraceContext,
 };
-use agentctl_routing::graph_variables;
-use agentctl_store::{NewCheckpoint, Source, TraceLog};
+use agentctl_routing::{Transition, graph_variables};
+use agentctl_store::Source;
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -29,35 +31,50 @@ pub(crate) async fn graph_turn(
     at: StartAt,
     trace: Option<TraceContext>,
 ) -> Result<(GraphOutcome, RunResult), GraphError> {
-    let graph = crate::graph_run::compile(agent)?;
     let engine = Arc::clone(&ctx.engine);
+    let graph = engine.shared.graph(agent)?;
     let Some(store) = engine.store.as_ref() else {
         return Err(GraphError::NoSession);
     };
-    let mut driver = Driver {
+    let checkpoints = Arc::new(StoreCheckpoints {
         session: store.session.clone().with_source(Source::GRAPH),
         writer: store.writer.clone(),
+    });
+    let mut host = EngineHost {
         model: ctx.options.model.clone(),
         flag: ctx.options.context_mode,
         definition: agent.clone(),
-        graph,
+        store: Arc::clone(&checkpoints),
         ctx,
+    };
+    let mut driver = Driver {
+        host: &mut host,
+        checkpoints: Some(checkpoints),
+        graph,
         nest: None,
     };
-    driver.drive(at, trace).await
+    let (outcome, last) = driver.drive(at, trace).await?;
+    let result = last.result.ok_or_else(|| GraphError::Finished {
+        graph: outcome.graph.clone(),
+        session: outcome.session_id.clone(),
+        branch: outcome.branch,
+        step: outcome.step,
+        reason: outcome.reason.clone(),
+    })?;
+    Ok((outcome, result))
 }
 
 impl Driver<'_> {
     /// Runs the graph from `at`; every failure is also a `graph_failed` event.
-    async fn drive(
+    pub(super) async fn drive(
         &mut self,
         at: StartAt,
         parent: Option<TraceContext>,
-    ) -> Result<(GraphOutcome, RunResult), GraphError> {
-        let mut span = self.begin_trace(parent.as_ref());
+    ) -> Result<(GraphOutcome, Last), GraphError> {
+        let mut span = self.host.begin_trace(self.graph.name(), parent.as_ref());
         let result = self.run(at, &mut span).await;
         if let Err(error) = &result {
-            self.emit(GraphEvent::GraphFailed {
+            self.emit(|| GraphEvent::GraphFailed {
                 node: error.node().map(str::to_owned),
                 error: error.to_string(),
             });
@@ -68,38 +85,18 @@ impl Driver<'_> {
         result
     }
 
-    /// The graph run's span: under `parent` (a sub-agent's call), else its own root when
-    /// traced — by the graph definition's `tracing:`, else the settings.
-    fn begin_trace(&self, parent: Option<&TraceContext>) -> Option<OpenSpan> {
-        let detail = SpanDetail::Graph {
-            graph: self.graph.name().to_owned(),
-            branch: 0,
-        };
-        if let Some(parent) = parent {
-            return Some(OpenSpan::start(parent, Some(self.graph.name()), detail));
-        }
-        let store = Arc::clone(self.session.store()) as Arc<dyn TraceLog>;
-        self.ctx.engine.shared.tracing.begin(
-            self.definition.spec.tracing.as_ref(),
-            Some((store, self.session.id())),
-            detail,
-        )
-    }
-
-    /// Runs `job` with the session on the store thread.
-    async fn store<T: Send + 'static>(
-        &self,
-        job: impl FnOnce(&SessionHandle) -> Result<T, GraphError> + Send + 'static,
-    ) -> Result<T, GraphError> {
-        let session = self.session.clone();
-        self.writer.call(move |_| job(&session)).await
+    /// The session the run is recorded in (empty without a store).
+    pub(super) fn session_id(&self) -> &str {
+        self.checkpoints
+            .as_ref()
+            .map_or("", |checkpoints| checkpoints.session_id())
     }
 
     async fn run(
         &mut self,
         at: StartAt,
         span: &mut Option<OpenSpan>,
-    ) -> Result<(GraphOutcome, RunResult), GraphError> {
+    ) -> Result<(GraphOutcome, Last), GraphError> {
         let (position, start) = self.start(at).await?;
         if let Some(SpanDetail::Graph { branch, .. }) = span.as_mut().map(OpenSpan::detail_mut) {
             *branch = position.branch;
@@ -108,9 +105,9 @@ impl Driver<'_> {
         let Some(next) = position.next.clone() else {
             return Err(self.finished_error(&position));
         };
-        self.emit(GraphEvent::GraphStarted {
+        self.emit(|| GraphEvent::GraphStarted {
             graph: self.graph.name().to_owned(),
-            session_id: self.session.id().to_owned(),
+            session_id: self.session_id().to_owned(),
             branch: position.branch,
             from_step: position.step,
             next,
@@ -122,7 +119,7 @@ impl Driver<'_> {
             return Err(self.finished_error(&position));
         };
         let state = Value::Object(position.state);
-        self.emit(GraphEvent::GraphFinished {
+        self.emit(|| GraphEvent::GraphFinished {
             reason: reason.clone(),
             last_node: last.node.clone(),
             output: last.output.clone(),
@@ -130,16 +127,16 @@ impl Driver<'_> {
         });
         let outcome = GraphOutcome {
             graph: self.graph.name().to_owned(),
-            session_id: self.session.id().to_owned(),
+            session_id: self.session_id().to_owned(),
             branch: position.branch,
             step: position.step,
             reason,
-            last_node: last.node,
-            text: last.text,
-            output: last.output,
+            last_node: last.node.clone(),
+            text: last.text.clone(),
+            output: last.output.clone(),
             state,
         };
-        Ok((outcome, last.result))
+        Ok((outcome, last))
     }
 
     /// Runs nodes from `position` until the graph ends (no next node); returns where it
@@ -174,39 +171,28 @@ impl Driver<'_> {
                     path: self.path(position.branch).await?,
                 });
             }
-            let node = self
-                .graph
-                .node(&name)
-                .ok_or_else(|| GraphError::UnknownNode {
-                    graph: self.graph.name().to_owned(),
-                    node: name.clone(),
-                })?
-                .clone();
+            let graph = Arc::clone(&self.graph);
+            let node = graph.node(&name).ok_or_else(|| GraphError::UnknownNode {
+                graph: graph.name().to_owned(),
+                node: name.clone(),
+            })?;
             if node.graph.is_some() {
-                let (after, done) = self.run_subgraph(position, &node, sub, trace).await?;
+                let (after, done) = self.run_subgraph(position, node, sub, trace).await?;
                 position = after;
                 last = Some(done);
                 continue;
             }
             if node.map.is_some() {
-                let (after, done) = self.run_map(position, &node, map, trace).await?;
+                let (after, done) = self.run_map(position, node, map, trace).await?;
                 position = after;
                 last = done.or(last);
                 continue;
             }
             let step = position.step + 1;
-            let job = NodeJob {
-                graph: self.graph.name().to_owned(),
-                node: node.clone(),
-                step,
-                state: position.state.clone(),
-                trace: trace.cloned(),
-                model: self.model.clone(),
-                flag: self.flag,
-            };
-            let (done, run) = job.run(self.ctx).await?;
+            let job = NodeJob::new(&graph, &name, step, position.state.clone(), trace)?;
+            let (done, run) = self.host.run_node(job).await?;
             position = self
-                .advance(&node, step, position, &done.output, run)
+                .advance(node, step, position, &done.output, run)
                 .await?;
             last = Some(done);
         }
@@ -230,23 +216,16 @@ impl Driver<'_> {
             output.clone(),
             self.graph.reducer(key),
         );
-        self.emit(GraphEvent::NodeFinished {
+        self.emit(|| GraphEvent::NodeFinished {
             step,
             node: node.name.clone(),
             agents: run.agents.clone(),
             output_key: key.to_owned(),
             output: output.clone(),
         });
-        let variables = self
-            .variables(&position.state, &node.name, step, &output)
+        let transition = self
+            .transition(&position.state, &node.name, step, &output)
             .await?;
-        let transition =
-            self.graph
-                .next(&node.name, &variables)
-                .map_err(|source| GraphError::Condition {
-                    graph: self.graph.name().to_owned(),
-                    source,
-                })?;
         let reason = edge_reason(&transition);
         let fanout = match transition.edge.and_then(|edge| self.graph.join_of(edge)) {
             Some(join) if !transition.parallel.is_empty() => {
@@ -254,14 +233,13 @@ impl Driver<'_> {
             }
             _ => None,
         };
-        let to = match (&fanout, &transition.to) {
-            (Some(_), _) => format!("[{}]", transition.parallel.join(", ")),
-            (None, Some(to)) => to.clone(),
-            (None, None) => GRAPH_END.to_owned(),
-        };
-        self.emit(GraphEvent::EdgeTaken {
+        self.emit(|| GraphEvent::EdgeTaken {
             from: node.name.clone(),
-            to,
+            to: match (&fanout, &transition.to) {
+                (Some(_), _) => format!("[{}]", transition.parallel.join(", ")),
+                (None, Some(to)) => to.clone(),
+                (None, None) => GRAPH_END.to_owned(),
+            },
             condition: transition.condition.clone(),
             reason: reason.clone(),
         });
@@ -271,43 +249,47 @@ impl Driver<'_> {
             run: None,
             next: match &fanout {
                 Some(fanout) => Some(fanout.join.clone()),
-                None => transition.to.clone(),
+                None => transition.to,
             },
             reason,
         };
-        let record = fanout.map(|fanout| serde_json::json!({ "fanout": fanout }));
-        self.save(position, saved.with_run(run), record).await
+        self.save(position, saved.with_run(run), fanout.map(Parallel::Fanout))
+            .await
     }
 
-    /// Writes the checkpoint of `saved` with the position's state (and the branches'
-    /// statuses while `parallel` ones run); returns the position it leaves.
+    /// Writes the checkpoint of `saved` with the position's state (and the records of what
+    /// runs side by side, `parallel`); returns the position it leaves. Without a
+    /// checkpointer nothing is written and nothing is read back.
     pub(super) async fn save(
         &mut self,
         position: Position,
         saved: Saved,
-        parallel: Option<Value>,
+        parallel: Option<Parallel>,
     ) -> Result<Position, GraphError> {
         if self.nest.is_some() {
             return self.save_nested(position, saved, parallel).await;
         }
-        let state = Value::Object(position.state);
-        let branch = position.branch;
-        let checkpoint = self
-            .store(move |session| {
-                Ok(session.store().write_checkpoint(&NewCheckpoint {
-                    session: session.id(),
-                    branch,
-                    step: saved.step,
-                    node: &saved.node,
-                    run: saved.run,
-                    next: saved.next.as_deref(),
-                    reason: Some(&saved.reason),
-                    state: &state,
-                    parallel: parallel.as_ref(),
-                })?)
+        let Some(checkpoints) = &self.checkpoints else {
+            return Ok(Position::unsaved(
+                position.branch,
+                position.state,
+                saved,
+                parallel,
+            ));
+        };
+        let checkpoint = checkpoints
+            .write(Checkpoint {
+                branch: position.branch,
+                step: saved.step,
+                node: saved.node,
+                run: saved.run,
+                next: saved.next,
+                reason: saved.reason,
+                state: Value::Object(position.state),
+                parallel: parallel.as_ref().map(record),
             })
             .await?;
-        self.emit(GraphEvent::CheckpointSaved {
+        self.emit(|| GraphEvent::CheckpointSaved {
             branch: checkpoint.branch,
             step: checkpoint.step,
             next: checkpoint.next.clone(),
@@ -315,85 +297,88 @@ impl Driver<'_> {
         Ok(Position::of(checkpoint))
     }
 
-    /// The checkpoint the run starts from, written for a new run or a fork.
+    /// The checkpoint the run starts from, written for a new run or a fork. Without a
+    /// checkpointer a run can only start anew.
     async fn start(&self, at: StartAt) -> Result<(Position, GraphStart), GraphError> {
         let graph = self.graph.name().to_owned();
         let entry = self.graph.entry().name.clone();
-        self.store(move |session| {
-            let store = session.store();
-            let id = session.id();
-            match at {
-                StartAt::New(input) => {
-                    let mut state = Map::new();
-                    state.insert(INPUT_KEY.to_owned(), Value::String(input));
-                    let checkpoint =
-                        store.start_graph(id, &graph, &Value::Object(state), &entry)?;
-                    Ok((Position::of(checkpoint), GraphStart::New))
-                }
-                StartAt::Resume(branch) => {
-                    let branch = branch_of(session, &graph, branch)?;
-                    // The run of a killed process can never finish: mark it before running again.
-                    store.interrupt_stale_runs(id)?;
-                    let checkpoint = store.latest_checkpoint(id, branch)?.ok_or_else(|| {
-                        GraphError::NoCheckpoint {
-                            session: id.to_owned(),
-                        }
-                    })?;
-                    Ok((Position::of(checkpoint), GraphStart::Resumed))
-                }
-                StartAt::Fork(branch, step) => {
-                    let branch = branch_of(session, &graph, branch)?;
-                    let checkpoint = store.fork_graph(id, branch, step)?;
-                    Ok((Position::of(checkpoint), GraphStart::Forked))
-                }
-            }
-        })
-        .await
+        let Some(checkpoints) = &self.checkpoints else {
+            let StartAt::New(input) = at else {
+                return Err(GraphError::NotCheckpointed { graph });
+            };
+            let mut state = Map::new();
+            state.insert(INPUT_KEY.to_owned(), Value::String(input));
+            let position = Position {
+                branch: 0,
+                step: 0,
+                next: Some(entry),
+                state,
+                end_reason: None,
+                parallel: None,
+            };
+            return Ok((position, GraphStart::New));
+        };
+        let (checkpoint, start) = checkpoints.start(graph, entry, at).await?;
+        Ok((Position::of(checkpoint), start))
     }
 
-    /// The variables edge conditions read: the session state, overlaid with the graph state.
-    pub(super) async fn variables(
+    /// Where the graph goes after `node` wrote `output`: its edges tried with the variables
+    /// conditions read — the host's outside state (the session's) overlaid with the graph
+    /// state — built only when one of them has a condition.
+    pub(super) async fn transition(
         &self,
         state: &Map<String, Value>,
         node: &str,
         step: u32,
         output: &Value,
-    ) -> Result<Map<String, Value>, GraphError> {
-        let mut merged: Map<String, Value> = self
-            .store(|session| Ok(session.store().session_state(session.id())?))
-            .await?
-            .into_iter()
-            .collect();
-        merged.extend(
-            state
-                .iter()
-                .map(|(key, value)| (key.clone(), value.clone())),
-        );
-        Ok(graph_variables(&merged, node, step, Some(output)))
+    ) -> Result<Transition, GraphError> {
+        let variables = if self.graph.reads_state(node) {
+            let mut merged = self.host.outside_state().await?;
+            merged.extend(
+                state
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.clone())),
+            );
+            graph_variables(&merged, node, step, Some(output))
+        } else {
+            Map::new()
+        };
+        self.graph
+            .next(node, &variables)
+            .map_err(|source| GraphError::Condition {
+                graph: self.graph.name().to_owned(),
+                source,
+            })
     }
 
-    /// The nodes the branch ran, in order, for the step-limit message.
+    /// The nodes the branch ran, in order, for the step-limit message (none recorded without
+    /// a checkpointer).
     async fn path(&self, branch: u32) -> Result<Vec<String>, GraphError> {
-        let history = self
-            .store(move |session| Ok(session.store().graph_history(session.id(), branch)?))
-            .await?;
-        Ok(history
-            .into_iter()
-            .filter_map(|checkpoint| checkpoint.node)
-            .collect())
+        match &self.checkpoints {
+            Some(checkpoints) => checkpoints.path(branch).await,
+            None => Ok(Vec::new()),
+        }
     }
 
     fn finished_error(&self, position: &Position) -> GraphError {
         GraphError::Finished {
             graph: self.graph.name().to_owned(),
-            session: self.session.id().to_owned(),
+            session: self.session_id().to_owned(),
             branch: position.branch,
             step: position.step,
             reason: position.end_reason.clone().unwrap_or_default(),
         }
     }
 
-    pub(super) fn emit(&self, event: GraphEvent) {
-        self.ctx.sink.emit(crate::engine::EventMsg::Graph(event));
+    /// Emits the event `event` builds, when the host reads events.
+    pub(super) fn emit(&self, event: impl FnOnce() -> GraphEvent) {
+        if self.host.wants_events() {
+            self.host.emit(event());
+        }
     }
+}
+
+/// The `parallel` column's record of `parallel`.
+pub(super) fn record(parallel: &Parallel) -> Value {
+    serde_json::to_value(parallel).unwrap_or(Value::Null)
 }

@@ -1,27 +1,20 @@
-//! The graph runner's state: the driver of one run and where the run is.
+//! The graph executor's state: the driver of one run and where the run is.
 
+use super::host::{Checkpointer, Host};
 use super::lanes::Parallel;
 use super::node::NodeRun;
-use crate::engine::TurnCtx;
-use crate::session::SessionHandle;
-use agentctl_core::{AgentDefinition, ContextMode};
 use agentctl_routing::Graph;
 use agentctl_store::GraphCheckpoint;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
-/// Runs a graph of agents in a session, node by node.
+/// Runs a graph node by node over a [`Host`] (what runs the nodes) and, when there is one, a
+/// [`Checkpointer`] (where checkpoints go).
 pub(super) struct Driver<'c> {
-    pub(super) ctx: &'c mut TurnCtx,
-    pub(super) graph: Graph,
-    /// The graph agent's definition (its `tracing:`).
-    pub(super) definition: AgentDefinition,
-    /// The session, its runs recorded as the graph's.
-    pub(super) session: SessionHandle,
-    pub(super) writer: crate::engine::StoreWriter,
-    /// Every node's model, over its agent's (`--model`).
-    pub(super) model: Option<String>,
-    /// Every node's context mode, over its agent's (`--context`).
-    pub(super) flag: Option<ContextMode>,
+    pub(super) host: &'c mut dyn Host,
+    /// Where checkpoints go; `None` for a run embedded without a store.
+    pub(super) checkpoints: Option<Arc<dyn Checkpointer>>,
+    pub(super) graph: Arc<Graph>,
     /// For a subgraph's driver, the node of the parent graph running it (and the parent's
     /// own parents): its checkpoints are written as the parent's.
     pub(super) nest: Option<Box<Nest>>,
@@ -72,6 +65,25 @@ impl Position {
             },
             end_reason,
             parallel: Parallel::read(checkpoint.parallel),
+        }
+    }
+
+    /// The position `saved` leaves when no checkpoint is written: the same as reading it
+    /// back, without the round trip.
+    pub(super) fn unsaved(
+        branch: u32,
+        state: Map<String, Value>,
+        saved: Saved,
+        parallel: Option<Parallel>,
+    ) -> Self {
+        let end_reason = saved.next.is_none().then_some(saved.reason);
+        Self {
+            branch,
+            step: saved.step,
+            next: saved.next,
+            state,
+            end_reason,
+            parallel: parallel.filter(Parallel::in_progress),
         }
     }
 }

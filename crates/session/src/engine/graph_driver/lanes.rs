@@ -1,9 +1,9 @@
 //! The records of work that runs side by side — a fan-out's branches, a map's elements — as
 //! their checkpoints keep them (the store's `parallel` column), and the node runs in flight.
 
+use super::host::Host;
 use super::node::{Last, NodeJob, NodeRun};
 use super::parts::write_key;
-use crate::engine::TurnCtx;
 use crate::error::GraphError;
 use agentctl_core::GraphNode;
 use agentctl_routing::Graph;
@@ -142,10 +142,14 @@ impl Parallel {
     /// The record from a checkpoint's `parallel` column, when a fan-out or a map is still in
     /// progress there.
     pub(super) fn read(parallel: Option<Value>) -> Option<Self> {
-        match serde_json::from_value(parallel?).ok()? {
-            Parallel::Fanout(fanout) if fanout.joined => None,
-            other => Some(other),
-        }
+        serde_json::from_value(parallel?)
+            .ok()
+            .filter(Parallel::in_progress)
+    }
+
+    /// False for a fan-out whose join's inputs are in: nothing of it is left to run.
+    pub(super) fn in_progress(&self) -> bool {
+        !matches!(self, Parallel::Fanout(fanout) if fanout.joined)
     }
 }
 
@@ -157,13 +161,12 @@ pub(super) struct Running {
 }
 
 impl Running {
-    /// Starts `job` as run `index` on `ctx`.
-    pub(super) fn start(&mut self, index: usize, name: String, job: NodeJob, mut ctx: TurnCtx) {
-        self.cancels.insert(index, ctx.cancel.clone());
-        self.futures.push(Box::pin(async move {
-            let result = job.run(&mut ctx).await;
-            (index, name, result)
-        }));
+    /// Starts `job` as run `index` beside the others, on `host`.
+    pub(super) fn start(&mut self, index: usize, name: String, job: NodeJob, host: &mut dyn Host) {
+        let (run, cancel) = host.spawn_node(job);
+        self.cancels.insert(index, cancel);
+        self.futures
+            .push(Box::pin(async move { (index, name, run.await) }));
     }
 
     /// Cancels every node still running and waits for them to stop (their runs end as

@@ -8,11 +8,12 @@
 //! is in, so a resume re-reads the same list and runs only the elements not done.
 
 use super::driver::{Driver, Position, Saved};
-use super::lanes::{Item, MapRun, Running, Status};
+use super::lanes::{Item, MapRun, Parallel, Running, Status};
 use super::node::{Last, NodeJob, state_update};
+use super::spans::LaneSpans;
 use crate::error::GraphError;
 use agentctl_core::{GraphNode, TraceContext};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::VecDeque;
 
 /// The value at dotted `path` in `state` (`analysis.files`).
@@ -60,12 +61,13 @@ impl Driver<'_> {
         let mut run = record
             .filter(|run| run.node == node.name && run.items.len() == list.len())
             .unwrap_or_else(|| MapRun::new(&node.name, list.len()));
-        let limit = self.ctx.engine.shared.max_parallel();
+        let limit = self.host.max_parallel();
         let mut queue: VecDeque<usize> = (0..list.len())
             .filter(|&i| run.items[i].status != Status::Done)
             .collect();
         let mut running = Running::default();
         let mut last = None;
+        let mut spans = LaneSpans::new(self.graph.name(), &node.name, list.len());
         while run.done() < list.len() {
             while running.futures.len() < limit
                 && let Some(i) = queue.pop_front()
@@ -82,22 +84,16 @@ impl Driver<'_> {
                 }
                 let mut state = position.state.clone();
                 state.insert(item_name.clone(), list[i].clone());
-                let job = NodeJob {
-                    graph: self.graph.name().to_owned(),
-                    node: node.clone(),
-                    step,
-                    state,
-                    trace: trace.cloned(),
-                    model: self.model.clone(),
-                    flag: self.flag,
-                };
+                let lane = spans.context(trace, i, &node.name);
+                let job = NodeJob::new(&self.graph, &node.name, step, state, lane.as_ref())?;
                 run.items[i].status = Status::Running;
-                running.start(i, node.name.clone(), job, self.ctx.branch());
+                running.start(i, node.name.clone(), job, &mut *self.host);
             }
             let Some((i, _, result)) = self.next_finished(&mut running).await else {
                 break;
             };
             running.cancels.remove(&i);
+            spans.end(i, result.as_ref().err().map(ToString::to_string).as_deref());
             let (done, node_run) = match result {
                 Ok(done) => done,
                 Err(error) => {
@@ -141,9 +137,12 @@ impl Driver<'_> {
                     list.len()
                 ),
             };
-            let record = json!({ "map": &run });
+            let record = self
+                .checkpoints
+                .is_some()
+                .then(|| Parallel::Map(run.clone()));
             position = self
-                .save(position, saved.with_run(node_run), Some(record))
+                .save(position, saved.with_run(node_run), record)
                 .await?;
             last = Some(done);
         }

@@ -9,25 +9,80 @@ use agentctl_core::{
     ContextMode, GraphEvent, GraphNode, RunError, RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
+use agentctl_routing::Graph;
 use agentctl_store::Source;
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// A node to run, with everything it needs (owned, so a branch's job can move into its own
-/// future).
-pub(super) struct NodeJob {
+/// future): what a graph's host runs for every node visit.
+pub struct NodeCall {
+    pub(super) graph: Arc<Graph>,
+    /// The node's index in the graph's nodes.
+    pub(super) node: usize,
+    pub(super) step: u32,
+    /// The state the node sees.
+    pub(super) state: Map<String, Value>,
+    /// The span the node's own goes under.
+    pub(super) trace: Option<TraceContext>,
+}
+
+/// The executor's name for a node to run.
+pub(super) type NodeJob = NodeCall;
+
+impl NodeCall {
+    /// The node `name` of `graph` at `step`, seeing `state`.
+    pub(super) fn new(
+        graph: &Arc<Graph>,
+        name: &str,
+        step: u32,
+        state: Map<String, Value>,
+        trace: Option<&TraceContext>,
+    ) -> Result<Self, GraphError> {
+        let node = graph
+            .nodes()
+            .iter()
+            .position(|node| node.name == name)
+            .ok_or_else(|| GraphError::UnknownNode {
+                graph: graph.name().to_owned(),
+                node: name.to_owned(),
+            })?;
+        Ok(Self {
+            graph: Arc::clone(graph),
+            node,
+            step,
+            state,
+            trace: trace.cloned(),
+        })
+    }
+
     /// The graph's name.
-    pub graph: String,
-    pub node: GraphNode,
-    pub step: u32,
-    /// The state the node's prompt shows.
-    pub state: Map<String, Value>,
-    /// The graph run's span.
-    pub trace: Option<TraceContext>,
-    /// Every node's model, over its agent's (`--model`).
-    pub model: Option<String>,
-    /// Every node's context mode, over its agent's (`--context`).
-    pub flag: Option<ContextMode>,
+    pub fn graph(&self) -> &str {
+        self.graph.name()
+    }
+
+    /// The node: its name, the agent it names, its output key …
+    pub fn node(&self) -> &GraphNode {
+        // `new` found the index in this graph's nodes.
+        &self.graph.nodes()[self.node]
+    }
+
+    /// Node visits since the run's input, this one included.
+    pub fn step(&self) -> u32 {
+        self.step
+    }
+
+    /// The graph state the node sees: the input under `input`, each earlier node's output
+    /// under its key (a branch's own writes, a map's element under its `as` name).
+    pub fn state(&self) -> &Map<String, Value> {
+        &self.state
+    }
+
+    /// The state, owned.
+    pub fn into_state(self) -> Map<String, Value> {
+        self.state
+    }
 }
 
 /// The last node run: its name, answer, output and run result.
@@ -35,7 +90,8 @@ pub(super) struct Last {
     pub node: String,
     pub text: String,
     pub output: Value,
-    pub result: RunResult,
+    /// The agent run's result (none for a node that is not an agent turn).
+    pub result: Option<RunResult>,
 }
 
 /// A node's run: its first store run and the agents that worked on it.
@@ -45,18 +101,25 @@ pub(super) struct NodeRun {
 }
 
 impl NodeJob {
-    /// Runs the node's agent on `ctx`, inside a span of its own under the graph's.
-    pub(super) async fn run(self, ctx: &mut TurnCtx) -> Result<(Last, NodeRun), GraphError> {
+    /// Runs the node's agent on `ctx` (every node's `model` and context mode `flag` over its
+    /// agent's), inside a span of its own under the graph's.
+    pub(super) async fn run(
+        self,
+        ctx: &mut TurnCtx,
+        model: Option<String>,
+        flag: Option<ContextMode>,
+    ) -> Result<(Last, NodeRun), GraphError> {
+        let node = self.node();
         let span = self.trace.as_ref().map(|trace| {
             let detail = SpanDetail::Node {
-                graph: self.graph.clone(),
-                node: self.node.name.clone(),
-                agent: self.node.agent.clone(),
+                graph: self.graph().to_owned(),
+                node: node.name.clone(),
+                agent: node.agent.clone(),
                 step: self.step,
             };
-            OpenSpan::start(trace, Some(&self.node.agent), detail)
+            OpenSpan::start(trace, Some(&node.agent), detail)
         });
-        let result = self.run_traced(ctx, span.as_ref()).await;
+        let result = self.run_traced(ctx, span.as_ref(), model, flag).await;
         if let Some(span) = span {
             span.end(result.as_ref().err().map(ToString::to_string).as_deref());
         }
@@ -67,12 +130,14 @@ impl NodeJob {
         &self,
         ctx: &mut TurnCtx,
         span: Option<&OpenSpan>,
+        model: Option<String>,
+        flag: Option<ContextMode>,
     ) -> Result<(Last, NodeRun), GraphError> {
-        let node = &self.node;
+        let node = self.node();
         if node.graph.is_some() {
-            // The main line runs subgraph nodes itself; a job only runs one in a branch.
+            // The main line runs subgraph nodes itself, and validation refuses one in a branch.
             return Err(GraphError::SubgraphInBranch {
-                graph: self.graph.clone(),
+                graph: self.graph().to_owned(),
                 node: node.name.clone(),
             });
         }
@@ -94,15 +159,15 @@ impl NodeJob {
         // agent starts fresh each time (`run`), so a revisit, a fork or a parallel branch
         // never sees turns of another branch.
         let flag = match agent.spec.context_mode {
-            None => self.flag.or(Some(ContextMode::Run)),
-            Some(_) => self.flag,
+            None => flag.or(Some(ContextMode::Run)),
+            Some(_) => flag,
         };
         let lead = Lead {
-            prompt: node_prompt(&self.graph, node, self.step, &self.state),
+            prompt: node_prompt(self.graph(), node, self.step, &self.state),
             agent,
             main: false,
             flag,
-            model: self.model.clone(),
+            model,
             frame: Frame::Node(node.name.clone()),
             trace: span.map(OpenSpan::context),
             source: Some(Source::GRAPH),
@@ -135,7 +200,7 @@ impl NodeJob {
             node: node.name.clone(),
             text,
             output,
-            result,
+            result: Some(result),
         };
         let run = NodeRun {
             run_id: first_run,

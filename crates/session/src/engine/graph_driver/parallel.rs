@@ -11,13 +11,16 @@
 //! checkpoints re-runs only the branches that had not finished, from the node they were at.
 
 use super::driver::{Driver, Position, Saved};
-use super::lanes::{Fanout, Finished, Running, Status};
+use super::lanes::{Fanout, Finished, Parallel, Running, Status};
 use super::node::{Last, NodeJob, NodeRun, state_update};
 use super::parts::edge_reason;
+use super::spans::LaneSpans;
 use crate::error::GraphError;
 use agentctl_core::{GRAPH_END, GraphEvent, TraceContext};
 use futures_util::StreamExt as _;
+use serde_json::{Map, Value};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 impl Driver<'_> {
     /// Runs the unfinished branches of `fanout` until the join may run; returns the position
@@ -28,7 +31,7 @@ impl Driver<'_> {
         mut fanout: Fanout,
         trace: Option<&TraceContext>,
     ) -> Result<(Position, Option<Last>), GraphError> {
-        let limit = self.ctx.engine.shared.max_parallel();
+        let limit = self.host.max_parallel();
         let mut queue: VecDeque<usize> = VecDeque::new();
         for (b, branch) in fanout.branches.iter_mut().enumerate() {
             if matches!(branch.status, Status::Pending | Status::Running) {
@@ -38,12 +41,15 @@ impl Driver<'_> {
         }
         let mut running = Running::default();
         let mut last = None;
+        let mut spans = LaneSpans::new(self.graph.name(), &fanout.from, fanout.branches.len());
         while fanout.arrived() < fanout.needed {
             while running.futures.len() < limit
                 && let Some(b) = queue.pop_front()
             {
+                let start = fanout.branches[b].start.clone();
+                let lane = spans.context(trace, b, &start);
                 if let Err(error) =
-                    self.start_branch(&position, &mut fanout, b, trace, &mut running)
+                    self.start_branch(&position, &mut fanout, b, lane.as_ref(), &mut running)
                 {
                     running.stop().await;
                     return Err(error);
@@ -57,6 +63,7 @@ impl Driver<'_> {
             let (done, run) = match result {
                 Ok(done) => done,
                 Err(error) => {
+                    spans.end(b, Some(&error.to_string()));
                     running.stop().await;
                     return Err(error);
                 }
@@ -73,13 +80,19 @@ impl Driver<'_> {
             if fanout.branches[b].status == Status::Pending {
                 // The branch goes on: its next node before other branches' first.
                 queue.push_front(b);
+            } else {
+                spans.end(b, None);
             }
-            let record = serde_json::json!({ "fanout": &fanout });
-            position = self
-                .save(position, saved.with_run(run), Some(record))
-                .await?;
+            // Only a checkpoint needs the record: the branches' progress is `fanout`'s.
+            let record = self
+                .checkpoints
+                .is_some()
+                .then(|| Parallel::Fanout(fanout.clone()));
+            position = self.save(position, saved.with_run(run), record).await?;
             last = Some(done);
         }
+        // Branches the join ran without.
+        spans.end_all("cancelled: the join ran without this branch");
         if fanout.arrived() < fanout.needed {
             return Err(GraphError::JoinIncomplete {
                 graph: self.graph.name().to_owned(),
@@ -93,7 +106,7 @@ impl Driver<'_> {
 
     /// Starts the next node of branch `b`.
     fn start_branch(
-        &self,
+        &mut self,
         position: &Position,
         fanout: &mut Fanout,
         b: usize,
@@ -110,25 +123,10 @@ impl Driver<'_> {
             });
         }
         let name = fanout.branches[b].next.clone().unwrap_or_default();
-        let node = self
-            .graph
-            .node(&name)
-            .ok_or_else(|| GraphError::UnknownNode {
-                graph: self.graph.name().to_owned(),
-                node: name.clone(),
-            })?
-            .clone();
-        let job = NodeJob {
-            graph: self.graph.name().to_owned(),
-            node,
-            step,
-            state: fanout.branch_state(&position.state, b, &self.graph),
-            trace: trace.cloned(),
-            model: self.model.clone(),
-            flag: self.flag,
-        };
+        let state = fanout.branch_state(&position.state, b, &self.graph);
+        let job = NodeJob::new(&self.graph, &name, step, state, trace)?;
         fanout.branches[b].status = Status::Running;
-        running.start(b, name, job, self.ctx.branch());
+        running.start(b, name, job, &mut *self.host);
         Ok(())
     }
 
@@ -141,7 +139,7 @@ impl Driver<'_> {
         loop {
             tokio::select! {
                 finished = running.futures.next() => return finished,
-                Some(question) = self.ctx.questions.recv() => self.ctx.sink.question(question),
+                () = self.host.relay() => {}
             }
         }
     }
@@ -156,36 +154,35 @@ impl Driver<'_> {
         (done, run): (&Last, &NodeRun),
         running: &mut Running,
     ) -> Result<Saved, GraphError> {
-        let node = self
-            .graph
-            .node(name)
-            .ok_or_else(|| GraphError::UnknownNode {
-                graph: self.graph.name().to_owned(),
-                node: name.to_owned(),
-            })?
-            .clone();
-        let key = node.output_key().to_owned();
-        let output = state_update(&key, &done.output);
-        let branch = &mut fanout.branches[b];
-        branch.path.push(name.to_owned());
-        branch.writes.push((key.clone(), output.clone()));
+        let graph = Arc::clone(&self.graph);
+        let node = graph.node(name).ok_or_else(|| GraphError::UnknownNode {
+            graph: graph.name().to_owned(),
+            node: name.to_owned(),
+        })?;
+        let key = node.output_key();
+        let output = state_update(key, &done.output);
         let step = position.step + 1;
-        self.emit(GraphEvent::NodeFinished {
+        self.emit(|| GraphEvent::NodeFinished {
             step,
             node: name.to_owned(),
             agents: run.agents.clone(),
-            output_key: key,
+            output_key: key.to_owned(),
             output: output.clone(),
         });
-        let state = fanout.branch_state(&position.state, b, &self.graph);
-        let variables = self.variables(&state, name, step, &output).await?;
-        let transition =
-            self.graph
-                .next(name, &variables)
-                .map_err(|source| GraphError::Condition {
-                    graph: self.graph.name().to_owned(),
-                    source,
-                })?;
+        let branch = &mut fanout.branches[b];
+        branch.path.push(name.to_owned());
+        branch.writes.push((key.to_owned(), output));
+        // The branch's state is built only for conditions that read it.
+        let state = if graph.reads_state(name) {
+            fanout.branch_state(&position.state, b, &graph)
+        } else {
+            Map::new()
+        };
+        let output = fanout.branches[b]
+            .writes
+            .last()
+            .map_or(&Value::Null, |(_, output)| output);
+        let transition = self.transition(&state, name, step, output).await?;
         let reason = edge_reason(&transition);
         let to = transition.to.clone();
         let branch = &mut fanout.branches[b];
@@ -200,7 +197,7 @@ impl Driver<'_> {
                 branch.next = None;
             }
         }
-        self.emit(GraphEvent::EdgeTaken {
+        self.emit(|| GraphEvent::EdgeTaken {
             from: name.to_owned(),
             to: to.clone().unwrap_or_else(|| GRAPH_END.to_owned()),
             condition: transition.condition.clone(),

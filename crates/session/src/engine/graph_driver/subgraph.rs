@@ -10,12 +10,12 @@
 //! output goes into the parent's state with the node's edge, in one checkpoint.
 
 use super::driver::{Driver, Nest, Position, Saved};
+use super::host::{Checkpoint, Checkpointer};
 use super::lanes::{Parallel, SubRun};
 use super::node::{Last, NodeRun};
 use super::parts::{INPUT_KEY, node_prompt};
 use crate::error::GraphError;
 use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
-use agentctl_store::NewCheckpoint;
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value, json};
 
@@ -31,13 +31,8 @@ impl Driver<'_> {
         trace: Option<&TraceContext>,
     ) -> Result<(Position, Last), GraphError> {
         let name = node.graph.clone().unwrap_or_default();
-        let setup = |error| GraphError::NodeSetup {
-            node: node.name.clone(),
-            source: Box::new(error),
-        };
-        let agent = self.ctx.engine.shared.require_agent(&name).map_err(setup)?;
-        let graph = crate::graph_run::compile(&agent)?;
-        self.emit(GraphEvent::NodeStarted {
+        let graph = self.host.subgraph(&node.name, &name)?;
+        self.emit(|| GraphEvent::NodeStarted {
             step: position.step + 1,
             node: node.name.clone(),
             agent: name.clone(),
@@ -77,13 +72,9 @@ impl Driver<'_> {
             OpenSpan::start(trace, Some(&name), detail)
         });
         let mut child = Driver {
-            ctx: &mut *self.ctx,
+            host: &mut *self.host,
+            checkpoints: self.checkpoints.clone(),
             graph,
-            definition: agent,
-            session: self.session.clone(),
-            writer: self.writer.clone(),
-            model: self.model.clone(),
-            flag: self.flag,
             nest: Some(Box::new(nest)),
         };
         let context = span.as_ref().map(OpenSpan::context);
@@ -115,7 +106,7 @@ impl Driver<'_> {
         let Some(last) = last else {
             return Err(GraphError::Finished {
                 graph: name,
-                session: self.session.id().to_owned(),
+                session: self.session_id().to_owned(),
                 branch,
                 step: end.step,
                 reason: finished.unwrap_or_default(),
@@ -150,7 +141,7 @@ impl Driver<'_> {
         &mut self,
         position: Position,
         saved: Saved,
-        parallel: Option<Value>,
+        parallel: Option<Parallel>,
     ) -> Result<Position, GraphError> {
         let graph = self.graph.name().to_owned();
         let Some(nest) = self.nest.as_mut() else {
@@ -167,16 +158,35 @@ impl Driver<'_> {
                 parallel: None,
             });
         };
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            // Nothing to record: the parents' steps still count the subgraph's.
+            let mut level = Some(&mut **nest);
+            while let Some(at) = level {
+                at.step += 1;
+                level = at.outer.as_deref_mut();
+            }
+            let saved = Saved {
+                next: Some(next),
+                ..saved
+            };
+            return Ok(Position::unsaved(
+                position.branch,
+                position.state,
+                saved,
+                parallel,
+            ));
+        };
+        let record_of = parallel.as_ref().map(super::drive::record);
+        let parallel = parallel.filter(Parallel::in_progress);
         let child = Position {
             branch: position.branch,
             step: saved.step,
             next: Some(next),
             state: position.state.clone(),
             end_reason: None,
-            parallel: parallel
-                .clone()
-                .and_then(|record| Parallel::read(Some(record))),
+            parallel,
         };
+        let parallel = record_of;
         let mut record = SubRun {
             node: nest.node.clone(),
             graph,
@@ -217,39 +227,36 @@ impl Driver<'_> {
             };
             level = outer;
         };
-        self.write_top(branch, top, state, wrapped).await?;
+        self.write_top(&*checkpoints, branch, top, state, wrapped)
+            .await?;
         Ok(child)
     }
 
     /// Writes the top graph's checkpoint of a subgraph's step.
     async fn write_top(
         &self,
+        checkpoints: &dyn Checkpointer,
         branch: u32,
         saved: Saved,
         state: Value,
         parallel: Value,
     ) -> Result<(), GraphError> {
-        let session = self.session.clone();
-        let checkpoint = self
-            .writer
-            .call(move |_| {
-                Ok::<_, GraphError>(session.store().write_checkpoint(&NewCheckpoint {
-                    session: session.id(),
-                    branch,
-                    step: saved.step,
-                    node: &saved.node,
-                    run: saved.run,
-                    next: saved.next.as_deref(),
-                    reason: Some(&saved.reason),
-                    state: &state,
-                    parallel: Some(&parallel),
-                })?)
+        let checkpoint = checkpoints
+            .write(Checkpoint {
+                branch,
+                step: saved.step,
+                node: saved.node,
+                run: saved.run,
+                next: saved.next,
+                reason: saved.reason,
+                state,
+                parallel: Some(parallel),
             })
             .await?;
-        self.emit(GraphEvent::CheckpointSaved {
+        self.emit(|| GraphEvent::CheckpointSaved {
             branch: checkpoint.branch,
             step: checkpoint.step,
-            next: checkpoint.next,
+            next: checkpoint.next.clone(),
         });
         Ok(())
     }
