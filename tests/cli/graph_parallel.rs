@@ -1,12 +1,16 @@
 //! Parallel graph branches end to end, on the strict OpenAI fake: a review fans out to three
 //! reviewers whose model calls overlap (the fake holds each answer until all three arrived),
 //! the join sees all three; `kill -9` after two of three branches finished and `graph resume`
+//! (on SQLite, and on PostgreSQL when a test server is given)
 //! runs only the third, then the join; validation of fan-outs located in the file.
 
 use super::support::{ServedModel, TestProject, spawn_piped, text};
-use agentctl_store::{GraphLog as _, SessionLog as _};
+use agentctl_store::{GraphLog as _, SessionLog as _, SessionStore};
+use agentctl_store_suite::{Backend, FreshStore};
+use agentctl_test_support::postgres_url;
 use serde_json::Value;
 use std::io::{BufRead as _, BufReader};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The review graph: a planner fans out to three reviewers, joined by a summary.
@@ -186,14 +190,35 @@ fn visualize_draws_branches_joins_and_maps() {
 
 #[test]
 fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
+    kill_and_resume(None);
+}
+
+/// The same on a PostgreSQL store (`AGENTCTL_TEST_DATABASE_URL`; without a server it passes).
+#[test]
+fn kill_and_resume_on_postgres_runs_only_the_unfinished_branch() {
+    if postgres_url().is_none() {
+        return;
+    }
+    kill_and_resume(Some(&Backend::Postgres.fresh()));
+}
+
+/// Kills a fan-out after two of its three branches finished, then resumes it, in the
+/// project's SQLite store or in `database`.
+fn kill_and_resume(database: Option<&FreshStore>) {
     let project = review_project();
+    let on_database = |mut command: std::process::Command| {
+        if let Some(database) = database {
+            command.env("AGENTCTL_DATABASE_URL", &database.location);
+        }
+        command
+    };
     let model = ServedModel::openai();
     model.answer_text("Change: add a login endpoint.");
     model.answer_text("REVIEW-A");
     model.answer_text("REVIEW-B");
     // The third reviewer's answer never comes in time: the process is killed.
     model.server.push_delay(Duration::from_secs(120));
-    let mut child = spawn_piped(command(
+    let mut child = spawn_piped(on_database(command(
         &project,
         &model,
         &[
@@ -205,7 +230,7 @@ fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
             "--format",
             "stream-json",
         ],
-    ));
+    )));
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
     let mut saved = 0;
@@ -228,8 +253,11 @@ fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let session = only_session(&project);
-    let store = project.store();
+    let store: Arc<dyn SessionStore> = match database {
+        Some(database) => database.store.clone(),
+        None => Arc::new(project.store()),
+    };
+    let session = store.list_sessions().unwrap()[0].id.clone();
     let latest = store.latest_checkpoint(&session, 0).unwrap().unwrap();
     let parallel = latest.parallel.clone().unwrap();
     let statuses: Vec<&str> = parallel["fanout"]["branches"]
@@ -255,11 +283,11 @@ fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
 
     model.answer_text("REVIEW-C");
     model.answer_text("Summary of A, B and C.");
-    let output = command(
+    let output = on_database(command(
         &project,
         &model,
         &["graph", "resume", "--session", &session],
-    )
+    ))
     .output()
     .unwrap();
     let stderr = text(&output.stderr);
@@ -285,6 +313,11 @@ fn kill_after_two_of_three_branches_and_resume_runs_only_the_third() {
     assert_eq!(reviewers, ["perf", "security", "style"]);
     model.server.assert_no_violations();
     assert!(store.session(&session).is_ok());
+    assert_eq!(
+        project.root.join(".agentctl/sessions.db").exists(),
+        database.is_none(),
+        "the checkpoints went to the store the run was given"
+    );
 }
 
 #[test]
