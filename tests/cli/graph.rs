@@ -2,10 +2,10 @@
 //! visualize), and on the strict OpenAI fake: kill -9 mid-node and resume, time travel with
 //! `--from-step`, the `maxSteps` limit.
 
+use super::graph_parallel::read_events_until;
 use super::support::{ServedModel, TestProject, events, spawn_piped, text, wait_for};
 use agentctl_store::{GraphLog as _, SessionLog as _};
 use serde_json::Value;
-use std::io::{BufRead as _, BufReader};
 use std::time::Duration;
 
 const CRASH: &str = "Fix this bug: the dashboard crashes after login";
@@ -237,17 +237,9 @@ fn a_graph_killed_mid_node_resumes_without_re_running_finished_nodes() {
             "stream-json",
         ],
     ));
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let mut saw_build = false;
-    for line in lines.by_ref() {
-        let event: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if event["type"] == "node_started" && event["node"] == "build" {
-            saw_build = true;
-            break;
-        }
-    }
-    assert!(saw_build);
+    assert!(read_events_until(&mut child, |event| {
+        event["type"] == "node_started" && event["node"] == "build"
+    }));
     // The builder's request is in flight.
     assert!(
         wait_for(Duration::from_secs(20), || (model.server.requests().len()

@@ -5,11 +5,12 @@
 //! runs only the third, then the join; validation of fan-outs located in the file.
 
 use super::support::{ServedModel, TestProject, spawn_piped, text};
-use agentctl_store::{GraphLog as _, SessionLog as _, SessionStore};
+use agentctl_store::{GraphLog as _, SessionStore};
 use agentctl_store_suite::{Backend, FreshStore};
 use agentctl_test_support::postgres_url;
 use serde_json::Value;
 use std::io::{BufRead as _, BufReader};
+use std::process::Child;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,6 +67,25 @@ pub(super) fn command(
 pub(super) fn only_session(project: &TestProject) -> String {
     let sessions = project.json(&["sessions", "list", "--format", "json"]);
     sessions[0]["sessionId"].as_str().unwrap().to_owned()
+}
+
+/// Reads `child`'s `stream-json` events until `done` holds for one (true) or the stream ends
+/// (false). The child keeps its stdout open, so it can go on writing until it is killed.
+pub(super) fn read_events_until(child: &mut Child, mut done: impl FnMut(&Value) -> bool) -> bool {
+    let stdout = child.stdout.as_mut().expect("the child's stdout is piped");
+    BufReader::new(stdout).lines().any(|line| {
+        let event: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        done(&event)
+    })
+}
+
+/// For [`read_events_until`]: true at the `n`th `checkpoint_saved` event.
+pub(super) fn checkpoints(n: usize) -> impl FnMut(&Value) -> bool {
+    let mut saved = 0;
+    move |event| {
+        saved += usize::from(event["type"] == "checkpoint_saved");
+        saved == n
+    }
 }
 
 /// The last user message of recorded request `index`.
@@ -231,20 +251,8 @@ fn kill_and_resume(database: Option<&FreshStore>) {
             "stream-json",
         ],
     )));
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let mut saved = 0;
-    for line in lines.by_ref() {
-        let event: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if event["type"] == "checkpoint_saved" {
-            saved += 1;
-            // The intake's checkpoint, then one per finished reviewer.
-            if saved == 3 {
-                break;
-            }
-        }
-    }
-    assert_eq!(saved, 3);
+    // The intake's checkpoint, then one per finished reviewer.
+    assert!(read_events_until(&mut child, checkpoints(3)));
     assert_eq!(
         model.server.requests().len(),
         4,

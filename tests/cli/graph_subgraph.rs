@@ -4,11 +4,12 @@
 //! (directly or through another graph) is refused at validation, at file:line:col; the
 //! parallel-review example runs offline and draws as its README shows.
 
-use super::graph_parallel::{command, only_session, prompt_of, strict_agent};
+use super::graph_parallel::{
+    checkpoints, command, only_session, prompt_of, read_events_until, strict_agent,
+};
 use super::support::{ServedModel, TestProject, spawn_piped, text};
 use agentctl_store::{GraphLog as _, SessionLog as _};
 use serde_json::Value;
-use std::io::{BufRead as _, BufReader};
 use std::time::Duration;
 
 /// The parent: an intake, then the review subgraph, then a report.
@@ -124,20 +125,8 @@ fn kill_inside_the_subgraph_and_resume_runs_only_its_unfinished_nodes() {
             "stream-json",
         ],
     ));
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let mut saved = 0;
-    for line in lines.by_ref() {
-        let event: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if event["type"] == "checkpoint_saved" {
-            saved += 1;
-            // The intake's checkpoint, then the security review's inside the subgraph.
-            if saved == 2 {
-                break;
-            }
-        }
-    }
-    assert_eq!(saved, 2);
+    // The intake's checkpoint, then the security review's inside the subgraph.
+    assert!(read_events_until(&mut child, checkpoints(2)));
     // Wait until the performance reviewer's request is in flight.
     for _ in 0..200 {
         if model.server.requests().len() == 3 {
