@@ -133,7 +133,10 @@ fn an_edit_deny_rule_keeps_the_folder_unwritten() {
     // The rule refuses what names the folder, the sandbox what reaches it another way.
     assert!(results[0].1.contains("Edit(./locked/**)"), "{results:?}");
     assert!(results[1].1.contains("Edit(./locked/**)"), "{results:?}");
-    assert!(results[3].1.contains("Read-only file system"), "{results:?}");
+    assert!(
+        results[3].1.contains("Read-only file system"),
+        "{results:?}"
+    );
     let root = &project.root;
     assert_eq!(
         std::fs::read_to_string(root.join("locked/f")).unwrap(),

@@ -196,25 +196,37 @@ mod tests {
         assert!(!denied.capped);
         // `secrets/*` covers every name in the folder too; an exact file is itself.
         let denied = find(&root, &["secrets/*", "src/main.rs"], &[]);
-        assert_eq!(denied.read, [root.join("secrets"), root.join("src/main.rs")]);
+        assert_eq!(
+            denied.read,
+            [root.join("secrets"), root.join("src/main.rs")]
+        );
     }
 
     #[test]
     fn home_patterns_count_only_inside_visible_folders_and_walks_are_bounded() {
         let (_dir, root) = tree();
         let owned = vec!["~/secrets/**".to_string()];
-        let denied = Denied::find((&owned, &[]), (Path::new("/elsewhere"), Some(&root)), &[
-            root.clone(),
-        ]);
+        let denied = Denied::find(
+            (&owned, &[]),
+            (Path::new("/elsewhere"), Some(&root)),
+            std::slice::from_ref(&root),
+        );
         assert_eq!(denied.read, [root.join("secrets")]);
-        let hidden_home = Denied::find((&owned, &[]), (&root, Some(Path::new("/h"))), &[
-            root.clone(),
-        ]);
+        let hidden_home = Denied::find(
+            (&owned, &[]),
+            (&root, Some(Path::new("/h"))),
+            std::slice::from_ref(&root),
+        );
         assert!(hidden_home.read.is_empty() && hidden_home.write.is_empty());
         let mut budget = 3;
         let mut found = Vec::new();
-        let pattern = &PathPattern::new("*.pem", &[root.clone()], None)[0];
-        assert!(walk(pattern, &[root.clone()], &mut budget, &mut found));
+        let pattern = &PathPattern::new("*.pem", std::slice::from_ref(&root), None)[0];
+        assert!(walk(
+            pattern,
+            std::slice::from_ref(&root),
+            &mut budget,
+            &mut found
+        ));
     }
 
     #[test]
@@ -229,7 +241,7 @@ mod tests {
             ["config", "locked", "secrets/key.txt", "src"].map(|p| root.join(p))
         );
         let mut granted = Vec::new();
-        assert!(carve(&root, &[root.clone()], &mut granted).is_empty());
+        assert!(carve(&root, std::slice::from_ref(&root), &mut granted).is_empty());
         assert!(granted.is_empty());
     }
 }

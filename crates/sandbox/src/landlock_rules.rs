@@ -117,7 +117,10 @@ fn full(
         // hidden paths, with the reads): a hard link or rename that would bring a file from
         // outside in is refused, since the outside has no REFER, and so is one that would take
         // a hidden file where it could be read, since a file may not gain rights by moving.
-        .add_rules(path_beneath_rules(writable, AccessFs::from_write(TESTED_ABI)))?
+        .add_rules(path_beneath_rules(
+            writable,
+            AccessFs::from_write(TESTED_ABI),
+        ))?
         .restrict_self()
 }
 

@@ -106,4 +106,3 @@ fn compile(pattern: &str) -> Option<PathPattern> {
         literal: PathBuf::from(literal),
     })
 }
-

@@ -239,10 +239,8 @@ impl PermissionRules {
             return Hit::Yes;
         }
         let searched = matches!(call.name, "grep" | "read_many_files");
-        if searched && !named.is_empty() {
-            if named.iter().any(|path| may_hold(path)) {
-                return Hit::Unsure("the search may reach files the rule names");
-            }
+        if searched && named.iter().any(|path| may_hold(path)) {
+            return Hit::Unsure("the search may reach files the rule names");
         }
         Hit::No
     }

@@ -271,7 +271,8 @@ fn deny_gaps(layout: &Layout, namespaces: bool) -> Vec<SandboxGap> {
             entries: DENY_WALK_CAP,
         });
     }
-    if !namespaces && !(layout.hidden.is_empty() && layout.locked.is_empty()) {
+    let denies = !layout.hidden.is_empty() || !layout.locked.is_empty();
+    if !namespaces && denies {
         gaps.push(SandboxGap::DenyFolders);
     }
     gaps

@@ -116,7 +116,10 @@ async fn an_edit_denied_folder_is_not_written_by_any_path() {
         assert!(!root.join("locked/new").exists() && !root.join("locked/g").exists());
         // The locked file still reads, and the folders beside it still take writes.
         let run = dirs
-            .sh(&policy, "cat locked/f && echo && echo ok > src/new && echo DONE")
+            .sh(
+                &policy,
+                "cat locked/f && echo && echo ok > src/new && echo DONE",
+            )
             .await;
         assert_eq!(run.lines(), ["original", "DONE"], "{run:?}");
     }
@@ -130,11 +133,21 @@ async fn landlock_alone_says_what_it_cannot_hold() {
     let dirs = Dirs::new();
     plant(&dirs);
     let policy = fallback(SandboxMode::WorkspaceWrite).with_denied(PathAccess::Read, "secrets");
-    let run = dirs.sh(&policy, "ls && ls secrets && cat secrets/key.txt").await;
-    assert!(run.status.gaps().contains(&SandboxGap::DenyFolders), "{run:?}");
+    let run = dirs
+        .sh(&policy, "ls && ls secrets && cat secrets/key.txt")
+        .await;
+    assert!(
+        run.status.gaps().contains(&SandboxGap::DenyFolders),
+        "{run:?}"
+    );
     // Names can be listed on the way; contents cannot be read.
-    assert!(run.stdout.contains("src") && run.stdout.contains("key.txt"), "{run:?}");
+    assert!(
+        run.stdout.contains("src") && run.stdout.contains("key.txt"),
+        "{run:?}"
+    );
     assert!(!run.stdout.contains("s3cr3t"), "{run:?}");
-    let plain = dirs.sh(&fallback(SandboxMode::WorkspaceWrite), "true").await;
+    let plain = dirs
+        .sh(&fallback(SandboxMode::WorkspaceWrite), "true")
+        .await;
     assert!(!plain.status.gaps().contains(&SandboxGap::DenyFolders));
 }

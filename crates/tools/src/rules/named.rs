@@ -69,7 +69,11 @@ fn add(named: &mut NamedPaths, word: &Word, folders: &[String]) {
         .find(['$', '`'])
         .filter(|_| !word.plain)
         .into_iter()
-        .chain(word.globs.iter().map(|at| at.saturating_sub(word.text.len() - text.len())))
+        .chain(
+            word.globs
+                .iter()
+                .map(|at| at.saturating_sub(word.text.len() - text.len())),
+        )
         .min();
     let (list, path) = match computed {
         Some(at) => {
@@ -128,7 +132,11 @@ mod tests {
         assert_eq!(named("cat /$X").computed, ["/"]);
         assert_eq!(named("grep --file=$F x").computed, ["."]);
         assert_eq!(named("cd src && cat *.rs").computed, ["src/.", "."]);
-        assert!(named("echo $(printf secrets)/key.txt *").computed.is_empty());
+        assert!(
+            named("echo $(printf secrets)/key.txt *")
+                .computed
+                .is_empty()
+        );
         assert_eq!(named("echo x > $F").computed, ["."]);
         // Quoted glob characters are literal.
         assert_eq!(named("cat 'a*b'").literal, ["a*b"]);
