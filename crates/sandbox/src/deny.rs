@@ -50,6 +50,7 @@ impl Denied {
                     capped |= walk(&pattern, visible, &mut budget, &mut found);
                 }
             }
+            let mut found = followed(found, visible);
             found.sort();
             found.dedup();
             found
@@ -113,6 +114,25 @@ fn walk(
         }
     }
     false
+}
+
+/// `found` with each symbolic link replaced by what it leads to, when that is visible (a
+/// link elsewhere shows nothing, and the sandbox mounts by path, following links).
+fn followed(found: Vec<PathBuf>, visible: &[PathBuf]) -> Vec<PathBuf> {
+    found
+        .into_iter()
+        .filter_map(|path| {
+            let is_link = std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
+            if !is_link {
+                return Some(path);
+            }
+            let target = path.canonicalize().ok()?;
+            visible
+                .iter()
+                .any(|base| target.starts_with(base))
+                .then_some(target)
+        })
+        .collect()
 }
 
 /// What Landlock grants for `dir` without reaching any of `denied`: `dir` itself when no
@@ -194,6 +214,11 @@ mod tests {
         );
         assert_eq!(denied.write, [root.join("locked")]);
         assert!(!denied.capped);
+        // A link the pattern names stands for what it leads to, when that is visible.
+        std::os::unix::fs::symlink(root.join("src/keys"), root.join("keys")).unwrap();
+        std::os::unix::fs::symlink("/usr", root.join("system")).unwrap();
+        let denied = find(&root, &["/keys", "/system"], &[]);
+        assert_eq!(denied.read, [root.join("src/keys")]);
         // `secrets/*` covers every name in the folder too; an exact file is itself.
         let denied = find(&root, &["secrets/*", "src/main.rs"], &[]);
         assert_eq!(

@@ -195,13 +195,17 @@ fn in_namespaces(
         Ok(helper) => {
             args.push(helper.into());
             let socket = network.proxy.as_deref().map(socket_in);
+            // What deny rules hide is checked like the protected paths: a read-only mount
+            // (an empty folder or file) reached without a link a process could have swapped.
+            let mut checked = layout.protected.clone();
+            checked.extend(layout.hidden.iter().cloned());
             args.extend(helper::arguments(
                 &layout.sandbox_writable,
-                &layout.protected,
+                &checked,
                 socket.as_deref(),
             ));
         }
-        Err(reason) if !layout.protected.is_empty() => {
+        Err(reason) if !layout.protected.is_empty() || !layout.hidden.is_empty() => {
             network.gaps.push(SandboxGap::Unchecked {
                 reason: reason.clone(),
             });
