@@ -3,7 +3,7 @@
 //!
 //! A pattern names what it matches, and what lies below that. The files and folders that
 //! exist when the command starts are found by a walk from the pattern's literal folder (no
-//! symbolic link followed), bounded by [`DENY_WALK_CAP`] entries over all patterns. A folder
+//! symbolic link followed), bounded by [`DENY_WALK_CAP`] entries for each pattern. A folder
 //! all of whose possible entries match (`secrets/**`, `secrets/*`) is denied as a whole, so
 //! that files created in it later are covered too; for other globs (`config/*.key`, `*.pem`)
 //! only the matching entries that exist are. With namespaces a denied entry is hidden (an
@@ -14,7 +14,7 @@ use crate::pattern::PathPattern;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-/// Most directory entries the walks for denied paths read, over all patterns of a spawn.
+/// Most directory entries the walk for one deny pattern reads at each spawn.
 /// Beyond it the sandbox enforces what was found, the permission gate's check of the
 /// command's words still holds, and the status says so.
 pub const DENY_WALK_CAP: usize = 20_000;
@@ -41,11 +41,13 @@ impl Denied {
         (root, home): (&Path, Option<&Path>),
         visible: &[PathBuf],
     ) -> Denied {
-        let mut budget = DENY_WALK_CAP;
         let mut capped = false;
         let mut resolve = |patterns: &[String]| {
             let mut found = Vec::new();
             for text in patterns {
+                // Each pattern its own budget: a wide one (`*.pem`) cut short leaves the
+                // narrow ones (`./config/*.key`) whole.
+                let mut budget = DENY_WALK_CAP;
                 for pattern in PathPattern::new(text, &[root.to_path_buf()], home) {
                     capped |= walk(&pattern, visible, &mut budget, &mut found);
                 }

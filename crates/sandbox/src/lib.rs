@@ -35,10 +35,10 @@
 //!   ([`SandboxPolicy::with_denied`], [`SandboxPolicy::with_permission_denies`]) name when the
 //!   command starts is hidden (an empty read-only folder, an empty file) and what its `Edit(…)`
 //!   patterns name is mounted read-only (and checked like the protected paths), found by a
-//!   walk of at most [`DENY_WALK_CAP`] entries: a folder all of whose entries a pattern covers
-//!   (`secrets/**`) as a whole, other globs (`*.pem`) by the files that exist. Without
-//!   namespaces Landlock grants the other entries of the folders on the way one by one (their
-//!   names stay listable; new entries there cannot be read, or made).
+//!   walk of at most [`DENY_WALK_CAP`] entries a pattern: a folder all of whose entries a
+//!   pattern covers (`secrets/**`) as a whole, other globs (`*.pem`) by the files that exist.
+//!   Without namespaces Landlock grants the other entries of the folders on the way one by
+//!   one (their names stay listable; new entries there cannot be read, or made).
 //! - **Processes**: its own PID namespace and `/proc`: agentctl, its MCP servers and every other
 //!   process are not even visible. [`set_non_dumpable`] (called by `agentctl` at start) also
 //!   keeps same-user processes outside any sandbox out of agentctl's `environ` and memory.

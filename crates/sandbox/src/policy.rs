@@ -233,6 +233,11 @@ impl SandboxPolicy {
         joined(&self.protected_paths, project_root)
     }
 
+    /// Whether `Read(…)`/`Edit(…)` deny patterns are held by this policy.
+    pub fn has_denied_paths(&self) -> bool {
+        !(self.denied_read.is_empty() && self.denied_write.is_empty())
+    }
+
     /// The patterns of denied reads and of denied writes.
     pub(crate) fn denied_patterns(&self) -> (&[String], &[String]) {
         (&self.denied_read, &self.denied_write)
@@ -345,5 +350,6 @@ mod tests {
         assert_eq!(read, ["./secrets/**"]);
         assert_eq!(write, ["./locked/**", "//etc/**"]);
         assert_ne!(policy, SandboxPolicy::default());
+        assert!(policy.has_denied_paths() && !SandboxPolicy::default().has_denied_paths());
     }
 }

@@ -151,3 +151,36 @@ async fn landlock_alone_says_what_it_cannot_hold() {
         .await;
     assert!(!plain.status.gaps().contains(&SandboxGap::DenyFolders));
 }
+
+#[tokio::test]
+async fn a_huge_project_caps_the_walk_and_says_so() {
+    let Some(policy) = policies().into_iter().next() else {
+        return;
+    };
+    let dirs = Dirs::new();
+    plant(&dirs);
+    let big = dirs.root.path().join("big");
+    std::fs::create_dir(&big).unwrap();
+    for index in 0..=agentctl_sandbox::DENY_WALK_CAP {
+        std::fs::File::create(big.join(index.to_string())).unwrap();
+    }
+    let policy = policy.with_denied(PathAccess::Read, "*.pem");
+    let started = std::time::Instant::now();
+    let run = dirs.sh(&policy, "cat config/app.toml").await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("allowed"), "{run:?}");
+    // The narrow patterns still hold.
+    let held = dirs
+        .sh(&policy, "cat config/prod.key secrets/key.txt")
+        .await;
+    assert!(!held.stdout.contains("s3cr3t"), "{held:?}");
+    assert!(
+        run.status.gaps().contains(&SandboxGap::DenyWalkCapped {
+            entries: agentctl_sandbox::DENY_WALK_CAP
+        }),
+        "{run:?}"
+    );
+}
