@@ -184,3 +184,24 @@ async fn a_huge_project_caps_the_walk_and_says_so() {
         "{run:?}"
     );
 }
+
+#[tokio::test]
+async fn a_home_pattern_holds_inside_a_visible_toolchain() {
+    for policy in policies() {
+        let dirs = Dirs::new();
+        let home = dirs.home.path();
+        std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+        std::fs::write(home.join(".cargo/config.toml"), "[build]").unwrap();
+        std::fs::write(home.join(".cargo/token.txt"), SECRET).unwrap();
+        let policy = policy.with_denied(PathAccess::Read, "~/.cargo/token.txt");
+        let run = dirs
+            .sh(
+                &policy,
+                "cat THEHOME/.cargo/config.toml; echo; cat THEHOME/.cargo/token.txt; \
+                 cd THEHOME/.cargo && cat token.txt",
+            )
+            .await;
+        assert!(run.stdout.contains("[build]"), "{run:?}");
+        assert!(!run.stdout.contains("s3cr3t"), "{run:?}");
+    }
+}
