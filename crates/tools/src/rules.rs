@@ -229,6 +229,18 @@ impl PermissionRules {
             if named.computed.iter().any(|folder| may_hold(folder)) {
                 return Hit::Unsure("a path of the command is computed when it runs");
             }
+            let glob_meets = |glob: &String| {
+                spellings(glob, &self.root, self.home.as_deref())
+                    .iter()
+                    .any(|glob| {
+                        patterns
+                            .iter()
+                            .any(|pattern| named::glob_may_meet(glob, pattern.literal()))
+                    })
+            };
+            if named.globs.iter().any(glob_meets) {
+                return Hit::Unsure("a glob of the command may match a path the rule names");
+            }
             return Hit::No;
         }
         if !tools_of(access).contains(&call.name) {

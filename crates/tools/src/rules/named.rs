@@ -3,18 +3,22 @@
 //! Best effort, before anything runs (the sandbox holds the files that exist for every
 //! command, whatever its words): each argument and redirection target as written, and where a
 //! literal `cd DIR` / `pushd DIR` came first, also relative to `DIR`. A word the shell computes
-//! (`$X`, `$(…)`, an unquoted glob) is given by the folder before its first computed part, so
+//! (`$X`, `$(…)`) is given by the folder before its first computed part, a glob as written, so
 //! that the caller can ask when a denied path may lie there.
 
 use crate::shell::{CommandList, Word};
+use std::path::Path;
 
 /// What a line names.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct NamedPaths {
     /// Paths as the program receives them (and as they read after an earlier `cd`).
     pub literal: Vec<String>,
-    /// The folders computed words start in (`.` for `$X/key` or `sec*/key`).
+    /// The folders words computed by the shell (`$X`, `$(…)`) start in (`.` for `$X/key`).
     pub computed: Vec<String>,
+    /// Words with unquoted glob characters and nothing else computed, as written
+    /// (`sec*/key.txt`).
+    pub globs: Vec<String>,
 }
 
 /// Commands that change the folder the following ones run in.
@@ -65,22 +69,14 @@ fn add(named: &mut NamedPaths, word: &Word, folders: &[String]) {
         _ if word.text.starts_with('-') || word.text.is_empty() => return,
         _ => word.text.as_str(),
     };
-    let computed = text
-        .find(['$', '`'])
-        .filter(|_| !word.plain)
-        .into_iter()
-        .chain(
-            word.globs
-                .iter()
-                .map(|at| at.saturating_sub(word.text.len() - text.len())),
-        )
-        .min();
-    let (list, path) = match computed {
+    let substituted = text.find(['$', '`']).filter(|_| !word.plain);
+    let (list, path) = match substituted {
         Some(at) => {
             let fixed = text.get(..at).unwrap_or_default();
             let folder = fixed.rfind('/').map_or(".", |slash| &fixed[..slash.max(1)]);
             (&mut named.computed, folder.to_owned())
         }
+        None if !word.globs.is_empty() => (&mut named.globs, text.to_owned()),
         None if word.plain => (&mut named.literal, text.to_owned()),
         None => return,
     };
@@ -88,6 +84,31 @@ fn add(named: &mut NamedPaths, word: &Word, folders: &[String]) {
         list.push(relative_to(folder, &path));
     }
     list.push(path);
+}
+
+/// Whether the glob `pattern` (an absolute path with glob characters) may match `path`, a
+/// folder above it or a path below it: each component pair matches as far as both go (a `**`
+/// matches whatever follows).
+pub(crate) fn glob_may_meet(pattern: &Path, path: &Path) -> bool {
+    for (glob, name) in pattern.components().zip(path.components()) {
+        let glob = glob.as_os_str().to_string_lossy();
+        let name = name.as_os_str().to_string_lossy();
+        if glob.contains("**") {
+            return true;
+        }
+        if !glob.contains(['*', '?', '[']) {
+            if glob != name {
+                return false;
+            }
+            continue;
+        }
+        match globset::Glob::new(&glob) {
+            Ok(matcher) if !matcher.compile_matcher().is_match(name.as_ref()) => return false,
+            Ok(_) => {}
+            Err(_) => return true,
+        }
+    }
+    true
 }
 
 /// `path` as named in `folder`: itself when absolute or under the home.
@@ -124,14 +145,31 @@ mod tests {
     }
 
     #[test]
+    fn a_glob_meets_a_path_when_every_component_it_shares_matches() {
+        let secrets = Path::new("/p/secrets");
+        for glob in [
+            "/p/sec*/key.txt",
+            "/p/*",
+            "/p/s?crets",
+            "/p/**/x",
+            "/p/[s]ecrets/a/b",
+        ] {
+            assert!(glob_may_meet(Path::new(glob), secrets), "{glob}");
+        }
+        for glob in ["/p/*.rs", "/p/src/*", "/q/*/x", "/p/sec*.txt"] {
+            assert!(!glob_may_meet(Path::new(glob), secrets), "{glob}");
+        }
+    }
+
+    #[test]
     fn computed_words_give_the_folder_they_start_in() {
         assert_eq!(named("cat $(printf secrets)/key.txt").computed, ["."]);
-        assert_eq!(named("cat sec*/key.txt").computed, ["."]);
-        assert_eq!(named("cat src/*.rs").computed, ["src"]);
+        assert_eq!(named("cat sec*/key.txt").globs, ["sec*/key.txt"]);
+        assert_eq!(named("cat src/*.rs $X*").globs, ["src/*.rs"]);
         assert_eq!(named("cat /etc/$X").computed, ["/etc"]);
         assert_eq!(named("cat /$X").computed, ["/"]);
         assert_eq!(named("grep --file=$F x").computed, ["."]);
-        assert_eq!(named("cd src && cat *.rs").computed, ["src/.", "."]);
+        assert_eq!(named("cd src && cat *.rs").globs, ["src/*.rs", "*.rs"]);
         assert!(
             named("echo $(printf secrets)/key.txt *")
                 .computed
@@ -140,6 +178,6 @@ mod tests {
         assert_eq!(named("echo x > $F").computed, ["."]);
         // Quoted glob characters are literal.
         assert_eq!(named("cat 'a*b'").literal, ["a*b"]);
-        assert!(named("cat 'a*b'").computed.is_empty());
+        assert!(named("cat 'a*b'").globs.is_empty());
     }
 }

@@ -313,6 +313,7 @@ fn a_cd_is_followed_and_computed_words_near_a_denied_path_are_asked() {
     // sandbox, which hides the denied files from every command.
     for line in [
         "cat src/*.rs",
+        "cat *.md",
         "echo $HOME",
         "cd src && cat main.rs",
         "grep -r TOKEN .",
