@@ -47,6 +47,7 @@ mod cli {
     // Needs bubblewrap's namespaces (skipped visibly elsewhere).
     #[cfg(target_os = "linux")]
     mod sandbox;
+    mod sandbox_deny;
     mod secrets;
     mod seed_fidelity;
     mod seed_files;

@@ -62,10 +62,12 @@ impl CommandEnvironment {
         }
     }
 
-    /// The environment of `sandbox.*` and `env.*` settings (the same as the tools').
+    /// The environment of `sandbox.*` and `env.*` settings, with the `Read(…)`/`Edit(…)`
+    /// rules of `permissions.deny` held by the sandbox (the same as the tools').
     pub fn from_settings(settings: &Settings) -> Self {
         Self::new(
-            SandboxPolicy::from_settings(&settings.sandbox),
+            SandboxPolicy::from_settings(&settings.sandbox)
+                .with_permission_denies(&settings.permissions),
             EnvPolicy::from_settings(&settings.env),
         )
     }

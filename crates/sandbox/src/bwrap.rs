@@ -168,6 +168,18 @@ fn mount_args(layout: &Layout) -> Vec<OsString> {
     for path in &layout.protected {
         args.op("--ro-bind-try", path, path);
     }
+    // Last, so that no protected mount shows what a deny rule hides: an empty read-only
+    // folder over a folder, an empty file over a file.
+    for path in &layout.hidden {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                args.one("--tmpfs", path);
+                args.one("--remount-ro", path);
+            }
+            Ok(_) => args.op("--ro-bind", "/dev/null", path),
+            Err(_) => {}
+        }
+    }
     args.0
 }
 

@@ -27,10 +27,11 @@ const WRITABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 pub(crate) enum Rules<'a> {
     /// In namespaces: scoping, and TCP refused when `deny_tcp`.
     Scoping { deny_tcp: bool },
-    /// On its own: reads beneath `readable`, everything beneath `writable`, TCP refused when
-    /// `deny_tcp`.
+    /// On its own: reads beneath `readable`, listing beneath `listable` (the folders on the
+    /// way to a hidden path), writes beneath `writable`, TCP refused when `deny_tcp`.
     Full {
         readable: &'a [PathBuf],
+        listable: &'a [PathBuf],
         writable: &'a [PathBuf],
         deny_tcp: bool,
     },
@@ -45,9 +46,10 @@ pub(crate) fn restrict_current_thread(rules: &Rules<'_>) -> Result<Option<u32>, 
         Rules::Scoping { deny_tcp } => scoping(*deny_tcp),
         Rules::Full {
             readable,
+            listable,
             writable,
             deny_tcp,
-        } => full(readable, writable, *deny_tcp),
+        } => full((readable, listable, writable), *deny_tcp),
     }
     .map_err(|error| format!("Landlock refused the rules: {error}"))?;
     let abi = match status.landlock {
@@ -90,8 +92,7 @@ fn scoping(deny_tcp: bool) -> Result<RestrictionStatus, RulesetError> {
 }
 
 fn full(
-    readable: &[PathBuf],
-    writable: &[PathBuf],
+    (readable, listable, writable): (&[PathBuf], &[PathBuf], &[PathBuf]),
     deny_tcp: bool,
 ) -> Result<RestrictionStatus, RulesetError> {
     let mut ruleset = Ruleset::default()
@@ -109,11 +110,17 @@ fn full(
             readable,
             AccessFs::from_read(TESTED_ABI),
         ))?
+        .add_rules(path_beneath_rules(listable, AccessFs::ReadDir))?
         .add_rules(path_beneath_rules(WRITABLE_DEVICES, writable_devices))?
-        // Every right, REFER included, but only beneath the writable directories: a hard link
-        // or rename that would bring a file from outside in is refused, since the outside has
-        // no REFER.
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(TESTED_ABI)))?
+        // Every right to change, REFER included, but only beneath the writable directories (the
+        // readable ones include them: reading a writable folder is granted, and withheld from
+        // hidden paths, with the reads): a hard link or rename that would bring a file from
+        // outside in is refused, since the outside has no REFER, and so is one that would take
+        // a hidden file where it could be read, since a file may not gain rights by moving.
+        .add_rules(path_beneath_rules(
+            writable,
+            AccessFs::from_write(TESTED_ABI),
+        ))?
         .restrict_self()
 }
 

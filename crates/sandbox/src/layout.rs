@@ -9,6 +9,7 @@
 mod protect;
 mod toolchains;
 
+use crate::deny::{Denied, carve};
 use crate::policy::SandboxPolicy;
 use agentctl_core::SandboxMode;
 use std::ffi::OsStr;
@@ -94,6 +95,13 @@ pub(crate) struct Layout {
     pub masked: Vec<PathBuf>,
     /// Read-only on top of everything (only when asked for: the bubblewrap plan).
     pub protected: Vec<PathBuf>,
+    /// Paths `Read(…)` deny rules name: hidden (an empty folder or file with namespaces, not
+    /// granted with Landlock alone).
+    pub hidden: Vec<PathBuf>,
+    /// Paths `Edit(…)` deny rules name (read-only; with namespaces also in `protected`).
+    pub locked: Vec<PathBuf>,
+    /// The walk for denied paths stopped at [`DENY_WALK_CAP`](crate::DENY_WALK_CAP).
+    pub deny_capped: bool,
     /// The protected-path walk stopped at [`WALK_CAP`] directories.
     pub walk_capped: bool,
     /// The folders some sandboxed process may write (this one's or another's): the project,
@@ -165,6 +173,7 @@ impl Layout {
             layout.protected = order_paths(layout.protected);
             layout.walk_capped = found.capped;
         }
+        layout.deny(policy, &root);
         let mut writable = vec![root.clone(), temp];
         writable.extend(
             policy
@@ -189,7 +198,24 @@ impl Layout {
                     .any(|base| bind.path.starts_with(base) && bind.path != *base)
         });
         self.protected.retain(|path| !through_link(path, &writable));
+        self.hidden.retain(|path| !through_link(path, &writable));
         self.sandbox_writable = writable;
+    }
+
+    /// Finds what the policy's deny rules name inside the binds: hidden, and locked (also
+    /// protected: with namespaces, mounted read-only and checked from inside like them).
+    fn deny(&mut self, policy: &SandboxPolicy, root: &Path) {
+        let visible: Vec<PathBuf> = self.binds.iter().map(|bind| bind.path.clone()).collect();
+        let home = policy.home();
+        let denied = Denied::find(policy.denied_patterns(), (root, home.as_deref()), &visible);
+        self.deny_capped = denied.capped;
+        self.hidden = denied.read;
+        self.locked = denied.write;
+        if !self.protected.is_empty() || !self.locked.is_empty() {
+            let mut protected = std::mem::take(&mut self.protected);
+            protected.extend(self.locked.iter().cloned());
+            self.protected = order_paths(protected);
+        }
     }
 
     /// Every path a process may read: system directories, `/sys`, `/proc`, harmless devices, the run
@@ -209,19 +235,32 @@ impl Layout {
                 .map(PathBuf::from),
         );
         paths.extend(self.run.iter().cloned());
+        let mut denied = self.masked.clone();
+        denied.extend(self.hidden.iter().cloned());
         for bind in &self.binds {
-            paths.extend(toolchains::without_masked(&bind.path, &self.masked));
+            carve(&bind.path, &denied, &mut paths);
         }
         paths
     }
 
-    /// The paths a process may write (Landlock).
+    /// Every folder that holds a hidden path (Landlock lists them, but reads none of their
+    /// files, as they were not granted whole).
+    pub(crate) fn listable_paths(&self) -> Vec<PathBuf> {
+        let mut on_the_way = Vec::new();
+        for bind in &self.binds {
+            on_the_way.extend(carve(&bind.path, &self.hidden, &mut Vec::new()));
+        }
+        on_the_way
+    }
+
+    /// The paths a process may write (Landlock), without the locked ones and the folders on
+    /// the way to them.
     pub(crate) fn writable_paths(&self) -> Vec<PathBuf> {
-        self.binds
-            .iter()
-            .filter(|bind| bind.writable)
-            .map(|bind| bind.path.clone())
-            .collect()
+        let mut granted = Vec::new();
+        for bind in self.binds.iter().filter(|bind| bind.writable) {
+            carve(&bind.path, &self.locked, &mut granted);
+        }
+        granted
     }
 }
 

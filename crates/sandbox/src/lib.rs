@@ -31,6 +31,14 @@
 //!   read-only mount reached without symbolic links, and refuses to run it otherwise (a
 //!   process of another sandbox could swap a folder for a link while bubblewrap mounts by
 //!   path). Nothing optional is mounted beneath a writable folder, for the same reason.
+//! - **Deny rules**: what the policy's `Read(…)` patterns
+//!   ([`SandboxPolicy::with_denied`], [`SandboxPolicy::with_permission_denies`]) name when the
+//!   command starts is hidden (an empty read-only folder, an empty file) and what its `Edit(…)`
+//!   patterns name is mounted read-only (and checked like the protected paths), found by a
+//!   walk of at most [`DENY_WALK_CAP`] entries a pattern: a folder all of whose entries a
+//!   pattern covers (`secrets/**`) as a whole, other globs (`*.pem`) by the files that exist.
+//!   Without namespaces Landlock grants the other entries of the folders on the way one by
+//!   one (their names stay listable; new entries there cannot be read, or made).
 //! - **Processes**: its own PID namespace and `/proc`: agentctl, its MCP servers and every other
 //!   process are not even visible. [`set_non_dumpable`] (called by `agentctl` at start) also
 //!   keeps same-user processes outside any sandbox out of agentctl's `environ` and memory.
@@ -99,6 +107,7 @@
 mod bwrap;
 mod command;
 mod confine;
+mod deny;
 mod env;
 mod error;
 mod group;
@@ -106,6 +115,7 @@ mod helper;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
 mod layout;
+mod pattern;
 mod policy;
 mod program;
 mod proxy;
@@ -114,11 +124,13 @@ mod status;
 pub use bwrap::BWRAP_LOCATIONS;
 pub use command::SandboxCommand;
 pub use confine::{SpawnedChild, probe, spawn};
+pub use deny::DENY_WALK_CAP;
 pub use env::{DEFAULT_SERVER_ENV, EnvPolicy, SECRET_NAME_PATTERNS};
 pub use error::SandboxError;
 pub use group::ProcessGroup;
 pub use helper::{run_helper_if_requested, set_non_dumpable};
 pub use layout::{HOME_TOOLCHAINS, SYSTEM_DIRS, WALK_CAP};
+pub use pattern::PathPattern;
 pub use policy::SandboxPolicy;
 pub use program::program_roots;
 pub use status::{SandboxGap, SandboxStatus};

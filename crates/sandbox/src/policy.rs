@@ -1,7 +1,10 @@
 //! What a confined process may do: [`SandboxPolicy`], built from `sandbox.*` settings.
 
 use crate::proxy::ProxyCell;
-use agentctl_core::{NetworkAccess, SandboxMode, SandboxSettings};
+use agentctl_core::{
+    NetworkAccess, PathAccess, PermissionRule, PermissionSettings, RuleTarget, SandboxMode,
+    SandboxSettings,
+};
 use std::path::{Path, PathBuf};
 
 /// What a confined process may read, write and reach.
@@ -28,6 +31,8 @@ pub struct SandboxPolicy {
     writable_roots: Vec<PathBuf>,
     readable_roots: Vec<PathBuf>,
     protected_paths: Vec<PathBuf>,
+    denied_read: Vec<String>,
+    denied_write: Vec<String>,
     home: Option<PathBuf>,
     bwrap: Option<PathBuf>,
     helper: Option<PathBuf>,
@@ -42,6 +47,8 @@ impl PartialEq for SandboxPolicy {
             && self.writable_roots == other.writable_roots
             && self.readable_roots == other.readable_roots
             && self.protected_paths == other.protected_paths
+            && self.denied_read == other.denied_read
+            && self.denied_write == other.denied_write
             && self.home == other.home
             && self.bwrap == other.bwrap
             && self.helper == other.helper
@@ -66,6 +73,8 @@ impl SandboxPolicy {
             writable_roots: Vec::new(),
             readable_roots: Vec::new(),
             protected_paths: Vec::new(),
+            denied_read: Vec::new(),
+            denied_write: Vec::new(),
             home: None,
             bwrap: None,
             helper: None,
@@ -128,6 +137,33 @@ impl SandboxPolicy {
     pub fn with_protected_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.protected_paths.push(path.into());
         self
+    }
+
+    /// The same policy denying what a `Read(…)` (`access` [`PathAccess::Read`]: neither
+    /// read nor written) or `Edit(…)` (not written) permission rule's `pattern` names, in
+    /// Claude Code's syntax (`./secrets/**`, `~/.ssh/**`, `*.pem`; see
+    /// [`PathPattern`](crate::PathPattern)). What exists when a command starts is hidden or
+    /// read-only for it, whatever path it takes there.
+    pub fn with_denied(mut self, access: PathAccess, pattern: impl Into<String>) -> Self {
+        match access {
+            PathAccess::Read => self.denied_read.push(pattern.into()),
+            PathAccess::Edit => self.denied_write.push(pattern.into()),
+        }
+        self
+    }
+
+    /// The same policy denying what the `Read(…)` and `Edit(…)` rules of
+    /// `permissions.deny` name (see [`with_denied`](Self::with_denied)); other rules, and
+    /// rules that do not parse (the permission gate reports those), are left out.
+    pub fn with_permission_denies(self, permissions: &PermissionSettings) -> Self {
+        permissions
+            .deny
+            .iter()
+            .filter_map(|text| PermissionRule::parse(text).ok())
+            .fold(self, |policy, rule| match rule.target {
+                RuleTarget::Path { access, pattern } => policy.with_denied(access, pattern),
+                _ => policy,
+            })
     }
 
     /// The same policy with `home` as the home directory whose toolchains are visible and
@@ -195,6 +231,16 @@ impl SandboxPolicy {
     /// The protected paths named by the caller, relative ones joined to `project_root`.
     pub(crate) fn extra_protected(&self, project_root: &Path) -> Vec<PathBuf> {
         joined(&self.protected_paths, project_root)
+    }
+
+    /// Whether `Read(…)`/`Edit(…)` deny patterns are held by this policy.
+    pub fn has_denied_paths(&self) -> bool {
+        !(self.denied_read.is_empty() && self.denied_write.is_empty())
+    }
+
+    /// The patterns of denied reads and of denied writes.
+    pub(crate) fn denied_patterns(&self) -> (&[String], &[String]) {
+        (&self.denied_read, &self.denied_write)
     }
 
     /// The home directory whose toolchains are visible.
@@ -284,5 +330,26 @@ mod tests {
         assert!(policy.is_confining());
         assert_eq!(policy.clone(), policy);
         assert_ne!(policy.clone().with_network(false), policy);
+    }
+
+    #[test]
+    fn read_and_edit_deny_rules_become_denied_patterns() {
+        let permissions = PermissionSettings {
+            deny: vec![
+                "Read(./secrets/**)".into(),
+                "Edit(./locked/**)".into(),
+                "Write(//etc/**)".into(),
+                "Bash(rm:*)".into(),
+                "Read".into(),
+                "Read(".into(),
+            ],
+            ..PermissionSettings::default()
+        };
+        let policy = SandboxPolicy::default().with_permission_denies(&permissions);
+        let (read, write) = policy.denied_patterns();
+        assert_eq!(read, ["./secrets/**"]);
+        assert_eq!(write, ["./locked/**", "//etc/**"]);
+        assert_ne!(policy, SandboxPolicy::default());
+        assert!(policy.has_denied_paths() && !SandboxPolicy::default().has_denied_paths());
     }
 }

@@ -137,6 +137,16 @@ pub enum SandboxGap {
         /// The number of folders read.
         folders: usize,
     },
+    /// The walk for what `Read(…)`/`Edit(…)` deny rules name stopped after this many
+    /// entries: paths beyond them are refused only when a command names them.
+    DenyWalkCapped {
+        /// The number of entries read.
+        entries: usize,
+    },
+    /// Without namespaces Landlock can only grant: the folders holding a path a deny rule
+    /// names keep their other entries, but what is created in them later cannot be read
+    /// (`Read` deny) or nothing can be created in them (`Edit` deny).
+    DenyFolders,
 }
 
 impl SandboxGap {
@@ -151,7 +161,9 @@ impl SandboxGap {
             | SandboxGap::Unchecked { .. }
             | SandboxGap::Udp
             | SandboxGap::AllowList { .. }
-            | SandboxGap::WalkCapped { .. } => None,
+            | SandboxGap::WalkCapped { .. }
+            | SandboxGap::DenyWalkCapped { .. }
+            | SandboxGap::DenyFolders => None,
         }
     }
 
@@ -199,6 +211,18 @@ impl fmt::Display for SandboxGap {
                 return write!(
                     f,
                     "nested repositories beyond the first {folders} folders are not protected"
+                );
+            }
+            SandboxGap::DenyWalkCapped { entries } => {
+                return write!(
+                    f,
+                    "deny rules cover only what the first {entries} entries searched hold; \
+                     other paths are refused only when a command names them"
+                );
+            }
+            SandboxGap::DenyFolders => {
+                return f.write_str(
+                    "new entries of folders holding a denied path cannot be read or made",
                 );
             }
             SandboxGap::Network

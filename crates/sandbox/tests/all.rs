@@ -7,6 +7,7 @@ mod suite {
     pub mod support;
 
     mod confine;
+    mod denied;
     mod lifetime;
     mod network;
     mod protected;

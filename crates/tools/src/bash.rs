@@ -18,7 +18,7 @@ use crate::util::root_of;
 use agentctl_core::{
     NetworkAccess, RiskLevel, SandboxMode, ToolContext, ToolError, ToolOutput, TypedTool,
 };
-use agentctl_sandbox::{ProcessGroup, SandboxCommand};
+use agentctl_sandbox::{ProcessGroup, SandboxCommand, SandboxGap};
 use async_trait::async_trait;
 use output::{Capped, describe_status, pump, render_stream};
 use schemars::JsonSchema;
@@ -115,7 +115,12 @@ impl Bash {
         Ok(self.temp.get_or_init(|| made).path())
     }
 
-    fn start(&self, command_line: &str, root: &Path) -> Result<Child, ToolError> {
+    /// Starts `command_line`; the child, and what of the deny rules its sandbox cannot hold.
+    fn start(
+        &self,
+        command_line: &str,
+        root: &Path,
+    ) -> Result<(Child, Vec<SandboxGap>), ToolError> {
         let temp = self.temp_dir()?;
         let command = SandboxCommand::new("sh")
             .arg("-c")
@@ -126,9 +131,21 @@ impl Bash {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        agentctl_sandbox::spawn(command, self.config.sandbox(), root, temp)
-            .map(|spawned| spawned.child)
-            .map_err(|error| ToolError::failed(error.to_string()))
+        let spawned = agentctl_sandbox::spawn(command, self.config.sandbox(), root, temp)
+            .map_err(|error| ToolError::failed(error.to_string()))?;
+        let gaps = spawned
+            .status
+            .gaps()
+            .iter()
+            .filter(|gap| {
+                matches!(
+                    gap,
+                    SandboxGap::DenyWalkCapped { .. } | SandboxGap::DenyFolders
+                )
+            })
+            .cloned()
+            .collect();
+        Ok((spawned.child, gaps))
     }
 
     /// Keeps `group` for killing at drop if background jobs still run in it.
@@ -176,6 +193,12 @@ fn describe(config: &BuiltinToolsConfig, limit: Duration) -> String {
              other processes are not visible.",
         ),
         SandboxMode::Off => {}
+    }
+    if sandbox.is_confining() && sandbox.has_denied_paths() {
+        text.push_str(
+            " Paths the permission rules deny are hidden (Read) or read-only (Edit), whatever \
+             way a command takes to them.",
+        );
     }
     if sandbox.is_confining() {
         match sandbox.network() {
@@ -231,7 +254,7 @@ impl TypedTool for Bash {
     async fn call(&self, args: BashArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = root_of(ctx)?;
         let timeout = self.timeout(args.timeout_secs);
-        let mut child = self.start(&args.command, root.path())?;
+        let (mut child, deny_gaps) = self.start(&args.command, root.path())?;
         // From here on, dropping the call (or returning early) kills the whole group.
         let group = ProcessGroup::led_by(child.id());
         let stdout = Arc::new(Mutex::new(Capped::default()));
@@ -281,6 +304,9 @@ impl TypedTool for Bash {
         }
         render_stream(&mut out, "stdout", &stdout);
         render_stream(&mut out, "stderr", &stderr);
+        for gap in &deny_gaps {
+            let _ = writeln!(out, "[sandbox: {gap}]");
+        }
         if pipes_open {
             out.push_str(
                 "[background processes still hold the output open; not waiting for them]\n",

@@ -47,11 +47,13 @@ impl Default for BuiltinToolsConfig {
 
 impl BuiltinToolsConfig {
     /// The configuration of `sandbox.*`, `env.*`, `web.*` and `tools.timeoutSeconds` /
-    /// `tools.timeouts`.
+    /// `tools.timeouts`; the sandbox also holds the `Read(…)`/`Edit(…)` rules of
+    /// `permissions.deny` (see [`SandboxPolicy::with_permission_denies`]).
     pub fn from_settings(settings: &Settings) -> Self {
         let tools = &settings.tools;
         Self {
-            sandbox: SandboxPolicy::from_settings(&settings.sandbox),
+            sandbox: SandboxPolicy::from_settings(&settings.sandbox)
+                .with_permission_denies(&settings.permissions),
             env: EnvPolicy::from_settings(&settings.env),
             default_timeout: Duration::from_secs(tools.timeout_seconds.get()),
             timeouts: tools

@@ -23,6 +23,7 @@
 //! path (the gate asks those first).
 
 mod command;
+mod named;
 mod paths;
 
 use agentctl_core::{
@@ -213,9 +214,34 @@ impl PermissionRules {
                 .iter()
                 .any(|spelled| patterns.iter().any(|pattern| pattern.matches(spelled)))
         };
+        let may_hold = |folder: &str| {
+            spellings(folder, &self.root, self.home.as_deref())
+                .iter()
+                .any(|folder| patterns.iter().any(|pattern| pattern.may_lie_below(folder)))
+        };
         if call.name == "bash" && deny {
-            // Beyond Claude Code: a denied path named by a command is denied too.
-            return bool_hit(call.command_paths().iter().any(|path| any(path)));
+            // Beyond Claude Code: a denied path named by a command is denied too, and one a
+            // computed word may name is asked (the sandbox holds what exists either way).
+            let named = call.command_paths();
+            if named.literal.iter().any(|path| any(path)) {
+                return Hit::Yes;
+            }
+            if named.computed.iter().any(|folder| may_hold(folder)) {
+                return Hit::Unsure("a path of the command is computed when it runs");
+            }
+            let glob_meets = |glob: &String| {
+                spellings(glob, &self.root, self.home.as_deref())
+                    .iter()
+                    .any(|glob| {
+                        patterns
+                            .iter()
+                            .any(|pattern| named::glob_may_meet(glob, pattern.literal()))
+                    })
+            };
+            if named.globs.iter().any(glob_meets) {
+                return Hit::Unsure("a glob of the command may match a path the rule names");
+            }
+            return Hit::No;
         }
         if !tools_of(access).contains(&call.name) {
             return Hit::No;
@@ -225,15 +251,8 @@ impl PermissionRules {
             return Hit::Yes;
         }
         let searched = matches!(call.name, "grep" | "read_many_files");
-        if searched && !named.is_empty() {
-            let below = named.iter().any(|path| {
-                spellings(path, &self.root, self.home.as_deref())
-                    .iter()
-                    .any(|folder| patterns.iter().any(|pattern| pattern.may_lie_below(folder)))
-            });
-            if below {
-                return Hit::Unsure("the search may reach files the rule names");
-            }
+        if searched && named.iter().any(|path| may_hold(path)) {
+            return Hit::Unsure("the search may reach files the rule names");
         }
         Hit::No
     }
@@ -390,28 +409,9 @@ impl<'a> Call<'a> {
             .as_ref()
     }
 
-    /// The plain words of a `bash` call that may name files: arguments (also after an
-    /// option's `=`) and redirection targets.
-    fn command_paths(&self) -> Vec<String> {
-        let Some(list) = self.commands() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let arguments = list
-            .commands
-            .iter()
-            .flat_map(|command| command.words.iter().skip(1));
-        for word in arguments.chain(&list.redirects) {
-            if word.plain && !word.text.is_empty() {
-                let text = word.text.as_str();
-                match text.split_once('=') {
-                    Some((_, value)) if text.starts_with('-') => out.push(value.to_owned()),
-                    _ if text.starts_with('-') => {}
-                    _ => out.push(text.to_owned()),
-                }
-            }
-        }
-        out
+    /// The paths a `bash` call names (see [`named::named_paths`]).
+    fn command_paths(&self) -> named::NamedPaths {
+        self.commands().map(named::named_paths).unwrap_or_default()
     }
 
     /// The paths a file tool's call names (searches: the folder searched, the root by

@@ -2,6 +2,7 @@
 
 use crate::bwrap::{self, Net};
 use crate::command::SandboxCommand;
+use crate::deny::DENY_WALK_CAP;
 use crate::error::SandboxError;
 use crate::helper;
 use crate::layout::{Layout, LayoutRequest, WALK_CAP};
@@ -27,6 +28,7 @@ enum Rules<'a> {
     },
     Full {
         readable: &'a [PathBuf],
+        listable: &'a [PathBuf],
         writable: &'a [PathBuf],
         deny_tcp: bool,
     },
@@ -75,6 +77,7 @@ pub(super) fn probe(policy: &SandboxPolicy) -> SandboxStatus {
         },
         Err(_) => Rules::Full {
             readable: &empty,
+            listable: &empty,
             writable: &empty,
             deny_tcp: network.deny_tcp,
         },
@@ -192,13 +195,17 @@ fn in_namespaces(
         Ok(helper) => {
             args.push(helper.into());
             let socket = network.proxy.as_deref().map(socket_in);
+            // What deny rules hide is checked like the protected paths: a read-only mount
+            // (an empty folder or file) reached without a link a process could have swapped.
+            let mut checked = layout.protected.clone();
+            checked.extend(layout.hidden.iter().cloned());
             args.extend(helper::arguments(
                 &layout.sandbox_writable,
-                &layout.protected,
+                &checked,
                 socket.as_deref(),
             ));
         }
-        Err(reason) if !layout.protected.is_empty() => {
+        Err(reason) if !layout.protected.is_empty() || !layout.hidden.is_empty() => {
             network.gaps.push(SandboxGap::Unchecked {
                 reason: reason.clone(),
             });
@@ -215,6 +222,7 @@ fn in_namespaces(
         let _entered = runtime.enter();
         process.spawn()
     })?;
+    network.gaps.extend(deny_gaps(&layout, true));
     Ok((child, status(Ok(()), landlock, network, layout.walk_capped)))
 }
 
@@ -226,7 +234,7 @@ fn landlock_only(
     why_not_namespaces: String,
 ) -> Result<(std::io::Result<Child>, SandboxStatus), SandboxError> {
     let program = command.display_name();
-    let network = network(policy, false, &Err(String::new()), None);
+    let mut network = network(policy, false, &Err(String::new()), None);
     let layout = Layout::new(&LayoutRequest {
         policy,
         project_root,
@@ -239,9 +247,11 @@ fn landlock_only(
         shared_network: network.net == Net::Shared,
     });
     let readable = layout.readable_paths();
+    let listable = layout.listable_paths();
     let writable = layout.writable_paths();
     let rules = Rules::Full {
         readable: &readable,
+        listable: &listable,
         writable: &writable,
         deny_tcp: network.deny_tcp,
     };
@@ -250,10 +260,26 @@ fn landlock_only(
         let _entered = runtime.enter();
         process.spawn()
     })?;
+    network.gaps.extend(deny_gaps(&layout, false));
     Ok((
         child,
         status(Err(why_not_namespaces), landlock, network, false),
     ))
+}
+
+/// What of the deny rules a spawn with `layout` cannot enforce.
+fn deny_gaps(layout: &Layout, namespaces: bool) -> Vec<SandboxGap> {
+    let mut gaps = Vec::new();
+    if layout.deny_capped {
+        gaps.push(SandboxGap::DenyWalkCapped {
+            entries: DENY_WALK_CAP,
+        });
+    }
+    let denies = !layout.hidden.is_empty() || !layout.locked.is_empty();
+    if !namespaces && denies {
+        gaps.push(SandboxGap::DenyFolders);
+    }
+    gaps
 }
 
 /// The status of a spawn with (`Ok`) or without namespaces, Landlock's outcome, its

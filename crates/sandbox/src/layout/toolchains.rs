@@ -111,22 +111,6 @@ pub(crate) fn credentials(toolchains: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `dir` as a list of readable paths without the `masked` files inside it: `dir` itself when
-/// it holds none, else each of its entries but those (Landlock can grant, never take away).
-pub(crate) fn without_masked(dir: &Path, masked: &[PathBuf]) -> Vec<PathBuf> {
-    if !masked.iter().any(|file| file.parent() == Some(dir)) {
-        return vec![dir.to_path_buf()];
-    }
-    match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| !masked.contains(path))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,15 +157,15 @@ mod tests {
         }
         let masked = credentials(&[dir.path().to_path_buf()]);
         assert_eq!(masked, [dir.path().join("credentials.toml")]);
-        let mut readable = without_masked(dir.path(), &masked);
+        let mut readable = Vec::new();
+        crate::deny::carve(dir.path(), &masked, &mut readable);
         readable.sort();
         assert_eq!(
             readable,
             [dir.path().join("bin"), dir.path().join("config.toml")]
         );
-        assert_eq!(
-            without_masked(Path::new("/usr"), &masked),
-            [PathBuf::from("/usr")]
-        );
+        let mut usr = Vec::new();
+        crate::deny::carve(Path::new("/usr"), &masked, &mut usr);
+        assert_eq!(usr, [PathBuf::from("/usr")]);
     }
 }

@@ -275,3 +275,49 @@ fn an_ask_rule_asks_whatever_levels_are_approved() {
         "the permission rule `Bash(git push:*)` asks"
     );
 }
+
+#[test]
+fn a_cd_is_followed_and_computed_words_near_a_denied_path_are_asked() {
+    let rules = rules(
+        &[],
+        &[],
+        &["Read(./secrets/**)", "Edit(./locked/**)"],
+        Path::new("/p"),
+    );
+    for line in [
+        "cd secrets && cat key.txt",
+        "cd locked; echo x > f",
+        "pushd secrets; tar c .",
+    ] {
+        assert!(denied(bash(&rules, line)), "{line}");
+    }
+    for line in [
+        "cat sec*/key.txt",
+        "cat $(printf secrets)/key.txt",
+        "cd $D && cat key.txt",
+        "echo x > $(printf lock)ed/f",
+    ] {
+        let verdict = bash(&rules, line);
+        assert!(
+            matches!(
+                verdict,
+                Some(RuleVerdict::Ask {
+                    unsure: Some(_),
+                    ..
+                })
+            ),
+            "{line}: {verdict:?}"
+        );
+    }
+    // What cannot reach a denied path runs; searches of the whole project are left to the
+    // sandbox, which hides the denied files from every command.
+    for line in [
+        "cat src/*.rs",
+        "cat *.md",
+        "echo $HOME",
+        "cd src && cat main.rs",
+        "grep -r TOKEN .",
+    ] {
+        assert_eq!(bash(&rules, line), None, "{line}");
+    }
+}

@@ -184,3 +184,33 @@ async fn network_false_refuses_a_tcp_connect() {
     assert!(out.starts_with("exit code: 0"), "{out}");
     assert!(listener.accept().is_ok());
 }
+
+#[tokio::test]
+async fn permission_deny_rules_reach_the_sandbox_and_its_limits_are_told() {
+    if !landlock_or_skip() {
+        return;
+    }
+    let dirs = Dirs::new();
+    std::fs::create_dir(dirs.root.path().join("secrets")).unwrap();
+    std::fs::write(dirs.root.path().join("secrets/key"), "s3cret").unwrap();
+    let mut settings = Settings::default();
+    settings.permissions.deny = vec!["Read(./secrets/**)".into()];
+    let config = BuiltinToolsConfig::from_settings(&settings);
+    assert!(config.sandbox().has_denied_paths());
+    let bash = bash_with(&config);
+    assert!(bash.description().contains("hidden (Read)"));
+    let out = dirs.run(&bash, "cd secrets && cat key").await;
+    assert!(!out.contains("s3cret"), "{out}");
+    // Landlock alone cannot take rights away, and says what that costs.
+    let fallback = config.with_sandbox(
+        SandboxPolicy::new(SandboxMode::WorkspaceWrite)
+            .with_bwrap("/nonexistent/agentctl-test/bwrap")
+            .with_permission_denies(&settings.permissions),
+    );
+    let out = dirs.run(&bash_with(&fallback), "cat secrets/key").await;
+    assert!(!out.contains("s3cret"), "{out}");
+    assert!(
+        out.contains("[sandbox: new entries of folders holding a denied path"),
+        "{out}"
+    );
+}
