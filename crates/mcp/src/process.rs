@@ -55,15 +55,15 @@ pub struct LaunchPolicy {
 
 impl LaunchPolicy {
     /// `env.passthrough`, and the `sandbox.*` policy when `sandbox.mcpServers.confine` is on
-    /// (for servers that are not a project's: embedders, and every server outside a project).
+    /// (for servers that are not a project's: embedders, and every server outside a project),
+    /// holding the `Read(…)`/`Edit(…)` rules of `permissions.deny` as `bash`'s does.
     pub fn from_settings(settings: &Settings) -> Self {
         Self {
             env: EnvPolicy::from_settings(&settings.env),
-            sandbox: settings
-                .sandbox
-                .mcp_servers
-                .confine
-                .then(|| SandboxPolicy::from_settings(&settings.sandbox)),
+            sandbox: settings.sandbox.mcp_servers.confine.then(|| {
+                SandboxPolicy::from_settings(&settings.sandbox)
+                    .with_permission_denies(&settings.permissions)
+            }),
             project: None,
         }
     }

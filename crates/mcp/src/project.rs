@@ -139,13 +139,17 @@ impl ProjectLaunch {
 }
 
 /// The settings' sandbox for project servers: `off` (the user's choice for their own
-/// commands) still confines them to the project, as `workspace-write` does.
+/// commands) still confines them to the project, as `workspace-write` does. The
+/// `Read(…)`/`Edit(…)` rules of `permissions.deny` hold for them as for `bash`: a server's
+/// tools are not judged path by path, so the OS is what keeps them out.
 fn project_sandbox(settings: &Settings) -> SandboxPolicy {
     let policy = SandboxPolicy::from_settings(&settings.sandbox);
-    if policy.is_confining() {
-        return policy;
-    }
-    let mut sandbox = settings.sandbox.clone();
-    sandbox.mode = SandboxMode::WorkspaceWrite;
-    SandboxPolicy::from_settings(&sandbox)
+    let policy = if policy.is_confining() {
+        policy
+    } else {
+        let mut sandbox = settings.sandbox.clone();
+        sandbox.mode = SandboxMode::WorkspaceWrite;
+        SandboxPolicy::from_settings(&sandbox)
+    };
+    policy.with_permission_denies(&settings.permissions)
 }

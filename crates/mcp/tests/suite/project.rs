@@ -140,6 +140,30 @@ async fn a_project_script_server_runs_sandboxed_and_its_hash_is_recorded() {
 }
 
 #[tokio::test]
+async fn a_project_server_cannot_write_where_an_edit_rule_denies_it() {
+    let Some(fixture) = fixture() else { return };
+    std::fs::create_dir_all(fixture.root.join("locked")).unwrap();
+    let loaded = fixture.load(
+        "{}",
+        &format!(
+            r#"{{"mcpServers": {{"tools": {SERVER}}}, "permissions": {{"deny": ["Edit(./locked/**)"]}}}}"#
+        ),
+    );
+    let manager = fixture.manager(&loaded);
+    for path in ["locked/x", "locked/../locked/y"] {
+        let (written, text) = fixture
+            .write(&manager, "tools", &fixture.root.join(path))
+            .await;
+        assert!(!written, "{path}: the OS refuses the denied folder: {text}");
+    }
+    let (written, text) = fixture
+        .write(&manager, "tools", &fixture.root.join("free"))
+        .await;
+    assert!(written, "the rest of the project stays writable: {text}");
+    manager.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_changed_script_is_not_started_until_it_is_approved_again() {
     let Some(fixture) = fixture() else { return };
     let loaded = fixture.load("{}", &format!(r#"{{"mcpServers": {{"tools": {SERVER}}}}}"#));
