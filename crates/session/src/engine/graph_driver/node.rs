@@ -6,7 +6,7 @@ use super::parts::node_prompt;
 use crate::engine::{AgentOutcome, EventMsg, Frame, Lead, TurnCtx};
 use crate::error::{GraphError, SessionError};
 use agentctl_core::{
-    ContextMode, GraphEvent, GraphNode, RunError, RunResult, SpanDetail, TraceContext,
+    ContextMode, GraphEvent, GraphNode, Redactor, RunError, RunResult, SpanDetail, TraceContext,
 };
 use agentctl_guardrails::extract_json;
 use agentctl_routing::Graph;
@@ -177,25 +177,8 @@ impl NodeJob {
             agents,
             first_run,
         } = ctx.agent_turn(lead).await;
-        let result = result.map_err(|error| match error {
-            SessionError::Run(RunError::Cancelled) => GraphError::Cancelled,
-            SessionError::Run(source) => GraphError::NodeFailed {
-                node: node.name.clone(),
-                agent: node.agent.clone(),
-                source: Box::new(source),
-            },
-            SessionError::NotSaved(error) => GraphError::Store(error),
-            other => setup(other),
-        })?;
-        // Masked here, once: the state feeds the events, the checkpoints and the next
-        // node's prompt, and none of them may carry a secret the answer echoed.
-        let secrets = ctx.engine.shared.builder.secrets();
-        let text = secrets.redact(&result.text).into_owned();
-        let mut output = match extract_json(&text) {
-            Ok((value, _)) => value,
-            Err(_) => Value::String(text.clone()),
-        };
-        secrets.redact_json(&mut output);
+        let result = result.map_err(|error| node_error(node, error))?;
+        let (text, output) = masked_answer(ctx.engine.shared.builder.secrets(), &result.text);
         let last = Last {
             node: node.name.clone(),
             text,
@@ -208,6 +191,36 @@ impl NodeJob {
         };
         Ok((last, run))
     }
+}
+
+/// A node's failed turn as the graph reports it.
+fn node_error(node: &GraphNode, error: SessionError) -> GraphError {
+    match error {
+        SessionError::Run(RunError::Cancelled) => GraphError::Cancelled,
+        SessionError::Run(source) => GraphError::NodeFailed {
+            node: node.name.clone(),
+            agent: node.agent.clone(),
+            source: Box::new(source),
+        },
+        SessionError::NotSaved(error) => GraphError::Store(error),
+        other => GraphError::NodeSetup {
+            node: node.name.clone(),
+            source: Box::new(other),
+        },
+    }
+}
+
+/// A node's answer as the state keeps it: its text, and its output (the JSON it holds, else
+/// the text), both masked here, once — the state feeds the events, the checkpoints and the
+/// next node's prompt, and none of them may carry a secret the answer echoed.
+fn masked_answer(secrets: &Redactor, answer: &str) -> (String, Value) {
+    let text = secrets.redact(answer).into_owned();
+    let mut output = match extract_json(&text) {
+        Ok((value, _)) => value,
+        Err(_) => Value::String(text.clone()),
+    };
+    secrets.redact_json(&mut output);
+    (text, output)
 }
 
 /// What a node's answer sets under its output `key`: the answer, or — when it is an object
