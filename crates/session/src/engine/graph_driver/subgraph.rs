@@ -16,8 +16,10 @@ use super::node::{Last, NodeRun};
 use super::parts::{INPUT_KEY, node_prompt};
 use crate::error::GraphError;
 use agentctl_core::{GraphEvent, GraphNode, SpanDetail, TraceContext};
+use agentctl_routing::Graph;
 use agentctl_trace::OpenSpan;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 impl Driver<'_> {
     /// Runs subgraph node `node` from `position` (continuing `record` when the run was resumed
@@ -40,20 +42,7 @@ impl Driver<'_> {
         let branch = position.branch;
         let start = match record.filter(|run| run.node == node.name && run.graph == name) {
             Some(run) => run.position(branch),
-            None => {
-                let prompt =
-                    node_prompt(self.graph.name(), node, position.step + 1, &position.state);
-                let mut state = Map::new();
-                state.insert(INPUT_KEY.to_owned(), Value::String(prompt));
-                Position {
-                    branch,
-                    step: 0,
-                    next: Some(graph.entry().name.clone()),
-                    state,
-                    end_reason: None,
-                    parallel: None,
-                }
-            }
+            None => self.subgraph_start(node, &graph, &position),
         };
         let nest = Nest {
             node: node.name.clone(),
@@ -64,30 +53,7 @@ impl Driver<'_> {
             outer: self.nest.take(),
             last_run: None,
         };
-        let span = trace.map(|trace| {
-            let detail = SpanDetail::Graph {
-                graph: name.clone(),
-                branch,
-            };
-            OpenSpan::start(trace, Some(&name), detail)
-        });
-        let mut child = Driver {
-            host: &mut *self.host,
-            checkpoints: self.checkpoints.clone(),
-            graph,
-            nest: Some(Box::new(nest)),
-        };
-        let context = span.as_ref().map(OpenSpan::context);
-        // Boxed: a subgraph's walk may meet another subgraph node.
-        let result = Box::pin(child.walk(start, context.as_ref())).await;
-        let finished = result
-            .as_ref()
-            .ok()
-            .and_then(|(end, _)| end.end_reason.clone());
-        let nest = child.nest.take();
-        if let Some(span) = span {
-            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
-        }
+        let (result, nest) = self.walk_nested(&name, graph, nest, start, trace).await;
         let Some(nest) = nest else {
             return Err(GraphError::NoSession);
         };
@@ -100,18 +66,8 @@ impl Driver<'_> {
         } = *nest;
         self.nest = outer;
         let (end, last) = result?;
-        let mut output = end.state;
-        output.remove(INPUT_KEY);
-        let output = Value::Object(output);
-        let Some(last) = last else {
-            return Err(GraphError::Finished {
-                graph: name,
-                session: self.session_id().to_owned(),
-                branch,
-                step: end.step,
-                reason: finished.unwrap_or_default(),
-            });
-        };
+        let finished = end.end_reason.clone();
+        let (output, last) = self.subgraph_output(&name, branch, end, last, finished)?;
         let parent = Position {
             branch,
             step,
@@ -132,6 +88,83 @@ impl Driver<'_> {
             result: last.result,
         };
         Ok((after, done))
+    }
+
+    /// Walks subgraph `graph` (the graph of agent `name`) from `start` as a child of this
+    /// driver, nested in `nest`, under a span of its own when traced; returns how the walk
+    /// ended and the nest it leaves.
+    async fn walk_nested(
+        &mut self,
+        name: &str,
+        graph: Arc<Graph>,
+        nest: Nest,
+        start: Position,
+        trace: Option<&TraceContext>,
+    ) -> (
+        Result<(Position, Option<Last>), GraphError>,
+        Option<Box<Nest>>,
+    ) {
+        let span = trace.map(|trace| {
+            let detail = SpanDetail::Graph {
+                graph: name.to_owned(),
+                branch: nest.branch,
+            };
+            OpenSpan::start(trace, Some(name), detail)
+        });
+        let mut child = Driver {
+            host: &mut *self.host,
+            checkpoints: self.checkpoints.clone(),
+            graph,
+            nest: Some(Box::new(nest)),
+        };
+        let context = span.as_ref().map(OpenSpan::context);
+        // Boxed: a subgraph's walk may meet another subgraph node.
+        let result = Box::pin(child.walk(start, context.as_ref())).await;
+        if let Some(span) = span {
+            span.end(result.as_ref().err().map(ToString::to_string).as_deref());
+        }
+        (result, child.nest.take())
+    }
+
+    /// Where a subgraph node's graph starts when it was not resumed inside it: at its entry,
+    /// with the node's prompt as its `input`.
+    fn subgraph_start(&self, node: &GraphNode, graph: &Graph, position: &Position) -> Position {
+        let prompt = node_prompt(self.graph.name(), node, position.step + 1, &position.state);
+        let mut state = Map::new();
+        state.insert(INPUT_KEY.to_owned(), Value::String(prompt));
+        Position {
+            branch: position.branch,
+            step: 0,
+            next: Some(graph.entry().name.clone()),
+            state,
+            end_reason: None,
+            parallel: None,
+        }
+    }
+
+    /// What subgraph `name` (run on the parent's `branch`) leaves its node: its final state
+    /// without the `input`, and its last node's run; an error when it ended before any node ran
+    /// (`finished` says why).
+    fn subgraph_output(
+        &self,
+        name: &str,
+        branch: u32,
+        end: Position,
+        last: Option<Last>,
+        finished: Option<String>,
+    ) -> Result<(Value, Last), GraphError> {
+        let Some(last) = last else {
+            return Err(GraphError::Finished {
+                graph: name.to_owned(),
+                session: self.session_id().to_owned(),
+                branch,
+                step: end.step,
+                reason: finished.unwrap_or_default(),
+            });
+        };
+        let mut output = end.state;
+        output.remove(INPUT_KEY);
+        Ok((Value::Object(output), last))
     }
 
     /// A subgraph's checkpoint, written as its parent's next step (and its parent's, up to the
