@@ -220,7 +220,7 @@ impl Driver<'_> {
             parallel,
         };
         let parallel = record_of;
-        let mut record = SubRun {
+        let record = SubRun {
             node: nest.node.clone(),
             graph,
             step: saved.step,
@@ -229,37 +229,7 @@ impl Driver<'_> {
             state: Value::Object(position.state),
             parallel,
         };
-        let mut level: &mut Nest = nest;
-        let (branch, top, state, wrapped) = loop {
-            level.step += 1;
-            let reason = format!("subgraph `{}`: {}", record.graph, saved.reason);
-            let wrapped = json!({ "subgraph": record });
-            let Some(outer) = level.outer.as_deref_mut() else {
-                let top = Saved {
-                    step: level.step,
-                    node: level.node.clone(),
-                    run: saved.run,
-                    next: Some(level.node.clone()),
-                    reason,
-                };
-                break (
-                    level.branch,
-                    top,
-                    Value::Object(level.state.clone()),
-                    wrapped,
-                );
-            };
-            record = SubRun {
-                node: outer.node.clone(),
-                graph: level.graph.clone(),
-                step: level.step,
-                next: Some(level.node.clone()),
-                reason,
-                state: Value::Object(level.state.clone()),
-                parallel: Some(wrapped),
-            };
-            level = outer;
-        };
+        let (branch, top, state, wrapped) = wrap_up(nest, record, &saved.reason, saved.run);
         self.write_top(&*checkpoints, branch, top, state, wrapped)
             .await?;
         Ok(child)
@@ -309,5 +279,47 @@ impl SubRun {
             end_reason: None,
             parallel: Parallel::read(self.parallel),
         }
+    }
+}
+
+/// Wraps `record` (a subgraph's step, saved for `reason` by store run `run`) in the record of
+/// each enclosing level up to the top graph, counting the step at every level; returns the top
+/// graph's branch, its checkpoint, its state and the wrapped record.
+fn wrap_up(
+    nest: &mut Nest,
+    mut record: SubRun,
+    reason: &str,
+    run: Option<i64>,
+) -> (u32, Saved, Value, Value) {
+    let mut level: &mut Nest = nest;
+    loop {
+        level.step += 1;
+        let reason = format!("subgraph `{}`: {reason}", record.graph);
+        let wrapped = json!({ "subgraph": record });
+        let Some(outer) = level.outer.as_deref_mut() else {
+            let top = Saved {
+                step: level.step,
+                node: level.node.clone(),
+                run,
+                next: Some(level.node.clone()),
+                reason,
+            };
+            return (
+                level.branch,
+                top,
+                Value::Object(level.state.clone()),
+                wrapped,
+            );
+        };
+        record = SubRun {
+            node: outer.node.clone(),
+            graph: level.graph.clone(),
+            step: level.step,
+            next: Some(level.node.clone()),
+            reason,
+            state: Value::Object(level.state.clone()),
+            parallel: Some(wrapped),
+        };
+        level = outer;
     }
 }
