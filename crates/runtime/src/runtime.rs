@@ -282,6 +282,7 @@ impl Runtime {
         Ok(provider)
     }
 
+    /// Everything a run of `agent` on `prompt` needs, resolved before its first turn.
     fn prepare(
         &self,
         agent: &AgentDefinition,
