@@ -6,7 +6,6 @@
 //! The loop owns one [`ModelRequest`] for the whole run and appends to its `messages`, so a turn
 //! costs no copy of the history; tool specs and the system prompt are built once per run.
 
-use crate::budget::{TokenEstimator, model_context_window};
 use crate::cancel::until_cancelled;
 use crate::dispatch::dispatch;
 use crate::events::EventSink;
@@ -16,9 +15,8 @@ use crate::sample::sample;
 use agentctl_core::Background as _;
 use agentctl_core::{
     BudgetReached, EffortPlan, GuardrailSubject, HandoffRequest, Message, ModelResponse, RunError,
-    RunEvent, RunMetadata, RunResult, StopVerdict, TokensUsed, Usage,
+    RunEvent, RunMetadata, RunResult, StopVerdict, TokensUsed,
 };
-use std::time::Instant;
 
 /// Runs a prepared run and reports its start and end. The run is kept here, and lent to the
 /// steps: the future holds it once (an `async fn` would hold its argument twice, as argument
@@ -100,22 +98,10 @@ enum Next {
     },
 }
 
+/// The turns of a run: sample, apply the answer (running its tools), and decide whether the
+/// run goes on, ends with an answer or hands off — the guardrails and stop hooks having a say.
 async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunError> {
-    let mut estimator = TokenEstimator::new(run.request.system.as_deref(), &run.request.tools);
-    for message in &run.request.messages {
-        estimator.add(message);
-    }
-    let mut state = LoopState {
-        started: Instant::now(),
-        turn: 0,
-        usage: Usage::default(),
-        estimator,
-        window: model_context_window(&run.model.model),
-        first_new: run.request.messages.len().saturating_sub(1),
-        repairs: 0,
-        set_aside: Vec::new(),
-        stop_continued: false,
-    };
+    let mut state = LoopState::start(run);
     guard::check_input(run, events).await?;
     loop {
         if run.cancel.is_cancelled() {
@@ -137,10 +123,7 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
             Next::Finish { text, added } => {
                 // Work started in the background is read before the run may end.
                 if let Some(result) = background_result(run).await? {
-                    let message = Message::User { content: result };
-                    state.estimator.add(&message);
-                    run.request.messages.push(message);
-                    commit_turn(run, &state, added + 1, events);
+                    go_on_with(run, &mut state, result, added, events);
                     continue;
                 }
                 let subject = GuardrailSubject::Answer { text: &text };
@@ -149,12 +132,8 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
                 {
                     if let Some(reason) = stop_hooks(run, &mut state, &text).await {
                         // The stop hook's reason is the agent's next instruction.
-                        let message = Message::User {
-                            content: format!("Stop hook feedback:\n{reason}"),
-                        };
-                        state.estimator.add(&message);
-                        run.request.messages.push(message);
-                        commit_turn(run, &state, added + 1, events);
+                        let content = format!("Stop hook feedback:\n{reason}");
+                        go_on_with(run, &mut state, content, added, events);
                         continue;
                     }
                     commit_turn(run, &state, added, events);
@@ -186,6 +165,21 @@ async fn drive(run: &mut Prepared, events: &EventSink) -> Result<RunResult, RunE
             }
         }
     }
+}
+
+/// The run goes on with `content` as the next user message: the turn that ended (its `added`
+/// messages and this one) is committed.
+fn go_on_with(
+    run: &mut Prepared,
+    state: &mut LoopState,
+    content: String,
+    added: usize,
+    events: &EventSink,
+) {
+    let message = Message::User { content };
+    state.estimator.add(&message);
+    run.request.messages.push(message);
+    commit_turn(run, state, added + 1, events);
 }
 
 /// The next result of the run's background work, waiting while any is outstanding; `None`

@@ -1,6 +1,6 @@
 //! What the loop's steps share: the prepared run and its counters.
 
-use crate::budget::TokenEstimator;
+use crate::budget::{TokenEstimator, model_context_window};
 use agentctl_core::{
     CallGate, ContextMode, EffortPlan, GuardrailPhase, ModelPrice, ModelProvider, ModelRef,
     ModelRequest, Redactor, RunGuardrails, RunHooks, SubAgentRunner, Tool, ToolFilter,
@@ -91,4 +91,26 @@ pub(crate) struct LoopState {
     pub(crate) set_aside: Vec<Range<usize>>,
     /// Whether a stop hook already made the run go on once (`stop_hook_active`).
     pub(crate) stop_continued: bool,
+}
+
+impl LoopState {
+    /// The counters of `run` before its first turn: no turn taken, no tokens used, the
+    /// estimator holding the system prompt, the tools and the messages so far.
+    pub(crate) fn start(run: &Prepared) -> Self {
+        let mut estimator = TokenEstimator::new(run.request.system.as_deref(), &run.request.tools);
+        for message in &run.request.messages {
+            estimator.add(message);
+        }
+        LoopState {
+            started: Instant::now(),
+            turn: 0,
+            usage: Usage::default(),
+            estimator,
+            window: model_context_window(&run.model.model),
+            first_new: run.request.messages.len().saturating_sub(1),
+            repairs: 0,
+            set_aside: Vec::new(),
+            stop_continued: false,
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! back a [`RunHandle`] (a stream of [`RunEvent`](agentctl_core::RunEvent)s that can be cancelled).
 
 use crate::agent_loop;
+use crate::background::BackgroundTasks;
 use crate::events;
 use crate::events::EventSink;
 use crate::handle::{RunFuture, RunHandle};
@@ -281,6 +282,7 @@ impl Runtime {
         Ok(provider)
     }
 
+    /// Everything a run of `agent` on `prompt` needs, resolved before its first turn.
     fn prepare(
         &self,
         agent: &AgentDefinition,
@@ -298,13 +300,7 @@ impl Runtime {
             agent: name.to_owned(),
             source,
         })?;
-        // A relative cassette path is the run's file, not the process's.
-        let provider = match &options.working_dir {
-            Some(dir) if !self.inner.settings.providers.contains_key(&model.provider) => {
-                self.provider_for(&model.located_in(dir))?
-            }
-            _ => self.provider_for(&model)?,
-        };
+        let provider = self.provider_in(&model, options.working_dir.as_deref())?;
         let tools = toolbox.tools().filtered(&filter);
         let context_mode = options
             .context_mode
@@ -323,15 +319,10 @@ impl Runtime {
             &model,
             toolbox.specs(&tools),
         );
-        let effort = options.effort.or(agent.spec.effort).map(|asked| {
-            ModelCatalogue::builtin().plan_effort(&model.provider, &model.model, asked)
-        });
+        let effort = effort_plan(agent, &options, &model);
         request.effort = effort.and_then(EffortPlan::sent);
         let price = ModelCatalogue::builtin().price(&model.provider, &model.model);
-        let background = Arc::new(crate::background::BackgroundTasks::new(
-            &cancel,
-            usize::try_from(self.inner.settings.agents.max_parallel).unwrap_or(4),
-        ));
+        let background = self.background_tasks(&cancel);
         Ok(Prepared {
             background,
             run_id: Arc::from(run_id),
@@ -366,6 +357,43 @@ impl Runtime {
             trace: options.trace,
         })
     }
+
+    /// The provider serving `model` in a run whose directory is `working_dir`: a relative
+    /// cassette path is the run's file, not the process's (unless the settings name the
+    /// provider).
+    fn provider_in(
+        &self,
+        model: &ModelRef,
+        working_dir: Option<&Path>,
+    ) -> Result<Arc<dyn ModelProvider>, RunError> {
+        match working_dir {
+            Some(dir) if !self.inner.settings.providers.contains_key(&model.provider) => {
+                self.provider_for(&model.located_in(dir))
+            }
+            _ => self.provider_for(model),
+        }
+    }
+
+    /// Where a run's background work goes: at most `agents.maxParallel` tasks at once, all
+    /// stopped when the run is cancelled.
+    fn background_tasks(&self, cancel: &CancellationToken) -> Arc<BackgroundTasks> {
+        Arc::new(BackgroundTasks::new(
+            cancel,
+            usize::try_from(self.inner.settings.agents.max_parallel).unwrap_or(4),
+        ))
+    }
+}
+
+/// How the run's effort (the options' over the agent's) is sent to `model`, when one is asked.
+fn effort_plan(
+    agent: &AgentDefinition,
+    options: &RunOptions,
+    model: &ModelRef,
+) -> Option<EffortPlan> {
+    options
+        .effort
+        .or(agent.spec.effort)
+        .map(|asked| ModelCatalogue::builtin().plan_effort(&model.provider, &model.model, asked))
 }
 
 /// The run's first model request: the history (none in `run` mode), the prompt, the agent's

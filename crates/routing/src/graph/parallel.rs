@@ -78,101 +78,123 @@ fn fan_out(
     starts: &[usize],
     issues: &mut Vec<GraphIssue>,
 ) -> Option<usize> {
-    let field = format!("edges[{edge}].to");
     let reaches: Vec<Reach> = starts
         .iter()
         .map(|&start| reach(spec, flow, start))
         .collect();
     for (&start, reach) in starts.iter().zip(&reaches) {
-        if spec.nodes[start].join.is_some() {
-            issues.push(GraphIssue::error(
-                field,
-                format!(
-                    "branch `{}` starts at a join node: a branch runs at least one node before \
-                     it meets the others",
-                    spec.nodes[start].name
-                ),
-            ));
-            return None;
-        }
-        let mapped = reach
-            .mapped
-            .or_else(|| spec.nodes[start].map.is_some().then_some(start));
-        if let Some(mapped) = mapped {
-            issues.push(GraphIssue::error(
-                format!("nodes[{mapped}].map"),
-                format!(
-                    "`{}` maps over a list inside the branch `{}` of edges[{edge}]: a map runs \
-                     on the graph's main line, not inside a parallel branch; join first",
-                    spec.nodes[mapped].name, spec.nodes[start].name
-                ),
-            ));
-            return None;
-        }
-        let subgraph = reach
-            .subgraph
-            .or_else(|| spec.nodes[start].graph.is_some().then_some(start));
-        if let Some(subgraph) = subgraph {
-            issues.push(GraphIssue::error(
-                format!("nodes[{subgraph}].graph"),
-                format!(
-                    "`{}` runs a subgraph inside the branch `{}` of edges[{edge}]: a subgraph \
-                     runs on the graph's main line, not inside a parallel branch; join first, \
-                     or fan out inside the subgraph",
-                    spec.nodes[subgraph].name, spec.nodes[start].name
-                ),
-            ));
-            return None;
-        }
-        if let Some(nested) = reach.nested {
-            issues.push(GraphIssue::error(
-                format!("edges[{nested}].to"),
-                format!(
-                    "a fan-out inside the branch `{}` of edges[{edge}]: branches cannot split \
-                     again before they join; join them first",
-                    spec.nodes[start].name
-                ),
-            ));
+        if let Some(issue) = branch_issue(spec, edge, start, reach) {
+            issues.push(issue);
             return None;
         }
     }
+    let join = match meeting_join(spec, &reaches) {
+        Ok(join) => join,
+        Err(message) => {
+            issues.push(GraphIssue::error(format!("edges[{edge}].to"), message));
+            return None;
+        }
+    };
+    let arriving = count_arrivals(spec, edge, starts, &reaches, join, issues);
+    check_join_count(spec, edge, join, starts.len(), arriving, issues);
+    Some(join)
+}
+
+/// What makes the branch starting at `start` unfit to run in parallel, if anything: it starts
+/// at a join, or maps over a list, runs a subgraph or fans out again before it joins.
+fn branch_issue(spec: &GraphSpec, edge: usize, start: usize, reach: &Reach) -> Option<GraphIssue> {
+    let name = &spec.nodes[start].name;
+    if spec.nodes[start].join.is_some() {
+        return Some(GraphIssue::error(
+            format!("edges[{edge}].to"),
+            format!(
+                "branch `{name}` starts at a join node: a branch runs at least one node before \
+                 it meets the others"
+            ),
+        ));
+    }
+    let mapped = reach
+        .mapped
+        .or_else(|| spec.nodes[start].map.is_some().then_some(start));
+    if let Some(mapped) = mapped {
+        return Some(GraphIssue::error(
+            format!("nodes[{mapped}].map"),
+            format!(
+                "`{}` maps over a list inside the branch `{name}` of edges[{edge}]: a map runs \
+                 on the graph's main line, not inside a parallel branch; join first",
+                spec.nodes[mapped].name
+            ),
+        ));
+    }
+    let subgraph = reach
+        .subgraph
+        .or_else(|| spec.nodes[start].graph.is_some().then_some(start));
+    if let Some(subgraph) = subgraph {
+        return Some(GraphIssue::error(
+            format!("nodes[{subgraph}].graph"),
+            format!(
+                "`{}` runs a subgraph inside the branch `{name}` of edges[{edge}]: a subgraph \
+                 runs on the graph's main line, not inside a parallel branch; join first, \
+                 or fan out inside the subgraph",
+                spec.nodes[subgraph].name
+            ),
+        ));
+    }
+    reach.nested.map(|nested| {
+        GraphIssue::error(
+            format!("edges[{nested}].to"),
+            format!(
+                "a fan-out inside the branch `{name}` of edges[{edge}]: branches cannot split \
+                 again before they join; join them first"
+            ),
+        )
+    })
+}
+
+/// The one join node the branches meet at, or why there is none (they meet nowhere, or at
+/// several joins).
+fn meeting_join(spec: &GraphSpec, reaches: &[Reach]) -> Result<usize, String> {
     let all: BTreeSet<usize> = reaches
         .iter()
         .flat_map(|reach| reach.joins.iter().copied())
         .collect();
-    let join = match all.iter().copied().collect::<Vec<_>>().as_slice() {
-        [] => {
-            issues.push(GraphIssue::error(
-                field,
-                "these parallel branches never meet: give the node they lead to `join: all` \
-                 (or `any`, or a number of branches)",
-            ));
-            return None;
-        }
-        [join] => *join,
+    match all.iter().copied().collect::<Vec<_>>().as_slice() {
+        [] => Err(
+            "these parallel branches never meet: give the node they lead to `join: all` \
+             (or `any`, or a number of branches)"
+                .to_owned(),
+        ),
+        [join] => Ok(*join),
         several => {
             let names: Vec<String> = several
                 .iter()
                 .map(|&j| format!("`{}`", spec.nodes[j].name))
                 .collect();
-            issues.push(GraphIssue::error(
-                field,
-                format!(
-                    "the branches reach different join nodes ({}): all branches of one fan-out \
-                     meet at one join",
-                    names.join(", ")
-                ),
-            ));
-            return None;
+            Err(format!(
+                "the branches reach different join nodes ({}): all branches of one fan-out \
+                 meet at one join",
+                names.join(", ")
+            ))
         }
-    };
+    }
+}
+
+/// How many branches of edge `edge` can reach `join`; each one that cannot is an issue.
+fn count_arrivals(
+    spec: &GraphSpec,
+    edge: usize,
+    starts: &[usize],
+    reaches: &[Reach],
+    join: usize,
+    issues: &mut Vec<GraphIssue>,
+) -> usize {
     let mut arriving = 0;
-    for (&start, reach) in starts.iter().zip(&reaches) {
+    for (&start, reach) in starts.iter().zip(reaches) {
         if reach.joins.contains(&join) {
             arriving += 1;
         } else {
             issues.push(GraphIssue::error(
-                field.clone(),
+                format!("edges[{edge}].to"),
                 format!(
                     "branch `{}` can never reach the join `{}`: every path from it ends \
                      first, so the join would wait for it forever",
@@ -181,19 +203,32 @@ fn fan_out(
             ));
         }
     }
-    if let Some(mode) = spec.nodes[join].join {
-        let needed = mode.needed(starts.len());
-        if needed > arriving {
-            issues.push(GraphIssue::error(
-                format!("nodes[{join}].join"),
-                format!(
-                    "join: {mode} can never complete: it waits for {needed} branches, and only \
-                     {arriving} of edges[{edge}] lead to it"
-                ),
-            ));
-        }
+    arriving
+}
+
+/// Reports a `join:` on `join` that waits for more of the `branches` of edge `edge` than the
+/// `arriving` ones that lead to it.
+fn check_join_count(
+    spec: &GraphSpec,
+    edge: usize,
+    join: usize,
+    branches: usize,
+    arriving: usize,
+    issues: &mut Vec<GraphIssue>,
+) {
+    let Some(mode) = spec.nodes[join].join else {
+        return;
+    };
+    let needed = mode.needed(branches);
+    if needed > arriving {
+        issues.push(GraphIssue::error(
+            format!("nodes[{join}].join"),
+            format!(
+                "join: {mode} can never complete: it waits for {needed} branches, and only \
+                 {arriving} of edges[{edge}] lead to it"
+            ),
+        ));
     }
-    Some(join)
 }
 
 /// The join nodes reachable from `start` along edges that can be taken, stopping at joins.

@@ -363,6 +363,7 @@ pub(super) struct Edge<'a> {
 }
 
 impl<'a> Layout<'a> {
+    /// What to draw of `graph`; with `path`, the nodes and edges the run took are marked.
     pub(super) fn new(graph: &'a Graph, path: Option<&[String]>) -> Self {
         let index: HashMap<&str, usize> = graph
             .nodes()
@@ -371,20 +372,7 @@ impl<'a> Layout<'a> {
             .rev()
             .map(|(i, node)| (node.name.as_str(), i))
             .collect();
-        let missing = graph.missing();
-        let mut nodes: Vec<Node<'a>> = graph
-            .nodes()
-            .iter()
-            .map(|node| Node {
-                name: &node.name,
-                agent: node.runs(),
-                graph: node.graph.is_some(),
-                join: node.join,
-                map: node.map.as_ref(),
-                missing: missing.contains(&node.name),
-                visited: false,
-            })
-            .collect();
+        let mut nodes = nodes_of(graph);
         let end_of = |name: &str| {
             if name == GRAPH_END {
                 Some(Point::End)
@@ -403,36 +391,9 @@ impl<'a> Layout<'a> {
                 taken: false,
             });
         }
-        for edge in &graph.spec().edges {
-            for target in edge.to.names() {
-                if let (Some(from), Some(to)) = (end_of(&edge.from), end_of(target)) {
-                    edges.push(Edge {
-                        from,
-                        to,
-                        label: edge.condition.as_deref(),
-                        dotted: false,
-                        parallel: edge.to.is_fan_out(),
-                        taken: false,
-                    });
-                }
-            }
-        }
+        push_declared_edges(graph, &end_of, &mut edges);
         if !graph.is_handoff_map() {
-            for (i, node) in graph.nodes().iter().enumerate() {
-                let leaving = || graph.spec().edges.iter().filter(|e| e.from == node.name);
-                let has_default = leaving().any(|edge| edge.condition.is_none());
-                let ends_explicitly = leaving().any(|edge| edge.to == GRAPH_END);
-                if !has_default && !ends_explicitly {
-                    edges.push(Edge {
-                        from: Point::Node(i),
-                        to: Point::End,
-                        label: None,
-                        dotted: true,
-                        parallel: false,
-                        taken: false,
-                    });
-                }
-            }
+            push_implicit_ends(graph, &mut edges);
         }
         let has_end = edges.iter().any(|edge| edge.to == Point::End);
         let mut layout = Layout {
@@ -476,6 +437,67 @@ impl<'a> Layout<'a> {
                 edge.taken = true;
             }
             previous = current;
+        }
+    }
+}
+
+/// One drawn node per node of `graph`, none visited yet.
+fn nodes_of(graph: &Graph) -> Vec<Node<'_>> {
+    let missing = graph.missing();
+    graph
+        .nodes()
+        .iter()
+        .map(|node| Node {
+            name: &node.name,
+            agent: node.runs(),
+            graph: node.graph.is_some(),
+            join: node.join,
+            map: node.map.as_ref(),
+            missing: missing.contains(&node.name),
+            visited: false,
+        })
+        .collect()
+}
+
+/// Adds one drawn edge per target of each edge the graph declares, when both of its ends are
+/// known (`end_of` finds them); the branches of a fan-out are marked parallel.
+fn push_declared_edges<'a>(
+    graph: &'a Graph,
+    end_of: &dyn Fn(&str) -> Option<Point>,
+    edges: &mut Vec<Edge<'a>>,
+) {
+    for edge in &graph.spec().edges {
+        for target in edge.to.names() {
+            if let (Some(from), Some(to)) = (end_of(&edge.from), end_of(target)) {
+                edges.push(Edge {
+                    from,
+                    to,
+                    label: edge.condition.as_deref(),
+                    dotted: false,
+                    parallel: edge.to.is_fan_out(),
+                    taken: false,
+                });
+            }
+        }
+    }
+}
+
+/// Adds a dotted edge to END from each node where the run ends when no edge matches: no edge
+/// without a condition leaves it, and none leads to END explicitly.
+fn push_implicit_ends(graph: &Graph, edges: &mut Vec<Edge<'_>>) {
+    for (i, node) in graph.nodes().iter().enumerate() {
+        let leaving = || graph.spec().edges.iter().filter(|e| e.from == node.name);
+        let has_default = leaving().any(|edge| edge.condition.is_none());
+        let ends_explicitly = leaving().any(|edge| edge.to == GRAPH_END);
+        if !has_default && !ends_explicitly {
+            edges.push(Edge {
+                from: Point::Node(i),
+                to: Point::End,
+                label: None,
+                dotted: true,
+                parallel: false,
+                taken: false,
+            });
         }
     }
 }
