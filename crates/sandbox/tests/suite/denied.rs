@@ -67,6 +67,13 @@ async fn no_shell_path_reads_a_denied_file() {
             "cp -r secrets copy && cat copy/key.txt",
             "mv secrets/key.txt src/ && cat src/key.txt",
             "mv secrets open && cat open/key.txt",
+            // Other spellings of the same path, and a path attached to an option.
+            "cat ./secrets//key.txt",
+            "cat \"$PWD/secrets/key.txt\"",
+            "cat /dev/fd/../cwd/secrets/key.txt",
+            "cat /proc/self/root\"$PWD\"/secrets/key.txt",
+            "dd if=secrets/key.txt 2>/dev/null",
+            "sed -n p --in-place=.bak secrets/key.txt; cat secrets/key.txt.bak",
         ] {
             let run = dirs.sh(&policy, script).await;
             assert!(run.status.is_enforced(), "{script}: {run:?}");
@@ -104,6 +111,13 @@ async fn an_edit_denied_folder_is_not_written_by_any_path() {
             "ln -s locked l && echo x > l/f",
             "rm locked/f",
             "mv locked/f src/",
+            "echo x > ./locked//f",
+            "echo x > \"$PWD/locked/f\"",
+            "echo x > /proc/self/cwd/locked/f",
+            "echo x > /dev/fd/../cwd/locked/f",
+            "echo x > /proc/self/root\"$PWD\"/locked/f",
+            "echo x | dd of=locked/f 2>/dev/null",
+            "echo x | tee locked/f",
         ] {
             let run = dirs.sh(&policy, &format!("{script} && echo DONE")).await;
             assert!(!run.stdout.contains("DONE"), "{script}: {run:?}");
