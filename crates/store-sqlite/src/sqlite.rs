@@ -3,6 +3,7 @@
 
 mod checkpoint;
 mod graph;
+mod group;
 mod import;
 mod messages;
 mod owner;
@@ -18,10 +19,11 @@ mod write;
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
 use agentctl_store::{ContextError, Result};
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use group::GroupedConnection;
+use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use setup::{SchemaError, migrate_sqlite, prepare_sqlite};
@@ -55,7 +57,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 #[derive(Debug)]
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
+    /// The one connection, its writes committed in groups.
+    conn: GroupedConnection,
     /// The file, for the checkpoint thread; `None` in memory.
     file: Option<PathBuf>,
     /// Write transactions committed, for the checkpoint thread.
@@ -77,6 +80,8 @@ pub(crate) enum Fault {
     Sql(rusqlite::Error),
     Context(ContextError),
     Corrupt(&'static str, String),
+    /// The group transaction the write was part of could not be committed: why.
+    GroupFailed(String),
 }
 
 impl From<rusqlite::Error> for Fault {
@@ -195,7 +200,7 @@ impl SqliteStore {
         };
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
-            conn: Mutex::new(conn),
+            conn: GroupedConnection::new(conn),
             file: None,
             commits: AtomicU32::new(0),
             checkpointer: OnceLock::new(),
@@ -217,43 +222,44 @@ impl SqliteStore {
         &self.redactor
     }
 
-    /// Runs `f` on the connection and attaches the file path to its errors. For reads: a write
-    /// goes through [`SqliteStore::write`].
+    /// Runs `f` on the connection (once no write is waiting for its commit) and attaches the
+    /// file path to its errors. For reads: a write goes through [`SqliteStore::write`].
     pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> FaultResult<T>) -> Result<T> {
-        // A panic inside `f` drops its transaction (rolled back), so the connection is sound.
-        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        f(&mut conn).map_err(|fault| into_error(fault, &self.path))
+        self.conn
+            .read(f)
+            .map_err(|fault| into_error(fault, &self.path))
     }
 
-    /// Runs `f` in one `BEGIN IMMEDIATE` transaction and commits it; an error rolls it back.
-    /// The write lock is taken (waiting up to [`BUSY_TIMEOUT`] for other processes) before `f`
-    /// reads anything, so what `f` reads is still true when it writes.
-    pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>) -> Result<T> {
-        self.with(|conn| {
-            let value = immediate(conn, f)?;
-            let commits = self.commits.fetch_add(1, Ordering::Relaxed) + 1;
-            if commits.is_multiple_of(checkpoint::EVERY) {
-                let checkpointer = self
-                    .checkpointer
-                    .get_or_init(|| checkpoint::Checkpointer::start(conn, self.file.as_deref()?));
-                if let Some(checkpointer) = checkpointer {
-                    checkpointer.nudge();
-                }
+    /// Runs `f` as one write: in a `BEGIN IMMEDIATE` transaction, alone or grouped with the
+    /// writes other threads make at the same moment, and returns once it is committed; an
+    /// error rolls `f`'s own changes back. The write lock is taken (waiting up to
+    /// [`BUSY_TIMEOUT`] for other processes) before `f` reads anything, so what `f` reads is
+    /// still true when it writes.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Connection) -> FaultResult<T>) -> Result<T> {
+        self.conn
+            .write(f, |conn| self.committed(conn))
+            .map_err(|fault| into_error(fault, &self.path))
+    }
+
+    /// Runs `work` with its writes (on this thread) committed together when it returns.
+    pub(crate) fn batch_writes(&self, work: &mut dyn FnMut()) -> Result<()> {
+        self.conn
+            .batch(work, |conn| self.committed(conn))
+            .map_err(|fault| into_error(fault, &self.path))
+    }
+
+    /// Counts a commit and has the log checkpointed every [`checkpoint::EVERY`] commits.
+    fn committed(&self, conn: &Connection) {
+        let commits = self.commits.fetch_add(1, Ordering::Relaxed) + 1;
+        if commits.is_multiple_of(checkpoint::EVERY) {
+            let checkpointer = self
+                .checkpointer
+                .get_or_init(|| checkpoint::Checkpointer::start(conn, self.file.as_deref()?));
+            if let Some(checkpointer) = checkpointer {
+                checkpointer.nudge();
             }
-            Ok(value)
-        })
+        }
     }
-}
-
-/// Runs `f` in a `BEGIN IMMEDIATE` transaction of `conn` and commits it.
-fn immediate<T>(
-    conn: &mut Connection,
-    f: impl FnOnce(&Transaction<'_>) -> FaultResult<T>,
-) -> FaultResult<T> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let value = f(&tx)?;
-    tx.commit()?;
-    Ok(value)
 }
 
 /// A SQLite error of the store at `path`; retryable when the database was busy or locked.
@@ -277,6 +283,11 @@ fn into_error(fault: Fault, path: &str) -> ContextError {
             path: path.to_owned(),
             table,
             detail,
+        },
+        Fault::GroupFailed(why) => ContextError::Database {
+            path: path.to_owned(),
+            source: format!("the write was not committed: {why}").into(),
+            retryable: false,
         },
     }
 }

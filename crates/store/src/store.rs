@@ -39,6 +39,15 @@ pub trait SessionLog: Send + Sync {
     ) -> Result<()>;
     /// The session's mode overrides by agent name.
     fn mode_overrides(&self, session: &str) -> Result<BTreeMap<String, ContextMode>>;
+    /// Runs `work` and commits the writes it makes through this store, on this thread, together
+    /// once it returns, where the backend can (the SQLite store makes them one transaction, so
+    /// a handoff's closing and opening rows cost one commit); other threads' writes wait for
+    /// it. An error means those writes were not committed, whatever `work` was told of them.
+    /// By default each write is committed as it is made.
+    fn batch(&self, work: &mut dyn FnMut()) -> Result<()> {
+        work();
+        Ok(())
+    }
 }
 
 /// Messages and compaction summaries.

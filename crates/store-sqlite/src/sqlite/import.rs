@@ -10,7 +10,7 @@ use agentctl_store::{
     ContextError, ImportOutcome, ImportPlan, Result, RowError, SessionBundle, SessionImport,
     SessionInfo, SyncMark, WriteKind, same_version, sync_mark_write,
 };
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 impl SessionImport for SqliteStore {
     fn import_session(&self, bundle: &SessionBundle) -> Result<ImportOutcome> {
@@ -94,7 +94,7 @@ impl SessionImport for SqliteStore {
 }
 
 /// The session's row as [`same_version`] compares it; `None` when there is none.
-fn session_version(tx: &Transaction<'_>, id: &str) -> FaultResult<Option<SessionInfo>> {
+fn session_version(tx: &Connection, id: &str) -> FaultResult<Option<SessionInfo>> {
     Ok(tx
         .query_row(
             "SELECT title, created_at, updated_at, message_count, run_count
@@ -117,7 +117,7 @@ fn session_version(tx: &Transaction<'_>, id: &str) -> FaultResult<Option<Session
 /// Writes the whole bundle, its session absent, with this file's ids: the rows of its
 /// [`ImportPlan`].
 fn insert_session(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     redactor: &Redactor,
     bundle: &SessionBundle,
 ) -> FaultResult<ImportOutcome> {

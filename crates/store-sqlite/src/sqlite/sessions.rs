@@ -75,6 +75,10 @@ fn new_session_id(now_ms: i64) -> String {
 }
 
 impl SessionLog for SqliteStore {
+    fn batch(&self, work: &mut dyn FnMut()) -> Result<()> {
+        self.batch_writes(work)
+    }
+
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
         let title = title.map(|title| self.redactor().redact(title).into_owned());
         let title = title.as_deref();
