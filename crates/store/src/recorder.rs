@@ -256,6 +256,12 @@ impl RunRecorder {
         self.error.take()
     }
 
+    /// Drops the recorder without writing anything more: its run's start was never committed
+    /// (the transaction it was part of failed), so there is no run to close.
+    pub fn abandon(mut self) {
+        self.finished = true;
+    }
+
     fn close(
         &mut self,
         answer_visible: bool,

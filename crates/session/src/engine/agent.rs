@@ -12,7 +12,7 @@ use super::prepare::{Ready, RunKind};
 use super::protocol::{EventMsg, Notice};
 use super::sub_agents::SubAgents;
 use super::trace::TurnTracing;
-use super::writer::Recording;
+use super::writer::{Closing, Recording};
 use crate::commands::{Narrowing, narrowed};
 use crate::error::SessionError;
 use crate::graph_run::{GraphError, StartAt};
@@ -29,6 +29,8 @@ use std::sync::Arc;
 /// One run's end.
 struct RunEnd {
     outcome: Result<RunResult, RunError>,
+    /// The run's store error, when its end is written (the previous run's too, for a run a
+    /// handoff started: that one's end is written with this one's start).
     save_error: Option<ContextError>,
     run: Option<RunId>,
     mode: ContextMode,
@@ -52,11 +54,18 @@ impl TurnCtx {
         let mut model = lead.model;
         let mut save_error = None;
         let mut first_run = None;
+        // A run that handed off: its end is written with the next run's start, in one commit.
+        let mut closing = None;
         let result = loop {
-            let end = match self
-                .run_agent(&agent, kind, model.take(), &lead.frame, &mut trace)
-                .await
-            {
+            let run = self.run_agent(
+                &agent,
+                kind,
+                model.take(),
+                &mut closing,
+                &lead.frame,
+                &mut trace,
+            );
+            let end = match run.await {
                 Ok(end) => end,
                 Err(error) => break Err(error),
             };
@@ -101,6 +110,11 @@ impl TurnCtx {
             };
             agent = target;
         };
+        if let Some(closing) = closing
+            && let Some(error) = self.close(closing).await
+        {
+            save_error.get_or_insert(error);
+        }
         trace.finish(result.as_ref().err().map(ToString::to_string).as_deref());
         let result = match save_error {
             Some(error) => Err(SessionError::NotSaved(error)),
@@ -111,6 +125,16 @@ impl TurnCtx {
             agents,
             first_run,
         }
+    }
+
+    /// Writes the end of a run that handed off to no run that started; its store error.
+    async fn close(&self, closing: Closing) -> Option<ContextError> {
+        let store = self.engine.store.as_ref()?;
+        let closed: Result<_, ContextError> = store
+            .writer
+            .call(move |records| Ok(records.close(closing)))
+            .await;
+        closed.unwrap_or_else(Some)
     }
 
     /// The chain stops before `to` could start: the run's failure event, and the error.
@@ -171,12 +195,15 @@ impl TurnCtx {
             .insert(agent.name().to_owned(), result.messages.clone());
     }
 
-    /// One run of `agent`: its kit, its preparation, its events, its recording's end.
+    /// One run of `agent`: its kit, its preparation (with `closing`, the end of the run that
+    /// handed off to it, written in the same commit), its events, its recording's end — left
+    /// in `closing` when it hands off.
     async fn run_agent(
         &mut self,
         agent: &AgentDefinition,
         kind: RunKind,
         model: Option<String>,
+        closing: &mut Option<Closing>,
         frame: &Frame,
         trace: &mut TurnTracing,
     ) -> Result<RunEnd, SessionError> {
@@ -216,7 +243,9 @@ impl TurnCtx {
             None => None,
         };
         let gate = self.gate.for_agent(agent).narrowed(narrowing);
-        let ready = engine.prepare(agent, kind, &mut options, &gate).await?;
+        let mut ready = engine
+            .prepare(agent, kind, &mut options, &gate, closing.take())
+            .await?;
         self.announce(agent, &ready, handoff.as_ref(), frame);
         trace.next_run(agent.name(), &ready.prompt, 0);
         let sub_agents = if Arc::ptr_eq(&gate, &self.gate) {
@@ -236,10 +265,18 @@ impl TurnCtx {
             .pump(handle, ready.recording.as_ref(), trace, frame)
             .await;
         let run = ready.recording.as_ref().map(|recording| recording.run().id);
-        let save_error = match ready.recording {
-            Some(recording) => recording.finish(run_ending(ready.mode, &outcome)).await,
-            None => None,
-        };
+        let hands_off = matches!(&outcome, Ok(result) if result.handoff.is_some());
+        let mut save_error = ready.closed.take();
+        match ready.recording {
+            Some(recording) if hands_off => {
+                *closing = Some(recording.closing(run_ending(ready.mode, &outcome)));
+            }
+            Some(recording) => {
+                let error = recording.finish(run_ending(ready.mode, &outcome)).await;
+                save_error = save_error.or(error);
+            }
+            None => {}
+        }
         Ok(RunEnd {
             outcome,
             save_error,

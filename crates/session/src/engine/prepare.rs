@@ -7,7 +7,7 @@
 use super::approvals::TurnGate;
 use super::handoff::brief;
 use super::state::{Engine, Store, lock};
-use super::writer::{Recording, Records};
+use super::writer::{Closing, Recording, Records};
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use agentctl_context::{
@@ -59,6 +59,8 @@ pub(crate) struct Ready {
     pub recording: Option<Recording>,
     /// Older messages of the workspace were summarised first.
     pub compacted: bool,
+    /// The store error of the run whose end was written with this one's start.
+    pub closed: Option<ContextError>,
 }
 
 /// What the store thread decides for a run.
@@ -71,18 +73,22 @@ struct Decided {
     prompt: String,
     run: Option<agentctl_store::RunRecord>,
     compacted: bool,
+    /// The store error of the run `closing` ended.
+    closed: Option<ContextError>,
 }
 
 impl Engine {
     /// Prepares a run of `agent` (its kit's definition) as `kind` says; `options` gets the
     /// history, mode and run id. `gate` is the run's: its hooks decide whether a workspace
-    /// that outgrew the window is compacted (`PreCompact`, `auto`).
+    /// that outgrew the window is compacted (`PreCompact`, `auto`). `closing`, the end of the
+    /// run that handed off to this one, is written in the same commit as this run's start.
     pub(crate) async fn prepare(
         &self,
         agent: &AgentDefinition,
         kind: RunKind,
         options: &mut RunOptions,
         gate: &TurnGate,
+        closing: Option<Closing>,
     ) -> Result<Ready, SessionError> {
         let model = self.runtime.resolve_model(agent, options).ok();
         let decided = match &self.store {
@@ -104,7 +110,10 @@ impl Engine {
                     summarizer: self.runtime.clone(),
                     handle: self.handle.clone(),
                 };
-                store.writer.call(move |records| job.run(records)).await?
+                store
+                    .writer
+                    .call(move |records| job.run_after(closing, records))
+                    .await?
             }
             None => self.decide_unrecorded(agent, kind)?,
         };
@@ -126,6 +135,7 @@ impl Engine {
             model,
             recording,
             compacted: decided.compacted,
+            closed: decided.closed,
         })
     }
 
@@ -182,6 +192,7 @@ impl Engine {
             prompt,
             run: None,
             compacted: false,
+            closed: None,
         })
     }
 }
@@ -219,6 +230,33 @@ struct Job {
 }
 
 impl Job {
+    /// Writes `closing` (a handoff's end) and this run's start in one commit, then decides.
+    /// A handoff's target never compacts, so nothing waits on a model inside the commit.
+    fn run_after(
+        self,
+        closing: Option<Closing>,
+        records: &mut Records,
+    ) -> Result<Decided, SessionError> {
+        let Some(closing) = closing else {
+            return self.run(records);
+        };
+        let store = self.session.dyn_store();
+        let (mut closing, mut job) = (Some(closing), Some(self));
+        let (mut closed, mut decided) = (None, None);
+        let committed = store.batch(&mut || {
+            closed = closing.take().and_then(|closing| records.close(closing));
+            decided = job.take().map(|job| job.run(records));
+        });
+        let decided = decided.unwrap_or_else(|| Err(SessionError::Store(not_run())));
+        if let Err(error) = committed {
+            if let Ok(Decided { run: Some(run), .. }) = &decided {
+                records.forget(run.id);
+            }
+            return Err(SessionError::Store(error));
+        }
+        decided.map(|decided| Decided { closed, ..decided })
+    }
+
     fn run(self, records: &mut Records) -> Result<Decided, SessionError> {
         let Job {
             session,
@@ -279,7 +317,17 @@ impl Job {
             prompt,
             run: Some(records.keep(recorder)),
             compacted,
+            closed: None,
         })
+    }
+}
+
+/// What a batch that never ran its work reports (it cannot: the store runs it).
+fn not_run() -> ContextError {
+    ContextError::Backend {
+        store: "session store".into(),
+        message: "the store did not run the handoff's writes".into(),
+        retryable: false,
     }
 }
 

@@ -132,7 +132,30 @@ pub(crate) struct Recording {
     open: bool,
 }
 
+/// A run whose ending is decided but not written yet: a handoff's, written with the next
+/// run's start in one commit.
+#[derive(Debug)]
+pub(crate) struct Closing {
+    run: RunId,
+    ending: RunEnding,
+}
+
 impl Records {
+    /// Closes `closing`'s run (on this thread, after everything it sent); the first store
+    /// error of the run, if any.
+    pub(crate) fn close(&mut self, closing: Closing) -> Option<ContextError> {
+        self.runs
+            .remove(&closing.run)
+            .and_then(|recorder| recorder.finish(closing.ending))
+    }
+
+    /// Forgets the recorder of `run` without closing it: its start was not committed.
+    pub(crate) fn forget(&mut self, run: RunId) {
+        if let Some(recorder) = self.runs.remove(&run) {
+            recorder.abandon();
+        }
+    }
+
     /// Keeps `recorder` (started on this thread) for the events of its run.
     pub(crate) fn keep(&mut self, recorder: RunRecorder) -> RunRecord {
         let run = recorder.run().clone();
@@ -195,21 +218,24 @@ impl Recording {
 
     /// Records how the run ended, once everything it sent is written; returns the first store
     /// error of the run: the run was not (completely) saved.
-    pub(crate) async fn finish(mut self, ending: RunEnding) -> Option<ContextError> {
-        self.open = false;
-        let id = self.run.id;
-        let finished: Result<_, ContextError> = self
-            .writer
-            .call(move |records| {
-                Ok(records
-                    .runs
-                    .remove(&id)
-                    .and_then(|recorder| recorder.finish(ending)))
-            })
-            .await;
+    pub(crate) async fn finish(self, ending: RunEnding) -> Option<ContextError> {
+        let writer = self.writer.clone();
+        let closing = self.closing(ending);
+        let finished: Result<_, ContextError> =
+            writer.call(move |records| Ok(records.close(closing))).await;
         match finished {
             Ok(error) => error,
             Err(error) => Some(error),
+        }
+    }
+
+    /// How the run ended, to be written later by [`Records::close`] (with the next run's
+    /// start, for a handoff).
+    pub(crate) fn closing(mut self, ending: RunEnding) -> Closing {
+        self.open = false;
+        Closing {
+            run: self.run.id,
+            ending,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! A session store that calls a hook before each write, then writes to an in-memory SQLite
-//! store: a slow store (the hook sleeps), a failing one (the hook fails), a watched one.
+//! A session store that calls a hook before each write (and before and after a batch), then
+//! writes to an in-memory SQLite store: a slow store (the hook sleeps), a failing one (the hook
+//! fails), a watched one.
 
 use agentctl_core::{ContextMode, Span, Usage};
 use agentctl_store::{
@@ -63,6 +64,11 @@ impl SessionLog for Hooked {
     }
     fn mode_overrides(&self, session: &str) -> Result<BTreeMap<String, ContextMode>> {
         self.inner.mode_overrides(session)
+    }
+    fn batch(&self, work: &mut dyn FnMut()) -> Result<()> {
+        self.write("batch")?;
+        self.inner.batch(work)?;
+        self.write("batch committed")
     }
 }
 

@@ -1,12 +1,15 @@
 //! Store writes off the async workers: a store whose writes take 200 ms (and whose first write
 //! waits for another session's turn) delays no other session's turn on the same one-thread
-//! runtime; a turn waits for its own writes before it finishes; a turn whose writes fail fails.
+//! runtime; a turn waits for its own writes before it finishes; a turn whose writes fail fails;
+//! a handoff's end and its target's start are one commit.
 
 use super::hooked::{Hooked, refused};
-use super::wire::{answer, options};
+use super::wire::{answer, call, options};
 use agentctl_core::Settings;
 use agentctl_session::{Agent, RuntimeBuilder, Session, SessionError, Target, TurnOptions};
-use agentctl_store::{MessageLog as _, MessageQuery, SessionLog as _, SessionStore};
+use agentctl_store::{
+    MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _, SessionStore,
+};
 use agentctl_test_support::FakeServer;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -161,6 +164,116 @@ async fn a_turn_whose_writes_fail_fails() {
         error
             .to_string()
             .starts_with("the session could not be saved"),
+        "{error}"
+    );
+    session.shutdown().await;
+    server.assert_no_violations();
+}
+
+/// A session whose `triage` agent hands off to `billing`, recorded in `store`.
+fn handoff_session(server: &FakeServer, root: &Path, store: Arc<dyn SessionStore>) -> Session {
+    let runtime = RuntimeBuilder::with_settings(Settings::default(), root)
+        .provider_options(options(server, root));
+    let model = "openai:gpt-4o-mini";
+    Session::builder()
+        .runtime(runtime)
+        .agent(
+            Agent::new("triage", "Route the request.")
+                .model(model)
+                .handoff("billing"),
+        )
+        .agent(Agent::new("billing", "Answer billing questions.").model(model))
+        .store(store)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    call(
+        &server,
+        "call_1",
+        "handoff_to_billing",
+        r#"{"reason":"a refund"}"#,
+    );
+    answer(&server, "Refunded.");
+    let log = Log::default();
+    let hook = {
+        let log = log.clone();
+        move |what: &str| {
+            log.push(what);
+            Ok(())
+        }
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let session = handoff_session(&server, dir.path(), Arc::clone(&store));
+    let answer = session
+        .ask_agent("triage", "I want a refund")
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Refunded.");
+    let lines = log.lines();
+    let batch = log.position("batch");
+    let committed = log.position("batch committed");
+    // Inside the batch: triage's last turn, status and handoff, then billing's start.
+    let inside: Vec<&str> = lines[batch + 1..committed]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        inside,
+        [
+            "record_turn",
+            "finish_run",
+            "write_handoff",
+            "start_run",
+            "record_turn"
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(lines.iter().filter(|line| *line == "batch").count(), 1);
+    let id = session.id().unwrap().to_owned();
+    let runs = store.runs(&id).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (runs[0].agent.as_str(), runs[0].status),
+        ("triage", RunStatus::Completed)
+    );
+    assert_eq!(
+        (runs[1].agent.as_str(), runs[1].status),
+        ("billing", RunStatus::Completed)
+    );
+    assert_eq!(runs[1].parent_run_id, Some(runs[0].id));
+    session.shutdown().await;
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn a_handoff_whose_commit_fails_fails_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    call(
+        &server,
+        "call_1",
+        "handoff_to_billing",
+        r#"{"reason":"a refund"}"#,
+    );
+    let hook = |what: &str| match what {
+        "batch committed" => Err(refused(what)),
+        _ => Ok(()),
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let session = handoff_session(&server, dir.path(), store);
+    let error = session
+        .ask_agent("triage", "I want a refund")
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("batch committed refused by the test"),
         "{error}"
     );
     session.shutdown().await;
