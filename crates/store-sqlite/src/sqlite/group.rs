@@ -69,9 +69,7 @@ impl Held {
         if self.conn.is_autocommit() {
             Err("SQLite rolled the transaction back".to_owned())
         } else {
-            self.conn
-                .execute_batch("COMMIT")
-                .map_err(|error| error.to_string())
+            run(&self.conn, "COMMIT").map_err(|error| error.to_string())
         }
     }
 
@@ -143,7 +141,7 @@ impl GroupedConnection {
                 .wait(held)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        held.conn.execute_batch("BEGIN IMMEDIATE")?;
+        run(&held.conn, "BEGIN IMMEDIATE")?;
         held.open = true;
         held.writes = 0;
         held.batch = Some(me);
@@ -194,7 +192,7 @@ impl GroupedConnection {
                 ));
             }
             held.writes += 1;
-            return in_savepoint(&mut held.conn, f);
+            return in_savepoint(&held.conn, f);
         }
         if held.open && held.conn.is_autocommit() {
             // SQLite rolled the whole group back (a full disk, an I/O error) inside an earlier
@@ -202,11 +200,11 @@ impl GroupedConnection {
             self.end(&mut held, Err("SQLite rolled the transaction back".into()));
         }
         if !held.open {
-            held.conn.execute_batch("BEGIN IMMEDIATE")?;
+            run(&held.conn, "BEGIN IMMEDIATE")?;
             held.open = true;
             held.writes = 0;
         }
-        let outcome = catch_unwind(AssertUnwindSafe(|| in_savepoint(&mut held.conn, f)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| in_savepoint(&held.conn, f)));
         held.writes += 1;
         let group = held.ended + 1;
         if self.queued.load(Ordering::SeqCst) == 0 || held.writes >= GROUP_LIMIT {
@@ -237,7 +235,7 @@ impl GroupedConnection {
     fn end(&self, held: &mut Held, outcome: Result<(), String>) {
         if let Err(why) = outcome {
             if !held.conn.is_autocommit() {
-                let _ = held.conn.execute_batch("ROLLBACK");
+                let _ = run(&held.conn, "ROLLBACK");
             }
             if held.failures.len() == FAILURES_KEPT {
                 held.failures.pop_front();
@@ -250,15 +248,40 @@ impl GroupedConnection {
     }
 }
 
-/// Runs `f` in a savepoint of `conn`'s open transaction, rolled back alone when `f` fails.
+/// Runs one of the few fixed statements of a group (its statement is compiled once).
+fn run(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
+}
+
+/// Runs `f` in a savepoint of `conn`'s open transaction, rolled back alone when `f` fails
+/// or panics.
 fn in_savepoint<T>(
-    conn: &mut Connection,
+    conn: &Connection,
     f: impl FnOnce(&Connection) -> FaultResult<T>,
 ) -> FaultResult<T> {
-    let savepoint = conn.savepoint()?;
-    let value = f(&savepoint)?;
-    savepoint.commit()?;
-    Ok(value)
+    run(conn, "SAVEPOINT agentctl_write")?;
+    match catch_unwind(AssertUnwindSafe(|| f(conn))) {
+        Ok(Ok(value)) => {
+            run(conn, "RELEASE agentctl_write")?;
+            Ok(value)
+        }
+        Ok(Err(fault)) => {
+            roll_back_savepoint(conn);
+            Err(fault)
+        }
+        Err(panic) => {
+            roll_back_savepoint(conn);
+            resume_unwind(panic)
+        }
+    }
+}
+
+fn roll_back_savepoint(conn: &Connection) {
+    // Nothing to undo when SQLite already rolled the whole transaction back.
+    if !conn.is_autocommit() {
+        let _ = run(conn, "ROLLBACK TO agentctl_write");
+        let _ = run(conn, "RELEASE agentctl_write");
+    }
 }
 
 #[cfg(test)]
