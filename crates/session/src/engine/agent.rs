@@ -84,16 +84,9 @@ impl TurnCtx {
             let Some(request) = result.handoff.clone() else {
                 break Ok(result);
             };
-            let limit = engine.shared.max_handoffs();
-            let next = check_limit(&agents, &request, limit)
-                .map_err(SessionError::Run)
-                .and_then(|()| engine.shared.require_agent(&request.to));
-            let target = match next {
+            let target = match self.next_agent(&agents, &request, &lead.frame, &mut trace) {
                 Ok(target) => target,
-                Err(error) => {
-                    let error = self.stop_chain(&request.to, error, &lead.frame, &mut trace);
-                    break Err(error);
-                }
+                Err(error) => break Err(error),
             };
             agents.push(request.to.clone());
             if target.spec.graph.is_some() {
@@ -116,15 +109,27 @@ impl TurnCtx {
             save_error.get_or_insert(error);
         }
         trace.finish(result.as_ref().err().map(ToString::to_string).as_deref());
-        let result = match save_error {
-            Some(error) => Err(SessionError::NotSaved(error)),
-            None => result,
-        };
         AgentOutcome {
-            result,
+            result: save_error.map_or(result, |error| Err(SessionError::NotSaved(error))),
             agents,
             first_run,
         }
+    }
+
+    /// The agent `request` hands off to, unless the chain stops here (the handoff limit, an
+    /// unknown agent): then the run's failure is sent and the error returned.
+    fn next_agent(
+        &self,
+        agents: &[String],
+        request: &HandoffRequest,
+        frame: &Frame,
+        trace: &mut TurnTracing,
+    ) -> Result<AgentDefinition, SessionError> {
+        let shared = &self.engine.shared;
+        check_limit(agents, request, shared.max_handoffs())
+            .map_err(SessionError::Run)
+            .and_then(|()| shared.require_agent(&request.to))
+            .map_err(|error| self.stop_chain(&request.to, error, frame, trace))
     }
 
     /// Writes the end of a run that handed off to no run that started; its store error.
@@ -209,20 +214,7 @@ impl TurnCtx {
     ) -> Result<RunEnd, SessionError> {
         let engine = Arc::clone(&self.engine);
         let (kit, warnings) = engine.kit(agent).await;
-        for warning in warnings {
-            self.sink.emit(EventMsg::Notice(warning.into()));
-        }
-        let met = std::mem::take(
-            &mut *engine
-                .shared
-                .instruction_warnings
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        for warning in met {
-            self.sink
-                .emit(EventMsg::Notice(Notice::Instructions(warning)));
-        }
+        self.warn(warnings);
         let handoff = match &kind {
             RunKind::Handoff { request, .. } => Some(request.clone()),
             RunKind::First { .. } => None,
@@ -265,17 +257,14 @@ impl TurnCtx {
             .pump(handle, ready.recording.as_ref(), trace, frame)
             .await;
         let run = ready.recording.as_ref().map(|recording| recording.run().id);
-        let hands_off = matches!(&outcome, Ok(result) if result.handoff.is_some());
         let mut save_error = ready.closed.take();
-        match ready.recording {
-            Some(recording) if hands_off => {
-                *closing = Some(recording.closing(run_ending(ready.mode, &outcome)));
+        if let Some(recording) = ready.recording {
+            let ending = run_ending(ready.mode, &outcome);
+            if matches!(&outcome, Ok(result) if result.handoff.is_some()) {
+                *closing = Some(recording.closing(ending));
+            } else {
+                save_error = save_error.or(recording.finish(ending).await);
             }
-            Some(recording) => {
-                let error = recording.finish(run_ending(ready.mode, &outcome)).await;
-                save_error = save_error.or(error);
-            }
-            None => {}
         }
         Ok(RunEnd {
             outcome,
@@ -283,6 +272,25 @@ impl TurnCtx {
             run,
             mode: ready.mode,
         })
+    }
+
+    /// Tells the front end what the agent's kit and instruction files warned about.
+    fn warn(&self, warnings: Vec<super::kits::KitWarning>) {
+        for warning in warnings {
+            self.sink.emit(EventMsg::Notice(warning.into()));
+        }
+        let met = std::mem::take(
+            &mut *self
+                .engine
+                .shared
+                .instruction_warnings
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for warning in met {
+            self.sink
+                .emit(EventMsg::Notice(Notice::Instructions(warning)));
+        }
     }
 
     /// The options of one run of the turn: the turn's, its cancellation, the project root as

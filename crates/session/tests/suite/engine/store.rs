@@ -7,9 +7,7 @@ use super::hooked::{Hooked, refused};
 use super::wire::{answer, call, options};
 use agentctl_core::Settings;
 use agentctl_session::{Agent, RuntimeBuilder, Session, SessionError, Target, TurnOptions};
-use agentctl_store::{
-    MessageLog as _, MessageQuery, RunLog as _, RunStatus, SessionLog as _, SessionStore,
-};
+use agentctl_store::{MessageLog as _, MessageQuery, RunStatus, SessionLog as _, SessionStore};
 use agentctl_test_support::FakeServer;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
