@@ -36,6 +36,7 @@
 
 mod checkpoint_rules;
 mod error;
+pub mod ops;
 mod record;
 mod recorder;
 mod rows;
@@ -64,9 +65,9 @@ pub use rows::{
     masked_span, mode_override_write, span_write, state_write, sync_mark_write,
 };
 pub use schema::{
-    Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
-    OnDelete, RowError, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list,
-    table,
+    Backend, Column, ColumnType, DefaultValue, Dialect, Field, Filter, ForeignKey, FromRow, Index,
+    OnDelete, Order, Query, RowError, RowRef, Sql, Statement, TABLES, Table, Value, Write,
+    WriteKind, column_types, select_list, table,
 };
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};
