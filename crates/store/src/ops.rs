@@ -16,7 +16,7 @@ mod runs;
 mod sessions;
 
 pub use graph::{
-    fork_graph, graph_branches, graph_history, latest_checkpoint, load_branch, start_graph,
+    fork_graph, graph_branches, graph_checkpoints, graph_history, latest_checkpoint, start_graph,
     write_checkpoint,
 };
 pub use messages::{

@@ -194,6 +194,16 @@ pub async fn fork_graph<S: Statements + ?Sized>(
     })
 }
 
+/// The branch's own checkpoints in step order; empty for a branch that does not exist.
+pub async fn graph_checkpoints<S: Statements + ?Sized>(
+    store: &S,
+    session: &str,
+    branch: u32,
+) -> Result<Vec<GraphCheckpoint>, S::Fault> {
+    require_session(store, session).await?;
+    load_branch(store, session, branch, None).await
+}
+
 /// The branch's latest checkpoint; `None` for a branch that does not exist.
 pub async fn latest_checkpoint<S: Statements + ?Sized>(
     store: &S,
