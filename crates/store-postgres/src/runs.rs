@@ -4,7 +4,6 @@
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
 use crate::store::{PgStore, lock_session, now_ms, text};
-use crate::write::Pg;
 use agentctl_core::{Message, Usage};
 use agentctl_store::ops;
 use agentctl_store::{
@@ -28,10 +27,7 @@ impl RunLog for PgStore {
             inner.presence.ensure(&inner.url, &inner.tls).await?;
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             let record = ops::start_run(&pg, &session, &run).await?;
             tx.commit().await?;
             Ok(record)
@@ -49,10 +45,7 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             let record = ops::lock_run(&pg, run).await?;
             let ids = ops::record_turn(&pg, &record, &prepared, &steps).await?;
             tx.commit().await?;
@@ -64,10 +57,7 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             ops::lock_run(&pg, run).await?;
             ops::finish_run(&pg, run, status, usage).await?;
             tx.commit().await?;
@@ -81,10 +71,7 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             let record = ops::lock_run(&pg, run).await?;
             let id = ops::write_handoff(&pg, &redactor, &record, &handoff).await?;
             tx.commit().await?;
@@ -106,10 +93,7 @@ impl RunLog for PgStore {
             inner.presence.ensure(&inner.url, &inner.tls).await?;
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             let record = ops::open_run(&pg, &redactor, &session, &run, &prompt, &steps).await?;
             tx.commit().await?;
             Ok(record)
@@ -125,10 +109,7 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            let pg = Pg {
-                client: &tx,
-                inner: &inner,
-            };
+            let pg = inner.on(&tx);
             let ending = (status, usage, handoff.as_ref());
             ops::close_run(&pg, &redactor, run, (&messages, &steps), ending).await?;
             tx.commit().await?;
@@ -139,14 +120,7 @@ impl RunLog for PgStore {
     fn run(&self, run: RunId) -> Result<RunRecord> {
         self.call(move |inner| async move {
             let client = inner.pool.get().await?;
-            ops::load_run(
-                &Pg {
-                    client: &client,
-                    inner: &inner,
-                },
-                run,
-            )
-            .await
+            ops::load_run(&inner.on(&client), run).await
         })
     }
 
@@ -154,28 +128,14 @@ impl RunLog for PgStore {
         let session = session.to_owned();
         self.call(move |inner| async move {
             let client = inner.pool.get().await?;
-            ops::session_runs(
-                &Pg {
-                    client: &client,
-                    inner: &inner,
-                },
-                &session,
-            )
-            .await
+            ops::session_runs(&inner.on(&client), &session).await
         })
     }
 
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
         self.call(move |inner| async move {
             let client = inner.pool.get().await?;
-            ops::run_steps(
-                &Pg {
-                    client: &client,
-                    inner: &inner,
-                },
-                run,
-            )
-            .await
+            ops::run_steps(&inner.on(&client), run).await
         })
     }
 

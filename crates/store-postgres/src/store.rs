@@ -253,20 +253,6 @@ pub(crate) async fn lock_session(
     }
 }
 
-/// Records a write to the session.
-pub(crate) async fn touch(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: &str,
-    now: i64,
-) -> FaultResult<()> {
-    tx.execute(
-        "UPDATE sessions SET updated_at = $2 WHERE id = $1",
-        &[&text(session), &now],
-    )
-    .await?;
-    Ok(())
-}
-
 /// A count as stored (`BIGINT`) to the unsigned figure of a record.
 pub(crate) fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)

@@ -5,8 +5,7 @@ use crate::fault::{Fault, FaultResult};
 use crate::store::{Inner, text};
 use agentctl_store::ops::{Statements, Visit};
 use agentctl_store::{
-    ColumnType, ContextError, Dialect, Field, FromRow, RowRef, Statement, Value, Write, WriteKind,
-    column_types,
+    ColumnType, ContextError, Dialect, Field, RowRef, Statement, Value, Write, WriteKind,
 };
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
@@ -56,26 +55,6 @@ pub(crate) async fn execute(tx: &impl GenericClient, write: &Write) -> FaultResu
     Ok(None)
 }
 
-/// The record `T` in `row`, which holds `T`'s columns ([`select_list`](agentctl_store::select_list))
-/// in order, each read as the driver's type for its [`ColumnType`].
-pub(crate) fn read<T: FromRow>(row: &Row) -> FaultResult<T> {
-    let mut fields = Vec::with_capacity(T::COLUMNS.len());
-    for (at, ty) in column_types::<T>().enumerate() {
-        let integer = |value: Option<i64>| value.map_or(Field::Null, Field::Integer);
-        fields.push(match ty {
-            ColumnType::Text | ColumnType::Json => row
-                .try_get::<_, Option<&str>>(at)?
-                .map_or(Field::Null, Field::Text),
-            ColumnType::Flag => integer(row.try_get::<_, Option<i16>>(at)?.map(i64::from)),
-            ColumnType::Int32 => integer(row.try_get::<_, Option<i32>>(at)?.map(i64::from)),
-            ColumnType::Id | ColumnType::Sequence | ColumnType::Integer => {
-                integer(row.try_get::<_, Option<i64>>(at)?)
-            }
-        });
-    }
-    Ok(T::from_row(&RowRef::new(T::TABLE, T::COLUMNS, fields))?)
-}
-
 /// A parameter of a described statement: an integer, or text as PostgreSQL takes it
 /// ([`text`]). Statements compare columns with values, never with NULL.
 fn statement_parameter(value: &Value) -> Box<dyn ToSql + Sync + Send> {
@@ -113,6 +92,16 @@ fn fields<'r>(row: &'r Row, statement: &Statement) -> FaultResult<Vec<Field<'r>>
 pub(crate) struct Pg<'a, C> {
     pub(crate) client: &'a C,
     pub(crate) inner: &'a Inner,
+}
+
+impl Inner {
+    /// This store's operations on `client` (a pooled client, or a transaction).
+    pub(crate) fn on<'a, C>(&'a self, client: &'a C) -> Pg<'a, C> {
+        Pg {
+            client,
+            inner: self,
+        }
+    }
 }
 
 impl<C: GenericClient> Statements for Pg<'_, C> {
