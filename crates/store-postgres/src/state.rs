@@ -13,10 +13,7 @@ impl StateLog for PgStore {
         value: &Value,
         agent: &str,
     ) -> Result<()> {
-        // A model may echo a secret it read into its notes; it never reaches the server.
-        let mut value = value.clone();
-        self.redactor.redact_json(&mut value);
-        let value = (!value.is_null()).then(|| value.to_string());
+        let value = ops::state_text(&self.redactor, value);
         let (session, key, agent) = (session.to_owned(), key.to_owned(), agent.to_owned());
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;

@@ -108,19 +108,7 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
     type Fault = Fault;
     const DIALECT: Dialect = Dialect::Postgres;
     const LOCKS_SESSIONS: bool = true;
-    const RUN_COLUMNS: &'static [&'static str] = &[
-        "session_id",
-        "agent_id",
-        "parent_run_id",
-        "context_scope",
-        "status",
-        "model",
-        "started_at",
-        "owner_client",
-        "owner_pid",
-        "owner_host",
-        "source",
-    ];
+    const RUN_OWNER: &'static [&'static str] = &["owner_client", "owner_pid", "owner_host"];
     const SESSION_COLUMNS: &'static str = "id, title, created_at, updated_at,
         (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = sessions.id),
         (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = sessions.id)";
@@ -205,8 +193,8 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
         Ok(())
     }
 
-    fn run_owner(&self) -> [Value; 3] {
-        [
+    fn run_owner(&self) -> Vec<Value> {
+        vec![
             self.inner.presence.key.into(),
             self.inner.pid.into(),
             self.inner.host.as_deref().into(),

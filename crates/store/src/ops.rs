@@ -29,7 +29,7 @@ pub use runs::{
 };
 pub use sessions::{
     delete_session, delete_session_rows, mode_overrides, read_sessions, set_mode_override,
-    set_state, state_entries,
+    set_state, state_entries, state_text,
 };
 
 use crate::error::ContextError;
@@ -59,10 +59,10 @@ pub trait Statements {
     /// or the store's write transaction already holds the whole database (SQLite's
     /// `BEGIN IMMEDIATE`).
     const LOCKS_SESSIONS: bool;
-    /// The columns of a new `agent_runs` row: the shared ones (`session_id`, `agent_id`,
-    /// `parent_run_id`, `context_scope`, `status`, `model`, `started_at`), then the store's
-    /// three owner columns ([`run_owner`](Self::run_owner)), then `source`.
-    const RUN_COLUMNS: &'static [&'static str];
+    /// The `agent_runs` columns that name the process running a run, set as the run starts
+    /// ([`run_owner`](Self::run_owner)): SQLite's pid, process start and boot id, PostgreSQL's
+    /// advisory lock key, pid and host.
+    const RUN_OWNER: &'static [&'static str];
     /// What a session read selects: its `id`, `title`, `created_at`, `updated_at`, and its
     /// counts of messages and runs (SQLite keeps them in the row, PostgreSQL counts them).
     const SESSION_COLUMNS: &'static str;
@@ -83,9 +83,8 @@ pub trait Statements {
     async fn lock_session(&self, session: &str) -> Result<(), Self::Fault>;
     /// Records a write to the session at `now` that added `messages` messages.
     async fn touch(&self, session: &str, now: i64, messages: usize) -> Result<(), Self::Fault>;
-    /// The values of this process's owner columns of a run it starts (see
-    /// [`RUN_COLUMNS`](Self::RUN_COLUMNS)).
-    fn run_owner(&self) -> [Value; 3];
+    /// The values of this process's [`RUN_OWNER`](Self::RUN_OWNER) columns.
+    fn run_owner(&self) -> Vec<Value>;
 }
 
 /// Milliseconds since the Unix epoch.

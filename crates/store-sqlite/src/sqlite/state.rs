@@ -35,10 +35,7 @@ impl StateLog for SqliteStore {
         value: &Value,
         agent: &str,
     ) -> Result<()> {
-        // A model may echo a secret it read into its notes; it never reaches the file.
-        let mut value = value.clone();
-        self.redactor().redact_json(&mut value);
-        let text = (!value.is_null()).then(|| value.to_string());
+        let text = ops::state_text(self.redactor(), value);
         self.write(|tx| {
             let tx = Sqlite(tx);
             ready(ops::set_state(&tx, session, key, text.as_deref(), agent))

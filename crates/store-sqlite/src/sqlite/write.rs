@@ -85,19 +85,7 @@ impl Statements for Sqlite<'_> {
     const DIALECT: Dialect = Dialect::Sqlite;
     // `BEGIN IMMEDIATE` holds the whole file.
     const LOCKS_SESSIONS: bool = false;
-    const RUN_COLUMNS: &'static [&'static str] = &[
-        "session_id",
-        "agent_id",
-        "parent_run_id",
-        "context_scope",
-        "status",
-        "model",
-        "started_at",
-        "owner_pid",
-        "owner_start",
-        "owner_boot",
-        "source",
-    ];
+    const RUN_OWNER: &'static [&'static str] = &["owner_pid", "owner_start", "owner_boot"];
     // The counts are columns (schema v7): reading a session never counts its messages.
     const SESSION_COLUMNS: &'static str =
         "id, title, created_at, updated_at, message_count, run_count";
@@ -158,9 +146,9 @@ impl Statements for Sqlite<'_> {
         Ok(())
     }
 
-    fn run_owner(&self) -> [Value; 3] {
+    fn run_owner(&self) -> Vec<Value> {
         let owner = Owner::current();
-        [
+        vec![
             i64::from(owner.pid).into(),
             owner.start_column().into(),
             owner.boot.as_deref().into(),

@@ -63,25 +63,32 @@ async fn insert_steps<S: Statements + ?Sized>(
     Ok(())
 }
 
-/// The `agent_runs` row of a run `S` starts in `session` at `now`.
-fn run_insert<S: Statements + ?Sized>(store: &S, session: &str, run: &NewRun, now: i64) -> Write {
-    let mut values: Vec<Value> = vec![
-        session.into(),
-        run.agent.as_str().into(),
-        run.parent_run_id.into(),
-        // Known once the id is: see `start_run`.
-        "".into(),
-        RunStatus::Running.as_str().into(),
-        run.model.as_deref().into(),
-        now.into(),
-    ];
-    values.extend(store.run_owner());
-    values.push(run.source.as_str().into());
+/// The `agent_runs` row of a run starting in `session` at `now`, but for its workspace (known
+/// once its id is) and its owner (each store's own columns).
+fn run_insert(session: &str, run: &NewRun, now: i64) -> Write {
     Write {
         table: described("agent_runs"),
         kind: WriteKind::InsertReturningId,
-        columns: S::RUN_COLUMNS,
-        values,
+        columns: &[
+            "session_id",
+            "agent_id",
+            "parent_run_id",
+            "context_scope",
+            "status",
+            "model",
+            "started_at",
+            "source",
+        ],
+        values: vec![
+            session.into(),
+            run.agent.as_str().into(),
+            run.parent_run_id.into(),
+            "".into(),
+            RunStatus::Running.as_str().into(),
+            run.model.as_deref().into(),
+            now.into(),
+            run.source.as_str().into(),
+        ],
     }
 }
 
@@ -96,15 +103,22 @@ pub async fn start_run<S: Statements + ?Sized>(
         load_run(store, parent).await?;
     }
     let now = now_ms();
-    let id = store.insert(&run_insert(store, session, run, now)).await?;
+    let id = store.insert(&run_insert(session, run, now)).await?;
     let scope = run.scope(id);
-    store
-        .write(&Write {
+    let update = |columns, mut values: Vec<Value>| {
+        values.push(id.into());
+        Write {
             table: described("agent_runs"),
             kind: WriteKind::Update,
-            columns: &["context_scope"],
-            values: vec![scope.to_string().into(), id.into()],
-        })
+            columns,
+            values,
+        }
+    };
+    store
+        .write(&update(&["context_scope"], vec![scope.to_string().into()]))
+        .await?;
+    store
+        .write(&update(S::RUN_OWNER, store.run_owner()))
         .await?;
     store.touch(session, now, 0).await?;
     Ok(RunRecord::started(id, session.to_owned(), run, scope, now))

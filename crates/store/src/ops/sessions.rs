@@ -5,7 +5,7 @@ use crate::record::{SessionInfo, StateEntry};
 use crate::rows::{mode_override_write, state_write};
 use crate::schema::{Query, RowError, Sql};
 use crate::scope::parse_mode;
-use agentctl_core::ContextMode;
+use agentctl_core::{ContextMode, Redactor};
 use std::collections::BTreeMap;
 
 /// The names of the columns of a session read: `S::SESSION_COLUMNS` in this order.
@@ -133,6 +133,14 @@ pub async fn mode_overrides<S: Statements + ?Sized>(
         })
         .await?;
     Ok(overrides)
+}
+
+/// The text a state value is stored as: masked (a model may echo a secret it read into its
+/// notes; it never reaches a store), `None` for JSON `null`, which deletes the key.
+pub fn state_text(redactor: &Redactor, value: &serde_json::Value) -> Option<String> {
+    let mut value = value.clone();
+    redactor.redact_json(&mut value);
+    (!value.is_null()).then(|| value.to_string())
 }
 
 /// Sets `key` of `session`'s state to `value` (JSON text, masked; `None` deletes it) inside a
