@@ -1,7 +1,7 @@
 //! [`SessionLog`] for [`PgStore`].
 
 use crate::fault::{Fault, FaultResult};
-use crate::store::{Inner, PgStore, new_session_id, now_ms, text};
+use crate::store::{Inner, PgStore, text};
 use agentctl_core::ContextMode;
 use agentctl_store::ops;
 use agentctl_store::{ContextError, Result, SessionInfo, SessionLog};
@@ -22,28 +22,7 @@ impl SessionLog for PgStore {
         let title = title.map(|title| text(&self.redactor.redact(title)).into_owned());
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
-            let now = now_ms();
-            // A clash needs two sessions in the same second with the same 16 random bits.
-            loop {
-                let id = new_session_id(now);
-                let inserted = client
-                    .execute(
-                        "INSERT INTO sessions (id, title, created_at, updated_at)
-                         VALUES ($1, $2, $3, $3) ON CONFLICT (id) DO NOTHING",
-                        &[&id, &title, &now],
-                    )
-                    .await?;
-                if inserted == 1 {
-                    return Ok(SessionInfo {
-                        id,
-                        title,
-                        created_at: now,
-                        updated_at: now,
-                        message_count: 0,
-                        run_count: 0,
-                    });
-                }
-            }
+            ops::create_session(&inner.on(&client), title.as_deref()).await
         })
     }
 

@@ -6,12 +6,12 @@ use crate::schema;
 use crate::url::{Connector, PgUrl};
 use crate::worker::Worker;
 use agentctl_core::Redactor;
-use agentctl_store::{ContextError, Result, utc_timestamp};
+use agentctl_store::{ContextError, Result};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use tokio_postgres::GenericClient;
 
 /// Connections one store keeps open at most: calls from several threads (a run's turns, its
@@ -182,14 +182,7 @@ fn host_name() -> Option<String> {
         .filter(|name| !name.is_empty())
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
+pub(crate) use agentctl_store::ops::now_ms;
 
 /// Text as PostgreSQL takes it: `TEXT` cannot hold NUL characters, which SQLite keeps, so a
 /// NUL in a title, a name or a summary becomes U+FFFD instead of failing the write. Used for
@@ -205,17 +198,6 @@ pub(crate) fn text(value: &str) -> Cow<'_, str> {
 /// [`text`] of an optional value.
 pub(crate) fn opt_text(value: Option<&str>) -> Option<String> {
     value.map(|value| text(value).into_owned())
-}
-
-/// A sortable, readable session id: `YYYYMMDD-HHMMSS-xxxx` (UTC, then 16 random bits), as the
-/// SQLite store makes them.
-pub(crate) fn new_session_id(now_ms: i64) -> String {
-    let digits: String = utc_timestamp(now_ms)
-        .chars()
-        .filter(char::is_ascii_digit)
-        .collect();
-    let (date, time) = digits.split_at(digits.len().min(8));
-    format!("{date}-{time}-{:04x}", fastrand::u16(..))
 }
 
 /// Fails with [`ContextError::SessionNotFound`] unless the session exists.
@@ -263,9 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_and_text() {
-        assert!(new_session_id(0).starts_with("19700101-000000-"));
-        assert_eq!(new_session_id(0).len(), "19700101-000000-abcd".len());
+    fn text_has_no_nul() {
         assert_eq!(text("a\0b"), "a\u{FFFD}b");
         assert!(matches!(text("plain"), Cow::Borrowed("plain")));
     }

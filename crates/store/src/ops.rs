@@ -14,6 +14,7 @@ mod graph;
 mod messages;
 mod runs;
 mod sessions;
+mod trace;
 
 pub use graph::{
     fork_graph, graph_branches, graph_checkpoints, graph_history, latest_checkpoint, start_graph,
@@ -28,9 +29,10 @@ pub use runs::{
     start_run, write_handoff,
 };
 pub use sessions::{
-    delete_session, delete_session_rows, mode_overrides, read_sessions, set_mode_override,
-    set_state, state_entries, state_text,
+    create_session, delete_session, delete_session_rows, mode_overrides, new_session_id,
+    read_sessions, set_mode_override, set_state, state_entries, state_text,
 };
+pub use trace::record_span;
 
 use crate::error::ContextError;
 use crate::schema::{Dialect, FromRow, Query, RowError, RowRef, Sql, Statement, Value, Write};

@@ -1,6 +1,7 @@
 //! Sessions, their mode overrides and their state.
 
 use super::{Statements, execute, integers, records, require_session};
+use crate::record::utc_timestamp;
 use crate::record::{SessionInfo, StateEntry};
 use crate::rows::{mode_override_write, state_write};
 use crate::schema::{Query, RowError, Sql};
@@ -17,6 +18,53 @@ const SESSION_NAMES: &[&str] = &[
     "message_count",
     "run_count",
 ];
+
+/// A sortable, readable session id: `YYYYMMDD-HHMMSS-xxxx` (UTC, then 16 random bits).
+///
+/// ```
+/// let id = agentctl_store::ops::new_session_id(1_704_067_200_000);
+/// assert!(id.starts_with("20240101-000000-"));
+/// assert_eq!(id.len(), "20240101-000000-abcd".len());
+/// ```
+pub fn new_session_id(now_ms: i64) -> String {
+    // `YYYY-MM-DDTHH:MM:SSZ` without its separators: `YYYYMMDD-HHMMSS`.
+    let digits: String = utc_timestamp(now_ms)
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let (date, time) = digits.split_at(digits.len().min(8));
+    format!("{date}-{time}-{:04x}", fastrand::u16(..))
+}
+
+/// Creates an empty session titled `title` (masked) inside a write transaction. A clash of
+/// ids needs two sessions in the same second with the same 16 random bits: the next id is
+/// tried then.
+pub async fn create_session<S: Statements + ?Sized>(
+    store: &S,
+    title: Option<&str>,
+) -> Result<SessionInfo, S::Fault> {
+    let now = super::now_ms();
+    loop {
+        let id = new_session_id(now);
+        let insert = Sql {
+            table: "sessions",
+            text: "INSERT INTO sessions (id, title, created_at, updated_at)
+                   VALUES (?1, ?2, ?3, ?3) ON CONFLICT (id) DO NOTHING",
+            names: &[],
+            values: vec![id.as_str().into(), title.into(), now.into()],
+        };
+        if execute(store, insert).await? == 1 {
+            return Ok(SessionInfo {
+                id,
+                title: title.map(str::to_owned),
+                created_at: now,
+                updated_at: now,
+                message_count: 0,
+                run_count: 0,
+            });
+        }
+    }
+}
 
 /// Sessions, most recently written first: the one called `id`, or all of them (at most
 /// `limit`).
