@@ -3,9 +3,9 @@
 
 use crate::messages;
 use crate::presence::OWNER_ALIVE;
-use crate::store::{PgStore, lock_session, now_ms, text};
+use crate::store::{PgStore, now_ms, text};
 use agentctl_core::{Message, Usage};
-use agentctl_store::ops;
+use agentctl_store::ops::{self, Statements};
 use agentctl_store::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result, RunClosing, RunId, RunLog,
     RunRecord, RunStatus, StepRecord, StepRow,
@@ -144,7 +144,7 @@ impl RunLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            lock_session(&tx, &session).await?;
+            inner.on(&tx).lock_session(&session).await?;
             // A run without an owner was copied from another store: no process here runs it.
             let marked = tx
                 .execute(

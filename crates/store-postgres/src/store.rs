@@ -12,7 +12,6 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_postgres::GenericClient;
 
 /// Connections one store keeps open at most: calls from several threads (a run's turns, its
 /// sub-agents' turns, a trace writer) run at once; more only queue.
@@ -198,41 +197,6 @@ pub(crate) fn text(value: &str) -> Cow<'_, str> {
 /// [`text`] of an optional value.
 pub(crate) fn opt_text(value: Option<&str>) -> Option<String> {
     value.map(|value| text(value).into_owned())
-}
-
-/// Fails with [`ContextError::SessionNotFound`] unless the session exists.
-pub(crate) async fn require_session(client: &impl GenericClient, session: &str) -> FaultResult<()> {
-    match client
-        .query_opt("SELECT 1 FROM sessions WHERE id = $1", &[&text(session)])
-        .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(Fault::Context(ContextError::SessionNotFound(
-            session.to_owned(),
-        ))),
-    }
-}
-
-/// Takes the session's lock for the rest of the transaction: every write to a session takes
-/// it first, so writers of one session run one after the other (a turn's rows are never
-/// interleaved with another's) while writers of other sessions go on. Fails with
-/// [`ContextError::SessionNotFound`] when there is no such session.
-pub(crate) async fn lock_session(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: &str,
-) -> FaultResult<()> {
-    match tx
-        .query_opt(
-            "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
-            &[&text(session)],
-        )
-        .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(Fault::Context(ContextError::SessionNotFound(
-            session.to_owned(),
-        ))),
-    }
 }
 
 /// A count as stored (`BIGINT`) to the unsigned figure of a record.

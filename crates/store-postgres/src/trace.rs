@@ -1,7 +1,7 @@
 //! [`TraceLog`] for [`PgStore`]: one `trace_spans` row per span, the span as JSON.
 
 use crate::fault::Fault;
-use crate::store::{PgStore, require_session, text};
+use crate::store::{PgStore, text};
 use agentctl_core::Span;
 use agentctl_store::ops;
 use agentctl_store::{Result, TraceLog, masked_span, span_write};
@@ -35,7 +35,7 @@ impl TraceLog for PgStore {
             let page: Vec<(i64, String, String)> = self.call(|inner| async move {
                 let client = inner.pool.get().await?;
                 if after.is_none() {
-                    require_session(&**client, &session).await?;
+                    ops::require_session(&inner.on(&client), &session).await?;
                 }
                 let (start, id) = after.unwrap_or((i64::MIN, String::new()));
                 let rows = client
