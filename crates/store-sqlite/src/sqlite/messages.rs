@@ -2,8 +2,7 @@
 //! count of a workspace's tokens that stops early.
 
 use super::runs::prepare;
-use super::sessions::require_session;
-use super::write::{Sqlite, ready};
+use super::write::{Sqlite, ready, require_session};
 use super::{SqliteStore, summaries};
 use agentctl_store::ops;
 use agentctl_store::{

@@ -2,8 +2,7 @@
 //! are stale (their owner process gone).
 
 use super::owner::Owner;
-use super::sessions::require_session;
-use super::write::{Sqlite, ready};
+use super::write::{Sqlite, ready, require_session};
 use super::{FaultResult, SqliteStore, now_ms};
 use agentctl_core::{Message, Usage};
 use agentctl_store::ops;

@@ -5,20 +5,8 @@ use super::{Fault, FaultResult, SqliteStore};
 use agentctl_core::ContextMode;
 use agentctl_store::ops;
 use agentctl_store::{ContextError, Result, SessionInfo, SessionLog};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use std::collections::BTreeMap;
-
-/// Fails with [`ContextError::SessionNotFound`] unless the session exists.
-pub(crate) fn require_session(conn: &Connection, id: &str) -> FaultResult<()> {
-    let found: Option<i64> = conn
-        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
-        .query_row([id], |row| row.get(0))
-        .optional()?;
-    match found {
-        Some(_) => Ok(()),
-        None => Err(Fault::Context(ContextError::SessionNotFound(id.to_owned()))),
-    }
-}
 
 /// Deletes session `id` with everything stored about it, inside the caller's transaction;
 /// false if there was none.

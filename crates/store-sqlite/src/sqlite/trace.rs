@@ -1,7 +1,6 @@
 //! [`TraceLog`] for [`SqliteStore`]: one `trace_spans` row per span, the span as JSON.
 
-use super::sessions::require_session;
-use super::write::{Sqlite, ready};
+use super::write::{Sqlite, ready, require_session};
 use super::{Fault, SqliteStore};
 use agentctl_core::Span;
 use agentctl_store::ops;

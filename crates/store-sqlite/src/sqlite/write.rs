@@ -2,12 +2,11 @@
 //! described statements run, rows read.
 
 use super::owner::Owner;
-use super::sessions::require_session;
 use super::{Fault, FaultResult};
 use agentctl_store::ops::{Statements, Visit};
-use agentctl_store::{Dialect, Field, RowRef, Statement, Value, Write};
+use agentctl_store::{ContextError, Dialect, Field, RowRef, Statement, Value, Write};
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
-use rusqlite::{Connection, Row, ToSql, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Row, ToSql, params, params_from_iter};
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
@@ -57,6 +56,18 @@ fn fields<'r>(
         });
     }
     Ok(fields)
+}
+
+/// Fails with [`ContextError::SessionNotFound`] unless the session exists.
+pub(crate) fn require_session(conn: &Connection, id: &str) -> FaultResult<()> {
+    let found: Option<i64> = conn
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .query_row([id], |row| row.get(0))
+        .optional()?;
+    match found {
+        Some(_) => Ok(()),
+        None => Err(Fault::Context(ContextError::SessionNotFound(id.to_owned()))),
+    }
 }
 
 /// Runs a shared operation on a SQLite connection. Its statements never wait (rusqlite
