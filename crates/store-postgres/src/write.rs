@@ -35,24 +35,35 @@ fn parameter(value: &Value, ty: ColumnType) -> Box<dyn ToSql + Sync + Send> {
     }
 }
 
-/// Runs `write` (its statement prepared once per connection); the id the database gave the
-/// row for a [`WriteKind::InsertReturningId`].
-pub(crate) async fn execute(tx: &impl GenericClient, write: &Write) -> FaultResult<Option<i64>> {
-    let sql = tx.prepare_cached(&Dialect::Postgres.render(write)).await?;
+/// The parameters as the driver takes them.
+fn as_parameters(parameters: &[Box<dyn ToSql + Sync + Send>]) -> Vec<&(dyn ToSql + Sync)> {
+    parameters
+        .iter()
+        .map(|parameter| &**parameter as &(dyn ToSql + Sync))
+        .collect()
+}
+
+/// Runs `write` (its statement prepared once per connection): the rows it changed, and the id
+/// the database gave the row for a [`WriteKind::InsertReturningId`].
+async fn run_write(client: &impl GenericClient, write: &Write) -> FaultResult<(u64, Option<i64>)> {
+    let sql = client
+        .prepare_cached(&Dialect::Postgres.render(write))
+        .await?;
     let parameters: Vec<_> = write
         .value_types()
         .map(|(value, ty)| parameter(value, ty))
         .collect();
-    let parameters: Vec<&(dyn ToSql + Sync)> = parameters
-        .iter()
-        .map(|parameter| &**parameter as &(dyn ToSql + Sync))
-        .collect();
+    let parameters = as_parameters(&parameters);
     if write.kind == WriteKind::InsertReturningId {
-        let row = tx.query_one(&sql, &parameters).await?;
-        return Ok(Some(row.try_get(0)?));
+        let row = client.query_one(&sql, &parameters).await?;
+        return Ok((1, Some(row.try_get(0)?)));
     }
-    tx.execute(&sql, &parameters).await?;
-    Ok(None)
+    Ok((client.execute(&sql, &parameters).await?, None))
+}
+
+/// Runs `write`; the id the database gave the row for a [`WriteKind::InsertReturningId`].
+pub(crate) async fn execute(tx: &impl GenericClient, write: &Write) -> FaultResult<Option<i64>> {
+    Ok(run_write(tx, write).await?.1)
 }
 
 /// A parameter of a described statement: an integer, or text as PostgreSQL takes it
@@ -115,47 +126,29 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
     const SESSION_TIEBREAK: &'static str = "seq";
 
     async fn write(&self, write: &Write) -> FaultResult<u64> {
-        let sql = self
-            .client
-            .prepare_cached(&Dialect::Postgres.render(write))
-            .await?;
-        let parameters: Vec<_> = write
-            .value_types()
-            .map(|(value, ty)| parameter(value, ty))
-            .collect();
-        let parameters: Vec<&(dyn ToSql + Sync)> = parameters
-            .iter()
-            .map(|parameter| &**parameter as &(dyn ToSql + Sync))
-            .collect();
-        Ok(self.client.execute(&sql, &parameters).await?)
+        Ok(run_write(self.client, write).await?.0)
     }
 
     async fn insert(&self, write: &Write) -> FaultResult<i64> {
-        let id = execute(self.client, write).await?;
+        let id = run_write(self.client, write).await?.1;
         id.ok_or_else(|| Fault::Corrupt(write.table.name, "no id returned".into()))
     }
 
     async fn execute(&self, statement: &Statement) -> FaultResult<u64> {
         let parameters: Vec<_> = statement.values.iter().map(statement_parameter).collect();
-        let parameters: Vec<&(dyn ToSql + Sync)> = parameters
-            .iter()
-            .map(|parameter| &**parameter as &(dyn ToSql + Sync))
-            .collect();
+        let prepared = self.client.prepare_cached(&statement.sql).await?;
         Ok(self
             .client
-            .execute(statement.sql.as_str(), &parameters)
+            .execute(&prepared, &as_parameters(&parameters))
             .await?)
     }
 
     async fn visit(&self, statement: &Statement, visit: &mut Visit<'_>) -> FaultResult<()> {
         let parameters: Vec<_> = statement.values.iter().map(statement_parameter).collect();
-        let parameters: Vec<&(dyn ToSql + Sync)> = parameters
-            .iter()
-            .map(|parameter| &**parameter as &(dyn ToSql + Sync))
-            .collect();
+        let prepared = self.client.prepare_cached(&statement.sql).await?;
         let rows = self
             .client
-            .query(statement.sql.as_str(), &parameters)
+            .query(&prepared, &as_parameters(&parameters))
             .await?;
         for row in &rows {
             let fields = fields(row, statement)?;

@@ -197,7 +197,8 @@ impl Query {
 pub struct Sql {
     /// The table reported in errors about a row read.
     pub table: &'static str,
-    /// The statement, `?N` placeholders, SQL both dialects read alike.
+    /// The statement, SQL both dialects read alike, its parameters spelled `?1`, `?2`, …;
+    /// no other `?` (PostgreSQL's are `$N`).
     pub text: &'static str,
     /// The names of the columns it returns, in order (empty for a change).
     pub names: &'static [&'static str],
