@@ -166,3 +166,15 @@ impl Statements for Sqlite<'_> {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operation_that_waits_is_an_error_not_a_hang() {
+        let waits = std::future::pending::<FaultResult<()>>();
+        assert!(matches!(ready(waits), Err(Fault::Corrupt("sessions", _))));
+        assert!(matches!(ready(async { Ok(7) }), Ok(7)));
+    }
+}
