@@ -51,6 +51,21 @@ impl MessageLog for PgStore {
         })
     }
 
+    fn scope_tokens(
+        &self,
+        session: &str,
+        scope: &ContextScope,
+        after_id: Option<MessageId>,
+        limit: u64,
+    ) -> Result<u64> {
+        let (session, scope) = (text(session).into_owned(), scope.clone());
+        self.call(|inner| async move {
+            let client = inner.pool.get().await?;
+            let window = (&scope, after_id);
+            ops::scope_tokens(&inner.on(&client), &session, window, limit).await
+        })
+    }
+
     fn scopes(&self, session: &str) -> Result<Vec<ContextScope>> {
         let session = text(session).into_owned();
         self.call(|inner| async move {

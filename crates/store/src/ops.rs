@@ -22,7 +22,7 @@ pub use graph::{
 };
 pub use messages::{
     append_messages, clear_scope, insert_messages, latest_summary, message_query, read_messages,
-    replaced_summaries, save_summary, scopes,
+    replaced_summaries, save_summary, scope_tokens, scope_tokens_query, scopes,
 };
 pub use runs::{
     close_run, finish_run, load_run, lock_run, open_run, record_turn, run_steps, session_runs,

@@ -1,15 +1,13 @@
-//! [`MessageLog`] for [`SqliteStore`]: the shared operations of `agentctl-store`, and the
-//! count of a workspace's tokens that stops early.
+//! [`MessageLog`] for [`SqliteStore`]: the shared operations of `agentctl-store`.
 
 use super::runs::prepare;
-use super::write::{Sqlite, ready, require_session};
+use super::write::{Sqlite, ready};
 use super::{SqliteStore, summaries};
 use agentctl_store::ops;
 use agentctl_store::{
     ClearedContext, ContextScope, ContextSummary, MessageId, MessageLog, MessageQuery, NewMessage,
     ReplacedSummary, Result, RunId, StoredMessage,
 };
-use rusqlite::params;
 
 impl MessageLog for SqliteStore {
     fn append_messages(
@@ -34,24 +32,8 @@ impl MessageLog for SqliteStore {
         after_id: Option<MessageId>,
         limit: u64,
     ) -> Result<u64> {
-        self.with(|conn| {
-            require_session(conn, session)?;
-            let mut statement = conn.prepare_cached(
-                "SELECT token_estimate FROM chat_messages
-                 WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
-            )?;
-            let mut rows = statement.query(params![
-                session,
-                scope.to_string(),
-                after_id.unwrap_or(i64::MIN)
-            ])?;
-            let mut tokens = 0u64;
-            while tokens <= limit {
-                let Some(row) = rows.next()? else { break };
-                tokens = tokens.saturating_add(u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0));
-            }
-            Ok(tokens)
-        })
+        let window = (scope, after_id);
+        self.with(|conn| ready(ops::scope_tokens(&Sqlite(conn), session, window, limit)))
     }
 
     fn scopes(&self, session: &str) -> Result<Vec<ContextScope>> {
@@ -96,6 +78,16 @@ mod tests {
     use rusqlite::params_from_iter;
     use rusqlite::types::Value;
 
+    /// The statement's values as rusqlite's.
+    fn values(statement: &agentctl_store::Statement) -> Vec<Value> {
+        let value = |value: &agentctl_store::Value| match value {
+            agentctl_store::Value::Null => Value::Null,
+            agentctl_store::Value::Integer(n) => Value::Integer(*n),
+            agentctl_store::Value::Text(text) => Value::Text(text.clone()),
+        };
+        statement.values.iter().map(value).collect()
+    }
+
     /// SQLite's plan for `sql` with `values`, one detail line per step.
     fn plan(store: &SqliteStore, sql: &str, values: Vec<Value>) -> Vec<String> {
         store
@@ -122,28 +114,16 @@ mod tests {
         };
         for query in [budgeted, capped] {
             let statement = Dialect::Sqlite.query(&ops::message_query("s", &query));
-            let values = statement.values.iter().map(|value| match value {
-                agentctl_store::Value::Null => Value::Null,
-                agentctl_store::Value::Integer(n) => Value::Integer(*n),
-                agentctl_store::Value::Text(text) => Value::Text(text.clone()),
-            });
-            let steps = plan(&store, &statement.sql, values.collect());
+            let steps = plan(&store, &statement.sql, values(&statement));
             assert_eq!(steps.len(), 1, "{steps:?}");
             assert!(
                 steps[0].contains("USING INDEX idx_chat_messages_context"),
                 "{steps:?}"
             );
         }
-        let steps = plan(
-            &store,
-            "SELECT token_estimate FROM chat_messages
-             WHERE session_id = ?1 AND context_scope = ?2 AND id > ?3 ORDER BY id DESC",
-            vec![
-                Value::Text("s".into()),
-                Value::Text("main".into()),
-                Value::Integer(0),
-            ],
-        );
+        let tokens = ops::scope_tokens_query("s", &ContextScope::Main, Some(0));
+        let statement = Dialect::Sqlite.query(&tokens);
+        let steps = plan(&store, &statement.sql, values(&statement));
         assert_eq!(steps.len(), 1, "{steps:?}");
         assert!(steps[0].contains("idx_chat_messages_context"), "{steps:?}");
     }

@@ -105,6 +105,42 @@ pub async fn read_messages<S: Statements + ?Sized>(
     Ok(messages)
 }
 
+/// The read of the token estimates of `scope`'s messages after `after_id`, newest first
+/// (walking the index `(session_id, context_scope, id)` from its end).
+pub fn scope_tokens_query(
+    session: &str,
+    scope: &ContextScope,
+    after_id: Option<MessageId>,
+) -> Query {
+    Query::value("chat_messages", "token_estimate", &["token_estimate"])
+        .eq("session_id", session)
+        .eq("context_scope", scope.to_string())
+        .after("id", after_id.unwrap_or(i64::MIN))
+        .order_desc("id")
+}
+
+/// Estimated tokens of `scope`'s messages after `after_id`, counted newest first until the
+/// count passes `limit` (see [`MessageLog::scope_tokens`](crate::MessageLog::scope_tokens)):
+/// only the estimates are read, and reading stops there.
+pub async fn scope_tokens<S: Statements + ?Sized>(
+    store: &S,
+    session: &str,
+    (scope, after_id): (&ContextScope, Option<MessageId>),
+    limit: u64,
+) -> Result<u64, S::Fault> {
+    require_session(store, session).await?;
+    let statement = S::DIALECT.query(&scope_tokens_query(session, scope, after_id));
+    let mut tokens = 0u64;
+    store
+        .visit(&statement, &mut |row| {
+            let estimate = u64::try_from(row.integer("token_estimate")?).unwrap_or(0);
+            tokens = tokens.saturating_add(estimate);
+            Ok(tokens <= limit)
+        })
+        .await?;
+    Ok(tokens)
+}
+
 /// The workspaces of `session` that hold messages, in order of first use.
 pub async fn scopes<S: Statements + ?Sized>(
     store: &S,

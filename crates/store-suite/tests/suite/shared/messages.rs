@@ -138,6 +138,30 @@ on_each_backend! {
         assert_eq!(read(after), ids[3..]);
     }
 
+    fn scope_tokens_count_newest_first_until_past_the_limit(fresh) {
+        let store = &fresh.store;
+        let session = store.create_session(None).unwrap().id;
+        let scope = ContextScope::agent("a");
+        let messages: Vec<_> = ["one", "two", "three"]
+            .map(|word| NewMessage::new(scope.clone(), Some("a"), Message::user(word.repeat(40))))
+            .into_iter()
+            .chain([NewMessage::new(ContextScope::Main, None, Message::user("elsewhere"))])
+            .collect();
+        let ids = store.append_messages(&session, None, &messages).unwrap();
+        let cost: Vec<u64> = store
+            .messages(&session, &MessageQuery::scope(scope.clone()))
+            .unwrap()
+            .iter()
+            .map(|m| u64::from(m.token_estimate))
+            .collect();
+        let total: u64 = cost.iter().sum();
+        assert_eq!(store.scope_tokens(&session, &scope, None, u64::MAX).unwrap(), total, "exact within the limit");
+        assert_eq!(store.scope_tokens(&session, &scope, Some(ids[0]), u64::MAX).unwrap(), cost[1] + cost[2]);
+        let counted = store.scope_tokens(&session, &scope, None, cost[2]).unwrap();
+        assert!(counted > cost[2] && counted <= total, "past the limit: {counted}");
+        assert!(matches!(store.scope_tokens("missing", &scope, None, 1), Err(ContextError::SessionNotFound(_))));
+    }
+
     fn hostile_names_are_values_never_sql(fresh) {
         // Names a model or a cloned project chooses reach the store as parameters: quotes,
         // placeholders of either dialect and comments are only text.
