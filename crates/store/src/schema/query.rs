@@ -84,18 +84,18 @@ impl Query {
         )
     }
 
-    /// Reads one expression (`COALESCE(MAX(step) + 1, 0)`, a column) of `table`, named `name`
-    /// in the rows read.
+    /// Reads `expression` of `table`: a column, an aggregate (`COALESCE(MAX(step) + 1, 0)`)
+    /// or a list of them (constant SQL), its columns called `names` in the rows read.
     pub fn value(
         table: &'static str,
         expression: &'static str,
-        name: &'static [&'static str],
+        names: &'static [&'static str],
     ) -> Self {
         Self::new(
             table,
             Action::Select {
                 list: expression.to_owned(),
-                names: name,
+                names,
             },
         )
     }
