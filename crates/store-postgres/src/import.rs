@@ -120,7 +120,7 @@ impl SessionImport for PgStore {
                     reason: "it changed while it was being copied; run the copy again".into(),
                 }));
             }
-            delete_session_rows(&tx, &id).await?;
+            delete_session_rows(&tx, &inner, &id).await?;
             let outcome = insert_session(&tx, &mut plan).await?;
             tx.commit().await?;
             Ok(outcome)

@@ -7,9 +7,11 @@
 //! ([`SessionStore`](agentctl_store::SessionStore)) — and takes whole sessions copied from
 //! another store ([`SessionImport`](agentctl_store::SessionImport), for
 //! `agentctl sessions migrate`). Its schema mirrors the SQLite one table for table, with its
-//! own versioned migrations ([`PG_SCHEMA_VERSION`]). It is also a long-term memory store
-//! ([`MemoryBackend`](agentctl_memory::MemoryBackend)): full-text search, and similarity by
-//! pgvector when the extension is installed, else computed in the client.
+//! own versioned migrations ([`PG_SCHEMA_VERSION`]); its operations are the ones both stores
+//! share (`agentctl_store::ops`), run on its pooled connections and transactions. It is also a
+//! long-term memory store ([`MemoryBackend`](agentctl_memory::MemoryBackend)): full-text
+//! search, and similarity by pgvector when the extension is installed, else computed in the
+//! client.
 //!
 //! How it works, and why:
 //!

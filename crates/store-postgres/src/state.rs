@@ -1,8 +1,8 @@
 //! [`StateLog`] for [`PgStore`]: one `session_state` row per key, the value as JSON text.
 
-use crate::store::{PgStore, lock_session, now_ms, require_session, text, touch};
-use crate::write::{execute, read};
-use agentctl_store::{Result, StateEntry, StateLog, select_list, state_write};
+use crate::store::{PgStore, text};
+use agentctl_store::ops;
+use agentctl_store::{Result, StateEntry, StateLog};
 use serde_json::Value;
 
 impl StateLog for PgStore {
@@ -13,27 +13,12 @@ impl StateLog for PgStore {
         value: &Value,
         agent: &str,
     ) -> Result<()> {
-        // A model may echo a secret it read into its notes; it never reaches the server.
-        let mut value = value.clone();
-        self.redactor.redact_json(&mut value);
-        let value = (!value.is_null()).then(|| value.to_string());
-        let (session, key, agent) = (
-            session.to_owned(),
-            text(key).into_owned(),
-            text(agent).into_owned(),
-        );
+        let value = ops::state_text(&self.redactor, value);
+        let (session, key, agent) = (session.to_owned(), key.to_owned(), agent.to_owned());
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            lock_session(&tx, &session).await?;
-            let now = now_ms();
-            let session = text(&session);
-            execute(
-                &tx,
-                &state_write(&session, &key, value.as_deref(), now, &agent),
-            )
-            .await?;
-            touch(&tx, &session, now).await?;
+            ops::set_state(&inner.on(&tx), &session, &key, value.as_deref(), &agent).await?;
             tx.commit().await?;
             Ok(())
         })
@@ -43,22 +28,9 @@ impl StateLog for PgStore {
         let session = text(session).into_owned();
         self.call(|inner| async move {
             let client = inner.pool.get().await?;
-            require_session(&**client, &session).await?;
             // Byte order, as a BTreeMap and the SQLite store sort keys, whatever the
             // database's collation.
-            let columns = select_list::<StateEntry>();
-            client
-                .query(
-                    &format!(
-                        "SELECT {columns} FROM session_state
-                         WHERE session_id = $1 ORDER BY key COLLATE \"C\""
-                    ),
-                    &[&session],
-                )
-                .await?
-                .iter()
-                .map(read)
-                .collect()
+            ops::state_entries(&inner.on(&client), &session).await
         })
     }
 }

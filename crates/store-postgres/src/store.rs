@@ -6,13 +6,12 @@ use crate::schema;
 use crate::url::{Connector, PgUrl};
 use crate::worker::Worker;
 use agentctl_core::Redactor;
-use agentctl_store::{ContextError, Result, utc_timestamp};
+use agentctl_store::{ContextError, Result};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio_postgres::GenericClient;
+use std::time::Duration;
 
 /// Connections one store keeps open at most: calls from several threads (a run's turns, its
 /// sub-agents' turns, a trace writer) run at once; more only queue.
@@ -182,14 +181,7 @@ fn host_name() -> Option<String> {
         .filter(|name| !name.is_empty())
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
+pub(crate) use agentctl_store::ops::now_ms;
 
 /// Text as PostgreSQL takes it: `TEXT` cannot hold NUL characters, which SQLite keeps, so a
 /// NUL in a title, a name or a summary becomes U+FFFD instead of failing the write. Used for
@@ -207,66 +199,6 @@ pub(crate) fn opt_text(value: Option<&str>) -> Option<String> {
     value.map(|value| text(value).into_owned())
 }
 
-/// A sortable, readable session id: `YYYYMMDD-HHMMSS-xxxx` (UTC, then 16 random bits), as the
-/// SQLite store makes them.
-pub(crate) fn new_session_id(now_ms: i64) -> String {
-    let digits: String = utc_timestamp(now_ms)
-        .chars()
-        .filter(char::is_ascii_digit)
-        .collect();
-    let (date, time) = digits.split_at(digits.len().min(8));
-    format!("{date}-{time}-{:04x}", fastrand::u16(..))
-}
-
-/// Fails with [`ContextError::SessionNotFound`] unless the session exists.
-pub(crate) async fn require_session(client: &impl GenericClient, session: &str) -> FaultResult<()> {
-    match client
-        .query_opt("SELECT 1 FROM sessions WHERE id = $1", &[&text(session)])
-        .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(Fault::Context(ContextError::SessionNotFound(
-            session.to_owned(),
-        ))),
-    }
-}
-
-/// Takes the session's lock for the rest of the transaction: every write to a session takes
-/// it first, so writers of one session run one after the other (a turn's rows are never
-/// interleaved with another's) while writers of other sessions go on. Fails with
-/// [`ContextError::SessionNotFound`] when there is no such session.
-pub(crate) async fn lock_session(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: &str,
-) -> FaultResult<()> {
-    match tx
-        .query_opt(
-            "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
-            &[&text(session)],
-        )
-        .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(Fault::Context(ContextError::SessionNotFound(
-            session.to_owned(),
-        ))),
-    }
-}
-
-/// Records a write to the session.
-pub(crate) async fn touch(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: &str,
-    now: i64,
-) -> FaultResult<()> {
-    tx.execute(
-        "UPDATE sessions SET updated_at = $2 WHERE id = $1",
-        &[&text(session), &now],
-    )
-    .await?;
-    Ok(())
-}
-
 /// A count as stored (`BIGINT`) to the unsigned figure of a record.
 pub(crate) fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
@@ -277,9 +209,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_and_text() {
-        assert!(new_session_id(0).starts_with("19700101-000000-"));
-        assert_eq!(new_session_id(0).len(), "19700101-000000-abcd".len());
+    fn text_has_no_nul() {
         assert_eq!(text("a\0b"), "a\u{FFFD}b");
         assert!(matches!(text("plain"), Cow::Borrowed("plain")));
     }

@@ -1,139 +1,49 @@
-//! Compaction summaries and clearing a workspace, as in the SQLite store: one current row per
-//! `(session, scope)` updated in place, the summaries it replaced in
-//! `chat_context_summary_history`.
+//! Compaction summaries and clearing a workspace, as in the SQLite store (the shared
+//! operations of `agentctl-store`): one current row per `(session, scope)` updated in place
+//! (locked while it is replaced), the summaries it replaced in `chat_context_summary_history`.
 
-use crate::fault::FaultResult;
-use crate::store::{count, now_ms, text, touch};
-use crate::write::{execute, read};
+use crate::store::{PgStore, text};
+use agentctl_store::ops;
 use agentctl_store::{
-    ClearedContext, ContextScope, ContextSummary, MessageId, ReplacedSummary, SummarySave,
-    select_list,
+    ClearedContext, ContextError, ContextScope, ContextSummary, MessageId, Result,
 };
-use tokio_postgres::GenericClient;
-use tokio_postgres::types::ToSql;
 
-/// The scope's current summary row, locked for the transaction with `lock`.
-async fn current(
-    client: &impl GenericClient,
-    session: &str,
-    scope: &str,
-    lock: bool,
-) -> FaultResult<Option<ContextSummary>> {
-    let columns = select_list::<ContextSummary>();
-    let lock = if lock { " FOR UPDATE" } else { "" };
-    let sql = format!(
-        "SELECT {columns} FROM chat_context_summaries WHERE session_id = $1 AND scope = $2{lock}"
-    );
-    client
-        .query_opt(&sql, &[&session, &scope])
-        .await?
-        .as_ref()
-        .map(read)
-        .transpose()
-}
-
-/// Makes `summary_text` the scope's current summary inside the caller's transaction (which
-/// holds the session's lock), unless the current one has a further cursor (see
-/// [`SummarySave`]). Returns the current summary.
-pub(crate) async fn save(
-    tx: &deadpool_postgres::Transaction<'_>,
+/// Makes `summary_text` (masked here) the scope's current summary, unless the current one
+/// has a further cursor.
+pub(crate) fn save(
+    store: &PgStore,
     session: &str,
     scope: &ContextScope,
     until_message_id: MessageId,
     summary_text: &str,
-) -> FaultResult<ContextSummary> {
-    let session = text(session);
-    let now = now_ms();
-    let found = current(&**tx, &session, &text(&scope.to_string()), true).await?;
-    let save = SummarySave::new(&session, scope, until_message_id, summary_text, found, now);
-    let mut new_id = None;
-    for write in &save.writes {
-        new_id = execute(tx, write).await?.or(new_id);
+) -> Result<ContextSummary> {
+    let summary_text = text(&store.redactor.redact(summary_text)).into_owned();
+    let (session, scope) = (text(session).into_owned(), scope.clone());
+    store.call(|inner| async move {
+        let mut client = inner.pool.get().await?;
+        let tx = client.transaction().await?;
+        let pg = inner.on(&tx);
+        let summary =
+            ops::save_summary(&pg, &session, &scope, until_message_id, &summary_text).await?;
+        tx.commit().await?;
+        Ok(summary)
+    })
+}
+
+/// Forgets `agent`'s isolated workspace, in `session` or in every session.
+pub(crate) fn clear(store: &PgStore, session: Option<&str>, agent: &str) -> Result<ClearedContext> {
+    // The isolated workspace of `agent`; an empty name has none.
+    if agent.is_empty() {
+        return Err(ContextError::InvalidScope("agent:".into()));
     }
-    touch(tx, &session, now).await?;
-    Ok(save.saved(new_id))
-}
-
-/// The scope's current summary.
-pub(crate) async fn latest(
-    client: &impl GenericClient,
-    session: &str,
-    scope: &ContextScope,
-) -> FaultResult<Option<ContextSummary>> {
-    current(client, &text(session), &text(&scope.to_string()), false).await
-}
-
-/// The session's replaced summaries, oldest first.
-pub(crate) async fn replaced(
-    client: &impl GenericClient,
-    session: &str,
-) -> FaultResult<Vec<ReplacedSummary>> {
-    let columns = select_list::<ReplacedSummary>();
-    client
-        .query(
-            &format!(
-                "SELECT {columns} FROM chat_context_summary_history WHERE session_id = $1 \
-                 ORDER BY id"
-            ),
-            &[&text(session)],
-        )
-        .await?
-        .iter()
-        .map(read)
-        .collect()
-}
-
-/// Deletes the messages and summaries (current and replaced) of `scope`, in `session` or in
-/// every session, inside the caller's transaction. Runs and their steps stay.
-pub(crate) async fn clear(
-    tx: &tokio_postgres::Transaction<'_>,
-    session: Option<&str>,
-    scope: &ContextScope,
-) -> FaultResult<ClearedContext> {
-    let scope = text(&scope.to_string()).into_owned();
-    let session = session.map(|session| text(session).into_owned());
-    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&scope];
-    let filter = match &session {
-        Some(session) => {
-            params.push(session);
-            "session_id = $2 AND"
-        }
-        None => "",
-    };
-    let sessions: i64 = tx
-        .query_one(
-            &format!(
-                "SELECT COUNT(DISTINCT session_id) FROM (
-                     SELECT session_id FROM chat_messages WHERE {filter} context_scope = $1
-                     UNION ALL SELECT session_id FROM chat_context_summaries
-                         WHERE {filter} scope = $1
-                     UNION ALL SELECT session_id FROM chat_context_summary_history
-                         WHERE {filter} scope = $1) AS touched"
-            ),
-            &params,
-        )
-        .await?
-        .try_get(0)?;
-    let messages = tx
-        .execute(
-            &format!("DELETE FROM chat_messages WHERE {filter} context_scope = $1"),
-            &params,
-        )
-        .await?;
-    let summaries = tx
-        .execute(
-            &format!("DELETE FROM chat_context_summaries WHERE {filter} scope = $1"),
-            &params,
-        )
-        .await?
-        + tx.execute(
-            &format!("DELETE FROM chat_context_summary_history WHERE {filter} scope = $1"),
-            &params,
-        )
-        .await?;
-    Ok(ClearedContext {
-        sessions: count(sessions),
-        messages,
-        summaries,
+    let scope = ContextScope::agent(agent);
+    let session = session.map(str::to_owned);
+    store.call(|inner| async move {
+        let mut client = inner.pool.get().await?;
+        let tx = client.transaction().await?;
+        let pg = inner.on(&tx);
+        let cleared = ops::clear_scope(&pg, session.as_deref(), &scope).await?;
+        tx.commit().await?;
+        Ok(cleared)
     })
 }

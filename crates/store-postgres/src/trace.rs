@@ -1,9 +1,9 @@
 //! [`TraceLog`] for [`PgStore`]: one `trace_spans` row per span, the span as JSON.
 
 use crate::fault::Fault;
-use crate::store::{PgStore, lock_session, now_ms, require_session, text};
-use crate::write::execute;
+use crate::store::{PgStore, text};
 use agentctl_core::Span;
+use agentctl_store::ops;
 use agentctl_store::{Result, TraceLog, masked_span, span_write};
 
 /// Spans read per round trip: a long trace is read in pages, never whole.
@@ -20,14 +20,7 @@ impl TraceLog for PgStore {
         self.call(|inner| async move {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
-            lock_session(&tx, &session).await?;
-            execute(&tx, &write).await?;
-            let session = text(&session);
-            tx.execute(
-                "UPDATE sessions SET updated_at = GREATEST(updated_at, $2) WHERE id = $1",
-                &[&session, &now_ms()],
-            )
-            .await?;
+            ops::record_span(&inner.on(&tx), &session, &write).await?;
             tx.commit().await?;
             Ok(())
         })
@@ -42,7 +35,7 @@ impl TraceLog for PgStore {
             let page: Vec<(i64, String, String)> = self.call(|inner| async move {
                 let client = inner.pool.get().await?;
                 if after.is_none() {
-                    require_session(&**client, &session).await?;
+                    ops::require_session(&inner.on(&client), &session).await?;
                 }
                 let (start, id) = after.unwrap_or((i64::MIN, String::new()));
                 let rows = client

@@ -1,13 +1,15 @@
-//! Rows of the shared schema description in PostgreSQL: [`Write`]s executed in a transaction,
-//! records read ([`FromRow`]).
+//! The shared operations of `agentctl-store` ([`Statements`]) in PostgreSQL: described
+//! statements run on a pooled client or in a transaction, rows read.
 
-use crate::fault::FaultResult;
-use crate::store::text;
+use crate::fault::{Fault, FaultResult};
+use crate::store::{Inner, text};
+use agentctl_store::ops::{Statements, Visit};
 use agentctl_store::{
-    ColumnType, Dialect, Field, FromRow, RowRef, Value, Write, WriteKind, column_types,
+    ColumnType, ContextError, Dialect, Field, RowRef, Statement, Value, Write, WriteKind,
 };
+use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 
 /// A parameter of the driver's type for a value of a column of type `ty`: PostgreSQL checks
 /// each parameter's type against its column (`SMALLINT` flags, `INTEGER` token counts), NULLs
@@ -33,45 +35,162 @@ fn parameter(value: &Value, ty: ColumnType) -> Box<dyn ToSql + Sync + Send> {
     }
 }
 
-/// Runs `write` (its statement prepared once per connection); the id the database gave the
-/// row for a [`WriteKind::InsertReturningId`].
-pub(crate) async fn execute(
-    tx: &deadpool_postgres::Transaction<'_>,
-    write: &Write,
-) -> FaultResult<Option<i64>> {
-    let sql = tx.prepare_cached(&Dialect::Postgres.render(write)).await?;
+/// The parameters as the driver takes them.
+fn as_parameters(parameters: &[Box<dyn ToSql + Sync + Send>]) -> Vec<&(dyn ToSql + Sync)> {
+    parameters
+        .iter()
+        .map(|parameter| &**parameter as &(dyn ToSql + Sync))
+        .collect()
+}
+
+/// Runs `write` (its statement prepared once per connection): the rows it changed, and the id
+/// the database gave the row for a [`WriteKind::InsertReturningId`].
+async fn run_write(client: &impl GenericClient, write: &Write) -> FaultResult<(u64, Option<i64>)> {
+    let sql = client
+        .prepare_cached(&Dialect::Postgres.render(write))
+        .await?;
     let parameters: Vec<_> = write
         .value_types()
         .map(|(value, ty)| parameter(value, ty))
         .collect();
-    let parameters: Vec<&(dyn ToSql + Sync)> = parameters
-        .iter()
-        .map(|parameter| &**parameter as &(dyn ToSql + Sync))
-        .collect();
+    let parameters = as_parameters(&parameters);
     if write.kind == WriteKind::InsertReturningId {
-        let row = tx.query_one(&sql, &parameters).await?;
-        return Ok(Some(row.try_get(0)?));
+        let row = client.query_one(&sql, &parameters).await?;
+        return Ok((1, Some(row.try_get(0)?)));
     }
-    tx.execute(&sql, &parameters).await?;
-    Ok(None)
+    Ok((client.execute(&sql, &parameters).await?, None))
 }
 
-/// The record `T` in `row`, which holds `T`'s columns ([`select_list`](agentctl_store::select_list))
-/// in order, each read as the driver's type for its [`ColumnType`].
-pub(crate) fn read<T: FromRow>(row: &Row) -> FaultResult<T> {
-    let mut fields = Vec::with_capacity(T::COLUMNS.len());
-    for (at, ty) in column_types::<T>().enumerate() {
+/// Runs `write`; the id the database gave the row for a [`WriteKind::InsertReturningId`].
+pub(crate) async fn execute(tx: &impl GenericClient, write: &Write) -> FaultResult<Option<i64>> {
+    Ok(run_write(tx, write).await?.1)
+}
+
+/// A parameter of a described statement: an integer, or text as PostgreSQL takes it
+/// ([`text`]). Statements compare columns with values, never with NULL.
+fn statement_parameter(value: &Value) -> Box<dyn ToSql + Sync + Send> {
+    match value {
+        Value::Integer(number) => Box::new(*number),
+        Value::Text(value) => Box::new(text(value).into_owned()),
+        Value::Null => Box::new(None::<String>),
+    }
+}
+
+/// The fields of `row`, each read as the driver's type for the column's server type.
+fn fields<'r>(row: &'r Row, statement: &Statement) -> FaultResult<Vec<Field<'r>>> {
+    let mut fields = Vec::with_capacity(statement.names.len());
+    for (at, column) in row.columns().iter().enumerate() {
         let integer = |value: Option<i64>| value.map_or(Field::Null, Field::Integer);
-        fields.push(match ty {
-            ColumnType::Text | ColumnType::Json => row
-                .try_get::<_, Option<&str>>(at)?
-                .map_or(Field::Null, Field::Text),
-            ColumnType::Flag => integer(row.try_get::<_, Option<i16>>(at)?.map(i64::from)),
-            ColumnType::Int32 => integer(row.try_get::<_, Option<i32>>(at)?.map(i64::from)),
-            ColumnType::Id | ColumnType::Sequence | ColumnType::Integer => {
-                integer(row.try_get::<_, Option<i64>>(at)?)
-            }
+        let ty = column.type_();
+        fields.push(if *ty == Type::INT8 {
+            integer(row.try_get::<_, Option<i64>>(at)?)
+        } else if *ty == Type::INT4 {
+            integer(row.try_get::<_, Option<i32>>(at)?.map(i64::from))
+        } else if *ty == Type::INT2 {
+            integer(row.try_get::<_, Option<i16>>(at)?.map(i64::from))
+        } else if *ty == Type::BOOL {
+            integer(row.try_get::<_, Option<bool>>(at)?.map(i64::from))
+        } else {
+            row.try_get::<_, Option<&str>>(at)?
+                .map_or(Field::Null, Field::Text)
         });
     }
-    Ok(T::from_row(&RowRef::new(T::TABLE, T::COLUMNS, fields))?)
+    Ok(fields)
+}
+
+/// A pooled client, or a transaction where the operation writes, running the shared
+/// operations for the store whose state is `inner`.
+pub(crate) struct Pg<'a, C> {
+    pub(crate) client: &'a C,
+    pub(crate) inner: &'a Inner,
+}
+
+impl Inner {
+    /// This store's operations on `client` (a pooled client, or a transaction).
+    pub(crate) fn on<'a, C>(&'a self, client: &'a C) -> Pg<'a, C> {
+        Pg {
+            client,
+            inner: self,
+        }
+    }
+}
+
+impl<C: GenericClient> Statements for Pg<'_, C> {
+    type Fault = Fault;
+    const DIALECT: Dialect = Dialect::Postgres;
+    const LOCKS_SESSIONS: bool = true;
+    const RUN_OWNER: &'static [&'static str] = &["owner_client", "owner_pid", "owner_host"];
+    const SESSION_COLUMNS: &'static str = "id, title, created_at, updated_at,
+        (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = sessions.id),
+        (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = sessions.id)";
+    const SESSION_TIEBREAK: &'static str = "seq";
+
+    async fn write(&self, write: &Write) -> FaultResult<u64> {
+        Ok(run_write(self.client, write).await?.0)
+    }
+
+    async fn insert(&self, write: &Write) -> FaultResult<i64> {
+        let id = run_write(self.client, write).await?.1;
+        id.ok_or_else(|| Fault::Corrupt(write.table.name, "no id returned".into()))
+    }
+
+    async fn execute(&self, statement: &Statement) -> FaultResult<u64> {
+        let parameters: Vec<_> = statement.values.iter().map(statement_parameter).collect();
+        let prepared = self.client.prepare_cached(&statement.sql).await?;
+        Ok(self
+            .client
+            .execute(&prepared, &as_parameters(&parameters))
+            .await?)
+    }
+
+    async fn visit(&self, statement: &Statement, visit: &mut Visit<'_>) -> FaultResult<()> {
+        let parameters: Vec<_> = statement.values.iter().map(statement_parameter).collect();
+        let prepared = self.client.prepare_cached(&statement.sql).await?;
+        let rows = self
+            .client
+            .query(&prepared, &as_parameters(&parameters))
+            .await?;
+        for row in &rows {
+            let fields = fields(row, statement)?;
+            if !visit(&RowRef::new(statement.table, statement.names, fields))? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    async fn lock_session(&self, session: &str) -> FaultResult<()> {
+        match self
+            .client
+            .query_opt(
+                "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
+                &[&text(session)],
+            )
+            .await?
+        {
+            Some(_) => Ok(()),
+            None => Err(Fault::Context(ContextError::SessionNotFound(
+                session.to_owned(),
+            ))),
+        }
+    }
+
+    async fn touch(&self, session: &str, now: i64, _messages: usize) -> FaultResult<()> {
+        // The counts of a session's messages and runs are counted when read.
+        self.client
+            .execute(
+                "UPDATE sessions SET updated_at = $2 WHERE id = $1",
+                &[&text(session), &now],
+            )
+            .await?;
+        Ok(())
+    }
+
+    fn run_owner(&self) -> Vec<Value> {
+        vec![
+            self.inner.presence.key.into(),
+            self.inner.pid.into(),
+            self.inner.host.as_deref().into(),
+        ]
+    }
 }

@@ -6,7 +6,8 @@
 //! (`$AGENTCTL_HOME/sessions.db`); see [`SqliteStore::default_path`]. WAL journal, foreign keys
 //! on and versioned migrations (`PRAGMA user_version`). Every write that belongs together runs
 //! in one transaction, so a killed process leaves the file as it was before or after the write,
-//! never in between.
+//! never in between. The operations are the ones both stores share (`agentctl_store::ops`),
+//! run on the connection; SQLite answers at once, so each is polled once, with no runtime.
 //!
 //! Several agentctl processes may write one session at once (`agentctl run --session ID` in
 //! two terminals, a script starting runs in parallel). Two rules keep every turn of every

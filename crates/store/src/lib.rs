@@ -20,7 +20,16 @@
 //! * [`TABLES`]: the tables of the session schema, described once ([`Table`], [`Column`],
 //!   [`ColumnType`], [`Index`]), and the rows stores write through them ([`Write`] of
 //!   [`Value`]s, rendered per [`Dialect`]); the records read back from rows ([`FromRow`] over
-//!   a [`RowRef`]) the same way by every store.
+//!   a [`RowRef`]) the same way by every store; reads and filtered changes described the
+//!   same way ([`Query`], and [`Sql`] for joins), rendered per [`Dialect`] into a [`Statement`].
+//! * [`ops`]: the store operations themselves, written once — start, open and close a run,
+//!   record a turn, append and read messages (context windows included), save a summary,
+//!   clear a workspace, start, write and fork a graph branch, sessions and their state — as
+//!   the sequence of described statements each runs over [`ops::Statements`], the small trait
+//!   each store implements on its connection or transaction (run a statement, read rows, the
+//!   new row's id, take a session's lock). What stays in a store is its own: connections,
+//!   transactions and locks, migrations, error mapping, SQLite's counters, PostgreSQL's owner
+//!   columns and stale runs.
 //!
 //! ```
 //! use agentctl_store::{ContextScope, MessageQuery, RunStatus, Source, parse_mode};
@@ -36,6 +45,7 @@
 
 mod checkpoint_rules;
 mod error;
+pub mod ops;
 mod record;
 mod recorder;
 mod rows;
@@ -64,9 +74,9 @@ pub use rows::{
     masked_span, mode_override_write, span_write, state_write, sync_mark_write,
 };
 pub use schema::{
-    Backend, Column, ColumnType, DefaultValue, Dialect, Field, ForeignKey, FromRow, Index,
-    OnDelete, RowError, RowRef, TABLES, Table, Value, Write, WriteKind, column_types, select_list,
-    table,
+    Backend, Column, ColumnType, DefaultValue, Dialect, Field, Filter, ForeignKey, FromRow, Index,
+    OnDelete, Order, Query, RowError, RowRef, Sql, Statement, TABLES, Table, Value, Write,
+    WriteKind, column_types, select_list, table,
 };
 pub use scope::{ContextScope, parse_mode};
 pub use session::{SessionChoice, open_session};

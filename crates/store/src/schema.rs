@@ -25,11 +25,13 @@
 //! ```
 
 mod error;
+mod query;
 mod read;
 mod tables;
 mod write;
 
 pub use error::RowError;
+pub use query::{Filter, Order, Query, Sql, Statement};
 pub use read::{Field, FromRow, RowRef, column_types, select_list};
 pub use tables::TABLES;
 pub use write::{Dialect, Value, Write, WriteKind};

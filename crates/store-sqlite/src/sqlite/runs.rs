@@ -1,141 +1,38 @@
-//! [`RunLog`] for [`SqliteStore`].
+//! [`RunLog`] for [`SqliteStore`]: the shared operations of `agentctl-store`, and which runs
+//! are stale (their owner process gone).
 
-use super::messages::insert_messages;
 use super::owner::Owner;
-use super::sessions::require_session;
-use super::write::{execute, read_all, read_first};
-use super::{Fault, FaultResult, SqliteStore, now_ms};
-use agentctl_core::Redactor;
+use super::write::{Sqlite, ready, require_session};
+use super::{FaultResult, SqliteStore, now_ms};
 use agentctl_core::{Message, Usage};
+use agentctl_store::ops;
 use agentctl_store::{
-    ContextError, ContextScope, HandoffSummary, MessageId, NewMessage, NewRun, NewStep, Result,
-    RunClosing, RunId, RunLog, RunRecord, RunStatus, StepRecord, StepRow, select_list,
+    HandoffSummary, MessageId, MessageRow, NewMessage, NewRun, NewStep, Result, RunClosing, RunId,
+    RunLog, RunRecord, RunStatus, StepRecord, StepRow,
 };
-use rusqlite::{Connection, params};
+use rusqlite::params;
 
-fn load_run(conn: &Connection, run: RunId) -> FaultResult<RunRecord> {
-    let columns = select_list::<RunRecord>();
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {columns} FROM agent_runs WHERE id = ?1"))?;
-    read_first(&mut statement, [run])?.ok_or(Fault::Context(ContextError::RunNotFound(run)))
-}
-
-fn insert_steps(
-    conn: &Connection,
-    redactor: &Redactor,
-    run: RunId,
-    steps: &[NewStep],
-) -> FaultResult<()> {
-    if steps.is_empty() {
-        return Ok(());
-    }
-    let first: i64 = conn
-        .prepare_cached(
-            "SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = ?1",
-        )?
-        .query_row([run], |row| row.get(0))?;
-    let now = now_ms();
-    for (index, step) in (first..).zip(steps) {
-        execute(conn, &StepRow::new(redactor, step).write(run, index, now))?;
-    }
-    Ok(())
-}
-
-/// Starts a run of `session` inside a write transaction.
-fn start_run(tx: &Connection, session: &str, run: &NewRun) -> FaultResult<RunRecord> {
-    require_session(tx, session)?;
-    if let Some(parent) = run.parent_run_id {
-        load_run(tx, parent)?;
-    }
-    let now = now_ms();
-    let owner = Owner::current();
-    tx.execute(
-        "INSERT INTO agent_runs (session_id, agent_id, parent_run_id, context_scope, status, model, started_at,
-             owner_pid, owner_start, owner_boot, source)
-         VALUES (?1, ?2, ?3, '', 'running', ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
-            session,
-            run.agent,
-            run.parent_run_id,
-            run.model,
-            now,
-            owner.pid,
-            owner.start_column(),
-            owner.boot,
-            run.source.as_str()
-        ],
-    )?;
-    let id = tx.last_insert_rowid();
-    let scope = run.scope(id);
-    tx.execute(
-        "UPDATE agent_runs SET context_scope = ?2 WHERE id = ?1",
-        params![id, scope.to_string()],
-    )?;
-    tx.execute(
-        "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
-        params![session, now],
-    )?;
-    Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
-}
-
-/// Records a turn of `record` inside a write transaction.
-fn record_turn(
-    tx: &Connection,
-    redactor: &Redactor,
-    record: &RunRecord,
+/// Masks a turn's messages and steps before the write lock is taken.
+pub(crate) fn prepare(
+    store: &SqliteStore,
     messages: &[NewMessage],
     steps: &[NewStep],
-) -> FaultResult<Vec<MessageId>> {
-    let ids = insert_messages(
-        tx,
-        redactor,
-        &record.session_id,
-        Some(record.id),
-        &record.source,
-        messages,
-    )?;
-    insert_steps(tx, redactor, record.id, steps)?;
-    Ok(ids)
-}
-
-/// Marks `run` finished inside a write transaction.
-fn finish_run(tx: &Connection, run: RunId, status: RunStatus, usage: Usage) -> FaultResult<()> {
-    let usage = serde_json::to_string(&usage)
-        .map_err(|error| Fault::Corrupt("agent_runs", error.to_string()))?;
-    let updated = tx.execute(
-        "UPDATE agent_runs SET status = ?2, usage = ?3, finished_at = ?4 WHERE id = ?1",
-        params![run, status.as_str(), usage, now_ms()],
-    )?;
-    if updated == 0 {
-        return Err(Fault::Context(ContextError::RunNotFound(run)));
-    }
-    Ok(())
-}
-
-/// Writes `record`'s handoff inside a write transaction.
-fn write_handoff(
-    tx: &Connection,
-    redactor: &Redactor,
-    record: &RunRecord,
-    handoff: &HandoffSummary,
-) -> FaultResult<MessageId> {
-    let message = NewMessage::new(
-        ContextScope::Main,
-        Some(&record.agent),
-        Message::assistant(handoff.render(record)),
-    );
-    let content = serde_json::to_value(handoff)
-        .map_err(|error| Fault::Corrupt("agent_run_steps", error.to_string()))?;
-    let step = NewStep::new("handoff", content);
-    let ids = record_turn(tx, redactor, record, &[message], &[step])?;
-    ids.first()
-        .copied()
-        .ok_or_else(|| Fault::Corrupt("chat_messages", "handoff not stored".into()))
+) -> FaultResult<(Vec<MessageRow>, Vec<StepRow>)> {
+    let redactor = store.redactor();
+    let messages = messages
+        .iter()
+        .map(|new| MessageRow::new(redactor, new))
+        .collect::<std::result::Result<_, _>>()?;
+    let steps = steps
+        .iter()
+        .map(|step| StepRow::new(redactor, step))
+        .collect();
+    Ok((messages, steps))
 }
 
 impl RunLog for SqliteStore {
     fn start_run(&self, session: &str, run: &NewRun) -> Result<RunRecord> {
-        self.write(|tx| start_run(tx, session, run))
+        self.write(|tx| ready(ops::start_run(&Sqlite(tx), session, run)))
     }
 
     fn record_turn(
@@ -144,20 +41,28 @@ impl RunLog for SqliteStore {
         messages: &[NewMessage],
         steps: &[NewStep],
     ) -> Result<Vec<MessageId>> {
+        let (messages, steps) = prepare(self, messages, steps)
+            .map_err(|fault| super::into_error(fault, self.path()))?;
         self.write(|tx| {
-            let record = load_run(tx, run)?;
-            record_turn(tx, self.redactor(), &record, messages, steps)
+            ready(async {
+                let tx = Sqlite(tx);
+                let record = ops::lock_run(&tx, run).await?;
+                ops::record_turn(&tx, &record, &messages, &steps).await
+            })
         })
     }
 
     fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
-        self.write(|tx| finish_run(tx, run, status, usage))
+        self.write(|tx| ready(ops::finish_run(&Sqlite(tx), run, status, usage)))
     }
 
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
         self.write(|tx| {
-            let record = load_run(tx, run)?;
-            write_handoff(tx, self.redactor(), &record, handoff)
+            ready(async {
+                let tx = Sqlite(tx);
+                let record = ops::lock_run(&tx, run).await?;
+                ops::write_handoff(&tx, self.redactor(), &record, handoff).await
+            })
         })
     }
 
@@ -168,56 +73,40 @@ impl RunLog for SqliteStore {
         prompt: &Message,
         steps: &[NewStep],
     ) -> Result<RunRecord> {
+        let (_, steps) =
+            prepare(self, &[], steps).map_err(|fault| super::into_error(fault, self.path()))?;
         self.write(|tx| {
-            let record = start_run(tx, session, run)?;
-            let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
-            record_turn(tx, self.redactor(), &record, &[prompt], steps)?;
-            Ok(record)
+            let (tx, redactor) = (Sqlite(tx), self.redactor());
+            ready(ops::open_run(&tx, redactor, session, run, prompt, &steps))
         })
     }
 
     fn close_run(&self, run: RunId, closing: &RunClosing) -> Result<()> {
+        let (messages, steps) = prepare(self, &closing.messages, &closing.steps)
+            .map_err(|fault| super::into_error(fault, self.path()))?;
+        let ending = (closing.status, closing.usage, closing.handoff.as_ref());
         self.write(|tx| {
-            let record = load_run(tx, run)?;
-            record_turn(
-                tx,
+            let tx = Sqlite(tx);
+            ready(ops::close_run(
+                &tx,
                 self.redactor(),
-                &record,
-                &closing.messages,
-                &closing.steps,
-            )?;
-            finish_run(tx, run, closing.status, closing.usage)?;
-            if let Some(handoff) = &closing.handoff {
-                // The handoff names the run as it ended.
-                write_handoff(tx, self.redactor(), &load_run(tx, run)?, handoff)?;
-            }
-            Ok(())
+                run,
+                (&messages, &steps),
+                ending,
+            ))
         })
     }
 
     fn run(&self, run: RunId) -> Result<RunRecord> {
-        self.with(|conn| load_run(conn, run))
+        self.with(|conn| ready(ops::load_run(&Sqlite(conn), run)))
     }
 
     fn runs(&self, session: &str) -> Result<Vec<RunRecord>> {
-        self.with(|conn| {
-            require_session(conn, session)?;
-            let columns = select_list::<RunRecord>();
-            let mut statement = conn.prepare(&format!(
-                "SELECT {columns} FROM agent_runs WHERE session_id = ?1 ORDER BY id"
-            ))?;
-            read_all(&mut statement, [session])
-        })
+        self.with(|conn| ready(ops::session_runs(&Sqlite(conn), session)))
     }
 
     fn steps(&self, run: RunId) -> Result<Vec<StepRecord>> {
-        self.with(|conn| {
-            let columns = select_list::<StepRecord>();
-            let mut statement = conn.prepare(&format!(
-                "SELECT {columns} FROM agent_run_steps WHERE run_id = ?1 ORDER BY step_index"
-            ))?;
-            read_all(&mut statement, [run])
-        })
+        self.with(|conn| ready(ops::run_steps(&Sqlite(conn), run)))
     }
 
     fn interrupt_stale_runs(&self, session: &str) -> Result<usize> {

@@ -1,10 +1,9 @@
 //! [`StateLog`] for [`SqliteStore`]: one `session_state` row per key, the value as JSON text.
 
-use super::sessions::require_session;
-use super::write::{execute, read_all};
-use super::{SqliteStore, now_ms};
-use agentctl_store::{Result, StateEntry, StateLog, select_list, state_write};
-use rusqlite::params;
+use super::SqliteStore;
+use super::write::{Sqlite, ready};
+use agentctl_store::ops;
+use agentctl_store::{Result, StateEntry, StateLog};
 use serde_json::Value;
 
 impl SqliteStore {
@@ -24,14 +23,7 @@ impl SqliteStore {
     /// # Ok::<(), agentctl_store::ContextError>(())
     /// ```
     pub fn state_entries(&self, session: &str) -> Result<Vec<StateEntry>> {
-        self.with(|conn| {
-            require_session(conn, session)?;
-            let columns = select_list::<StateEntry>();
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT {columns} FROM session_state WHERE session_id = ?1 ORDER BY key"
-            ))?;
-            read_all(&mut statement, [session])
-        })
+        self.with(|conn| ready(ops::state_entries(&Sqlite(conn), session)))
     }
 }
 
@@ -43,19 +35,10 @@ impl StateLog for SqliteStore {
         value: &Value,
         agent: &str,
     ) -> Result<()> {
-        // A model may echo a secret it read into its notes; it never reaches the file.
-        let mut value = value.clone();
-        self.redactor().redact_json(&mut value);
-        let text = (!value.is_null()).then(|| value.to_string());
+        let text = ops::state_text(self.redactor(), value);
         self.write(|tx| {
-            require_session(tx, session)?;
-            let now = now_ms();
-            execute(tx, &state_write(session, key, text.as_deref(), now, agent))?;
-            tx.execute(
-                "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
-                params![session, now],
-            )?;
-            Ok(())
+            let tx = Sqlite(tx);
+            ready(ops::set_state(&tx, session, key, text.as_deref(), agent))
         })
     }
 

@@ -1,11 +1,10 @@
 //! [`TraceLog`] for [`SqliteStore`]: one `trace_spans` row per span, the span as JSON.
 
-use super::sessions::require_session;
-use super::write::execute;
-use super::{Fault, SqliteStore, now_ms};
+use super::write::{Sqlite, ready, require_session};
+use super::{Fault, SqliteStore};
 use agentctl_core::Span;
+use agentctl_store::ops;
 use agentctl_store::{Result, TraceLog, masked_span, span_write};
-use rusqlite::params;
 
 impl TraceLog for SqliteStore {
     fn record_span(&self, session: &str, span: &Span) -> Result<()> {
@@ -15,15 +14,7 @@ impl TraceLog for SqliteStore {
             .map_err(|error| Fault::Corrupt(error.table, error.reason))
             .map_err(|fault| super::into_error(fault, self.path()))?;
         let write = span_write(session, span, &json);
-        self.write(|tx| {
-            require_session(tx, session)?;
-            execute(tx, &write)?;
-            tx.execute(
-                "UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1",
-                params![session, now_ms()],
-            )?;
-            Ok(())
-        })
+        self.write(|tx| ready(ops::record_span(&Sqlite(tx), session, &write)))
     }
 
     fn for_each_span(&self, session: &str, visit: &mut dyn FnMut(Span)) -> Result<usize> {

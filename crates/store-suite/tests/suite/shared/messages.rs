@@ -114,6 +114,78 @@ on_each_backend! {
         assert!(matches!(store.clear_agent_context(""), Err(ContextError::InvalidScope(_))));
         assert!(matches!(store.clear_agent_context_in("missing", "reviewer"), Err(ContextError::SessionNotFound(_))));
     }
+
+    fn token_windows_hold_the_newest_that_fit(fresh) {
+        // Both stores read the same described query: newest first, stopping at the first
+        // message that does not fit, returned oldest first.
+        let store = &fresh.store;
+        let session = store.create_session(None).unwrap().id;
+        let texts = ["one", "two", "three", "four"].map(|word| word.repeat(40));
+        let messages: Vec<_> = texts
+            .iter()
+            .map(|text| NewMessage::new(ContextScope::Main, None, Message::user(text.as_str())))
+            .collect();
+        let ids = store.append_messages(&session, None, &messages).unwrap();
+        let all = store.messages(&session, &MessageQuery::default()).unwrap();
+        let cost: Vec<u64> = all.iter().map(|m| u64::from(m.token_estimate)).collect();
+        let window = |max_tokens, last| MessageQuery { max_tokens: Some(max_tokens), last, ..MessageQuery::scope(ContextScope::Main) };
+        let read = |query: MessageQuery| store.messages(&session, &query).unwrap().iter().map(|m| m.id).collect::<Vec<_>>();
+        assert_eq!(read(window(cost[2] + cost[3], None)), ids[2..]);
+        assert_eq!(read(window(cost[2] + cost[3] - 1, None)), ids[3..], "the first that does not fit ends the window");
+        assert_eq!(read(window(u64::MAX, Some(3))), ids[1..], "both limits hold");
+        assert!(read(window(0, None)).is_empty());
+        let after = MessageQuery { after_id: Some(ids[2]), ..window(u64::MAX, None) };
+        assert_eq!(read(after), ids[3..]);
+    }
+
+    fn scope_tokens_count_newest_first_until_past_the_limit(fresh) {
+        let store = &fresh.store;
+        let session = store.create_session(None).unwrap().id;
+        let scope = ContextScope::agent("a");
+        let messages: Vec<_> = ["one", "two", "three"]
+            .map(|word| NewMessage::new(scope.clone(), Some("a"), Message::user(word.repeat(40))))
+            .into_iter()
+            .chain([NewMessage::new(ContextScope::Main, None, Message::user("elsewhere"))])
+            .collect();
+        let ids = store.append_messages(&session, None, &messages).unwrap();
+        let cost: Vec<u64> = store
+            .messages(&session, &MessageQuery::scope(scope.clone()))
+            .unwrap()
+            .iter()
+            .map(|m| u64::from(m.token_estimate))
+            .collect();
+        let total: u64 = cost.iter().sum();
+        assert_eq!(store.scope_tokens(&session, &scope, None, u64::MAX).unwrap(), total, "exact within the limit");
+        assert_eq!(store.scope_tokens(&session, &scope, Some(ids[0]), u64::MAX).unwrap(), cost[1] + cost[2]);
+        let counted = store.scope_tokens(&session, &scope, None, cost[2]).unwrap();
+        assert!(counted > cost[2] && counted <= total, "past the limit: {counted}");
+        assert!(matches!(store.scope_tokens("missing", &scope, None, 1), Err(ContextError::SessionNotFound(_))));
+    }
+
+    fn hostile_names_are_values_never_sql(fresh) {
+        // Names a model or a cloned project chooses reach the store as parameters: quotes,
+        // placeholders of either dialect and comments are only text.
+        let store = &fresh.store;
+        let session = store.create_session(Some("x'); DROP TABLE sessions; --")).unwrap().id;
+        let agents = ["a' OR '1'='1", "b?1", "c$1", "d -- e", "e\\' ; DELETE FROM chat_messages"];
+        for agent in agents {
+            store.append_messages(&session, None, &[
+                NewMessage::new(ContextScope::agent(agent), Some(agent), Message::assistant(format!("{agent} notes"))),
+            ]).unwrap();
+            store.save_summary(&session, &ContextScope::agent(agent), 1, "?1 $2 '").unwrap();
+            store.set_session_state(&session, agent, &json!({"k": "?2"}), agent).unwrap();
+        }
+        let scopes = store.scopes(&session).unwrap();
+        assert_eq!(scopes, agents.map(ContextScope::agent));
+        let state = store.session_state(&session).unwrap();
+        assert_eq!(state.len(), agents.len());
+        assert_eq!(state["b?1"], json!({"k": "?2"}));
+        let cleared = store.clear_agent_context_in(&session, agents[0]).unwrap();
+        assert_eq!((cleared.sessions, cleared.messages, cleared.summaries), (1, 1, 1));
+        assert_eq!(store.scopes(&session).unwrap().len(), agents.len() - 1, "only its own workspace went");
+        assert!(matches!(store.messages("' OR '1'='1", &MessageQuery::default()), Err(ContextError::SessionNotFound(_))));
+        assert_eq!(store.list_sessions().unwrap().len(), 1);
+    }
 }
 
 #[test]

@@ -1,0 +1,264 @@
+//! Runs and their steps: starting, recording turns, finishing, handoffs, reading.
+
+use super::messages::insert_messages;
+use super::{Statements, first, integers, now_ms, records, require_session, texts};
+use crate::error::ContextError;
+use crate::record::{
+    HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
+};
+use crate::rows::{MessageRow, StepRow, described};
+use crate::schema::{Query, RowError, Value, Write, WriteKind};
+use crate::scope::ContextScope;
+use agentctl_core::{Message, Redactor, Usage};
+
+/// One run; [`ContextError::RunNotFound`] when there is none.
+pub async fn load_run<S: Statements + ?Sized>(
+    store: &S,
+    run: RunId,
+) -> Result<RunRecord, S::Fault> {
+    first(store, &Query::records::<RunRecord>().eq("id", run))
+        .await?
+        .ok_or_else(|| ContextError::RunNotFound(run).into())
+}
+
+/// The run as it is now, inside a write transaction: where the store locks sessions, the
+/// run's session is locked first (every write to a session takes its lock before anything
+/// else, so writers never wait for each other in a cycle).
+pub async fn lock_run<S: Statements + ?Sized>(
+    store: &S,
+    run: RunId,
+) -> Result<RunRecord, S::Fault> {
+    if S::LOCKS_SESSIONS {
+        let session = texts(
+            store,
+            &Query::value("agent_runs", "session_id", &["session_id"]).eq("id", run),
+        )
+        .await?;
+        let session = session.first().ok_or(ContextError::RunNotFound(run))?;
+        store.lock_session(session).await?;
+    }
+    load_run(store, run).await
+}
+
+/// Appends `steps` to `run`'s, numbered after its last.
+async fn insert_steps<S: Statements + ?Sized>(
+    store: &S,
+    run: RunId,
+    steps: &[StepRow],
+) -> Result<(), S::Fault> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let next = Query::value(
+        "agent_run_steps",
+        "COALESCE(MAX(step_index) + 1, 0)",
+        &["next"],
+    )
+    .eq("run_id", run);
+    let first = integers(store, &next).await?.first().copied().unwrap_or(0);
+    let now = now_ms();
+    for (index, step) in (first..).zip(steps) {
+        store.write(&step.write(run, index, now)).await?;
+    }
+    Ok(())
+}
+
+/// The `agent_runs` row of a run starting in `session` at `now`, but for its workspace (known
+/// once its id is) and its owner (each store's own columns).
+fn run_insert(session: &str, run: &NewRun, now: i64) -> Write {
+    Write {
+        table: described("agent_runs"),
+        kind: WriteKind::InsertReturningId,
+        columns: &[
+            "session_id",
+            "agent_id",
+            "parent_run_id",
+            "context_scope",
+            "status",
+            "model",
+            "started_at",
+            "source",
+        ],
+        values: vec![
+            session.into(),
+            run.agent.as_str().into(),
+            run.parent_run_id.into(),
+            "".into(),
+            RunStatus::Running.as_str().into(),
+            run.model.as_deref().into(),
+            now.into(),
+            run.source.as_str().into(),
+        ],
+    }
+}
+
+/// Starts a run of `session` inside a write transaction, after taking the session's lock.
+pub async fn start_run<S: Statements + ?Sized>(
+    store: &S,
+    session: &str,
+    run: &NewRun,
+) -> Result<RunRecord, S::Fault> {
+    store.lock_session(session).await?;
+    if let Some(parent) = run.parent_run_id {
+        load_run(store, parent).await?;
+    }
+    let now = now_ms();
+    let id = store.insert(&run_insert(session, run, now)).await?;
+    let scope = run.scope(id);
+    let update = |columns, mut values: Vec<Value>| {
+        values.push(id.into());
+        Write {
+            table: described("agent_runs"),
+            kind: WriteKind::Update,
+            columns,
+            values,
+        }
+    };
+    store
+        .write(&update(&["context_scope"], vec![scope.to_string().into()]))
+        .await?;
+    store
+        .write(&update(S::RUN_OWNER, store.run_owner()))
+        .await?;
+    store.touch(session, now, 0).await?;
+    Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
+}
+
+/// Records a turn of `record` (its messages and steps masked already) inside a write
+/// transaction.
+pub async fn record_turn<S: Statements + ?Sized>(
+    store: &S,
+    record: &RunRecord,
+    messages: &[MessageRow],
+    steps: &[StepRow],
+) -> Result<Vec<MessageId>, S::Fault> {
+    let ids = insert_messages(
+        store,
+        &record.session_id,
+        Some(record.id),
+        &record.source,
+        messages,
+    )
+    .await?;
+    insert_steps(store, record.id, steps).await?;
+    Ok(ids)
+}
+
+/// Marks `run` finished inside a write transaction.
+pub async fn finish_run<S: Statements + ?Sized>(
+    store: &S,
+    run: RunId,
+    status: RunStatus,
+    usage: Usage,
+) -> Result<(), S::Fault> {
+    let usage = serde_json::to_string(&usage).map_err(|error| RowError {
+        table: "agent_runs",
+        reason: error.to_string(),
+    })?;
+    let updated = store
+        .write(&Write {
+            table: described("agent_runs"),
+            kind: WriteKind::Update,
+            columns: &["status", "usage", "finished_at"],
+            values: vec![
+                status.as_str().into(),
+                usage.into(),
+                now_ms().into(),
+                run.into(),
+            ],
+        })
+        .await?;
+    if updated == 0 {
+        return Err(ContextError::RunNotFound(run).into());
+    }
+    Ok(())
+}
+
+/// Writes `record`'s handoff to the `main` workspace and as a `handoff` step, inside a write
+/// transaction; the message's id.
+pub async fn write_handoff<S: Statements + ?Sized>(
+    store: &S,
+    redactor: &Redactor,
+    record: &RunRecord,
+    handoff: &HandoffSummary,
+) -> Result<MessageId, S::Fault> {
+    let message = NewMessage::new(
+        ContextScope::Main,
+        Some(&record.agent),
+        Message::assistant(handoff.render(record)),
+    );
+    let message = MessageRow::new(redactor, &message)?;
+    let content = serde_json::to_value(handoff).map_err(|error| RowError {
+        table: "agent_run_steps",
+        reason: error.to_string(),
+    })?;
+    let step = StepRow::new(redactor, &NewStep::new("handoff", content));
+    let ids = record_turn(store, record, &[message], &[step]).await?;
+    ids.first().copied().ok_or_else(|| {
+        RowError {
+            table: "chat_messages",
+            reason: "handoff not stored".into(),
+        }
+        .into()
+    })
+}
+
+/// Starts a run and records its first turn — `prompt` as the user's message in the run's
+/// workspace (masked here, once the workspace is known), with `steps` — inside one write
+/// transaction.
+pub async fn open_run<S: Statements + ?Sized>(
+    store: &S,
+    redactor: &Redactor,
+    session: &str,
+    run: &NewRun,
+    prompt: &Message,
+    steps: &[StepRow],
+) -> Result<RunRecord, S::Fault> {
+    let record = start_run(store, session, run).await?;
+    let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
+    let prompt = MessageRow::new(redactor, &prompt)?;
+    record_turn(store, &record, &[prompt], steps).await?;
+    Ok(record)
+}
+
+/// Closes `run` inside one write transaction: its last turn, its status and usage, then its
+/// handoff, which names the run as it ended.
+pub async fn close_run<S: Statements + ?Sized>(
+    store: &S,
+    redactor: &Redactor,
+    run: RunId,
+    turn: (&[MessageRow], &[StepRow]),
+    ending: (RunStatus, Usage, Option<&HandoffSummary>),
+) -> Result<(), S::Fault> {
+    let record = lock_run(store, run).await?;
+    record_turn(store, &record, turn.0, turn.1).await?;
+    let (status, usage, handoff) = ending;
+    finish_run(store, run, status, usage).await?;
+    if let Some(handoff) = handoff {
+        write_handoff(store, redactor, &load_run(store, run).await?, handoff).await?;
+    }
+    Ok(())
+}
+
+/// The session's runs, oldest first.
+pub async fn session_runs<S: Statements + ?Sized>(
+    store: &S,
+    session: &str,
+) -> Result<Vec<RunRecord>, S::Fault> {
+    require_session(store, session).await?;
+    let query = Query::records::<RunRecord>()
+        .eq("session_id", session)
+        .order_by("id");
+    records(store, &query).await
+}
+
+/// A run's steps in order.
+pub async fn run_steps<S: Statements + ?Sized>(
+    store: &S,
+    run: RunId,
+) -> Result<Vec<StepRecord>, S::Fault> {
+    let query = Query::records::<StepRecord>()
+        .eq("run_id", run)
+        .order_by("step_index");
+    records(store, &query).await
+}
