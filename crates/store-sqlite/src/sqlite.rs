@@ -1,9 +1,9 @@
 //! [`SqliteStore`]: opening, the connection, write transactions and the error of a store
 //! operation.
 
+mod batch;
 mod checkpoint;
 mod graph;
-mod group;
 mod import;
 mod messages;
 mod owner;
@@ -19,7 +19,7 @@ mod write;
 use agentctl_core::Redactor;
 use agentctl_private_files::{Tightened, create_private_dir_all, prepare_private_database};
 use agentctl_store::{ContextError, Result};
-use group::GroupedConnection;
+use batch::BatchedConnection;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -36,6 +36,11 @@ pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
 /// room for many processes, a slow disk or a checkpoint, while a process that truly hangs with
 /// the lock still turns into an error instead of a stalled run.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Compiled statements kept per connection. A turn's writes and a run's start and end use
+/// about 40 different statements; rusqlite's default of 16 would compile most of them again
+/// on every turn.
+const STATEMENT_CACHE: usize = 128;
 
 /// A [`SessionStore`](agentctl_store::SessionStore) in a SQLite file.
 ///
@@ -57,8 +62,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 #[derive(Debug)]
 pub struct SqliteStore {
-    /// The one connection, its writes committed in groups.
-    conn: GroupedConnection,
+    /// The one connection, with the batch a thread may hold open on it.
+    conn: BatchedConnection,
     /// The file, for the checkpoint thread; `None` in memory.
     file: Option<PathBuf>,
     /// Write transactions committed, for the checkpoint thread.
@@ -80,8 +85,8 @@ pub(crate) enum Fault {
     Sql(rusqlite::Error),
     Context(ContextError),
     Corrupt(&'static str, String),
-    /// The group transaction the write was part of could not be committed: why.
-    GroupFailed(String),
+    /// The batch the write was part of could not be committed: why.
+    BatchFailed(String),
 }
 
 impl From<rusqlite::Error> for Fault {
@@ -189,6 +194,7 @@ impl SqliteStore {
     fn init(mut conn: Connection, path: String) -> Result<Self> {
         let setup = |conn: &mut Connection| -> FaultResult<()> {
             prepare_sqlite(conn)?;
+            conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
             migrate_sqlite(conn, schema::MIGRATIONS).map_err(|error| match error {
                 SchemaError::Sql(error) => Fault::Sql(error),
                 SchemaError::TooNew { found } => Fault::Context(ContextError::SchemaTooNew {
@@ -200,7 +206,7 @@ impl SqliteStore {
         };
         setup(&mut conn).map_err(|fault| into_error(fault, &path))?;
         Ok(Self {
-            conn: GroupedConnection::new(conn),
+            conn: BatchedConnection::new(conn),
             file: None,
             commits: AtomicU32::new(0),
             checkpointer: OnceLock::new(),
@@ -222,7 +228,7 @@ impl SqliteStore {
         &self.redactor
     }
 
-    /// Runs `f` on the connection (once no write is waiting for its commit) and attaches the
+    /// Runs `f` on the connection (once no other thread's batch is open) and attaches the
     /// file path to its errors. For reads: a write goes through [`SqliteStore::write`].
     pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> FaultResult<T>) -> Result<T> {
         self.conn
@@ -230,9 +236,8 @@ impl SqliteStore {
             .map_err(|fault| into_error(fault, &self.path))
     }
 
-    /// Runs `f` as one write: in a `BEGIN IMMEDIATE` transaction, alone or grouped with the
-    /// writes other threads make at the same moment, and returns once it is committed; an
-    /// error rolls `f`'s own changes back. The write lock is taken (waiting up to
+    /// Runs `f` as one write: in a `BEGIN IMMEDIATE` transaction committed before it returns
+    /// (or in a savepoint of this thread's batch); an error rolls `f`'s changes back. The write lock is taken (waiting up to
     /// [`BUSY_TIMEOUT`] for other processes) before `f` reads anything, so what `f` reads is
     /// still true when it writes.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Connection) -> FaultResult<T>) -> Result<T> {
@@ -284,7 +289,7 @@ fn into_error(fault: Fault, path: &str) -> ContextError {
             table,
             detail,
         },
-        Fault::GroupFailed(why) => ContextError::Database {
+        Fault::BatchFailed(why) => ContextError::Database {
             path: path.to_owned(),
             source: format!("the write was not committed: {why}").into(),
             retryable: false,
