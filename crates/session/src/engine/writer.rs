@@ -2,18 +2,19 @@
 //! in the order it was sent, never inside a stream's `poll_next` or on an async worker — a
 //! PostgreSQL round trip (or a slow disk) stalls this thread, not the other sessions' turns.
 //!
-//! Runs are recorded by [`Recording`] handles: the run's events go to the thread as they pass
-//! (nothing waits for them), and [`Recording::finish`] waits until everything the run sent is
-//! written and returns the first store error — a turn that could not be saved fails.
+//! Runs are recorded by [`Recording`] handles: the run's events go to the thread a model turn at
+//! a time (nothing waits for them), and [`Recording::finish`] waits until everything the run
+//! sent is written and returns the first store error — a turn that could not be saved fails.
 
+use super::state::lock;
 use agentctl_core::RunEvent;
 use agentctl_store::{
     ContextError, NewRun, NewStep, RunEnding, RunId, RunRecord, RunRecorder, SessionStore,
 };
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// What the store thread keeps between jobs: the runs being recorded.
@@ -130,6 +131,10 @@ pub(crate) struct Recording {
     /// Not finished yet: dropped as it is (its run cancelled, its future dropped), the run is
     /// closed as cancelled on the store thread.
     open: bool,
+    /// Events the store keeps, not sent yet: they go to the store thread together when a
+    /// model turn ends (the store writes a turn as the next one begins) and at the run's end,
+    /// so the thread wakes a few times a run, not at every event.
+    pending: Mutex<Vec<RunEvent>>,
 }
 
 /// A run whose ending is decided but not written yet: a handoff's, written with the next
@@ -137,6 +142,8 @@ pub(crate) struct Recording {
 #[derive(Debug)]
 pub(crate) struct Closing {
     run: RunId,
+    /// The run's events not sent yet.
+    events: Vec<RunEvent>,
     ending: RunEnding,
 }
 
@@ -144,9 +151,20 @@ impl Records {
     /// Closes `closing`'s run (on this thread, after everything it sent); the first store
     /// error of the run, if any.
     pub(crate) fn close(&mut self, closing: Closing) -> Option<ContextError> {
-        self.runs
-            .remove(&closing.run)
-            .and_then(|recorder| recorder.finish(closing.ending))
+        let mut recorder = self.runs.remove(&closing.run)?;
+        for event in &closing.events {
+            recorder.event(event);
+        }
+        recorder.finish(closing.ending)
+    }
+
+    /// Passes `events` to the recorder of `run`.
+    fn events(&mut self, run: RunId, events: &[RunEvent]) {
+        if let Some(recorder) = self.runs.get_mut(&run) {
+            for event in events {
+                recorder.event(event);
+            }
+        }
     }
 
     /// Forgets the recorder of `run` without closing it: its start was not committed.
@@ -171,6 +189,7 @@ impl Recording {
             writer,
             run,
             open: true,
+            pending: Mutex::new(Vec::new()),
         }
     }
 
@@ -179,8 +198,9 @@ impl Recording {
         &self.run
     }
 
-    /// Passes one of the run's events to the store thread, when the store keeps anything of
-    /// it (streamed text and the run's start and end are not sent).
+    /// Takes one of the run's events, when the store keeps anything of it (streamed text and
+    /// the run's start and end are not kept). A model request after a committed turn sends
+    /// the events so far: the store writes that turn while the model works on the next.
     pub(crate) fn event(&self, event: &RunEvent) {
         let kept = matches!(
             event,
@@ -196,20 +216,31 @@ impl Recording {
         if !kept {
             return;
         }
-        let event = event.clone();
-        let id = self.run.id;
-        self.writer.send(move |records| {
-            if let Some(recorder) = records.runs.get_mut(&id) {
-                recorder.event(&event);
-            }
-        });
+        let mut pending = lock(&self.pending);
+        let turn_ended = matches!(event, RunEvent::ModelRequest { .. })
+            && pending
+                .iter()
+                .any(|event| matches!(event, RunEvent::TurnCommitted { .. }));
+        pending.push(event.clone());
+        if turn_ended {
+            let events = std::mem::take(&mut *pending);
+            drop(pending);
+            let id = self.run.id;
+            self.writer.send(move |records| records.events(id, &events));
+        }
     }
 
-    /// Records a further user message of the run (a repair request).
+    /// The run's events not sent yet.
+    fn take_pending(&self) -> Vec<RunEvent> {
+        std::mem::take(&mut *lock(&self.pending))
+    }
+
+    /// Records a further user message of the run (a repair request), after its events so far.
     pub(crate) fn user(&self, text: &str) {
-        let text = text.to_owned();
+        let (text, events) = (text.to_owned(), self.take_pending());
         let id = self.run.id;
         self.writer.send(move |records| {
+            records.events(id, &events);
             if let Some(recorder) = records.runs.get_mut(&id) {
                 recorder.user(&text);
             }
@@ -235,6 +266,7 @@ impl Recording {
         self.open = false;
         Closing {
             run: self.run.id,
+            events: self.take_pending(),
             ending,
         }
     }
@@ -243,10 +275,12 @@ impl Recording {
 impl Drop for Recording {
     fn drop(&mut self) {
         if self.open {
-            let id = self.run.id;
+            let (id, events) = (self.run.id, self.take_pending());
             // The recorder closes its run as cancelled as it is dropped.
-            self.writer
-                .send(move |records| drop(records.runs.remove(&id)));
+            self.writer.send(move |records| {
+                records.events(id, &events);
+                drop(records.runs.remove(&id));
+            });
         }
     }
 }
