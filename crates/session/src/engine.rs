@@ -30,6 +30,7 @@ mod graph_driver;
 mod handoff;
 mod kits;
 mod lead;
+mod locking;
 mod ops;
 mod prepare;
 mod protocol;
@@ -153,7 +154,7 @@ impl Session {
     /// the questions of [`ask`](Self::ask)'s turns. There is one stream per session: a second
     /// call is an error.
     pub fn events(&self) -> Result<EventStream, SessionError> {
-        state::lock(&self.engine.hub.receiver)
+        locking::lock(&self.engine.hub.receiver)
             .take()
             .map(EventStream::new)
             .ok_or(SessionError::EventsTaken)

@@ -196,7 +196,7 @@ impl TurnCtx {
         if self.engine.store.is_some() || mode == ContextMode::Run {
             return;
         }
-        super::state::lock(&self.engine.conversation.memory)
+        super::locking::lock(&self.engine.conversation.memory)
             .insert(agent.name().to_owned(), result.messages.clone());
     }
 

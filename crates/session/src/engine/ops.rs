@@ -4,8 +4,9 @@
 
 use super::approvals::agent_mode;
 use super::events::Sink;
+use super::locking::lock;
 use super::protocol::Notice;
-use super::state::{Engine, lock};
+use super::state::Engine;
 use crate::error::SessionError;
 use crate::hooks::SessionHooks;
 use agentctl_context::{

@@ -6,7 +6,8 @@
 
 use super::approvals::TurnGate;
 use super::handoff::brief;
-use super::state::{Engine, Store, lock};
+use super::locking::lock;
+use super::state::{Engine, Store};
 use super::writer::{Closing, Recording, Records};
 use crate::error::SessionError;
 use crate::session::SessionHandle;

@@ -5,6 +5,7 @@
 
 use super::approvals::Desk;
 use super::kits::{Kit, KitParts, KitWarning, Kits};
+use super::locking::lock;
 use super::protocol::{SessionEvent, Target, TurnId};
 use super::writer::StoreWriter;
 use crate::hooks::HookRunner;
@@ -18,7 +19,7 @@ use agentctl_runtime::Runtime;
 use agentctl_tools::Gate;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
 
@@ -189,10 +190,4 @@ impl Turns {
             }
         }
     }
-}
-
-/// Locks a mutex of the engine. Nothing panics while holding one; a poisoned lock still holds
-/// usable state.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -6,7 +6,7 @@
 //! a time (nothing waits for them), and [`Recording::finish`] waits until everything the run
 //! sent is written and returns the first store error — a turn that could not be saved fails.
 
-use super::state::lock;
+use super::locking::lock;
 use agentctl_core::RunEvent;
 use agentctl_store::{
     ContextError, NewRun, NewStep, RunEnding, RunId, RunRecord, RunRecorder, SessionStore,
