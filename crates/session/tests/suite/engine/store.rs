@@ -186,9 +186,8 @@ fn handoff_session(server: &FakeServer, root: &Path, store: Arc<dyn SessionStore
         .unwrap()
 }
 
-#[tokio::test]
-async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
-    let dir = tempfile::tempdir().unwrap();
+/// A folder and a strict fake whose first answer is triage's handoff to billing.
+async fn handing_off() -> (tempfile::TempDir, FakeServer) {
     let server = FakeServer::openai().await;
     call(
         &server,
@@ -196,6 +195,12 @@ async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
         "handoff_to_billing",
         r#"{"reason":"a refund"}"#,
     );
+    (tempfile::tempdir().unwrap(), server)
+}
+
+#[tokio::test]
+async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
+    let (dir, server) = handing_off().await;
     answer(&server, "Refunded.");
     let log = Log::default();
     let hook = {
@@ -250,14 +255,7 @@ async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
 
 #[tokio::test]
 async fn a_handoff_whose_commit_fails_fails_the_turn() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = FakeServer::openai().await;
-    call(
-        &server,
-        "call_1",
-        "handoff_to_billing",
-        r#"{"reason":"a refund"}"#,
-    );
+    let (dir, server) = handing_off().await;
     let hook = |what: &str| match what {
         "batch committed" => Err(refused(what)),
         _ => Ok(()),
