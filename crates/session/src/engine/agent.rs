@@ -8,6 +8,7 @@ use super::events::Frame;
 use super::graph_driver::graph_turn;
 use super::handoff::{brief, check_limit};
 use super::lead::{AgentOutcome, Lead};
+use super::locking::lock;
 use super::prepare::{Ready, RunKind};
 use super::protocol::{EventMsg, Notice};
 use super::sub_agents::SubAgents;
@@ -196,7 +197,7 @@ impl TurnCtx {
         if self.engine.store.is_some() || mode == ContextMode::Run {
             return;
         }
-        super::locking::lock(&self.engine.conversation.memory)
+        lock(&self.engine.conversation.memory)
             .insert(agent.name().to_owned(), result.messages.clone());
     }
 
@@ -279,14 +280,7 @@ impl TurnCtx {
         for warning in warnings {
             self.sink.emit(EventMsg::Notice(warning.into()));
         }
-        let met = std::mem::take(
-            &mut *self
-                .engine
-                .shared
-                .instruction_warnings
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let met = std::mem::take(&mut *lock(&self.engine.shared.instruction_warnings));
         for warning in met {
             self.sink
                 .emit(EventMsg::Notice(Notice::Instructions(warning)));
