@@ -6,6 +6,7 @@
 //! run emitted before it) and waits on the [`Desk`] for the matching
 //! [`Op::Approve`](crate::Op::Approve).
 
+use super::locking::lock;
 use crate::commands::Narrowing;
 use crate::hooks::{AgentHooks, SessionHooks};
 use agentctl_core::{
@@ -15,7 +16,7 @@ use agentctl_runtime::RunScope;
 use agentctl_tools::{ApprovalAnswer, ApprovalRequest, Gate};
 use async_trait::async_trait;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// Who answers the questions of a session's gate.
@@ -43,7 +44,7 @@ impl Desk {
     /// pending question has it) and where its answer comes.
     fn open(self: &Arc<Self>, call_id: &str) -> (Opened, oneshot::Receiver<ApprovalAnswer>) {
         let (sender, receiver) = oneshot::channel();
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = lock(&self.pending);
         let mut id = call_id.to_owned();
         let mut n = 1;
         while pending.contains_key(&id) {
@@ -60,11 +61,7 @@ impl Desk {
 
     /// Answers the question `call_id`; false when none is pending under it.
     pub(crate) fn answer(&self, call_id: &str, answer: ApprovalAnswer) -> bool {
-        let sender = self
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(call_id);
+        let sender = lock(&self.pending).remove(call_id);
         sender.is_some_and(|sender| sender.send(answer).is_ok())
     }
 }
@@ -77,11 +74,7 @@ struct Opened {
 
 impl Drop for Opened {
     fn drop(&mut self) {
-        self.desk
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.id);
+        lock(&self.desk.pending).remove(&self.id);
     }
 }
 

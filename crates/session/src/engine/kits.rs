@@ -4,6 +4,7 @@
 //! embedder's tools; and its memory folder (`memory: project`), created and granted to it
 //! alone. A sub-agent or a handoff target gets its own kit, never its caller's.
 
+use super::locking::lock;
 use crate::memory_folder::{MemoryFolderWarning, open_memory_folder, with_memory_section};
 use crate::plan::PlanTools;
 use crate::session::SessionHandle;
@@ -18,7 +19,7 @@ use agentctl_core::{AgentDefinition, InstructionsMode};
 use agentctl_mcp::McpError;
 use agentctl_runtime::Toolbox;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
 
 /// An agent ready to run in the session.
@@ -74,9 +75,7 @@ impl Kits {
         parts: KitParts<'_>,
     ) -> (Arc<Kit>, Vec<KitWarning>) {
         let cell = Arc::clone(
-            self.cells
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+            lock(&self.cells)
                 .entry(agent.name().to_owned())
                 .or_default(),
         );
