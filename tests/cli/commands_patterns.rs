@@ -5,8 +5,8 @@
 //! `Read(./docs/**)` reads under `docs/` only, whatever the spelling of a path outside it.
 
 use super::support::request::offered_tools;
+use super::support::request::tool_message;
 use super::support::{ServedModel, TestProject, text};
-use serde_json::Value;
 
 const DIFF: &str = "---\ndescription: Explain the working tree's changes\n\
 allowed-tools: Bash(git diff:*), Read(./docs/**)\n---\nExplain the changes: $ARGUMENTS\n";
@@ -22,18 +22,6 @@ fn project() -> TestProject {
         .write("docs/guide.md", "the guide\n")
         .write("secrets/key.txt", "sk-not-for-you\n");
     project
-}
-
-/// The content of the tool message answering `call_id` in `body`.
-fn tool_message(body: &Value, call_id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
-        .to_owned()
 }
 
 #[test]

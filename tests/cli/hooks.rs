@@ -6,6 +6,7 @@
 //! project's hooks do not run; a hook that hangs is killed at its timeout; a hook printing
 //! 100 MB is bounded.
 
+use super::support::request::tool_message;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_test_support::openai;
 use serde_json::{Value, json};
@@ -64,17 +65,6 @@ fn project_with(
         project.trust();
     }
     project
-}
-
-/// The content of the tool message answering `call_id` in `body`.
-fn tool_message<'a>(body: &'a Value, call_id: &str) -> &'a str {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
 }
 
 fn log_lines(project: &TestProject, name: &str) -> Vec<Value> {

@@ -5,6 +5,7 @@
 //! `high` call; every hook reads the agent's real permission mode.
 
 use super::support::request::messages_text;
+use super::support::request::tool_message;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_test_support::openai;
 use serde_json::{Value, json};
@@ -52,18 +53,6 @@ fn project() -> TestProject {
         );
     project.trust();
     project
-}
-
-/// The content of the tool message answering `call_id` in `body`.
-fn tool_message(body: &Value, call_id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
-        .to_owned()
 }
 
 fn logged(project: &TestProject, name: &str) -> Vec<Value> {

@@ -5,22 +5,11 @@
 //! another folder (`--project-dir`), where resolving `/proc/self/cwd` in agentctl's own
 //! process would name a different file than the tools (which run in the root) read.
 
+use super::support::request::tool_message;
 use super::support::{ServedModel, TestProject, text};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SECRET: &str = "sk-spelled-differently-0042";
-
-/// The content of the tool message answering `call_id` in `body`.
-fn tool_message(body: &Value, call_id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
-        .to_owned()
-}
 
 #[test]
 fn a_denied_path_is_denied_in_every_spelling_from_any_folder() {

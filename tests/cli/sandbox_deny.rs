@@ -5,10 +5,11 @@
 //! print nothing of the secret, even approved (`--yes`), and leave the locked folder as it
 //! was; the files next to them still read and write.
 
+use super::support::request::tool_message;
 use super::support::{ServedModel, TestProject, text};
 use agentctl_core::SandboxMode;
 use agentctl_sandbox::{SandboxPolicy, probe};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SECRET: &str = "sk-os-enforced-7731";
 
@@ -21,18 +22,6 @@ tools:
 ---
 Probe.
 ";
-
-/// The content of the tool message answering `call_id` in `body`.
-fn tool_message(body: &Value, call_id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
-        .and_then(|message| message["content"].as_str())
-        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
-        .to_owned()
-}
 
 /// Runs each of `commands` as one `bash` call of an approved run; the tool results by call.
 fn run_commands(project: &TestProject, commands: &[&str]) -> Vec<(String, String)> {

@@ -35,3 +35,15 @@ pub fn system_prompt(body: &Value) -> String {
 pub fn messages_text(body: &Value) -> String {
     body["messages"].to_string()
 }
+
+/// The content of the tool message answering `call_id` in a request.
+pub fn tool_message(body: &Value, call_id: &str) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "tool" && message["tool_call_id"] == call_id)
+        .and_then(|message| message["content"].as_str())
+        .unwrap_or_else(|| panic!("no result of {call_id} in {body}"))
+        .to_owned()
+}
