@@ -3,10 +3,10 @@
 # triage → handoff_to_<specialist> → lookup → answer, three model calls) through the session
 # engine (benches/drivers/bench_triage): unrecorded, every scenario a turn of one session whose
 # agents keep no context between runs (a service answering independent requests); the same with
-# providers from a factory of the embedder's; and every scenario recorded in a session of its
-# own in a SQLite store. Against a bare reqwest client replaying the same three request bodies
-# (the floor, benches/drivers/floor.rs); and the single-agent loop
-# (benches/drivers/bench_loop.rs) against its own floor.
+# providers from a factory of the embedder's; the same recorded in a SQLite store; and every
+# scenario recorded in a session of its own in a SQLite store. Against a bare reqwest client
+# replaying the same three request bodies (the floor, benches/drivers/floor.rs); and the
+# single-agent loop (benches/drivers/bench_loop.rs) against its own floor.
 # Sequential, then 50 at once; repeated, and the medians of milliseconds per scenario printed
 # with the median of paired ratios. Not streamed. Offline, no keys.
 #
@@ -65,11 +65,12 @@ stats() {
     tail -n 1 <&3
     exec 3<&-
 }
-modes=(library per-runtime sqlite)
+modes=(library per-runtime sqlite-session sqlite)
 mode_flags() {
     case "$1" in
     library) ;;
     per-runtime) echo --provider-per-runtime ;;
+    sqlite-session) echo --sqlite --one-session ;;
     sqlite) echo --sqlite ;;
     esac
 }
@@ -152,7 +153,8 @@ echo "|---|---|---|---|---|"
 row "raw reqwest floor, 3 calls" floor floor
 row "triage scenario (3 calls), session engine" library floor
 row "the same, providers from an embedder's factory" per-runtime floor
-row "the same, each scenario in a SQLite session" sqlite floor
+row "the same, recorded in one SQLite session" sqlite-session floor
+row "the same, each scenario in a SQLite session of its own" sqlite floor
 row "raw reqwest floor, 2 calls" loop-floor loop-floor
 row "single-agent loop (2 calls)" loop loop-floor
 echo

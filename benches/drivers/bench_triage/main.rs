@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! bench_triage serve [--port P] [--strict] [--record FILE]
-//! bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite] [--stream] [--provider-per-runtime]
+//! bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite [--one-session]] [--stream] [--provider-per-runtime]
 //! ```
 //!
 //! `serve` prints its base URL and serves until killed (`--strict`: every request checked
@@ -13,9 +13,10 @@
 //! for `benches/drivers/floor.rs` to replay). `run` plays `-n` scenarios one after another, then `-c`
 //! at once, each of those `--rounds` in a row (unrecorded, every scenario a turn of one session
 //! whose agents keep no context between runs; `--sqlite`: each scenario in a session of its own
-//! in a SQLite store in a temporary folder; `--provider-per-runtime`: providers built by a
-//! factory of the embedder's instead of the runtime builder's), and checks with the server that each took exactly
-//! three model calls and none was refused. Its last line is machine-readable:
+//! in a SQLite store in a temporary folder, or with `--one-session` all of them recorded in the
+//! one session; `--provider-per-runtime`: providers built by a factory of the embedder's
+//! instead of the runtime builder's), and checks with the server that each took exactly three
+//! model calls and none was refused. Its last line is machine-readable:
 //! `RESULT {"scenarios":…,"sequential_ms_per_call":…,"concurrent_ms_per_call":…,"model_calls":…,"connections":…,"rejected":…,"http_clients":…}`.
 
 mod scenario;
@@ -35,7 +36,7 @@ use std::time::Instant;
 const CALLS: u64 = 3;
 
 const USAGE: &str = "usage: bench_triage serve [--port P] [--strict] [--record FILE]\n       \
-     bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite] [--stream] [--provider-per-runtime]";
+     bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite [--one-session]] [--stream] [--provider-per-runtime]";
 
 #[derive(Default)]
 struct Args {
@@ -47,6 +48,7 @@ struct Args {
     concurrent: usize,
     rounds: usize,
     sqlite: bool,
+    one_session: bool,
     stream: bool,
     factory: bool,
 }
@@ -71,6 +73,7 @@ fn parse_args() -> anyhow::Result<(String, Args)> {
             "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
             "--rounds" => args.rounds = value()?.parse().context("--rounds takes a number")?,
             "--sqlite" => args.sqlite = true,
+            "--one-session" => args.one_session = true,
             "--stream" => args.stream = true,
             "--provider-per-runtime" => args.factory = true,
             other => bail!("unknown argument `{other}`\n{USAGE}"),
@@ -130,10 +133,14 @@ fn serve(args: &Args) -> anyhow::Result<()> {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
+    if args.one_session && !args.sqlite {
+        bail!("--one-session records in SQLite: add --sqlite");
+    }
     let store_dir = args.sqlite.then(tempfile::tempdir).transpose()?;
     let scenarios = Arc::new(Scenarios::new(
         &args.base_url,
         store_dir.as_ref().map(tempfile::TempDir::path),
+        args.one_session,
         args.stream,
         args.factory,
     )?);

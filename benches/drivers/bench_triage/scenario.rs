@@ -2,7 +2,8 @@
 //! each request to a specialist (`billing` or `tech`) with `handoff_to_<specialist>`; the
 //! specialist calls `lookup` and answers. Three model calls a scenario, through the library
 //! path an embedder uses (a [`Session`] over agents defined in code, the built-in
-//! providers), each scenario a session of its own, unrecorded or in a SQLite store.
+//! providers): unrecorded, all in one session; or recorded in a SQLite store, each scenario in
+//! a session of its own or all in one.
 
 use agentctl::core::{
     ContextMode, ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext,
@@ -97,13 +98,13 @@ fn agents(stateless: bool) -> Vec<Agent> {
     ]
 }
 
-/// Runs scenarios against one OpenAI-compatible endpoint: unrecorded, all in one session whose
-/// agents keep no context between runs (as a service answering independent requests would);
-/// recorded, each in a session of its own in one SQLite store.
+/// Runs scenarios against one OpenAI-compatible endpoint: all in one session whose agents keep
+/// no context between runs (as a service answering independent requests would), unrecorded or
+/// recorded in a SQLite store; or recorded, each in a session of its own in one SQLite store.
 pub struct Scenarios {
     builder: RuntimeBuilder,
     agents: Vec<Agent>,
-    /// The session every unrecorded scenario runs in.
+    /// The session every scenario runs in, unless each has its own.
     shared: Option<Session>,
     /// The SQLite store each scenario is recorded in, if any.
     store: Option<Arc<dyn SessionStore>>,
@@ -112,11 +113,13 @@ pub struct Scenarios {
 
 impl Scenarios {
     /// Scenarios whose model calls go to `base_url`, recorded in a SQLite store in `store_dir`
-    /// if given, streamed if `stream`; with `provider_per_runtime`, providers come from a
-    /// factory of the embedder's instead of the runtime builder's built-in ones.
+    /// if given (each in a session of its own unless `one_session`), streamed if `stream`;
+    /// with `provider_per_runtime`, providers come from a factory of the embedder's instead of
+    /// the runtime builder's built-in ones.
     pub fn new(
         base_url: &str,
         store_dir: Option<&Path>,
+        one_session: bool,
         stream: bool,
         provider_per_runtime: bool,
     ) -> anyhow::Result<Self> {
@@ -147,8 +150,13 @@ impl Scenarios {
             }
             None => None,
         };
-        let shared = match store {
-            Some(_) => None,
+        let shared = match &store {
+            Some(_) if !one_session => None,
+            Some(store) => Some(
+                session(&builder, &agents(true))
+                    .store(Arc::clone(store))
+                    .build()?,
+            ),
             None => Some(session(&builder, &agents(true)).build()?),
         };
         Ok(Self {

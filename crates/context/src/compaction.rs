@@ -9,8 +9,8 @@
 use agentctl_core::ModelProvider;
 use agentctl_core::{Message, ModelRequest};
 use agentctl_store::{
-    ContextError, ContextScope, ContextSummary, MessageQuery, Result, SessionStore, StoredMessage,
-    estimate_text_tokens,
+    ContextError, ContextScope, ContextSummary, MessageId, MessageQuery, Result, SessionStore,
+    StoredMessage, estimate_text_tokens,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -279,40 +279,104 @@ pub async fn compact_scope(
     scope: &ContextScope,
     policy: &CompactionPolicy,
 ) -> Result<Option<ContextSummary>> {
-    let previous = store.latest_summary(session, scope)?;
-    let after_id = previous.as_ref().map(|summary| summary.until_message_id);
-    let summary_tokens = previous
-        .as_ref()
-        .map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
-    if !policy.force && !over_budget(store, session, scope, previous.as_ref(), policy)? {
+    let Some(pending) = PendingCompaction::read(store, session, scope, policy)? else {
         return Ok(None);
+    };
+    let text = pending.summarize(summarizer).await?;
+    pending.save(store, session, &text)
+}
+
+/// [`compact_scope`] in its three steps — read what is due, summarise, save — for a caller
+/// that must not hold its store while a model writes the summary (the session engine's
+/// store thread, which writes for every session of the process).
+#[derive(Debug, Clone)]
+pub struct PendingCompaction {
+    scope: ContextScope,
+    /// The summary the new one replaces.
+    previous: Option<ContextSummary>,
+    /// The messages to fold in, oldest first.
+    older: Vec<Message>,
+    /// The last of them: the new summary's cursor.
+    until: MessageId,
+}
+
+impl PendingCompaction {
+    /// What compacting `scope` under `policy` summarises now; `None` when nothing is due.
+    pub fn read(
+        store: &dyn SessionStore,
+        session: &str,
+        scope: &ContextScope,
+        policy: &CompactionPolicy,
+    ) -> Result<Option<Self>> {
+        let previous = store.latest_summary(session, scope)?;
+        let after_id = previous.as_ref().map(|summary| summary.until_message_id);
+        let summary_tokens = previous
+            .as_ref()
+            .map_or(0, |summary| estimate_text_tokens(&summary.summary_text));
+        if !policy.force && !over_budget(store, session, scope, previous.as_ref(), policy)? {
+            return Ok(None);
+        }
+        let query = MessageQuery {
+            scope: Some(scope.clone()),
+            after_id,
+            ..MessageQuery::default()
+        };
+        let messages = store.messages(session, &query)?;
+        let Some(split) = split_point(&messages, summary_tokens, policy) else {
+            return Ok(None);
+        };
+        let Some(until) = messages.get(split - 1).map(|stored| stored.id) else {
+            return Ok(None);
+        };
+        let older = messages[..split]
+            .iter()
+            .map(|stored| stored.message.clone())
+            .collect();
+        Ok(Some(Self {
+            scope: scope.clone(),
+            previous,
+            older,
+            until,
+        }))
     }
-    let query = MessageQuery {
-        scope: Some(scope.clone()),
-        after_id,
-        ..MessageQuery::default()
-    };
-    let messages = store.messages(session, &query)?;
-    let Some(split) = split_point(&messages, summary_tokens, policy) else {
-        return Ok(None);
-    };
-    let older: Vec<Message> = messages[..split]
-        .iter()
-        .map(|stored| stored.message.clone())
-        .collect();
-    let Some(until) = messages.get(split - 1).map(|stored| stored.id) else {
-        return Ok(None);
-    };
-    let text = summarizer
-        .summarize(SummaryRequest {
-            scope,
-            previous_summary: previous
-                .as_ref()
-                .map(|summary| summary.summary_text.as_str()),
-            messages: &older,
-        })
-        .await?;
-    store.save_summary(session, scope, until, &text).map(Some)
+
+    /// The workspace it summarises.
+    pub fn scope(&self) -> &ContextScope {
+        &self.scope
+    }
+
+    /// Asks `summarizer` for the summary. Touches no store.
+    pub async fn summarize(&self, summarizer: &dyn Summarizer) -> Result<String> {
+        summarizer
+            .summarize(SummaryRequest {
+                scope: &self.scope,
+                previous_summary: self
+                    .previous
+                    .as_ref()
+                    .map(|summary| summary.summary_text.as_str()),
+                messages: &self.older,
+            })
+            .await
+    }
+
+    /// Writes `text` as the scope's summary; `None`, writing nothing, when another summary of
+    /// the scope was written since [`read`](Self::read) (it already covers these messages, or
+    /// more).
+    pub fn save(
+        &self,
+        store: &dyn SessionStore,
+        session: &str,
+        text: &str,
+    ) -> Result<Option<ContextSummary>> {
+        let cursor = |summary: &ContextSummary| (summary.until_message_id, summary.updated_at);
+        let now = store.latest_summary(session, &self.scope)?;
+        if now.as_ref().map(cursor) != self.previous.as_ref().map(cursor) {
+            return Ok(None);
+        }
+        store
+            .save_summary(session, &self.scope, self.until, text)
+            .map(Some)
+    }
 }
 
 /// Compacts every scope of a session on its own; returns the summaries written.

@@ -12,7 +12,9 @@
 //!   mode, within a context window's token budget (read newest first). The shared hand-over
 //!   is a window into an `Arc<[ScopedMessage]>`: constant time in the history's length.
 //! * [`compact_scope`] / [`compact_session`]: model-written summaries with an
-//!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]).
+//!   `until_message_id` cursor, per scope, through a [`Summarizer`] ([`ProviderSummarizer`]);
+//!   [`PendingCompaction`] takes the same steps one at a time (read, summarise, save), so the
+//!   store is not held while the model writes.
 //! * [`expand_file_references`]: `@file:keyword` references appended as a `<Context>` block.
 //!
 //! Wiring a run into a session:
@@ -52,8 +54,8 @@ mod mode;
 mod view;
 
 pub use compaction::{
-    CompactionPolicy, ProviderSummarizer, Summarizer, SummaryRequest, compact_scope,
-    compact_session, needs_compaction,
+    CompactionPolicy, PendingCompaction, ProviderSummarizer, Summarizer, SummaryRequest,
+    compact_scope, compact_session, needs_compaction,
 };
 pub use file_refs::{
     Expansion, FileRefLimits, expand_file_references, expand_file_references_with, file_references,

@@ -11,7 +11,7 @@
 use crate::chain::Chain;
 use crate::error::SessionError;
 use agentctl_context::{
-    CompactionPolicy, ModeInputs, ResolvedMode, Summarizer, compact_scope, load_history,
+    CompactionPolicy, ModeInputs, PendingCompaction, ResolvedMode, load_history,
     load_history_within, needs_compaction, resolve_mode,
 };
 use agentctl_core::{
@@ -153,32 +153,40 @@ impl SessionHandle {
         })
     }
 
-    /// Summarises the oldest messages of the agent's workspace when it no longer fits the
-    /// model's context window (`main` for shared agents, `agent:{name}` for isolated ones;
-    /// run mode starts empty). Returns true when a summary was written.
-    pub(crate) async fn compact(
+    /// What summarising the oldest messages of the agent's workspace takes, when it no
+    /// longer fits the model's context window (`main` for shared agents, `agent:{name}` for
+    /// isolated ones; run mode starts empty); `None` when it fits.
+    pub(crate) fn pending_compaction(
         &self,
         agent: &str,
         mode: ContextMode,
-        summarizer: &dyn Summarizer,
         context_window: u64,
-    ) -> Result<bool, SessionError> {
+    ) -> Result<Option<PendingCompaction>, SessionError> {
         let Some(scope) = workspace(agent, mode) else {
-            return Ok(false);
+            return Ok(None);
         };
         let policy = CompactionPolicy::for_context_window(context_window);
-        let summary = compact_scope(
+        Ok(PendingCompaction::read(
             self.store.as_ref(),
-            summarizer,
             &self.info.id,
             &scope,
             &policy,
-        )
-        .await?;
-        Ok(summary.is_some())
+        )?)
     }
 
-    /// Whether [`compact`](Self::compact) would summarise part of the agent's workspace now.
+    /// Saves the summary `text` of `pending`; false when another summary of its workspace was
+    /// written meanwhile (this one is dropped).
+    pub(crate) fn save_compaction(
+        &self,
+        pending: &PendingCompaction,
+        text: &str,
+    ) -> Result<bool, SessionError> {
+        Ok(pending
+            .save(self.store.as_ref(), &self.info.id, text)?
+            .is_some())
+    }
+
+    /// Whether part of the agent's workspace is due to be summarised now.
     pub(crate) fn compaction_due(
         &self,
         agent: &str,

@@ -188,8 +188,8 @@ pub(crate) struct Inner {
     pub(crate) pool: Arc<Mutex<PoolState>>,
     /// One semaphore per nesting level.
     permits: Vec<Arc<Semaphore>>,
-    /// The store thread the tasks' runs are recorded on: the session's, or one of the tool's
-    /// own started at the first task.
+    /// The store thread the tasks' runs are recorded on: the session's, or the store's started
+    /// at the first task.
     writer: OnceLock<StoreWriter>,
 }
 
@@ -371,7 +371,7 @@ impl Inner {
         if let Some(writer) = self.writer.get() {
             return Ok(writer);
         }
-        let writer = StoreWriter::start()?;
+        let writer = StoreWriter::start(Arc::clone(&self.store))?;
         Ok(self.writer.get_or_init(|| writer))
     }
 }

@@ -256,6 +256,12 @@ impl RunRecorder {
         self.error.take()
     }
 
+    /// Marks the run as not completely saved (writes of it were lost with a batch that failed
+    /// to commit): [`finish`](Self::finish) returns `error` unless it has an earlier one.
+    pub fn fail(&mut self, error: ContextError) {
+        self.check(Err(error));
+    }
+
     /// Drops the recorder without writing anything more: its run's start was never committed
     /// (the transaction it was part of failed), so there is no run to close.
     pub fn abandon(mut self) {

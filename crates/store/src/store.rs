@@ -48,6 +48,12 @@ pub trait SessionLog: Send + Sync {
         work();
         Ok(())
     }
+    /// Whether the store takes one writer at a time however many threads write (SQLite: one
+    /// per file), so the sessions of a process are best written by one thread whose batches
+    /// share their commits. False by default: each session writes on a thread of its own.
+    fn single_writer(&self) -> bool {
+        false
+    }
 }
 
 /// Messages and compaction summaries.

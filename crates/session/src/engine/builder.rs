@@ -257,8 +257,8 @@ impl<'p> SessionBuilder<'p> {
         let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
         let store = match session {
             Some(session) => Some(Store {
+                writer: StoreWriter::start(session.dyn_store())?,
                 session,
-                writer: StoreWriter::start()?,
             }),
             None => None,
         };

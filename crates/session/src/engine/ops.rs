@@ -9,9 +9,7 @@ use super::protocol::Notice;
 use super::state::Engine;
 use crate::error::SessionError;
 use crate::hooks::SessionHooks;
-use agentctl_context::{
-    CompactionPolicy, ProviderSummarizer, ResolvedMode, compact_scope, compact_session,
-};
+use agentctl_context::{CompactionPolicy, PendingCompaction, ProviderSummarizer, ResolvedMode};
 use agentctl_core::{
     AgentDefinition, ContextMode, PermissionMode, RunError, RunOptions, resolve_model,
 };
@@ -99,44 +97,51 @@ impl Engine {
             force: true,
             ..CompactionPolicy::for_context_window(model_context_window(&model.model))
         };
+        // What is due is read on the store thread; the model summarises here, off it (it
+        // writes for every session of a SQLite store); the summaries are saved there again.
         let session = store.session.clone();
-        let handle = self.handle.clone();
-        let summarizer = Arc::new(summarizer);
+        let pending = store
+            .writer
+            .call(move |_| -> Result<Vec<PendingCompaction>, SessionError> {
+                let scopes = match scope {
+                    None => session.store().scopes(session.id())?,
+                    Some(agent) => match session.mode(&agent, None)?.mode {
+                        ContextMode::Shared => vec![ContextScope::Main],
+                        ContextMode::Isolated => vec![ContextScope::agent(agent.name())],
+                        ContextMode::Run => Vec::new(),
+                    },
+                };
+                let store = session.store().as_ref();
+                let mut pending = Vec::new();
+                for scope in &scopes {
+                    pending.extend(PendingCompaction::read(
+                        store,
+                        session.id(),
+                        scope,
+                        &policy,
+                    )?);
+                }
+                Ok(pending)
+            })
+            .await?;
+        let mut summaries = Vec::with_capacity(pending.len());
+        for compaction in pending {
+            let text = compaction.summarize(&summarizer).await?;
+            summaries.push((compaction, text));
+        }
+        let session = store.session.clone();
         store
             .writer
             .call(move |_| -> Result<Vec<Notice>, SessionError> {
-                let store = session.store().as_ref();
-                let summaries = match scope {
-                    None => handle.block_on(compact_session(
-                        store,
-                        summarizer.as_ref(),
-                        session.id(),
-                        &policy,
-                    ))?,
-                    Some(agent) => {
-                        let scope = match session.mode(&agent, None)?.mode {
-                            ContextMode::Shared => ContextScope::Main,
-                            ContextMode::Isolated => ContextScope::agent(agent.name()),
-                            ContextMode::Run => return Ok(Vec::new()),
-                        };
-                        handle
-                            .block_on(compact_scope(
-                                store,
-                                summarizer.as_ref(),
-                                session.id(),
-                                &scope,
-                                &policy,
-                            ))?
-                            .into_iter()
-                            .collect()
+                let mut notices = Vec::new();
+                for (compaction, text) in &summaries {
+                    if session.save_compaction(compaction, text)? {
+                        notices.push(Notice::Compacted {
+                            agent: compaction.scope().to_string(),
+                        });
                     }
-                };
-                Ok(summaries
-                    .into_iter()
-                    .map(|summary| Notice::Compacted {
-                        agent: summary.scope.to_string(),
-                    })
-                    .collect())
+                }
+                Ok(notices)
             })
             .await
     }

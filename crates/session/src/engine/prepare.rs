@@ -1,8 +1,9 @@
 //! Everything a run needs before it starts: its model (resolved once), its context mode, what
 //! it sees of the conversation, its store run and — for an agent a handoff starts — its brief.
-//! In a recorded session all of it is one job of the store thread: the mode override, a
-//! compaction the workspace needs, the history and the run's first rows, in order, off the
-//! async workers.
+//! In a recorded session all of it is one job of the store thread: the mode override, the
+//! history and the run's first rows, in order, off the async workers. A workspace that
+//! outgrew the window is summarised between two such jobs, by the model, off the store thread
+//! (which writes for every session of a SQLite store).
 
 use super::approvals::TurnGate;
 use super::handoff::brief;
@@ -12,7 +13,8 @@ use super::writer::{Closing, Recording, Records};
 use crate::error::SessionError;
 use crate::session::SessionHandle;
 use agentctl_context::{
-    ModeInputs, ProviderSummarizer, ResolvedMode, Summarizer, SummaryRequest, resolve_mode,
+    ModeInputs, PendingCompaction, ProviderSummarizer, ResolvedMode, Summarizer, SummaryRequest,
+    resolve_mode,
 };
 use agentctl_core::{
     AgentDefinition, ContextMode, HandoffHistory, HandoffRequest, Message, ModelRef, RunOptions,
@@ -102,19 +104,32 @@ impl Engine {
                     _ => store.session.clone(),
                 };
                 let compact = may_compact(store, agent, &kind, model.as_ref(), gate).await?;
-                let job = Job {
+                let mut job = Job {
                     session,
                     agent: agent.clone(),
                     kind,
                     model: model.clone(),
                     compact,
-                    summarizer: self.runtime.clone(),
-                    handle: self.handle.clone(),
+                    summary: None,
                 };
-                store
-                    .writer
-                    .call(move |records| job.run_after(closing, records))
-                    .await?
+                let mut closing = closing;
+                loop {
+                    let closing = closing.take();
+                    // Answered before the commit: the model works while the run's start is
+                    // committed (a commit that fails fails the run when it finishes).
+                    let prepared = store
+                        .writer
+                        .call_uncommitted(move |records| job.run_after(closing, records))
+                        .await?;
+                    match prepared {
+                        Prepared::Decided(decided) => break decided,
+                        Prepared::Summarize(again, pending) => {
+                            let text = self.summarize(&pending, model.as_ref()).await?;
+                            job = *again;
+                            job.summary = Some((pending, text));
+                        }
+                    }
+                }
             }
             None => self.decide_unrecorded(agent, kind)?,
         };
@@ -138,6 +153,26 @@ impl Engine {
             compacted: decided.compacted,
             closed: decided.closed,
         })
+    }
+
+    /// Has the run's model summarise `pending`, through the session runtime's providers (so
+    /// `--record` captures it), here: the store thread goes on writing for the other runs.
+    async fn summarize(
+        &self,
+        pending: &PendingCompaction,
+        model: Option<&ModelRef>,
+    ) -> Result<String, SessionError> {
+        let Some(model) = model else {
+            return Err(SessionError::Store(ContextError::Summarizer {
+                scope: pending.scope().to_string(),
+                message: "the agent has no model to summarise with".into(),
+            }));
+        };
+        let summarizer = RuntimeSummarizer {
+            runtime: &self.runtime,
+            model,
+        };
+        Ok(pending.summarize(&summarizer).await?)
     }
 
     /// The same decisions without a store: the mode from the session's overrides kept in
@@ -222,75 +257,76 @@ struct Job {
     agent: AgentDefinition,
     kind: RunKind,
     model: Option<ModelRef>,
-    /// The runtime whose providers summarise a workspace that outgrew the window.
-    summarizer: Runtime,
-    /// The async runtime a summary's model call runs on.
-    handle: tokio::runtime::Handle,
     /// The workspace may be compacted (no `PreCompact` hook held it back).
     compact: bool,
+    /// The workspace's summary, written off the store thread: saved before the history is
+    /// read.
+    summary: Option<(PendingCompaction, String)>,
+}
+
+/// What the store thread answers a [`Job`].
+enum Prepared {
+    Decided(Decided),
+    /// The workspace outgrew the window: the model summarises it (off the store thread),
+    /// then the job runs again with the summary.
+    Summarize(Box<Job>, PendingCompaction),
 }
 
 impl Job {
-    /// Writes `closing` (a handoff's end) and this run's start in one commit, then decides.
-    /// A handoff's target never compacts, so nothing waits on a model inside the commit.
+    /// Writes `closing` (a handoff's end) and this run's start, in the store thread's batch
+    /// (one commit), then decides. A handoff's target never compacts.
     fn run_after(
         self,
         closing: Option<Closing>,
         records: &mut Records,
-    ) -> Result<Decided, SessionError> {
-        let Some(closing) = closing else {
-            return self.run(records);
-        };
-        let store = self.session.dyn_store();
-        let (mut closing, mut job) = (Some(closing), Some(self));
-        let (mut closed, mut decided) = (None, None);
-        let committed = store.batch(&mut || {
-            closed = closing.take().and_then(|closing| records.close(closing));
-            decided = job.take().map(|job| job.run(records));
-        });
-        let decided = decided.unwrap_or_else(|| Err(SessionError::Store(not_run())));
-        if let Err(error) = committed {
-            if let Ok(Decided { run: Some(run), .. }) = &decided {
-                records.forget(run.id);
-            }
-            return Err(SessionError::Store(error));
-        }
-        decided.map(|decided| Decided { closed, ..decided })
+    ) -> Result<Prepared, SessionError> {
+        let closed = closing.and_then(|closing| records.close(closing));
+        Ok(match self.run(records)? {
+            Prepared::Decided(decided) => Prepared::Decided(Decided { closed, ..decided }),
+            summarize => summarize,
+        })
     }
 
-    fn run(self, records: &mut Records) -> Result<Decided, SessionError> {
+    fn run(mut self, records: &mut Records) -> Result<Prepared, SessionError> {
+        let window = self
+            .model
+            .as_ref()
+            .map(|model| model_context_window(&model.model));
+        let (resolved, parent) = match &self.kind {
+            RunKind::First { main: true, .. } => (None, None),
+            RunKind::First { flag, .. } => (Some(self.session.mode(&self.agent, *flag)?), None),
+            RunKind::Handoff { parent, .. } => {
+                (Some(self.session.mode(&self.agent, None)?), *parent)
+            }
+        };
+        let mode = resolved.map_or(ContextMode::Shared, |resolved| resolved.mode);
+        let mut compacted = false;
+        if let RunKind::First { .. } = &self.kind {
+            match (self.summary.take(), window) {
+                (Some((pending, text)), _) => {
+                    compacted = self.session.save_compaction(&pending, &text)?;
+                }
+                (None, Some(window)) if self.compact => {
+                    let name = self.agent.name().to_owned();
+                    if let Some(pending) = self.session.pending_compaction(&name, mode, window)? {
+                        return Ok(Prepared::Summarize(Box::new(self), pending));
+                    }
+                }
+                (None, _) => {}
+            }
+        }
         let Job {
             session,
             agent,
             kind,
             model,
-            summarizer,
-            handle,
-            compact,
+            ..
         } = self;
         let name = agent.name();
-        let window = model
-            .as_ref()
-            .map(|model| model_context_window(&model.model));
         let label = model.as_ref().map(ToString::to_string);
-        let (resolved, parent) = match &kind {
-            RunKind::First { main: true, .. } => (None, None),
-            RunKind::First { flag, .. } => (Some(session.mode(&agent, *flag)?), None),
-            RunKind::Handoff { parent, .. } => (Some(session.mode(&agent, None)?), *parent),
-        };
-        let mode = resolved.map_or(ContextMode::Shared, |resolved| resolved.mode);
-        let mut compacted = false;
         let (prompt, run_mode, history) = match kind {
             RunKind::First { prompt, .. } => {
                 session.chain().start();
-                if let (true, Some(model), Some(window)) = (compact, &model, window) {
-                    let summarizer = RuntimeSummarizer {
-                        runtime: &summarizer,
-                        model,
-                    };
-                    compacted =
-                        handle.block_on(session.compact(name, mode, &summarizer, window))?;
-                }
                 (prompt, mode, session.history(&agent, mode, window)?)
             }
             RunKind::Handoff {
@@ -310,7 +346,7 @@ impl Job {
             }
         };
         let recorder = session.start(name, mode, label, &prompt, parent)?;
-        Ok(Decided {
+        Ok(Prepared::Decided(Decided {
             resolved,
             mode,
             run_mode,
@@ -319,16 +355,7 @@ impl Job {
             run: Some(records.keep(recorder)),
             compacted,
             closed: None,
-        })
-    }
-}
-
-/// What a batch that never ran its work reports (it cannot: the store runs it).
-fn not_run() -> ContextError {
-    ContextError::Backend {
-        store: "session store".into(),
-        message: "the store did not run the handoff's writes".into(),
-        retryable: false,
+        }))
     }
 }
 

@@ -1,34 +1,46 @@
-//! The session's store thread: every store read and write of a session's turns happens here,
-//! in the order it was sent, never inside a stream's `poll_next` or on an async worker — a
-//! PostgreSQL round trip (or a slow disk) stalls this thread, not the other sessions' turns.
+//! The store thread: every store read and write of a session's turns happens there, in the
+//! order it was sent, never inside a stream's `poll_next` or on an async worker — a
+//! PostgreSQL round trip (or a slow disk) stalls that thread, not the other sessions' turns.
 //!
-//! Runs are recorded by [`Recording`] handles: the run's events go to the thread a model turn at
-//! a time (nothing waits for them), and [`Recording::finish`] waits until everything the run
-//! sent is written and returns the first store error — a turn that could not be saved fails.
+//! The thread runs the jobs waiting for it as one batch ([`SessionLog::batch`]: one SQLite
+//! transaction), so writes that arrive together share a commit. A store that takes one writer
+//! at a time ([`SessionLog::single_writer`], SQLite) has one thread for every session of the
+//! process, and concurrent sessions' turns are committed together instead of queueing for the
+//! file's lock one by one; other stores have a thread per session.
+//!
+//! What a job is told is answered once its batch is committed ([`StoreWriter::call`]); or at
+//! once ([`StoreWriter::call_uncommitted`], a run's start: the model works while it commits),
+//! and a batch that then fails to commit fails every run it wrote (their
+//! [`Recording::finish`] returns the error), so no turn is lost silently.
+//!
+//! [`SessionLog::batch`]: agentctl_store::SessionLog::batch
+//! [`SessionLog::single_writer`]: agentctl_store::SessionLog::single_writer
+
+mod records;
+
+pub(crate) use records::{Closing, Recording, Records};
 
 use super::locking::lock;
-use agentctl_core::RunEvent;
-use agentctl_store::{
-    ContextError, NewRun, NewStep, RunEnding, RunId, RunRecord, RunRecorder, SessionStore,
-};
-use std::collections::HashMap;
+use agentctl_store::{ContextError, NewRun, NewStep, SessionStore};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// What the store thread keeps between jobs: the runs being recorded.
-#[derive(Default)]
-pub(crate) struct Records {
-    runs: HashMap<RunId, RunRecorder>,
-}
+/// Most jobs one batch takes: a long queue is still committed now and then.
+const BATCH_JOBS: usize = 256;
 
-type Job = Box<dyn FnOnce(&mut Records) + Send>;
+/// What a job leaves to do once its batch is committed (or failed to be): answer its caller.
+type Settle = Box<dyn FnOnce(Option<&ContextError>) + Send>;
 
-/// The sending side of a session's store thread. Cheap to clone.
+type Job = Box<dyn FnOnce(&mut Records) -> Option<Settle> + Send>;
+
+/// The sending side of a store thread. Cheap to clone; the thread ends once every clone is
+/// dropped and its jobs are done.
 #[derive(Clone)]
 pub(crate) struct StoreWriter {
-    jobs: mpsc::Sender<Job>,
+    jobs: Arc<mpsc::Sender<Job>>,
 }
 
 impl std::fmt::Debug for StoreWriter {
@@ -37,43 +49,68 @@ impl std::fmt::Debug for StoreWriter {
     }
 }
 
+/// How often an idle thread of a single-writer store looks whether its store is still in
+/// use (it ends once nothing holds the store).
+const IDLE: Duration = Duration::from_secs(2);
+
+/// The threads of the single-writer stores, by store: each lives as long as its store, so a
+/// process that opens session after session starts one.
+static SHARED: Mutex<Vec<(Weak<dyn SessionStore>, StoreWriter)>> = Mutex::new(Vec::new());
+
 /// The thread stopped (it cannot, short of the process ending): what a job that never ran
 /// reports.
 fn stopped() -> ContextError {
+    backend("the session's store thread stopped".into())
+}
+
+fn backend(message: String) -> ContextError {
     ContextError::Backend {
         store: "session store".into(),
-        message: "the session's store thread stopped".into(),
+        message,
         retryable: false,
     }
 }
 
+/// Whether `a` and `b` are the same store object.
+fn same(a: &Arc<dyn SessionStore>, b: &Weak<dyn SessionStore>) -> bool {
+    std::ptr::addr_eq(Arc::as_ptr(a), b.as_ptr())
+}
+
 impl StoreWriter {
-    /// Starts the thread. It ends once every writer is dropped and its jobs are done.
-    pub(crate) fn start() -> Result<Self, ContextError> {
+    /// The thread that writes to `store`: the process's one for a single-writer store,
+    /// started at its first use; else a new one.
+    pub(crate) fn start(store: Arc<dyn SessionStore>) -> Result<Self, ContextError> {
+        if !store.single_writer() {
+            return Self::spawn(&store, None);
+        }
+        let mut shared = lock(&SHARED);
+        shared.retain(|(store, _)| store.strong_count() > 0);
+        let running = shared.iter().find(|(known, _)| same(&store, known));
+        if let Some((_, writer)) = running {
+            return Ok(writer.clone());
+        }
+        let writer = Self::spawn(&store, Some(IDLE))?;
+        shared.push((Arc::downgrade(&store), writer.clone()));
+        Ok(writer)
+    }
+
+    /// Starts a thread for `store`; with `idle`, it looks that often whether the store is
+    /// still held (by anything but the thread) and ends once it is not.
+    fn spawn(store: &Arc<dyn SessionStore>, idle: Option<Duration>) -> Result<Self, ContextError> {
         let (jobs, queue) = mpsc::channel::<Job>();
+        let store = Arc::downgrade(store);
         std::thread::Builder::new()
             .name("agentctl-store".into())
-            .spawn(move || {
-                let mut records = Records::default();
-                while let Ok(job) = queue.recv() {
-                    // A job that panics loses its own answer (its caller reads an error), not
-                    // the thread: later turns are still saved.
-                    let _ = catch_unwind(AssertUnwindSafe(|| job(&mut records)));
-                }
-                // Runs never finished (their turn was dropped) are closed as cancelled here.
-                drop(records);
-            })
+            .spawn(move || serve(&store, &queue, idle))
             .map(drop)
-            .map_err(|error| ContextError::Backend {
-                store: "session store".into(),
-                message: format!("cannot start the store thread: {error}"),
-                retryable: false,
-            })?;
-        Ok(Self { jobs })
+            .map_err(|error| backend(format!("cannot start the store thread: {error}")))?;
+        Ok(Self {
+            jobs: Arc::new(jobs),
+        })
     }
 
     /// Runs `job` on the store thread, after everything sent before it, and returns its
-    /// answer.
+    /// answer once its writes are committed (a failed commit is the answer then).
     pub(crate) async fn call<T, E>(
         &self,
         job: impl FnOnce(&mut Records) -> Result<T, E> + Send + 'static,
@@ -83,19 +120,50 @@ impl StoreWriter {
         E: From<ContextError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        let sent = self.jobs.send(Box::new(move |records: &mut Records| {
-            let _ = reply.send(job(records));
+        self.send_job(Box::new(move |records: &mut Records| {
+            let answer = job(records);
+            Some(Box::new(move |failed: Option<&ContextError>| {
+                let answer = match failed {
+                    Some(error) => Err(backend(error.to_string()).into()),
+                    None => answer,
+                };
+                let _ = reply.send(answer);
+            }))
         }));
-        if sent.is_err() {
-            return Err(stopped().into());
-        }
+        answer.await.unwrap_or_else(|_| Err(stopped().into()))
+    }
+
+    /// Runs `job` on the store thread and returns its answer as soon as it ran, before its
+    /// writes are committed: for jobs whose writes are a run's, which [`Records::void`] fails
+    /// if the commit does.
+    pub(crate) async fn call_uncommitted<T, E>(
+        &self,
+        job: impl FnOnce(&mut Records) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<ContextError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        self.send_job(Box::new(move |records: &mut Records| {
+            let _ = reply.send(job(records));
+            None
+        }));
         answer.await.unwrap_or_else(|_| Err(stopped().into()))
     }
 
     /// Sends `job` to the store thread without waiting for it.
     fn send(&self, job: impl FnOnce(&mut Records) + Send + 'static) {
-        // A stopped thread is reported by the run's `finish`.
-        let _ = self.jobs.send(Box::new(job));
+        self.send_job(Box::new(move |records: &mut Records| {
+            job(records);
+            None
+        }));
+    }
+
+    fn send_job(&self, job: Job) {
+        // A job that never runs drops its reply: its caller reads `stopped`, and a run's
+        // `finish` reports it.
+        let _ = self.jobs.send(job);
     }
 
     /// Starts recording a run of `store`'s `session` (a sub-agent's): its store run, its prompt
@@ -109,178 +177,83 @@ impl StoreWriter {
         steps: Vec<NewStep>,
     ) -> Result<Recording, ContextError> {
         let run = self
-            .call(move |records| {
-                let recorder = RunRecorder::start(store, &session, &run, &prompt, steps)?;
+            .call_uncommitted(move |records| {
+                let recorder =
+                    agentctl_store::RunRecorder::start(store, &session, &run, &prompt, steps)?;
                 Ok::<_, ContextError>(records.keep(recorder))
             })
             .await?;
         Ok(Recording::new(self.clone(), run))
     }
 
-    /// Waits until every job sent so far is done.
+    /// Waits until every job sent so far is done and committed.
     pub(crate) async fn flush(&self) {
         let _: Result<(), ContextError> = self.call(|_| Ok(())).await;
     }
 }
 
-/// A run being recorded on the store thread.
-#[derive(Debug)]
-pub(crate) struct Recording {
-    writer: StoreWriter,
-    run: RunRecord,
-    /// Not finished yet: dropped as it is (its run cancelled, its future dropped), the run is
-    /// closed as cancelled on the store thread.
-    open: bool,
-    /// Events the store keeps, not sent yet: they go to the store thread together when a
-    /// model turn ends (the store writes a turn as the next one begins) and at the run's end,
-    /// so the thread wakes a few times a run, not at every event.
-    pending: Mutex<Vec<RunEvent>>,
-}
-
-/// A run whose ending is decided but not written yet: a handoff's, written with the next
-/// run's start in one commit.
-#[derive(Debug)]
-pub(crate) struct Closing {
-    run: RunId,
-    /// The run's events not sent yet.
-    events: Vec<RunEvent>,
-    ending: RunEnding,
-}
-
-impl Records {
-    /// Closes `closing`'s run (on this thread, after everything it sent); the first store
-    /// error of the run, if any.
-    pub(crate) fn close(&mut self, closing: Closing) -> Option<ContextError> {
-        let mut recorder = self.runs.remove(&closing.run)?;
-        for event in &closing.events {
-            recorder.event(event);
-        }
-        recorder.finish(closing.ending)
-    }
-
-    /// Passes `events` to the recorder of `run`.
-    fn events(&mut self, run: RunId, events: &[RunEvent]) {
-        if let Some(recorder) = self.runs.get_mut(&run) {
-            for event in events {
-                recorder.event(event);
+/// The thread's loop: the jobs waiting, a batch at a time, until every writer is dropped (or,
+/// with `idle`, the store).
+fn serve(store: &Weak<dyn SessionStore>, queue: &mpsc::Receiver<Job>, idle: Option<Duration>) {
+    let mut records = Records::default();
+    loop {
+        let first = match idle {
+            Some(idle) => match queue.recv_timeout(idle) {
+                Ok(job) => job,
+                Err(mpsc::RecvTimeoutError::Timeout) if store.strong_count() > 0 => continue,
+                Err(_) => break,
+            },
+            None => match queue.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            },
+        };
+        // Every job that writes holds the store; one that does not needs no batch.
+        let Some(store) = store.upgrade() else {
+            let mut settles = Vec::new();
+            run(&mut vec![first], &mut settles, &mut records);
+            settles.into_iter().for_each(|settle| settle(None));
+            continue;
+        };
+        let mut jobs = vec![first];
+        jobs.extend(queue.try_iter().take(BATCH_JOBS - 1));
+        let mut settles = Vec::with_capacity(jobs.len());
+        let mut began = false;
+        let committed = catch_unwind(AssertUnwindSafe(|| {
+            store.batch(&mut || {
+                began = true;
+                run(&mut jobs, &mut settles, &mut records);
+            })
+        }))
+        .unwrap_or_else(|_| Err(backend("the store panicked committing a batch".into())));
+        let failed = match committed {
+            // A batch that could not even begin ran nothing: the jobs run with each write
+            // committed on its own.
+            Err(_) if !began => {
+                run(&mut jobs, &mut settles, &mut records);
+                None
             }
+            committed => committed.err(),
+        };
+        if let Some(error) = &failed {
+            records.void(error);
+        }
+        records.batch_done();
+        for settle in settles {
+            settle(failed.as_ref());
         }
     }
-
-    /// Forgets the recorder of `run` without closing it: its start was not committed.
-    pub(crate) fn forget(&mut self, run: RunId) {
-        if let Some(recorder) = self.runs.remove(&run) {
-            recorder.abandon();
-        }
-    }
-
-    /// Keeps `recorder` (started on this thread) for the events of its run.
-    pub(crate) fn keep(&mut self, recorder: RunRecorder) -> RunRecord {
-        let run = recorder.run().clone();
-        self.runs.insert(run.id, recorder);
-        run
-    }
+    // Runs never finished (their turn was dropped) are closed as cancelled here.
+    drop(records);
 }
 
-impl Recording {
-    /// The recording of `run`, kept on `writer`'s thread by [`Records::keep`].
-    pub(crate) fn new(writer: StoreWriter, run: RunRecord) -> Self {
-        Self {
-            writer,
-            run,
-            open: true,
-            pending: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The run in the store.
-    pub(crate) fn run(&self) -> &RunRecord {
-        &self.run
-    }
-
-    /// Takes one of the run's events, when the store keeps anything of it (streamed text and
-    /// the run's start and end are not kept). A model request after a committed turn sends
-    /// the events so far: the store writes that turn while the model works on the next.
-    pub(crate) fn event(&self, event: &RunEvent) {
-        let kept = matches!(
-            event,
-            RunEvent::ModelRequest { .. }
-                | RunEvent::TurnCommitted { .. }
-                | RunEvent::ToolDecision { .. }
-                | RunEvent::ApprovalRequested { .. }
-                | RunEvent::TaskStopped { .. }
-                | RunEvent::PlanUpdated { .. }
-                | RunEvent::Guardrail { .. }
-                | RunEvent::Usage { .. }
-        );
-        if !kept {
-            return;
-        }
-        let mut pending = lock(&self.pending);
-        let turn_ended = matches!(event, RunEvent::ModelRequest { .. })
-            && pending
-                .iter()
-                .any(|event| matches!(event, RunEvent::TurnCommitted { .. }));
-        pending.push(event.clone());
-        if turn_ended {
-            let events = std::mem::take(&mut *pending);
-            drop(pending);
-            let id = self.run.id;
-            self.writer.send(move |records| records.events(id, &events));
-        }
-    }
-
-    /// The run's events not sent yet.
-    fn take_pending(&self) -> Vec<RunEvent> {
-        std::mem::take(&mut *lock(&self.pending))
-    }
-
-    /// Records a further user message of the run (a repair request), after its events so far.
-    pub(crate) fn user(&self, text: &str) {
-        let (text, events) = (text.to_owned(), self.take_pending());
-        let id = self.run.id;
-        self.writer.send(move |records| {
-            records.events(id, &events);
-            if let Some(recorder) = records.runs.get_mut(&id) {
-                recorder.user(&text);
-            }
-        });
-    }
-
-    /// Records how the run ended, once everything it sent is written; returns the first store
-    /// error of the run: the run was not (completely) saved.
-    pub(crate) async fn finish(self, ending: RunEnding) -> Option<ContextError> {
-        let writer = self.writer.clone();
-        let closing = self.closing(ending);
-        let finished: Result<_, ContextError> =
-            writer.call(move |records| Ok(records.close(closing))).await;
-        match finished {
-            Ok(error) => error,
-            Err(error) => Some(error),
-        }
-    }
-
-    /// How the run ended, to be written later by [`Records::close`] (with the next run's
-    /// start, for a handoff).
-    pub(crate) fn closing(mut self, ending: RunEnding) -> Closing {
-        self.open = false;
-        Closing {
-            run: self.run.id,
-            events: self.take_pending(),
-            ending,
-        }
-    }
-}
-
-impl Drop for Recording {
-    fn drop(&mut self) {
-        if self.open {
-            let (id, events) = (self.run.id, self.take_pending());
-            // The recorder closes its run as cancelled as it is dropped.
-            self.writer.send(move |records| {
-                records.events(id, &events);
-                drop(records.runs.remove(&id));
-            });
+/// Runs `jobs` in order, keeping what each leaves to do once its batch ends.
+fn run(jobs: &mut Vec<Job>, settles: &mut Vec<Settle>, records: &mut Records) {
+    for job in jobs.drain(..) {
+        // A job that panics loses its own answer (its caller reads an error), not the thread:
+        // later turns are still saved.
+        if let Ok(Some(settle)) = catch_unwind(AssertUnwindSafe(|| job(records))) {
+            settles.push(settle);
         }
     }
 }

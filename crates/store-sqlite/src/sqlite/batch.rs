@@ -1,11 +1,12 @@
 //! The store's one connection, shared by every thread that uses the store, and batches.
 //!
 //! A write is one `BEGIN IMMEDIATE` transaction, committed before it returns. A thread can
-//! also hold one transaction open over several writes ([`BatchedConnection::batch`]): each
-//! write runs in a savepoint (a failing one is rolled back alone), they are committed together
-//! when the batch ends, and a commit that fails fails the batch. Other threads' reads and
-//! writes wait meanwhile, so nobody sees a batch's writes before they are committed (the
-//! batch's own thread sees them at once).
+//! also hold one transaction open over several writes ([`BatchedConnection::batch`]): it
+//! begins at the batch's first write (a batch that only reads writes nothing), each write runs
+//! in a savepoint (a failing one is rolled back alone), they are committed together when the
+//! batch ends, and a commit that fails fails the batch. Other threads' reads and writes wait
+//! meanwhile, so nobody sees a batch's writes before they are committed (the batch's own
+//! thread sees them at once).
 
 use super::{Fault, FaultResult};
 use rusqlite::Connection;
@@ -24,14 +25,20 @@ pub(crate) struct BatchedConnection {
 #[derive(Debug)]
 struct Held {
     conn: Connection,
-    /// The thread whose batch holds a transaction open.
+    /// The thread whose batch is open.
     batch: Option<ThreadId>,
+    /// The open batch has begun its transaction (at its first write).
+    begun: bool,
 }
 
 impl BatchedConnection {
     pub(crate) fn new(conn: Connection) -> Self {
         Self {
-            held: Mutex::new(Held { conn, batch: None }),
+            held: Mutex::new(Held {
+                conn,
+                batch: None,
+                begun: false,
+            }),
             ended: Condvar::new(),
         }
     }
@@ -73,16 +80,19 @@ impl BatchedConnection {
         f: impl FnOnce(&Connection) -> FaultResult<T>,
         committed: impl FnOnce(&Connection),
     ) -> FaultResult<T> {
-        let (held, in_batch) = self.lock();
-        let conn = &held.conn;
+        let (mut held, in_batch) = self.lock();
         if in_batch {
-            if conn.is_autocommit() {
+            if !held.begun {
+                run(&held.conn, "BEGIN IMMEDIATE")?;
+                held.begun = true;
+            } else if held.conn.is_autocommit() {
                 return Err(Fault::BatchFailed(
                     "SQLite rolled the transaction back".into(),
                 ));
             }
-            return in_savepoint(conn, f);
+            return in_savepoint(&held.conn, f);
         }
+        let conn = &held.conn;
         run(conn, "BEGIN IMMEDIATE")?;
         match catch_unwind(AssertUnwindSafe(|| f(conn))) {
             Ok(Ok(value)) => {
@@ -116,19 +126,23 @@ impl BatchedConnection {
             work();
             return Ok(());
         }
-        run(&held.conn, "BEGIN IMMEDIATE")?;
         held.batch = Some(std::thread::current().id());
+        held.begun = false;
         drop(held);
         let worked = catch_unwind(AssertUnwindSafe(&mut *work));
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         held.batch = None;
-        let commit = match (&worked, held.conn.is_autocommit()) {
-            (Err(_), _) => Err("the batch panicked".to_owned()),
-            (Ok(()), true) => Err("SQLite rolled the transaction back".to_owned()),
-            (Ok(()), false) => run(&held.conn, "COMMIT").map_err(|error| error.to_string()),
+        let begun = std::mem::take(&mut held.begun);
+        let commit = match (&worked, begun, held.conn.is_autocommit()) {
+            (Err(_), _, _) => Err("the batch panicked".to_owned()),
+            // Nothing was written.
+            (Ok(()), false, _) => Ok(()),
+            (Ok(()), true, true) => Err("SQLite rolled the transaction back".to_owned()),
+            (Ok(()), true, false) => run(&held.conn, "COMMIT").map_err(|error| error.to_string()),
         };
         match &commit {
-            Ok(()) => committed(&held.conn),
+            Ok(()) if begun => committed(&held.conn),
+            Ok(()) => {}
             Err(_) => roll_back(&held.conn),
         }
         drop(held);
@@ -273,6 +287,39 @@ mod tests {
         assert!(committed.is_ok());
         assert_eq!(count(&conn), 2);
         assert_eq!(commits.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_batch_begins_its_transaction_at_its_first_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = store(&dir);
+        let commits = AtomicU32::new(0);
+        let mut autocommit = Vec::new();
+        let read_only = conn.batch(
+            &mut || {
+                assert_eq!(count(&conn), 0);
+                autocommit.push(conn.read(|conn| Ok(conn.is_autocommit())).unwrap());
+            },
+            |_| {
+                commits.fetch_add(1, Ordering::SeqCst);
+            },
+        );
+        assert!(read_only.is_ok());
+        let written = conn.batch(
+            &mut || {
+                autocommit.push(conn.read(|conn| Ok(conn.is_autocommit())).unwrap());
+                insert(&conn, 1, &commits).unwrap();
+                autocommit.push(conn.read(|conn| Ok(conn.is_autocommit())).unwrap());
+            },
+            |_| {
+                commits.fetch_add(1, Ordering::SeqCst);
+            },
+        );
+        assert!(written.is_ok());
+        // No transaction until the write; the batch that only read committed nothing.
+        assert_eq!(autocommit, [true, true, false]);
+        assert_eq!(commits.load(Ordering::SeqCst), 1);
+        assert_eq!(count(&conn), 1);
     }
 
     #[test]

@@ -19,6 +19,10 @@ impl SessionLog for SqliteStore {
         self.batch_writes(work)
     }
 
+    fn single_writer(&self) -> bool {
+        true
+    }
+
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
         let title = title.map(|title| self.redactor().redact(title).into_owned());
         self.write(|tx| ready(ops::create_session(&Sqlite(tx), title.as_deref())))

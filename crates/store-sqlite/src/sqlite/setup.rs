@@ -1,8 +1,8 @@
 //! How agentctl prepares each of its SQLite files (the session store, the memory store): busy
-//! timeout, WAL, `synchronous = NORMAL`, foreign keys, and versioned migrations counted in
-//! `PRAGMA user_version`. One copy, because the two hard parts — switching a new file to WAL
-//! while another process does the same, and two processes migrating one file at once — must
-//! behave alike for every file.
+//! timeout, WAL, `synchronous = NORMAL`, temporary files in memory, foreign keys, and versioned
+//! migrations counted in `PRAGMA user_version`. One copy, because the two hard parts —
+//! switching a new file to WAL while another process does the same, and two processes
+//! migrating one file at once — must behave alike for every file.
 
 use super::BUSY_TIMEOUT;
 use rusqlite::{Connection, TransactionBehavior};
@@ -28,11 +28,14 @@ impl From<rusqlite::Error> for SchemaError {
 
 /// Busy timeout ([`BUSY_TIMEOUT`](crate::BUSY_TIMEOUT)), WAL, `synchronous = NORMAL` (durable
 /// against process crashes in WAL mode; only a power loss can drop the last transactions,
-/// never corrupt the file) and foreign keys on.
+/// never corrupt the file), temporary files in memory (a statement journal, which SQLite
+/// needs for a statement that may fail halfway inside a transaction, is otherwise a file
+/// created and deleted in the temporary folder) and foreign keys on.
 pub fn prepare_sqlite(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     use_wal(conn)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "foreign_keys", "ON")
 }
 

@@ -103,14 +103,14 @@ impl GraphExecutor {
         self
     }
 
-    /// Checkpoints every node in `session`'s store, as a session's graph run does (on a store
-    /// thread of the executor's own), so runs can be resumed.
+    /// Checkpoints every node in `session`'s store, as a session's graph run does (on the
+    /// store's thread), so runs can be resumed.
     ///
     /// # Errors
     ///
     /// [`GraphError::Store`] when the store thread cannot start.
     pub fn checkpoints(mut self, session: SessionHandle) -> Result<Self, GraphError> {
-        let writer = StoreWriter::start()?;
+        let writer = StoreWriter::start(session.dyn_store())?;
         self.checkpoints = Some(Arc::new(StoreCheckpoints { session, writer }));
         Ok(self)
     }

@@ -70,6 +70,9 @@ impl SessionLog for Hooked {
         self.inner.batch(work)?;
         self.write("batch committed")
     }
+    fn single_writer(&self) -> bool {
+        self.inner.single_writer()
+    }
 }
 
 impl MessageLog for Hooked {

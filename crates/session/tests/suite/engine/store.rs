@@ -1,14 +1,20 @@
 //! Store writes off the async workers: a store whose writes take 200 ms (and whose first write
 //! waits for another session's turn) delays no other session's turn on the same one-thread
 //! runtime; a turn waits for its own writes before it finishes; a turn whose writes fail fails;
-//! a handoff's end and its target's start are one commit.
+//! a handoff's end and its target's start are one commit; a commit that fails after the run
+//! was told its start fails the run; the sessions of a SQLite store write on one thread, which
+//! no model holds up (a workspace is summarised off it).
 
 use super::hooked::{Hooked, refused};
 use super::wire::{answer, call, options};
-use agentctl_core::Settings;
+use agentctl_core::{ContextMode, Message, Settings};
 use agentctl_session::{Agent, RuntimeBuilder, Session, SessionError, Target, TurnOptions};
-use agentctl_store::{MessageLog as _, MessageQuery, RunStatus, SessionLog as _, SessionStore};
-use agentctl_test_support::FakeServer;
+use agentctl_store::{
+    ContextScope, MessageLog as _, MessageQuery, NewMessage, RunStatus, SessionLog as _,
+    SessionStore,
+};
+use agentctl_store_sqlite::SqliteStore;
+use agentctl_test_support::{FakeServer, Reply, openai};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -113,10 +119,14 @@ async fn writes_taking_200_ms_delay_no_other_sessions_turn() {
     assert_eq!(outcome.result.unwrap().text, "Done.");
 
     // The other session's whole turn ran while the slow store's first write was under way.
+    let lines = log.lines();
+    let first_write_ends = lines
+        .iter()
+        .position(|line| line.starts_with("slow ") && line.ends_with(" 0 ends"))
+        .unwrap();
     assert!(
-        log.position("fast turn finished") < log.position("slow start_run 0 ends"),
-        "{:#?}",
-        log.lines()
+        log.position("fast turn finished") < first_write_ends,
+        "{lines:#?}"
     );
     // The slow turn finished only once all its writes were done, and they are all there.
     let finished = log.position("slow turn finished");
@@ -168,6 +178,141 @@ async fn a_turn_whose_writes_fail_fails() {
     server.assert_no_violations();
 }
 
+#[tokio::test]
+async fn a_commit_that_fails_after_the_run_was_told_its_start_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    answer(&server, "Done.");
+    let commits = AtomicUsize::new(0);
+    // The run's start is written and the run goes on before its commit, which fails.
+    let hook = move |what: &str| match what {
+        "batch committed" if commits.fetch_add(1, Ordering::SeqCst) == 0 => Err(refused(what)),
+        _ => Ok(()),
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let session = session(&server, dir.path(), "writer", Some(Arc::clone(&store)));
+    let error = session.ask("Hello").await.unwrap_err();
+    let SessionError::NotSaved(cause) = &error else {
+        panic!("{error:?}")
+    };
+    assert!(
+        cause
+            .to_string()
+            .contains("was not committed: session store hooked: batch committed refused"),
+        "{cause}"
+    );
+    // Nothing more of the run was written once its start was lost (this store reports the
+    // failure after its commit, so the start itself is there).
+    let id = session.id().unwrap().to_owned();
+    let runs = store.runs(&id).unwrap();
+    assert!(
+        runs.iter().all(|run| run.status == RunStatus::Running),
+        "{runs:?}"
+    );
+    session.shutdown().await;
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn the_sessions_of_a_single_writer_store_write_on_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    for _ in 0..3 {
+        answer(&server, "Done.");
+    }
+    let threads = Arc::new(Mutex::new(Vec::new()));
+    let hook = {
+        let threads = Arc::clone(&threads);
+        move |_: &str| {
+            threads.lock().unwrap().push(std::thread::current().id());
+            Ok(())
+        }
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let one = session(&server, dir.path(), "one", Some(Arc::clone(&store)));
+    let two = session(&server, dir.path(), "two", Some(Arc::clone(&store)));
+    let (first, second) = tokio::join!(one.ask("Hello"), two.ask("Hello"));
+    assert_eq!(first.unwrap().text, "Done.");
+    assert_eq!(second.unwrap().text, "Done.");
+    one.shutdown().await;
+    two.shutdown().await;
+    // The thread outlives its sessions: the store's next session writes on it too.
+    let three = session(&server, dir.path(), "three", Some(Arc::clone(&store)));
+    assert_eq!(three.ask("Hello").await.unwrap().text, "Done.");
+    three.shutdown().await;
+    let mut threads = threads.lock().unwrap().clone();
+    assert!(threads.len() > 6, "{threads:?}");
+    threads.dedup();
+    assert_eq!(threads.len(), 1, "{threads:?}");
+    assert_ne!(threads[0], std::thread::current().id());
+    server.assert_no_violations();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_being_summarised_holds_back_no_other_sessions_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> =
+        Arc::new(SqliteStore::open(&dir.path().join("sessions.db")).unwrap());
+    // The reader's workspace is past gpt-4's window (8,192 tokens): its next run is
+    // summarised first, by a model that takes its time.
+    let slow = FakeServer::openai().await;
+    let summary = openai::text_response("Summary: lorem ipsum, at length.");
+    slow.push(Reply::json(200, &summary).delayed(Duration::from_secs(3)));
+    answer(&slow, "Read.");
+    let reader = {
+        let runtime = RuntimeBuilder::with_settings(Settings::default(), dir.path())
+            .provider_options(options(&slow, dir.path()));
+        let agent = Agent::new("reader", "You read.")
+            .model("openai:gpt-4")
+            .context_mode(ContextMode::Isolated);
+        let session = Session::builder().runtime(runtime).agent(agent);
+        session.store(Arc::clone(&store)).build().unwrap()
+    };
+    let long = "lorem ipsum ".repeat(1_500);
+    let past: Vec<NewMessage> = (0..6)
+        .map(|_| {
+            NewMessage::new(
+                ContextScope::agent("reader"),
+                Some("reader"),
+                Message::user(&long),
+            )
+        })
+        .collect();
+    store
+        .append_messages(reader.id().unwrap(), None, &past)
+        .unwrap();
+    let fast = FakeServer::openai().await;
+    answer(&fast, "Done.");
+    let writer = session(&fast, dir.path(), "writer", Some(Arc::clone(&store)));
+
+    let reading = tokio::spawn({
+        let reader = reader.clone();
+        async move { reader.ask("One more?").await }
+    });
+    while slow.requests().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The other session of the store starts, records and finishes a turn while the summary
+    // is being written: the store thread they share is not waiting for that model.
+    assert_eq!(writer.ask("Hello").await.unwrap().text, "Done.");
+    assert_eq!(
+        slow.requests().len(),
+        1,
+        "the summary is still being written"
+    );
+    assert!(!reading.is_finished());
+    assert_eq!(reading.await.unwrap().unwrap().text, "Read.");
+    let summary = store
+        .latest_summary(reader.id().unwrap(), &ContextScope::agent("reader"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.summary_text, "Summary: lorem ipsum, at length.");
+    reader.shutdown().await;
+    writer.shutdown().await;
+    slow.assert_no_violations();
+    fast.assert_no_violations();
+}
+
 /// A session whose `triage` agent hands off to `billing`, recorded in `store`.
 fn handoff_session(server: &FakeServer, root: &Path, store: Arc<dyn SessionStore>) -> Session {
     let runtime = RuntimeBuilder::with_settings(Settings::default(), root)
@@ -217,26 +362,35 @@ async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
         .await
         .unwrap();
     assert_eq!(answer.text, "Refunded.");
+    // Every write is part of a batch of the store thread; one of them holds triage's last
+    // turn, status and handoff, then billing's start.
     let lines = log.lines();
-    let batch = log.position("batch");
-    let committed = log.position("batch committed");
-    // Inside the batch: triage's last turn, status and handoff, then billing's start.
-    let inside: Vec<&str> = lines[batch + 1..committed]
-        .iter()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        inside,
-        [
-            "record_turn",
-            "finish_run",
-            "write_handoff",
-            "start_run",
-            "record_turn"
-        ],
+    let mut batches: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    for line in &lines {
+        match line.as_str() {
+            "batch" => {
+                batches.push(Vec::new());
+                open = true;
+            }
+            "batch committed" => open = false,
+            write => {
+                assert!(open, "{write} outside a batch: {lines:#?}");
+                batches.last_mut().unwrap().push(write);
+            }
+        }
+    }
+    let handoff = [
+        "record_turn",
+        "finish_run",
+        "write_handoff",
+        "start_run",
+        "record_turn",
+    ];
+    assert!(
+        batches.iter().any(|batch| batch[..] == handoff),
         "{lines:#?}"
     );
-    assert_eq!(lines.iter().filter(|line| *line == "batch").count(), 1);
     let id = session.id().unwrap().to_owned();
     let runs = store.runs(&id).unwrap();
     assert_eq!(runs.len(), 2);
