@@ -36,6 +36,15 @@ type Settle = Box<dyn FnOnce(Option<&ContextError>) + Send>;
 
 type Job = Box<dyn FnOnce(&mut Records) -> Option<Settle> + Send>;
 
+/// When a job's caller gets its answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Answered {
+    /// Once the job's batch is committed.
+    Committed,
+    /// As soon as the job ran.
+    Ran,
+}
+
 /// The sending side of a store thread. Cheap to clone; the thread ends once every clone is
 /// dropped and its jobs are done.
 #[derive(Clone)]
@@ -119,18 +128,7 @@ impl StoreWriter {
         T: Send + 'static,
         E: From<ContextError> + Send + 'static,
     {
-        let (reply, answer) = oneshot::channel();
-        self.send_job(Box::new(move |records: &mut Records| {
-            let answer = job(records);
-            Some(Box::new(move |failed: Option<&ContextError>| {
-                let answer = match failed {
-                    Some(error) => Err(backend(error.to_string()).into()),
-                    None => answer,
-                };
-                let _ = reply.send(answer);
-            }))
-        }));
-        answer.await.unwrap_or_else(|_| Err(stopped().into()))
+        self.ask(Answered::Committed, job).await
     }
 
     /// Runs `job` on the store thread and returns its answer as soon as it ran, before its
@@ -144,10 +142,32 @@ impl StoreWriter {
         T: Send + 'static,
         E: From<ContextError> + Send + 'static,
     {
+        self.ask(Answered::Ran, job).await
+    }
+
+    async fn ask<T, E>(
+        &self,
+        answered: Answered,
+        job: impl FnOnce(&mut Records) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<ContextError> + Send + 'static,
+    {
         let (reply, answer) = oneshot::channel();
         self.send_job(Box::new(move |records: &mut Records| {
-            let _ = reply.send(job(records));
-            None
+            let answer = job(records);
+            if answered == Answered::Ran {
+                let _ = reply.send(answer);
+                return None;
+            }
+            Some(Box::new(move |failed: Option<&ContextError>| {
+                let answer = match failed {
+                    Some(error) => Err(backend(error.to_string()).into()),
+                    None => answer,
+                };
+                let _ = reply.send(answer);
+            }))
         }));
         answer.await.unwrap_or_else(|_| Err(stopped().into()))
     }

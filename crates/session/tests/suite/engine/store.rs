@@ -158,24 +158,24 @@ async fn a_turn_whose_writes_fail_fails() {
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
     let session = session(&server, dir.path(), "writer", Some(store));
+    not_saved(&session, "record_turn refused by the test").await;
+    session.shutdown().await;
+    server.assert_no_violations();
+}
+
+/// Asks `session` a question whose turn cannot be saved: the turn fails, saying `why`.
+async fn not_saved(session: &Session, why: &str) {
     let error = session.ask("Hello").await.unwrap_err();
     let SessionError::NotSaved(cause) = &error else {
         panic!("{error:?}")
     };
-    assert!(
-        cause
-            .to_string()
-            .contains("record_turn refused by the test"),
-        "{cause}"
-    );
+    assert!(cause.to_string().contains(why), "{cause}");
     assert!(
         error
             .to_string()
             .starts_with("the session could not be saved"),
         "{error}"
     );
-    session.shutdown().await;
-    server.assert_no_violations();
 }
 
 #[tokio::test]
@@ -191,16 +191,8 @@ async fn a_commit_that_fails_after_the_run_was_told_its_start_fails_the_run() {
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
     let session = session(&server, dir.path(), "writer", Some(Arc::clone(&store)));
-    let error = session.ask("Hello").await.unwrap_err();
-    let SessionError::NotSaved(cause) = &error else {
-        panic!("{error:?}")
-    };
-    assert!(
-        cause
-            .to_string()
-            .contains("was not committed: session store hooked: batch committed refused"),
-        "{cause}"
-    );
+    let why = "was not committed: session store hooked: batch committed refused";
+    not_saved(&session, why).await;
     // Nothing more of the run was written once its start was lost (this store reports the
     // failure after its commit, so the start itself is there).
     let id = session.id().unwrap().to_owned();
