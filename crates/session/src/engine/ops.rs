@@ -11,7 +11,7 @@ use crate::error::SessionError;
 use crate::hooks::SessionHooks;
 use agentctl_context::{CompactionPolicy, PendingCompaction, ProviderSummarizer, ResolvedMode};
 use agentctl_core::{
-    AgentDefinition, ContextMode, PermissionMode, RunError, RunOptions, resolve_model,
+    AgentDefinition, ContextMode, ModelRef, PermissionMode, RunError, RunOptions, resolve_model,
 };
 use agentctl_runtime::model_context_window;
 use agentctl_store::ContextScope;
@@ -66,30 +66,7 @@ impl Engine {
             // Nothing is recorded: there is no workspace to compact.
             return Ok(Vec::new());
         };
-        let settings = self.shared.builder.settings();
-        let (model, scope) = match &agent {
-            Some(name) => {
-                let definition = self.shared.require_agent(name)?;
-                let model = self
-                    .runtime
-                    .resolve_model(&definition, &RunOptions::new())?;
-                (model, Some(definition))
-            }
-            None => {
-                let name = settings.agents.default_model.clone().ok_or_else(|| {
-                    SessionError::Run(RunError::NoModel {
-                        agent: "compaction".into(),
-                    })
-                })?;
-                let model = resolve_model(&name, settings, None).map_err(|source| {
-                    SessionError::Run(RunError::Model {
-                        agent: "compaction".into(),
-                        source,
-                    })
-                })?;
-                (model, None)
-            }
-        };
+        let (model, scope) = self.compaction_model(agent.as_deref())?;
         let provider = self.runtime.provider_for(&model)?;
         self.pre_compact(scope.as_ref()).await?;
         let summarizer = ProviderSummarizer::new(provider, model.model.clone());
@@ -148,6 +125,34 @@ impl Engine {
 }
 
 impl Engine {
+    /// The model that summarises `agent`'s workspace (its own), or every workspace
+    /// (`agents.defaultModel`), with the agent.
+    fn compaction_model(
+        &self,
+        agent: Option<&str>,
+    ) -> Result<(ModelRef, Option<AgentDefinition>), SessionError> {
+        if let Some(name) = agent {
+            let definition = self.shared.require_agent(name)?;
+            let model = self
+                .runtime
+                .resolve_model(&definition, &RunOptions::new())?;
+            return Ok((model, Some(definition)));
+        }
+        let settings = self.shared.builder.settings();
+        let name = settings.agents.default_model.clone().ok_or_else(|| {
+            SessionError::Run(RunError::NoModel {
+                agent: "compaction".into(),
+            })
+        })?;
+        let model = resolve_model(&name, settings, None).map_err(|source| {
+            SessionError::Run(RunError::Model {
+                agent: "compaction".into(),
+                source,
+            })
+        })?;
+        Ok((model, None))
+    }
+
     /// Runs the `PreCompact` hooks of a compaction asked for (`manual`) of `agent`'s
     /// workspace (every workspace when `None`); a hook that blocks refuses it.
     async fn pre_compact(&self, agent: Option<&AgentDefinition>) -> Result<(), SessionError> {
