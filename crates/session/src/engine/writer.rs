@@ -46,10 +46,10 @@ enum Answered {
 }
 
 /// The sending side of a store thread. Cheap to clone; the thread ends once every clone is
-/// dropped and its jobs are done.
+/// dropped and its jobs are done (a single-writer store's thread: once the store is dropped).
 #[derive(Clone)]
 pub(crate) struct StoreWriter {
-    jobs: Arc<mpsc::Sender<Job>>,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl std::fmt::Debug for StoreWriter {
@@ -113,9 +113,7 @@ impl StoreWriter {
             .spawn(move || serve(&store, &queue, idle))
             .map(drop)
             .map_err(|error| backend(format!("cannot start the store thread: {error}")))?;
-        Ok(Self {
-            jobs: Arc::new(jobs),
-        })
+        Ok(Self { jobs })
     }
 
     /// Runs `job` on the store thread, after everything sent before it, and returns its
