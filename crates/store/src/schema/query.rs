@@ -311,7 +311,7 @@ impl Dialect {
     /// The statement that performs `write` (see [`render`](Self::render)).
     pub fn write(self, write: &Write) -> Statement {
         Statement {
-            sql: self.render(write),
+            sql: self.render(write).to_string(),
             values: write.values.clone(),
             table: write.table.name,
             names: &[],

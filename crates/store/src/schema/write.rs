@@ -1,6 +1,15 @@
 //! Rows to write, in neutral values, and the SQL each backend runs for them.
 
 use super::{Column, ColumnType, Table};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// What names a rendered statement: the dialect, the table and the column list (their
+/// addresses and length: both are `'static`), the kind.
+type Rendering = (Dialect, usize, usize, usize, WriteKind);
+
+/// The statements [`Dialect::render`] rendered.
+static RENDERED: Mutex<BTreeMap<Rendering, Arc<str>>> = Mutex::new(BTreeMap::new());
 
 /// A value of a row, before a store binds it to its driver's parameter type (by the
 /// [`ColumnType`] of its column: PostgreSQL wants a `SMALLINT` for a [`ColumnType::Flag`]).
@@ -51,7 +60,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 }
 
 /// How a [`Write`] changes its table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WriteKind {
     /// A new row.
     Insert,
@@ -105,7 +114,7 @@ impl Write {
 }
 
 /// The SQL dialect of a store: how its statements spell placeholders and returned ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Dialect {
     /// SQLite: `?1`, the id read from the connection.
     Sqlite,
@@ -123,7 +132,9 @@ impl Dialect {
     }
 
     /// The statement that performs `write`, its parameters in the order of
-    /// [`Write::values`].
+    /// [`Write::values`]. Rendered once per dialect and description (its table and column
+    /// list, both `'static`), then shared: a store runs the same few dozen statements at
+    /// every turn.
     ///
     /// ```
     /// use agentctl_store::{Dialect, Write, WriteKind, table};
@@ -135,19 +146,35 @@ impl Dialect {
     ///     values: Vec::new(),
     /// };
     /// assert_eq!(
-    ///     Dialect::Sqlite.render(&write),
+    ///     &*Dialect::Sqlite.render(&write),
     ///     "INSERT INTO session_sync (session_id, mine, theirs, marked_at) VALUES (?1, ?2, ?3, ?4) \
     ///      ON CONFLICT (session_id) DO UPDATE SET mine = excluded.mine, \
     ///      theirs = excluded.theirs, marked_at = excluded.marked_at"
     /// );
     /// assert_eq!(
-    ///     Dialect::Postgres.render(&write),
+    ///     &*Dialect::Postgres.render(&write),
     ///     "INSERT INTO session_sync (session_id, mine, theirs, marked_at) VALUES ($1, $2, $3, $4) \
     ///      ON CONFLICT (session_id) DO UPDATE SET mine = excluded.mine, \
     ///      theirs = excluded.theirs, marked_at = excluded.marked_at"
     /// );
     /// ```
-    pub fn render(self, write: &Write) -> String {
+    pub fn render(self, write: &Write) -> Arc<str> {
+        let key = (
+            self,
+            std::ptr::from_ref(write.table).addr(),
+            write.columns.as_ptr().addr(),
+            write.columns.len(),
+            write.kind,
+        );
+        let mut rendered = RENDERED.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            rendered
+                .entry(key)
+                .or_insert_with(|| self.render_anew(write).into()),
+        )
+    }
+
+    fn render_anew(self, write: &Write) -> String {
         let table = write.table.name;
         let columns = write.columns;
         let key = write.table.primary_key;
