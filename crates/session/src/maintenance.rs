@@ -8,7 +8,7 @@ use crate::hooks::SessionHooks;
 use crate::project::Project;
 use crate::shared::project_hook_runner;
 use agentctl_context::{CompactionPolicy, ProviderSummarizer, compact_session};
-use agentctl_core::{PermissionMode, RunError, ToolRegistry, resolve_model};
+use agentctl_core::{ModelRef, PermissionMode, RunError, Settings, ToolRegistry, resolve_model};
 use agentctl_runtime::model_context_window;
 use agentctl_store::{ContextSummary, SessionStore};
 use std::sync::Arc;
@@ -35,21 +35,7 @@ pub async fn compact_now(
     session: &str,
     model: Option<&str>,
 ) -> Result<Compaction, SessionError> {
-    let settings = builder.settings();
-    let name = model
-        .map(str::to_owned)
-        .or_else(|| settings.agents.default_model.clone())
-        .ok_or_else(|| {
-            SessionError::Run(RunError::NoModel {
-                agent: "compaction".into(),
-            })
-        })?;
-    let model = resolve_model(&name, settings, None).map_err(|source| {
-        SessionError::Run(RunError::Model {
-            agent: "compaction".into(),
-            source,
-        })
-    })?;
+    let model = compaction_model(builder.settings(), model)?;
     let runtime = builder.build(ToolRegistry::new())?;
     let provider = runtime.provider_for(&model)?;
     let summarizer = ProviderSummarizer::new(provider, model.model.clone());
@@ -60,6 +46,27 @@ pub async fn compact_now(
     let notices = pre_compact(project, builder, session).await?;
     let summaries = compact_session(store, &summarizer, session, &policy).await?;
     Ok(Compaction { summaries, notices })
+}
+
+/// The model that summarises a whole session: `name`, else `agents.defaultModel`.
+pub(crate) fn compaction_model(
+    settings: &Settings,
+    name: Option<&str>,
+) -> Result<ModelRef, SessionError> {
+    let name = name
+        .map(str::to_owned)
+        .or_else(|| settings.agents.default_model.clone())
+        .ok_or_else(|| {
+            SessionError::Run(RunError::NoModel {
+                agent: "compaction".into(),
+            })
+        })?;
+    resolve_model(&name, settings, None).map_err(|source| {
+        SessionError::Run(RunError::Model {
+            agent: "compaction".into(),
+            source,
+        })
+    })
 }
 
 /// Runs the `PreCompact` hooks of a compaction asked for; what they met, or their refusal.

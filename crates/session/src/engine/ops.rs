@@ -10,9 +10,7 @@ use super::state::Engine;
 use crate::error::SessionError;
 use crate::hooks::SessionHooks;
 use agentctl_context::{CompactionPolicy, PendingCompaction, ProviderSummarizer, ResolvedMode};
-use agentctl_core::{
-    AgentDefinition, ContextMode, ModelRef, PermissionMode, RunError, RunOptions, resolve_model,
-};
+use agentctl_core::{AgentDefinition, ContextMode, ModelRef, PermissionMode, RunOptions};
 use agentctl_runtime::model_context_window;
 use agentctl_store::ContextScope;
 use std::sync::Arc;
@@ -138,18 +136,7 @@ impl Engine {
                 .resolve_model(&definition, &RunOptions::new())?;
             return Ok((model, Some(definition)));
         }
-        let settings = self.shared.builder.settings();
-        let name = settings.agents.default_model.clone().ok_or_else(|| {
-            SessionError::Run(RunError::NoModel {
-                agent: "compaction".into(),
-            })
-        })?;
-        let model = resolve_model(&name, settings, None).map_err(|source| {
-            SessionError::Run(RunError::Model {
-                agent: "compaction".into(),
-                source,
-            })
-        })?;
+        let model = crate::maintenance::compaction_model(self.shared.builder.settings(), None)?;
         Ok((model, None))
     }
 
