@@ -119,7 +119,8 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
     type Fault = Fault;
     const DIALECT: Dialect = Dialect::Postgres;
     const LOCKS_SESSIONS: bool = true;
-    const RUN_OWNER: &'static [&'static str] = &["owner_client", "owner_pid", "owner_host"];
+    const RUN_STARTED: &'static [&'static str] =
+        &["context_scope", "owner_client", "owner_pid", "owner_host"];
     const SESSION_COLUMNS: &'static str = "id, title, created_at, updated_at,
         (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = sessions.id),
         (SELECT COUNT(*) FROM agent_runs r WHERE r.session_id = sessions.id)";

@@ -61,10 +61,11 @@ pub trait Statements {
     /// or the store's write transaction already holds the whole database (SQLite's
     /// `BEGIN IMMEDIATE`).
     const LOCKS_SESSIONS: bool;
-    /// The `agent_runs` columns that name the process running a run, set as the run starts
-    /// ([`run_owner`](Self::run_owner)): SQLite's pid, process start and boot id, PostgreSQL's
-    /// advisory lock key, pid and host.
-    const RUN_OWNER: &'static [&'static str];
+    /// The `agent_runs` columns a starting run sets once its id is known, in one update: its
+    /// workspace (`context_scope`, which names the id in run mode), then the columns that name
+    /// the process running it ([`run_owner`](Self::run_owner)): SQLite's pid, process start
+    /// and boot id, PostgreSQL's advisory lock key, pid and host.
+    const RUN_STARTED: &'static [&'static str];
     /// What a session read selects: its `id`, `title`, `created_at`, `updated_at`, and its
     /// counts of messages and runs (SQLite keeps them in the row, PostgreSQL counts them).
     const SESSION_COLUMNS: &'static str;
@@ -85,7 +86,8 @@ pub trait Statements {
     async fn lock_session(&self, session: &str) -> Result<(), Self::Fault>;
     /// Records a write to the session at `now` that added `messages` messages.
     async fn touch(&self, session: &str, now: i64, messages: usize) -> Result<(), Self::Fault>;
-    /// The values of this process's [`RUN_OWNER`](Self::RUN_OWNER) columns.
+    /// The values of this process's owner columns, the last of
+    /// [`RUN_STARTED`](Self::RUN_STARTED).
     fn run_owner(&self) -> Vec<Value>;
 }
 

@@ -96,7 +96,8 @@ impl Statements for Sqlite<'_> {
     const DIALECT: Dialect = Dialect::Sqlite;
     // `BEGIN IMMEDIATE` holds the whole file.
     const LOCKS_SESSIONS: bool = false;
-    const RUN_OWNER: &'static [&'static str] = &["owner_pid", "owner_start", "owner_boot"];
+    const RUN_STARTED: &'static [&'static str] =
+        &["context_scope", "owner_pid", "owner_start", "owner_boot"];
     // The counts are columns (schema v7): reading a session never counts its messages.
     const SESSION_COLUMNS: &'static str =
         "id, title, created_at, updated_at, message_count, run_count";

@@ -7,7 +7,7 @@ use crate::record::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
 };
 use crate::rows::{MessageRow, StepRow, described};
-use crate::schema::{Query, RowError, Value, Write, WriteKind};
+use crate::schema::{Query, RowError, Write, WriteKind};
 use crate::scope::ContextScope;
 use agentctl_core::{Message, Redactor, Usage};
 
@@ -105,20 +105,16 @@ pub async fn start_run<S: Statements + ?Sized>(
     let now = now_ms();
     let id = store.insert(&run_insert(session, run, now)).await?;
     let scope = run.scope(id);
-    let update = |columns, mut values: Vec<Value>| {
-        values.push(id.into());
-        Write {
+    let mut values = vec![scope.to_string().into()];
+    values.extend(store.run_owner());
+    values.push(id.into());
+    store
+        .write(&Write {
             table: described("agent_runs"),
             kind: WriteKind::Update,
-            columns,
+            columns: S::RUN_STARTED,
             values,
-        }
-    };
-    store
-        .write(&update(&["context_scope"], vec![scope.to_string().into()]))
-        .await?;
-    store
-        .write(&update(S::RUN_OWNER, store.run_owner()))
+        })
         .await?;
     store.touch(session, now, 0).await?;
     Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
@@ -235,7 +231,13 @@ pub async fn close_run<S: Statements + ?Sized>(
     let (status, usage, handoff) = ending;
     finish_run(store, run, status, usage).await?;
     if let Some(handoff) = handoff {
-        write_handoff(store, redactor, &load_run(store, run).await?, handoff).await?;
+        // The run as it ended (what the summary names), without reading it again.
+        let ended = RunRecord {
+            status,
+            usage,
+            ..record
+        };
+        write_handoff(store, redactor, &ended, handoff).await?;
     }
     Ok(())
 }
