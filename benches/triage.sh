@@ -6,7 +6,9 @@
 # providers from a factory of the embedder's; the same recorded in a SQLite store; and every
 # scenario recorded in a session of its own in a SQLite store. Against a bare reqwest client
 # replaying the same three request bodies (the floor, benches/drivers/floor.rs); and the
-# single-agent loop (benches/drivers/bench_loop.rs) against its own floor.
+# single-agent loop (benches/drivers/bench_loop.rs) against its own floor. Beside them, the
+# recording's own floor (benches/drivers/store_floor.rs): the rows a recorded scenario leaves,
+# written by SQLite with no agentctl code in between — what recording cannot go below.
 # Sequential, then 50 at once; repeated, and the medians of milliseconds per scenario printed
 # with the median of paired ratios. Not streamed. Offline, no keys.
 #
@@ -28,7 +30,7 @@ concurrent=${CONCURRENT:-50}
 rounds=${ROUNDS:-40}
 whole_numbers "REPEATS=$repeats" "SEQUENTIAL=$sequential" "CONCURRENT=$concurrent" "ROUNDS=$rounds"
 
-cargo build --release --quiet --example bench_triage --example bench_loop --example floor
+cargo build --release --quiet --example bench_triage --example bench_loop --example floor --example store_floor
 bin=target/release/examples
 work=$(mktemp -d)
 server_pid=
@@ -111,6 +113,12 @@ for ((i = 1; i <= repeats; i++)); do
         done
         printf '%s %s %s\n' "$mode" "$(field connections <<<"$result")" "$(field http_clients <<<"$result")" >>"$work/connections"
     done
+    # What writing the recorded rows costs SQLite alone (store file in the same folder as
+    # the recorded runs': $TMPDIR): a commit a scenario, then $concurrent scenarios a commit.
+    result=$("$bin/store_floor" -n "$sequential" -c "$concurrent" | grep '^RESULT')
+    for phase in sequential concurrent; do
+        printf 'store-floor %s %s\n' "$phase" "$(field "${phase}_ms_per_scenario" <<<"$result")" >>"$work/samples"
+    done
     floor=$("$bin/floor" --base-url "$base_url" --bodies "$work/loop.jsonl" "${sizes[@]}" | grep '^RESULT')
     result=$("$bin/bench_loop" --base-url "$base_url" "${sizes[@]}" | grep '^RESULT')
     for phase in sequential concurrent; do
@@ -128,7 +136,10 @@ spread() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f–%
 # calls per scenario.
 pick() {
     local calls=3
-    case "$1" in loop | loop-floor) calls=2 ;; esac
+    case "$1" in
+    loop | loop-floor) calls=2 ;;
+    store-floor) calls=1 ;; # already per scenario
+    esac
     awk -v w="$1" -v p="$2" -v c="$calls" '$1 == w && $2 == p { print $3 * c }' "$work/samples"
 }
 # The median over the repeats of each run of $1 divided by the run of $2 in its repeat, in
@@ -155,6 +166,7 @@ row "triage scenario (3 calls), session engine" library floor
 row "the same, providers from an embedder's factory" per-runtime floor
 row "the same, recorded in one SQLite session" sqlite-session floor
 row "the same, each scenario in a SQLite session of its own" sqlite floor
+row "its rows alone, written by SQLite (no model, no agentctl code)" store-floor floor
 row "raw reqwest floor, 2 calls" loop-floor loop-floor
 row "single-agent loop (2 calls)" loop loop-floor
 echo
