@@ -102,7 +102,7 @@ fn graph_agent(name: &str, graph: serde_json::Value) -> Agent {
 }
 
 /// A session with the `chain` and `fanout` graphs and their node agent, recorded in `store`.
-fn session(store: Arc<dyn SessionStore>) -> Session {
+async fn session(store: Arc<dyn SessionStore>) -> Session {
     let root = std::env::temp_dir();
     let factory = |_: &ModelRef, _: &Settings| Ok(Arc::new(Instant) as Arc<dyn ModelProvider>);
     let builder = RuntimeBuilder::with_settings(Settings::default(), &root)
@@ -119,6 +119,7 @@ fn session(store: Arc<dyn SessionStore>) -> Session {
         .agent(fanout)
         .store(store)
         .build()
+        .await
         .unwrap()
 }
 
@@ -141,7 +142,7 @@ fn tokio() -> tokio::runtime::Runtime {
 
 fn bench_graph(bencher: Bencher, name: &str, store: impl FnOnce() -> Arc<dyn SessionStore>) {
     let tokio = tokio();
-    let session = tokio.block_on(async { session(store()) });
+    let session = tokio.block_on(async { session(store()).await });
     bencher.bench_local(|| tokio.block_on(run(&session, name)));
 }
 

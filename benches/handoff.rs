@@ -77,7 +77,7 @@ impl ModelProvider for Instant {
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct NoArgs {}
 
-fn session() -> Session {
+async fn session() -> Session {
     let root = std::env::temp_dir();
     let factory = |_: &ModelRef, _: &Settings| Ok(Arc::new(Instant) as Arc<dyn ModelProvider>);
     let builder = RuntimeBuilder::with_settings(Settings::default(), &root)
@@ -99,6 +99,7 @@ fn session() -> Session {
         .agent(agent("back"))
         .agent(agent("solo").tool(noop))
         .build()
+        .await
         .unwrap()
 }
 
@@ -118,7 +119,7 @@ fn bench_turn(bencher: Bencher, first: &str, agents: usize) {
         .enable_all()
         .build()
         .unwrap();
-    let session = tokio.block_on(async { session() });
+    let session = tokio.block_on(async { session().await });
     bencher.bench_local(|| {
         tokio.block_on(async { assert_eq!(turn(&session, first).await.len(), agents) })
     });

@@ -53,7 +53,8 @@ async fn main() -> anyhow::Result<()> {
     let session = Session::builder()
         .agent(clerk)
         .questions(Questions::Ask)
-        .build()?;
+        .build()
+        .await?;
     let mut events = session.events()?;
     let turn = session.submit(Op::UserTurn {
         target: Target::Active,

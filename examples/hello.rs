@@ -9,7 +9,7 @@ async fn main() -> anyhow::Result<()> {
         None => "scripted:examples/hello.yaml",
     };
     let agent = Agent::new("greeter", "Greet the user in one sentence.").model(model);
-    let session = Session::builder().agent(agent).build()?;
+    let session = Session::builder().agent(agent).build().await?;
     println!("{}", session.ask("Hello!").await?.text);
     Ok(())
 }

@@ -62,7 +62,8 @@ async fn main() -> anyhow::Result<()> {
         .agent(triage)
         .agent(specialist("billing", "billing and payment"))
         .agent(specialist("tech", "technical"))
-        .build()?;
+        .build()
+        .await?;
     for request in REQUESTS {
         let turn = session.turn(Target::Agent("triage".into()), *request, TurnOptions::new());
         let outcome = turn.finish().await;

@@ -70,7 +70,7 @@ pub use agentctl_trace as trace;
 ///
 /// # async fn demo() -> anyhow::Result<()> {
 /// let agent = Agent::new("greeter", "Greet the user in one sentence.").model("openai:gpt-4o-mini");
-/// let session = Session::builder().agent(agent).build()?;
+/// let session = Session::builder().agent(agent).build().await?;
 /// let result: RunResult = session.ask("Hello!").await?;
 /// println!("{}", result.text);
 /// # Ok(())

@@ -137,13 +137,16 @@ async fn run(args: Args) -> anyhow::Result<()> {
         bail!("--one-session records in SQLite: add --sqlite");
     }
     let store_dir = args.sqlite.then(tempfile::tempdir).transpose()?;
-    let scenarios = Arc::new(Scenarios::new(
-        &args.base_url,
-        store_dir.as_ref().map(tempfile::TempDir::path),
-        args.one_session,
-        args.stream,
-        args.factory,
-    )?);
+    let scenarios = Arc::new(
+        Scenarios::new(
+            &args.base_url,
+            store_dir.as_ref().map(tempfile::TempDir::path),
+            args.one_session,
+            args.stream,
+            args.factory,
+        )
+        .await?,
+    );
     // Warm up, as the floor builds its client before its clock starts.
     for index in 0..scenario::REQUESTS.len() {
         scenarios.run(index).await?;

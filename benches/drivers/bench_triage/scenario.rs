@@ -116,7 +116,7 @@ impl Scenarios {
     /// if given (each in a session of its own unless `one_session`), streamed if `stream`;
     /// with `provider_per_runtime`, providers come from a factory of the embedder's instead of
     /// the runtime builder's built-in ones.
-    pub fn new(
+    pub async fn new(
         base_url: &str,
         store_dir: Option<&Path>,
         one_session: bool,
@@ -155,9 +155,10 @@ impl Scenarios {
             Some(store) => Some(
                 session(&builder, &agents(true))
                     .store(Arc::clone(store))
-                    .build()?,
+                    .build()
+                    .await?,
             ),
-            None => Some(session(&builder, &agents(true)).build()?),
+            None => Some(session(&builder, &agents(true)).build().await?),
         };
         Ok(Self {
             builder,
@@ -174,10 +175,13 @@ impl Scenarios {
         let (request, specialist) = REQUESTS[index % REQUESTS.len()];
         let session = match (&self.shared, &self.store) {
             (Some(shared), _) => shared.clone(),
-            (None, Some(store)) => session(&self.builder, &self.agents)
-                .store(Arc::clone(store))
-                .title_from(request)
-                .build()?,
+            (None, Some(store)) => {
+                session(&self.builder, &self.agents)
+                    .store(Arc::clone(store))
+                    .title_from(request)
+                    .build()
+                    .await?
+            }
             (None, None) => bail!("no session and no store"),
         };
         let result = if self.stream {

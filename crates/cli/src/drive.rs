@@ -75,7 +75,7 @@ impl Invocation<'_> {
     /// The session (asking on the terminal when stdin and stderr are one, else refusing at
     /// once what needs a person), its event stream and the terminal's input; warns once when
     /// commands will run unconfined.
-    pub(crate) fn start(self) -> anyhow::Result<Desk> {
+    pub(crate) async fn start(self) -> anyhow::Result<Desk> {
         let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let questions = if terminal {
             Questions::Ask
@@ -99,7 +99,7 @@ impl Invocation<'_> {
         if let Some(agent) = self.active {
             builder = builder.active(agent);
         }
-        let session = builder.build()?;
+        let session = builder.build().await?;
         // Said before the run, not after its output.
         crate::output::report_tightened();
         match session.sandbox_status() {

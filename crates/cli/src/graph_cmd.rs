@@ -102,7 +102,7 @@ fn drive(
         active: None,
     };
     let ending = crate::rt::block_on(async {
-        let mut desk = invocation.start()?;
+        let mut desk = invocation.start().await?;
         // Project servers of the nodes' agents whose files changed are asked about now.
         for node in nodes {
             if let Ok(agent) = desk.session.require_agent(node) {

@@ -223,7 +223,7 @@ fn execute(project: &Project, request: RunRequest) -> anyhow::Result<ExitCode> {
         },
     };
     let ending = crate::rt::block_on(async {
-        let mut desk = invocation.start()?;
+        let mut desk = invocation.start().await?;
         let ending = converse(&mut desk, project, &agent, prompt, format, options).await;
         // Stop the MCP servers (and their process groups), and wait for the session's
         // writes, whatever happened.

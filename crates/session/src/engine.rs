@@ -15,7 +15,7 @@
 //! use agentctl_session::{Agent, Session};
 //!
 //! let agent = Agent::new("greeter", "Greet the user in one sentence.").model("openai:gpt-4o-mini");
-//! let session = Session::builder().agent(agent).build()?;
+//! let session = Session::builder().agent(agent).build().await?;
 //! println!("{}", session.ask("Hello!").await?.text);
 //! # Ok(()) }
 //! ```

@@ -40,21 +40,27 @@ struct Shared {
 }
 
 impl PlanTools {
-    /// The plan of `session` in `store`, starting from what the session's state holds (a
-    /// resumed session keeps its plan); without a store, a plan kept in memory.
-    pub fn new(store: Option<(Arc<dyn StateLog>, String)>) -> Self {
-        let items = store
-            .as_ref()
-            .and_then(|(store, session)| store.session_state(session).ok())
-            .and_then(|state| state.get(PLAN_STATE_KEY).cloned())
-            .and_then(|value| serde_json::from_value(value).ok())
-            .unwrap_or_default();
+    /// The plan of `session` in `store` (where `todo_write` saves it), starting from `items`
+    /// (what [`saved`](Self::saved) read of a resumed session); without a store, a plan kept
+    /// in memory.
+    pub fn new(store: Option<(Arc<dyn StateLog>, String)>, items: Vec<PlanItem>) -> Self {
         Self {
             shared: Arc::new(Shared {
                 store,
                 items: Mutex::new(items),
             }),
         }
+    }
+
+    /// The plan `session`'s state holds in `store`: none when there is none, or it cannot be
+    /// read (planning starts over).
+    pub fn saved(store: &dyn StateLog, session: &str) -> Vec<PlanItem> {
+        store
+            .session_state(session)
+            .ok()
+            .and_then(|state| state.get(PLAN_STATE_KEY).cloned())
+            .and_then(|value| serde_json::from_value(value).ok())
+            .unwrap_or_default()
     }
 
     /// Whether `agent` plans: it says `planMode: true`, or its allow list names `todo_write`
@@ -364,7 +370,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_sub_agent_cannot_plan_and_a_flood_is_refused_whole() {
-        let plan = PlanTools::new(None);
+        let plan = PlanTools::new(None, Vec::new());
         let tool = TodoWrite(plan.clone());
         let one = serde_json::json!([{"content": "fix it", "status": "pending"}]);
         tool.call(write(one.clone()), &context(0)).await.unwrap();

@@ -39,7 +39,7 @@ pub(super) fn run(context: &Project, args: &ToolsArgs) -> anyhow::Result<ExitCod
         if context.settings().agents.context_persistence {
             session = session.store(in_memory_store()?);
         }
-        let session = session.build()?;
+        let session = session.build().await?;
         report_load_errors(session.discovery(), &context.locations)?;
         let listed = session.list_tools(&args.name, which, &gate).await;
         session.shutdown().await;

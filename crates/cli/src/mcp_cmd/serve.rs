@@ -21,7 +21,8 @@ pub(super) fn serve(context: &Project, args: &ServeArgs) -> anyhow::Result<ExitC
             .session(SessionChoice::NewTitled("mcp serve".into()))
             .detached()
             .source(Source::MCP)
-            .build()?;
+            .build()
+            .await?;
         let served = served(&session, args)?;
         let manager = session.mcp().clone();
         let invoker = ServedAgents::new(session.clone(), Arc::new(StderrLog));

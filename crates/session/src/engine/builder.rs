@@ -16,7 +16,7 @@ use crate::session::SessionHandle;
 use crate::shared::Shared;
 use crate::task::TaskTool;
 use crate::toolset::builtin_tool_set;
-use agentctl_core::{AgentDefinition, Settings, Tool, ToolRegistry};
+use agentctl_core::{AgentDefinition, PlanItem, Settings, Tool, ToolRegistry};
 use agentctl_store::{SessionChoice, SessionStore, Source, StateLog};
 use agentctl_trace::WarningFn;
 use std::collections::HashMap;
@@ -45,7 +45,8 @@ enum Origin<'p> {
 /// let project = Project::load(None)?;
 /// let session = Session::from_project(&project)
 ///     .questions(Questions::Ask)
-///     .build()?;
+///     .build()
+///     .await?;
 /// let result = session.ask_agent("code-reviewer", "Review src/stats.py").await?;
 /// println!("{}", result.text);
 /// # Ok(()) }
@@ -228,9 +229,10 @@ impl<'p> SessionBuilder<'p> {
         self
     }
 
-    /// Builds the session: opens the store and the session (creating them if needed), starts
-    /// its store thread. Call it inside a tokio runtime: the session's turns run there.
-    pub fn build(self) -> Result<Session, SessionError> {
+    /// Builds the session: opens the store and starts its store thread, which opens the
+    /// session (creating it if needed) while the caller's task waits — a slow or busy store
+    /// holds no async worker. Call it inside a tokio runtime: the session's turns run there.
+    pub async fn build(self) -> Result<Session, SessionError> {
         let handle =
             tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoAsyncRuntime)?;
         let mut shared = self.shared()?;
@@ -243,10 +245,7 @@ impl<'p> SessionBuilder<'p> {
             title: self.title.as_deref(),
             becomes_current: self.becomes_current,
         };
-        let session = open(&shared, self.store, opening)?.map(|session| match self.source {
-            Some(source) => session.with_source(source),
-            None => session,
-        });
+        let opened = open(&shared, self.store, opening).await?;
         // The gate knows the folders the file tools may write for each agent (memory folders).
         let gate = Arc::new(
             shared
@@ -255,17 +254,22 @@ impl<'p> SessionBuilder<'p> {
                 .with_grants(shared.builtin.read_grants().clone()),
         );
         let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
-        let store = match session {
-            Some(session) => Some(Store {
-                writer: StoreWriter::start(session.dyn_store())?,
+        let (store, plan) = match opened {
+            Some(Opened {
                 session,
-            }),
-            None => None,
+                writer,
+                plan,
+            }) => {
+                let session = match self.source {
+                    Some(source) => session.with_source(source),
+                    None => session,
+                };
+                let log: Arc<dyn StateLog> = session.dyn_store();
+                let plan = PlanTools::new(Some((log, session.id().to_owned())), plan);
+                (Some(Store { writer, session }), plan)
+            }
+            None => (None, PlanTools::new(None, Vec::new())),
         };
-        let plan = PlanTools::new(store.as_ref().map(|store| {
-            let log: Arc<dyn StateLog> = store.session.dyn_store();
-            (log, store.session.id().to_owned())
-        }));
         let task = store.as_ref().map(|store| {
             TaskTool::new(
                 store.session.dyn_store(),
@@ -362,15 +366,24 @@ struct Opening<'a> {
     becomes_current: bool,
 }
 
+/// A session opened on its store thread.
+struct Opened {
+    session: SessionHandle,
+    writer: StoreWriter,
+    /// The plan the session's state holds (a resumed session keeps its plan).
+    plan: Vec<PlanItem>,
+}
+
 /// Opens the chosen session: of the explicit store, else of the project's store; `None` when
 /// there is no store, or the settings turn persistence off and no session was asked for. In a
 /// project's store, [`SessionChoice::Current`] is the session its pointer names (see
-/// [`CurrentSession`]), and the opened session becomes current unless detached.
-fn open(
+/// [`CurrentSession`]), and the opened session becomes current unless detached. The session is
+/// opened (created, resumed, its plan read) on the store's thread.
+async fn open(
     shared: &Shared,
     explicit: Option<Arc<dyn SessionStore>>,
     opening: Opening<'_>,
-) -> Result<Option<SessionHandle>, SessionError> {
+) -> Result<Option<Opened>, SessionError> {
     let Opening {
         mut choice,
         title,
@@ -390,15 +403,34 @@ fn open(
         }
         (None, None) => return Ok(None),
     };
-    if let Some(pointer) = &current
-        && choice == SessionChoice::Current
-        && shared.settings.continue_session
-    {
-        choice = pointer.resolve(store.as_ref())?;
-    }
-    let handle = SessionHandle::open(store, choice, title, shared.settings.clone())?;
-    if let Some(pointer) = current.filter(|_| becomes_current) {
-        pointer.set(handle.id());
-    }
-    Ok(Some(handle))
+    let writer = StoreWriter::start(store.clone())?;
+    let (title, settings) = (title.map(str::to_owned), shared.settings.clone());
+    let continue_session = settings.continue_session;
+    let (session, plan) = writer
+        .call(move |_| -> Result<_, SessionError> {
+            if let Some(pointer) = &current
+                && choice == SessionChoice::Current
+                && continue_session
+            {
+                choice = pointer.resolve(store.as_ref())?;
+            }
+            let created = matches!(choice, SessionChoice::New | SessionChoice::NewTitled(_));
+            let handle = SessionHandle::open(store, choice, title.as_deref(), settings)?;
+            if let Some(pointer) = current.filter(|_| becomes_current) {
+                pointer.set(handle.id());
+            }
+            // A session made just now has no state to read.
+            let plan = if created {
+                Vec::new()
+            } else {
+                PlanTools::saved(handle.store().as_ref(), handle.id())
+            };
+            Ok((handle, plan))
+        })
+        .await?;
+    Ok(Some(Opened {
+        session,
+        writer,
+        plan,
+    }))
 }

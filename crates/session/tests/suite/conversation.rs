@@ -52,7 +52,7 @@ async fn session(
     if let Some(recording) = recording {
         builder = builder.record(recording);
     }
-    (support::session(&setup.project, builder), server)
+    (support::session(&setup.project, builder).await, server)
 }
 
 fn store(setup: &Setup) -> SqliteStore {

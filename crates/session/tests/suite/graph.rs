@@ -49,7 +49,7 @@ async fn session(
 ) -> (Session, FakeServer) {
     let server = FakeServer::openai().await;
     server.push_responses(responses);
-    let session = support::session(project, super::engine::wire::builder(project, &server));
+    let session = support::session(project, super::engine::wire::builder(project, &server)).await;
     (session, server)
 }
 

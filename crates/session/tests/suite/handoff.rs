@@ -57,7 +57,7 @@ async fn turn(
     prompt: &str,
 ) -> (Vec<RunEvent>, TurnOutcome, String) {
     let builder = super::engine::wire::builder(&setup.project, server);
-    let session = support::session(&setup.project, builder);
+    let session = support::session(&setup.project, builder).await;
     let id = session.id().unwrap().to_owned();
     let (events, outcome) = support::turn(&session, support::agent(first), prompt).await;
     let switched: Vec<(String, String)> = events
@@ -489,7 +489,7 @@ async fn a_chain_of_handoffs_sends_valid_anthropic_requests() {
         ..agentctl_providers::ProviderOptions::default()
     };
     let builder = agentctl_session::RuntimeBuilder::new(&setup.project).provider_options(options);
-    let session = support::session(&setup.project, builder);
+    let session = support::session(&setup.project, builder).await;
     let (events, outcome) =
         support::turn(&session, support::agent("debug-analyzer"), "Fix this bug").await;
     session.shutdown().await;

@@ -8,10 +8,11 @@ use agentctl_session::{
 use futures_util::StreamExt;
 
 /// A session of `project` with `builder`, recorded in a new session of its store.
-pub fn session(project: &Project, builder: RuntimeBuilder) -> Session {
+pub async fn session(project: &Project, builder: RuntimeBuilder) -> Session {
     Session::from_project(project)
         .runtime(builder)
         .build()
+        .await
         .unwrap()
 }
 

@@ -66,7 +66,7 @@ async fn the_session_carries_the_orchestrator_note_and_stores_stops() {
         })
         .await;
     let builder = crate::suite::engine::wire::builder(&project, &server);
-    let session = support::session(&project, builder);
+    let session = support::session(&project, builder).await;
     let (events, outcome) = support::turn(&session, support::agent("main"), "go").await;
     let events = support::runs(&events);
     let Some(RunEvent::RunStarted { run_id, .. }) = events.first() else {

@@ -57,6 +57,7 @@ async fn an_always_answer_holds_across_a_handoff_another_agent_and_the_next_turn
         .questions(Questions::Ask)
         .active("writer")
         .build()
+        .await
         .unwrap();
     let mut events = session.events().unwrap();
     let always = |_: &_| ApprovalAnswer::AlwaysThisSession;
@@ -130,6 +131,7 @@ async fn a_session_without_a_policy_refuses_rm_rf_at_once() {
         .runtime(runtime)
         .agent(cleaner)
         .build()
+        .await
         .unwrap();
     let mut turn = session.turn(Target::Active, "Delete x", TurnOptions::new());
     let mut refused = None;

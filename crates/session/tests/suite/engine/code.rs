@@ -39,6 +39,7 @@ async fn each_agent_defined_in_code_runs_its_own_tools() {
         .agent(agent("first"))
         .agent(agent("second"))
         .build()
+        .await
         .unwrap();
     assert_eq!(session.ask("Look k up").await.unwrap().text, "Looked up.");
     let second = session.ask_agent("second", "Look k up").await.unwrap();
@@ -60,7 +61,7 @@ async fn a_session_reports_and_overrides_an_agents_context_mode() {
     use agentctl_session::context::ModeSource;
     use agentctl_session::{EventMsg, Notice, Op};
     let fixer = || Agent::new("bug-fixer", "Fix bugs.").context_mode(ContextMode::Shared);
-    let session = Session::builder().agent(fixer()).build().unwrap();
+    let session = Session::builder().agent(fixer()).build().await.unwrap();
     let mut events = session.events().unwrap();
     let shown = session.context_mode("bug-fixer").await.unwrap();
     assert_eq!(
@@ -106,6 +107,7 @@ async fn a_session_reports_and_overrides_an_agents_context_mode() {
         .settings(locked)
         .agent(reviewer)
         .build()
+        .await
         .unwrap();
     let mut events = session.events().unwrap();
     session

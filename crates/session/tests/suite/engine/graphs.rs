@@ -32,10 +32,11 @@ fn graph_project() -> (tempfile::TempDir, Project) {
     (dir, project)
 }
 
-fn session(project: &Project, server: &FakeServer) -> Session {
+async fn session(project: &Project, server: &FakeServer) -> Session {
     Session::from_project(project)
         .runtime(builder(project, server))
         .build()
+        .await
         .unwrap()
 }
 
@@ -74,7 +75,7 @@ async fn a_graph_reached_by_a_handoff_runs_its_graph() {
         r#"{"reason": "needs the flow"}"#,
     );
     answer(&server, r#"{"severity": "low"}"#);
-    let session = session(&project, &server);
+    let session = session(&project, &server).await;
     let mut events = session.events().unwrap();
     let op = prompt(Target::Agent("front".into()), "The login page is slow");
     let (seen, outcome) = drive(&session, &mut events, op, |q| panic!("{q:?}")).await;
@@ -106,7 +107,7 @@ async fn a_graph_reached_by_a_task_runs_its_graph() {
     );
     answer(&server, r#"{"severity": "high"}"#);
     answer(&server, "The flow says: high.");
-    let session = session(&project, &server);
+    let session = session(&project, &server).await;
     let mut events = session.events().unwrap();
     let op = prompt(Target::Agent("lead".into()), "Why is login slow?");
     let (_, outcome) = drive(&session, &mut events, op, |q| panic!("{q:?}")).await;
@@ -135,7 +136,7 @@ async fn a_turn_naming_a_graph_agent_runs_its_graph() {
     let (_dir, project) = graph_project();
     let server = FakeServer::openai().await;
     answer(&server, r#"{"severity": "medium"}"#);
-    let session = session(&project, &server);
+    let session = session(&project, &server).await;
     let mut events = session.events().unwrap();
     let op = prompt(Target::Agent("flow".into()), "Checkout fails");
     let (seen, outcome) = drive(&session, &mut events, op, |q| panic!("{q:?}")).await;

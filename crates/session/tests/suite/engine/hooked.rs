@@ -1,6 +1,6 @@
-//! A session store that calls a hook before each write (and before and after a batch), then
-//! writes to an in-memory SQLite store: a slow store (the hook sleeps), a failing one (the hook
-//! fails), a watched one.
+//! A session store that calls a hook before each write (and before and after a batch, once
+//! the first session is created), then writes to an in-memory SQLite store: a slow store (the
+//! hook sleeps), a failing one (the hook fails), a watched one.
 
 use agentctl_core::{ContextMode, Span, Usage};
 use agentctl_store::{
@@ -12,6 +12,7 @@ use agentctl_store::{
 use agentctl_store_sqlite::SqliteStore;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Called with the write's name before it happens; an error fails the write.
 pub type Hook = Box<dyn Fn(&str) -> Result<()> + Send + Sync>;
@@ -19,6 +20,11 @@ pub type Hook = Box<dyn Fn(&str) -> Result<()> + Send + Sync>;
 pub struct Hooked {
     inner: SqliteStore,
     hook: Hook,
+    /// Called before a session is created.
+    creating: Option<Hook>,
+    /// A session was created: batches are hooked from the next one on (the batch that
+    /// creates the first session, as a session is built, is not).
+    created: AtomicBool,
 }
 
 impl Hooked {
@@ -26,7 +32,15 @@ impl Hooked {
         Self {
             inner: SqliteStore::open_in_memory().unwrap(),
             hook,
+            creating: None,
+            created: AtomicBool::new(false),
         }
+    }
+
+    /// The same store, calling `hook` (with `create_session`) before it creates a session.
+    pub fn creating_with(mut self, hook: Hook) -> Self {
+        self.creating = Some(hook);
+        self
     }
 
     fn write(&self, what: &str) -> Result<()> {
@@ -45,7 +59,12 @@ pub fn refused(what: &str) -> ContextError {
 
 impl SessionLog for Hooked {
     fn create_session(&self, title: Option<&str>) -> Result<SessionInfo> {
-        self.inner.create_session(title)
+        if let Some(hook) = &self.creating {
+            hook("create_session")?;
+        }
+        let created = self.inner.create_session(title);
+        self.created.store(true, Ordering::SeqCst);
+        created
     }
     fn session(&self, id: &str) -> Result<SessionInfo> {
         self.inner.session(id)
@@ -66,6 +85,9 @@ impl SessionLog for Hooked {
         self.inner.mode_overrides(session)
     }
     fn batch(&self, work: &mut dyn FnMut()) -> Result<()> {
+        if !self.created.load(Ordering::SeqCst) {
+            return self.inner.batch(work);
+        }
         self.write("batch")?;
         self.inner.batch(work)?;
         self.write("batch committed")

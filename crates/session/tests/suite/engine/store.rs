@@ -1,6 +1,6 @@
 //! Store writes off the async workers: a store whose writes take 200 ms (and whose first write
 //! waits for another session's turn) delays no other session's turn on the same one-thread
-//! runtime; a turn waits for its own writes before it finishes; a turn whose writes fail fails;
+//! runtime, nor does one that takes as long to create a session; a turn waits for its own writes before it finishes; a turn whose writes fail fails;
 //! a handoff's end and its target's start are one commit; a commit that fails after the run
 //! was told its start fails the run; the sessions of a SQLite store write on one thread, which
 //! no model holds up (a workspace is summarised off it).
@@ -62,7 +62,7 @@ impl Latch {
     }
 }
 
-fn session(
+async fn session(
     server: &FakeServer,
     root: &Path,
     name: &str,
@@ -75,7 +75,7 @@ fn session(
     if let Some(store) = store {
         builder = builder.store(store);
     }
-    builder.build().unwrap()
+    builder.build().await.unwrap()
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -105,8 +105,8 @@ async fn writes_taking_200_ms_delay_no_other_sessions_turn() {
         }
     };
     let store = Arc::new(Hooked::new(Box::new(hook)));
-    let slow = session(&server, dir.path(), "slow", Some(store.clone()));
-    let fast = session(&server, dir.path(), "fast", None);
+    let slow = session(&server, dir.path(), "slow", Some(store.clone())).await;
+    let fast = session(&server, dir.path(), "fast", None).await;
 
     let turn = slow.turn(Target::Active, "Hello", TurnOptions::new());
     first_write.notified().await;
@@ -145,6 +145,55 @@ async fn writes_taking_200_ms_delay_no_other_sessions_turn() {
     server.assert_no_violations();
 }
 
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_created_on_a_slow_store_delays_no_other_sessions_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::openai().await;
+    answer(&server, "Done.");
+    answer(&server, "Done.");
+    let log = Log::default();
+    let (other_done, creating) = (Latch::default(), Arc::new(tokio::sync::Notify::new()));
+    let hook = {
+        let (log, other_done, creating) = (log.clone(), other_done.clone(), creating.clone());
+        move |_: &str| {
+            log.push("slow session is being created");
+            creating.notify_one();
+            // Held until the other session's turn is over: created on the async worker, the
+            // session would keep that turn from running at all (the runtime has one thread).
+            other_done.wait(Duration::from_secs(10));
+            std::thread::sleep(Duration::from_millis(200));
+            log.push("slow session created");
+            Ok(())
+        }
+    };
+    let store = Arc::new(Hooked::new(Box::new(|_: &str| Ok(()))).creating_with(Box::new(hook)));
+    let fast = session(&server, dir.path(), "fast", None).await;
+    let building = session(&server, dir.path(), "slow", Some(store.clone()));
+    let other_turn = async {
+        creating.notified().await;
+        assert_eq!(fast.ask("Hello").await.unwrap().text, "Done.");
+        log.push("fast turn finished");
+        other_done.open();
+    };
+    let (slow, ()) = tokio::join!(building, other_turn);
+    assert_eq!(slow.ask("Hello").await.unwrap().text, "Done.");
+
+    assert_eq!(
+        log.lines(),
+        [
+            "slow session is being created",
+            "fast turn finished",
+            "slow session created"
+        ]
+    );
+    let session = slow.id().unwrap().to_owned();
+    let stored = store.messages(&session, &MessageQuery::timeline()).unwrap();
+    assert_eq!(stored.len(), 2, "the prompt and the answer: {stored:?}");
+    slow.shutdown().await;
+    fast.shutdown().await;
+    server.assert_no_violations();
+}
+
 #[tokio::test]
 async fn a_turn_whose_writes_fail_fails() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,7 +206,7 @@ async fn a_turn_whose_writes_fail_fails() {
         _ => Ok(()),
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
-    let session = session(&server, dir.path(), "writer", Some(store));
+    let session = session(&server, dir.path(), "writer", Some(store)).await;
     not_saved(&session, "record_turn refused by the test").await;
     session.shutdown().await;
     server.assert_no_violations();
@@ -190,7 +239,7 @@ async fn a_commit_that_fails_after_the_run_was_told_its_start_fails_the_run() {
         _ => Ok(()),
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
-    let session = session(&server, dir.path(), "writer", Some(Arc::clone(&store)));
+    let session = session(&server, dir.path(), "writer", Some(Arc::clone(&store))).await;
     let why = "was not committed: session store hooked: batch committed refused";
     not_saved(&session, why).await;
     // Nothing more of the run was written once its start was lost (this store reports the
@@ -221,15 +270,15 @@ async fn the_sessions_of_a_single_writer_store_write_on_one_thread() {
         }
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
-    let one = session(&server, dir.path(), "one", Some(Arc::clone(&store)));
-    let two = session(&server, dir.path(), "two", Some(Arc::clone(&store)));
+    let one = session(&server, dir.path(), "one", Some(Arc::clone(&store))).await;
+    let two = session(&server, dir.path(), "two", Some(Arc::clone(&store))).await;
     let (first, second) = tokio::join!(one.ask("Hello"), two.ask("Hello"));
     assert_eq!(first.unwrap().text, "Done.");
     assert_eq!(second.unwrap().text, "Done.");
     one.shutdown().await;
     two.shutdown().await;
     // The thread outlives its sessions: the store's next session writes on it too.
-    let three = session(&server, dir.path(), "three", Some(Arc::clone(&store)));
+    let three = session(&server, dir.path(), "three", Some(Arc::clone(&store))).await;
     assert_eq!(three.ask("Hello").await.unwrap().text, "Done.");
     three.shutdown().await;
     let mut threads = threads.lock().unwrap().clone();
@@ -258,7 +307,7 @@ async fn a_workspace_being_summarised_holds_back_no_other_sessions_turn() {
             .model("openai:gpt-4")
             .context_mode(ContextMode::Isolated);
         let session = Session::builder().runtime(runtime).agent(agent);
-        session.store(Arc::clone(&store)).build().unwrap()
+        session.store(Arc::clone(&store)).build().await.unwrap()
     };
     let long = "lorem ipsum ".repeat(1_500);
     let past: Vec<NewMessage> = (0..6)
@@ -275,7 +324,7 @@ async fn a_workspace_being_summarised_holds_back_no_other_sessions_turn() {
         .unwrap();
     let fast = FakeServer::openai().await;
     answer(&fast, "Done.");
-    let writer = session(&fast, dir.path(), "writer", Some(Arc::clone(&store)));
+    let writer = session(&fast, dir.path(), "writer", Some(Arc::clone(&store))).await;
 
     let reading = tokio::spawn({
         let reader = reader.clone();
@@ -306,7 +355,11 @@ async fn a_workspace_being_summarised_holds_back_no_other_sessions_turn() {
 }
 
 /// A session whose `triage` agent hands off to `billing`, recorded in `store`.
-fn handoff_session(server: &FakeServer, root: &Path, store: Arc<dyn SessionStore>) -> Session {
+async fn handoff_session(
+    server: &FakeServer,
+    root: &Path,
+    store: Arc<dyn SessionStore>,
+) -> Session {
     let runtime = RuntimeBuilder::with_settings(Settings::default(), root)
         .provider_options(options(server, root));
     let model = "openai:gpt-4o-mini";
@@ -320,6 +373,7 @@ fn handoff_session(server: &FakeServer, root: &Path, store: Arc<dyn SessionStore
         .agent(Agent::new("billing", "Answer billing questions.").model(model))
         .store(store)
         .build()
+        .await
         .unwrap()
 }
 
@@ -348,7 +402,7 @@ async fn a_handoffs_end_and_its_targets_start_are_one_commit() {
         }
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
-    let session = handoff_session(&server, dir.path(), Arc::clone(&store));
+    let session = handoff_session(&server, dir.path(), Arc::clone(&store)).await;
     let answer = session
         .ask_agent("triage", "I want a refund")
         .await
@@ -407,7 +461,7 @@ async fn a_handoff_whose_commit_fails_fails_the_turn() {
         _ => Ok(()),
     };
     let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
-    let session = handoff_session(&server, dir.path(), store);
+    let session = handoff_session(&server, dir.path(), store).await;
     let error = session
         .ask_agent("triage", "I want a refund")
         .await
