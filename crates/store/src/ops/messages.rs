@@ -10,16 +10,16 @@ use crate::schema::{Query, RowError, Sql, WriteKind};
 use crate::scope::ContextScope;
 use crate::source::Source;
 
-/// Inserts masked messages inside the caller's write transaction and touches the session. A
-/// message that names no source takes `source` (its run's, or the default without a run).
+/// Inserts masked messages written at `now` inside the caller's write transaction; the
+/// caller touches the session (once per operation, however many inserts it made). A message
+/// that names no source takes `source` (its run's, or the default without a run).
 pub async fn insert_messages<S: Statements + ?Sized>(
     store: &S,
     session: &str,
     run: Option<RunId>,
     source: &Source,
-    messages: &[MessageRow],
+    (messages, now): (&[MessageRow], i64),
 ) -> Result<Vec<MessageId>, S::Fault> {
-    let now = now_ms();
     let mut ids = Vec::with_capacity(messages.len());
     for message in messages {
         ids.push(
@@ -28,7 +28,6 @@ pub async fn insert_messages<S: Statements + ?Sized>(
                 .await?,
         );
     }
-    store.touch(session, now, ids.len()).await?;
     Ok(ids)
 }
 
@@ -49,7 +48,10 @@ pub async fn append_messages<S: Statements + ?Sized>(
         None => None,
     };
     let source = source.map_or_else(Source::default, Source::stored);
-    insert_messages(store, session, run, &source, messages).await
+    let now = now_ms();
+    let ids = insert_messages(store, session, run, &source, (messages, now)).await?;
+    store.touch(session, now, ids.len()).await?;
+    Ok(ids)
 }
 
 /// The read of `query`'s messages of `session`. When only the newest are wanted (`last`,

@@ -40,11 +40,12 @@ pub async fn lock_run<S: Statements + ?Sized>(
     load_run(store, run).await
 }
 
-/// Appends `steps` to `run`'s, numbered after its last.
+/// Appends `steps`, written at `now`, to `run`'s, numbered after its last.
 async fn insert_steps<S: Statements + ?Sized>(
     store: &S,
     run: RunId,
     steps: &[StepRow],
+    now: i64,
 ) -> Result<(), S::Fault> {
     if steps.is_empty() {
         return Ok(());
@@ -56,7 +57,6 @@ async fn insert_steps<S: Statements + ?Sized>(
     )
     .eq("run_id", run);
     let first = integers(store, &next).await?.first().copied().unwrap_or(0);
-    let now = now_ms();
     for (index, step) in (first..).zip(steps) {
         store.write(&step.write(run, index, now)).await?;
     }
@@ -98,6 +98,18 @@ pub async fn start_run<S: Statements + ?Sized>(
     session: &str,
     run: &NewRun,
 ) -> Result<RunRecord, S::Fault> {
+    let record = begin_run(store, session, run).await?;
+    store.touch(session, record.started_at, 0).await?;
+    Ok(record)
+}
+
+/// [`start_run`] but for touching the session, which the caller does once for the whole
+/// operation.
+async fn begin_run<S: Statements + ?Sized>(
+    store: &S,
+    session: &str,
+    run: &NewRun,
+) -> Result<RunRecord, S::Fault> {
     store.lock_session(session).await?;
     if let Some(parent) = run.parent_run_id {
         load_run(store, parent).await?;
@@ -116,7 +128,6 @@ pub async fn start_run<S: Statements + ?Sized>(
             values,
         })
         .await?;
-    store.touch(session, now, 0).await?;
     Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
 }
 
@@ -128,15 +139,29 @@ pub async fn record_turn<S: Statements + ?Sized>(
     messages: &[MessageRow],
     steps: &[StepRow],
 ) -> Result<Vec<MessageId>, S::Fault> {
+    let now = now_ms();
+    let ids = write_turn(store, record, (messages, steps), now).await?;
+    store.touch(&record.session_id, now, ids.len()).await?;
+    Ok(ids)
+}
+
+/// [`record_turn`] at `now` but for touching the session, which the caller does once for the
+/// whole operation.
+async fn write_turn<S: Statements + ?Sized>(
+    store: &S,
+    record: &RunRecord,
+    (messages, steps): (&[MessageRow], &[StepRow]),
+    now: i64,
+) -> Result<Vec<MessageId>, S::Fault> {
     let ids = insert_messages(
         store,
         &record.session_id,
         Some(record.id),
         &record.source,
-        messages,
+        (messages, now),
     )
     .await?;
-    insert_steps(store, record.id, steps).await?;
+    insert_steps(store, record.id, steps, now).await?;
     Ok(ids)
 }
 
@@ -178,6 +203,20 @@ pub async fn write_handoff<S: Statements + ?Sized>(
     record: &RunRecord,
     handoff: &HandoffSummary,
 ) -> Result<MessageId, S::Fault> {
+    let now = now_ms();
+    let id = handoff_rows(store, redactor, record, handoff, now).await?;
+    store.touch(&record.session_id, now, 1).await?;
+    Ok(id)
+}
+
+/// [`write_handoff`] at `now` but for touching the session.
+async fn handoff_rows<S: Statements + ?Sized>(
+    store: &S,
+    redactor: &Redactor,
+    record: &RunRecord,
+    handoff: &HandoffSummary,
+    now: i64,
+) -> Result<MessageId, S::Fault> {
     let message = NewMessage::new(
         ContextScope::Main,
         Some(&record.agent),
@@ -189,7 +228,7 @@ pub async fn write_handoff<S: Statements + ?Sized>(
         reason: error.to_string(),
     })?;
     let step = StepRow::new(redactor, &NewStep::new("handoff", content));
-    let ids = record_turn(store, record, &[message], &[step]).await?;
+    let ids = write_turn(store, record, (&[message], &[step]), now).await?;
     ids.first().copied().ok_or_else(|| {
         RowError {
             table: "chat_messages",
@@ -201,7 +240,7 @@ pub async fn write_handoff<S: Statements + ?Sized>(
 
 /// Starts a run and records its first turn — `prompt` as the user's message in the run's
 /// workspace (masked here, once the workspace is known), with `steps` — inside one write
-/// transaction.
+/// transaction, touching the session once.
 pub async fn open_run<S: Statements + ?Sized>(
     store: &S,
     redactor: &Redactor,
@@ -210,15 +249,17 @@ pub async fn open_run<S: Statements + ?Sized>(
     prompt: &Message,
     steps: &[StepRow],
 ) -> Result<RunRecord, S::Fault> {
-    let record = start_run(store, session, run).await?;
+    let record = begin_run(store, session, run).await?;
     let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
     let prompt = MessageRow::new(redactor, &prompt)?;
-    record_turn(store, &record, &[prompt], steps).await?;
+    let now = record.started_at;
+    let ids = write_turn(store, &record, (&[prompt], steps), now).await?;
+    store.touch(session, now, ids.len()).await?;
     Ok(record)
 }
 
 /// Closes `run` inside one write transaction: its last turn, its status and usage, then its
-/// handoff, which names the run as it ended.
+/// handoff, which names the run as it ended; the session is touched once.
 pub async fn close_run<S: Statements + ?Sized>(
     store: &S,
     redactor: &Redactor,
@@ -227,8 +268,11 @@ pub async fn close_run<S: Statements + ?Sized>(
     ending: (RunStatus, Usage, Option<&HandoffSummary>),
 ) -> Result<(), S::Fault> {
     let record = lock_run(store, run).await?;
-    record_turn(store, &record, turn.0, turn.1).await?;
+    let now = now_ms();
     let (status, usage, handoff) = ending;
+    let written = write_turn(store, &record, turn, now).await?.len();
+    let written = written + usize::from(handoff.is_some());
+    store.touch(&record.session_id, now, written).await?;
     finish_run(store, run, status, usage).await?;
     if let Some(handoff) = handoff {
         // The run as it ended (what the summary names), without reading it again.
@@ -237,7 +281,7 @@ pub async fn close_run<S: Statements + ?Sized>(
             usage,
             ..record
         };
-        write_handoff(store, redactor, &ended, handoff).await?;
+        handoff_rows(store, redactor, &ended, handoff, now).await?;
     }
     Ok(())
 }
