@@ -8,7 +8,8 @@
 # replaying the same three request bodies (the floor, benches/drivers/floor.rs); and the
 # single-agent loop (benches/drivers/bench_loop.rs) against its own floor. Beside them, the
 # recording's own floor (benches/drivers/store_floor.rs): the rows a recorded scenario leaves,
-# written by SQLite with no agentctl code in between — what recording cannot go below.
+# written by SQLite with no agentctl code in between — what recording cannot go below — and the
+# same content written as one row per turn, as another schema would.
 # Sequential, then 50 at once; repeated, and the medians of milliseconds per scenario printed
 # with the median of paired ratios. Not streamed. Offline, no keys.
 #
@@ -115,9 +116,14 @@ for ((i = 1; i <= repeats; i++)); do
     done
     # What writing the recorded rows costs SQLite alone (store file in the same folder as
     # the recorded runs': $TMPDIR): a commit a scenario, then $concurrent scenarios a commit.
-    result=$("$bin/store_floor" -n "$sequential" -c "$concurrent" | grep '^RESULT')
-    for phase in sequential concurrent; do
-        printf 'store-floor %s %s\n' "$phase" "$(field "${phase}_ms_per_scenario" <<<"$result")" >>"$work/samples"
+    # And the same content written as one row per turn, the way another schema would.
+    for floor_mode in store-floor turn-rows; do
+        flags=()
+        if [ "$floor_mode" = turn-rows ]; then flags=(--turn-rows); fi
+        result=$("$bin/store_floor" -n "$sequential" -c "$concurrent" "${flags[@]}" | grep '^RESULT')
+        for phase in sequential concurrent; do
+            printf '%s %s %s\n' "$floor_mode" "$phase" "$(field "${phase}_ms_per_scenario" <<<"$result")" >>"$work/samples"
+        done
     done
     floor=$("$bin/floor" --base-url "$base_url" --bodies "$work/loop.jsonl" "${sizes[@]}" | grep '^RESULT')
     result=$("$bin/bench_loop" --base-url "$base_url" "${sizes[@]}" | grep '^RESULT')
@@ -138,7 +144,7 @@ pick() {
     local calls=3
     case "$1" in
     loop | loop-floor) calls=2 ;;
-    store-floor) calls=1 ;; # already per scenario
+    store-floor | turn-rows) calls=1 ;; # already per scenario
     esac
     awk -v w="$1" -v p="$2" -v c="$calls" '$1 == w && $2 == p { print $3 * c }' "$work/samples"
 }
@@ -167,6 +173,7 @@ row "the same, providers from an embedder's factory" per-runtime floor
 row "the same, recorded in one SQLite session" sqlite-session floor
 row "the same, each scenario in a SQLite session of its own" sqlite floor
 row "its rows alone, written by SQLite (no model, no agentctl code)" store-floor floor
+row "the same content as one row per turn (another schema)" turn-rows floor
 row "raw reqwest floor, 2 calls" loop-floor loop-floor
 row "single-agent loop (2 calls)" loop loop-floor
 echo

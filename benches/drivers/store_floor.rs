@@ -10,13 +10,16 @@
 //! messages, 7 steps.
 //!
 //! ```sh
-//! store_floor [-n N] [-c C]
+//! store_floor [-n N] [-c C] [--turn-rows]
 //! ```
 //!
 //! Writes `-n` scenarios each committed on its own (a sequential client: every scenario's
 //! `finish` waits for its commit), then `-n` scenarios committed `-c` at a time (the most
-//! that concurrent sessions sharing one store thread can share a commit). Its last line is
-//! machine-readable: `RESULT {"scenarios":…,"sequential_ms_per_scenario":…,"concurrent_ms_per_scenario":…}`.
+//! that concurrent sessions sharing one store thread can share a commit). `--turn-rows`
+//! writes the same content the way a different schema would, for comparison: each turn of a
+//! run (its messages and steps) as one JSON row of a table added for the purpose, keyed by run
+//! and turn, instead of a row per message and per step. Its last line is machine-readable:
+//! `RESULT {"scenarios":…,"sequential_ms_per_scenario":…,"concurrent_ms_per_scenario":…}`.
 
 use agentctl_store::SessionLog as _;
 use agentctl_store_sqlite::{SqliteStore, prepare_sqlite};
@@ -24,7 +27,16 @@ use anyhow::{Context as _, bail};
 use rusqlite::{Connection, params};
 use std::time::Instant;
 
-const USAGE: &str = "usage: store_floor [-n N] [-c C]";
+const USAGE: &str = "usage: store_floor [-n N] [-c C] [--turn-rows]";
+
+/// The table `--turn-rows` writes to: not agentctl's schema, a measure of another one.
+const TURN_ROWS: &str = "CREATE TABLE run_turns (
+    run_id INTEGER NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+    turn INTEGER NOT NULL,
+    rows TEXT NOT NULL,
+    PRIMARY KEY (run_id, turn)
+) WITHOUT ROWID";
+const TURN: &str = "INSERT INTO run_turns (run_id, turn, rows) VALUES (?1, ?2, ?3)";
 
 const MESSAGE: &str = "INSERT INTO chat_messages (session_id, run_id, timeline_scope, \
      context_scope, agent_id, role, content, visible, token_estimate, created_at, source) \
@@ -183,9 +195,57 @@ fn write_run(
     Ok((id, messages + 1))
 }
 
-fn write_scenario(conn: &Connection, session: &str, clock: i64) -> rusqlite::Result<()> {
-    let (triage, mut messages) = write_run(conn, session, None, &TRIAGE)?;
-    messages += write_run(conn, session, Some(triage), &BILLING)?.1;
+/// [`write_run`] with each turn one row: the prompt, each model turn's messages and steps,
+/// and the closing (the handoff summary and its step) as JSON arrays.
+fn write_run_in_turn_rows(
+    conn: &Connection,
+    session: &str,
+    parent: Option<i64>,
+    run: &Run<'_>,
+) -> rusqlite::Result<(i64, i64)> {
+    let now = 1_795_823_165_346_i64;
+    conn.prepare_cached(RUN)?
+        .execute(params![session, run.agent, parent, now])?;
+    let id = conn.last_insert_rowid();
+    let mut turn = conn.prepare_cached(TURN)?;
+    turn.execute(params![id, 0, format!("[{}]", run.prompt)])?;
+    let mut messages = 1;
+    for (index, (said, done)) in (1..).zip(run.turns) {
+        let rows: Vec<&str> = said
+            .iter()
+            .chain(*done)
+            .map(|(_, content)| *content)
+            .collect();
+        turn.execute(params![id, index, format!("[{}]", rows.join(","))])?;
+        messages += i64::try_from(said.len()).unwrap_or(0);
+    }
+    conn.prepare_cached(RUN_FINISHED)?.execute(params![
+        r#"{"inputTokens":40,"outputTokens":10}"#,
+        now,
+        id
+    ])?;
+    let closing = serde_json::json!([
+        {"role": "assistant", "content": run.handoff},
+        {"summary": run.handoff},
+    ]);
+    let last = i64::try_from(run.turns.len()).unwrap_or(0) + 1;
+    turn.execute(params![id, last, closing.to_string()])?;
+    Ok((id, messages + 1))
+}
+
+fn write_scenario(
+    conn: &Connection,
+    session: &str,
+    clock: i64,
+    turn_rows: bool,
+) -> rusqlite::Result<()> {
+    let write = if turn_rows {
+        write_run_in_turn_rows
+    } else {
+        write_run
+    };
+    let (triage, mut messages) = write(conn, session, None, &TRIAGE)?;
+    messages += write(conn, session, Some(triage), &BILLING)?.1;
     conn.prepare_cached(SESSION)?
         .execute(params![clock, messages, session])?;
     Ok(())
@@ -195,8 +255,8 @@ fn write_scenario(conn: &Connection, session: &str, clock: i64) -> rusqlite::Res
 fn time(
     conn: &Connection,
     session: &str,
-    scenarios: usize,
-    per_commit: usize,
+    (scenarios, per_commit): (usize, usize),
+    turn_rows: bool,
 ) -> anyhow::Result<f64> {
     let started = Instant::now();
     let mut written = 0;
@@ -204,7 +264,7 @@ fn time(
         conn.execute_batch("BEGIN IMMEDIATE")?;
         for _ in 0..per_commit.min(scenarios - written) {
             written += 1;
-            write_scenario(conn, session, i64::try_from(written)?)?;
+            write_scenario(conn, session, i64::try_from(written)?, turn_rows)?;
         }
         conn.execute_batch("COMMIT")?;
     }
@@ -212,7 +272,7 @@ fn time(
 }
 
 fn main() -> anyhow::Result<()> {
-    let (mut scenarios, mut per_commit) = (2000_usize, 50_usize);
+    let (mut scenarios, mut per_commit, mut turn_rows) = (2000_usize, 50_usize, false);
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
         let mut value = || {
@@ -222,6 +282,7 @@ fn main() -> anyhow::Result<()> {
         match flag.as_str() {
             "-n" => scenarios = value()?.parse().context("-n takes a number")?,
             "-c" => per_commit = value()?.parse().context("-c takes a number")?,
+            "--turn-rows" => turn_rows = true,
             other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }
@@ -234,10 +295,13 @@ fn main() -> anyhow::Result<()> {
     let conn = Connection::open(&path)?;
     prepare_sqlite(&conn)?;
     conn.set_prepared_statement_cache_capacity(32);
+    if turn_rows {
+        conn.execute_batch(TURN_ROWS)?;
+    }
     // Warm up: the statements compiled, the pages in the cache.
-    time(&conn, &session, per_commit, per_commit)?;
-    let sequential = time(&conn, &session, scenarios, 1)?;
-    let concurrent = time(&conn, &session, scenarios, per_commit)?;
+    time(&conn, &session, (per_commit, per_commit), turn_rows)?;
+    let sequential = time(&conn, &session, (scenarios, 1), turn_rows)?;
+    let concurrent = time(&conn, &session, (scenarios, per_commit), turn_rows)?;
     println!("sequential  {scenarios} scenarios, a commit each: {sequential:.3} ms per scenario");
     println!(
         "concurrent  {scenarios} scenarios, {per_commit} a commit: {concurrent:.3} ms per scenario"
