@@ -262,6 +262,33 @@ fn a_planning_agent_keeps_the_plan_and_shows_it() {
     );
     let tools = project.json(&["agents", "tools", "planner", "--format", "json"]);
     assert!(tools.to_string().contains("todo_write"), "{tools}");
+
+    // Resumed, the session keeps its plan: `todo_read` reads it back from the store.
+    model.answer_call("c2", "todo_read", "{}");
+    model.answer_text("Still the plan.");
+    let resumed = [
+        "run",
+        "planner",
+        "--session",
+        session,
+        "-p",
+        "what is next?",
+    ];
+    let output = model.run(&project, &resumed);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let requests = model.server.requests();
+    let messages = &requests.last().unwrap().body["messages"];
+    let read = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["tool_call_id"] == "c2")
+        .unwrap_or_else(|| panic!("no todo_read result in {messages}"));
+    let read = read["content"].to_string();
+    assert!(
+        read.contains("read the code") && read.contains("fix the bug"),
+        "{read}"
+    );
 }
 
 #[test]
