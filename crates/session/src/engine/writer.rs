@@ -11,7 +11,8 @@
 //! What a job is told is answered once its batch is committed ([`StoreWriter::call`]); or at
 //! once ([`StoreWriter::call_uncommitted`], a run's start: the model works while it commits),
 //! and a batch that then fails to commit fails every run it wrote (their
-//! [`Recording::finish`] returns the error), so no turn is lost silently.
+//! [`Recording::finish`] returns the error), so no turn is lost silently; a run whose ending
+//! it held is then marked `failed` in a write of its own, not left `running`.
 //!
 //! [`SessionLog::batch`]: agentctl_store::SessionLog::batch
 //! [`SessionLog::single_writer`]: agentctl_store::SessionLog::single_writer
@@ -257,6 +258,7 @@ fn serve(store: &Weak<dyn SessionStore>, queue: &mpsc::Receiver<Job>, idle: Opti
             records.void(error);
         }
         records.batch_done();
+        records.mark_unsaved_endings(store.as_ref());
         for settle in settles {
             settle(failed.as_ref());
         }

@@ -8,8 +8,10 @@
 use super::StoreWriter;
 use super::backend;
 use crate::engine::locking::lock;
-use agentctl_core::RunEvent;
-use agentctl_store::{ContextError, RunEnding, RunId, RunRecord, RunRecorder};
+use agentctl_core::{RunEvent, Usage};
+use agentctl_store::{
+    ContextError, RunEnding, RunId, RunRecord, RunRecorder, RunStatus, SessionStore,
+};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
@@ -24,6 +26,11 @@ pub(crate) struct Records {
     written: HashSet<RunId>,
     /// Runs whose start was lost with its batch, and why: what closing them reports.
     lost: HashMap<RunId, ContextError>,
+    /// Runs the batch in progress closed, with their usage.
+    closed: Vec<(RunId, Usage)>,
+    /// Runs whose closing was lost with its batch: left `running` in the store unless marked
+    /// `failed` after it ([`mark_unsaved_endings`](Records::mark_unsaved_endings)).
+    unsaved_endings: Vec<(RunId, Usage)>,
 }
 
 /// A run being recorded on the store thread.
@@ -61,6 +68,7 @@ impl Records {
         for event in &closing.events {
             recorder.event(event);
         }
+        self.closed.push((closing.run, recorder.usage()));
         recorder.finish(closing.ending)
     }
 
@@ -85,9 +93,11 @@ impl Records {
     /// Closes `run` as cancelled, if it is still open.
     fn cancel(&mut self, run: RunId) {
         self.lost.remove(&run);
-        if self.runs.remove(&run).is_some() {
-            // The recorder closes its run as cancelled as it is dropped.
+        if let Some(recorder) = self.runs.remove(&run) {
             self.written.insert(run);
+            self.closed.push((run, recorder.usage()));
+            // The recorder closes its run as cancelled as it is dropped.
+            drop(recorder);
         }
     }
 
@@ -104,6 +114,13 @@ impl Records {
     /// `finish` reports it).
     pub(crate) fn void(&mut self, error: &ContextError) {
         let lost = || backend(format!("a write of this run was not committed: {error}"));
+        // A run started in the same batch does not exist either: nothing to mark.
+        let started = &self.started;
+        self.unsaved_endings.extend(
+            self.closed
+                .drain(..)
+                .filter(|(run, _)| !started.contains(run)),
+        );
         for run in self.started.drain() {
             if let Some(recorder) = self.runs.remove(&run) {
                 recorder.abandon();
@@ -121,6 +138,17 @@ impl Records {
     pub(crate) fn batch_done(&mut self) {
         self.started.clear();
         self.written.clear();
+        self.closed.clear();
+    }
+
+    /// Marks `failed` in `store`, each in a write of its own, the runs whose closing a failed
+    /// batch lost: their turn was told so (`finish` returned the error), and the store no
+    /// longer says they are running. A write that fails too leaves the run to stale-run
+    /// cleanup (`interrupted` once this process is gone).
+    pub(crate) fn mark_unsaved_endings(&mut self, store: &dyn SessionStore) {
+        for (run, usage) in self.unsaved_endings.drain(..) {
+            let _ = store.finish_run(run, RunStatus::Failed, usage);
+        }
     }
 }
 

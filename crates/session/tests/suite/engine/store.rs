@@ -2,7 +2,8 @@
 //! waits for another session's turn) delays no other session's turn on the same one-thread
 //! runtime, nor does one that takes as long to create a session; a turn waits for its own writes before it finishes; a turn whose writes fail fails;
 //! a handoff's end and its target's start are one commit; a commit that fails after the run
-//! was told its start fails the run; the sessions of a SQLite store write on one thread, which
+//! was told its start fails the run, and one that held a run's ending leaves it `failed`, not
+//! `running`; the sessions of a SQLite store write on one thread, which
 //! no model holds up (a workspace is summarised off it).
 
 use super::hooked::{Hooked, refused};
@@ -16,7 +17,7 @@ use agentctl_store::{
 use agentctl_store_sqlite::SqliteStore;
 use agentctl_test_support::{FakeServer, Reply, openai};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -472,6 +473,41 @@ async fn a_handoff_whose_commit_fails_fails_the_turn() {
             .contains("batch committed refused by the test"),
         "{error}"
     );
+    session.shutdown().await;
+    server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn a_run_whose_ending_was_not_committed_is_marked_failed_not_left_running() {
+    let (dir, server) = handing_off().await;
+    answer(&server, "Refunded.");
+    // Only the batch holding triage's end (its handoff) and billing's start fails to commit.
+    let ending = Arc::new(AtomicBool::new(false));
+    let hook = {
+        let ending = ending.clone();
+        move |what: &str| match what {
+            "batch" => {
+                ending.store(false, Ordering::SeqCst);
+                Ok(())
+            }
+            "write_handoff" => {
+                ending.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            "batch committed" if ending.swap(false, Ordering::SeqCst) => Err(refused(what)),
+            _ => Ok(()),
+        }
+    };
+    let store: Arc<dyn SessionStore> = Arc::new(Hooked::new(Box::new(hook)));
+    let session = handoff_session(&server, dir.path(), Arc::clone(&store)).await;
+    let error = session
+        .ask_agent("triage", "I want a refund")
+        .await
+        .unwrap_err();
+    assert!(matches!(error, SessionError::NotSaved(_)), "{error:?}");
+    let runs = store.runs(session.id().unwrap()).unwrap();
+    let triage = runs.iter().find(|run| run.agent == "triage").unwrap();
+    assert_eq!(triage.status, RunStatus::Failed, "{runs:#?}");
     session.shutdown().await;
     server.assert_no_violations();
 }
