@@ -18,7 +18,8 @@ pub async fn insert_messages<S: Statements + ?Sized>(
     session: &str,
     run: Option<RunId>,
     source: &Source,
-    (messages, now): (&[MessageRow], i64),
+    messages: &[MessageRow],
+    now: i64,
 ) -> Result<Vec<MessageId>, S::Fault> {
     let mut ids = Vec::with_capacity(messages.len());
     for message in messages {
@@ -49,7 +50,7 @@ pub async fn append_messages<S: Statements + ?Sized>(
     };
     let source = source.map_or_else(Source::default, Source::stored);
     let now = now_ms();
-    let ids = insert_messages(store, session, run, &source, (messages, now)).await?;
+    let ids = insert_messages(store, session, run, &source, messages, now).await?;
     store.touch(session, now, ids.len()).await?;
     Ok(ids)
 }

@@ -158,7 +158,8 @@ async fn write_turn<S: Statements + ?Sized>(
         &record.session_id,
         Some(record.id),
         &record.source,
-        (messages, now),
+        messages,
+        now,
     )
     .await?;
     insert_steps(store, record.id, steps, now).await?;
