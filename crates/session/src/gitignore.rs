@@ -61,6 +61,31 @@ pub(crate) fn ignore_everything_in(dir: &Path) {
 mod tests {
     use super::*;
 
+    /// Running an example (the README's first command runs `examples/review-fix`) writes
+    /// nothing into a clone: each example project's `.gitignore` already holds every line
+    /// agentctl would add.
+    #[test]
+    fn the_example_projects_ignore_what_agentctl_would_add() {
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut checked = 0;
+        for example in std::fs::read_dir(&examples).unwrap() {
+            let ignore = example.unwrap().path().join(".agentctl/.gitignore");
+            let Ok(text) = std::fs::read_to_string(&ignore) else {
+                continue;
+            };
+            assert!(text.starts_with(GITIGNORE_HEAD), "{}", ignore.display());
+            for line in PERSONAL {
+                assert!(
+                    text.lines().any(|written| written.trim() == *line),
+                    "{} lacks `{line}`",
+                    ignore.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "{checked} example projects found");
+    }
+
     #[test]
     fn a_personal_folder_ignores_everything_once() {
         let dir = tempfile::tempdir().unwrap();
