@@ -124,6 +124,21 @@ const BILLING: Run<'static> = Run {
     handoff: "Handoff from billing (run 2, completed):\nRefunds are paid back within 5 working days.",
 };
 
+/// When every row says it was written.
+const NOW: i64 = 1_795_823_165_346;
+
+/// Inserts the row of a run of `session` (handed off from `parent`); its id.
+fn insert_run(
+    conn: &Connection,
+    session: &str,
+    parent: Option<i64>,
+    run: &Run<'_>,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(RUN)?
+        .execute(params![session, run.agent, parent, NOW])?;
+    Ok(conn.last_insert_rowid())
+}
+
 /// Writes one run of `session` (handed off from `parent`); its id and the messages written.
 fn write_run(
     conn: &Connection,
@@ -131,10 +146,7 @@ fn write_run(
     parent: Option<i64>,
     run: &Run<'_>,
 ) -> rusqlite::Result<(i64, i64)> {
-    let now = 1_795_823_165_346_i64;
-    conn.prepare_cached(RUN)?
-        .execute(params![session, run.agent, parent, now])?;
-    let id = conn.last_insert_rowid();
+    let id = insert_run(conn, session, parent, run)?;
     let scope = format!("run:{id}");
     conn.prepare_cached(RUN_STARTED)?
         .execute(params![scope, 4242, 6_499_627, "boot", id])?;
@@ -149,24 +161,24 @@ fn write_run(
         run.prompt,
         1,
         14,
-        now
+        NOW
     ])?;
     let (mut messages, mut index) = (1, 0);
     for (said, done) in run.turns {
         for (role, content) in *said {
             message.execute(params![
-                session, id, scope, run.agent, role, content, 0, 15, now
+                session, id, scope, run.agent, role, content, 0, 15, NOW
             ])?;
             messages += 1;
         }
         for (kind, content) in *done {
-            step.execute(params![id, index, kind, content, now, 123_904, 34, 128_000])?;
+            step.execute(params![id, index, kind, content, NOW, 123_904, 34, 128_000])?;
             index += 1;
         }
     }
     conn.prepare_cached(RUN_FINISHED)?.execute(params![
         r#"{"inputTokens":40,"outputTokens":10}"#,
-        now,
+        NOW,
         id
     ])?;
     let summary = serde_json::json!({"role": "assistant", "content": run.handoff}).to_string();
@@ -179,7 +191,7 @@ fn write_run(
         summary,
         1,
         26,
-        now
+        NOW
     ])?;
     let summary = serde_json::json!({"summary": run.handoff}).to_string();
     step.execute(params![
@@ -187,7 +199,7 @@ fn write_run(
         index,
         "handoff",
         summary,
-        now,
+        NOW,
         None::<i64>,
         None::<i64>,
         None::<i64>
@@ -203,10 +215,7 @@ fn write_run_in_turn_rows(
     parent: Option<i64>,
     run: &Run<'_>,
 ) -> rusqlite::Result<(i64, i64)> {
-    let now = 1_795_823_165_346_i64;
-    conn.prepare_cached(RUN)?
-        .execute(params![session, run.agent, parent, now])?;
-    let id = conn.last_insert_rowid();
+    let id = insert_run(conn, session, parent, run)?;
     let mut turn = conn.prepare_cached(TURN)?;
     turn.execute(params![id, 0, format!("[{}]", run.prompt)])?;
     let mut messages = 1;
@@ -221,7 +230,7 @@ fn write_run_in_turn_rows(
     }
     conn.prepare_cached(RUN_FINISHED)?.execute(params![
         r#"{"inputTokens":40,"outputTokens":10}"#,
-        now,
+        NOW,
         id
     ])?;
     let closing = serde_json::json!([
