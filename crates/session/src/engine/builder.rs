@@ -244,6 +244,7 @@ impl<'p> SessionBuilder<'p> {
             choice: self.choice,
             title: self.title.as_deref(),
             becomes_current: self.becomes_current,
+            source: self.source,
         };
         let opened = open(&shared, self.store, opening).await?;
         // The gate knows the folders the file tools may write for each agent (memory folders).
@@ -254,22 +255,7 @@ impl<'p> SessionBuilder<'p> {
                 .with_grants(shared.builtin.read_grants().clone()),
         );
         let runtime = shared.builder.runtime(ToolRegistry::new(), gate.clone());
-        let (store, plan) = match opened {
-            Some(Opened {
-                session,
-                writer,
-                plan,
-            }) => {
-                let session = match self.source {
-                    Some(source) => session.with_source(source),
-                    None => session,
-                };
-                let log: Arc<dyn StateLog> = session.dyn_store();
-                let plan = PlanTools::new(Some((log, session.id().to_owned())), plan);
-                (Some(Store { writer, session }), plan)
-            }
-            None => (None, PlanTools::new(None, Vec::new())),
-        };
+        let (store, plan) = Opened::recorded(opened);
         let task = store.as_ref().map(|store| {
             TaskTool::new(
                 store.session.dyn_store(),
@@ -364,6 +350,8 @@ struct Opening<'a> {
     choice: SessionChoice,
     title: Option<&'a str>,
     becomes_current: bool,
+    /// Where the session's runs come from, when not the default.
+    source: Option<Source>,
 }
 
 /// A session opened on its store thread.
@@ -372,6 +360,24 @@ struct Opened {
     writer: StoreWriter,
     /// The plan the session's state holds (a resumed session keeps its plan).
     plan: Vec<PlanItem>,
+}
+
+impl Opened {
+    /// What the engine records into, and the session's plan (kept in memory without a store).
+    fn recorded(opened: Option<Self>) -> (Option<Store>, PlanTools) {
+        match opened {
+            Some(Opened {
+                session,
+                writer,
+                plan,
+            }) => {
+                let log: Arc<dyn StateLog> = session.dyn_store();
+                let plan = PlanTools::new(Some((log, session.id().to_owned())), plan);
+                (Some(Store { writer, session }), plan)
+            }
+            None => (None, PlanTools::new(None, Vec::new())),
+        }
+    }
 }
 
 /// Opens the chosen session: of the explicit store, else of the project's store; `None` when
@@ -388,6 +394,7 @@ async fn open(
         mut choice,
         title,
         becomes_current,
+        source,
     } = opening;
     let mut current = None;
     let store = match (explicit, &shared.store) {
@@ -428,6 +435,10 @@ async fn open(
             Ok((handle, plan))
         })
         .await?;
+    let session = match source {
+        Some(source) => session.with_source(source),
+        None => session,
+    };
     Ok(Some(Opened {
         session,
         writer,
