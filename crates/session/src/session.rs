@@ -137,6 +137,12 @@ impl SessionHandle {
         mode: ContextMode,
         context_window: Option<u64>,
     ) -> Result<Vec<Message>, SessionError> {
+        if mode == ContextMode::Run {
+            // A run starts empty. Nothing is read: the mode came from [`mode`](Self::mode),
+            // which read the session's overrides (failing on an unknown session), and the
+            // run's start fails on one as well.
+            return Ok(Vec::new());
+        }
         let store = self.store.as_ref();
         let shared_max = self.agents.shared_context_max_messages;
         let name = agent.name();

@@ -40,27 +40,40 @@ pub async fn lock_run<S: Statements + ?Sized>(
     load_run(store, run).await
 }
 
-/// Appends `steps`, written at `now`, to `run`'s, numbered after its last.
+/// The index `run`'s next step takes, when the operation writing it knows it already (a run
+/// it just started has none yet; a step it just wrote says the next): one read fewer.
+type NextStep = Option<i64>;
+
+/// Appends `steps`, written at `now`, to `run`'s, numbered after its last (`next`, else read);
+/// the index of the step after them, when known.
 async fn insert_steps<S: Statements + ?Sized>(
     store: &S,
     run: RunId,
     steps: &[StepRow],
     now: i64,
-) -> Result<(), S::Fault> {
+    next: NextStep,
+) -> Result<NextStep, S::Fault> {
     if steps.is_empty() {
-        return Ok(());
+        return Ok(next);
     }
-    let next = Query::value(
-        "agent_run_steps",
-        "COALESCE(MAX(step_index) + 1, 0)",
-        &["next"],
-    )
-    .eq("run_id", run);
-    let first = integers(store, &next).await?.first().copied().unwrap_or(0);
-    for (index, step) in (first..).zip(steps) {
+    let first = match next {
+        Some(first) => first,
+        None => {
+            let next = Query::value(
+                "agent_run_steps",
+                "COALESCE(MAX(step_index) + 1, 0)",
+                &["next"],
+            )
+            .eq("run_id", run);
+            integers(store, &next).await?.first().copied().unwrap_or(0)
+        }
+    };
+    let mut index = first;
+    for step in steps {
         store.write(&step.write(run, index, now)).await?;
+        index += 1;
     }
-    Ok(())
+    Ok(Some(index))
 }
 
 /// The `agent_runs` row of a run starting in `session` at `now`, but for its workspace (known
@@ -140,19 +153,21 @@ pub async fn record_turn<S: Statements + ?Sized>(
     steps: &[StepRow],
 ) -> Result<Vec<MessageId>, S::Fault> {
     let now = now_ms();
-    let ids = write_turn(store, record, (messages, steps), now).await?;
+    let (ids, _) = write_turn(store, record, (messages, steps), now, None).await?;
     store.touch(&record.session_id, now, ids.len()).await?;
     Ok(ids)
 }
 
 /// [`record_turn`] at `now` but for touching the session, which the caller does once for the
-/// whole operation.
+/// whole operation; the steps numbered from `next` when known. The messages' ids, and the
+/// index of the run's next step when known.
 async fn write_turn<S: Statements + ?Sized>(
     store: &S,
     record: &RunRecord,
     (messages, steps): (&[MessageRow], &[StepRow]),
     now: i64,
-) -> Result<Vec<MessageId>, S::Fault> {
+    next: NextStep,
+) -> Result<(Vec<MessageId>, NextStep), S::Fault> {
     let ids = insert_messages(
         store,
         &record.session_id,
@@ -162,8 +177,8 @@ async fn write_turn<S: Statements + ?Sized>(
         now,
     )
     .await?;
-    insert_steps(store, record.id, steps, now).await?;
-    Ok(ids)
+    let next = insert_steps(store, record.id, steps, now, next).await?;
+    Ok((ids, next))
 }
 
 /// Marks `run` finished inside a write transaction.
@@ -205,18 +220,19 @@ pub async fn write_handoff<S: Statements + ?Sized>(
     handoff: &HandoffSummary,
 ) -> Result<MessageId, S::Fault> {
     let now = now_ms();
-    let id = handoff_rows(store, redactor, record, handoff, now).await?;
+    let id = handoff_rows(store, redactor, record, handoff, (now, None)).await?;
     store.touch(&record.session_id, now, 1).await?;
     Ok(id)
 }
 
-/// [`write_handoff`] at `now` but for touching the session.
+/// [`write_handoff`] at `now` but for touching the session; its step numbered `next` when
+/// known.
 async fn handoff_rows<S: Statements + ?Sized>(
     store: &S,
     redactor: &Redactor,
     record: &RunRecord,
     handoff: &HandoffSummary,
-    now: i64,
+    (now, next): (i64, NextStep),
 ) -> Result<MessageId, S::Fault> {
     let message = NewMessage::new(
         ContextScope::Main,
@@ -229,7 +245,7 @@ async fn handoff_rows<S: Statements + ?Sized>(
         reason: error.to_string(),
     })?;
     let step = StepRow::new(redactor, &NewStep::new("handoff", content));
-    let ids = write_turn(store, record, (&[message], &[step]), now).await?;
+    let (ids, _) = write_turn(store, record, (&[message], &[step]), now, next).await?;
     ids.first().copied().ok_or_else(|| {
         RowError {
             table: "chat_messages",
@@ -254,7 +270,8 @@ pub async fn open_run<S: Statements + ?Sized>(
     let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
     let prompt = MessageRow::new(redactor, &prompt)?;
     let now = record.started_at;
-    let ids = write_turn(store, &record, (&[prompt], steps), now).await?;
+    // The run was just started: its steps are its first.
+    let (ids, _) = write_turn(store, &record, (&[prompt], steps), now, Some(0)).await?;
     store.touch(session, now, ids.len()).await?;
     Ok(record)
 }
@@ -271,8 +288,8 @@ pub async fn close_run<S: Statements + ?Sized>(
     let record = lock_run(store, run).await?;
     let now = now_ms();
     let (status, usage, handoff) = ending;
-    let written = write_turn(store, &record, turn, now).await?.len();
-    let written = written + usize::from(handoff.is_some());
+    let (ids, next) = write_turn(store, &record, turn, now, None).await?;
+    let written = ids.len() + usize::from(handoff.is_some());
     store.touch(&record.session_id, now, written).await?;
     finish_run(store, run, status, usage).await?;
     if let Some(handoff) = handoff {
@@ -282,7 +299,7 @@ pub async fn close_run<S: Statements + ?Sized>(
             usage,
             ..record
         };
-        handoff_rows(store, redactor, &ended, handoff, now).await?;
+        handoff_rows(store, redactor, &ended, handoff, (now, next)).await?;
     }
     Ok(())
 }

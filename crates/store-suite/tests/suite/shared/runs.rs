@@ -113,8 +113,16 @@ on_each_backend! {
         let main = store.messages(&session, &MessageQuery::scope(ContextScope::Main)).unwrap();
         assert_eq!(main.iter().map(text_of).collect::<Vec<_>>(), [format!("Handoff from r (run {}, completed):\nDone.", run.id)]);
         assert_eq!(
-            store.steps(run.id).unwrap().iter().map(|s| s.kind.as_str()).collect::<Vec<_>>(),
-            ["task", "model_call", "task_result", "handoff"]
+            store.steps(run.id).unwrap().iter().map(|s| (s.step_index, s.kind.as_str())).collect::<Vec<_>>(),
+            [(0, "task"), (1, "model_call"), (2, "task_result"), (3, "handoff")]
+        );
+        // A run closed after a turn of its own numbers its closing steps after that turn's.
+        let run = store.open_run(&session, &new_run("s", ContextMode::Run), &Message::user("go"), &[]).unwrap();
+        store.record_turn(run.id, &turn(&run.context_scope, "s", "t0"), &[NewStep::new("model_call", json!({"n": 0}))]).unwrap();
+        store.close_run(run.id, &RunClosing { messages: vec![], steps: vec![NewStep::new("model_call", json!({"n": 1}))], ..closing.clone() }).unwrap();
+        assert_eq!(
+            store.steps(run.id).unwrap().iter().map(|s| (s.step_index, s.kind.as_str())).collect::<Vec<_>>(),
+            [(0, "model_call"), (1, "model_call"), (2, "handoff")]
         );
         // All or nothing: a run that is not there closes nothing and opens nothing.
         assert!(matches!(store.close_run(424_242, &closing), Err(ContextError::RunNotFound(_))));
@@ -122,7 +130,7 @@ on_each_backend! {
             store.open_run("missing", &new_run("r", ContextMode::Run), &Message::user("go"), &[]),
             Err(ContextError::SessionNotFound(_))
         ));
-        assert_eq!(store.runs(&session).unwrap().len(), 1);
+        assert_eq!(store.runs(&session).unwrap().len(), 2);
     }
 
     fn a_turn_is_all_or_nothing(fresh) {
