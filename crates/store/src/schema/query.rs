@@ -2,11 +2,19 @@
 //! [`Dialect`] into a [`Statement`] a store runs.
 
 use super::{Dialect, Write};
-use super::{FromRow, Value, select_list};
+use super::{FromRow, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The statements [`Dialect::query`] rendered, by dialect and [`Shape`]: a read is described
+/// afresh each time it runs (its values differ), its text is made once. Shapes are spelled
+/// in the code (their names and conditions are `'static`), so the map stays as small.
+static RENDERED: Mutex<[BTreeMap<Shape, Arc<str>>; 2]> =
+    Mutex::new([BTreeMap::new(), BTreeMap::new()]);
 
 /// A condition of a [`Query`]'s `WHERE`: on a column and the query's next value, or a literal
 /// condition (SQL text only, never a value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Filter {
     /// `column = value`.
     Eq(&'static str),
@@ -19,7 +27,7 @@ pub enum Filter {
 }
 
 /// One key of a [`Query`]'s `ORDER BY`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Order {
     /// The column or expression.
     pub by: &'static str,
@@ -31,15 +39,36 @@ pub struct Order {
 }
 
 /// What a [`Query`] does with the rows its filters pick.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Action {
-    /// Reads these columns (or expressions) under these names.
+    /// Reads these columns, or an expression (constant SQL), under these names.
     Select {
-        list: String,
+        list: List,
         names: &'static [&'static str],
     },
     /// Deletes them.
     Delete,
+}
+
+/// What a [`Query`] selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum List {
+    /// Columns, by name.
+    Columns(&'static [&'static str]),
+    /// A column, an aggregate or a list of them.
+    Expression(&'static str),
+}
+
+/// All a [`Query`]'s text depends on: everything but its values.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Shape {
+    table: &'static str,
+    action: Action,
+    filters: Vec<Filter>,
+    group_by: Option<&'static str>,
+    order: Vec<Order>,
+    limit: bool,
+    lock: bool,
 }
 
 /// A read (or a delete) of one table: columns, filters, grouping, order, limit and lock,
@@ -62,13 +91,7 @@ enum Action {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
-    table: &'static str,
-    action: Action,
-    filters: Vec<Filter>,
-    group_by: Option<&'static str>,
-    order: Vec<Order>,
-    limit: bool,
-    lock: bool,
+    shape: Shape,
     values: Vec<Value>,
 }
 
@@ -78,7 +101,7 @@ impl Query {
         Self::new(
             T::TABLE,
             Action::Select {
-                list: select_list::<T>(),
+                list: List::Columns(T::COLUMNS),
                 names: T::COLUMNS,
             },
         )
@@ -94,7 +117,7 @@ impl Query {
         Self::new(
             table,
             Action::Select {
-                list: expression.to_owned(),
+                list: List::Expression(expression),
                 names,
             },
         )
@@ -107,19 +130,21 @@ impl Query {
 
     fn new(table: &'static str, action: Action) -> Self {
         Self {
-            table,
-            action,
-            filters: Vec::new(),
-            group_by: None,
-            order: Vec::new(),
-            limit: false,
-            lock: false,
+            shape: Shape {
+                table,
+                action,
+                filters: Vec::new(),
+                group_by: None,
+                order: Vec::new(),
+                limit: false,
+                lock: false,
+            },
             values: Vec::new(),
         }
     }
 
     fn filter(mut self, filter: Filter, value: impl Into<Value>) -> Self {
-        self.filters.push(filter);
+        self.shape.filters.push(filter);
         self.values.push(value.into());
         self
     }
@@ -141,18 +166,18 @@ impl Query {
 
     /// Only rows that meet `condition` (constant SQL, the same in both dialects).
     pub fn when(mut self, condition: &'static str) -> Self {
-        self.filters.push(Filter::Literal(condition));
+        self.shape.filters.push(Filter::Literal(condition));
         self
     }
 
     /// Groups the rows by `column`.
     pub fn group_by(mut self, column: &'static str) -> Self {
-        self.group_by = Some(column);
+        self.shape.group_by = Some(column);
         self
     }
 
     fn order(mut self, by: &'static str, descending: bool, bytes: bool) -> Self {
-        self.order.push(Order {
+        self.shape.order.push(Order {
             by,
             descending,
             bytes,
@@ -177,7 +202,7 @@ impl Query {
 
     /// At most `limit` rows.
     pub fn limit(mut self, limit: i64) -> Self {
-        self.limit = true;
+        self.shape.limit = true;
         self.values.push(Value::Integer(limit));
         self
     }
@@ -185,7 +210,7 @@ impl Query {
     /// Locks the rows read for the rest of the transaction where the backend locks rows
     /// (PostgreSQL `FOR UPDATE`; a SQLite write transaction holds the whole file already).
     pub fn for_update(mut self) -> Self {
-        self.lock = true;
+        self.shape.lock = true;
         self
     }
 }
@@ -210,8 +235,8 @@ pub struct Sql {
 /// placeholder order, and the table and column names of the rows it returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
-    /// The SQL text.
-    pub sql: String,
+    /// The SQL text (shared: the same read renders it once).
+    pub sql: Arc<str>,
     /// The parameters, in order.
     pub values: Vec<Value>,
     /// The table the rows read come from (for errors).
@@ -223,15 +248,46 @@ pub struct Statement {
 impl Dialect {
     /// The statement that runs `query`.
     pub fn query(self, query: &Query) -> Statement {
+        let shape = &query.shape;
+        let names = match shape.action {
+            Action::Select { names, .. } => names,
+            Action::Delete => &[],
+        };
+        let slot = usize::from(self == Dialect::Postgres);
+        let mut rendered = RENDERED.lock().unwrap_or_else(PoisonError::into_inner);
+        let sql = match rendered[slot].get(shape) {
+            Some(sql) => Arc::clone(sql),
+            None => {
+                let sql: Arc<str> = self.render_query(shape).into();
+                rendered[slot].insert(shape.clone(), Arc::clone(&sql));
+                sql
+            }
+        };
+        Statement {
+            sql,
+            values: query.values.clone(),
+            table: shape.table,
+            names,
+        }
+    }
+
+    fn render_query(self, query: &Shape) -> String {
         let mut n = 0;
         let mut next = || {
             n += 1;
             self.placeholder(n)
         };
         let table = query.table;
-        let (mut sql, names) = match &query.action {
-            Action::Select { list, names } => (format!("SELECT {list} FROM {table}"), *names),
-            Action::Delete => (format!("DELETE FROM {table}"), &[][..]),
+        let mut sql = match query.action {
+            Action::Select {
+                list: List::Columns(columns),
+                ..
+            } => format!("SELECT {} FROM {table}", columns.join(", ")),
+            Action::Select {
+                list: List::Expression(expression),
+                ..
+            } => format!("SELECT {expression} FROM {table}"),
+            Action::Delete => format!("DELETE FROM {table}"),
         };
         let conditions: Vec<String> = query
             .filters
@@ -271,12 +327,7 @@ impl Dialect {
         if query.lock && self == Dialect::Postgres {
             sql.push_str(" FOR UPDATE");
         }
-        Statement {
-            sql,
-            values: query.values.clone(),
-            table,
-            names,
-        }
+        sql
     }
 
     /// The statement that runs `sql`: its `?N` placeholders in this dialect.
@@ -291,7 +342,7 @@ impl Dialect {
     ///     values: vec!["s".into(), 7_i64.into()],
     /// };
     /// assert_eq!(
-    ///     Dialect::Postgres.sql(&sql).sql,
+    ///     &*Dialect::Postgres.sql(&sql).sql,
     ///     "UPDATE sessions SET updated_at = $2 WHERE id = $1"
     /// );
     /// ```
@@ -301,7 +352,7 @@ impl Dialect {
             Dialect::Postgres => sql.text.replace('?', "$"),
         };
         Statement {
-            sql: text,
+            sql: text.into(),
             values: sql.values.clone(),
             table: sql.table,
             names: sql.names,
@@ -311,7 +362,7 @@ impl Dialect {
     /// The statement that performs `write` (see [`render`](Self::render)).
     pub fn write(self, write: &Write) -> Statement {
         Statement {
-            sql: self.render(write).to_string(),
+            sql: self.render(write),
             values: write.values.clone(),
             table: write.table.name,
             names: &[],
@@ -323,6 +374,28 @@ impl Dialect {
 mod tests {
     use super::*;
     use crate::record::StoredMessage;
+
+    #[test]
+    fn a_read_is_rendered_once_whatever_its_values() {
+        let read = |session: &str| Query::records::<StoredMessage>().eq("session_id", session);
+        let first = Dialect::Sqlite.query(&read("a"));
+        let again = Dialect::Sqlite.query(&read("b"));
+        assert!(Arc::ptr_eq(&first.sql, &again.sql));
+        assert_eq!(again.values, [Value::from("b")]);
+        // Another shape, or another dialect, is another text.
+        let limited = Dialect::Sqlite.query(&read("a").limit(3));
+        assert!(
+            limited.sql.ends_with("WHERE session_id = ?1 LIMIT ?2"),
+            "{}",
+            limited.sql
+        );
+        let postgres = Dialect::Postgres.query(&read("a"));
+        assert!(
+            postgres.sql.ends_with("WHERE session_id = $1"),
+            "{}",
+            postgres.sql
+        );
+    }
 
     #[test]
     fn queries_render_alike_but_for_placeholders_collation_and_locks() {
@@ -350,7 +423,7 @@ mod tests {
         );
         let delete = Dialect::Sqlite.query(&Query::delete("chat_messages").eq("session_id", "s"));
         assert_eq!(
-            delete.sql,
+            &*delete.sql,
             "DELETE FROM chat_messages WHERE session_id = ?1"
         );
         let grouped = Query::value("chat_messages", "context_scope", &["context_scope"])
@@ -358,7 +431,7 @@ mod tests {
             .group_by("context_scope")
             .order_by("MIN(id)");
         assert_eq!(
-            Dialect::Postgres.query(&grouped).sql,
+            &*Dialect::Postgres.query(&grouped).sql,
             "SELECT context_scope FROM chat_messages WHERE session_id = $1 \
              GROUP BY context_scope ORDER BY MIN(id)"
         );
