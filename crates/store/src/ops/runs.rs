@@ -1,13 +1,13 @@
 //! Runs and their steps: starting, recording turns, finishing, handoffs, reading.
 
 use super::messages::insert_messages;
-use super::{Statements, first, integers, now_ms, records, require_session, texts};
+use super::{Statements, first, integers, now_ms, records, require_session};
 use crate::error::ContextError;
 use crate::record::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
 };
 use crate::rows::{MessageRow, StepRow, described};
-use crate::schema::{Query, RowError, Write, WriteKind};
+use crate::schema::{FromRow, Query, RowError, Sql, Write, WriteKind};
 use crate::scope::ContextScope;
 use agentctl_core::{Message, Redactor, Usage};
 
@@ -21,24 +21,37 @@ pub async fn load_run<S: Statements + ?Sized>(
         .ok_or_else(|| ContextError::RunNotFound(run).into())
 }
 
-/// The run as it is now, inside a write transaction: where the store locks sessions, the
-/// run's session is locked first (every write to a session takes its lock before anything
-/// else, so writers never wait for each other in a cycle).
+/// The run, inside a write transaction: where the store locks sessions, the run's session is
+/// locked as the run is read (every write to a session takes its lock before anything else,
+/// so writers never wait for each other in a cycle) — one statement, one round trip.
 pub async fn lock_run<S: Statements + ?Sized>(
     store: &S,
     run: RunId,
 ) -> Result<RunRecord, S::Fault> {
-    if S::LOCKS_SESSIONS {
-        let session = texts(
-            store,
-            &Query::value("agent_runs", "session_id", &["session_id"]).eq("id", run),
-        )
-        .await?;
-        let session = session.first().ok_or(ContextError::RunNotFound(run))?;
-        store.lock_session(session).await?;
+    if !S::LOCKS_SESSIONS {
+        return load_run(store, run).await;
     }
-    load_run(store, run).await
+    let locked = Sql {
+        table: "agent_runs",
+        text: LOCKED_RUN,
+        names: RunRecord::COLUMNS,
+        values: vec![run.into()],
+    };
+    let mut found = None;
+    store
+        .visit(&S::DIALECT.sql(&locked), &mut |row| {
+            found = Some(RunRecord::from_row(row)?);
+            Ok(false)
+        })
+        .await?;
+    found.ok_or_else(|| ContextError::RunNotFound(run).into())
 }
+
+/// [`lock_run`]'s statement where the store locks sessions (PostgreSQL's `FOR UPDATE OF`):
+/// the run's columns ([`RunRecord::COLUMNS`], in order), its session's row locked.
+const LOCKED_RUN: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, \
+     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source \
+     FROM agent_runs r JOIN sessions s ON s.id = r.session_id WHERE r.id = ?1 FOR UPDATE OF s";
 
 /// The index `run`'s next step takes, when the operation writing it knows it already (a run
 /// it just started has none yet; a step it just wrote says the next): one read fewer.
@@ -325,4 +338,22 @@ pub async fn run_steps<S: Statements + ?Sized>(
         .eq("run_id", run)
         .order_by("step_index");
     records(store, &query).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locked_run_reads_a_runs_columns_in_order() {
+        let (list, _) = LOCKED_RUN
+            .trim_start_matches("SELECT ")
+            .split_once(" FROM ")
+            .unwrap();
+        let columns: Vec<&str> = list
+            .split(", ")
+            .map(|column| column.trim_start_matches("r."))
+            .collect();
+        assert_eq!(columns, RunRecord::COLUMNS);
+    }
 }
