@@ -1,6 +1,7 @@
 //! Sessions, their mode overrides and their state.
 
 use super::{Statements, execute, integers, records, require_session};
+use crate::error::ContextError;
 use crate::record::utc_timestamp;
 use crate::record::{SessionInfo, StateEntry};
 use crate::rows::{mode_override_write, state_write};
@@ -162,24 +163,33 @@ pub async fn mode_overrides<S: Statements + ?Sized>(
     store: &S,
     session: &str,
 ) -> Result<BTreeMap<String, ContextMode>, S::Fault> {
-    require_session(store, session).await?;
-    let query = Query::value(
-        "session_mode_overrides",
-        "agent_id, mode",
-        &["agent_id", "mode"],
-    )
-    .eq("session_id", session);
-    let mut overrides = BTreeMap::new();
+    // One statement: the session's row (none: no such session) joined to its overrides.
+    let sql = Sql {
+        table: "session_mode_overrides",
+        text: "SELECT o.agent_id, o.mode FROM sessions s \
+               LEFT JOIN session_mode_overrides o ON o.session_id = s.id WHERE s.id = ?1",
+        names: &["agent_id", "mode"],
+        values: vec![session.into()],
+    };
+    let (mut found, mut overrides) = (false, BTreeMap::new());
     store
-        .visit(&S::DIALECT.query(&query), &mut |row| {
-            let mode = parse_mode(row.text("mode")?).map_err(|error| RowError {
+        .visit(&S::DIALECT.sql(&sql), &mut |row| {
+            found = true;
+            let (Some(agent), Some(mode)) = (row.opt_text("agent_id")?, row.opt_text("mode")?)
+            else {
+                return Ok(true);
+            };
+            let mode = parse_mode(mode).map_err(|error| RowError {
                 table: "session_mode_overrides",
                 reason: error.to_string(),
             })?;
-            overrides.insert(row.text("agent_id")?.to_owned(), mode);
+            overrides.insert(agent.to_owned(), mode);
             Ok(true)
         })
         .await?;
+    if !found {
+        return Err(ContextError::SessionNotFound(session.to_owned()).into());
+    }
     Ok(overrides)
 }
 

@@ -62,6 +62,8 @@ on_each_backend! {
         assert_eq!(overrides.into_iter().collect::<Vec<_>>(), [("a".to_owned(), ContextMode::Run)]);
         assert!(matches!(store.set_mode_override("missing", "a", None), Err(ContextError::SessionNotFound(_))));
         assert!(matches!(store.mode_overrides("missing"), Err(ContextError::SessionNotFound(_))));
+        let plain = store.create_session(None).unwrap().id;
+        assert!(store.mode_overrides(&plain).unwrap().is_empty());
     }
 
     fn hostile_names_are_data(fresh) {
