@@ -4,10 +4,10 @@
 //!
 //! The thread runs the jobs waiting for it as one batch ([`SessionLog::batch`]: one SQLite
 //! transaction), so writes that arrive together share a commit, and keeps the batch open for
-//! the jobs that follow while none of its callers waits for the commit ([`linger`]). A store that takes one writer
-//! at a time ([`SessionLog::single_writer`], SQLite) has one thread for every session of the
-//! process, and concurrent sessions' turns are committed together instead of queueing for the
-//! file's lock one by one; other stores have a thread per session.
+//! the jobs that follow while none of its callers waits for the commit ([`linger`]). A store
+//! that takes one writer at a time ([`SessionLog::single_writer`], SQLite) has one thread for
+//! every session of the process, and concurrent sessions' turns are committed together
+//! instead of queueing for the file's lock one by one; other stores have a thread per session.
 //!
 //! What a job is told is answered once its batch is committed ([`StoreWriter::call`]); or at
 //! once ([`StoreWriter::call_uncommitted`], a run's start: the model works while it commits),
