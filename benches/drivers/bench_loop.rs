@@ -86,6 +86,9 @@ struct Args {
     stream: bool,
 }
 
+const USAGE: &str =
+    "usage: bench_loop --base-url URL [--model M] [-n N] [-c C] [--rounds R] [--stream]";
+
 fn parse_args() -> anyhow::Result<Args> {
     let mut args = Args {
         base_url: String::new(),
@@ -105,9 +108,11 @@ fn parse_args() -> anyhow::Result<Args> {
             "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
             "--rounds" => args.rounds = value()?.parse().context("--rounds takes a number")?,
             "--stream" => args.stream = true,
-            other => bail!(
-                "unknown argument `{other}`; usage: bench_loop --base-url URL [--model M] [-n N] [-c C] [--rounds R] [--stream]"
-            ),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument `{other}`; {USAGE}"),
         }
     }
     if args.base_url.is_empty() {

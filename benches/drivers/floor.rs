@@ -46,6 +46,9 @@ struct Args {
     rounds: usize,
 }
 
+const USAGE: &str = "usage: floor --serve [--port P] [--record FILE] | \
+     floor --base-url URL --bodies FILE [-n N] [-c C] [--rounds R]";
+
 fn parse_args() -> anyhow::Result<Args> {
     let mut args = Args {
         serve: false,
@@ -69,10 +72,11 @@ fn parse_args() -> anyhow::Result<Args> {
             "-n" => args.sequential = value()?.parse().context("-n takes a number")?,
             "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
             "--rounds" => args.rounds = value()?.parse().context("--rounds takes a number")?,
-            other => bail!(
-                "unknown argument `{other}`; usage: floor --serve [--port P] [--record FILE] | \
-                 floor --base-url URL --bodies FILE [-n N] [-c C] [--rounds R]"
-            ),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument `{other}`; {USAGE}"),
         }
     }
     Ok(args)

@@ -71,6 +71,9 @@ enum Role {
     Serve,
 }
 
+const USAGE: &str =
+    "usage: load [-n RUNS] [--hold-ms MS] [--repeat R] [--tools builtin|none] [--no-stream]";
+
 fn parse_args() -> anyhow::Result<(Role, Args)> {
     let mut role = Role::Lead;
     let mut args = Args {
@@ -99,10 +102,11 @@ fn parse_args() -> anyhow::Result<(Role, Args)> {
             "--no-stream" => args.stream = false,
             "--client" => role = Role::Client(value()?),
             "--serve" => role = Role::Serve,
-            other => bail!(
-                "unknown argument `{other}`; usage: load [-n RUNS] [--hold-ms MS] [--repeat R] \
-                 [--tools builtin|none] [--no-stream]"
-            ),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument `{other}`; {USAGE}"),
         }
     }
     if args.runs == 0 || args.repeat == 0 {

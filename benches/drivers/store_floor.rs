@@ -292,6 +292,10 @@ fn main() -> anyhow::Result<()> {
             "-n" => scenarios = value()?.parse().context("-n takes a number")?,
             "-c" => per_commit = value()?.parse().context("-c takes a number")?,
             "--turn-rows" => turn_rows = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
             other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }

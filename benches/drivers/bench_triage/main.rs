@@ -56,6 +56,10 @@ struct Args {
 fn parse_args() -> anyhow::Result<(String, Args)> {
     let mut raw = std::env::args().skip(1);
     let command = raw.next().with_context(|| USAGE.to_owned())?;
+    if matches!(command.as_str(), "-h" | "--help") {
+        println!("{USAGE}");
+        std::process::exit(0);
+    }
     let mut args = Args {
         sequential: 20,
         concurrent: 8,
@@ -76,6 +80,10 @@ fn parse_args() -> anyhow::Result<(String, Args)> {
             "--one-session" => args.one_session = true,
             "--stream" => args.stream = true,
             "--provider-per-runtime" => args.factory = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
             other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }
