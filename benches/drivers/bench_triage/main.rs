@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! bench_triage serve [--port P] [--strict] [--record FILE]
-//! bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite [--one-session]] [--stream] [--provider-per-runtime]
+//! bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite | --postgres URL [--one-session]] [--stream] [--provider-per-runtime]
 //! ```
 //!
 //! `serve` prints its base URL and serves until killed (`--strict`: every request checked
@@ -14,7 +14,7 @@
 //! at once, each of those `--rounds` in a row (unrecorded, every scenario a turn of one session
 //! whose agents keep no context between runs; `--sqlite`: each scenario in a session of its own
 //! in a SQLite store in a temporary folder, or with `--one-session` all of them recorded in the
-//! one session; `--provider-per-runtime`: providers built by a factory of the embedder's
+//! one session; `--postgres URL`: the same in the PostgreSQL database at `URL`; `--provider-per-runtime`: providers built by a factory of the embedder's
 //! instead of the runtime builder's), and checks with the server that each took exactly three
 //! model calls and none was refused. Its last line is machine-readable:
 //! `RESULT {"scenarios":…,"sequential_ms_per_call":…,"concurrent_ms_per_call":…,"model_calls":…,"connections":…,"rejected":…,"http_clients":…}`.
@@ -22,6 +22,9 @@
 mod scenario;
 mod server;
 
+use agentctl::store::SessionStore;
+use agentctl::store_postgres::PgStore;
+use agentctl::store_sqlite::SqliteStore;
 use agentctl_test_support::{Exchange, ExchangeSink};
 use anyhow::{Context as _, bail};
 use scenario::Scenarios;
@@ -36,7 +39,7 @@ use std::time::Instant;
 const CALLS: u64 = 3;
 
 const USAGE: &str = "usage: bench_triage serve [--port P] [--strict] [--record FILE]\n       \
-     bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite [--one-session]] [--stream] [--provider-per-runtime]";
+     bench_triage run --base-url URL [-n N] [-c C] [--rounds R] [--sqlite | --postgres URL [--one-session]] [--stream] [--provider-per-runtime]";
 
 #[derive(Default)]
 struct Args {
@@ -48,6 +51,7 @@ struct Args {
     concurrent: usize,
     rounds: usize,
     sqlite: bool,
+    postgres: Option<String>,
     one_session: bool,
     stream: bool,
     factory: bool,
@@ -77,6 +81,7 @@ fn parse_args() -> anyhow::Result<(String, Args)> {
             "-c" => args.concurrent = value()?.parse().context("-c takes a number")?,
             "--rounds" => args.rounds = value()?.parse().context("--rounds takes a number")?,
             "--sqlite" => args.sqlite = true,
+            "--postgres" => args.postgres = Some(value()?),
             "--one-session" => args.one_session = true,
             "--stream" => args.stream = true,
             "--provider-per-runtime" => args.factory = true,
@@ -141,14 +146,28 @@ fn serve(args: &Args) -> anyhow::Result<()> {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
-    if args.one_session && !args.sqlite {
-        bail!("--one-session records in SQLite: add --sqlite");
-    }
     let store_dir = args.sqlite.then(tempfile::tempdir).transpose()?;
+    let store: Option<Arc<dyn SessionStore>> = match (&store_dir, &args.postgres) {
+        (Some(_), Some(_)) => bail!("--sqlite and --postgres: choose one store\n{USAGE}"),
+        (Some(dir), None) => {
+            let path = dir.path().join("sessions.db");
+            let store = SqliteStore::open(&path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            Some(Arc::new(store))
+        }
+        (None, Some(url)) => {
+            let store = PgStore::connect(url).context("cannot connect to --postgres")?;
+            Some(Arc::new(store))
+        }
+        (None, None) if args.one_session => {
+            bail!("--one-session records in a store: add --sqlite or --postgres URL")
+        }
+        (None, None) => None,
+    };
     let scenarios = Arc::new(
         Scenarios::new(
             &args.base_url,
-            store_dir.as_ref().map(tempfile::TempDir::path),
+            store,
             args.one_session,
             args.stream,
             args.factory,

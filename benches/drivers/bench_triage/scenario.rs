@@ -2,8 +2,8 @@
 //! each request to a specialist (`billing` or `tech`) with `handoff_to_<specialist>`; the
 //! specialist calls `lookup` and answers. Three model calls a scenario, through the library
 //! path an embedder uses (a [`Session`] over agents defined in code, the built-in
-//! providers): unrecorded, all in one session; or recorded in a SQLite store, each scenario in
-//! a session of its own or all in one.
+//! providers): unrecorded, all in one session; or recorded in a store (SQLite or PostgreSQL),
+//! each scenario in a session of its own or all in one.
 
 use agentctl::core::{
     ContextMode, ModelRef, ProviderConfig, ProviderKind, RiskLevel, Settings, ToolContext,
@@ -12,9 +12,7 @@ use agentctl::core::{
 use agentctl::providers::{ProviderOptions, build_provider};
 use agentctl::session::{Agent, RuntimeBuilder, Session, SessionBuilder, Target, TurnOptions};
 use agentctl::store::SessionStore;
-use agentctl::store_sqlite::SqliteStore;
 use anyhow::{Context as _, bail};
-use std::path::Path;
 use std::sync::Arc;
 
 /// The requests, in turn: one for each specialist.
@@ -100,25 +98,26 @@ fn agents(stateless: bool) -> Vec<Agent> {
 
 /// Runs scenarios against one OpenAI-compatible endpoint: all in one session whose agents keep
 /// no context between runs (as a service answering independent requests would), unrecorded or
-/// recorded in a SQLite store; or recorded, each in a session of its own in one SQLite store.
+/// recorded in a store (SQLite or PostgreSQL); or recorded, each in a session of its own in
+/// one store.
 pub struct Scenarios {
     builder: RuntimeBuilder,
     agents: Vec<Agent>,
     /// The session every scenario runs in, unless each has its own.
     shared: Option<Session>,
-    /// The SQLite store each scenario is recorded in, if any.
+    /// The store each scenario is recorded in, if any.
     store: Option<Arc<dyn SessionStore>>,
     stream: bool,
 }
 
 impl Scenarios {
-    /// Scenarios whose model calls go to `base_url`, recorded in a SQLite store in `store_dir`
-    /// if given (each in a session of its own unless `one_session`), streamed if `stream`;
+    /// Scenarios whose model calls go to `base_url`, recorded in `store` if given (each in a
+    /// session of its own unless `one_session`), streamed if `stream`;
     /// with `provider_per_runtime`, providers come from a factory of the embedder's instead of
     /// the runtime builder's built-in ones.
     pub async fn new(
         base_url: &str,
-        store_dir: Option<&Path>,
+        store: Option<Arc<dyn SessionStore>>,
         one_session: bool,
         stream: bool,
         provider_per_runtime: bool,
@@ -141,15 +140,6 @@ impl Scenarios {
             };
             builder = builder.provider_factory(Arc::new(factory));
         }
-        let store = match store_dir {
-            Some(dir) => {
-                let path = dir.join("sessions.db");
-                let store = SqliteStore::open(&path)
-                    .with_context(|| format!("cannot open {}", path.display()))?;
-                Some(Arc::new(store) as Arc<dyn SessionStore>)
-            }
-            None => None,
-        };
         let shared = match &store {
             Some(_) if !one_session => None,
             Some(store) => Some(

@@ -135,6 +135,41 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
         id.ok_or_else(|| Fault::Corrupt(write.table.name, "no id returned".into()))
     }
 
+    async fn write_all(&self, writes: &[Write]) -> FaultResult<Vec<i64>> {
+        // Prepared first, one after the other (cached after their first use); then every
+        // write is sent before any answer is read: the driver pipelines requests polled
+        // together on one connection, and the server runs them in the order sent — so ids
+        // come in the writes' order. A write that fails aborts the transaction; the first
+        // error in order is the one reported.
+        let mut statements = Vec::with_capacity(writes.len());
+        for write in writes {
+            let sql = Dialect::Postgres.render(write);
+            statements.push(self.client.prepare_cached(&sql).await?);
+        }
+        let parameters: Vec<Vec<_>> = writes
+            .iter()
+            .map(|write| {
+                write
+                    .value_types()
+                    .map(|(value, ty)| parameter(value, ty))
+                    .collect()
+            })
+            .collect();
+        let sent = writes.iter().zip(&statements).zip(&parameters).map(
+            |((write, statement), parameters)| async move {
+                let parameters = as_parameters(parameters);
+                if write.kind == WriteKind::InsertReturningId {
+                    let row = self.client.query_one(statement, &parameters).await?;
+                    return FaultResult::Ok(Some(row.try_get(0)?));
+                }
+                self.client.execute(statement, &parameters).await?;
+                Ok(None)
+            },
+        );
+        let ids = futures_util::future::try_join_all(sent).await?;
+        Ok(ids.into_iter().flatten().collect())
+    }
+
     async fn execute(&self, statement: &Statement) -> FaultResult<u64> {
         let parameters: Vec<_> = statement.values.iter().map(statement_parameter).collect();
         let prepared = self.client.prepare_cached(&statement.sql).await?;

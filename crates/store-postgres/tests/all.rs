@@ -11,5 +11,6 @@ mod suite {
     mod connect;
     mod described;
     mod locking;
+    mod pipelined;
     mod schema;
 }

@@ -81,6 +81,21 @@ pub trait Statements {
     async fn execute(&self, statement: &Statement) -> Result<u64, Self::Fault>;
     /// Calls `visit` with each row `statement` returns, until it returns `Ok(false)`.
     async fn visit(&self, statement: &Statement, visit: &mut Visit<'_>) -> Result<(), Self::Fault>;
+    /// Runs `writes` in order inside the caller's transaction; the id the database gave each
+    /// [`WriteKind::InsertReturningId`](crate::schema::WriteKind) row, in order. A store that
+    /// talks to a server sends them all before it reads an answer (one round trip, not one a
+    /// row); by default each runs when the one before has.
+    async fn write_all(&self, writes: &[Write]) -> Result<Vec<i64>, Self::Fault> {
+        let mut ids = Vec::new();
+        for write in writes {
+            if write.kind == crate::schema::WriteKind::InsertReturningId {
+                ids.push(self.insert(write).await?);
+            } else {
+                self.write(write).await?;
+            }
+        }
+        Ok(ids)
+    }
     /// Fails with [`ContextError::SessionNotFound`] unless the session exists, and takes its
     /// lock for the rest of the transaction where the store locks sessions.
     async fn lock_session(&self, session: &str) -> Result<(), Self::Fault>;

@@ -21,15 +21,11 @@ pub async fn insert_messages<S: Statements + ?Sized>(
     messages: &[MessageRow],
     now: i64,
 ) -> Result<Vec<MessageId>, S::Fault> {
-    let mut ids = Vec::with_capacity(messages.len());
-    for message in messages {
-        ids.push(
-            store
-                .insert(&message.write(session, run, source, now))
-                .await?,
-        );
-    }
-    Ok(ids)
+    let writes: Vec<_> = messages
+        .iter()
+        .map(|message| message.write(session, run, source, now))
+        .collect();
+    store.write_all(&writes).await
 }
 
 /// Appends masked messages to `session` (in `run`, whose source they take) inside a write

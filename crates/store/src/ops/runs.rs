@@ -1,6 +1,5 @@
 //! Runs and their steps: starting, recording turns, finishing, handoffs, reading.
 
-use super::messages::insert_messages;
 use super::{Statements, first, integers, now_ms, records, require_session};
 use crate::error::ContextError;
 use crate::record::{
@@ -53,40 +52,55 @@ const LOCKED_RUN: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id
      r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source \
      FROM agent_runs r JOIN sessions s ON s.id = r.session_id WHERE r.id = ?1 FOR UPDATE OF s";
 
-/// The index `run`'s next step takes, when the operation writing it knows it already (a run
+/// The index a run's next step takes, when the operation writing it knows it already (a run
 /// it just started has none yet; a step it just wrote says the next): one read fewer.
 type NextStep = Option<i64>;
 
-/// Appends `steps`, written at `now`, to `run`'s, numbered after its last (`next`, else read);
-/// the index of the step after them, when known.
-async fn insert_steps<S: Statements + ?Sized>(
+/// The index the first of `count` new steps of `run` takes, one after the run's last step
+/// (read); `None` when there are no steps to number.
+async fn first_step<S: Statements + ?Sized>(
     store: &S,
     run: RunId,
-    steps: &[StepRow],
-    now: i64,
-    next: NextStep,
+    count: usize,
 ) -> Result<NextStep, S::Fault> {
-    if steps.is_empty() {
-        return Ok(next);
+    if count == 0 {
+        return Ok(None);
     }
-    let first = match next {
-        Some(first) => first,
-        None => {
-            let next = Query::value(
-                "agent_run_steps",
-                "COALESCE(MAX(step_index) + 1, 0)",
-                &["next"],
-            )
-            .eq("run_id", run);
-            integers(store, &next).await?.first().copied().unwrap_or(0)
-        }
-    };
-    let mut index = first;
-    for step in steps {
-        store.write(&step.write(run, index, now)).await?;
-        index += 1;
-    }
-    Ok(Some(index))
+    let query = Query::value(
+        "agent_run_steps",
+        "COALESCE(MAX(step_index) + 1, 0)",
+        &["next"],
+    )
+    .eq("run_id", run);
+    Ok(Some(
+        integers(store, &query).await?.first().copied().unwrap_or(0),
+    ))
+}
+
+/// The rows of a turn of `record` written at `now`: its messages, then its steps numbered
+/// from `first`.
+fn turn_writes(
+    record: &RunRecord,
+    (messages, steps): (&[MessageRow], &[StepRow]),
+    now: i64,
+    first: NextStep,
+) -> Vec<Write> {
+    let mut writes: Vec<Write> = messages
+        .iter()
+        .map(|message| message.write(&record.session_id, Some(record.id), &record.source, now))
+        .collect();
+    let first = first.unwrap_or(0);
+    writes.extend(
+        (first..)
+            .zip(steps)
+            .map(|(index, step)| step.write(record.id, index, now)),
+    );
+    writes
+}
+
+/// The index after `count` steps numbered from `first`.
+fn after(first: NextStep, count: usize) -> NextStep {
+    first.map(|first| first.saturating_add(i64::try_from(count).unwrap_or(i64::MAX)))
 }
 
 /// The `agent_runs` row of a run starting in `session` at `now`, but for its workspace (known
@@ -124,18 +138,20 @@ pub async fn start_run<S: Statements + ?Sized>(
     session: &str,
     run: &NewRun,
 ) -> Result<RunRecord, S::Fault> {
-    let record = begin_run(store, session, run).await?;
+    let (record, started) = begin_run(store, session, run).await?;
+    store.write_all(&[started]).await?;
     store.touch(session, record.started_at, 0).await?;
     Ok(record)
 }
 
-/// [`start_run`] but for touching the session, which the caller does once for the whole
-/// operation.
+/// [`start_run`] up to the run's row: the run, and the update that sets its workspace and
+/// owner, for the caller to run with the operation's other rows; the caller touches the
+/// session once for the whole operation.
 async fn begin_run<S: Statements + ?Sized>(
     store: &S,
     session: &str,
     run: &NewRun,
-) -> Result<RunRecord, S::Fault> {
+) -> Result<(RunRecord, Write), S::Fault> {
     store.lock_session(session).await?;
     if let Some(parent) = run.parent_run_id {
         load_run(store, parent).await?;
@@ -146,15 +162,16 @@ async fn begin_run<S: Statements + ?Sized>(
     let mut values = vec![scope.to_string().into()];
     values.extend(store.run_owner());
     values.push(id.into());
-    store
-        .write(&Write {
-            table: described("agent_runs"),
-            kind: WriteKind::Update,
-            columns: S::RUN_STARTED,
-            values,
-        })
-        .await?;
-    Ok(RunRecord::started(id, session.to_owned(), run, scope, now))
+    let started = Write {
+        table: described("agent_runs"),
+        kind: WriteKind::Update,
+        columns: S::RUN_STARTED,
+        values,
+    };
+    Ok((
+        RunRecord::started(id, session.to_owned(), run, scope, now),
+        started,
+    ))
 }
 
 /// Records a turn of `record` (its messages and steps masked already) inside a write
@@ -166,32 +183,42 @@ pub async fn record_turn<S: Statements + ?Sized>(
     steps: &[StepRow],
 ) -> Result<Vec<MessageId>, S::Fault> {
     let now = now_ms();
-    let (ids, _) = write_turn(store, record, (messages, steps), now, None).await?;
+    let ids = write_turn(store, record, (messages, steps), now).await?;
     store.touch(&record.session_id, now, ids.len()).await?;
     Ok(ids)
 }
 
 /// [`record_turn`] at `now` but for touching the session, which the caller does once for the
-/// whole operation; the steps numbered from `next` when known. The messages' ids, and the
-/// index of the run's next step when known.
+/// whole operation: the messages' ids.
 async fn write_turn<S: Statements + ?Sized>(
     store: &S,
     record: &RunRecord,
-    (messages, steps): (&[MessageRow], &[StepRow]),
+    turn: (&[MessageRow], &[StepRow]),
     now: i64,
-    next: NextStep,
-) -> Result<(Vec<MessageId>, NextStep), S::Fault> {
-    let ids = insert_messages(
-        store,
-        &record.session_id,
-        Some(record.id),
-        &record.source,
-        messages,
-        now,
-    )
-    .await?;
-    let next = insert_steps(store, record.id, steps, now, next).await?;
-    Ok((ids, next))
+) -> Result<Vec<MessageId>, S::Fault> {
+    let first = first_step(store, record.id, turn.1.len()).await?;
+    store
+        .write_all(&turn_writes(record, turn, now, first))
+        .await
+}
+
+/// The update that marks `run` finished with `status` and `usage`.
+fn finish_write(run: RunId, status: RunStatus, usage: Usage) -> Result<Write, RowError> {
+    let usage = serde_json::to_string(&usage).map_err(|error| RowError {
+        table: "agent_runs",
+        reason: error.to_string(),
+    })?;
+    Ok(Write {
+        table: described("agent_runs"),
+        kind: WriteKind::Update,
+        columns: &["status", "usage", "finished_at"],
+        values: vec![
+            status.as_str().into(),
+            usage.into(),
+            now_ms().into(),
+            run.into(),
+        ],
+    })
 }
 
 /// Marks `run` finished inside a write transaction.
@@ -201,23 +228,7 @@ pub async fn finish_run<S: Statements + ?Sized>(
     status: RunStatus,
     usage: Usage,
 ) -> Result<(), S::Fault> {
-    let usage = serde_json::to_string(&usage).map_err(|error| RowError {
-        table: "agent_runs",
-        reason: error.to_string(),
-    })?;
-    let updated = store
-        .write(&Write {
-            table: described("agent_runs"),
-            kind: WriteKind::Update,
-            columns: &["status", "usage", "finished_at"],
-            values: vec![
-                status.as_str().into(),
-                usage.into(),
-                now_ms().into(),
-                run.into(),
-            ],
-        })
-        .await?;
+    let updated = store.write(&finish_write(run, status, usage)?).await?;
     if updated == 0 {
         return Err(ContextError::RunNotFound(run).into());
     }
@@ -233,20 +244,19 @@ pub async fn write_handoff<S: Statements + ?Sized>(
     handoff: &HandoffSummary,
 ) -> Result<MessageId, S::Fault> {
     let now = now_ms();
-    let id = handoff_rows(store, redactor, record, handoff, (now, None)).await?;
+    let (message, step) = handoff_rows(redactor, record, handoff)?;
+    let ids = write_turn(store, record, (&[message], &[step]), now).await?;
     store.touch(&record.session_id, now, 1).await?;
-    Ok(id)
+    Ok(handoff_id(&ids)?)
 }
 
-/// [`write_handoff`] at `now` but for touching the session; its step numbered `next` when
-/// known.
-async fn handoff_rows<S: Statements + ?Sized>(
-    store: &S,
+/// The rows of `record`'s handoff: its message to the `main` workspace and its `handoff`
+/// step, masked.
+fn handoff_rows(
     redactor: &Redactor,
     record: &RunRecord,
     handoff: &HandoffSummary,
-    (now, next): (i64, NextStep),
-) -> Result<MessageId, S::Fault> {
+) -> Result<(MessageRow, StepRow), RowError> {
     let message = NewMessage::new(
         ContextScope::Main,
         Some(&record.agent),
@@ -257,14 +267,17 @@ async fn handoff_rows<S: Statements + ?Sized>(
         table: "agent_run_steps",
         reason: error.to_string(),
     })?;
-    let step = StepRow::new(redactor, &NewStep::new("handoff", content));
-    let (ids, _) = write_turn(store, record, (&[message], &[step]), now, next).await?;
-    ids.first().copied().ok_or_else(|| {
-        RowError {
-            table: "chat_messages",
-            reason: "handoff not stored".into(),
-        }
-        .into()
+    Ok((
+        message,
+        StepRow::new(redactor, &NewStep::new("handoff", content)),
+    ))
+}
+
+/// The handoff message's id: the last of `ids`.
+fn handoff_id(ids: &[MessageId]) -> Result<MessageId, RowError> {
+    ids.last().copied().ok_or_else(|| RowError {
+        table: "chat_messages",
+        reason: "handoff not stored".into(),
     })
 }
 
@@ -279,12 +292,14 @@ pub async fn open_run<S: Statements + ?Sized>(
     prompt: &Message,
     steps: &[StepRow],
 ) -> Result<RunRecord, S::Fault> {
-    let record = begin_run(store, session, run).await?;
+    let (record, started) = begin_run(store, session, run).await?;
     let prompt = NewMessage::new(record.context_scope.clone(), None, prompt.clone());
     let prompt = MessageRow::new(redactor, &prompt)?;
     let now = record.started_at;
     // The run was just started: its steps are its first.
-    let (ids, _) = write_turn(store, &record, (&[prompt], steps), now, Some(0)).await?;
+    let mut writes = vec![started];
+    writes.extend(turn_writes(&record, (&[prompt], steps), now, Some(0)));
+    let ids = store.write_all(&writes).await?;
     store.touch(session, now, ids.len()).await?;
     Ok(record)
 }
@@ -299,12 +314,14 @@ pub async fn close_run<S: Statements + ?Sized>(
     ending: (RunStatus, Usage, Option<&HandoffSummary>),
 ) -> Result<(), S::Fault> {
     let record = lock_run(store, run).await?;
+    let session = record.session_id.clone();
     let now = now_ms();
     let (status, usage, handoff) = ending;
-    let (ids, next) = write_turn(store, &record, turn, now, None).await?;
-    let written = ids.len() + usize::from(handoff.is_some());
-    store.touch(&record.session_id, now, written).await?;
-    finish_run(store, run, status, usage).await?;
+    let steps = turn.1.len() + usize::from(handoff.is_some());
+    let first = first_step(store, run, steps).await?;
+    let mut writes = turn_writes(&record, turn, now, first);
+    // The run was just read (its session locked where the store locks sessions): it is there.
+    writes.push(finish_write(run, status, usage)?);
     if let Some(handoff) = handoff {
         // The run as it ended (what the summary names), without reading it again.
         let ended = RunRecord {
@@ -312,8 +329,12 @@ pub async fn close_run<S: Statements + ?Sized>(
             usage,
             ..record
         };
-        handoff_rows(store, redactor, &ended, handoff, (now, next)).await?;
+        let (message, step) = handoff_rows(redactor, &ended, handoff)?;
+        let next = after(first, turn.1.len());
+        writes.extend(turn_writes(&ended, (&[message], &[step]), now, next));
     }
+    let ids = store.write_all(&writes).await?;
+    store.touch(&session, now, ids.len()).await?;
     Ok(())
 }
 

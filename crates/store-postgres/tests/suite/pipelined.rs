@@ -1,0 +1,93 @@
+//! A turn's rows are sent together (pipelined on one connection): they still land in order,
+//! all or none, and a refused row is reported as the server refused it.
+
+use super::support::{Sql, scratch};
+use agentctl_core::{ContextMode, Message};
+use agentctl_store::*;
+use agentctl_store_postgres::PgStore;
+use serde_json::json;
+
+fn said(text: &str) -> NewMessage {
+    NewMessage::new(ContextScope::Main, Some("a"), Message::assistant(text))
+}
+
+#[test]
+fn a_turns_rows_keep_their_order_and_ids() {
+    let Some(database) = scratch() else { return };
+    let store = PgStore::connect(database.url()).unwrap();
+    let session = store.create_session(None).unwrap().id;
+    let run = store
+        .start_run(&session, &NewRun::new("a", ContextMode::Shared))
+        .unwrap();
+    let texts: Vec<String> = (0..12).map(|n| format!("message {n}")).collect();
+    let messages: Vec<NewMessage> = texts.iter().map(|text| said(text)).collect();
+    let steps: Vec<NewStep> = (0..5)
+        .map(|n| NewStep::new("model_call", json!({ "n": n })))
+        .collect();
+    let ids = store.record_turn(run.id, &messages, &steps).unwrap();
+    assert_eq!(ids.len(), 12);
+    assert!(ids.windows(2).all(|pair| pair[1] == pair[0] + 1), "{ids:?}");
+    let stored = store.messages(&session, &MessageQuery::timeline()).unwrap();
+    let read: Vec<(MessageId, String)> = stored
+        .iter()
+        .map(|message| match &message.message {
+            Message::Assistant {
+                content: Some(text),
+                ..
+            } => (message.id, text.clone()),
+            other => panic!("not what was written: {other:?}"),
+        })
+        .collect();
+    let expected: Vec<(MessageId, String)> = ids.iter().copied().zip(texts).collect();
+    assert_eq!(read, expected);
+    // A second turn numbers its steps after the first's.
+    store
+        .record_turn(
+            run.id,
+            &[said("more")],
+            &[NewStep::new("model_call", json!({ "n": 5 }))],
+        )
+        .unwrap();
+    let steps = store.steps(run.id).unwrap();
+    let numbered: Vec<(i64, serde_json::Value)> = steps
+        .into_iter()
+        .map(|step| (step.step_index, step.content["n"].clone()))
+        .collect();
+    let expected: Vec<(i64, serde_json::Value)> = (0..6).map(|n| (n, json!(n))).collect();
+    assert_eq!(numbered, expected);
+}
+
+#[test]
+fn a_refused_row_fails_the_whole_turn_with_the_servers_reason() {
+    let Some(database) = scratch() else { return };
+    let store = PgStore::connect(database.url()).unwrap();
+    let session = store.create_session(None).unwrap().id;
+    let run = store
+        .start_run(&session, &NewRun::new("a", ContextMode::Shared))
+        .unwrap();
+    // A rule of the database's own that the second of three rows breaks.
+    Sql::connect(database.url()).batch(
+        "ALTER TABLE chat_messages ADD CONSTRAINT no_forbidden_words \
+         CHECK (content::text NOT LIKE '%forbidden%')",
+    );
+    let messages = [said("first"), said("forbidden"), said("third")];
+    let steps = [NewStep::new("model_call", json!({}))];
+    let error = store.record_turn(run.id, &messages, &steps).unwrap_err();
+    let shown = error.to_string();
+    assert!(shown.contains("no_forbidden_words"), "{shown}");
+    assert!(
+        !shown.contains("aborted"),
+        "the first refusal is reported: {shown}"
+    );
+    // Nothing of the turn was kept, and the store goes on working.
+    assert!(
+        store
+            .messages(&session, &MessageQuery::timeline())
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.steps(run.id).unwrap().is_empty());
+    let ids = store.record_turn(run.id, &[said("fine")], &steps).unwrap();
+    assert_eq!(ids.len(), 1);
+    assert_eq!(store.steps(run.id).unwrap().len(), 1);
+}
