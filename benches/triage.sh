@@ -17,11 +17,12 @@
 # strict fake's): each mode must take exactly three model calls a scenario, none refused.
 # Every timed run checks the three calls again with its server's counters.
 #
-#   benches/triage.sh [REPEATS]        (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes)
+#   benches/triage.sh [REPEATS]        (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes;
+#                                       TRIAGE_POSTGRES=URL adds the runs recorded in PostgreSQL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage='usage: benches/triage.sh [REPEATS]   (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes)'
+usage='usage: benches/triage.sh [REPEATS]   (default 7; SEQUENTIAL, CONCURRENT, ROUNDS override the sizes; TRIAGE_POSTGRES=URL adds PostgreSQL)'
 # shellcheck source=benches/common.sh
 source benches/common.sh
 check_args "$@"
@@ -69,12 +70,18 @@ stats() {
     exec 3<&-
 }
 modes=(library per-runtime sqlite-session sqlite)
+# With TRIAGE_POSTGRES=URL, the same recorded in that PostgreSQL database too (it keeps the
+# sessions the runs write).
+postgres=${TRIAGE_POSTGRES:-}
+if [ -n "$postgres" ]; then modes+=(postgres-session postgres); fi
 mode_flags() {
     case "$1" in
     library) ;;
     per-runtime) echo --provider-per-runtime ;;
     sqlite-session) echo --sqlite --one-session ;;
     sqlite) echo --sqlite ;;
+    postgres-session) echo --postgres "$postgres" --one-session ;;
+    postgres) echo --postgres "$postgres" ;;
     esac
 }
 
@@ -172,6 +179,10 @@ row "triage scenario (3 calls), session engine" library floor
 row "the same, providers from an embedder's factory" per-runtime floor
 row "the same, recorded in one SQLite session" sqlite-session floor
 row "the same, each scenario in a SQLite session of its own" sqlite floor
+if [ -n "$postgres" ]; then
+    row "the same, recorded in one PostgreSQL session" postgres-session floor
+    row "the same, each scenario in a PostgreSQL session of its own" postgres floor
+fi
 row "its rows alone, written by SQLite (no model, no agentctl code)" store-floor floor
 row "the same content as one row per turn (another schema)" turn-rows floor
 row "raw reqwest floor, 2 calls" loop-floor loop-floor
