@@ -46,8 +46,7 @@ impl RunLog for PgStore {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
             let pg = inner.on(&tx);
-            let record = ops::lock_run(&pg, run).await?;
-            let ids = ops::record_turn(&pg, &record, &prepared, &steps).await?;
+            let ids = ops::record_turn(&pg, run, &prepared, &steps).await?;
             tx.commit().await?;
             Ok(ids)
         })
@@ -72,8 +71,7 @@ impl RunLog for PgStore {
             let mut client = inner.pool.get().await?;
             let tx = client.transaction().await?;
             let pg = inner.on(&tx);
-            let record = ops::lock_run(&pg, run).await?;
-            let id = ops::write_handoff(&pg, &redactor, &record, &handoff).await?;
+            let id = ops::write_handoff(&pg, &redactor, run, &handoff).await?;
             tx.commit().await?;
             Ok(id)
         })

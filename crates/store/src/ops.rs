@@ -25,8 +25,8 @@ pub use messages::{
     replaced_summaries, save_summary, scope_tokens, scope_tokens_query, scopes,
 };
 pub use runs::{
-    close_run, finish_run, load_run, lock_run, open_run, record_turn, run_steps, session_runs,
-    start_run, write_handoff,
+    LockedRun, close_run, finish_run, load_run, lock_run, open_run, record_turn, run_steps,
+    session_runs, start_run, write_handoff,
 };
 pub use sessions::{
     create_session, delete_session, delete_session_rows, mode_overrides, new_session_id,

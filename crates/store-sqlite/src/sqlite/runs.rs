@@ -43,13 +43,7 @@ impl RunLog for SqliteStore {
     ) -> Result<Vec<MessageId>> {
         let (messages, steps) = prepare(self, messages, steps)
             .map_err(|fault| super::into_error(fault, self.path()))?;
-        self.write(|tx| {
-            ready(async {
-                let tx = Sqlite(tx);
-                let record = ops::lock_run(&tx, run).await?;
-                ops::record_turn(&tx, &record, &messages, &steps).await
-            })
-        })
+        self.write(|tx| ready(ops::record_turn(&Sqlite(tx), run, &messages, &steps)))
     }
 
     fn finish_run(&self, run: RunId, status: RunStatus, usage: Usage) -> Result<()> {
@@ -58,11 +52,12 @@ impl RunLog for SqliteStore {
 
     fn write_handoff(&self, run: RunId, handoff: &HandoffSummary) -> Result<MessageId> {
         self.write(|tx| {
-            ready(async {
-                let tx = Sqlite(tx);
-                let record = ops::lock_run(&tx, run).await?;
-                ops::write_handoff(&tx, self.redactor(), &record, handoff).await
-            })
+            ready(ops::write_handoff(
+                &Sqlite(tx),
+                self.redactor(),
+                run,
+                handoff,
+            ))
         })
     }
 

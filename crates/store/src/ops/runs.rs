@@ -1,6 +1,6 @@
 //! Runs and their steps: starting, recording turns, finishing, handoffs, reading.
 
-use super::{Statements, first, integers, now_ms, records, require_session};
+use super::{Statements, first, now_ms, records, require_session};
 use crate::error::ContextError;
 use crate::record::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
@@ -20,62 +20,74 @@ pub async fn load_run<S: Statements + ?Sized>(
         .ok_or_else(|| ContextError::RunNotFound(run).into())
 }
 
-/// The run, inside a write transaction: where the store locks sessions, the run's session is
-/// locked as the run is read (every write to a session takes its lock before anything else,
-/// so writers never wait for each other in a cycle) — one statement, one round trip.
+/// A run read for writing to it: the run, and the index its next step takes.
+pub struct LockedRun {
+    /// The run.
+    pub record: RunRecord,
+    /// The index of the run's next step: one after its last, 0 for a run without steps.
+    pub next_step: i64,
+}
+
+/// The run and its next step's index, inside a write transaction: where the store locks
+/// sessions, the run's session is locked as the run is read (every write to a session takes
+/// its lock before anything else, so writers never wait for each other in a cycle) — one
+/// statement, one round trip.
 pub async fn lock_run<S: Statements + ?Sized>(
     store: &S,
     run: RunId,
-) -> Result<RunRecord, S::Fault> {
-    if !S::LOCKS_SESSIONS {
-        return load_run(store, run).await;
-    }
+) -> Result<LockedRun, S::Fault> {
     let locked = Sql {
         table: "agent_runs",
-        text: LOCKED_RUN,
-        names: RunRecord::COLUMNS,
+        text: if S::LOCKS_SESSIONS {
+            LOCKED_RUN
+        } else {
+            RUN_FOR_WRITING
+        },
+        names: LOCKED_RUN_COLUMNS,
         values: vec![run.into()],
     };
     let mut found = None;
     store
         .visit(&S::DIALECT.sql(&locked), &mut |row| {
-            found = Some(RunRecord::from_row(row)?);
+            let record = RunRecord::from_row(row)?;
+            found = Some(LockedRun {
+                record,
+                next_step: row.integer("next_step")?,
+            });
             Ok(false)
         })
         .await?;
     found.ok_or_else(|| ContextError::RunNotFound(run).into())
 }
 
-/// [`lock_run`]'s statement where the store locks sessions (PostgreSQL's `FOR UPDATE OF`):
-/// the run's columns ([`RunRecord::COLUMNS`], in order), its session's row locked.
+/// What [`lock_run`] reads: the run's columns ([`RunRecord::COLUMNS`], in order), then the
+/// index of its next step.
+const LOCKED_RUN_COLUMNS: &[&str] = &[
+    "id",
+    "session_id",
+    "agent_id",
+    "parent_run_id",
+    "context_scope",
+    "status",
+    "model",
+    "usage",
+    "started_at",
+    "finished_at",
+    "source",
+    "next_step",
+];
+
+/// [`lock_run`]'s statement where the store's write transaction holds the whole database.
+const RUN_FOR_WRITING: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, \
+     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source, \
+     (SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = r.id) \
+     FROM agent_runs r WHERE r.id = ?1";
+
+/// [`lock_run`]'s statement where the store locks sessions (PostgreSQL's `FOR UPDATE OF`).
 const LOCKED_RUN: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, \
-     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source \
+     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source, \
+     (SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = r.id) \
      FROM agent_runs r JOIN sessions s ON s.id = r.session_id WHERE r.id = ?1 FOR UPDATE OF s";
-
-/// The index a run's next step takes, when the operation writing it knows it already (a run
-/// it just started has none yet; a step it just wrote says the next): one read fewer.
-type NextStep = Option<i64>;
-
-/// The index the first of `count` new steps of `run` takes, one after the run's last step
-/// (read); `None` when there are no steps to number.
-async fn first_step<S: Statements + ?Sized>(
-    store: &S,
-    run: RunId,
-    count: usize,
-) -> Result<NextStep, S::Fault> {
-    if count == 0 {
-        return Ok(None);
-    }
-    let query = Query::value(
-        "agent_run_steps",
-        "COALESCE(MAX(step_index) + 1, 0)",
-        &["next"],
-    )
-    .eq("run_id", run);
-    Ok(Some(
-        integers(store, &query).await?.first().copied().unwrap_or(0),
-    ))
-}
 
 /// The rows of a turn of `record` written at `now`: its messages, then its steps numbered
 /// from `first`.
@@ -83,13 +95,12 @@ fn turn_writes(
     record: &RunRecord,
     (messages, steps): (&[MessageRow], &[StepRow]),
     now: i64,
-    first: NextStep,
+    first: i64,
 ) -> Vec<Write> {
     let mut writes: Vec<Write> = messages
         .iter()
         .map(|message| message.write(&record.session_id, Some(record.id), &record.source, now))
         .collect();
-    let first = first.unwrap_or(0);
     writes.extend(
         (first..)
             .zip(steps)
@@ -99,8 +110,8 @@ fn turn_writes(
 }
 
 /// The index after `count` steps numbered from `first`.
-fn after(first: NextStep, count: usize) -> NextStep {
-    first.map(|first| first.saturating_add(i64::try_from(count).unwrap_or(i64::MAX)))
+fn after(first: i64, count: usize) -> i64 {
+    first.saturating_add(i64::try_from(count).unwrap_or(i64::MAX))
 }
 
 /// The `agent_runs` row of a run starting in `session` at `now`, but for its workspace (known
@@ -174,32 +185,20 @@ async fn begin_run<S: Statements + ?Sized>(
     ))
 }
 
-/// Records a turn of `record` (its messages and steps masked already) inside a write
+/// Records a turn of `run` (its messages and steps masked already) inside a write
 /// transaction.
 pub async fn record_turn<S: Statements + ?Sized>(
     store: &S,
-    record: &RunRecord,
+    run: RunId,
     messages: &[MessageRow],
     steps: &[StepRow],
 ) -> Result<Vec<MessageId>, S::Fault> {
+    let LockedRun { record, next_step } = lock_run(store, run).await?;
     let now = now_ms();
-    let ids = write_turn(store, record, (messages, steps), now).await?;
+    let writes = turn_writes(&record, (messages, steps), now, next_step);
+    let ids = store.write_all(&writes).await?;
     store.touch(&record.session_id, now, ids.len()).await?;
     Ok(ids)
-}
-
-/// [`record_turn`] at `now` but for touching the session, which the caller does once for the
-/// whole operation: the messages' ids.
-async fn write_turn<S: Statements + ?Sized>(
-    store: &S,
-    record: &RunRecord,
-    turn: (&[MessageRow], &[StepRow]),
-    now: i64,
-) -> Result<Vec<MessageId>, S::Fault> {
-    let first = first_step(store, record.id, turn.1.len()).await?;
-    store
-        .write_all(&turn_writes(record, turn, now, first))
-        .await
 }
 
 /// The update that marks `run` finished with `status` and `usage`.
@@ -235,17 +234,19 @@ pub async fn finish_run<S: Statements + ?Sized>(
     Ok(())
 }
 
-/// Writes `record`'s handoff to the `main` workspace and as a `handoff` step, inside a write
+/// Writes `run`'s handoff to the `main` workspace and as a `handoff` step, inside a write
 /// transaction; the message's id.
 pub async fn write_handoff<S: Statements + ?Sized>(
     store: &S,
     redactor: &Redactor,
-    record: &RunRecord,
+    run: RunId,
     handoff: &HandoffSummary,
 ) -> Result<MessageId, S::Fault> {
+    let LockedRun { record, next_step } = lock_run(store, run).await?;
     let now = now_ms();
-    let (message, step) = handoff_rows(redactor, record, handoff)?;
-    let ids = write_turn(store, record, (&[message], &[step]), now).await?;
+    let (message, step) = handoff_rows(redactor, &record, handoff)?;
+    let writes = turn_writes(&record, (&[message], &[step]), now, next_step);
+    let ids = store.write_all(&writes).await?;
     store.touch(&record.session_id, now, 1).await?;
     Ok(handoff_id(&ids)?)
 }
@@ -298,7 +299,7 @@ pub async fn open_run<S: Statements + ?Sized>(
     let now = record.started_at;
     // The run was just started: its steps are its first.
     let mut writes = vec![started];
-    writes.extend(turn_writes(&record, (&[prompt], steps), now, Some(0)));
+    writes.extend(turn_writes(&record, (&[prompt], steps), now, 0));
     let ids = store.write_all(&writes).await?;
     store.touch(session, now, ids.len()).await?;
     Ok(record)
@@ -313,13 +314,11 @@ pub async fn close_run<S: Statements + ?Sized>(
     turn: (&[MessageRow], &[StepRow]),
     ending: (RunStatus, Usage, Option<&HandoffSummary>),
 ) -> Result<(), S::Fault> {
-    let record = lock_run(store, run).await?;
+    let LockedRun { record, next_step } = lock_run(store, run).await?;
     let session = record.session_id.clone();
     let now = now_ms();
     let (status, usage, handoff) = ending;
-    let steps = turn.1.len() + usize::from(handoff.is_some());
-    let first = first_step(store, run, steps).await?;
-    let mut writes = turn_writes(&record, turn, now, first);
+    let mut writes = turn_writes(&record, turn, now, next_step);
     // The run was just read (its session locked where the store locks sessions): it is there.
     writes.push(finish_write(run, status, usage)?);
     if let Some(handoff) = handoff {
@@ -330,7 +329,7 @@ pub async fn close_run<S: Statements + ?Sized>(
             ..record
         };
         let (message, step) = handoff_rows(redactor, &ended, handoff)?;
-        let next = after(first, turn.1.len());
+        let next = after(next_step, turn.1.len());
         writes.extend(turn_writes(&ended, (&[message], &[step]), now, next));
     }
     let ids = store.write_all(&writes).await?;
@@ -366,15 +365,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_locked_run_reads_a_runs_columns_in_order() {
-        let (list, _) = LOCKED_RUN
-            .trim_start_matches("SELECT ")
-            .split_once(" FROM ")
-            .unwrap();
-        let columns: Vec<&str> = list
-            .split(", ")
-            .map(|column| column.trim_start_matches("r."))
-            .collect();
-        assert_eq!(columns, RunRecord::COLUMNS);
+    fn the_locked_run_reads_a_runs_columns_in_order_then_its_next_step() {
+        assert_eq!(
+            LOCKED_RUN_COLUMNS.split_last().unwrap().1,
+            RunRecord::COLUMNS
+        );
+        for statement in [LOCKED_RUN, RUN_FOR_WRITING] {
+            let (list, _) = statement
+                .trim_start_matches("SELECT ")
+                .split_once(" FROM agent_runs r")
+                .unwrap();
+            let (columns, next) = list.rsplit_once(", (").unwrap();
+            let columns: Vec<&str> = columns
+                .split(", ")
+                .map(|column| column.trim_start_matches("r."))
+                .collect();
+            assert_eq!(columns, RunRecord::COLUMNS);
+            assert!(next.contains("MAX(step_index)"), "{next}");
+        }
     }
 }
