@@ -31,21 +31,29 @@ pub(crate) fn described(name: &str) -> &'static crate::schema::Table {
     table(name).unwrap_or(&crate::schema::TABLES[0])
 }
 
+/// What a run read for writing selects: a run's columns, then the index of its next step
+/// (`next_step`).
+pub(crate) const RUN_AND_NEXT_STEP: &[&str] = &[
+    "id",
+    "session_id",
+    "agent_id",
+    "parent_run_id",
+    "context_scope",
+    "status",
+    "model",
+    "usage",
+    "started_at",
+    "finished_at",
+    "source",
+    "next_step",
+];
+
 impl FromRow for RunRecord {
     const TABLE: &'static str = "agent_runs";
-    const COLUMNS: &'static [&'static str] = &[
-        "id",
-        "session_id",
-        "agent_id",
-        "parent_run_id",
-        "context_scope",
-        "status",
-        "model",
-        "usage",
-        "started_at",
-        "finished_at",
-        "source",
-    ];
+    const COLUMNS: &'static [&'static str] = match RUN_AND_NEXT_STEP.split_last() {
+        Some((_, columns)) => columns,
+        None => &[],
+    };
 
     fn from_row(row: &RowRef<'_>) -> Result<Self, RowError> {
         let id = row.integer("id")?;

@@ -4,21 +4,30 @@
 use super::support::{Sql, scratch};
 use agentctl_core::{ContextMode, Message};
 use agentctl_store::*;
-use agentctl_store_postgres::PgStore;
+use agentctl_store_postgres::{PgStore, ScratchDatabase};
 use serde_json::json;
 
 fn said(text: &str) -> NewMessage {
     NewMessage::new(ContextScope::Main, Some("a"), Message::assistant(text))
 }
 
-#[test]
-fn a_turns_rows_keep_their_order_and_ids() {
-    let Some(database) = scratch() else { return };
+/// A store on a scratch database, with a session and a run started in it; `None` without a
+/// server.
+fn started() -> Option<(ScratchDatabase, PgStore, String, RunRecord)> {
+    let database = scratch()?;
     let store = PgStore::connect(database.url()).unwrap();
     let session = store.create_session(None).unwrap().id;
     let run = store
         .start_run(&session, &NewRun::new("a", ContextMode::Shared))
         .unwrap();
+    Some((database, store, session, run))
+}
+
+#[test]
+fn a_turns_rows_keep_their_order_and_ids() {
+    let Some((_database, store, session, run)) = started() else {
+        return;
+    };
     let texts: Vec<String> = (0..12).map(|n| format!("message {n}")).collect();
     let messages: Vec<NewMessage> = texts.iter().map(|text| said(text)).collect();
     let steps: Vec<NewStep> = (0..5)
@@ -59,12 +68,9 @@ fn a_turns_rows_keep_their_order_and_ids() {
 
 #[test]
 fn a_refused_row_fails_the_whole_turn_with_the_servers_reason() {
-    let Some(database) = scratch() else { return };
-    let store = PgStore::connect(database.url()).unwrap();
-    let session = store.create_session(None).unwrap().id;
-    let run = store
-        .start_run(&session, &NewRun::new("a", ContextMode::Shared))
-        .unwrap();
+    let Some((database, store, session, run)) = started() else {
+        return;
+    };
     // A rule of the database's own that the second of three rows breaks.
     Sql::connect(database.url()).batch(
         "ALTER TABLE chat_messages ADD CONSTRAINT no_forbidden_words \

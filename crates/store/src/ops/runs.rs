@@ -5,7 +5,7 @@ use crate::error::ContextError;
 use crate::record::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
 };
-use crate::rows::{MessageRow, StepRow, described};
+use crate::rows::{MessageRow, RUN_AND_NEXT_STEP, StepRow, described};
 use crate::schema::{FromRow, Query, RowError, Sql, Write, WriteKind};
 use crate::scope::ContextScope;
 use agentctl_core::{Message, Redactor, Usage};
@@ -43,7 +43,7 @@ pub async fn lock_run<S: Statements + ?Sized>(
         } else {
             RUN_FOR_WRITING
         },
-        names: LOCKED_RUN_COLUMNS,
+        names: RUN_AND_NEXT_STEP,
         values: vec![run.into()],
     };
     let mut found = None;
@@ -60,34 +60,25 @@ pub async fn lock_run<S: Statements + ?Sized>(
     found.ok_or_else(|| ContextError::RunNotFound(run).into())
 }
 
-/// What [`lock_run`] reads: the run's columns ([`RunRecord::COLUMNS`], in order), then the
-/// index of its next step.
-const LOCKED_RUN_COLUMNS: &[&str] = &[
-    "id",
-    "session_id",
-    "agent_id",
-    "parent_run_id",
-    "context_scope",
-    "status",
-    "model",
-    "usage",
-    "started_at",
-    "finished_at",
-    "source",
-    "next_step",
-];
+/// The start of [`lock_run`]'s statements: the run's columns ([`RunRecord::COLUMNS`], in
+/// order), then the index of its next step ([`RUN_AND_NEXT_STEP`]).
+macro_rules! run_and_next_step {
+    () => {
+        "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, r.context_scope, r.status, \
+         r.model, r.usage, r.started_at, r.finished_at, r.source, \
+         (SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = r.id) \
+         FROM agent_runs r"
+    };
+}
 
 /// [`lock_run`]'s statement where the store's write transaction holds the whole database.
-const RUN_FOR_WRITING: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, \
-     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source, \
-     (SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = r.id) \
-     FROM agent_runs r WHERE r.id = ?1";
+const RUN_FOR_WRITING: &str = concat!(run_and_next_step!(), " WHERE r.id = ?1");
 
 /// [`lock_run`]'s statement where the store locks sessions (PostgreSQL's `FOR UPDATE OF`).
-const LOCKED_RUN: &str = "SELECT r.id, r.session_id, r.agent_id, r.parent_run_id, \
-     r.context_scope, r.status, r.model, r.usage, r.started_at, r.finished_at, r.source, \
-     (SELECT COALESCE(MAX(step_index) + 1, 0) FROM agent_run_steps WHERE run_id = r.id) \
-     FROM agent_runs r JOIN sessions s ON s.id = r.session_id WHERE r.id = ?1 FOR UPDATE OF s";
+const LOCKED_RUN: &str = concat!(
+    run_and_next_step!(),
+    " JOIN sessions s ON s.id = r.session_id WHERE r.id = ?1 FOR UPDATE OF s"
+);
 
 /// The rows of a turn of `record` written at `now`: its messages, then its steps numbered
 /// from `first`.
@@ -366,14 +357,11 @@ mod tests {
 
     #[test]
     fn the_locked_run_reads_a_runs_columns_in_order_then_its_next_step() {
-        assert_eq!(
-            LOCKED_RUN_COLUMNS.split_last().unwrap().1,
-            RunRecord::COLUMNS
-        );
+        assert_eq!(RUN_AND_NEXT_STEP.last(), Some(&"next_step"));
         for statement in [LOCKED_RUN, RUN_FOR_WRITING] {
             let (list, _) = statement
                 .trim_start_matches("SELECT ")
-                .split_once(" FROM agent_runs r")
+                .split_once(" FROM agent_runs r ")
                 .unwrap();
             let (columns, next) = list.rsplit_once(", (").unwrap();
             let columns: Vec<&str> = columns
