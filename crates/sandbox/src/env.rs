@@ -147,10 +147,13 @@ impl EnvPolicy {
 
     /// Whether `name` looks like it holds a secret ([`SECRET_NAME_PATTERNS`]).
     pub fn looks_secret(name: &OsStr) -> bool {
-        let upper = name.to_string_lossy().to_ascii_uppercase();
-        SECRET_NAME_PATTERNS
-            .iter()
-            .any(|pattern| upper.contains(pattern))
+        // Compared byte by byte, ignoring ASCII case: no copy of the name (every variable of
+        // the environment is looked at for each session and each command started).
+        let name = name.as_encoded_bytes();
+        SECRET_NAME_PATTERNS.iter().any(|pattern| {
+            name.windows(pattern.len())
+                .any(|window| window.eq_ignore_ascii_case(pattern.as_bytes()))
+        })
     }
 
     /// Whether `name` is a credential agentctl reads whatever the settings say:
@@ -253,9 +256,18 @@ mod tests {
         ] {
             assert!(EnvPolicy::looks_secret(OsStr::new(name)), "{name}");
         }
-        for name in ["PATH", "HOME", "CARGO_HOME", "LANG", "TOKE"] {
+        for name in ["PATH", "HOME", "CARGO_HOME", "LANG", "TOKE", "", "K"] {
             assert!(!EnvPolicy::looks_secret(OsStr::new(name)), "{name}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_still_read() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let name = OsStr::from_bytes(b"\xffapi_\xfekey");
+        assert!(EnvPolicy::looks_secret(name));
+        assert!(!EnvPolicy::looks_secret(OsStr::from_bytes(b"K\xffEY")));
     }
 
     #[test]
