@@ -266,18 +266,33 @@ impl TaskTool {
         }
     }
 
-    /// Rebuilds the tool with one part changed (a fresh pool and fresh permits).
+    /// Rebuilds the tool with one part changed (a fresh pool and fresh permits). While
+    /// building, nothing else holds the tool: its parts move instead of being copied.
     fn rebuild(self, change: impl FnOnce(&mut Parts)) -> Self {
-        let inner = &self.inner;
-        let mut parts = Parts {
-            agents: inner.agents.clone(),
-            default_agent: inner.default_agent.clone(),
-            config: inner.config.clone(),
-            orchestrator_note: inner.orchestrator_note.clone(),
-            plan: inner.plan.clone(),
+        let (store, session, mut parts) = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => {
+                let parts = Parts {
+                    agents: inner.agents,
+                    default_agent: inner.default_agent,
+                    config: inner.config,
+                    orchestrator_note: inner.orchestrator_note,
+                    plan: inner.plan,
+                };
+                (inner.store, inner.session, parts)
+            }
+            Err(shared) => {
+                let parts = Parts {
+                    agents: shared.agents.clone(),
+                    default_agent: shared.default_agent.clone(),
+                    config: shared.config.clone(),
+                    orchestrator_note: shared.orchestrator_note.clone(),
+                    plan: shared.plan.clone(),
+                };
+                (Arc::clone(&shared.store), shared.session.clone(), parts)
+            }
         };
         change(&mut parts);
-        Self::build(Arc::clone(&inner.store), inner.session.clone(), parts)
+        Self::build(store, session, parts)
     }
 
     /// The same tool with other limits. Call it while building: clones made earlier keep the
