@@ -3,7 +3,7 @@
 
 use crate::fault::{Fault, FaultResult};
 use crate::store::{Inner, text};
-use agentctl_store::ops::{Statements, Visit};
+use agentctl_store::ops::{Statements, Touch, Visit};
 use agentctl_store::{
     ColumnType, ContextError, Dialect, Field, RowRef, Statement, Value, Write, WriteKind,
 };
@@ -98,6 +98,13 @@ fn fields<'r>(row: &'r Row, statement: &Statement) -> FaultResult<Vec<Field<'r>>
     Ok(fields)
 }
 
+/// Takes a session's lock for the rest of the transaction; no row if there is no session.
+const LOCK_SESSION: &str = "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE";
+
+/// Marks a session written at `$2` (the counts of its messages and runs are counted when
+/// read).
+const TOUCH: &str = "UPDATE sessions SET updated_at = $2 WHERE id = $1";
+
 /// A pooled client, or a transaction where the operation writes, running the shared
 /// operations for the store whose state is `inner`.
 pub(crate) struct Pg<'a, C> {
@@ -135,17 +142,19 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
         id.ok_or_else(|| Fault::Corrupt(write.table.name, "no id returned".into()))
     }
 
-    async fn write_all(&self, writes: &[Write]) -> FaultResult<Vec<i64>> {
+    async fn write_all(&self, writes: &[Write], touch: Touch<'_>) -> FaultResult<Vec<i64>> {
         // Prepared first, one after the other (cached after their first use); then every
-        // write is sent before any answer is read: the driver pipelines requests polled
-        // together on one connection, and the server runs them in the order sent — so ids
-        // come in the writes' order. A write that fails aborts the transaction; the first
-        // error in order is the one reported.
+        // write, and the touch after them, is sent before any answer is read: the driver
+        // pipelines requests polled together on one connection, and the server runs them in
+        // the order sent — so ids come in the writes' order. A write that fails aborts the
+        // transaction; the first error in order is the one reported (the touch's is the
+        // aborted transaction's, read after the writes' answers).
         let mut statements = Vec::with_capacity(writes.len());
         for write in writes {
             let sql = Dialect::Postgres.render(write);
             statements.push(self.client.prepare_cached(&sql).await?);
         }
+        let touching = self.client.prepare_cached(TOUCH).await?;
         let parameters: Vec<Vec<_>> = writes
             .iter()
             .map(|write| {
@@ -166,7 +175,15 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
                 Ok(None)
             },
         );
-        let ids = futures_util::future::try_join_all(sent).await?;
+        let session = text(touch.session);
+        let touched = async {
+            let parameters: [&(dyn ToSql + Sync); 2] = [&session, &touch.now];
+            self.client.execute(&touching, &parameters).await?;
+            FaultResult::Ok(())
+        };
+        let (ids, ()) =
+            futures_util::future::try_join(futures_util::future::try_join_all(sent), touched)
+                .await?;
         Ok(ids.into_iter().flatten().collect())
     }
 
@@ -196,14 +213,8 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
     }
 
     async fn lock_session(&self, session: &str) -> FaultResult<()> {
-        match self
-            .client
-            .query_opt(
-                "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
-                &[&text(session)],
-            )
-            .await?
-        {
+        let locking = self.client.prepare_cached(LOCK_SESSION).await?;
+        match self.client.query_opt(&locking, &[&text(session)]).await? {
             Some(_) => Ok(()),
             None => Err(Fault::Context(ContextError::SessionNotFound(
                 session.to_owned(),
@@ -212,12 +223,9 @@ impl<C: GenericClient> Statements for Pg<'_, C> {
     }
 
     async fn touch(&self, session: &str, now: i64, _messages: usize) -> FaultResult<()> {
-        // The counts of a session's messages and runs are counted when read.
+        let touching = self.client.prepare_cached(TOUCH).await?;
         self.client
-            .execute(
-                "UPDATE sessions SET updated_at = $2 WHERE id = $1",
-                &[&text(session), &now],
-            )
+            .execute(&touching, &[&text(session), &now])
             .await?;
         Ok(())
     }

@@ -21,8 +21,8 @@ pub use graph::{
     write_checkpoint,
 };
 pub use messages::{
-    append_messages, clear_scope, insert_messages, latest_summary, message_query, read_messages,
-    replaced_summaries, save_summary, scope_tokens, scope_tokens_query, scopes,
+    append_messages, clear_scope, latest_summary, message_query, read_messages, replaced_summaries,
+    save_summary, scope_tokens, scope_tokens_query, scopes,
 };
 pub use runs::{
     LockedRun, close_run, finish_run, load_run, lock_run, open_run, record_turn, run_steps,
@@ -37,6 +37,16 @@ pub use trace::record_span;
 use crate::error::ContextError;
 use crate::schema::{Dialect, FromRow, Query, RowError, RowRef, Sql, Statement, Value, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The session an operation's writes change, and when: what [`Statements::write_all`]
+/// touches once they are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Touch<'a> {
+    /// The session's id.
+    pub session: &'a str,
+    /// When, in milliseconds since the Unix epoch ([`now_ms`]).
+    pub now: i64,
+}
 
 /// A visitor of the rows a statement returns: `Ok(false)` stops reading.
 pub type Visit<'a> = dyn FnMut(&RowRef<'_>) -> Result<bool, RowError> + Send + 'a;
@@ -81,11 +91,13 @@ pub trait Statements {
     async fn execute(&self, statement: &Statement) -> Result<u64, Self::Fault>;
     /// Calls `visit` with each row `statement` returns, until it returns `Ok(false)`.
     async fn visit(&self, statement: &Statement, visit: &mut Visit<'_>) -> Result<(), Self::Fault>;
-    /// Runs `writes` in order inside the caller's transaction; the id the database gave each
-    /// [`WriteKind::InsertReturningId`](crate::schema::WriteKind) row, in order. A store that
-    /// talks to a server sends them all before it reads an answer (one round trip, not one a
-    /// row); by default each runs when the one before has.
-    async fn write_all(&self, writes: &[Write]) -> Result<Vec<i64>, Self::Fault> {
+    /// Runs `writes` in order inside the caller's transaction, then [`touch`](Self::touch)es
+    /// the session they changed, counting each
+    /// [`WriteKind::InsertReturningId`](crate::schema::WriteKind) row as a message; the id the
+    /// database gave each such row, in order. A store that talks to a server sends them all,
+    /// the touch last, before it reads an answer (one round trip, not one a row); by default
+    /// each runs when the one before has.
+    async fn write_all(&self, writes: &[Write], touch: Touch<'_>) -> Result<Vec<i64>, Self::Fault> {
         let mut ids = Vec::new();
         for write in writes {
             if write.kind == crate::schema::WriteKind::InsertReturningId {
@@ -94,6 +106,7 @@ pub trait Statements {
                 self.write(write).await?;
             }
         }
+        self.touch(touch.session, touch.now, ids.len()).await?;
         Ok(ids)
     }
     /// Fails with [`ContextError::SessionNotFound`] unless the session exists, and takes its

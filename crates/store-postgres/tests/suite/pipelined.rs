@@ -33,8 +33,18 @@ fn a_turns_rows_keep_their_order_and_ids() {
     let steps: Vec<NewStep> = (0..5)
         .map(|n| NewStep::new("model_call", json!({ "n": n })))
         .collect();
+    let before = store.session(&session).unwrap().updated_at;
+    std::thread::sleep(std::time::Duration::from_millis(2));
     let ids = store.record_turn(run.id, &messages, &steps).unwrap();
     assert_eq!(ids.len(), 12);
+    // The session is touched in the same round trip, after the rows.
+    let touched = store.session(&session).unwrap();
+    assert!(
+        touched.updated_at > before,
+        "{} !> {before}",
+        touched.updated_at
+    );
+    assert_eq!(touched.message_count, 12);
     assert!(ids.windows(2).all(|pair| pair[1] == pair[0] + 1), "{ids:?}");
     let stored = store.messages(&session, &MessageQuery::timeline()).unwrap();
     let read: Vec<(MessageId, String)> = stored
@@ -96,4 +106,32 @@ fn a_refused_row_fails_the_whole_turn_with_the_servers_reason() {
     let ids = store.record_turn(run.id, &[said("fine")], &steps).unwrap();
     assert_eq!(ids.len(), 1);
     assert_eq!(store.steps(run.id).unwrap().len(), 1);
+}
+
+#[test]
+fn a_refused_last_row_is_reported_before_the_sessions_touch() {
+    let Some((database, store, session, run)) = started() else {
+        return;
+    };
+    // The turn's last row breaks the rule: the touch sent after it is refused as part of an
+    // aborted transaction, and what the caller reads is the rule's refusal.
+    Sql::connect(database.url()).batch(
+        "ALTER TABLE agent_run_steps ADD CONSTRAINT no_forbidden_steps \
+         CHECK (content::text NOT LIKE '%forbidden%')",
+    );
+    let before = store.session(&session).unwrap().updated_at;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let steps = [
+        NewStep::new("model_call", json!({})),
+        NewStep::new("model_call", json!({ "say": "forbidden" })),
+    ];
+    let error = store
+        .record_turn(run.id, &[said("first")], &steps)
+        .unwrap_err();
+    let shown = error.to_string();
+    assert!(shown.contains("no_forbidden_steps"), "{shown}");
+    assert!(!shown.contains("aborted"), "{shown}");
+    let untouched = store.session(&session).unwrap();
+    assert_eq!(untouched.updated_at, before);
+    assert_eq!(untouched.message_count, 0);
 }

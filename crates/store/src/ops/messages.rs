@@ -1,6 +1,6 @@
 //! Messages, their workspaces, compaction summaries and clearing a workspace.
 
-use super::{Statements, first, now_ms, records, require_session, texts};
+use super::{Statements, Touch, first, now_ms, records, require_session, texts};
 use crate::record::{
     ClearedContext, ContextSummary, MAIN_TIMELINE, MessageId, MessageQuery, ReplacedSummary, RunId,
     StoredMessage,
@@ -10,26 +10,8 @@ use crate::schema::{Query, RowError, Sql, WriteKind};
 use crate::scope::ContextScope;
 use crate::source::Source;
 
-/// Inserts masked messages written at `now` inside the caller's write transaction; the
-/// caller touches the session (once per operation, however many inserts it made). A message
-/// that names no source takes `source` (its run's, or the default without a run).
-pub async fn insert_messages<S: Statements + ?Sized>(
-    store: &S,
-    session: &str,
-    run: Option<RunId>,
-    source: &Source,
-    messages: &[MessageRow],
-    now: i64,
-) -> Result<Vec<MessageId>, S::Fault> {
-    let writes: Vec<_> = messages
-        .iter()
-        .map(|message| message.write(session, run, source, now))
-        .collect();
-    store.write_all(&writes).await
-}
-
-/// Appends masked messages to `session` (in `run`, whose source they take) inside a write
-/// transaction.
+/// Appends masked messages to `session` (in `run`, whose source they take; without a run,
+/// the default source) inside a write transaction.
 pub async fn append_messages<S: Statements + ?Sized>(
     store: &S,
     session: &str,
@@ -46,9 +28,11 @@ pub async fn append_messages<S: Statements + ?Sized>(
     };
     let source = source.map_or_else(Source::default, Source::stored);
     let now = now_ms();
-    let ids = insert_messages(store, session, run, &source, messages, now).await?;
-    store.touch(session, now, ids.len()).await?;
-    Ok(ids)
+    let writes: Vec<_> = messages
+        .iter()
+        .map(|message| message.write(session, run, &source, now))
+        .collect();
+    store.write_all(&writes, Touch { session, now }).await
 }
 
 /// The read of `query`'s messages of `session`. When only the newest are wanted (`last`,

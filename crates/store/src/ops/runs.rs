@@ -1,6 +1,6 @@
 //! Runs and their steps: starting, recording turns, finishing, handoffs, reading.
 
-use super::{Statements, first, now_ms, records, require_session};
+use super::{Statements, Touch, first, now_ms, records, require_session};
 use crate::error::ContextError;
 use crate::record::{
     HandoffSummary, MessageId, NewMessage, NewRun, NewStep, RunId, RunRecord, RunStatus, StepRecord,
@@ -141,8 +141,11 @@ pub async fn start_run<S: Statements + ?Sized>(
     run: &NewRun,
 ) -> Result<RunRecord, S::Fault> {
     let (record, started) = begin_run(store, session, run).await?;
-    store.write_all(&[started]).await?;
-    store.touch(session, record.started_at, 0).await?;
+    let touch = Touch {
+        session,
+        now: record.started_at,
+    };
+    store.write_all(&[started], touch).await?;
     Ok(record)
 }
 
@@ -187,9 +190,11 @@ pub async fn record_turn<S: Statements + ?Sized>(
     let LockedRun { record, next_step } = lock_run(store, run).await?;
     let now = now_ms();
     let writes = turn_writes(&record, (messages, steps), now, next_step);
-    let ids = store.write_all(&writes).await?;
-    store.touch(&record.session_id, now, ids.len()).await?;
-    Ok(ids)
+    let touch = Touch {
+        session: &record.session_id,
+        now,
+    };
+    store.write_all(&writes, touch).await
 }
 
 /// The update that marks `run` finished with `status` and `usage`.
@@ -237,8 +242,11 @@ pub async fn write_handoff<S: Statements + ?Sized>(
     let now = now_ms();
     let (message, step) = handoff_rows(redactor, &record, handoff)?;
     let writes = turn_writes(&record, (&[message], &[step]), now, next_step);
-    let ids = store.write_all(&writes).await?;
-    store.touch(&record.session_id, now, 1).await?;
+    let touch = Touch {
+        session: &record.session_id,
+        now,
+    };
+    let ids = store.write_all(&writes, touch).await?;
     Ok(handoff_id(&ids)?)
 }
 
@@ -291,8 +299,7 @@ pub async fn open_run<S: Statements + ?Sized>(
     // The run was just started: its steps are its first.
     let mut writes = vec![started];
     writes.extend(turn_writes(&record, (&[prompt], steps), now, 0));
-    let ids = store.write_all(&writes).await?;
-    store.touch(session, now, ids.len()).await?;
+    store.write_all(&writes, Touch { session, now }).await?;
     Ok(record)
 }
 
@@ -323,8 +330,11 @@ pub async fn close_run<S: Statements + ?Sized>(
         let next = after(next_step, turn.1.len());
         writes.extend(turn_writes(&ended, (&[message], &[step]), now, next));
     }
-    let ids = store.write_all(&writes).await?;
-    store.touch(&session, now, ids.len()).await?;
+    let touch = Touch {
+        session: &session,
+        now,
+    };
+    store.write_all(&writes, touch).await?;
     Ok(())
 }
 
