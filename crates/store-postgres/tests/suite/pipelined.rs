@@ -23,6 +23,24 @@ fn started() -> Option<(ScratchDatabase, PgStore, String, RunRecord)> {
     Some((database, store, session, run))
 }
 
+/// Adds a rule of the database's own to `table`, named `name`: no row whose content says
+/// "forbidden".
+fn forbid(database: &ScratchDatabase, table: &str, name: &str) {
+    Sql::connect(database.url()).batch(&format!(
+        "ALTER TABLE {table} ADD CONSTRAINT {name} CHECK (content::text NOT LIKE '%forbidden%')"
+    ));
+}
+
+/// `error` is the refusal by rule `name`, not the aborted transaction that follows it.
+fn assert_refused_by(error: &impl std::fmt::Display, name: &str) {
+    let shown = error.to_string();
+    assert!(shown.contains(name), "{shown}");
+    assert!(
+        !shown.contains("aborted"),
+        "the first refusal is reported: {shown}"
+    );
+}
+
 #[test]
 fn a_turns_rows_keep_their_order_and_ids() {
     let Some((_database, store, session, run)) = started() else {
@@ -82,19 +100,11 @@ fn a_refused_row_fails_the_whole_turn_with_the_servers_reason() {
         return;
     };
     // A rule of the database's own that the second of three rows breaks.
-    Sql::connect(database.url()).batch(
-        "ALTER TABLE chat_messages ADD CONSTRAINT no_forbidden_words \
-         CHECK (content::text NOT LIKE '%forbidden%')",
-    );
+    forbid(&database, "chat_messages", "no_forbidden_words");
     let messages = [said("first"), said("forbidden"), said("third")];
     let steps = [NewStep::new("model_call", json!({}))];
     let error = store.record_turn(run.id, &messages, &steps).unwrap_err();
-    let shown = error.to_string();
-    assert!(shown.contains("no_forbidden_words"), "{shown}");
-    assert!(
-        !shown.contains("aborted"),
-        "the first refusal is reported: {shown}"
-    );
+    assert_refused_by(&error, "no_forbidden_words");
     // Nothing of the turn was kept, and the store goes on working.
     assert!(
         store
@@ -115,10 +125,7 @@ fn a_refused_last_row_is_reported_before_the_sessions_touch() {
     };
     // The turn's last row breaks the rule: the touch sent after it is refused as part of an
     // aborted transaction, and what the caller reads is the rule's refusal.
-    Sql::connect(database.url()).batch(
-        "ALTER TABLE agent_run_steps ADD CONSTRAINT no_forbidden_steps \
-         CHECK (content::text NOT LIKE '%forbidden%')",
-    );
+    forbid(&database, "agent_run_steps", "no_forbidden_steps");
     let before = store.session(&session).unwrap().updated_at;
     std::thread::sleep(std::time::Duration::from_millis(2));
     let steps = [
@@ -128,9 +135,7 @@ fn a_refused_last_row_is_reported_before_the_sessions_touch() {
     let error = store
         .record_turn(run.id, &[said("first")], &steps)
         .unwrap_err();
-    let shown = error.to_string();
-    assert!(shown.contains("no_forbidden_steps"), "{shown}");
-    assert!(!shown.contains("aborted"), "{shown}");
+    assert_refused_by(&error, "no_forbidden_steps");
     let untouched = store.session(&session).unwrap();
     assert_eq!(untouched.updated_at, before);
     assert_eq!(untouched.message_count, 0);
